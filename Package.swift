@@ -1,0 +1,92 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// Linux-only pieces (libsystemd, inotify) are built only on Linux, so the core
+/// `Environments` library stays portable and builds on macOS too.
+let linux = TargetDependencyCondition.when(platforms: [.linux])
+
+let package = Package(
+    name: "swift-environments",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Environments", targets: ["Environments"]),
+        .library(name: "EnvironmentsDaemon", targets: ["EnvironmentsDaemon"]),
+        .library(name: "SystemdSupport", targets: ["SystemdSupport"]),
+        .library(name: "FileWatching", targets: ["FileWatching"]),
+        .executable(name: "envctl", targets: ["envctl"]),
+        .executable(name: "example-daemon", targets: ["example-daemon"]),
+        .plugin(name: "EmbedInfoPlist", targets: ["EmbedInfoPlist"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // The portable core: Environments.plist, layering, interpolation, snapshots.
+        .target(
+            name: "Environments",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
+        // libsystemd (sd_notify, sd_journal_sendv), Linux only.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        // sd_notify, the watchdog and a journald LogHandler.
+        .target(
+            name: "SystemdSupport",
+            dependencies: [
+                .target(name: "CSystemd", condition: linux),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // A small inotify wrapper and a debounced file watcher.
+        .target(
+            name: "FileWatching",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
+        // Ties it together for long-running services: reloads, signals, a Service.
+        .target(
+            name: "EnvironmentsDaemon",
+            dependencies: [
+                "Environments",
+                "SystemdSupport",
+                "FileWatching",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "envctl",
+            dependencies: [
+                "Environments",
+                "EnvironmentsDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "example-daemon",
+            dependencies: [
+                "Environments",
+                "EnvironmentsDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Embeds an application's Info.plist into its executable at build time.
+        .plugin(
+            name: "EmbedInfoPlist",
+            capability: .buildTool()
+        ),
+        .testTarget(name: "EnvironmentsTests", dependencies: ["Environments"]),
+        .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"]),
+        .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching"]),
+        .testTarget(
+            name: "EnvironmentsDaemonTests",
+            dependencies: ["EnvironmentsDaemon", "Environments"]
+        ),
+    ]
+)
