@@ -1,0 +1,118 @@
+/// An error from loading, reloading or reading configuration.
+///
+/// Every error names what failed and, where known, the key, the environment, the file and
+/// the line, and says what to do. ``description`` renders all of that on one line, ready
+/// for a log or a terminal.
+public struct EnvironmentError: Error, Sendable, Hashable {
+    /// What kind of failure this is.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Kind: String, Sendable {
+            case fileNotFound, fileUnreadable, malformedFile, invalidRoot, invalidSection
+            case invalidDropIn, unknownEnvironment, disallowedEnvironment, missingKey, typeMismatch
+            case interpolationCycle, unresolvedReference, missingEnvironmentVariable
+            case missingCredential, invalidInterpolation, validationFailed, decodingFailed
+        }
+        private let kind: Kind
+        private init(_ kind: Kind) { self.kind = kind }
+
+        /// No configuration file where it was looked for.
+        public static let fileNotFound = Code(.fileNotFound)
+        /// A file exists but cannot be read.
+        public static let fileUnreadable = Code(.fileUnreadable)
+        /// A file is not a valid property list.
+        public static let malformedFile = Code(.malformedFile)
+        /// A file's root is not a dictionary.
+        public static let invalidRoot = Code(.invalidRoot)
+        /// `Common`, an environment section, `Secrets` or `RestartRequired` has the wrong type.
+        public static let invalidSection = Code(.invalidSection)
+        /// A drop-in file is wrong in a way that is specific to drop-ins.
+        public static let invalidDropIn = Code(.invalidDropIn)
+        /// The selected environment is not defined in any file.
+        public static let unknownEnvironment = Code(.unknownEnvironment)
+        /// The selected environment is not in the build's `AllowedEnvironments`.
+        public static let disallowedEnvironment = Code(.disallowedEnvironment)
+        /// A required key has no value.
+        public static let missingKey = Code(.missingKey)
+        /// A key holds a value of another type than requested.
+        public static let typeMismatch = Code(.typeMismatch)
+        /// `${Key}` references form a cycle.
+        public static let interpolationCycle = Code(.interpolationCycle)
+        /// `${Key}` names a key that has no value, or one that is not a scalar.
+        public static let unresolvedReference = Code(.unresolvedReference)
+        /// `${env:VAR}` names an unset environment variable.
+        public static let missingEnvironmentVariable = Code(.missingEnvironmentVariable)
+        /// `${credential:NAME}` names a credential that is not there.
+        public static let missingCredential = Code(.missingCredential)
+        /// A `${` without its `}`, or an unknown `${kind:...}`.
+        public static let invalidInterpolation = Code(.invalidInterpolation)
+        /// The application's validation rejected the configuration.
+        public static let validationFailed = Code(.validationFailed)
+        /// A section could not be decoded into the requested type.
+        public static let decodingFailed = Code(.decodingFailed)
+
+        /// The code's name, for example `malformedFile`.
+        public var description: String { kind.rawValue }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// What went wrong, in a sentence.
+    public var message: String
+    /// The key involved, if any (a dotted path).
+    public var key: String?
+    /// The selected environment, if known.
+    public var environment: String?
+    /// The file involved, if any.
+    public var file: String?
+    /// The line in ``file``, where the parser reports one.
+    public var line: Int?
+    /// Every file that was searched or read, for errors about missing values.
+    public var searchedFiles: [String]
+    /// What to do about it.
+    public var hint: String?
+
+    /// Creates an error.
+    public init(
+        _ code: Code,
+        _ message: String,
+        key: String? = nil,
+        environment: String? = nil,
+        file: String? = nil,
+        line: Int? = nil,
+        searchedFiles: [String] = [],
+        hint: String? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.key = key
+        self.environment = environment
+        self.file = file
+        self.line = line
+        self.searchedFiles = searchedFiles
+        self.hint = hint
+    }
+
+    /// `file:line: ` (or `file: `) when a file is known, else empty: the prefix editors and
+    /// compilers use, so terminals can jump to the spot.
+    public var location: String {
+        guard let file else { return "" }
+        if let line { return "\(file):\(line)" }
+        return file
+    }
+}
+
+extension EnvironmentError: CustomStringConvertible {
+    /// One line: location, message, key, environment, files searched and the hint.
+    public var description: String {
+        var text = location.isEmpty ? message : "\(location): \(message)"
+        var details: [String] = []
+        if let key, !message.contains("'\(key)'") { details.append("key '\(key)'") }
+        if let environment, !message.contains("'\(environment)'") {
+            details.append("environment '\(environment)'")
+        }
+        if !searchedFiles.isEmpty { details.append("searched: " + searchedFiles.joined(separator: ", ")) }
+        if !details.isEmpty { text += " (" + details.joined(separator: "; ") + ")" }
+        if let hint { text += ". " + hint }
+        return text
+    }
+}

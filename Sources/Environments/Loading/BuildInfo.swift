@@ -1,0 +1,90 @@
+import Foundation
+
+/// What the binary knows about itself from its build: the default environment and, optionally,
+/// which environments may be selected.
+///
+/// By default the environment is the build configuration, compiled in: a debug build selects
+/// `Debug`, a release build `Release`. An application can embed its own `Info.plist` in the
+/// executable with the `EmbedInfoPlist` build-tool plugin; its `Configuration` key then names
+/// the default environment and its optional `AllowedEnvironments` restricts the selection.
+/// `AllowedEnvironments` is either an array (for every build) or a dictionary from build
+/// configuration (`Debug`, `Release`) to an array, so that a release build can be restricted
+/// while a debug build is not.
+public struct BuildInfo: Sendable, Hashable {
+    /// The build configuration this code was compiled in: `Debug` or `Release`.
+    public static var compiledConfiguration: String {
+        #if DEBUG
+        "Debug"
+        #else
+        "Release"
+        #endif
+    }
+
+    /// The environment selected when neither a flag nor the environment variable names one.
+    public var defaultEnvironment: String
+    /// The environments that may be selected, or `nil` for any that the files define.
+    public var allowedEnvironments: [String]?
+
+    /// Creates build information.
+    public init(defaultEnvironment: String = BuildInfo.compiledConfiguration, allowedEnvironments: [String]? = nil) {
+        self.defaultEnvironment = defaultEnvironment
+        self.allowedEnvironments = allowedEnvironments
+    }
+
+    /// The build configuration compiled into this binary, without an embedded Info.plist.
+    public static var compiled: BuildInfo { BuildInfo() }
+
+    /// Reads build information from the bytes of an Info.plist (XML or binary), as the
+    /// `EmbedInfoPlist` plugin embeds them.
+    ///
+    /// - Parameters:
+    ///   - bytes: The Info.plist's bytes.
+    ///   - buildConfiguration: Which entry of a dictionary-valued `AllowedEnvironments` applies.
+    /// - Throws: ``EnvironmentError`` with code `malformedFile` or `invalidSection`.
+    public init(infoPlist bytes: [UInt8], buildConfiguration: String = BuildInfo.compiledConfiguration) throws {
+        let document = try PropertyListDocument(data: Data(bytes), file: "embedded Info.plist")
+        let root = document.root
+        var info = BuildInfo(defaultEnvironment: buildConfiguration)
+        switch root["Configuration"] {
+        case .string(let name)?:
+            let name = name.trimmingCharacters(in: .whitespaces)
+            // Xcode leaves `$(CONFIGURATION)` unexpanded outside Xcode: keep the compiled default.
+            if !name.isEmpty, !name.hasPrefix("$(") { info.defaultEnvironment = name }
+        case nil: break
+        case let other?:
+            throw EnvironmentError(
+                .invalidSection, "'Configuration' is a \(other.typeName), expected a string", key: "Configuration",
+                file: "embedded Info.plist")
+        }
+        switch root["AllowedEnvironments"] {
+        case nil: break
+        case .array(let names)?:
+            info.allowedEnvironments = try BuildInfo.names(names, key: "AllowedEnvironments")
+        case .dictionary(let byBuild)?:
+            if let names = byBuild[buildConfiguration] {
+                guard case .array(let names) = names else {
+                    throw EnvironmentError(
+                        .invalidSection, "'AllowedEnvironments.\(buildConfiguration)' must be an array of strings",
+                        key: "AllowedEnvironments", file: "embedded Info.plist")
+                }
+                info.allowedEnvironments = try BuildInfo.names(names, key: "AllowedEnvironments")
+            }
+        case let other?:
+            throw EnvironmentError(
+                .invalidSection, "'AllowedEnvironments' is a \(other.typeName), expected an array of strings",
+                key: "AllowedEnvironments", file: "embedded Info.plist")
+        }
+        self = info
+    }
+
+    private static func names(_ values: [ConfigValue], key: String) throws -> [String] {
+        try values.map {
+            guard case .string(let name) = $0 else {
+                throw EnvironmentError(
+                    .invalidSection, "'\(key)' must contain only strings, found a \($0.typeName)", key: key,
+                    file: "embedded Info.plist")
+            }
+            return name
+        }
+    }
+}

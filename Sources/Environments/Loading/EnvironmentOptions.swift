@@ -1,0 +1,111 @@
+import Foundation
+
+/// How an ``Environment`` finds, selects and checks its configuration.
+///
+/// The defaults follow systemd's conventions: files in `$CONFIGURATION_DIRECTORY` (set by
+/// `ConfigurationDirectory=`), else `/etc/<applicationName>/`; the environment from the
+/// `APP_ENVIRONMENT` variable, else the build. ``fromCommandLine(_:processEnvironment:)``
+/// also honours `--environment NAME` and `--config-dir DIR`.
+public struct EnvironmentOptions: Sendable {
+    /// The name used for `/etc/<applicationName>/`; by default the executable's name.
+    public var applicationName: String
+    /// An environment selected explicitly (for example by `--environment`), which wins over
+    /// the environment variable and the build.
+    public var environment: String?
+    /// A directory selected explicitly (for example by `--config-dir`), which wins over
+    /// `$CONFIGURATION_DIRECTORY` and `/etc/<applicationName>/`.
+    public var configDirectory: String?
+    /// The main file's name, `Environments.plist`; drop-ins live in `<fileName>.d/`.
+    public var fileName: String
+    /// The environment variable that selects an environment: `APP_ENVIRONMENT`.
+    public var environmentVariable: String
+    /// The default environment and allowed environments from the build.
+    public var build: BuildInfo
+    /// Compiled-in defaults: the lowest layer. Dotted keys (`Database.Port`) reach nested
+    /// dictionaries.
+    public var defaults: [String: ConfigValue]
+    /// An `Environments.plist`-shaped dictionary used when no file exists, so a program can
+    /// run on a built-in configuration. Without it a missing file is an error.
+    public var builtInConfiguration: [String: ConfigValue]?
+    /// The process environment: `${env:VAR}`, the environment variable,
+    /// `CONFIGURATION_DIRECTORY` and `CREDENTIALS_DIRECTORY` are read from here.
+    public var processEnvironment: [String: String]
+    /// Keys whose values are secret, in addition to each file's `Secrets` array.
+    public var secretKeys: Set<String>
+    /// Keys that cannot change without a restart, in addition to each file's
+    /// `RestartRequired` array. A reload keeps their old value and reports them as pending.
+    public var restartRequiredKeys: Set<String>
+    /// The application's own check of a new configuration: throw to reject it. It runs on
+    /// every load and reload, after interpolation and before the new snapshot is swapped in.
+    public var validate: (@Sendable (EnvironmentSnapshot) throws -> Void)?
+
+    /// The variable systemd sets from `ConfigurationDirectory=`.
+    public static let configurationDirectoryVariable = "CONFIGURATION_DIRECTORY"
+    /// The variable systemd sets for `LoadCredential=` and `SetCredential=`.
+    public static let credentialsDirectoryVariable = "CREDENTIALS_DIRECTORY"
+
+    /// Creates options; every parameter has the conventional default.
+    public init(
+        applicationName: String = EnvironmentOptions.executableName,
+        environment: String? = nil,
+        configDirectory: String? = nil,
+        fileName: String = "Environments.plist",
+        environmentVariable: String = "APP_ENVIRONMENT",
+        build: BuildInfo = .compiled,
+        defaults: [String: ConfigValue] = [:],
+        builtInConfiguration: [String: ConfigValue]? = nil,
+        processEnvironment: [String: String] = ProcessInfo.processInfo.environment,
+        secretKeys: Set<String> = [],
+        restartRequiredKeys: Set<String> = [],
+        validate: (@Sendable (EnvironmentSnapshot) throws -> Void)? = nil
+    ) {
+        self.applicationName = applicationName
+        self.environment = environment
+        self.configDirectory = configDirectory
+        self.fileName = fileName
+        self.environmentVariable = environmentVariable
+        self.build = build
+        self.defaults = defaults
+        self.builtInConfiguration = builtInConfiguration
+        self.processEnvironment = processEnvironment
+        self.secretKeys = secretKeys
+        self.restartRequiredKeys = restartRequiredKeys
+        self.validate = validate
+    }
+
+    /// The running executable's file name.
+    public static var executableName: String {
+        let path = CommandLine.arguments.first ?? "app"
+        let name = (path as NSString).lastPathComponent
+        return name.isEmpty ? "app" : name
+    }
+
+    /// Options from the command line: `--environment NAME` (or `--environment=NAME`) and
+    /// `--config-dir DIR` (or `--config-dir=DIR`); every other argument is ignored.
+    ///
+    /// This is what ``Environment/shared`` uses when the program did not call
+    /// ``Environment/bootstrap(_:)``.
+    public static func fromCommandLine(
+        _ arguments: [String] = CommandLine.arguments,
+        processEnvironment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> EnvironmentOptions {
+        var options = EnvironmentOptions(processEnvironment: processEnvironment)
+        var index = arguments.startIndex == arguments.endIndex ? arguments.endIndex : arguments.startIndex + 1
+        while index < arguments.endIndex {
+            let argument = arguments[index]
+            if argument == "--" { break }
+            for (flag, keyPath) in [
+                ("--environment", \EnvironmentOptions.environment), ("--config-dir", \EnvironmentOptions.configDirectory),
+            ] {
+                if argument == flag, index + 1 < arguments.endIndex {
+                    options[keyPath: keyPath] = arguments[index + 1]
+                    index += 1
+                } else if argument.hasPrefix(flag + "=") {
+                    options[keyPath: keyPath] = String(argument.dropFirst(flag.count + 1))
+                }
+            }
+            index += 1
+        }
+        return options
+    }
+}

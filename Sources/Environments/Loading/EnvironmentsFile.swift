@@ -1,0 +1,82 @@
+/// One `Environments.plist` or drop-in, split into its sections.
+///
+/// Top-level keys: `Common` (inherited by every environment), one dictionary per environment,
+/// and two reserved arrays of key paths: `Secrets` and `RestartRequired`.
+struct EnvironmentsFile: Sendable {
+    /// Reserved top-level keys that are not environments.
+    static let reservedKeys: Set<String> = ["Common", "Secrets", "RestartRequired"]
+
+    let file: String
+    let isDropIn: Bool
+    let common: [String: ConfigValue]
+    let environments: [String: [String: ConfigValue]]
+    let secrets: [String]
+    let restartRequired: [String]
+
+    init(_ document: PropertyListDocument, isDropIn: Bool) throws(EnvironmentError) {
+        file = document.file
+        self.isDropIn = isDropIn
+        let what = isDropIn ? "drop-in" : "file"
+        var common: [String: ConfigValue] = [:]
+        var environments: [String: [String: ConfigValue]] = [:]
+        var secrets: [String] = []
+        var restartRequired: [String] = []
+        for (key, value) in document.root {
+            switch key {
+            case "Common":
+                guard case .dictionary(let values) = value else {
+                    throw EnvironmentsFile.sectionError(key, value, document, what, expected: "a dictionary (<dict>)")
+                }
+                common = values
+            case "Secrets", "RestartRequired":
+                guard case .array(let items) = value else {
+                    throw EnvironmentsFile.sectionError(key, value, document, what, expected: "an array of key names")
+                }
+                var names: [String] = []
+                for item in items {
+                    guard case .string(let name) = item else {
+                        throw EnvironmentsFile.sectionError(
+                            key, item, document, what, expected: "an array of key names (strings)")
+                    }
+                    names.append(name)
+                }
+                if key == "Secrets" { secrets = names } else { restartRequired = names }
+            default:
+                guard case .dictionary(let values) = value else {
+                    throw EnvironmentError(
+                        isDropIn ? .invalidDropIn : .invalidSection,
+                        "environment section '\(key)' is a \(value.typeName), expected a dictionary (<dict>)",
+                        key: key, file: document.file, line: document.line(ofKey: key),
+                        hint: "Top-level keys are `Common`, `Secrets`, `RestartRequired` and one dictionary per environment")
+                }
+                environments[key] = values
+            }
+        }
+        self.common = common
+        self.environments = environments
+        self.secrets = secrets
+        self.restartRequired = restartRequired
+    }
+
+    /// A file built from an in-memory `Environments.plist`-shaped dictionary.
+    init(root: [String: ConfigValue], label: String) throws(EnvironmentError) {
+        let document = try PropertyListDocument(root: root, file: label)
+        try self.init(document, isDropIn: false)
+    }
+
+    private static func sectionError(
+        _ key: String, _ value: ConfigValue, _ document: PropertyListDocument, _ what: String, expected: String
+    ) -> EnvironmentError {
+        EnvironmentError(
+            what == "drop-in" ? .invalidDropIn : .invalidSection,
+            "'\(key)' in this \(what) is a \(value.typeName), expected \(expected)", key: key, file: document.file,
+            line: document.line(ofKey: key))
+    }
+}
+
+extension PropertyListDocument {
+    /// A document for an in-memory dictionary.
+    init(root: [String: ConfigValue], file: String) throws(EnvironmentError) {
+        self.init(uncheckedRoot: root, file: file)
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Logging
+
+/// Read access to configuration, shared by ``Environment`` and ``EnvironmentSnapshot``.
+///
+/// Components that need configuration can take a `some ConfigurationReading` instead of
+/// reaching for ``Environment/shared``, so tests can hand them an in-memory
+/// ``Environment/init(values:environmentName:)``.
+public protocol ConfigurationReading: Sendable {
+    /// The effective value at a key path (`APIBaseUrl`, `Database.Host`), with its source.
+    func configuredValue(forKey key: String) -> ConfiguredValue?
+    /// The snapshot reads are answered from; for ``Environment`` the current one.
+    var currentSnapshot: EnvironmentSnapshot { get }
+}
+
+extension ConfigurationReading {
+    /// The raw value at a key path, as the Objective-C original's `fetch:` returned it:
+    /// `String`, `Int`, `Double`, `Bool`, `Date`, `Data`, `[Any]` or `[String: Any]`.
+    ///
+    /// ```swift
+    /// let baseURL = Environment.shared.fetch("APIBaseUrl") as? String
+    /// ```
+    public func fetch(_ key: String) -> Any? {
+        configuredValue(forKey: key)?.value.anyValue
+    }
+
+    /// The value at a key path as a ``ConfigValue``, or `nil` if there is none.
+    public func value(forKey key: String) -> ConfigValue? {
+        configuredValue(forKey: key)?.value
+    }
+
+    /// The value at a key path converted to `T`; `nil` when the key has no value.
+    ///
+    /// - Throws: ``EnvironmentError`` with code `typeMismatch` naming the key, the expected
+    ///   and actual type and the source, when the value cannot be converted.
+    public func get<T: ConfigValueConvertible>(_ key: String, as type: T.Type = T.self) throws(EnvironmentError) -> T? {
+        guard let configured = configuredValue(forKey: key) else { return nil }
+        guard let converted = T(configValue: configured.value) else {
+            throw typeMismatch(key, configured, expected: T.configTypeName)
+        }
+        return converted
+    }
+
+    /// The value at a key path converted to `T`, which must be there.
+    ///
+    /// - Throws: ``EnvironmentError`` with code `missingKey` (naming the key, the environment
+    ///   and the files searched) or `typeMismatch`.
+    public func require<T: ConfigValueConvertible>(_ key: String, as type: T.Type = T.self) throws(EnvironmentError) -> T {
+        guard let value = try get(key, as: T.self) else {
+            let snapshot = currentSnapshot
+            var searched = snapshot.files
+            if searched.isEmpty, let location = snapshot.location { searched = [location.mainFile] }
+            throw EnvironmentError(
+                .missingKey, "required key '\(key)' has no value", key: key, environment: snapshot.environmentName,
+                searchedFiles: searched, hint: "Add '\(key)' to Common or to the '\(snapshot.environmentName)' section")
+        }
+        return value
+    }
+
+    /// The value at a key path converted to `T`, or `defaultValue` when there is none or it
+    /// has another type (which is logged as a warning).
+    public func value<T: ConfigValueConvertible>(_ key: String, default defaultValue: T) -> T {
+        do {
+            return try get(key, as: T.self) ?? defaultValue
+        } catch {
+            configurationLogger.warning(
+                "using the default for a value of the wrong type", metadata: ["error": "\(error)"])
+            return defaultValue
+        }
+    }
+
+    /// A string, or `defaultValue`.
+    public func string(_ key: String, default defaultValue: String) -> String { value(key, default: defaultValue) }
+    /// A string, or `nil` when missing or not convertible.
+    public func string(_ key: String) -> String? { try? get(key, as: String.self) }
+    /// An integer, or `defaultValue`. Integral reals and decimal strings convert.
+    public func int(_ key: String, default defaultValue: Int) -> Int { value(key, default: defaultValue) }
+    /// A real number, or `defaultValue`. Integers and numeric strings convert.
+    public func double(_ key: String, default defaultValue: Double) -> Double { value(key, default: defaultValue) }
+    /// A boolean, or `defaultValue`. The strings true/false, yes/no, on/off and 1/0 convert.
+    public func bool(_ key: String, default defaultValue: Bool) -> Bool { value(key, default: defaultValue) }
+    /// A URL (a string with a scheme), or `defaultValue`.
+    public func url(_ key: String, default defaultValue: URL) -> URL { value(key, default: defaultValue) }
+    /// A duration, or `defaultValue`. Numbers are seconds; strings like `500ms`, `1.5s`,
+    /// `2min`, `1h 30min` use systemd's time units.
+    public func duration(_ key: String, default defaultValue: Duration) -> Duration { value(key, default: defaultValue) }
+    /// An array whose elements convert to `Element`, or `defaultValue`.
+    public func array<Element: ConfigValueConvertible>(_ key: String, default defaultValue: [Element]) -> [Element] {
+        value(key, default: defaultValue)
+    }
+    /// A dictionary whose values convert to `Value`, or `defaultValue`.
+    public func dictionary<Value: ConfigValueConvertible>(
+        _ key: String, default defaultValue: [String: Value]
+    ) -> [String: Value] {
+        value(key, default: defaultValue)
+    }
+
+    /// Decodes the dictionary at a key path (or, with `nil`, the whole configuration) into a
+    /// `Decodable` type. Values convert as the typed reads do, so `"8080"` decodes as an `Int`.
+    ///
+    /// - Throws: ``EnvironmentError`` with code `missingKey`, or `decodingFailed` naming the
+    ///   full key path that failed.
+    public func decode<T: Decodable>(_ type: T.Type, from key: String? = nil) throws(EnvironmentError) -> T {
+        let snapshot = currentSnapshot
+        let root: ConfigValue
+        if let key {
+            guard let configured = configuredValue(forKey: key) else {
+                _ = try require(key, as: ConfigValue.self)
+                fatalError("unreachable")
+            }
+            root = configured.value
+        } else {
+            root = .dictionary(snapshot.values)
+        }
+        do {
+            return try T(from: ConfigValueDecoder(value: root, codingPath: [], prefix: key))
+        } catch let error as EnvironmentError {
+            throw error
+        } catch {
+            throw EnvironmentError(
+                .decodingFailed, "cannot decode \(T.self) from '\(key ?? "<root>")': \(error)", key: key,
+                environment: snapshot.environmentName, searchedFiles: snapshot.files)
+        }
+    }
+
+    private func typeMismatch(_ key: String, _ configured: ConfiguredValue, expected: String) -> EnvironmentError {
+        let shown = configured.isSecret ? "" : " (\(configured.value.description))"
+        return EnvironmentError(
+            .typeMismatch,
+            "'\(key)' is a \(configured.value.typeName)\(shown), expected \(expected); set by \(configured.source)",
+            key: key, environment: currentSnapshot.environmentName, file: configured.source.file,
+            hint: "Change the value in \(configured.source.file ?? "its source") or read it as a \(configured.value.typeName)")
+    }
+}
+
+/// The logger for configuration warnings.
+let configurationLogger = Logger(label: "Environments")

@@ -1,0 +1,103 @@
+/// A node of the merged configuration tree: a value, or a dictionary of nodes.
+///
+/// Dictionaries are kept as branches so that layers merge key by key and each leaf keeps
+/// its own provenance.
+indirect enum ConfigNode: Sendable, Hashable {
+    case leaf(ConfiguredValue)
+    case branch([String: ConfigNode], ValueSource)
+
+    /// The node's value, with branches turned back into dictionaries.
+    var value: ConfigValue {
+        switch self {
+        case .leaf(let configured): configured.value
+        case .branch(let children, _): .dictionary(children.mapValues(\.value))
+        }
+    }
+
+    /// The layer that last wrote this node.
+    var source: ValueSource {
+        switch self {
+        case .leaf(let configured): configured.source
+        case .branch(_, let source): source
+        }
+    }
+
+    /// Whether this node or anything below it is secret.
+    var containsSecret: Bool {
+        switch self {
+        case .leaf(let configured): configured.isSecret
+        case .branch(let children, _): children.values.contains { $0.containsSecret }
+        }
+    }
+
+    /// The node with the same values but sources ignored, to compare contents.
+    var contentIgnoringSources: ConfigNode {
+        switch self {
+        case .leaf(let configured): .leaf(ConfiguredValue(value: configured.value, source: .defaults, isSecret: configured.isSecret))
+        case .branch(let children, _): .branch(children.mapValues(\.contentIgnoringSources), .defaults)
+        }
+    }
+}
+
+/// Operations on a tree of nodes keyed by name.
+enum ConfigTree {
+    /// Merges `layer` into `tree`: dictionaries merge key by key, anything else replaces.
+    static func merge(_ layer: [String: ConfigValue], into tree: inout [String: ConfigNode], source: ValueSource) {
+        for (key, value) in layer {
+            if case .dictionary(let dictionary) = value {
+                var children: [String: ConfigNode] = [:]
+                if case .branch(let existing, _)? = tree[key] { children = existing }
+                merge(dictionary, into: &children, source: source)
+                tree[key] = .branch(children, source)
+            } else {
+                tree[key] = .leaf(ConfiguredValue(value: value, source: source))
+            }
+        }
+    }
+
+    /// Turns dotted keys (`Database.Port`) into nested dictionaries.
+    static func expandingDottedKeys(_ values: [String: ConfigValue]) -> [String: ConfigValue] {
+        var tree: [String: ConfigNode] = [:]
+        for key in values.keys.sorted() {
+            let components = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            var value = values[key]!
+            for component in components.dropFirst().reversed() { value = .dictionary([component: value]) }
+            merge([components[0]: value], into: &tree, source: .defaults)
+        }
+        return tree.mapValues(\.value)
+    }
+
+    /// The node at a dotted path.
+    static func node(at path: [String], in tree: [String: ConfigNode]) -> ConfigNode? {
+        guard let first = path.first, let node = tree[first] else { return nil }
+        if path.count == 1 { return node }
+        guard case .branch(let children, _) = node else { return nil }
+        return self.node(at: Array(path.dropFirst()), in: children)
+    }
+
+    /// Replaces (or, with `nil`, removes) the node at a dotted path, creating branches on the way.
+    static func setNode(_ node: ConfigNode?, at path: [String], in tree: inout [String: ConfigNode]) {
+        guard let first = path.first else { return }
+        if path.count == 1 {
+            tree[first] = node
+            return
+        }
+        var children: [String: ConfigNode] = [:]
+        var source = node?.source ?? .defaults
+        if case .branch(let existing, let existingSource)? = tree[first] {
+            children = existing
+            source = existingSource
+        }
+        setNode(node, at: Array(path.dropFirst()), in: &children)
+        tree[first] = .branch(children, source)
+    }
+
+    /// Every path in the tree (branches and leaves) with its node.
+    static func flatten(_ tree: [String: ConfigNode], prefix: String = "", into result: inout [String: ConfigNode]) {
+        for (key, node) in tree {
+            let path = prefix.isEmpty ? key : prefix + "." + key
+            result[path] = node
+            if case .branch(let children, _) = node { flatten(children, prefix: path, into: &result) }
+        }
+    }
+}

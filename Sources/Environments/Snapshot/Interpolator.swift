@@ -1,0 +1,198 @@
+import Foundation
+
+/// Expands `${Key}`, `${env:VAR}` and `${credential:NAME}` in string values, after layering.
+///
+/// `$${` is a literal `${`. A reference to another key uses that key's interpolated value,
+/// which must be a string, number or boolean. A value that used a secret key or a credential
+/// becomes secret itself. Cycles and unresolved references are errors showing the chain.
+struct Interpolator {
+    let environmentName: String
+    let processEnvironment: [String: String]
+    let secretPaths: Set<String>
+    private let index: [String: ConfigNode]
+    private var memo: [String: (text: String, isSecret: Bool)] = [:]
+
+    init(tree: [String: ConfigNode], environmentName: String, processEnvironment: [String: String], secretPaths: Set<String>) {
+        var index: [String: ConfigNode] = [:]
+        ConfigTree.flatten(tree, into: &index)
+        self.index = index
+        self.environmentName = environmentName
+        self.processEnvironment = processEnvironment
+        self.secretPaths = secretPaths
+    }
+
+    /// Whether `path` or one of its parents is listed as secret.
+    static func isSecret(_ path: String, in secretPaths: Set<String>) -> Bool {
+        if secretPaths.isEmpty { return false }
+        var candidate = Substring(path)
+        while true {
+            if secretPaths.contains(String(candidate)) { return true }
+            guard let dot = candidate.lastIndex(of: ".") else { return false }
+            candidate = candidate[..<dot]
+        }
+    }
+
+    /// The tree with every string interpolated and every leaf's secrecy set.
+    mutating func resolve(_ tree: [String: ConfigNode], prefix: String = "") throws(EnvironmentError) -> [String: ConfigNode] {
+        var result: [String: ConfigNode] = [:]
+        for (key, node) in tree {
+            let path = prefix.isEmpty ? key : prefix + "." + key
+            switch node {
+            case .branch(let children, let source):
+                result[key] = .branch(try resolve(children, prefix: path), source)
+            case .leaf(let configured):
+                var secret = Interpolator.isSecret(path, in: secretPaths)
+                let value = try resolveValue(configured.value, path: path, source: configured.source, secret: &secret)
+                result[key] = .leaf(ConfiguredValue(value: value, source: configured.source, isSecret: secret))
+            }
+        }
+        return result
+    }
+
+    private mutating func resolveValue(
+        _ value: ConfigValue, path: String, source: ValueSource, secret: inout Bool
+    ) throws(EnvironmentError) -> ConfigValue {
+        switch value {
+        case .string(let text):
+            guard text.contains("$") else { return value }
+            if let done = memo[path], index[path] != nil {
+                secret = secret || done.isSecret
+                return .string(done.text)
+            }
+            let resolved = try expand(text, path: path, source: source, chain: [path])
+            secret = secret || resolved.isSecret
+            return .string(resolved.text)
+        case .array(let elements):
+            var out: [ConfigValue] = []
+            for (offset, element) in elements.enumerated() {
+                out.append(try resolveValue(element, path: "\(path)[\(offset)]", source: source, secret: &secret))
+            }
+            return .array(out)
+        case .dictionary(let values):
+            var out: [String: ConfigValue] = [:]
+            for (key, element) in values {
+                out[key] = try resolveValue(element, path: path + "." + key, source: source, secret: &secret)
+            }
+            return .dictionary(out)
+        default:
+            return value
+        }
+    }
+
+    /// Expands one string; `chain` is the list of keys being expanded, for cycle detection.
+    private mutating func expand(
+        _ text: String, path: String, source: ValueSource, chain: [String]
+    ) throws(EnvironmentError) -> (text: String, isSecret: Bool) {
+        var output = ""
+        var isSecret = false
+        var rest = Substring(text)
+        while let dollar = rest.firstIndex(of: "$") {
+            output += rest[..<dollar]
+            let after = rest[dollar...]
+            if after.hasPrefix("$${") {
+                output += "${"
+                rest = after.dropFirst(3)
+            } else if after.hasPrefix("${") {
+                guard let close = after.firstIndex(of: "}") else {
+                    throw error(
+                        .invalidInterpolation, "unterminated '${' in the value of '\(path)'", path: path, source: source,
+                        hint: "Close it with '}', or write '$${' for a literal '${'")
+                }
+                let reference = String(after[after.index(after.startIndex, offsetBy: 2)..<close])
+                let piece = try value(of: reference, in: path, source: source, chain: chain)
+                output += piece.text
+                isSecret = isSecret || piece.isSecret
+                rest = after[after.index(after: close)...]
+            } else {
+                output += "$"
+                rest = after.dropFirst()
+            }
+        }
+        output += rest
+        memo[path] = (output, isSecret)
+        return (output, isSecret)
+    }
+
+    private mutating func value(
+        of reference: String, in path: String, source: ValueSource, chain: [String]
+    ) throws(EnvironmentError) -> (text: String, isSecret: Bool) {
+        if reference.hasPrefix("env:") {
+            let name = String(reference.dropFirst(4))
+            guard let value = processEnvironment[name] else {
+                throw error(
+                    .missingEnvironmentVariable,
+                    "'${env:\(name)}' in '\(path)': the environment variable \(name) is not set", path: path,
+                    source: source, hint: "Set it (for example with Environment= in the unit file)")
+            }
+            return (value, false)
+        }
+        if reference.hasPrefix("credential:") {
+            return (try credential(String(reference.dropFirst(11)), in: path, source: source), true)
+        }
+        let key = reference.trimmingCharacters(in: .whitespaces)
+        if chain.contains(key) {
+            let cycle = (chain + [key]).joined(separator: " -> ")
+            throw error(
+                .interpolationCycle, "interpolation cycle: \(cycle)", path: path, source: source,
+                hint: "Break the cycle by giving one of these keys a literal value")
+        }
+        guard let node = index[key] else {
+            let trail = (chain + [key]).joined(separator: " -> ")
+            throw error(
+                .unresolvedReference, "'${\(key)}' in '\(path)' refers to a key with no value (\(trail))", path: path,
+                source: source, hint: "Define '\(key)', or write '$${' for a literal '${'")
+        }
+        let referencedSecret = Interpolator.isSecret(key, in: secretPaths)
+        switch node {
+        case .leaf(let configured):
+            switch configured.value {
+            case .string(let text):
+                if let done = memo[key] { return (done.text, done.isSecret || referencedSecret) }
+                guard text.contains("$") else { return (text, referencedSecret) }
+                let expanded = try expand(text, path: key, source: configured.source, chain: chain + [key])
+                return (expanded.text, expanded.isSecret || referencedSecret)
+            case .integer, .double, .bool:
+                return (configured.value.description, referencedSecret)
+            default:
+                break
+            }
+            throw error(
+                .unresolvedReference,
+                "'${\(key)}' in '\(path)' refers to a \(configured.value.typeName); only strings, numbers and booleans can be interpolated",
+                path: path, source: source)
+        case .branch:
+            throw error(
+                .unresolvedReference,
+                "'${\(key)}' in '\(path)' refers to a dictionary; only strings, numbers and booleans can be interpolated",
+                path: path, source: source)
+        }
+    }
+
+    private func credential(_ name: String, in path: String, source: ValueSource) throws(EnvironmentError) -> String {
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
+            throw error(.invalidInterpolation, "'${credential:\(name)}' in '\(path)' is not a valid credential name", path: path, source: source)
+        }
+        guard let directory = processEnvironment[EnvironmentOptions.credentialsDirectoryVariable], !directory.isEmpty else {
+            throw error(
+                .missingCredential,
+                "'${credential:\(name)}' in '\(path)': $CREDENTIALS_DIRECTORY is not set, so credential '\(name)' cannot be read",
+                path: path, source: source,
+                hint: "Add LoadCredential=\(name):/path/to/secret to the unit, or set CREDENTIALS_DIRECTORY")
+        }
+        let file = (directory as NSString).appendingPathComponent(name)
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw error(
+                .missingCredential, "'${credential:\(name)}' in '\(path)': credential file \(file) is missing or unreadable",
+                path: path, source: source, hint: "Check the unit's LoadCredential=\(name):... line")
+        }
+        var text = String(decoding: data, as: UTF8.self)
+        if text.hasSuffix("\r\n") { text.removeLast(2) } else if text.hasSuffix("\n") { text.removeLast() }
+        return text
+    }
+
+    private func error(
+        _ code: EnvironmentError.Code, _ message: String, path: String, source: ValueSource, hint: String? = nil
+    ) -> EnvironmentError {
+        EnvironmentError(code, message, key: path, environment: environmentName, file: source.file, hint: hint)
+    }
+}

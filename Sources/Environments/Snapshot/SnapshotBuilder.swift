@@ -1,0 +1,132 @@
+import Foundation
+
+/// Builds a complete snapshot: read, select, merge, interpolate, apply restart-only rules,
+/// validate. Nothing is swapped here; a thrown error leaves everything as it was.
+struct SnapshotBuilder {
+    let options: EnvironmentOptions
+    /// Runtime overrides, dotted keys allowed.
+    let overrides: [String: ConfigValue]
+
+    /// The files read by the last ``build(previous:generation:)``, also on failure, for errors.
+    private(set) var filesRead: [String] = []
+
+    init(options: EnvironmentOptions, overrides: [String: ConfigValue]) {
+        self.options = options
+        self.overrides = overrides
+    }
+
+    mutating func build(previous: EnvironmentSnapshot?, generation: UInt64) throws(EnvironmentError) -> EnvironmentSnapshot {
+        let location = ConfigurationLocation(options: options)
+        let files = try readFiles(location)
+        filesRead = files.map(\.file)
+        let name = try selectEnvironment(files: files, location: location)
+
+        var tree: [String: ConfigNode] = [:]
+        ConfigTree.merge(ConfigTree.expandingDottedKeys(options.defaults), into: &tree, source: .defaults)
+        var secrets = options.secretKeys
+        var restartRequired = options.restartRequiredKeys
+        for file in files {
+            let label = file.file == builtInLabel ? nil : file.file
+            ConfigTree.merge(file.common, into: &tree, source: ValueSource(layer: .common, file: label, section: "Common"))
+            if let section = file.environments[name] {
+                ConfigTree.merge(section, into: &tree, source: ValueSource(layer: .environment, file: label, section: name))
+            }
+            secrets.formUnion(file.secrets)
+            restartRequired.formUnion(file.restartRequired)
+        }
+        ConfigTree.merge(ConfigTree.expandingDottedKeys(overrides), into: &tree, source: .override)
+
+        var interpolator = Interpolator(
+            tree: tree, environmentName: name, processEnvironment: options.processEnvironment, secretPaths: secrets)
+        tree = try interpolator.resolve(tree)
+
+        var pending: [String: ConfiguredValue] = [:]
+        if let previous, previous.environmentName == name {
+            for key in restartRequired.sorted() {
+                let path = key.split(separator: ".").map(String.init)
+                let old = ConfigTree.node(at: path, in: previous.tree)
+                let new = ConfigTree.node(at: path, in: tree)
+                guard old?.contentIgnoringSources != new?.contentIgnoringSources else { continue }
+                pending[key] =
+                    new.map { ConfiguredValue(value: $0.value, source: $0.source, isSecret: $0.containsSecret) }
+                    ?? ConfiguredValue(value: .string("<removed>"), source: .defaults)
+                ConfigTree.setNode(old, at: path, in: &tree)
+            }
+        }
+
+        let snapshot = EnvironmentSnapshot(
+            environmentName: name, generation: generation, tree: tree,
+            files: files.map(\.file).filter { $0 != builtInLabel }, location: location, secretKeys: secrets,
+            restartRequiredKeys: restartRequired, pendingRestart: pending)
+        if let validate = options.validate {
+            do {
+                try validate(snapshot)
+            } catch let error as EnvironmentError {
+                throw error
+            } catch {
+                throw EnvironmentError(
+                    .validationFailed, "the configuration was rejected: \(error)", environment: name,
+                    searchedFiles: snapshot.files)
+            }
+        }
+        return snapshot
+    }
+
+    private let builtInLabel = "<built-in configuration>"
+
+    private func readFiles(_ location: ConfigurationLocation) throws(EnvironmentError) -> [EnvironmentsFile] {
+        var files: [EnvironmentsFile] = []
+        if !FileManager.default.fileExists(atPath: location.mainFile), let builtIn = options.builtInConfiguration {
+            files.append(try EnvironmentsFile(root: builtIn, label: builtInLabel))
+        } else {
+            do {
+                files.append(try EnvironmentsFile(PropertyListDocument(contentsOf: location.mainFile), isDropIn: false))
+            } catch var error {
+                if error.code == .fileNotFound {
+                    error.searchedFiles = location.searchedDirectories.map {
+                        ($0 as NSString).appendingPathComponent(options.fileName)
+                    }
+                    error.file = nil
+                    error.message = "no \(options.fileName) found"
+                }
+                throw error
+            }
+        }
+        for path in try location.dropInFiles() {
+            do {
+                files.append(try EnvironmentsFile(PropertyListDocument(contentsOf: path), isDropIn: true))
+            } catch var error {
+                if error.code != .invalidDropIn { error.message = "drop-in " + error.message }
+                throw error
+            }
+        }
+        return files
+    }
+
+    private func selectEnvironment(files: [EnvironmentsFile], location: ConfigurationLocation) throws(EnvironmentError) -> String {
+        let requested: String
+        let how: String
+        if let explicit = options.environment, !explicit.isEmpty {
+            (requested, how) = (explicit, "selected with --environment")
+        } else if let fromVariable = options.processEnvironment[options.environmentVariable], !fromVariable.isEmpty {
+            (requested, how) = (fromVariable, "selected by $\(options.environmentVariable)")
+        } else {
+            (requested, how) = (options.build.defaultEnvironment, "the build's default")
+        }
+        if let allowed = options.build.allowedEnvironments, !allowed.contains(requested) {
+            throw EnvironmentError(
+                .disallowedEnvironment,
+                "environment '\(requested)' (\(how)) is not allowed in this build; allowed: \(allowed.joined(separator: ", "))",
+                environment: requested, hint: "Select one of the allowed environments")
+        }
+        let known = Set(files.flatMap(\.environments.keys))
+        guard known.contains(requested) else {
+            let list = known.isEmpty ? "none defined" : known.sorted().joined(separator: ", ")
+            throw EnvironmentError(
+                .unknownEnvironment, "unknown environment '\(requested)' (\(how)); known environments: \(list)",
+                environment: requested, searchedFiles: files.map(\.file),
+                hint: "Select a known environment, or add a '\(requested)' dictionary to \(options.fileName)")
+        }
+        return requested
+    }
+}

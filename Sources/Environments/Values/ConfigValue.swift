@@ -1,0 +1,184 @@
+import Foundation
+
+/// One configuration value, as a property list can express it.
+///
+/// Values are immutable and `Sendable`, so a snapshot holding them can be read from any
+/// thread. Property-list types map one to one: `<string>`, `<integer>`, `<real>`,
+/// `<true/>`/`<false/>`, `<date>`, `<data>`, `<array>` and `<dict>`.
+public enum ConfigValue: Sendable, Hashable {
+    /// A `<string>`.
+    case string(String)
+    /// An `<integer>`.
+    case integer(Int)
+    /// A `<real>`.
+    case double(Double)
+    /// A `<true/>` or `<false/>`.
+    case bool(Bool)
+    /// A `<date>`.
+    case date(Date)
+    /// A `<data>` blob.
+    case data(Data)
+    /// An `<array>`; arrays replace each other whole when layers merge.
+    case array([ConfigValue])
+    /// A `<dict>`; dictionaries merge key by key when layers merge.
+    case dictionary([String: ConfigValue])
+
+    /// The name of the value's type, as used in error messages (`string`, `integer`, ...).
+    public var typeName: String {
+        switch self {
+        case .string: "string"
+        case .integer: "integer"
+        case .double: "real"
+        case .bool: "boolean"
+        case .date: "date"
+        case .data: "data"
+        case .array: "array"
+        case .dictionary: "dictionary"
+        }
+    }
+
+    /// The value as the Foundation object a property-list parser returns:
+    /// `String`, `Int`, `Double`, `Bool`, `Date`, `Data`, `[Any]` or `[String: Any]`.
+    ///
+    /// This is what ``Environment/fetch(_:)`` returns, as the Objective-C original did.
+    public var anyValue: Any {
+        switch self {
+        case .string(let value): value
+        case .integer(let value): value
+        case .double(let value): value
+        case .bool(let value): value
+        case .date(let value): value
+        case .data(let value): value
+        case .array(let values): values.map(\.anyValue)
+        case .dictionary(let values): values.mapValues(\.anyValue)
+        }
+    }
+
+    /// Converts a value returned by `PropertyListSerialization` (or written by hand in a
+    /// Swift dictionary literal) into a ``ConfigValue``.
+    ///
+    /// Returns `nil` for values a property list cannot hold.
+    public init?(propertyList value: Any) {
+        switch value {
+        case let value as ConfigValue:
+            self = value
+        case let value as String:
+            self = .string(value)
+        case let value as Bool where type(of: value) == Bool.self:
+            self = .bool(value)
+        case let value as NSNumber:
+            self = ConfigValue(number: value)
+        case let value as Int:
+            self = .integer(value)
+        case let value as Double:
+            self = .double(value)
+        case let value as Date:
+            self = .date(value)
+        case let value as Data:
+            self = .data(value)
+        case let value as URL:
+            self = .string(value.absoluteString)
+        case let values as [Any]:
+            var converted: [ConfigValue] = []
+            converted.reserveCapacity(values.count)
+            for element in values {
+                guard let value = ConfigValue(propertyList: element) else { return nil }
+                converted.append(value)
+            }
+            self = .array(converted)
+        case let values as [String: Any]:
+            var converted: [String: ConfigValue] = [:]
+            converted.reserveCapacity(values.count)
+            for (key, element) in values {
+                guard let value = ConfigValue(propertyList: element) else { return nil }
+                converted[key] = value
+            }
+            self = .dictionary(converted)
+        default:
+            return nil
+        }
+    }
+
+    private init(number: NSNumber) {
+        let type = String(cString: number.objCType)
+        switch type {
+        case "c", "B":
+            // `char` is how CoreFoundation reports a boolean NSNumber.
+            if number.intValue == 0 || number.intValue == 1, type == "B" {
+                self = .bool(number.boolValue)
+            } else {
+                self = .integer(number.intValue)
+            }
+        case "f", "d":
+            self = .double(number.doubleValue)
+        default:
+            self = .integer(number.intValue)
+        }
+    }
+
+    /// A property-list object for this value, suitable for `PropertyListSerialization`.
+    public var propertyListObject: Any {
+        switch self {
+        case .array(let values): values.map(\.propertyListObject) as NSArray
+        case .dictionary(let values):
+            NSDictionary(dictionary: values.mapValues(\.propertyListObject))
+        default: anyValue
+        }
+    }
+}
+
+extension ConfigValue: CustomStringConvertible {
+    /// The value as text: strings as they are, numbers and booleans as written in a plist,
+    /// arrays and dictionaries in a compact bracketed form.
+    public var description: String {
+        switch self {
+        case .string(let value): value
+        case .integer(let value): String(value)
+        case .double(let value): String(value)
+        case .bool(let value): value ? "true" : "false"
+        case .date(let value): value.formatted(.iso8601)
+        case .data(let value): "<\(value.count) bytes>"
+        case .array(let values): "[" + values.map(\.quotedDescription).joined(separator: ", ") + "]"
+        case .dictionary(let values):
+            "{" + values.keys.sorted().map { "\($0): \(values[$0]!.quotedDescription)" }.joined(separator: ", ")
+                + "}"
+        }
+    }
+
+    private var quotedDescription: String {
+        if case .string(let value) = self { return "\"\(value)\"" }
+        return description
+    }
+}
+
+extension ConfigValue: ExpressibleByStringLiteral {
+    /// Creates a `.string` value.
+    public init(stringLiteral value: String) { self = .string(value) }
+}
+
+extension ConfigValue: ExpressibleByIntegerLiteral {
+    /// Creates an `.integer` value.
+    public init(integerLiteral value: Int) { self = .integer(value) }
+}
+
+extension ConfigValue: ExpressibleByFloatLiteral {
+    /// Creates a `.double` value.
+    public init(floatLiteral value: Double) { self = .double(value) }
+}
+
+extension ConfigValue: ExpressibleByBooleanLiteral {
+    /// Creates a `.bool` value.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}
+
+extension ConfigValue: ExpressibleByArrayLiteral {
+    /// Creates an `.array` value.
+    public init(arrayLiteral elements: ConfigValue...) { self = .array(elements) }
+}
+
+extension ConfigValue: ExpressibleByDictionaryLiteral {
+    /// Creates a `.dictionary` value.
+    public init(dictionaryLiteral elements: (String, ConfigValue)...) {
+        self = .dictionary(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+}

@@ -1,0 +1,76 @@
+/// Where an effective value came from: which layer, and which file if any.
+///
+/// Layers apply lowest first: ``Layer/defaults``, ``Layer/common``, ``Layer/environment``
+/// (first the main file, then each drop-in), and last ``Layer/override``.
+public struct ValueSource: Sendable, Hashable {
+    /// A layer of the configuration.
+    public enum Layer: String, Sendable, Hashable, CaseIterable {
+        /// Compiled-in defaults the application passed in ``EnvironmentOptions/defaults``.
+        case defaults
+        /// A file's `Common` dictionary, inherited by every environment.
+        case common
+        /// A file's dictionary for the selected environment.
+        case environment
+        /// A runtime override set through ``Environment/setOverride(_:forKey:)``; not persisted.
+        case override
+    }
+
+    /// The layer that set the value.
+    public var layer: Layer
+    /// The file that set the value, or `nil` for defaults, overrides and in-memory configuration.
+    public var file: String?
+    /// The section of the file that set the value: `Common` or the environment's name.
+    public var section: String?
+
+    /// Creates a source.
+    public init(layer: Layer, file: String? = nil, section: String? = nil) {
+        self.layer = layer
+        self.file = file
+        self.section = section
+    }
+
+    /// The compiled-in defaults.
+    public static let defaults = ValueSource(layer: .defaults)
+    /// A runtime override.
+    public static let override = ValueSource(layer: .override)
+}
+
+extension ValueSource: CustomStringConvertible {
+    /// For example `/etc/app/Environments.plist [Production]` or `defaults`.
+    public var description: String {
+        switch layer {
+        case .defaults: return "defaults"
+        case .override: return "override"
+        case .common, .environment:
+            let section = section ?? (layer == .common ? "Common" : "environment")
+            return "\(file ?? "<memory>") [\(section)]"
+        }
+    }
+}
+
+/// An effective value with its provenance and secrecy.
+public struct ConfiguredValue: Sendable, Hashable {
+    /// The value after layering and interpolation.
+    public var value: ConfigValue
+    /// The layer and file that set it.
+    public var source: ValueSource
+    /// Whether the value is secret: listed in `Secrets`, below a secret key, or interpolated
+    /// from a credential or another secret. Secret values are redacted in descriptions.
+    public var isSecret: Bool
+
+    /// Creates a configured value.
+    public init(value: ConfigValue, source: ValueSource, isSecret: Bool = false) {
+        self.value = value
+        self.source = source
+        self.isSecret = isSecret
+    }
+
+    /// The text shown for the value in logs and listings: the value, or `<redacted>` if it is
+    /// secret and `revealSecrets` is false.
+    public func displayValue(revealSecrets: Bool = false) -> String {
+        isSecret && !revealSecrets ? ConfiguredValue.redacted : value.description
+    }
+
+    /// The placeholder shown instead of a secret value.
+    public static let redacted = "<redacted>"
+}
