@@ -79,8 +79,10 @@ let package = Package(
         // Embeds an application's Info.plist into its executable at build time.
         .plugin(
             name: "EmbedInfoPlist",
-            capability: .buildTool()
+            capability: .buildTool(),
+            dependencies: ["EmbedInfoPlistTool"]
         ),
+        .executableTarget(name: "EmbedInfoPlistTool", dependencies: ["Environments"]),
         .testTarget(name: "EnvironmentsTests", dependencies: ["Environments"]),
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"]),
         .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching"]),

@@ -35,6 +35,10 @@ public struct EnvironmentOptions: Sendable {
     /// Keys that cannot change without a restart, in addition to each file's
     /// `RestartRequired` array. A reload keeps their old value and reports them as pending.
     public var restartRequiredKeys: Set<String>
+    /// The key that holds the log level (`LogLevel`), checked on every load to be one of
+    /// swift-log's levels: `trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical`.
+    /// `nil` turns the check off.
+    public var logLevelKey: String? = "LogLevel"
     /// The application's own check of a new configuration: throw to reject it. It runs on
     /// every load and reload, after interpolation and before the new snapshot is swapped in.
     public var validate: (@Sendable (EnvironmentSnapshot) throws -> Void)?

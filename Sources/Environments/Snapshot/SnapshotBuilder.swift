@@ -58,6 +58,15 @@ struct SnapshotBuilder {
             environmentName: name, generation: generation, tree: tree,
             files: files.map(\.file).filter { $0 != builtInLabel }, location: location, secretKeys: secrets,
             restartRequiredKeys: restartRequired, pendingRestart: pending)
+        if let key = options.logLevelKey, let entry = snapshot.entries[key] {
+            let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+            guard case .string(let level) = entry.value, levels.contains(level.lowercased()) else {
+                throw EnvironmentError(
+                    .validationFailed,
+                    "'\(key)' is '\(entry.value)', expected one of \(levels.joined(separator: ", "))", key: key,
+                    environment: name, file: entry.source.file)
+            }
+        }
         if let validate = options.validate {
             do {
                 try validate(snapshot)

@@ -1,0 +1,112 @@
+import Foundation
+
+/// What a running daemon publishes about its configuration and its last reload, so that a
+/// reload command (`envctl reload`, used as `ExecReload=`) can wait for the daemon's verdict.
+///
+/// The daemon rewrites the file atomically (write a temporary file, then rename it over) at
+/// start and after every reload attempt. A reload command notes `CLOCK_MONOTONIC`, sends
+/// `SIGHUP`, and waits for a ``LastReload`` whose ``LastReload/startedMonotonicMicroseconds``
+/// is not earlier: that reload read the files after the signal was sent.
+public struct ReloadState: Codable, Sendable, Hashable {
+    /// The daemon's process id.
+    public var pid: Int32
+    /// The application name (for `/etc/<name>/`).
+    public var applicationName: String
+    /// The selected environment.
+    public var environment: String
+    /// The explicitly selected configuration directory, if any.
+    public var configDirectory: String?
+    /// The directory the configuration was actually read from.
+    public var resolvedDirectory: String?
+    /// The generation of the configuration in use.
+    public var generation: UInt64
+    /// The files in use.
+    public var files: [String]
+    /// Restart-only keys whose new values wait for a restart.
+    public var pendingRestart: [String]
+    /// The last reload attempt, or `nil` before the first.
+    public var lastReload: LastReload?
+
+    /// The result of one reload attempt.
+    public struct LastReload: Codable, Sendable, Hashable {
+        /// What happened.
+        public enum Outcome: String, Codable, Sendable {
+            /// A new configuration was applied.
+            case applied
+            /// The configuration was unchanged.
+            case unchanged
+            /// The new configuration was rejected; the old one stays.
+            case rejected
+        }
+        /// What happened.
+        public var outcome: Outcome
+        /// `CLOCK_MONOTONIC` (µs) when the reload started reading files.
+        public var startedMonotonicMicroseconds: UInt64
+        /// `CLOCK_MONOTONIC` (µs) when it finished.
+        public var finishedMonotonicMicroseconds: UInt64
+        /// What triggered it: `signal`, `file-change`, `api`.
+        public var trigger: String
+        /// The generation in use afterwards.
+        public var generation: UInt64
+        /// The keys that changed, for an applied reload.
+        public var changedKeys: [String]
+        /// Why the configuration was rejected.
+        public var error: String?
+
+        /// Creates a record.
+        public init(
+            outcome: Outcome, startedMonotonicMicroseconds: UInt64, finishedMonotonicMicroseconds: UInt64,
+            trigger: String, generation: UInt64, changedKeys: [String] = [], error: String? = nil
+        ) {
+            self.outcome = outcome
+            self.startedMonotonicMicroseconds = startedMonotonicMicroseconds
+            self.finishedMonotonicMicroseconds = finishedMonotonicMicroseconds
+            self.trigger = trigger
+            self.generation = generation
+            self.changedKeys = changedKeys
+            self.error = error
+        }
+    }
+
+    /// Creates a state.
+    public init(
+        pid: Int32, applicationName: String, environment: String, configDirectory: String?, resolvedDirectory: String?,
+        generation: UInt64, files: [String], pendingRestart: [String], lastReload: LastReload? = nil
+    ) {
+        self.pid = pid
+        self.applicationName = applicationName
+        self.environment = environment
+        self.configDirectory = configDirectory
+        self.resolvedDirectory = resolvedDirectory
+        self.generation = generation
+        self.files = files
+        self.pendingRestart = pendingRestart
+        self.lastReload = lastReload
+    }
+
+    /// The file name used in `$RUNTIME_DIRECTORY`.
+    public static let defaultFileName = "environment-state.json"
+
+    /// `$RUNTIME_DIRECTORY/environment-state.json` (systemd sets the variable from
+    /// `RuntimeDirectory=`; with several directories, the first), or `nil` without it.
+    public static func defaultPath(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        guard let runtime = processEnvironment["RUNTIME_DIRECTORY"]?.split(separator: ":").first, !runtime.isEmpty else {
+            return nil
+        }
+        return (String(runtime) as NSString).appendingPathComponent(defaultFileName)
+    }
+
+    /// Reads a state file.
+    public static func read(from path: String) throws -> ReloadState {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return try JSONDecoder().decode(ReloadState.self, from: data)
+    }
+
+    /// Writes the state atomically: a temporary file in the same directory renamed over `path`.
+    public func write(to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data = try encoder.encode(self)
+        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+}
