@@ -72,9 +72,13 @@ let package = Package(
             dependencies: [
                 "Environments",
                 "EnvironmentsDaemon",
+                "SystemdSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            exclude: ["Info.plist"],
+            plugins: [.plugin(name: "EmbedInfoPlist")]
         ),
         // Embeds an application's Info.plist into its executable at build time.
         .plugin(

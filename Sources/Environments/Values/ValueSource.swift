@@ -43,7 +43,7 @@ extension ValueSource: CustomStringConvertible {
         case .override: return "override"
         case .common, .environment:
             let section = section ?? (layer == .common ? "Common" : "environment")
-            return "\(file ?? "<memory>") [\(section)]"
+            return "\(file ?? "built-in") [\(section)]"
         }
     }
 }

@@ -1,0 +1,102 @@
+import Environments
+import Logging
+import SystemdSupport
+
+/// Writes the configuration events to the journal: the effective settings after every
+/// applied load, rejected reloads and pending restarts, each with its fixed `MESSAGE_ID`.
+///
+/// With a journal (``JournalLogHandler/Output/journal`` or a socket) each event is one
+/// structured entry with repeated fields; on standard error it becomes a log line listing
+/// the same settings.
+public struct ConfigurationReporter: Sendable {
+    /// Where the entries go.
+    public var output: JournalLogHandler.Output
+    /// The `SYSLOG_IDENTIFIER` of the entries.
+    public var identifier: String
+    let logger: Logger
+
+    /// Creates a reporter.
+    public init(
+        output: JournalLogHandler.Output = .automatic(), identifier: String = JournalLogHandler.defaultIdentifier,
+        logger: Logger
+    ) {
+        self.output = output
+        self.identifier = identifier
+        self.logger = logger
+    }
+
+    /// Reports the configuration now in effect.
+    public func applied(_ snapshot: EnvironmentSnapshot, changedKeys: [String]?) {
+        var entry = JournalEntry()
+        let what = changedKeys == nil ? "loaded" : "reloaded"
+        let message =
+            "Configuration \(what): environment \(snapshot.environmentName), generation \(snapshot.generation), "
+            + "\(snapshot.leafKeys.count) settings"
+        entry.append("MESSAGE", message)
+        entry.append("MESSAGE_ID", ConfigurationMessageID.applied)
+        entry.append("PRIORITY", "6")
+        entry.append("CONFIG_ENVIRONMENT", snapshot.environmentName)
+        entry.append("CONFIG_GENERATION", String(snapshot.generation))
+        for file in snapshot.files { entry.append("CONFIG_SOURCE_FILE", file) }
+        var lines: [String] = []
+        for key in snapshot.leafKeys {
+            guard let value = snapshot.entries[key] else { continue }
+            let setting = "\(key)=\(value.displayValue())"
+            entry.append("CONFIG_SETTING", setting)
+            entry.append("CONFIG_SETTING_SOURCE", "\(key)=\(value.source)")
+            lines.append("  \(setting)    # \(value.source)")
+        }
+        for key in changedKeys ?? [] { entry.append("CONFIG_CHANGED_KEY", key) }
+        send(entry, level: .info, text: message + "\n" + lines.joined(separator: "\n"))
+    }
+
+    /// Reports a rejected reload.
+    public func rejected(_ error: EnvironmentError, keeping snapshot: EnvironmentSnapshot) {
+        var entry = JournalEntry()
+        let message =
+            "Configuration reload rejected, keeping generation \(snapshot.generation): \(error)"
+        entry.append("MESSAGE", message)
+        entry.append("MESSAGE_ID", ConfigurationMessageID.rejected)
+        entry.append("PRIORITY", "3")
+        entry.append("CONFIG_ENVIRONMENT", snapshot.environmentName)
+        entry.append("CONFIG_GENERATION", String(snapshot.generation))
+        entry.append("CONFIG_ERROR", error.description)
+        entry.append("CONFIG_ERROR_CODE", error.code.description)
+        if let file = error.file { entry.append("CONFIG_FILE", file) }
+        if let line = error.line { entry.append("CONFIG_LINE", String(line)) }
+        if let key = error.key { entry.append("CONFIG_KEY", key) }
+        send(entry, level: .error, text: message)
+    }
+
+    /// Reports restart-only keys whose new values wait for a restart.
+    public func pendingRestart(_ snapshot: EnvironmentSnapshot) {
+        guard !snapshot.pendingRestart.isEmpty else { return }
+        var entry = JournalEntry()
+        let keys = snapshot.pendingRestart.keys.sorted()
+        let message =
+            "Restart required: \(keys.joined(separator: ", ")) changed but keep their old value until the service restarts"
+        entry.append("MESSAGE", message)
+        entry.append("MESSAGE_ID", ConfigurationMessageID.pendingRestart)
+        entry.append("PRIORITY", "4")
+        entry.append("CONFIG_ENVIRONMENT", snapshot.environmentName)
+        entry.append("CONFIG_GENERATION", String(snapshot.generation))
+        for key in keys {
+            entry.append("CONFIG_PENDING_RESTART", "\(key)=\(snapshot.pendingRestart[key]!.displayValue())")
+        }
+        send(entry, level: .warning, text: message)
+    }
+
+    private func send(_ entry: JournalEntry, level: Logger.Level, text: String) {
+        var entry = entry
+        entry.append("SYSLOG_IDENTIFIER", identifier)
+        let delivered: Bool
+        switch output {
+        case .journal: delivered = Journal.send(entry)
+        case .socket(let path): delivered = JournalSocketSender(path: path).send(entry)
+        case .stderrWithPriorityPrefix, .stderrPlain: delivered = false
+        }
+        if !delivered {
+            logger.log(level: level, "\(text)", metadata: ["message_id": "\(entry.values(named: "MESSAGE_ID").first ?? "")"])
+        }
+    }
+}

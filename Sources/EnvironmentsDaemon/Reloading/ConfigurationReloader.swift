@@ -1,0 +1,173 @@
+import Environments
+import Foundation
+import Logging
+import SystemdSupport
+
+/// Runs reloads one at a time and tells everyone about them: the log, systemd
+/// (`RELOADING=1` with `MONOTONIC_USEC=`, then `READY=1` and `STATUS=`), the journal's
+/// configuration entries, the state file that `envctl reload` waits on, and the log level.
+public actor ConfigurationReloader {
+    /// The environment being reloaded.
+    public nonisolated let environment: Environment
+    let notifier: SystemdNotifier
+    let reporter: ConfigurationReporter
+    let stateFile: String?
+    let levelControl: LogLevelControl?
+    let logLevelKey: String
+    let logger: Logger
+    private var lastReload: ReloadState.LastReload?
+
+    /// Creates a reloader.
+    ///
+    /// - Parameters:
+    ///   - environment: The environment to reload.
+    ///   - notifier: Sends readiness and reload notifications to systemd.
+    ///   - reporter: Writes the configuration entries to the journal.
+    ///   - stateFile: Where to publish ``ReloadState`` for `envctl reload`, or `nil`.
+    ///   - levelControl: Receives the `LogLevel` setting after every load, or `nil`.
+    ///   - logLevelKey: The key that holds the log level.
+    ///   - logger: Where reloads are logged.
+    public init(
+        environment: Environment, notifier: SystemdNotifier = SystemdNotifier(), reporter: ConfigurationReporter,
+        stateFile: String? = ReloadState.defaultPath(), levelControl: LogLevelControl? = .shared,
+        logLevelKey: String = "LogLevel", logger: Logger
+    ) {
+        self.environment = environment
+        self.notifier = notifier
+        self.reporter = reporter
+        self.stateFile = stateFile
+        self.levelControl = levelControl
+        self.logLevelKey = logLevelKey
+        self.logger = logger
+    }
+
+    /// The `STATUS=` text for a snapshot.
+    public nonisolated static func status(of snapshot: EnvironmentSnapshot) -> String {
+        "Environment \(snapshot.environmentName), configuration generation \(snapshot.generation)"
+    }
+
+    /// Announces the configuration loaded at start: applies the log level, reports the
+    /// effective settings, writes the state file and sends `READY=1` if `notifyReady`.
+    public func start(notifyReady: Bool = true) {
+        let snapshot = environment.snapshot
+        applyLogLevel(snapshot)
+        logger.info(
+            "configuration loaded",
+            metadata: [
+                "environment": "\(snapshot.environmentName)", "generation": "\(snapshot.generation)",
+                "files": "\(snapshot.files.joined(separator: ", "))",
+            ])
+        reporter.applied(snapshot, changedKeys: nil)
+        writeState(snapshot)
+        if notifyReady { notifier.ready(status: Self.status(of: snapshot)) }
+    }
+
+    /// Reloads the configuration and reports the result. Never throws: a rejected
+    /// configuration is logged and reported, and the last good one stays.
+    @discardableResult
+    public func reload(trigger: ReloadTrigger) -> ReloadState.LastReload {
+        let started = MonotonicClock.nowMicroseconds()
+        notifier.reloading(status: "Reloading configuration (\(trigger.rawValue))")
+        let record: ReloadState.LastReload
+        do {
+            let outcome = try environment.reload()
+            switch outcome {
+            case .applied(let change):
+                let snapshot = change.current
+                applyLogLevel(snapshot)
+                logChange(change, trigger: trigger)
+                reporter.applied(snapshot, changedKeys: change.changedKeys)
+                if !snapshot.pendingRestart.isEmpty { reportPending(snapshot) }
+                record = ReloadState.LastReload(
+                    outcome: .applied, startedMonotonicMicroseconds: started,
+                    finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
+                    generation: snapshot.generation, changedKeys: change.changedKeys)
+                notifier.ready(status: Self.status(of: snapshot))
+            case .unchanged(let snapshot):
+                logger.info(
+                    "configuration reloaded, nothing changed",
+                    metadata: ["trigger": "\(trigger.rawValue)", "generation": "\(snapshot.generation)"])
+                record = ReloadState.LastReload(
+                    outcome: .unchanged, startedMonotonicMicroseconds: started,
+                    finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
+                    generation: snapshot.generation)
+                notifier.ready(status: Self.status(of: snapshot))
+            }
+        } catch {
+            let snapshot = environment.snapshot
+            var metadata: Logger.Metadata = ["trigger": "\(trigger.rawValue)", "error_code": "\(error.code)"]
+            if let file = error.file { metadata["config_file"] = "\(file)" }
+            if let line = error.line { metadata["config_line"] = "\(line)" }
+            if let key = error.key { metadata["config_key"] = "\(key)" }
+            logger.error(
+                "configuration reload rejected, keeping generation \(snapshot.generation): \(error)",
+                metadata: metadata)
+            reporter.rejected(error, keeping: snapshot)
+            record = ReloadState.LastReload(
+                outcome: .rejected, startedMonotonicMicroseconds: started,
+                finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
+                generation: snapshot.generation, error: error.description)
+            notifier.ready(status: Self.status(of: snapshot) + "; reload rejected: \(error)")
+        }
+        lastReload = record
+        writeState(environment.snapshot)
+        return record
+    }
+
+    /// Sends `STOPPING=1`.
+    public func stopping() {
+        notifier.stopping(status: "Stopping")
+    }
+
+    private func logChange(_ change: EnvironmentChange, trigger: ReloadTrigger) {
+        let snapshot = change.current
+        let changes = change.changedKeys.map { key -> String in
+            let old = change.previous.entries[key].map { $0.displayValue() } ?? "<unset>"
+            let new = snapshot.entries[key].map { $0.displayValue() } ?? "<unset>"
+            return "\(key): \(old) -> \(new)"
+        }
+        logger.info(
+            "configuration reloaded: generation \(snapshot.generation), changed: \(change.changedKeys.joined(separator: ", "))",
+            metadata: [
+                "trigger": "\(trigger.rawValue)", "environment": "\(snapshot.environmentName)",
+                "generation": "\(snapshot.generation)", "changed_keys": "\(change.changedKeys.joined(separator: ","))",
+                "changes": "\(changes.joined(separator: "; "))",
+            ])
+    }
+
+    private func reportPending(_ snapshot: EnvironmentSnapshot) {
+        for key in snapshot.pendingRestart.keys.sorted() {
+            let current = snapshot.entries[key]?.displayValue() ?? "<unset>"
+            let waiting = snapshot.pendingRestart[key]!.displayValue()
+            logger.warning(
+                "'\(key)' changed to \(waiting) but can only change on restart; keeping \(current) (pending restart)",
+                metadata: ["config_key": "\(key)"])
+        }
+        reporter.pendingRestart(snapshot)
+    }
+
+    private func applyLogLevel(_ snapshot: EnvironmentSnapshot) {
+        guard let levelControl, case .string(let text)? = snapshot.entries[logLevelKey]?.value,
+            let level = Logger.Level(rawValue: text.lowercased())
+        else { return }
+        if levelControl.level != level {
+            levelControl.level = level
+            logger.notice("log level is now \(level)")
+        }
+    }
+
+    private func writeState(_ snapshot: EnvironmentSnapshot) {
+        guard let stateFile else { return }
+        let options = environment.options
+        let state = ReloadState(
+            pid: getpid(), applicationName: options?.applicationName ?? "app", environment: snapshot.environmentName,
+            configDirectory: options?.configDirectory, resolvedDirectory: snapshot.location?.directory,
+            generation: snapshot.generation, files: snapshot.files,
+            pendingRestart: snapshot.pendingRestart.keys.sorted(), lastReload: lastReload)
+        do {
+            try state.write(to: stateFile)
+        } catch {
+            logger.warning("cannot write the reload state file", metadata: ["path": "\(stateFile)", "error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,9 @@
+/// What started a reload.
+public enum ReloadTrigger: String, Sendable, Hashable {
+    /// `SIGHUP`: `systemctl reload`, `kill -HUP`, or `envctl reload`.
+    case signal
+    /// A configuration file or drop-in changed on disk.
+    case fileChange = "file-change"
+    /// The application called ``ConfigurationReloader/reload(trigger:)`` itself.
+    case api
+}

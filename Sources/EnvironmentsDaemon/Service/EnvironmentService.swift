@@ -1,0 +1,119 @@
+import Environments
+import FileWatching
+import Logging
+import ServiceLifecycle
+import SystemdSupport
+
+/// A swift-service-lifecycle `Service` that keeps an ``Environments/Environment`` live under
+/// systemd: reload on `SIGHUP` and on file change, `sd_notify` readiness, reload and stop
+/// notifications, watchdog pings, the log level from `LogLevel`, and the effective settings
+/// in the journal.
+///
+/// ```swift
+/// let signals = await ReloadSignals.trap()          // first: SIGHUP must never kill us
+/// LoggingSystem.bootstrap(JournalLogHandler.factory())
+/// let environment = try Environment.bootstrap(.fromCommandLine())
+/// let service = EnvironmentService(environment: environment, reloadSignals: signals, logger: logger)
+/// let group = ServiceGroup(services: [service, app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+/// try await group.run()
+/// ```
+public struct EnvironmentService: Service, CustomStringConvertible {
+    /// How the service behaves.
+    public struct Configuration: Sendable {
+        /// Watch the configuration files and reload when they change.
+        public var watchFiles: Bool = true
+        /// Quiet time that ends a burst of file events.
+        public var debounce: Duration = .milliseconds(50)
+        /// Where to publish the reload state for `envctl reload`;
+        /// `$RUNTIME_DIRECTORY/environment-state.json` by default.
+        public var stateFile: String? = ReloadState.defaultPath()
+        /// Send `READY=1` when the service starts.
+        public var notifyReady: Bool = true
+        /// Ping the systemd watchdog when `WATCHDOG_USEC` asks for it.
+        public var watchdog: Bool = true
+        /// Where configuration events go (the journal, when there is one).
+        public var journalOutput: JournalLogHandler.Output = .automatic()
+        /// The log level control that follows `LogLevel`; `nil` leaves levels alone.
+        public var levelControl: LogLevelControl? = .shared
+
+        /// The default configuration.
+        public init() {}
+    }
+
+    /// The reloader, for applications that want to trigger reloads themselves.
+    public let reloader: ConfigurationReloader
+    let environment: Environment
+    let signals: ReloadSignals?
+    let configuration: Configuration
+    let logger: Logger
+
+    /// Creates the service.
+    ///
+    /// - Parameters:
+    ///   - environment: The environment to keep live.
+    ///   - reloadSignals: `SIGHUP`, trapped early with ``ReloadSignals/trap()``; `nil` to not
+    ///     reload on signals.
+    ///   - configuration: How the service behaves.
+    ///   - logger: Where the service logs.
+    public init(
+        environment: Environment, reloadSignals: ReloadSignals?, configuration: Configuration = Configuration(),
+        logger: Logger
+    ) {
+        self.environment = environment
+        self.signals = reloadSignals
+        self.configuration = configuration
+        self.logger = logger
+        self.reloader = ConfigurationReloader(
+            environment: environment, notifier: SystemdNotifier(logger: logger),
+            reporter: ConfigurationReporter(output: configuration.journalOutput, logger: logger),
+            stateFile: configuration.stateFile, levelControl: configuration.levelControl,
+            logLevelKey: environment.options?.logLevelKey ?? "LogLevel", logger: logger)
+    }
+
+    /// Runs until graceful shutdown (or cancellation); sends `STOPPING=1` on the way out.
+    public func run() async throws {
+        await reloader.start(notifyReady: configuration.notifyReady)
+        let reloader = self.reloader
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                if let signals {
+                    group.addTask {
+                        for await _ in signals.sequence {
+                            await reloader.reload(trigger: .signal)
+                        }
+                    }
+                }
+                if configuration.watchFiles, let watcher = makeWatcher() {
+                    group.addTask {
+                        do {
+                            try await watcher.run { batch in
+                                logger.debug("configuration files changed", metadata: ["paths": "\(batch)"])
+                                await reloader.reload(trigger: .fileChange)
+                            }
+                        } catch is CancellationError {
+                        } catch {
+                            logger.error("cannot watch the configuration files; reload with SIGHUP", metadata: ["error": "\(error)"])
+                        }
+                    }
+                }
+                if configuration.watchdog {
+                    group.addTask { await Watchdog(notifier: SystemdNotifier(logger: logger)).run() }
+                }
+                try? await gracefulShutdown()
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            SystemdNotifier(logger: logger).stopping(status: "Stopping")
+        }
+    }
+
+    /// `EnvironmentService(<environment>)`, short enough for service-lifecycle's logs.
+    public var description: String { "EnvironmentService(\(environment.environmentName))" }
+
+    private func makeWatcher() -> FileWatcher? {
+        guard let location = environment.snapshot.location else { return nil }
+        return FileWatcher(
+            files: [location.mainFile], directories: [location.dropInDirectory], debounce: configuration.debounce,
+            logger: logger)
+    }
+}

@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension JournalLogHandler {
+    /// Where a ``JournalLogHandler`` writes its entries.
+    public enum Output: Sendable, Hashable {
+        /// Structured entries to the systemd journal through `sd_journal_sendv`. If an entry
+        /// cannot be delivered, it is written to standard error with a `<N>` prefix instead.
+        case journal
+        /// Structured entries in journald's native protocol, one datagram each, to the unix
+        /// datagram socket at the given path (see ``JournalSocketSender``). If an entry cannot
+        /// be delivered, it is written to standard error with a `<N>` prefix instead.
+        case socket(String)
+        /// Lines `<N>message key=value` on standard error, where `N` is the syslog priority;
+        /// journald and syslog read the priority from the prefix. Every line of a multi-line
+        /// entry carries the prefix.
+        case stderrWithPriorityPrefix
+        /// Readable lines with timestamp, level, label, message and metadata on standard
+        /// error, for a terminal.
+        case stderrPlain
+
+        /// The best output for how this process was started.
+        ///
+        /// - ``journal`` when `JOURNAL_STREAM=device:inode` matches standard error (systemd
+        ///   connected standard error to the journal, so structured entries are better);
+        /// - ``stderrWithPriorityPrefix`` under a service manager (`INVOCATION_ID` is set) or
+        ///   when standard error is not a terminal;
+        /// - ``stderrPlain`` on a terminal.
+        public static func automatic() -> Output {
+            automatic(standardError: FileDescriptorWriter.standardError)
+        }
+
+        /// ``automatic()`` for a given descriptor in place of standard error.
+        static func automatic(standardError descriptor: Int32) -> Output {
+            if isJournalStream(descriptor) {
+                return .journal
+            }
+            if getenv("INVOCATION_ID") != nil || isatty(descriptor) == 0 {
+                return .stderrWithPriorityPrefix
+            }
+            return .stderrPlain
+        }
+
+        /// Whether `JOURNAL_STREAM` names the file `descriptor` refers to.
+        static func isJournalStream(_ descriptor: Int32) -> Bool {
+            guard let value = getenv("JOURNAL_STREAM") else { return false }
+            let parts = String(cString: value).split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else {
+                return false
+            }
+            var status = stat()
+            guard fstat(descriptor, &status) == 0 else { return false }
+            return UInt64(truncatingIfNeeded: status.st_dev) == device
+                && UInt64(truncatingIfNeeded: status.st_ino) == inode
+        }
+    }
+}

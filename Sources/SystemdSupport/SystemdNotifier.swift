@@ -1,0 +1,132 @@
+import Logging
+
+#if os(Linux)
+    import CSystemd
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Sends service state notifications to systemd with `sd_notify(3)`.
+///
+/// Every method is a silent no-op when `NOTIFY_SOCKET` is not set (the process is not a
+/// `Type=notify` service, or it runs outside systemd), and none of them throws: a failure
+/// to send is logged at `debug` level at most.
+///
+/// ```swift
+/// let notifier = SystemdNotifier()
+/// notifier.ready(status: "Serving environment Production")
+/// ```
+///
+/// On platforms other than Linux every method does nothing.
+public struct SystemdNotifier: Sendable {
+    private let logger: Logger?
+
+    /// Creates a notifier that logs failures through a logger labelled
+    /// `SystemdSupport.SystemdNotifier`, created only when a failure happens.
+    public init() {
+        self.logger = nil
+    }
+
+    /// Creates a notifier that logs failures at `debug` level through `logger`.
+    ///
+    /// - Parameter logger: The logger for the rare case that a notification cannot be sent.
+    public init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// Whether the service manager expects notifications: `NOTIFY_SOCKET` is set and not empty.
+    public var isAvailable: Bool {
+        guard let socket = getenv("NOTIFY_SOCKET") else { return false }
+        return socket.pointee != 0
+    }
+
+    /// Tells systemd that start-up (or a reload) is finished: `READY=1`.
+    ///
+    /// - Parameter status: An optional `STATUS=` text sent in the same datagram.
+    public func ready(status: String? = nil) {
+        send([("READY", "1")] + Self.statusAssignment(status))
+    }
+
+    /// Tells systemd that the service is reloading its configuration.
+    ///
+    /// Sends `RELOADING=1` together with `MONOTONIC_USEC=` (the current `CLOCK_MONOTONIC`
+    /// time in microseconds) in one datagram, as `Type=notify-reload` requires. Call
+    /// ``ready(status:)`` when the reload is finished.
+    ///
+    /// - Parameter status: An optional `STATUS=` text sent in the same datagram.
+    public func reloading(status: String? = nil) {
+        let now = MonotonicClock.microseconds()
+        send(
+            [("RELOADING", "1"), ("MONOTONIC_USEC", String(now))] + Self.statusAssignment(status))
+    }
+
+    /// Tells systemd that the service is shutting down: `STOPPING=1`.
+    ///
+    /// - Parameter status: An optional `STATUS=` text sent in the same datagram.
+    public func stopping(status: String? = nil) {
+        send([("STOPPING", "1")] + Self.statusAssignment(status))
+    }
+
+    /// Sets the free-form status text shown by `systemctl status`: `STATUS=`.
+    ///
+    /// Newlines in `text` are replaced by spaces.
+    ///
+    /// - Parameter text: The status text.
+    public func status(_ text: String) {
+        send([("STATUS", text)])
+    }
+
+    /// Pings the service manager's watchdog: `WATCHDOG=1`.
+    ///
+    /// Use ``Watchdog`` to ping at the right interval.
+    public func watchdogPing() {
+        send([("WATCHDOG", "1")])
+    }
+
+    /// Sends any assignments in one datagram, in order, as `NAME=value` lines.
+    ///
+    /// A newline or NUL inside a value is replaced by a space, so a value can never start
+    /// another assignment. An empty list sends nothing.
+    ///
+    /// - Parameter assignments: The `(NAME, value)` pairs, for example `[("MAINPID", "42")]`.
+    public func send(_ assignments: [(String, String)]) {
+        guard !assignments.isEmpty else { return }
+        #if os(Linux)
+            let message = NotifyMessage.encode(assignments)
+            let result = sd_notify(0, message)
+            if result < 0 {
+                let reason = String(cString: strerror(-result))
+                let names = assignments.map(\.0).joined(separator: ",")
+                (logger ?? Logger(label: "SystemdSupport.SystemdNotifier")).debug(
+                    "sd_notify failed: \(reason)",
+                    metadata: ["assignments": "\(names)", "errno": "\(-result)"]
+                )
+            }
+        #endif
+    }
+
+    /// The interval at which to ping the watchdog, or `nil` when the watchdog is not enabled
+    /// for this process.
+    ///
+    /// Uses `sd_watchdog_enabled(3)`, which reads `WATCHDOG_USEC=` and checks that
+    /// `WATCHDOG_PID=`, when set, is this process. The result is half of `WATCHDOG_USEC`, as
+    /// systemd recommends. Always `nil` on platforms other than Linux.
+    public static func watchdogInterval() -> Duration? {
+        #if os(Linux)
+            var microseconds: UInt64 = 0
+            guard sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 else { return nil }
+            return .microseconds(microseconds / 2)
+        #else
+            return nil
+        #endif
+    }
+
+    private static func statusAssignment(_ status: String?) -> [(String, String)] {
+        status.map { [("STATUS", $0)] } ?? []
+    }
+}

@@ -1,0 +1,22 @@
+import Environments
+
+/// The configuration the daemon runs on when no Environments.plist exists: the same shape
+/// as `etc/example-daemon/Environments.plist`, without the credential.
+enum BuiltInConfiguration {
+    static let environments: [String: ConfigValue] = [
+        "Common": [
+            "APIHost": "api.example.com",
+            "APIBaseUrl": "https://${APIHost}/v1",
+            "LogLevel": "info",
+            "RequestTimeout": "5s",
+            "ListenPort": 8080,
+            "HeartbeatInterval": "1s",
+            "Database": ["Host": "localhost", "Port": 5432, "Name": "example"],
+        ],
+        "Debug": ["APIHost": "localhost:8443", "LogLevel": "debug"],
+        "Release": [:],
+        "Staging": ["APIHost": "staging.api.example.com"],
+        "Production": [:],
+        "RestartRequired": ["ListenPort"],
+    ]
+}

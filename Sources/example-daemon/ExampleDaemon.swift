@@ -1,0 +1,98 @@
+import ArgumentParser
+import Environments
+import EnvironmentsDaemon
+import Foundation
+import Logging
+import ServiceLifecycle
+import SystemdSupport
+
+/// An example daemon: reads `APIBaseUrl` through `Environment.shared.fetch`, logs it at start
+/// and after every applied reload, and stays live under systemd.
+@main
+struct ExampleDaemon: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "example-daemon",
+        abstract: "An example daemon that shows live per-environment configuration under systemd.")
+
+    @Option(name: .customLong("config-dir"), help: "The directory holding Environments.plist (default: $CONFIGURATION_DIRECTORY, else /etc/example-daemon; without a file, the built-in configuration).")
+    var configDirectory: String?
+
+    @Option(help: "The environment to run in (default: $APP_ENVIRONMENT, else the build's: Debug or Release).")
+    var environment: String?
+
+    func run() async throws {
+        // First of all: a SIGHUP during start-up must not kill the daemon.
+        let reloadSignals = await ReloadSignals.trap()
+        LoggingSystem.bootstrap(JournalLogHandler.factory(identifier: "example-daemon"))
+        let logger = Logger(label: "example-daemon")
+
+        var options = EnvironmentOptions(
+            applicationName: "example-daemon", environment: environment, configDirectory: configDirectory,
+            build: .embedded)
+        options.builtInConfiguration = BuiltInConfiguration.environments
+        options.validate = { snapshot in
+            // The application's own rules: a reload that breaks them is rejected.
+            guard snapshot.url("APIBaseUrl", default: URL(string: "invalid:")!).scheme?.hasPrefix("http") == true
+            else {
+                throw EnvironmentError(
+                    .validationFailed, "APIBaseUrl must be an http or https URL", key: "APIBaseUrl",
+                    environment: snapshot.environmentName, file: snapshot.configuredValue(forKey: "APIBaseUrl")?.source.file)
+            }
+        }
+        let environment: Environment
+        do {
+            environment = try Environment.bootstrap(options, logger: logger)
+        } catch {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(1)
+        }
+
+        let service = EnvironmentService(environment: environment, reloadSignals: reloadSignals, logger: logger)
+        let worker = Worker(environment: environment, logger: logger)
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [.init(service: service), .init(service: worker)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        logger.info("stopped")
+    }
+}
+
+/// The daemon's "work": report the configuration it runs with, and a debug heartbeat.
+struct Worker: Service, CustomStringConvertible {
+    let environment: Environment
+    let logger: Logger
+    var description: String { "Worker" }
+
+    func run() async throws {
+        let changes = environment.changes()
+        report()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in changes.cancelOnGracefulShutdown() { report() }
+            }
+            group.addTask {
+                while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                    let interval = Environment.shared.duration("HeartbeatInterval", default: .seconds(1))
+                    logger.debug(
+                        "heartbeat", metadata: ["generation": "\(Environment.shared.generation)"])
+                    try? await Task.sleep(for: max(interval, .milliseconds(100)))
+                }
+            }
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
+    }
+
+    private func report() {
+        let snapshot = Environment.shared.snapshot
+        let baseURL = Environment.shared.fetch("APIBaseUrl") as? String ?? "<unset>"
+        logger.info(
+            "APIBaseUrl=\(baseURL) generation=\(snapshot.generation) environment=\(snapshot.environmentName)",
+            metadata: [
+                "api_base_url": "\(baseURL)", "generation": "\(snapshot.generation)",
+                "request_timeout": "\(Environment.shared.duration("RequestTimeout", default: .seconds(5)))",
+                "listen_port": "\(Environment.shared.int("ListenPort", default: 8080))",
+            ])
+    }
+}
