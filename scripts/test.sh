@@ -1,0 +1,25 @@
+#!/bin/bash
+# Runs every test: installs the Debian packages the build and the tests need (when missing),
+# builds, runs the Swift Testing suites, then the end-to-end tests under a real systemd
+# (systemd 252 and 257 in containers; see Tests/EndToEnd/README.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(libsystemd-dev pkg-config systemd-container debootstrap)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "== installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq "${missing[@]}"
+fi
+
+echo "== swift build --build-tests"
+swift build --build-tests
+echo "== swift test"
+swift test --skip-build
+echo "== end-to-end tests under systemd"
+python3 Tests/EndToEnd/run_e2e.py
