@@ -21,6 +21,8 @@ public final class Environment: ConfigurationReading, Sendable {
         var observers: [UInt64: @Sendable (EnvironmentChange) -> Void] = [:]
         var nextObserver: UInt64 = 0
         var lastError: EnvironmentError?
+        /// An in-memory environment's values before interpolation: overrides go on top of these.
+        var inMemoryTree: [String: ConfigNode] = [:]
     }
 
     private let store: SnapshotStore
@@ -51,12 +53,13 @@ public final class Environment: ConfigurationReading, Sendable {
         ConfigTree.merge(ConfigTree.expandingDottedKeys(values), into: &tree, source: .defaults)
         var interpolator = Interpolator(
             tree: tree, environmentName: environmentName, processEnvironment: [:], secretPaths: secretKeys)
-        let resolved = (try? interpolator.resolve(tree)) ?? tree
+        let resolved =
+            (try? interpolator.resolve(tree)) ?? Interpolator.markingSecrets(tree, secretPaths: secretKeys)
         let snapshot = EnvironmentSnapshot(
             environmentName: environmentName, generation: 1, tree: resolved, files: [], location: nil,
             secretKeys: secretKeys, restartRequiredKeys: [], pendingRestart: [:])
         self.store = SnapshotStore(snapshot)
-        self.state = Mutex(WriterState(options: nil))
+        self.state = Mutex(WriterState(options: nil, inMemoryTree: tree))
         self.logger = logger
     }
 
@@ -74,7 +77,11 @@ public final class Environment: ConfigurationReading, Sendable {
 
     // MARK: - The shared environment
 
-    private static let sharedStorage = Mutex<Environment?>(nil)
+    /// Serializes setting up ``shared``; reads do not take it.
+    private static let sharedSetup = Mutex<Void>(())
+    /// The shared environment's address, published once set. Shared environments are never
+    /// deallocated (a replaced one stays alive), so readers can use it without locking.
+    private static let sharedAddress = Atomic<UInt>(0)
 
     /// The program's environment.
     ///
@@ -83,20 +90,37 @@ public final class Environment: ConfigurationReading, Sendable {
     /// error is logged and `shared` holds an empty configuration (see ``lastError``), so
     /// reads return their defaults and `require` throws.
     public static var shared: Environment {
-        sharedStorage.withLock { stored in
-            if let stored { return stored }
+        let address = sharedAddress.load(ordering: .acquiring)
+        if address != 0, let pointer = UnsafeRawPointer(bitPattern: address) {
+            return Unmanaged<Environment>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        return sharedSetup.withLock { _ in
+            let address = sharedAddress.load(ordering: .acquiring)
+            if address != 0, let pointer = UnsafeRawPointer(bitPattern: address) {
+                return Unmanaged<Environment>.fromOpaque(pointer).takeUnretainedValue()
+            }
             let options = EnvironmentOptions.fromCommandLine()
             let environment: Environment
             do throws(EnvironmentError) {
                 environment = try Environment(options: options)
             } catch {
                 Logger(label: "Environments").error("cannot load configuration", metadata: ["error": "\(error)"])
-                environment = Environment(values: [:], environmentName: options.environment ?? options.build.defaultEnvironment)
-                environment.state.withLock { $0.options = options; $0.lastError = error }
+                environment = Environment(
+                    values: [:], environmentName: options.environment ?? options.build.defaultEnvironment)
+                environment.state.withLock {
+                    $0.options = options
+                    $0.lastError = error
+                }
             }
-            stored = environment
+            publishShared(environment)
             return environment
         }
+    }
+
+    private static func publishShared(_ environment: Environment) {
+        // Retained forever: readers hold no reference of their own.
+        let address = UInt(bitPattern: Unmanaged.passRetained(environment).toOpaque())
+        sharedAddress.store(address, ordering: .releasing)
     }
 
     /// Loads the shared environment with `options`. Call it once, early in `main`.
@@ -107,13 +131,13 @@ public final class Environment: ConfigurationReading, Sendable {
     @discardableResult
     public static func bootstrap(_ options: EnvironmentOptions, logger: Logger = Logger(label: "Environments")) throws(EnvironmentError) -> Environment {
         let environment = try Environment(options: options, logger: logger)
-        sharedStorage.withLock { $0 = environment }
+        sharedSetup.withLock { _ in publishShared(environment) }
         return environment
     }
 
     /// Makes `environment` the shared one, for programs that build their own.
     public static func bootstrap(_ environment: Environment) {
-        sharedStorage.withLock { $0 = environment }
+        sharedSetup.withLock { _ in publishShared(environment) }
     }
 
     // MARK: - Reading
@@ -216,9 +240,16 @@ public final class Environment: ConfigurationReading, Sendable {
                         return .failure(error)
                     }
                 } else {
-                    // In-memory: overrides go on top of the current values.
-                    var tree = previous.tree
+                    // In-memory: overrides go on top of the original values (so that removing one
+                    // restores them), interpolated and marked secret as in `init(values:)`.
+                    var tree = state.inMemoryTree
                     ConfigTree.merge(ConfigTree.expandingDottedKeys(overrides), into: &tree, source: .override)
+                    var interpolator = Interpolator(
+                        tree: tree, environmentName: previous.environmentName, processEnvironment: [:],
+                        secretPaths: previous.secretKeys)
+                    tree =
+                        (try? interpolator.resolve(tree))
+                        ?? Interpolator.markingSecrets(tree, secretPaths: previous.secretKeys)
                     built = EnvironmentSnapshot(
                         environmentName: previous.environmentName, generation: previous.generation + 1, tree: tree,
                         files: [], location: nil, secretKeys: previous.secretKeys, restartRequiredKeys: [],

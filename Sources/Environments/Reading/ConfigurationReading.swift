@@ -114,7 +114,22 @@ extension ConfigurationReading {
         }
         do {
             return try T(from: ConfigValueDecoder(value: root, codingPath: [], prefix: key))
-        } catch let error as EnvironmentError {
+        } catch var error as EnvironmentError {
+            // The decoder knows the key path; add the environment, the files and the source.
+            error.environment = error.environment ?? snapshot.environmentName
+            if error.code == .missingKey {
+                error.searchedFiles = snapshot.files
+            } else if error.file == nil, let path = error.key {
+                // The value's own entry, or the array that holds it (`Endpoints[1].URL`).
+                var candidate = Substring(path.prefix { $0 != "[" })
+                while configuredValue(forKey: String(candidate)) == nil, let dot = candidate.lastIndex(of: ".") {
+                    candidate = candidate[..<dot]
+                }
+                if let source = configuredValue(forKey: String(candidate))?.source {
+                    error.file = source.file
+                    error.message += "; set by \(source)"
+                }
+            }
             throw error
         } catch {
             throw EnvironmentError(

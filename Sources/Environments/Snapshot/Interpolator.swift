@@ -32,6 +32,24 @@ struct Interpolator {
         }
     }
 
+    /// The tree unchanged but for every leaf's secrecy, for when interpolation failed.
+    static func markingSecrets(
+        _ tree: [String: ConfigNode], secretPaths: Set<String>, prefix: String = ""
+    ) -> [String: ConfigNode] {
+        tree.reduce(into: [:]) { result, element in
+            let (key, node) = element
+            let path = prefix.isEmpty ? key : prefix + "." + key
+            switch node {
+            case .branch(let children, let source):
+                result[key] = .branch(markingSecrets(children, secretPaths: secretPaths, prefix: path), source)
+            case .leaf(let configured):
+                var configured = configured
+                configured.isSecret = isSecret(path, in: secretPaths)
+                result[key] = .leaf(configured)
+            }
+        }
+    }
+
     /// The tree with every string interpolated and every leaf's secrecy set.
     mutating func resolve(_ tree: [String: ConfigNode], prefix: String = "") throws(EnvironmentError) -> [String: ConfigNode] {
         var result: [String: ConfigNode] = [:]
@@ -137,6 +155,12 @@ struct Interpolator {
                 hint: "Break the cycle by giving one of these keys a literal value")
         }
         guard let node = index[key] else {
+            if let colon = key.firstIndex(of: ":") {
+                throw error(
+                    .invalidInterpolation,
+                    "'${\(key)}' in '\(path)' uses the unknown kind '\(key[..<colon])'; known kinds: env, credential",
+                    path: path, source: source, hint: "Use ${env:NAME}, ${credential:NAME} or ${Key}")
+            }
             let trail = (chain + [key]).joined(separator: " -> ")
             throw error(
                 .unresolvedReference, "'${\(key)}' in '\(path)' refers to a key with no value (\(trail))", path: path,
@@ -186,7 +210,8 @@ struct Interpolator {
                 path: path, source: source, hint: "Check the unit's LoadCredential=\(name):... line")
         }
         var text = String(decoding: data, as: UTF8.self)
-        if text.hasSuffix("\r\n") { text.removeLast(2) } else if text.hasSuffix("\n") { text.removeLast() }
+        // One trailing line break; "\r\n" is a single Character, so one removeLast() drops it whole.
+        if text.hasSuffix("\r\n") || text.hasSuffix("\n") { text.removeLast() }
         return text
     }
 

@@ -64,8 +64,8 @@ public enum ConfigValue: Sendable, Hashable {
             self = value
         case let value as String:
             self = .string(value)
-        case let value as Bool where type(of: value) == Bool.self:
-            self = .bool(value)
+        case let flag as Bool where ConfigValue.isBoolean(value):
+            self = .bool(flag)
         case let value as NSNumber:
             self = ConfigValue(number: value)
         case let value as Int:
@@ -97,6 +97,17 @@ public enum ConfigValue: Sendable, Hashable {
         default:
             return nil
         }
+    }
+
+    /// Whether `value` is a boolean, not a number that merely casts to `Bool`: `as Bool` also
+    /// matches the NSNumbers 0 and 1 that `<integer>` and `<real>` parse into.
+    private static func isBoolean(_ value: Any) -> Bool {
+        // Linux Foundation returns native `Bool`s; Darwin returns the CFBoolean singletons.
+        if type(of: value) == Bool.self { return true }
+        #if canImport(Darwin)
+        if let number = value as? NSNumber { return CFGetTypeID(number) == CFBooleanGetTypeID() }
+        #endif
+        return false
     }
 
     private init(number: NSNumber) {

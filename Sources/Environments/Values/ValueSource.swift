@@ -74,3 +74,10 @@ public struct ConfiguredValue: Sendable, Hashable {
     /// The placeholder shown instead of a secret value.
     public static let redacted = "<redacted>"
 }
+
+extension ConfiguredValue: CustomStringConvertible {
+    /// The value as ``displayValue(revealSecrets:)`` shows it, and its source, for example
+    /// `<redacted> (/etc/app/Environments.plist [Production])`: a configured value that ends up
+    /// in a log message or an error does not reveal a secret.
+    public var description: String { "\(displayValue()) (\(source))" }
+}

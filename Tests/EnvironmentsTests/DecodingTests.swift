@@ -1,0 +1,206 @@
+import Environments
+import Foundation
+import Testing
+
+/// `decode(_:from:)`: a section into a `Decodable` type.
+@Suite struct DecodingTests {
+    struct Service: Decodable, Equatable {
+        struct Database: Decodable, Equatable {
+            var host: String
+            var port: Int
+            var useTLS: Bool
+            var password: String?
+
+            enum CodingKeys: String, CodingKey {
+                case host = "Host", port = "Port", useTLS = "UseTLS", password = "Password"
+            }
+        }
+
+        struct Endpoint: Decodable, Equatable {
+            var name: String
+            var url: URL
+            var weight: Double?
+
+            enum CodingKeys: String, CodingKey { case name = "Name", url = "URL", weight = "Weight" }
+        }
+
+        var name: String
+        var workers: Int
+        var timeout: Duration
+        var database: Database
+        var endpoints: [Endpoint]
+        var tags: [String]
+        var limits: [String: Int]
+        var comment: String?
+
+        enum CodingKeys: String, CodingKey {
+            case name = "Name", workers = "Workers", timeout = "Timeout", database = "Database"
+            case endpoints = "Endpoints", tags = "Tags", limits = "Limits", comment = "Comment"
+        }
+    }
+
+    private let file: [String: Any] = [
+        "Common": [
+            "Service": [
+                "Name": "billing",
+                "Workers": "4",
+                "Timeout": "1.5s",
+                "Database": ["Host": "localhost", "Port": 5432, "UseTLS": "yes"],
+                "Endpoints": [
+                    ["Name": "primary", "URL": "https://a.example.com", "Weight": 0.75],
+                    ["Name": "fallback", "URL": "https://b.example.com"],
+                ],
+                "Tags": ["eu", "billing"],
+                "Limits": ["Read": 10, "Write": "20"],
+            ]
+        ],
+        "Debug": ["Service": ["Database": ["Host": "db.debug", "Port": "6543"], "Workers": 2]],
+    ]
+
+    private func load<Result>(_ body: (Environment, TemporaryDirectory) throws -> Result) throws -> Result {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(file)
+            return try body(try Environment(options: directory.options()), directory)
+        }
+    }
+
+    @Test func decodesALayeredSection() throws {
+        try load { environment, _ in
+            let service = try environment.decode(Service.self, from: "Service")
+            #expect(
+                service
+                    == Service(
+                        name: "billing", workers: 2, timeout: .milliseconds(1500),
+                        database: .init(host: "db.debug", port: 6543, useTLS: true, password: nil),
+                        endpoints: [
+                            .init(name: "primary", url: URL(string: "https://a.example.com")!, weight: 0.75),
+                            .init(name: "fallback", url: URL(string: "https://b.example.com")!, weight: nil),
+                        ],
+                        tags: ["eu", "billing"], limits: ["Read": 10, "Write": 20], comment: nil))
+        }
+    }
+
+    @Test func decodesANestedSectionByDottedPath() throws {
+        try load { environment, _ in
+            let database = try environment.decode(Service.Database.self, from: "Service.Database")
+            #expect(database == .init(host: "db.debug", port: 6543, useTLS: true, password: nil))
+        }
+    }
+
+    @Test func optionalFieldsArePresentWhenSet() throws {
+        try load { environment, _ in
+            try environment.setOverride("hunter2", forKey: "Service.Database.Password")
+            try environment.setOverride("hello", forKey: "Service.Comment")
+            let service = try environment.decode(Service.self, from: "Service")
+            #expect(service.database.password == "hunter2")
+            #expect(service.comment == "hello")
+        }
+    }
+
+    @Test func decodesTheWholeConfiguration() throws {
+        struct Root: Decodable {
+            var Service: Service
+        }
+        try load { environment, _ in
+            let root = try environment.decode(Root.self)
+            #expect(root.Service.name == "billing")
+            #expect(root.Service.workers == 2)
+        }
+    }
+
+    @Test func decodesFromASnapshotAndInMemory() throws {
+        struct Pair: Decodable, Equatable {
+            var a: Int
+            var b: [Bool]
+        }
+        let environment = Environment(values: ["Pair.a": "12", "Pair.b": ["true", 0, "off"]])
+        #expect(try environment.decode(Pair.self, from: "Pair") == Pair(a: 12, b: [true, false, false]))
+        #expect(try environment.snapshot.decode(Pair.self, from: "Pair") == Pair(a: 12, b: [true, false, false]))
+    }
+
+    @Test func missingSectionIsAMissingKey() throws {
+        try load { environment, directory in
+            let error = #expect(throws: EnvironmentError.self) {
+                try environment.decode(Service.self, from: "Billing")
+            }
+            #expect(error?.code == .missingKey)
+            #expect(error?.key == "Billing")
+            #expect(error?.environment == "Debug")
+            #expect(error?.searchedFiles == [directory.mainFile])
+        }
+    }
+
+    @Test func missingFieldNamesTheFullPath() throws {
+        try load { environment, directory in
+            let error = #expect(throws: EnvironmentError.self) {
+                try environment.decode(Service.Database.self, from: "Service.Endpoints")
+            }
+            #expect(error?.code == .decodingFailed)
+
+            struct NeedsOwner: Decodable { var Owner: String }
+            let missing = #expect(throws: EnvironmentError.self) {
+                try environment.decode(NeedsOwner.self, from: "Service.Database")
+            }
+            #expect(missing?.code == .missingKey)
+            #expect(missing?.key == "Service.Database.Owner")
+            #expect(missing?.environment == "Debug")
+            #expect(missing?.searchedFiles == [directory.mainFile])
+            #expect(missing?.description.contains("'Service.Database.Owner'") == true)
+        }
+    }
+
+    @Test func typeMismatchNamesPathTypesAndSource() throws {
+        try withTemporaryDirectory { directory in
+            var broken = file
+            broken["Debug"] = ["Service": ["Database": ["Port": "lots"]]]
+            try directory.writeXML(broken)
+            let environment = try Environment(options: directory.options())
+            let error = #expect(throws: EnvironmentError.self) {
+                try environment.decode(Service.self, from: "Service")
+            }
+            let thrown = try #require(error)
+            #expect(thrown.code == .decodingFailed)
+            #expect(thrown.key == "Service.Database.Port")
+            #expect(thrown.environment == "Debug")
+            #expect(thrown.file == directory.mainFile)
+            let text = thrown.description
+            #expect(text.contains("'Service.Database.Port' is a string"))
+            #expect(text.contains("expected integer"))
+            #expect(text.contains("\(directory.mainFile) [Debug]"))
+        }
+    }
+
+    @Test func typeMismatchInAnArrayNamesTheIndex() throws {
+        try load { environment, _ in
+            try environment.setOverride(
+                .array([["Name": "ok", "URL": "https://a.example.com"], ["Name": "bad", "URL": "not a url"]]),
+                forKey: "Service.Endpoints")
+            let error = #expect(throws: EnvironmentError.self) {
+                try environment.decode(Service.self, from: "Service")
+            }
+            #expect(error?.code == .decodingFailed)
+            #expect(error?.key == "Service.Endpoints[1].URL")
+            #expect(error?.description.contains("expected URL") == true)
+        }
+    }
+
+    @Test func aScalarIsNotASection() throws {
+        try load { environment, _ in
+            let error = #expect(throws: EnvironmentError.self) {
+                try environment.decode(Service.Database.self, from: "Service.Name")
+            }
+            #expect(error?.code == .decodingFailed)
+            #expect(error?.description.contains("expected dictionary") == true)
+        }
+    }
+
+    @Test func decodingErrorsNameTheEnvironment() throws {
+        try load { environment, _ in
+            try environment.setOverride("lots", forKey: "Service.Database.Port")
+            let error = #expect(throws: EnvironmentError.self) {
+                try environment.decode(Service.Database.self, from: "Service.Database")
+            }
+            #expect(error?.environment == "Debug")
+        }
+    }
+}

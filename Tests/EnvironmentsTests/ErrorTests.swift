@@ -1,0 +1,309 @@
+import Environments
+import Foundation
+import Testing
+
+/// Bad input of every kind: each error has its code and names the file, line, key and
+/// environment where they are known.
+@Suite struct ErrorTests {
+    private let header = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        """
+
+    @Test func missingFileListsTheSearchedPaths() throws {
+        try withTemporaryDirectory { directory in
+            let first = try directory.makeDirectory("first")
+            let second = try directory.makeDirectory("second")
+            let options = EnvironmentOptions(
+                applicationName: "environments-tests-missing", build: BuildInfo(defaultEnvironment: "Debug"),
+                processEnvironment: ["CONFIGURATION_DIRECTORY": "\(first):\(second)"])
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: options) }
+            let thrown = try #require(error)
+            #expect(thrown.code == .fileNotFound)
+            let searched = [
+                first + "/Environments.plist", second + "/Environments.plist",
+                "/etc/environments-tests-missing/Environments.plist",
+            ]
+            #expect(thrown.searchedFiles == searched)
+            #expect(thrown.file == nil)
+            for path in searched { #expect(thrown.description.contains(path)) }
+            #expect(thrown.description.contains("no Environments.plist found"))
+        }
+    }
+
+    @Test func missingFileInTheExplicitDirectory() throws {
+        try withTemporaryDirectory { directory in
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(error?.code == .fileNotFound)
+            #expect(error?.searchedFiles == [directory.mainFile])
+            #expect(error?.description.contains(directory.mainFile) == true)
+            #expect(error?.hint?.contains("--config-dir") == true)
+        }
+    }
+
+    @Test func unreadableFile() throws {
+        try withTemporaryDirectory { directory in
+            // A directory stands in for a file without read permission (root can read anything).
+            try directory.makeDirectory("Environments.plist")
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(error?.code == .fileUnreadable)
+            #expect(error?.file == directory.mainFile)
+            #expect(error?.description.hasPrefix(directory.mainFile + ": ") == true)
+        }
+    }
+
+    @Test func unreadableDropIn() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["A": 1]])
+            let dropIn = try directory.makeDirectory("Environments.plist.d/10-dir.plist")
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(error?.code == .fileUnreadable)
+            #expect(error?.file == dropIn)
+            #expect(error?.description.contains("drop-in") == true)
+        }
+    }
+
+    @Test func malformedXMLNamesFileAndLine() throws {
+        try withTemporaryDirectory { directory in
+            try directory.write(
+                "Environments.plist",
+                text: header + """
+
+                    <dict>
+                      <key>Common</key>
+                      <dict>
+                        <key>Port</key>
+                        <integer>80</integer>
+                        <key>Name</key>
+                        <string>app</strin>
+                      </dict>
+                    </dict>
+                    </plist>
+                    """)
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            let thrown = try #require(error)
+            #expect(thrown.code == .malformedFile)
+            #expect(thrown.file == directory.mainFile)
+            #expect(thrown.line == 10)
+            #expect(thrown.location == "\(directory.mainFile):10")
+            #expect(thrown.description.hasPrefix("\(directory.mainFile):10: "))
+            #expect(thrown.description.contains("plutil -lint"))
+        }
+    }
+
+    @Test func malformedValueNamesTheLine() throws {
+        try withTemporaryDirectory { directory in
+            try directory.write(
+                "Environments.plist",
+                text: header + """
+
+                    <dict>
+                      <key>Debug</key>
+                      <dict>
+                        <key>Port</key>
+                        <integer>eighty</integer>
+                      </dict>
+                    </dict>
+                    </plist>
+                    """)
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(error?.code == .malformedFile)
+            #expect(error?.line == 8)
+            #expect(error?.description.contains("\(directory.mainFile):8") == true)
+        }
+    }
+
+    @Test(arguments: [
+        ("empty", ""),
+        ("truncated", "<?xml version=\"1.0\"?>\n<plist version=\"1.0\">\n<dict>\n<key>Debug</key>\n"),
+        ("text", "Debug = production\n"),
+        ("binary garbage", "bplist00\u{01}\u{02}"),
+    ])
+    func malformedFiles(name: String, text: String) throws {
+        try withTemporaryDirectory { directory in
+            try directory.write("Environments.plist", text: text)
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(error?.code == .malformedFile, "\(name)")
+            #expect(error?.file == directory.mainFile, "\(name)")
+            #expect(error?.description.contains(directory.mainFile) == true, "\(name)")
+        }
+    }
+
+    @Test func emptyFileSaysSo() throws {
+        try withTemporaryDirectory { directory in
+            try directory.write("Environments.plist", text: "")
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(error?.description.contains("empty") == true)
+        }
+    }
+
+    @Test func arrayRootIsInvalid() throws {
+        try withTemporaryDirectory { directory in
+            try directory.write(
+                "Environments.plist", text: header + "\n<array>\n<string>Debug</string>\n</array>\n</plist>\n")
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(error?.code == .invalidRoot)
+            #expect(error?.file == directory.mainFile)
+            #expect(error?.description.contains("array") == true)
+            #expect(error?.description.contains(directory.mainFile) == true)
+        }
+    }
+
+    @Test func binaryArrayRootIsInvalid() throws {
+        try withTemporaryDirectory { directory in
+            let data = try PropertyListSerialization.data(fromPropertyList: ["a", "b"], format: .binary, options: 0)
+            try directory.write("Environments.plist", data: data)
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(error?.code == .invalidRoot)
+        }
+    }
+
+    @Test func environmentSectionThatIsNotADictionary() throws {
+        try withTemporaryDirectory { directory in
+            try directory.write(
+                "Environments.plist",
+                text: header + """
+
+                    <dict>
+                      <key>Common</key>
+                      <dict/>
+                      <key>Debug</key>
+                      <string>production</string>
+                    </dict>
+                    </plist>
+                    """)
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            let thrown = try #require(error)
+            #expect(thrown.code == .invalidSection)
+            #expect(thrown.key == "Debug")
+            #expect(thrown.file == directory.mainFile)
+            #expect(thrown.line == 7)
+            #expect(thrown.description.hasPrefix("\(directory.mainFile):7: "))
+            #expect(thrown.description.contains("'Debug'"))
+            #expect(thrown.description.contains("string"))
+        }
+    }
+
+    @Test func anyBadSectionIsAnErrorEvenIfNotSelected() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["A": 1], "Production": ["not", "a", "dict"]])
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(error?.code == .invalidSection)
+            #expect(error?.key == "Production")
+        }
+    }
+
+    @Test(
+        arguments: [
+            ("Common", ["a"] as ConfigValue),
+            ("Secrets", "Password"),
+            ("RestartRequired", ["Port": 1]),
+            ("Secrets", [1, 2]),
+        ] as [(String, ConfigValue)])
+    func reservedSectionsWithTheWrongType(key: String, value: ConfigValue) throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["A": 1], key: Plist.object(value)])
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(error?.code == .invalidSection)
+            #expect(error?.key == key)
+            #expect(error?.file == directory.mainFile)
+            #expect(error?.line != nil)
+        }
+    }
+
+    @Test func malformedDropInNamesTheDropIn() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["A": 1]])
+            try directory.writeXML("Environments.plist.d/10-good.plist", ["Debug": ["A": 2]])
+            let bad = try directory.write(
+                "Environments.plist.d/20-bad.plist",
+                text: header
+                    + "\n<dict>\n<key>Debug</key>\n<dict>\n<key>A</key>\n<integer>x</integer>\n</dict>\n</dict>\n</plist>\n"
+            )
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            let thrown = try #require(error)
+            #expect(thrown.code == .malformedFile)
+            #expect(thrown.file == bad)
+            #expect(thrown.line == 8)
+            #expect(thrown.description.hasPrefix("\(bad):8: drop-in "))
+        }
+    }
+
+    @Test func dropInWithABadEnvironmentSection() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["A": 1]])
+            let bad = try directory.writeXML("Environments.plist.d/10.plist", ["Debug": "oops"])
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(error?.code == .invalidDropIn)
+            #expect(error?.file == bad)
+            #expect(error?.key == "Debug")
+            #expect(error?.line == 5)
+            #expect(error?.description.contains(bad) == true)
+        }
+    }
+
+    @Test func dropInWithABadCommonSection() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["A": 1]])
+            let bad = try directory.writeXML("Environments.plist.d/10.plist", ["Common": 3])
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(error?.code == .invalidDropIn)
+            #expect(error?.file == bad)
+            #expect(error?.description.contains("drop-in") == true)
+        }
+    }
+
+    @Test func dropInWithArrayRoot() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["A": 1]])
+            let bad = try directory.write(
+                "Environments.plist.d/10.plist", text: header + "\n<array/>\n</plist>\n")
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(error?.code == .invalidRoot)
+            #expect(error?.file == bad)
+        }
+    }
+
+    @Test func interpolationErrorsNameKeyEnvironmentAndFile() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Common": ["A": "${B}"], "Debug": ["B": "${A}"]])
+            let cycle = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(cycle?.code == .interpolationCycle)
+            #expect(cycle?.environment == "Debug")
+            #expect(cycle?.description.contains(directory.mainFile) == true)
+
+            try directory.writeXML(["Debug": ["Token": "${credential:token}"]])
+            let credential = #expect(throws: EnvironmentError.self) {
+                try Environment(
+                    options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": directory.path]))
+            }
+            #expect(credential?.code == .missingCredential)
+            #expect(credential?.description.contains(directory.path("token")) == true)
+            #expect(credential?.description.contains("'Token'") == true)
+
+            try directory.writeXML(["Debug": ["Home": "${env:DATA_HOME}"]])
+            let variable = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(variable?.code == .missingEnvironmentVariable)
+            #expect(variable?.description.contains("DATA_HOME") == true)
+            #expect(variable?.description.contains("environment 'Debug'") == true)
+        }
+    }
+
+    @Test func descriptionFormat() {
+        let error = EnvironmentError(
+            .missingKey, "required key 'A' has no value", key: "A", environment: "Production",
+            file: "/etc/app/Environments.plist", line: 12,
+            searchedFiles: ["/etc/app/Environments.plist", "/etc/app/x.plist"],
+            hint: "Add it")
+        #expect(
+            error.description
+                == "/etc/app/Environments.plist:12: required key 'A' has no value (environment 'Production'; searched: /etc/app/Environments.plist, /etc/app/x.plist). Add it"
+        )
+        let bare = EnvironmentError(.typeMismatch, "bad", key: "K")
+        #expect(bare.location == "")
+        #expect(bare.description == "bad (key 'K')")
+        #expect(EnvironmentError.Code.malformedFile.description == "malformedFile")
+        #expect(EnvironmentError.Code.malformedFile != .invalidRoot)
+    }
+}

@@ -1,0 +1,204 @@
+import Environments
+import Foundation
+import Testing
+
+/// Where files are found: an explicit directory, `$CONFIGURATION_DIRECTORY`, `/etc/<name>/`;
+/// XML and binary property lists; drop-ins.
+@Suite struct FileLocationTests {
+    private let sample: [String: Any] = [
+        "Common": ["Greeting": "hello", "Port": 8080, "Ratio": 0.5, "Enabled": true],
+        "Debug": ["Greeting": "hello debug", "Tags": ["a", "b"]],
+    ]
+
+    @Test func readsAnXMLFileFromTheExplicitDirectory() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(sample)
+            let environment = try Environment(options: directory.options())
+            #expect(environment.string("Greeting") == "hello debug")
+            #expect(environment.fetch("Port") as? Int == 8080)
+            #expect(environment.fetch("Ratio") as? Double == 0.5)
+            #expect(environment.fetch("Enabled") as? Bool == true)
+            #expect(environment.fetch("Tags") as? [String] == ["a", "b"])
+            #expect(environment.snapshot.files == [directory.mainFile])
+            #expect(environment.snapshot.location?.directory == directory.path)
+            #expect(environment.snapshot.location?.mainFile == directory.mainFile)
+            #expect(environment.snapshot.location?.dropInDirectory == directory.mainFile + ".d")
+        }
+    }
+
+    @Test func readsABinaryFile() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeBinary(sample)
+            let head = try Data(contentsOf: URL(fileURLWithPath: directory.mainFile)).prefix(6)
+            #expect(String(decoding: head, as: UTF8.self) == "bplist")
+            let environment = try Environment(options: directory.options())
+            #expect(environment.value(forKey: "Greeting") == .string("hello debug"))
+            #expect(environment.value(forKey: "Port") == .integer(8080))
+            #expect(environment.value(forKey: "Ratio") == .double(0.5))
+            #expect(environment.value(forKey: "Enabled") == .bool(true))
+            #expect(environment.value(forKey: "Tags") == .array(["a", "b"]))
+        }
+    }
+
+    @Test func usesConfigurationDirectory() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(sample)
+            let options = EnvironmentOptions(
+                applicationName: "environments-tests", build: BuildInfo(defaultEnvironment: "Debug"),
+                processEnvironment: ["CONFIGURATION_DIRECTORY": directory.path])
+            let environment = try Environment(options: options)
+            #expect(environment.string("Greeting") == "hello debug")
+            #expect(environment.snapshot.files == [directory.mainFile])
+        }
+    }
+
+    @Test func usesTheFirstConfigurationDirectoryThatHoldsTheFile() throws {
+        try withTemporaryDirectory { directory in
+            let empty = try directory.makeDirectory("empty")
+            try directory.writeXML("second/Environments.plist", ["Debug": ["Which": "second"]])
+            try directory.writeXML("third/Environments.plist", ["Debug": ["Which": "third"]])
+            let options = EnvironmentOptions(
+                applicationName: "environments-tests", build: BuildInfo(defaultEnvironment: "Debug"),
+                processEnvironment: [
+                    "CONFIGURATION_DIRECTORY": "\(empty):\(directory.path("second")):\(directory.path("third"))"
+                ])
+            let environment = try Environment(options: options)
+            #expect(environment.string("Which") == "second")
+            #expect(environment.snapshot.files == [directory.path("second/Environments.plist")])
+
+            let location = ConfigurationLocation(options: options)
+            #expect(location.directory == directory.path("second"))
+            #expect(
+                location.searchedDirectories == [
+                    empty, directory.path("second"), directory.path("third"), "/etc/environments-tests",
+                ])
+        }
+    }
+
+    @Test func explicitDirectoryWinsOverConfigurationDirectory() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML("explicit/Environments.plist", ["Debug": ["Which": "explicit"]])
+            try directory.writeXML("systemd/Environments.plist", ["Debug": ["Which": "systemd"]])
+            let options = EnvironmentOptions(
+                applicationName: "environments-tests", configDirectory: directory.path("explicit"),
+                build: BuildInfo(defaultEnvironment: "Debug"),
+                processEnvironment: ["CONFIGURATION_DIRECTORY": directory.path("systemd")])
+            let environment = try Environment(options: options)
+            #expect(environment.string("Which") == "explicit")
+            #expect(ConfigurationLocation(options: options).searchedDirectories == [directory.path("explicit")])
+        }
+    }
+
+    @Test func fallsBackToEtcApplicationName() {
+        let options = EnvironmentOptions(applicationName: "no-such-app-\(UUID().uuidString)", processEnvironment: [:])
+        let location = ConfigurationLocation(options: options)
+        #expect(location.directory == "/etc/\(options.applicationName)")
+        #expect(location.mainFile == "/etc/\(options.applicationName)/Environments.plist")
+        #expect(location.dropInDirectory == "/etc/\(options.applicationName)/Environments.plist.d")
+        #expect(location.searchedDirectories == ["/etc/\(options.applicationName)"])
+
+        let error = #expect(throws: EnvironmentError.self) { try Environment(options: options) }
+        #expect(error?.code == .fileNotFound)
+        #expect(error?.searchedFiles == ["/etc/\(options.applicationName)/Environments.plist"])
+    }
+
+    @Test func customFileName() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML("Settings.plist", ["Debug": ["Which": "settings"]])
+            try directory.writeXML("Settings.plist.d/10.plist", ["Debug": ["Extra": "drop-in"]])
+            var options = directory.options()
+            options.fileName = "Settings.plist"
+            let environment = try Environment(options: options)
+            #expect(environment.string("Which") == "settings")
+            #expect(environment.string("Extra") == "drop-in")
+        }
+    }
+
+    @Test func dropInsApplyInLexicalOrder() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["Order": "main", "Main": "yes"]])
+            try directory.writeXML("Environments.plist.d/9-last.plist", ["Debug": ["Order": "9", "Nine": "yes"]])
+            try directory.writeXML("Environments.plist.d/10-first.plist", ["Debug": ["Order": "10", "Ten": "yes"]])
+            try directory.writeXML("Environments.plist.d/20-second.plist", ["Debug": ["Order": "20"]])
+            try directory.writeXML("Environments.plist.d/B-upper.plist", ["Debug": ["Case": "B"]])
+            try directory.writeXML("Environments.plist.d/a-lower.plist", ["Debug": ["Case": "a"]])
+            let environment = try Environment(options: directory.options())
+            let dropIns = ["10-first", "20-second", "9-last", "B-upper", "a-lower"].map {
+                directory.path("Environments.plist.d/\($0).plist")
+            }
+            #expect(environment.snapshot.files == [directory.mainFile] + dropIns)
+            #expect(try ConfigurationLocation(options: directory.options()).dropInFiles() == dropIns)
+            #expect(environment.string("Order") == "9")
+            #expect(environment.string("Case") == "a")
+            #expect(environment.string("Main") == "yes")
+            #expect(environment.string("Ten") == "yes")
+            #expect(environment.string("Nine") == "yes")
+        }
+    }
+
+    @Test func otherNamesAndHiddenFilesInTheDropInDirectoryAreIgnored() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["Value": "main"]])
+            let broken = "this is not a property list"
+            try directory.write("Environments.plist.d/.hidden.plist", text: broken)
+            try directory.write("Environments.plist.d/README", text: broken)
+            try directory.write("Environments.plist.d/50-old.plist.bak", text: broken)
+            try directory.write("Environments.plist.d/50-editor.plist~", text: broken)
+            try directory.write("Environments.plist.d/50.conf", text: broken)
+            try directory.writeXML("Environments.plist.d/60-real.plist", ["Debug": ["Value": "drop-in"]])
+            let environment = try Environment(options: directory.options())
+            #expect(environment.string("Value") == "drop-in")
+            #expect(
+                environment.snapshot.files == [
+                    directory.mainFile, directory.path("Environments.plist.d/60-real.plist"),
+                ])
+        }
+    }
+
+    @Test func binaryDropIn() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["Value": "main"]])
+            try directory.writeBinary("Environments.plist.d/10.plist", ["Debug": ["Value": "binary"]])
+            let environment = try Environment(options: directory.options())
+            #expect(environment.string("Value") == "binary")
+        }
+    }
+
+    @Test func emptyOrMissingDropInDirectory() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["Value": "main"]])
+            #expect(try ConfigurationLocation(options: directory.options()).dropInFiles().isEmpty)
+            try directory.makeDirectory("Environments.plist.d")
+            let environment = try Environment(options: directory.options())
+            #expect(environment.string("Value") == "main")
+            #expect(environment.snapshot.files == [directory.mainFile])
+        }
+    }
+
+    @Test func dropInPathThatIsAFile() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["Value": "main"]])
+            let path = try directory.write("Environments.plist.d", text: "oops")
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(error?.code == .invalidDropIn)
+            #expect(error?.file == path)
+            #expect(error?.description.contains(path) == true)
+        }
+    }
+
+    @Test func builtInConfigurationIsUsedWithoutAFile() throws {
+        try withTemporaryDirectory { directory in
+            var options = directory.options()
+            options.builtInConfiguration = ["Common": ["Value": "built-in"], "Debug": ["Other": 1]]
+            let environment = try Environment(options: options)
+            #expect(environment.string("Value") == "built-in")
+            #expect(environment.int("Other", default: 0) == 1)
+            #expect(environment.snapshot.files.isEmpty)
+
+            try directory.writeXML(["Debug": ["Value": "file"]])
+            let fromFile = try Environment(options: options)
+            #expect(fromFile.string("Value") == "file")
+            #expect(fromFile.fetch("Other") == nil)
+        }
+    }
+}

@@ -1,0 +1,360 @@
+import Environments
+import Foundation
+import Testing
+
+/// Which environment is selected: the build, `--environment`, `$APP_ENVIRONMENT`, and the
+/// build's `AllowedEnvironments`.
+@Suite struct SelectionTests {
+    /// A file with three environments, each naming itself in `Name`.
+    private func writeThreeEnvironments(_ directory: TemporaryDirectory) throws {
+        try directory.writeXML([
+            "Common": ["Name": "common", "Shared": "yes"],
+            "Debug": ["Name": "debug"],
+            "Release": ["Name": "release"],
+            "Staging": ["Name": "staging"],
+        ])
+    }
+
+    @Test func compiledConfigurationFollowsTheBuild() {
+        #if DEBUG
+            #expect(BuildInfo.compiledConfiguration == "Debug")
+            #expect(BuildInfo.compiled.defaultEnvironment == "Debug")
+        #else
+            #expect(BuildInfo.compiledConfiguration == "Release")
+            #expect(BuildInfo.compiled.defaultEnvironment == "Release")
+        #endif
+        #expect(BuildInfo.compiled.allowedEnvironments == nil)
+        #expect(EnvironmentOptions(processEnvironment: [:]).build == BuildInfo.compiled)
+    }
+
+    @Test func theCompiledConfigurationIsTheDefaultEnvironment() throws {
+        try withTemporaryDirectory { directory in
+            try writeThreeEnvironments(directory)
+            var options = directory.options()
+            options.build = .compiled
+            let environment = try Environment(options: options)
+            #expect(environment.environmentName == BuildInfo.compiledConfiguration)
+            #expect(environment.snapshot.environmentName == BuildInfo.compiledConfiguration)
+            #expect(environment.string("Name") == BuildInfo.compiledConfiguration.lowercased())
+            #expect(environment.string("Shared") == "yes")
+        }
+    }
+
+    @Test func theBuildInfoDefaultEnvironmentIsUsed() throws {
+        try withTemporaryDirectory { directory in
+            try writeThreeEnvironments(directory)
+            let environment = try Environment(
+                options: directory.options(build: BuildInfo(defaultEnvironment: "Staging")))
+            #expect(environment.environmentName == "Staging")
+            #expect(environment.string("Name") == "staging")
+        }
+    }
+
+    @Test func explicitEnvironmentOverridesTheBuild() throws {
+        try withTemporaryDirectory { directory in
+            try writeThreeEnvironments(directory)
+            let environment = try Environment(options: directory.options(environment: "Release"))
+            #expect(environment.environmentName == "Release")
+            #expect(environment.string("Name") == "release")
+        }
+    }
+
+    @Test func environmentVariableOverridesTheBuild() throws {
+        try withTemporaryDirectory { directory in
+            try writeThreeEnvironments(directory)
+            let environment = try Environment(
+                options: directory.options(processEnvironment: ["APP_ENVIRONMENT": "Staging"]))
+            #expect(environment.environmentName == "Staging")
+            #expect(environment.string("Name") == "staging")
+        }
+    }
+
+    @Test func explicitEnvironmentWinsOverTheVariable() throws {
+        try withTemporaryDirectory { directory in
+            try writeThreeEnvironments(directory)
+            let environment = try Environment(
+                options: directory.options(
+                    environment: "Release", processEnvironment: ["APP_ENVIRONMENT": "Staging"]))
+            #expect(environment.environmentName == "Release")
+            #expect(environment.string("Name") == "release")
+        }
+    }
+
+    @Test func emptyVariableAndEmptyExplicitNameAreIgnored() throws {
+        try withTemporaryDirectory { directory in
+            try writeThreeEnvironments(directory)
+            let environment = try Environment(
+                options: directory.options(environment: "", processEnvironment: ["APP_ENVIRONMENT": ""]))
+            #expect(environment.environmentName == "Debug")
+        }
+    }
+
+    @Test func customEnvironmentVariableName() throws {
+        try withTemporaryDirectory { directory in
+            try writeThreeEnvironments(directory)
+            var options = directory.options(
+                processEnvironment: ["APP_ENVIRONMENT": "Release", "MY_ENV": "Staging"])
+            options.environmentVariable = "MY_ENV"
+            let environment = try Environment(options: options)
+            #expect(environment.environmentName == "Staging")
+        }
+    }
+
+    @Test func unknownEnvironmentListsTheKnownOnes() throws {
+        try withTemporaryDirectory { directory in
+            try writeThreeEnvironments(directory)
+            let error = #expect(throws: EnvironmentError.self) {
+                try Environment(
+                    options: directory.options(processEnvironment: ["APP_ENVIRONMENT": "Prodution"]))
+            }
+            let thrown = try #require(error)
+            #expect(thrown.code == .unknownEnvironment)
+            #expect(thrown.environment == "Prodution")
+            #expect(thrown.searchedFiles == [directory.mainFile])
+            let text = thrown.description
+            #expect(text.contains("'Prodution'"))
+            #expect(text.contains("known environments: Debug, Release, Staging"))
+            #expect(!text.contains("Common"))
+            #expect(text.contains("$APP_ENVIRONMENT"))
+            #expect(text.contains(directory.mainFile))
+        }
+    }
+
+    @Test func unknownExplicitEnvironmentSaysHowItWasSelected() throws {
+        try withTemporaryDirectory { directory in
+            try writeThreeEnvironments(directory)
+            let error = #expect(throws: EnvironmentError.self) {
+                try Environment(options: directory.options(environment: "Nope"))
+            }
+            #expect(error?.code == .unknownEnvironment)
+            #expect(error?.description.contains("--environment") == true)
+            #expect(error?.description.contains("Debug, Release, Staging") == true)
+        }
+    }
+
+    @Test func environmentDefinedOnlyInADropInIsKnown() throws {
+        try withTemporaryDirectory { directory in
+            try writeThreeEnvironments(directory)
+            try directory.writeXML("Environments.plist.d/50-canary.plist", ["Canary": ["Name": "canary"]])
+            let environment = try Environment(options: directory.options(environment: "Canary"))
+            #expect(environment.string("Name") == "canary")
+            #expect(environment.string("Shared") == "yes")
+        }
+    }
+
+    @Test func disallowedEnvironmentListsTheAllowedOnes() throws {
+        try withTemporaryDirectory { directory in
+            try writeThreeEnvironments(directory)
+            let build = BuildInfo(defaultEnvironment: "Release", allowedEnvironments: ["Release", "Staging"])
+            let error = #expect(throws: EnvironmentError.self) {
+                try Environment(options: directory.options(environment: "Debug", build: build))
+            }
+            let thrown = try #require(error)
+            #expect(thrown.code == .disallowedEnvironment)
+            #expect(thrown.environment == "Debug")
+            #expect(thrown.description.contains("'Debug'"))
+            #expect(thrown.description.contains("allowed: Release, Staging"))
+
+            let allowed = try Environment(options: directory.options(environment: "Staging", build: build))
+            #expect(allowed.environmentName == "Staging")
+            let byDefault = try Environment(options: directory.options(build: build))
+            #expect(byDefault.environmentName == "Release")
+        }
+    }
+
+    @Test func disallowedEnvironmentFromTheVariable() throws {
+        try withTemporaryDirectory { directory in
+            try writeThreeEnvironments(directory)
+            let build = BuildInfo(defaultEnvironment: "Release", allowedEnvironments: ["Release"])
+            let error = #expect(throws: EnvironmentError.self) {
+                try Environment(
+                    options: directory.options(processEnvironment: ["APP_ENVIRONMENT": "Debug"], build: build))
+            }
+            #expect(error?.code == .disallowedEnvironment)
+            #expect(error?.description.contains("allowed: Release") == true)
+        }
+    }
+}
+
+/// `BuildInfo(infoPlist:)`: the embedded Info.plist's `Configuration` and
+/// `AllowedEnvironments`.
+@Suite struct BuildInfoTests {
+    private func bytes(_ root: [String: Any]) -> [UInt8] { Array(Plist.xml(root).utf8) }
+
+    @Test func readsConfigurationAndAllowedEnvironmentsFromXML() throws {
+        let info = try BuildInfo(
+            infoPlist: bytes([
+                "CFBundleIdentifier": "com.example.daemon",
+                "Configuration": "Staging",
+                "AllowedEnvironments": ["Staging", "Production"],
+            ]))
+        #expect(info.defaultEnvironment == "Staging")
+        #expect(info.allowedEnvironments == ["Staging", "Production"])
+    }
+
+    @Test func readsABinaryInfoPlist() throws {
+        let data = try Plist.binary(["Configuration": "Production", "AllowedEnvironments": ["Production"]])
+        let info = try BuildInfo(infoPlist: Array(data))
+        #expect(info.defaultEnvironment == "Production")
+        #expect(info.allowedEnvironments == ["Production"])
+    }
+
+    @Test func withoutKeysItIsTheBuildConfiguration() throws {
+        let info = try BuildInfo(infoPlist: bytes(["CFBundleName": "daemon"]), buildConfiguration: "Release")
+        #expect(info == BuildInfo(defaultEnvironment: "Release", allowedEnvironments: nil))
+        let compiled = try BuildInfo(infoPlist: bytes([:]))
+        #expect(compiled.defaultEnvironment == BuildInfo.compiledConfiguration)
+    }
+
+    @Test(arguments: ["$(CONFIGURATION)", "", "   "])
+    func unexpandedOrEmptyConfigurationKeepsTheBuildConfiguration(value: String) throws {
+        let info = try BuildInfo(infoPlist: bytes(["Configuration": value]), buildConfiguration: "Release")
+        #expect(info.defaultEnvironment == "Release")
+    }
+
+    @Test func configurationIsTrimmed() throws {
+        let info = try BuildInfo(infoPlist: bytes(["Configuration": " Staging "]))
+        #expect(info.defaultEnvironment == "Staging")
+    }
+
+    @Test func allowedEnvironmentsByBuildConfiguration() throws {
+        let plist = bytes([
+            "Configuration": "Production",
+            "AllowedEnvironments": ["Release": ["Production", "Staging"], "Debug": ["Debug", "Staging"]],
+        ])
+        let release = try BuildInfo(infoPlist: plist, buildConfiguration: "Release")
+        #expect(release.allowedEnvironments == ["Production", "Staging"])
+        let debug = try BuildInfo(infoPlist: plist, buildConfiguration: "Debug")
+        #expect(debug.allowedEnvironments == ["Debug", "Staging"])
+        #expect(debug.defaultEnvironment == "Production")
+        let other = try BuildInfo(infoPlist: plist, buildConfiguration: "Profile")
+        #expect(other.allowedEnvironments == nil)
+    }
+
+    @Test func wrongTypesAreInvalidSections() throws {
+        let badConfiguration = #expect(throws: EnvironmentError.self) {
+            try BuildInfo(infoPlist: self.bytes(["Configuration": 3]))
+        }
+        #expect(badConfiguration?.code == .invalidSection)
+        #expect(badConfiguration?.key == "Configuration")
+        #expect(badConfiguration?.description.contains("integer") == true)
+
+        let badAllowed = #expect(throws: EnvironmentError.self) {
+            try BuildInfo(infoPlist: self.bytes(["AllowedEnvironments": "Production"]))
+        }
+        #expect(badAllowed?.code == .invalidSection)
+        #expect(badAllowed?.key == "AllowedEnvironments")
+
+        let badElement = #expect(throws: EnvironmentError.self) {
+            try BuildInfo(infoPlist: self.bytes(["AllowedEnvironments": ["Production", 7]]))
+        }
+        #expect(badElement?.code == .invalidSection)
+        #expect(badElement?.description.contains("integer") == true)
+
+        let badEntry = #expect(throws: EnvironmentError.self) {
+            try BuildInfo(
+                infoPlist: self.bytes(["AllowedEnvironments": ["Release": "Production"]]),
+                buildConfiguration: "Release")
+        }
+        #expect(badEntry?.code == .invalidSection)
+        #expect(badEntry?.description.contains("AllowedEnvironments.Release") == true)
+    }
+
+    @Test func malformedInfoPlist() {
+        let error = #expect(throws: EnvironmentError.self) {
+            try BuildInfo(infoPlist: Array("<plist><dict><key>Configuration</key>".utf8))
+        }
+        #expect(error?.code == .malformedFile)
+        #expect(error?.file == "embedded Info.plist")
+    }
+
+    @Test func infoPlistRestrictsSelection() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML([
+                "Debug": ["Name": "debug"], "Staging": ["Name": "staging"],
+                "Production": ["Name": "production"],
+            ])
+            let info = try BuildInfo(
+                infoPlist: bytes(["Configuration": "Production", "AllowedEnvironments": ["Production", "Staging"]]))
+            let environment = try Environment(options: directory.options(build: info))
+            #expect(environment.environmentName == "Production")
+            #expect(environment.string("Name") == "production")
+            let error = #expect(throws: EnvironmentError.self) {
+                try Environment(options: directory.options(environment: "Debug", build: info))
+            }
+            #expect(error?.code == .disallowedEnvironment)
+            #expect(error?.description.contains("Production, Staging") == true)
+        }
+    }
+}
+
+/// `EnvironmentOptions.fromCommandLine(_:processEnvironment:)`.
+@Suite struct CommandLineTests {
+    @Test func separateValues() {
+        let options = EnvironmentOptions.fromCommandLine(
+            ["daemon", "--environment", "Staging", "--config-dir", "/srv/config"], processEnvironment: [:])
+        #expect(options.environment == "Staging")
+        #expect(options.configDirectory == "/srv/config")
+    }
+
+    @Test func equalsValues() {
+        let options = EnvironmentOptions.fromCommandLine(
+            ["daemon", "--environment=Production", "--config-dir=/srv/a=b"], processEnvironment: [:])
+        #expect(options.environment == "Production")
+        #expect(options.configDirectory == "/srv/a=b")
+    }
+
+    @Test func otherArgumentsAreIgnored() {
+        let options = EnvironmentOptions.fromCommandLine(
+            ["daemon", "--verbose", "serve", "--port", "80", "--environment", "Staging", "-x"],
+            processEnvironment: [:])
+        #expect(options.environment == "Staging")
+        #expect(options.configDirectory == nil)
+    }
+
+    @Test func withoutFlagsNothingIsSelected() {
+        let options = EnvironmentOptions.fromCommandLine(["daemon"], processEnvironment: ["A": "B"])
+        #expect(options.environment == nil)
+        #expect(options.configDirectory == nil)
+        #expect(options.processEnvironment == ["A": "B"])
+        #expect(options.environmentVariable == "APP_ENVIRONMENT")
+        #expect(options.fileName == "Environments.plist")
+    }
+
+    @Test func theProgramNameIsNotAFlag() {
+        let options = EnvironmentOptions.fromCommandLine(
+            ["--environment", "Staging"], processEnvironment: [:])
+        #expect(options.environment == nil)
+        #expect(EnvironmentOptions.fromCommandLine([], processEnvironment: [:]).environment == nil)
+    }
+
+    @Test func aFlagWithoutValueIsIgnored() {
+        let options = EnvironmentOptions.fromCommandLine(["daemon", "--environment"], processEnvironment: [:])
+        #expect(options.environment == nil)
+    }
+
+    @Test func argumentsAfterDoubleDashAreNotOptions() {
+        let options = EnvironmentOptions.fromCommandLine(
+            ["daemon", "--", "--environment", "Staging"], processEnvironment: [:])
+        #expect(options.environment == nil)
+    }
+
+    @Test func theLastOccurrenceWins() {
+        let options = EnvironmentOptions.fromCommandLine(
+            ["daemon", "--environment", "Staging", "--environment=Production"], processEnvironment: [:])
+        #expect(options.environment == "Production")
+    }
+
+    @Test func commandLineOptionsLoad() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["Name": "debug"], "Staging": ["Name": "staging"]])
+            let options = EnvironmentOptions.fromCommandLine(
+                ["daemon", "--environment=Staging", "--config-dir", directory.path],
+                processEnvironment: ["APP_ENVIRONMENT": "Debug"])
+            let environment = try Environment(options: options)
+            #expect(environment.environmentName == "Staging")
+            #expect(environment.string("Name") == "staging")
+            #expect(environment.snapshot.files == [directory.mainFile])
+        }
+    }
+}

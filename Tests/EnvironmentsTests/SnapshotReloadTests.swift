@@ -1,0 +1,460 @@
+import Environments
+import Foundation
+import Testing
+
+/// Immutable snapshots, generations, reloads that apply, change nothing or fail, validation,
+/// restart-only keys and in-memory environments.
+@Suite struct SnapshotReloadTests {
+    @Test func firstLoadIsGenerationOne() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["A": 1]])
+            let environment = try Environment(options: directory.options())
+            #expect(environment.generation == 1)
+            #expect(environment.snapshot.generation == 1)
+            #expect(environment.currentSnapshot.generation == 1)
+            #expect(environment.snapshot.pendingRestart.isEmpty)
+            #expect(environment.lastError == nil)
+            #expect(environment.options?.configDirectory == directory.path)
+        }
+    }
+
+    @Test func reloadAppliesAnEditedFile() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Common": ["Keep": "k"], "Debug": ["A": 1, "B": "old", "Gone": true]])
+            let environment = try Environment(options: directory.options())
+            try directory.writeXML(["Common": ["Keep": "k"], "Debug": ["A": 2, "B": "old", "New": "n"]])
+            let outcome = try environment.reload()
+            guard case .applied(let change) = outcome else {
+                Issue.record("expected .applied, got \(outcome)")
+                return
+            }
+            #expect(change.changedKeys == ["A", "Gone", "New"])
+            #expect(change.previous.generation == 1)
+            #expect(change.current.generation == 2)
+            #expect(outcome.snapshot.generation == 2)
+            #expect(change.previous.int("A", default: 0) == 1)
+            #expect(change.current.int("A", default: 0) == 2)
+            #expect(environment.generation == 2)
+            #expect(environment.int("A", default: 0) == 2)
+            #expect(environment.fetch("Gone") == nil)
+            #expect(environment.string("New") == "n")
+            #expect(environment.snapshot === change.current)
+        }
+    }
+
+    @Test func reloadPicksUpANewDropIn() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["A": 1]])
+            let environment = try Environment(options: directory.options())
+            let dropIn = try directory.writeXML("Environments.plist.d/10.plist", ["Debug": ["A": 5]])
+            let outcome = try environment.reload()
+            guard case .applied(let change) = outcome else {
+                Issue.record("expected .applied")
+                return
+            }
+            #expect(change.changedKeys == ["A"])
+            #expect(environment.snapshot.files == [directory.mainFile, dropIn])
+        }
+    }
+
+    @Test func reloadWithoutChangeIsUnchanged() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["A": 1]])
+            let environment = try Environment(options: directory.options())
+            let calls = Locked(0)
+            environment.onChange { _ in calls.withLock { $0 += 1 } }
+            let before = environment.snapshot
+            // Rewriting the same content is not a change either.
+            try directory.writeXML(["Debug": ["A": 1]])
+            let outcome = try environment.reload()
+            guard case .unchanged(let snapshot) = outcome else {
+                Issue.record("expected .unchanged, got \(outcome)")
+                return
+            }
+            #expect(snapshot === before)
+            #expect(environment.snapshot === before)
+            #expect(environment.generation == 1)
+            #expect(calls.value == 0)
+        }
+    }
+
+    @Test func aBrokenFileKeepsTheOldSnapshot() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["A": 1, "B": "b"]])
+            let environment = try Environment(options: directory.options())
+            try directory.writeXML(["Debug": ["A": 2]])
+            try environment.reload()
+            let good = environment.snapshot
+            let calls = Locked(0)
+            environment.onChange { _ in calls.withLock { $0 += 1 } }
+
+            try directory.write("Environments.plist", text: "<plist><dict><key>Debug</key><dict>")
+            let error = #expect(throws: EnvironmentError.self) { try environment.reload() }
+            #expect(error?.code == .malformedFile)
+            #expect(error?.file == directory.mainFile)
+            #expect(environment.snapshot === good)
+            #expect(environment.generation == 2)
+            #expect(environment.int("A", default: 0) == 2)
+            #expect(environment.fetch("B") == nil)
+            #expect(calls.value == 0)
+
+            // Fixing the file applies again, as the next generation.
+            try directory.writeXML(["Debug": ["A": 3]])
+            try environment.reload()
+            #expect(environment.generation == 3)
+            #expect(environment.int("A", default: 0) == 3)
+            #expect(calls.value == 1)
+        }
+    }
+
+    @Test func aDeletedFileKeepsTheOldSnapshot() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["A": 1]])
+            let environment = try Environment(options: directory.options())
+            try FileManager.default.removeItem(atPath: directory.mainFile)
+            let error = #expect(throws: EnvironmentError.self) { try environment.reload() }
+            #expect(error?.code == .fileNotFound)
+            #expect(environment.int("A", default: 0) == 1)
+            #expect(environment.generation == 1)
+        }
+    }
+
+    @Test func anInterpolationErrorOnReloadKeepsTheOldSnapshot() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["A": "a"]])
+            let environment = try Environment(options: directory.options())
+            try directory.writeXML(["Debug": ["A": "${B}", "B": "${A}"]])
+            let error = #expect(throws: EnvironmentError.self) { try environment.reload() }
+            #expect(error?.code == .interpolationCycle)
+            #expect(environment.string("A") == "a")
+            #expect(environment.generation == 1)
+        }
+    }
+
+    struct Rejected: Error, CustomStringConvertible {
+        var description: String { "Port must be below 65536" }
+    }
+
+    @Test func validationRejectsTheFirstLoad() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["Port": 70000]])
+            let options = directory.options(validate: { snapshot in
+                if snapshot.int("Port", default: 0) > 65535 { throw Rejected() }
+            })
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: options) }
+            #expect(error?.code == .validationFailed)
+            #expect(error?.environment == "Debug")
+            #expect(error?.searchedFiles == [directory.mainFile])
+            #expect(error?.description.contains("Port must be below 65536") == true)
+        }
+    }
+
+    @Test func validationRejectingAReloadKeepsTheOldSnapshot() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["Port": 8080, "Name": "a"]])
+            let seen = Locked<[UInt64]>([])
+            let options = directory.options(validate: { snapshot in
+                seen.withLock { $0.append(snapshot.generation) }
+                if snapshot.int("Port", default: 0) > 65535 { throw Rejected() }
+            })
+            let environment = try Environment(options: options)
+            try directory.writeXML(["Debug": ["Port": 70000, "Name": "b"]])
+            let error = #expect(throws: EnvironmentError.self) { try environment.reload() }
+            #expect(error?.code == .validationFailed)
+            #expect(environment.int("Port", default: 0) == 8080)
+            #expect(environment.string("Name") == "a")
+            #expect(environment.generation == 1)
+            #expect(seen.value == [1, 2])
+            // Overrides are validated too.
+            let override = #expect(throws: EnvironmentError.self) {
+                try environment.setOverride(99999, forKey: "Port")
+            }
+            #expect(override?.code == .validationFailed)
+            #expect(environment.int("Port", default: 0) == 8080)
+        }
+    }
+
+    @Test func validationThrowingAnEnvironmentErrorKeepsItsCode() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["Name": "a"]])
+            let options = directory.options(validate: { snapshot in
+                _ = try snapshot.require("Port", as: Int.self)
+            })
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: options) }
+            #expect(error?.code == .missingKey)
+            #expect(error?.key == "Port")
+        }
+    }
+
+    @Test func checkBuildsWithoutApplying() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["A": 1]])
+            let environment = try Environment(options: directory.options())
+            try directory.writeXML(["Debug": ["A": 2]])
+            let checked = try environment.check()
+            #expect(checked.int("A", default: 0) == 2)
+            #expect(checked.generation == 2)
+            #expect(environment.int("A", default: 0) == 1)
+            #expect(environment.generation == 1)
+            try directory.write("Environments.plist", text: "garbage")
+            #expect(throws: EnvironmentError.self) { try environment.check() }
+            #expect(environment.int("A", default: 0) == 1)
+        }
+    }
+
+    @Test func aHeldSnapshotIsUnaffectedByReloads() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["A": 1, "Nested": ["B": "x"]]])
+            let environment = try Environment(options: directory.options())
+            let held = environment.snapshot
+            try directory.writeXML(["Debug": ["A": 2, "Nested": ["B": "y"], "C": true]])
+            try environment.reload()
+            try environment.setOverride("z", forKey: "Nested.B")
+            #expect(held.generation == 1)
+            #expect(held.int("A", default: 0) == 1)
+            #expect(held.string("Nested.B") == "x")
+            #expect(held.fetch("C") == nil)
+            #expect(held.leafKeys == ["A", "Nested.B"])
+            #expect(held.values == ["A": 1, "Nested": ["B": "x"]])
+            #expect(environment.generation == 3)
+            #expect(environment.string("Nested.B") == "z")
+        }
+    }
+
+    @Test func snapshotContents() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Common": ["A": 1], "Debug": ["B": ["C": "c"], "Empty": [:] as [String: Any]]])
+            let snapshot = try Environment(options: directory.options()).snapshot
+            #expect(snapshot.environmentName == "Debug")
+            #expect(snapshot.leafKeys == ["A", "B.C", "Empty"])
+            #expect(Set(snapshot.entries.keys) == ["A", "B", "B.C", "Empty"])
+            #expect(snapshot.values == ["A": 1, "B": ["C": "c"], "Empty": [:]])
+            #expect(snapshot.location?.mainFile == directory.mainFile)
+            #expect(snapshot.currentSnapshot === snapshot)
+            #expect(snapshot.hasSameContent(as: snapshot))
+            #expect(snapshot.changedKeys(since: snapshot).isEmpty)
+        }
+    }
+
+    // MARK: - Restart-only keys
+
+    @Test func restartRequiredKeysKeepTheirOldValue() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML([
+                "RestartRequired": ["ListenPort", "Database"],
+                "Debug": ["ListenPort": 8080, "LogLevel": "info", "Database": ["Host": "a", "Port": 1]],
+            ])
+            let environment = try Environment(options: directory.options())
+            #expect(environment.snapshot.restartRequiredKeys == ["ListenPort", "Database"])
+            try directory.writeXML([
+                "RestartRequired": ["ListenPort", "Database"],
+                "Debug": ["ListenPort": 9090, "LogLevel": "debug", "Database": ["Host": "b", "Port": 1]],
+            ])
+            let outcome = try environment.reload()
+            guard case .applied(let change) = outcome else {
+                Issue.record("expected .applied")
+                return
+            }
+            #expect(change.changedKeys == ["LogLevel"])
+            #expect(environment.string("LogLevel") == "debug")
+            #expect(environment.int("ListenPort", default: 0) == 8080)
+            #expect(environment.string("Database.Host") == "a")
+            let pending = environment.snapshot.pendingRestart
+            #expect(Set(pending.keys) == ["ListenPort", "Database"])
+            #expect(pending["ListenPort"]?.value == .integer(9090))
+            #expect(pending["ListenPort"]?.source.section == "Debug")
+            #expect(pending["Database"]?.value == .dictionary(["Host": "b", "Port": 1]))
+
+            // Reloading the same file again changes nothing.
+            let again = try environment.reload()
+            guard case .unchanged = again else {
+                Issue.record("expected .unchanged, got \(again)")
+                return
+            }
+
+            // Putting the old value back clears the pending restart.
+            try directory.writeXML([
+                "RestartRequired": ["ListenPort", "Database"],
+                "Debug": ["ListenPort": 8080, "LogLevel": "debug", "Database": ["Host": "a", "Port": 1]],
+            ])
+            try environment.reload()
+            #expect(environment.snapshot.pendingRestart.isEmpty)
+            #expect(environment.int("ListenPort", default: 0) == 8080)
+
+            // A new environment (a restart) takes the new value.
+            try directory.writeXML([
+                "RestartRequired": ["ListenPort"], "Debug": ["ListenPort": 9090],
+            ])
+            let restarted = try Environment(options: directory.options())
+            #expect(restarted.int("ListenPort", default: 0) == 9090)
+            #expect(restarted.snapshot.pendingRestart.isEmpty)
+        }
+    }
+
+    @Test func restartRequiredKeysFromOptionsAndOverrides() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["Workers": 4, "Other": 1]])
+            let environment = try Environment(options: directory.options(restartRequiredKeys: ["Workers"]))
+            try environment.setOverride(8, forKey: "Workers")
+            #expect(environment.int("Workers", default: 0) == 4)
+            #expect(environment.snapshot.pendingRestart["Workers"]?.value == .integer(8))
+            #expect(environment.snapshot.pendingRestart["Workers"]?.source == .override)
+        }
+    }
+
+    @Test func restartRequiredKeyAddedOrRemoved() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["RestartRequired": ["Port"], "Debug": ["Other": 1]])
+            let environment = try Environment(options: directory.options())
+            try directory.writeXML(["RestartRequired": ["Port"], "Debug": ["Other": 1, "Port": 80]])
+            try environment.reload()
+            #expect(environment.fetch("Port") == nil)
+            #expect(environment.snapshot.pendingRestart["Port"]?.value == .integer(80))
+
+            let other = try Environment(options: directory.options())
+            try directory.writeXML(["RestartRequired": ["Port"], "Debug": ["Other": 1]])
+            try other.reload()
+            #expect(other.int("Port", default: 0) == 80)
+            #expect(other.snapshot.pendingRestart.keys.sorted() == ["Port"])
+        }
+    }
+
+    @Test func restartRequiredInADropIn() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["Port": 80]])
+            try directory.writeXML("Environments.plist.d/10.plist", ["RestartRequired": ["Port"]])
+            let environment = try Environment(options: directory.options())
+            try directory.writeXML(["Debug": ["Port": 81]])
+            try environment.reload()
+            #expect(environment.int("Port", default: 0) == 80)
+            #expect(environment.snapshot.pendingRestart["Port"]?.value == .integer(81))
+        }
+    }
+
+    // MARK: - In memory
+
+    @Test func inMemoryValues() throws {
+        let environment = Environment(values: ["A": 1, "B.C": "c"], environmentName: "Unit")
+        #expect(environment.environmentName == "Unit")
+        #expect(environment.generation == 1)
+        #expect(environment.int("A", default: 0) == 1)
+        #expect(environment.string("B.C") == "c")
+        let outcome = try environment.reload()
+        guard case .unchanged = outcome else {
+            Issue.record("expected .unchanged")
+            return
+        }
+        try environment.setOverride(2, forKey: "A")
+        #expect(environment.int("A", default: 0) == 2)
+        #expect(environment.generation == 2)
+        #expect(try environment.check().generation == 2)
+    }
+
+    @Test func inMemoryEnvironmentsSelectAndLayer() throws {
+        let environments: [String: ConfigValue] = [
+            "Common": ["Host": "localhost", "URL": "https://${Host}/api", "Port": 80],
+            "Staging": ["Host": "staging.example.com"],
+            "Production": ["Host": "example.com", "Port": 443],
+        ]
+        let staging = try Environment(
+            environments: environments, options: EnvironmentOptions(environment: "Staging", processEnvironment: [:]))
+        #expect(staging.environmentName == "Staging")
+        #expect(staging.string("URL") == "https://staging.example.com/api")
+        #expect(staging.int("Port", default: 0) == 80)
+        #expect(staging.snapshot.files.isEmpty)
+
+        let production = try Environment(
+            environments: environments,
+            options: EnvironmentOptions(processEnvironment: ["APP_ENVIRONMENT": "Production"]))
+        #expect(production.int("Port", default: 0) == 443)
+
+        let error = #expect(throws: EnvironmentError.self) {
+            try Environment(
+                environments: environments, options: EnvironmentOptions(environment: "Debug", processEnvironment: [:]))
+        }
+        #expect(error?.code == .unknownEnvironment)
+        #expect(error?.description.contains("known environments: Production, Staging") == true)
+    }
+
+    @Test func inMemoryEnvironmentsWithBadSections() {
+        let error = #expect(throws: EnvironmentError.self) {
+            try Environment(
+                environments: ["Common": "oops", "Debug": [:]],
+                options: EnvironmentOptions(environment: "Debug", processEnvironment: [:]))
+        }
+        #expect(error?.code == .invalidSection)
+        #expect(error?.key == "Common")
+    }
+
+    // MARK: - Concurrency
+
+    @Test func concurrentReadersAlwaysSeeConsistentSnapshots() async throws {
+        try await withTemporaryDirectory { directory in
+            func write(_ value: Int) throws {
+                try directory.writeXML([
+                    "Common": ["Left": value, "Right": value],
+                    "Debug": ["Pair": ["Left": "v\(value)", "Right": "v\(value)"]],
+                ])
+            }
+            try write(0)
+            let environment = try Environment(options: directory.options())
+            let reloads = 60
+            let done = Locked(false)
+
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        var reads = 0
+                        var lastGeneration: UInt64 = 0
+                        while !done.value || reads == 0 {
+                            let snapshot = environment.snapshot
+                            let left = snapshot.int("Left", default: -1)
+                            let right = snapshot.int("Right", default: -2)
+                            #expect(left == right)
+                            #expect((0...reloads).contains(left))
+                            #expect(snapshot.string("Pair.Left") == "v\(left)")
+                            #expect(snapshot.string("Pair.Right") == "v\(left)")
+                            #expect(Int(snapshot.generation) == left + 1)
+                            #expect(snapshot.generation >= lastGeneration)
+                            lastGeneration = snapshot.generation
+                            // Reads straight from the environment are each from one valid snapshot.
+                            let single = environment.int("Left", default: -1)
+                            #expect((0...reloads).contains(single))
+                            reads += 1
+                            await Task.yield()
+                        }
+                        return reads
+                    }
+                }
+                group.addTask {
+                    for value in 1...reloads {
+                        try write(value)
+                        let outcome = try environment.reload()
+                        #expect(outcome.snapshot.generation == UInt64(value) + 1)
+                        await Task.yield()
+                    }
+                    done.withLock { $0 = true }
+                    return 0
+                }
+                var total = 0
+                for try await reads in group { total += reads }
+                #expect(total > 0)
+            }
+            #expect(environment.generation == UInt64(reloads) + 1)
+            #expect(environment.int("Left", default: 0) == reloads)
+        }
+    }
+
+    @Test func concurrentReloadsAndOverridesEachApplyOnce() async throws {
+        let environment = Environment(values: ["Counter": 0])
+        await withTaskGroup(of: Void.self) { group in
+            for index in 1...20 {
+                group.addTask { _ = try? environment.setOverride(.integer(index), forKey: "Key\(index)") }
+            }
+        }
+        #expect(environment.generation == 21)
+        for index in 1...20 {
+            #expect(environment.int("Key\(index)", default: 0) == index)
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import Environments
+import Foundation
+
+/// A fresh directory under the system's temporary directory, for one test.
+///
+/// Use ``withTemporaryDirectory(_:)``, which removes the directory afterwards.
+struct TemporaryDirectory: Sendable {
+    /// The directory's absolute path.
+    let path: String
+
+    init() throws {
+        let base = (NSTemporaryDirectory() as NSString).appendingPathComponent(
+            "EnvironmentsTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        path = base
+    }
+
+    /// The absolute path of `relative` inside the directory.
+    func path(_ relative: String) -> String {
+        (path as NSString).appendingPathComponent(relative)
+    }
+
+    /// The main file, `Environments.plist`.
+    var mainFile: String { path("Environments.plist") }
+
+    /// Writes `text` to `relative` (creating intermediate directories) and returns the path.
+    @discardableResult
+    func write(_ relative: String, text: String) throws -> String {
+        try write(relative, data: Data(text.utf8))
+    }
+
+    /// Writes `data` to `relative` (creating intermediate directories) and returns the path.
+    @discardableResult
+    func write(_ relative: String, data: Data) throws -> String {
+        let file = path(relative)
+        try FileManager.default.createDirectory(
+            atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try data.write(to: URL(fileURLWithPath: file))
+        return file
+    }
+
+    /// Writes an XML property list rendered as text from `root` to `relative`.
+    @discardableResult
+    func writeXML(_ relative: String, _ root: [String: Any]) throws -> String {
+        try write(relative, text: Plist.xml(root))
+    }
+
+    /// Writes an XML property list rendered as text from `root` to the main file.
+    @discardableResult
+    func writeXML(_ root: [String: Any]) throws -> String {
+        try writeXML("Environments.plist", root)
+    }
+
+    /// Writes a binary property list made by `PropertyListSerialization` to `relative`.
+    @discardableResult
+    func writeBinary(_ relative: String, _ root: [String: Any]) throws -> String {
+        try write(relative, data: Plist.binary(root))
+    }
+
+    /// Writes a binary property list made by `PropertyListSerialization` to the main file.
+    @discardableResult
+    func writeBinary(_ root: [String: Any]) throws -> String {
+        try writeBinary("Environments.plist", root)
+    }
+
+    /// Creates the directory `relative` and returns its path.
+    @discardableResult
+    func makeDirectory(_ relative: String) throws -> String {
+        let directory = path(relative)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// Options that read this directory, with an explicit (empty unless given) process
+    /// environment so that tests never depend on the real one.
+    func options(
+        environment: String? = nil,
+        processEnvironment: [String: String] = [:],
+        build: BuildInfo = BuildInfo(defaultEnvironment: "Debug"),
+        defaults: [String: ConfigValue] = [:],
+        secretKeys: Set<String> = [],
+        restartRequiredKeys: Set<String> = [],
+        validate: (@Sendable (EnvironmentSnapshot) throws -> Void)? = nil
+    ) -> EnvironmentOptions {
+        EnvironmentOptions(
+            applicationName: "environments-tests", environment: environment, configDirectory: path,
+            build: build, defaults: defaults, processEnvironment: processEnvironment,
+            secretKeys: secretKeys, restartRequiredKeys: restartRequiredKeys, validate: validate)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// Runs `body` with a fresh temporary directory and removes it afterwards.
+func withTemporaryDirectory<Result>(_ body: (TemporaryDirectory) throws -> Result) throws
+    -> Result
+{
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    return try body(directory)
+}
+
+/// Runs `body` with a fresh temporary directory and removes it afterwards.
+func withTemporaryDirectory<Result>(
+    _ body: (TemporaryDirectory) async throws -> Result
+) async throws -> Result {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    return try await body(directory)
+}
+
+/// Renders property lists, independently of the module under test.
+enum Plist {
+    /// An XML property list with one element per line and keys in sorted order.
+    static func xml(_ root: [String: Any]) -> String {
+        var lines = [
+            #"<?xml version="1.0" encoding="UTF-8"?>"#,
+            #"<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">"#,
+            #"<plist version="1.0">"#,
+        ]
+        render(root, indent: "", into: &lines)
+        lines.append("</plist>")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A binary property list.
+    static func binary(_ root: [String: Any]) throws -> Data {
+        try PropertyListSerialization.data(fromPropertyList: root, format: .binary, options: 0)
+    }
+
+    /// The Foundation object for a value, for ``xml(_:)`` and ``binary(_:)``.
+    static func object(_ value: ConfigValue) -> Any {
+        switch value {
+        case .string(let text): text
+        case .integer(let number): number
+        case .double(let number): number
+        case .bool(let flag): flag
+        case .date(let date): date
+        case .data(let data): data
+        case .array(let values): values.map(object)
+        case .dictionary(let values): values.mapValues(object)
+        }
+    }
+
+    private static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+    }
+
+    private static func render(_ value: Any, indent: String, into lines: inout [String]) {
+        switch value {
+        case let text as String:
+            lines.append("\(indent)<string>\(escape(text))</string>")
+        case let flag as Bool:
+            lines.append("\(indent)<\(flag ? "true" : "false")/>")
+        case let number as Int:
+            lines.append("\(indent)<integer>\(number)</integer>")
+        case let number as Double:
+            lines.append("\(indent)<real>\(number)</real>")
+        case let values as [Any]:
+            lines.append("\(indent)<array>")
+            for element in values { render(element, indent: indent + "  ", into: &lines) }
+            lines.append("\(indent)</array>")
+        case let values as [String: Any]:
+            lines.append("\(indent)<dict>")
+            for key in values.keys.sorted() {
+                lines.append("\(indent)  <key>\(escape(key))</key>")
+                render(values[key]!, indent: indent + "  ", into: &lines)
+            }
+            lines.append("\(indent)</dict>")
+        default:
+            fatalError("Plist.xml cannot render \(type(of: value))")
+        }
+    }
+}

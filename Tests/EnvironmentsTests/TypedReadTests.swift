@@ -1,0 +1,281 @@
+import Environments
+import Foundation
+import Testing
+
+/// `fetch(_:)`, typed reads with defaults, `get` and `require`.
+@Suite struct TypedReadTests {
+    private let values: [String: Any] = [
+        "Common": [
+            "Name": "service",
+            "Port": 8080,
+            "PortText": "8081",
+            "Ratio": 0.25,
+            "Whole": 3.0,
+            "Enabled": true,
+            "YesText": "yes",
+            "OffText": "off",
+            "One": 1,
+            "BaseURL": "https://api.example.com/v1",
+            "NoScheme": "example.com",
+            "Timeout": "500ms",
+            "Grace": "1.5s",
+            "Long": "1h 30min",
+            "Seconds": 3,
+            "FractionalSeconds": 0.25,
+            "BadDuration": "soon",
+            "Hosts": ["a.example.com", "b.example.com"],
+            "Ports": [1, 2, 3],
+            "Mixed": ["a", 1],
+            "Limits": ["Read": 10, "Write": 20],
+            "Database": ["Host": "db", "Port": 5432],
+        ],
+        "Debug": ["Name": "service-debug"],
+    ]
+
+    private func load<Result>(_ body: (Environment, TemporaryDirectory) throws -> Result) throws -> Result {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(values)
+            return try body(try Environment(options: directory.options()), directory)
+        }
+    }
+
+    @Test func fetchReturnsRawValues() throws {
+        try load { environment, _ in
+            #expect(environment.fetch("Name") as? String == "service-debug")
+            #expect(environment.fetch("Port") as? Int == 8080)
+            #expect(environment.fetch("Ratio") as? Double == 0.25)
+            #expect(environment.fetch("Enabled") as? Bool == true)
+            #expect(environment.fetch("Hosts") as? [String] == ["a.example.com", "b.example.com"])
+            let mixed = try #require(environment.fetch("Mixed") as? [Any])
+            #expect(mixed.count == 2)
+            #expect(mixed[0] as? String == "a")
+            #expect(mixed[1] as? Int == 1)
+            let limits = try #require(environment.fetch("Limits") as? [String: Any])
+            #expect(limits["Read"] as? Int == 10)
+            #expect(limits["Write"] as? Int == 20)
+            #expect(environment.fetch("Database.Port") as? Int == 5432)
+            #expect(environment.fetch("Missing") == nil)
+            // The snapshot answers the same way.
+            #expect(environment.snapshot.fetch("Name") as? String == "service-debug")
+        }
+    }
+
+    @Test func strings() throws {
+        try load { environment, _ in
+            #expect(environment.string("Name", default: "x") == "service-debug")
+            #expect(environment.string("Missing", default: "fallback") == "fallback")
+            #expect(environment.string("Port", default: "x") == "8080")
+            #expect(environment.string("Enabled", default: "x") == "true")
+            #expect(environment.string("Hosts", default: "x") == "x")
+            #expect(environment.string("Name") == "service-debug")
+            #expect(environment.string("Missing") == nil)
+            #expect(environment.string("Limits") == nil)
+            #expect(environment.snapshot.string("Name", default: "x") == "service-debug")
+        }
+    }
+
+    @Test func integers() throws {
+        try load { environment, _ in
+            #expect(environment.int("Port", default: 0) == 8080)
+            #expect(environment.int("PortText", default: 0) == 8081)
+            #expect(environment.int("Whole", default: 0) == 3)
+            #expect(environment.int("Ratio", default: -1) == -1)
+            #expect(environment.int("Name", default: -1) == -1)
+            #expect(environment.int("Missing", default: 42) == 42)
+        }
+    }
+
+    @Test func doubles() throws {
+        try load { environment, _ in
+            #expect(environment.double("Ratio", default: 0) == 0.25)
+            #expect(environment.double("Port", default: 0) == 8080)
+            #expect(environment.double("PortText", default: 0) == 8081)
+            #expect(environment.double("Name", default: -1) == -1)
+            #expect(environment.double("Missing", default: 1.5) == 1.5)
+        }
+    }
+
+    @Test func booleans() throws {
+        try load { environment, _ in
+            #expect(environment.bool("Enabled", default: false) == true)
+            #expect(environment.bool("YesText", default: false) == true)
+            #expect(environment.bool("OffText", default: true) == false)
+            #expect(environment.bool("One", default: false) == true)
+            #expect(environment.bool("Port", default: false) == false)
+            #expect(environment.bool("Name", default: true) == true)
+            #expect(environment.bool("Missing", default: true) == true)
+        }
+    }
+
+    @Test func urls() throws {
+        try load { environment, _ in
+            let fallback = URL(string: "http://localhost")!
+            #expect(environment.url("BaseURL", default: fallback) == URL(string: "https://api.example.com/v1")!)
+            #expect(environment.url("NoScheme", default: fallback) == fallback)
+            #expect(environment.url("Port", default: fallback) == fallback)
+            #expect(environment.url("Missing", default: fallback) == fallback)
+        }
+    }
+
+    @Test func durations() throws {
+        try load { environment, _ in
+            #expect(environment.duration("Timeout", default: .zero) == .milliseconds(500))
+            #expect(environment.duration("Grace", default: .zero) == .milliseconds(1500))
+            #expect(environment.duration("Long", default: .zero) == .seconds(5400))
+            #expect(environment.duration("Seconds", default: .zero) == .seconds(3))
+            #expect(environment.duration("FractionalSeconds", default: .zero) == .milliseconds(250))
+            #expect(environment.duration("BadDuration", default: .seconds(7)) == .seconds(7))
+            #expect(environment.duration("Missing", default: .seconds(9)) == .seconds(9))
+        }
+    }
+
+    @Test(arguments: [
+        ("500ms", Duration.milliseconds(500)),
+        ("1.5s", .milliseconds(1500)),
+        ("2", .seconds(2)),
+        ("2min", .seconds(120)),
+        ("1h 30min", .seconds(5400)),
+        ("100us", .microseconds(100)),
+        ("250 msec", .milliseconds(250)),
+        ("1d", .seconds(86400)),
+    ])
+    func durationStrings(text: String, expected: Duration) {
+        let environment = Environment(values: ["D": .string(text)])
+        #expect(environment.duration("D", default: .zero) == expected)
+        #expect(Duration(configValue: .string(text)) == expected)
+    }
+
+    @Test(arguments: ["", "ms", "5 parsecs", "-1s", "1.2.3s"])
+    func invalidDurationStrings(text: String) {
+        #expect(Duration(configValue: .string(text)) == nil)
+    }
+
+    @Test func arrays() throws {
+        try load { environment, _ in
+            #expect(environment.array("Hosts", default: [String]()) == ["a.example.com", "b.example.com"])
+            #expect(environment.array("Ports", default: [Int]()) == [1, 2, 3])
+            #expect(environment.array("Ports", default: [String]()) == ["1", "2", "3"])
+            #expect(environment.array("Hosts", default: [0]) == [0])
+            #expect(environment.array("Mixed", default: [7]) == [7])
+            #expect(environment.array("Missing", default: ["x"]) == ["x"])
+            #expect(environment.array("Name", default: ["x"]) == ["x"])
+        }
+    }
+
+    @Test func dictionaries() throws {
+        try load { environment, _ in
+            #expect(environment.dictionary("Limits", default: [String: Int]()) == ["Read": 10, "Write": 20])
+            #expect(environment.dictionary("Database", default: [String: String]()) == ["Host": "db", "Port": "5432"])
+            #expect(environment.dictionary("Database", default: ["x": 1]) == ["x": 1])
+            #expect(environment.dictionary("Missing", default: ["x": 1]) == ["x": 1])
+            #expect(
+                environment.dictionary("Database", default: [String: ConfigValue]())
+                    == ["Host": .string("db"), "Port": .integer(5432)])
+        }
+    }
+
+    @Test func getConvertsOrReturnsNil() throws {
+        try load { environment, _ in
+            let port = try environment.get("Port", as: Int.self)
+            let missing = try environment.get("Missing", as: Int.self)
+            let timeout = try environment.get("Timeout", as: Duration.self)
+            #expect(port == 8080)
+            #expect(missing == nil)
+            #expect(timeout == .milliseconds(500))
+        }
+    }
+
+    @Test func typeMismatchNamesKeyTypesAndSource() throws {
+        try load { environment, directory in
+            let error = #expect(throws: EnvironmentError.self) {
+                try environment.get("Name", as: Int.self)
+            }
+            let thrown = try #require(error)
+            #expect(thrown.code == .typeMismatch)
+            #expect(thrown.key == "Name")
+            #expect(thrown.environment == "Debug")
+            #expect(thrown.file == directory.mainFile)
+            let text = thrown.description
+            #expect(text.contains("'Name'"))
+            #expect(text.contains("expected integer"))
+            #expect(text.contains("is a string"))
+            #expect(text.contains("service-debug"))
+            #expect(text.contains("\(directory.mainFile) [Debug]"))
+            #expect(text.contains("environment 'Debug'"))
+        }
+    }
+
+    @Test func typeMismatchOnArraysAndDictionaries() throws {
+        try load { environment, directory in
+            let error = #expect(throws: EnvironmentError.self) {
+                try environment.require("Hosts", as: [Int].self)
+            }
+            #expect(error?.code == .typeMismatch)
+            #expect(error?.description.contains("'Hosts'") == true)
+            #expect(error?.description.contains("expected array of integer") == true)
+            #expect(error?.description.contains("\(directory.mainFile) [Common]") == true)
+        }
+    }
+
+    @Test func requireReturnsTheValue() throws {
+        try load { environment, _ in
+            #expect(try environment.require("Port", as: Int.self) == 8080)
+            #expect(try environment.require("Database.Host", as: String.self) == "db")
+            let url: URL = try environment.require("BaseURL")
+            #expect(url.host == "api.example.com")
+        }
+    }
+
+    @Test func requireNamesKeyEnvironmentAndFilesSearched() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(values)
+            let dropIn = try directory.writeXML("Environments.plist.d/10.plist", ["Debug": ["Extra": 1]])
+            let environment = try Environment(options: directory.options())
+            let error = #expect(throws: EnvironmentError.self) {
+                try environment.require("Database.Password", as: String.self)
+            }
+            let thrown = try #require(error)
+            #expect(thrown.code == .missingKey)
+            #expect(thrown.key == "Database.Password")
+            #expect(thrown.environment == "Debug")
+            #expect(thrown.searchedFiles == [directory.mainFile, dropIn])
+            let text = thrown.description
+            #expect(text.contains("'Database.Password'"))
+            #expect(text.contains("'Debug'"))
+            #expect(text.contains(directory.mainFile))
+            #expect(text.contains(dropIn))
+        }
+    }
+
+    @Test func requireOnASnapshot() throws {
+        try load { environment, directory in
+            let snapshot = environment.snapshot
+            let port = try snapshot.require("Port", as: Int.self)
+            #expect(port == 8080)
+            let error = #expect(throws: EnvironmentError.self) { try snapshot.require("Nope", as: Int.self) }
+            #expect(error?.code == .missingKey)
+            #expect(error?.searchedFiles == [directory.mainFile])
+        }
+    }
+
+    @Test func requireInMemory() {
+        let environment = Environment(values: ["A": 1], environmentName: "Unit")
+        let error = #expect(throws: EnvironmentError.self) { try environment.require("B", as: Int.self) }
+        #expect(error?.code == .missingKey)
+        #expect(error?.environment == "Unit")
+        #expect(error?.description.contains("'B'") == true)
+    }
+
+    @Test func inMemoryValuesWithDottedKeys() throws {
+        let environment = Environment(
+            values: ["Database.Host": "db", "Database.Port": 5432, "Database": ["Name": "app"], "Debug": true])
+        #expect(environment.environmentName == "Test")
+        #expect(environment.string("Database.Host") == "db")
+        #expect(environment.int("Database.Port", default: 0) == 5432)
+        #expect(environment.string("Database.Name") == "app")
+        #expect(environment.bool("Debug", default: false) == true)
+        #expect(environment.snapshot.files.isEmpty)
+        #expect(environment.options == nil)
+        #expect(environment.configuredValue(forKey: "Database.Host")?.source == .defaults)
+    }
+}

@@ -1,0 +1,80 @@
+import Environments
+import Foundation
+import Testing
+
+/// `ConfigValue`: property-list types, conversions and descriptions.
+@Suite struct ValueTests {
+    private let numbers: [String: Any] = [
+        "Common": [
+            "Zero": 0, "One": 1, "Two": 2, "Negative": -1, "RealZero": 0.0, "RealOne": 1.0, "Half": 0.5,
+            "True": true, "False": false,
+        ],
+        "Debug": [:] as [String: Any],
+    ]
+
+    private func checkNumbers(_ environment: Environment) {
+        #expect(environment.value(forKey: "Zero") == .integer(0))
+        #expect(environment.value(forKey: "One") == .integer(1))
+        #expect(environment.value(forKey: "Two") == .integer(2))
+        #expect(environment.value(forKey: "Negative") == .integer(-1))
+        #expect(environment.value(forKey: "RealZero") == .double(0))
+        #expect(environment.value(forKey: "RealOne") == .double(1))
+        #expect(environment.value(forKey: "Half") == .double(0.5))
+        #expect(environment.value(forKey: "True") == .bool(true))
+        #expect(environment.value(forKey: "False") == .bool(false))
+        #expect(environment.int("One", default: -1) == 1)
+        #expect(environment.int("Zero", default: -1) == 0)
+        #expect(environment.fetch("One") as? Int == 1)
+        #expect(environment.fetch("True") as? Bool == true)
+    }
+
+    @Test func integersZeroAndOneAreNotBooleansInXML() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(numbers)
+            checkNumbers(try Environment(options: directory.options()))
+        }
+    }
+
+    @Test func integersZeroAndOneAreNotBooleansInBinary() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeBinary(numbers)
+            checkNumbers(try Environment(options: directory.options()))
+        }
+    }
+
+    @Test func propertyListObjects() {
+        #expect(ConfigValue(propertyList: "a") == .string("a"))
+        #expect(ConfigValue(propertyList: 1) == .integer(1))
+        #expect(ConfigValue(propertyList: 0) == .integer(0))
+        #expect(ConfigValue(propertyList: 1.0) == .double(1))
+        #expect(ConfigValue(propertyList: true) == .bool(true))
+        #expect(ConfigValue(propertyList: false) == .bool(false))
+        #expect(ConfigValue(propertyList: [1, "a", false] as [Any]) == .array([1, "a", false]))
+        #expect(ConfigValue(propertyList: ["k": ["n": 1]] as [String: Any]) == .dictionary(["k": ["n": 1]]))
+        #expect(ConfigValue(propertyList: URL(string: "https://a.example")!) == .string("https://a.example"))
+        #expect(ConfigValue(propertyList: Data([1, 2])) == .data(Data([1, 2])))
+        #expect(ConfigValue(propertyList: NSObject()) == nil)
+        #expect(ConfigValue(propertyList: [NSObject()]) == nil)
+    }
+
+    @Test func typeNamesAndDescriptions() {
+        #expect(ConfigValue.string("a").typeName == "string")
+        #expect(ConfigValue.integer(1).typeName == "integer")
+        #expect(ConfigValue.double(1).typeName == "real")
+        #expect(ConfigValue.bool(true).typeName == "boolean")
+        #expect(ConfigValue.array([]).typeName == "array")
+        #expect(ConfigValue.dictionary([:]).typeName == "dictionary")
+        #expect(ConfigValue.data(Data([1, 2, 3])).description == "<3 bytes>")
+        #expect(ConfigValue.array(["a", 1, true]).description == #"["a", 1, true]"#)
+        #expect(ConfigValue.dictionary(["b": "x", "a": 2]).description == #"{a: 2, b: "x"}"#)
+    }
+
+    @Test func configuredValueDescriptionRedactsSecrets() {
+        let secret = ConfiguredValue(value: "s3cret", source: .override, isSecret: true)
+        #expect(secret.description == "<redacted> (override)")
+        #expect(secret.displayValue(revealSecrets: true) == "s3cret")
+        let plain = ConfiguredValue(value: 5, source: ValueSource(layer: .common, file: "/f", section: "Common"))
+        #expect(plain.description == "5 (/f [Common])")
+        #expect(plain.displayValue() == "5")
+    }
+}
