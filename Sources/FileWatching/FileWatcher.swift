@@ -1,7 +1,7 @@
 import Logging
 
 #if os(Linux)
-  import Foundation
+    import Foundation
 #endif
 
 /// Watches a set of configuration files and directories, and reports each burst of changes
@@ -23,130 +23,130 @@ import Logging
 /// }
 /// ```
 public final class FileWatcher: Sendable {
-  /// How change detection works.
-  enum Backend: Sendable, Hashable {
-    /// inotify on Linux; polling every 500 ms elsewhere.
-    case native
-    /// Compare fingerprints of every path at this interval.
-    case polling(interval: Duration)
-  }
-
-  /// The files being watched, as given.
-  public let files: [String]
-  /// The directories being watched, as given.
-  public let directories: [String]
-  /// The quiet time after which a burst of changes is reported.
-  public let debounce: Duration
-
-  let configuration: WatchConfiguration
-  let backend: Backend
-  let logger: Logger
-
-  /// Creates a watcher. Nothing is watched until ``run(onChange:)`` is called.
-  ///
-  /// - Parameters:
-  ///   - files: Regular files to watch. They may be symbolic links and may not exist yet.
-  ///     Relative paths are resolved against the current directory now.
-  ///   - directories: Directories whose entries matter, such as a drop-in directory
-  ///     `Environments.plist.d`. They may not exist yet. Adding, removing, renaming or
-  ///     changing an entry, and creating or deleting the directory, are changes.
-  ///   - debounce: The quiet time that ends a burst of changes. A burst that keeps going
-  ///     is reported after ten times this at the latest.
-  ///   - logger: Where to log, mostly at debug and trace level.
-  public convenience init(
-    files: [String], directories: [String], debounce: Duration = .milliseconds(50),
-    logger: Logger = Logger(label: "FileWatching")
-  ) {
-    self.init(
-      files: files, directories: directories, debounce: debounce, logger: logger,
-      backend: .native)
-  }
-
-  /// Creates a watcher with an explicit backend (tests use ``Backend/polling(interval:)``).
-  init(
-    files: [String], directories: [String], debounce: Duration, logger: Logger,
-    backend: Backend
-  ) {
-    self.files = files
-    self.directories = directories
-    self.debounce = debounce
-    self.logger = logger
-    self.backend = backend
-    self.configuration = WatchConfiguration(
-      files: files, directories: directories, debounce: debounce)
-  }
-
-  /// Watches until the calling task is cancelled.
-  ///
-  /// Calls `onChange` once per burst of changes, after ``debounce`` of quiet, with the
-  /// configured paths (spelled as in `files` and `directories`) that were affected. Calls
-  /// are never concurrent; changes that happen while `onChange` runs are merged into the
-  /// next call. Returns normally, with the inotify descriptor closed, once the task is
-  /// cancelled.
-  ///
-  /// - Parameter onChange: Called with each batch of changes.
-  /// - Throws: ``InotifyError`` if inotify cannot be set up or fails while watching.
-  public func run(onChange: @escaping @Sendable (FileChangeBatch) async -> Void) async throws {
-    try await run(onReady: {}, onChange: onChange)
-  }
-
-  /// Watches until the calling task is cancelled, telling `onReady` when watching has begun.
-  ///
-  /// Like ``run(onChange:)``. `onReady` is called once, before any `onChange`, as soon as
-  /// the initial watches are in place: a change made after that is reported. Reading the
-  /// configuration in `onReady` therefore leaves no window in which a change is missed.
-  ///
-  /// - Parameters:
-  ///   - onReady: Called once the initial watches are in place.
-  ///   - onChange: Called with each batch of changes.
-  /// - Throws: ``InotifyError`` if inotify cannot be set up or fails while watching.
-  public func run(
-    onReady: @escaping @Sendable () async -> Void,
-    onChange: @escaping @Sendable (FileChangeBatch) async -> Void
-  ) async throws {
-    switch backend {
-    case .polling(let interval):
-      let loop = PollingWatchLoop(configuration: configuration, interval: interval, logger: logger)
-      await loop.run(onReady: onReady, onChange: onChange)
-    case .native:
-      #if os(Linux)
-        try await runInotify(onReady: onReady, onChange: onChange)
-      #else
-        let loop = PollingWatchLoop(
-          configuration: configuration, interval: .milliseconds(500), logger: logger)
-        await loop.run(onReady: onReady, onChange: onChange)
-      #endif
+    /// How change detection works.
+    enum Backend: Sendable, Hashable {
+        /// inotify on Linux; polling every 500 ms elsewhere.
+        case native
+        /// Compare fingerprints of every path at this interval.
+        case polling(interval: Duration)
     }
-  }
 
-  #if os(Linux)
-    /// Runs ``InotifyWatchLoop`` on its own thread and calls back from the calling task.
-    private func runInotify(
-      onReady: @escaping @Sendable () async -> Void,
-      onChange: @escaping @Sendable (FileChangeBatch) async -> Void
+    /// The files being watched, as given.
+    public let files: [String]
+    /// The directories being watched, as given.
+    public let directories: [String]
+    /// The quiet time after which a burst of changes is reported.
+    public let debounce: Duration
+
+    let configuration: WatchConfiguration
+    let backend: Backend
+    let logger: Logger
+
+    /// Creates a watcher. Nothing is watched until ``run(onChange:)`` is called.
+    ///
+    /// - Parameters:
+    ///   - files: Regular files to watch. They may be symbolic links and may not exist yet.
+    ///     Relative paths are resolved against the current directory now.
+    ///   - directories: Directories whose entries matter, such as a drop-in directory
+    ///     `Environments.plist.d`. They may not exist yet. Adding, removing, renaming or
+    ///     changing an entry, and creating or deleting the directory, are changes.
+    ///   - debounce: The quiet time that ends a burst of changes. A burst that keeps going
+    ///     is reported after ten times this at the latest.
+    ///   - logger: Where to log, mostly at debug and trace level.
+    public convenience init(
+        files: [String], directories: [String], debounce: Duration = .milliseconds(50),
+        logger: Logger = Logger(label: "FileWatching")
+    ) {
+        self.init(
+            files: files, directories: directories, debounce: debounce, logger: logger,
+            backend: .native)
+    }
+
+    /// Creates a watcher with an explicit backend (tests use ``Backend/polling(interval:)``).
+    init(
+        files: [String], directories: [String], debounce: Duration, logger: Logger,
+        backend: Backend
+    ) {
+        self.files = files
+        self.directories = directories
+        self.debounce = debounce
+        self.logger = logger
+        self.backend = backend
+        self.configuration = WatchConfiguration(
+            files: files, directories: directories, debounce: debounce)
+    }
+
+    /// Watches until the calling task is cancelled.
+    ///
+    /// Calls `onChange` once per burst of changes, after ``debounce`` of quiet, with the
+    /// configured paths (spelled as in `files` and `directories`) that were affected. Calls
+    /// are never concurrent; changes that happen while `onChange` runs are merged into the
+    /// next call. Returns normally, with the inotify descriptor closed, once the task is
+    /// cancelled.
+    ///
+    /// - Parameter onChange: Called with each batch of changes.
+    /// - Throws: ``InotifyError`` if inotify cannot be set up or fails while watching.
+    public func run(onChange: @escaping @Sendable (FileChangeBatch) async -> Void) async throws {
+        try await run(onReady: {}, onChange: onChange)
+    }
+
+    /// Watches until the calling task is cancelled, telling `onReady` when watching has begun.
+    ///
+    /// Like ``run(onChange:)``. `onReady` is called once, before any `onChange`, as soon as
+    /// the initial watches are in place: a change made after that is reported. Reading the
+    /// configuration in `onReady` therefore leaves no window in which a change is missed.
+    ///
+    /// - Parameters:
+    ///   - onReady: Called once the initial watches are in place.
+    ///   - onChange: Called with each batch of changes.
+    /// - Throws: ``InotifyError`` if inotify cannot be set up or fails while watching.
+    public func run(
+        onReady: @escaping @Sendable () async -> Void,
+        onChange: @escaping @Sendable (FileChangeBatch) async -> Void
     ) async throws {
-      let mailbox = BatchMailbox()
-      let wakeup = try WakeupPipe()
-      let configuration = configuration
-      let logger = logger
-      let thread = Thread {
-        InotifyWatchLoop.run(
-          configuration: configuration, logger: logger, wakeup: wakeup, mailbox: mailbox)
-      }
-      thread.name = "FileWatcher"
-      thread.start()
-      try await withTaskCancellationHandler {
-        // Runs until the loop thread has finished, so the descriptor is closed on return.
-        while let item = try await mailbox.next() {
-          guard !Task.isCancelled else { continue }
-          switch item {
-          case .ready: await onReady()
-          case .batch(let batch): await onChange(batch)
-          }
+        switch backend {
+        case .polling(let interval):
+            let loop = PollingWatchLoop(configuration: configuration, interval: interval, logger: logger)
+            await loop.run(onReady: onReady, onChange: onChange)
+        case .native:
+            #if os(Linux)
+                try await runInotify(onReady: onReady, onChange: onChange)
+            #else
+                let loop = PollingWatchLoop(
+                    configuration: configuration, interval: .milliseconds(500), logger: logger)
+                await loop.run(onReady: onReady, onChange: onChange)
+            #endif
         }
-      } onCancel: {
-        wakeup.signal()
-      }
     }
-  #endif
+
+    #if os(Linux)
+        /// Runs ``InotifyWatchLoop`` on its own thread and calls back from the calling task.
+        private func runInotify(
+            onReady: @escaping @Sendable () async -> Void,
+            onChange: @escaping @Sendable (FileChangeBatch) async -> Void
+        ) async throws {
+            let mailbox = BatchMailbox()
+            let wakeup = try WakeupPipe()
+            let configuration = configuration
+            let logger = logger
+            let thread = Thread {
+                InotifyWatchLoop.run(
+                    configuration: configuration, logger: logger, wakeup: wakeup, mailbox: mailbox)
+            }
+            thread.name = "FileWatcher"
+            thread.start()
+            try await withTaskCancellationHandler {
+                // Runs until the loop thread has finished, so the descriptor is closed on return.
+                while let item = try await mailbox.next() {
+                    guard !Task.isCancelled else { continue }
+                    switch item {
+                    case .ready: await onReady()
+                    case .batch(let batch): await onChange(batch)
+                    }
+                }
+            } onCancel: {
+                wakeup.signal()
+            }
+        }
+    #endif
 }

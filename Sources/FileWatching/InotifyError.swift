@@ -1,37 +1,37 @@
 #if os(Linux)
-  import Glibc
+    import Glibc
 
-  /// An error from an inotify system call, with the context needed to diagnose it.
-  ///
-  /// The description reads like
-  /// `inotify_add_watch("/etc/app") failed: No such file or directory (errno 2)`.
-  public struct InotifyError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The system call that failed, for example `inotify_add_watch`.
-    public var operation: String
-    /// The path the call was about, if any.
-    public var path: String?
-    /// The `errno` value the call left behind.
-    public var errno: Int32
-    /// The human-readable message for ``errno``, as returned by `strerror`.
-    public var message: String
-
-    /// Creates an error for a failed `operation` with the given `errno` value.
+    /// An error from an inotify system call, with the context needed to diagnose it.
     ///
-    /// - Parameters:
-    ///   - operation: The system call that failed.
-    ///   - path: The path the call was about, if any.
-    ///   - errno: The `errno` value; ``message`` is derived from it with `strerror`.
-    public init(operation: String, path: String? = nil, errno: Int32) {
-      self.operation = operation
-      self.path = path
-      self.errno = errno
-      self.message = String(cString: strerror(errno))
-    }
+    /// The description reads like
+    /// `inotify_add_watch("/etc/app") failed: No such file or directory (errno 2)`.
+    public struct InotifyError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The system call that failed, for example `inotify_add_watch`.
+        public var operation: String
+        /// The path the call was about, if any.
+        public var path: String?
+        /// The `errno` value the call left behind.
+        public var errno: Int32
+        /// The human-readable message for ``errno``, as returned by `strerror`.
+        public var message: String
 
-    /// A one-line description: the operation, the path, the message and the errno value.
-    public var description: String {
-      let subject = path.map { "(\"\($0)\")" } ?? "()"
-      return "\(operation)\(subject) failed: \(message) (errno \(errno))"
+        /// Creates an error for a failed `operation` with the given `errno` value.
+        ///
+        /// - Parameters:
+        ///   - operation: The system call that failed.
+        ///   - path: The path the call was about, if any.
+        ///   - errno: The `errno` value; ``message`` is derived from it with `strerror`.
+        public init(operation: String, path: String? = nil, errno: Int32) {
+            self.operation = operation
+            self.path = path
+            self.errno = errno
+            self.message = String(cString: strerror(errno))
+        }
+
+        /// A one-line description: the operation, the path, the message and the errno value.
+        public var description: String {
+            let subject = path.map { "(\"\($0)\")" } ?? "()"
+            return "\(operation)\(subject) failed: \(message) (errno \(errno))"
+        }
     }
-  }
 #endif

@@ -1,159 +1,162 @@
 #if os(Linux)
-  import Glibc
-  import Logging
+    import Glibc
+    import Logging
 
-  /// The inotify side of ``FileWatcher``: runs on a dedicated thread, reads events, maps them
-  /// to configured paths, coalesces them and re-adds watches after every batch.
-  final class InotifyWatchLoop {
-    /// The events watched for in every directory.
-    static let directoryMask: Inotify.Mask = [
-      .created, .deleted, .movedFrom, .movedTo, .closedAfterWriting, .modified,
-      .attributesChanged, .deletedSelf, .movedSelf, .onlyDirectory, .dontFollow,
-    ]
-
-    /// Events about a watched directory itself that affect everything it holds.
-    private static let selfEvents: Inotify.Mask = [.deletedSelf, .movedSelf, .unmounted]
-
-    private let configuration: WatchConfiguration
-    private let logger: Logger
-    private let wakeup: WakeupPipe
-    private let mailbox: BatchMailbox
-    private let inotify: Inotify
-    private let clock = ContinuousClock()
-    private var plan = WatchPlan()
-    private var watches: [Inotify.WatchDescriptor: Set<String>] = [:]
-    private var accumulator: BatchAccumulator
-
-    private init(
-      configuration: WatchConfiguration, logger: Logger, wakeup: WakeupPipe,
-      mailbox: BatchMailbox
-    ) throws {
-      self.configuration = configuration
-      self.logger = logger
-      self.wakeup = wakeup
-      self.mailbox = mailbox
-      self.inotify = try Inotify()
-      self.accumulator = BatchAccumulator(
-        debounce: configuration.debounce, maximumDelay: configuration.maximumDelay)
-    }
-
-    /// Watches until `wakeup` is signalled, then closes the inotify descriptor and finishes
-    /// `mailbox` (with the error, if one ended the loop). Blocks the calling thread.
-    static func run(
-      configuration: WatchConfiguration, logger: Logger, wakeup: WakeupPipe,
-      mailbox: BatchMailbox
-    ) {
-      do {
-        let loop = try InotifyWatchLoop(
-          configuration: configuration, logger: logger, wakeup: wakeup, mailbox: mailbox)
-        defer { loop.inotify.close() }
-        try loop.run()
-      } catch {
-        logger.error("File watching failed", metadata: ["error": "\(error)"])
-        mailbox.finish(throwing: error)
-        return
-      }
-      mailbox.finish()
-    }
-
-    private func run() throws {
-      updateWatches()
-      logger.debug(
-        "Watching for file changes",
-        metadata: [
-          "paths": "\(configuration.allPaths.sorted())",
-          "directories": "\(watches.values.flatMap { $0 }.sorted())",
-        ])
-      mailbox.markReady()
-      while true {
-        let timeout = accumulator.deadline.map { $0 - clock.now }
-        var descriptors = [
-          pollfd(fd: inotify.fileDescriptor, events: Int16(POLLIN), revents: 0),
-          pollfd(fd: wakeup.readDescriptor, events: Int16(POLLIN), revents: 0),
+    /// The inotify side of ``FileWatcher``: runs on a dedicated thread, reads events, maps them
+    /// to configured paths, coalesces them and re-adds watches after every batch.
+    final class InotifyWatchLoop {
+        /// The events watched for in every directory.
+        static let directoryMask: Inotify.Mask = [
+            .created, .deleted, .movedFrom, .movedTo, .closedAfterWriting, .modified,
+            .attributesChanged, .deletedSelf, .movedSelf, .onlyDirectory, .dontFollow,
         ]
-        let result = poll(&descriptors, 2, Inotify.milliseconds(timeout))
-        if result < 0 {
-          if errno == EINTR { continue }
-          throw InotifyError(operation: "poll", errno: errno)
-        }
-        if descriptors[1].revents != 0 {
-          logger.debug("Stopped watching for file changes")
-          return
-        }
-        if descriptors[0].revents & Int16(POLLIN) != 0 {
-          handle(try inotify.readEvents())
-        } else if descriptors[0].revents != 0 {
-          throw InotifyError(operation: "poll", errno: EIO)
-        }
-        if accumulator.deadline.map({ clock.now >= $0 }) ?? false {
-          // Re-resolve before reporting: when the callback reads the files, watches on their
-          // new targets are already in place, so no later change can be missed.
-          updateWatches()
-          if let batch = accumulator.takeIfDue(at: clock.now), !batch.isEmpty {
-            logger.debug("Files changed", metadata: ["batch": "\(batch)"])
-            mailbox.deliver(batch)
-          }
-        }
-      }
-    }
 
-    /// Maps events to configured paths and adds them to the current burst.
-    private func handle(_ events: [Inotify.Event]) {
-      let now = clock.now
-      for event in events {
-        logger.trace("inotify event", metadata: ["event": "\(event)"])
-        if event.mask.contains(.queueOverflowed) {
-          logger.warning("inotify event queue overflowed; reporting every path as changed")
-          accumulator.add(paths: configuration.allPaths, overflowed: true, at: now)
-          continue
-        }
-        guard let directories = watches[event.watchDescriptor] else { continue }
-        if event.mask.contains(.ignored) {
-          watches[event.watchDescriptor] = nil
-          continue
-        }
-        var affected = Set<String>()
-        for directory in directories {
-          if let name = event.name {
-            affected.formUnion(plan.affectedPaths(directory: directory, name: name))
-          } else if !event.mask.isDisjoint(with: Self.selfEvents) {
-            affected.formUnion(plan.affectedPaths(directory: directory, name: nil))
-          }
-        }
-        if !affected.isEmpty {
-          accumulator.add(paths: affected, at: now)
-        }
-      }
-    }
+        /// Events about a watched directory itself that affect everything it holds.
+        private static let selfEvents: Inotify.Mask = [.deletedSelf, .movedSelf, .unmounted]
 
-    /// Resolves every configured path again and makes the watches match the new plan.
-    ///
-    /// `inotify_add_watch` returns the existing descriptor for an inode that is already
-    /// watched, so re-adding everything is cheap and also notices a directory that was
-    /// replaced by another one at the same path.
-    private func updateWatches() {
-      for _ in 0..<3 {
-        plan = WatchPlan(configuration: configuration)
-        var updated: [Inotify.WatchDescriptor: Set<String>] = [:]
-        var vanished = false
-        for directory in plan.directories.sorted() {
-          do {
-            let descriptor = try inotify.addWatch(path: directory, mask: Self.directoryMask)
-            updated[descriptor, default: []].insert(directory)
-          } catch let error as InotifyError where [ENOENT, ENOTDIR, ELOOP].contains(error.errno) {
-            // Changed between resolving and watching: resolve again.
-            logger.debug("Directory vanished while watching it", metadata: ["error": "\(error)"])
-            vanished = true
-          } catch {
-            logger.warning("Cannot watch directory", metadata: ["error": "\(error)"])
-          }
+        private let configuration: WatchConfiguration
+        private let logger: Logger
+        private let wakeup: WakeupPipe
+        private let mailbox: BatchMailbox
+        private let inotify: Inotify
+        private let clock = ContinuousClock()
+        private var plan = WatchPlan()
+        private var watches: [Inotify.WatchDescriptor: Set<String>] = [:]
+        /// The burst being collected; read by tests.
+        private(set) var accumulator: BatchAccumulator
+
+        /// Creates the loop and its inotify instance; ``run(configuration:logger:wakeup:mailbox:)``
+        /// is the entry point, tests call ``handle(_:)`` directly.
+        init(
+            configuration: WatchConfiguration, logger: Logger, wakeup: WakeupPipe,
+            mailbox: BatchMailbox
+        ) throws {
+            self.configuration = configuration
+            self.logger = logger
+            self.wakeup = wakeup
+            self.mailbox = mailbox
+            self.inotify = try Inotify()
+            self.accumulator = BatchAccumulator(
+                debounce: configuration.debounce, maximumDelay: configuration.maximumDelay)
         }
-        for descriptor in watches.keys where updated[descriptor] == nil {
-          try? inotify.removeWatch(descriptor)
+
+        /// Watches until `wakeup` is signalled, then closes the inotify descriptor and finishes
+        /// `mailbox` (with the error, if one ended the loop). Blocks the calling thread.
+        static func run(
+            configuration: WatchConfiguration, logger: Logger, wakeup: WakeupPipe,
+            mailbox: BatchMailbox
+        ) {
+            do {
+                let loop = try InotifyWatchLoop(
+                    configuration: configuration, logger: logger, wakeup: wakeup, mailbox: mailbox)
+                defer { loop.inotify.close() }
+                try loop.run()
+            } catch {
+                logger.debug("File watching failed", metadata: ["error": "\(error)"])
+                mailbox.finish(throwing: error)
+                return
+            }
+            mailbox.finish()
         }
-        watches = updated
-        if !vanished { return }
-      }
+
+        private func run() throws {
+            updateWatches()
+            logger.debug(
+                "Watching for file changes",
+                metadata: [
+                    "paths": "\(configuration.allPaths.sorted())",
+                    "directories": "\(watches.values.flatMap { $0 }.sorted())",
+                ])
+            mailbox.markReady()
+            while true {
+                let timeout = accumulator.deadline.map { $0 - clock.now }
+                var descriptors = [
+                    pollfd(fd: inotify.fileDescriptor, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: wakeup.readDescriptor, events: Int16(POLLIN), revents: 0),
+                ]
+                let result = poll(&descriptors, 2, Inotify.milliseconds(timeout))
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    throw InotifyError(operation: "poll", errno: errno)
+                }
+                if descriptors[1].revents != 0 {
+                    logger.debug("Stopped watching for file changes")
+                    return
+                }
+                if descriptors[0].revents & Int16(POLLIN) != 0 {
+                    handle(try inotify.readEvents())
+                } else if descriptors[0].revents != 0 {
+                    throw InotifyError(operation: "poll", errno: EIO)
+                }
+                if accumulator.deadline.map({ clock.now >= $0 }) ?? false {
+                    // Re-resolve before reporting: when the callback reads the files, watches on their
+                    // new targets are already in place, so no later change can be missed.
+                    updateWatches()
+                    if let batch = accumulator.takeIfDue(at: clock.now), !batch.isEmpty {
+                        logger.debug("Files changed", metadata: ["batch": "\(batch)"])
+                        mailbox.deliver(batch)
+                    }
+                }
+            }
+        }
+
+        /// Maps events to configured paths and adds them to the current burst.
+        func handle(_ events: [Inotify.Event]) {
+            let now = clock.now
+            for event in events {
+                logger.trace("inotify event", metadata: ["event": "\(event)"])
+                if event.mask.contains(.queueOverflowed) {
+                    logger.warning("inotify event queue overflowed; reporting every path as changed")
+                    accumulator.add(paths: configuration.allPaths, overflowed: true, at: now)
+                    continue
+                }
+                guard let directories = watches[event.watchDescriptor] else { continue }
+                if event.mask.contains(.ignored) {
+                    watches[event.watchDescriptor] = nil
+                    continue
+                }
+                var affected = Set<String>()
+                for directory in directories {
+                    if let name = event.name {
+                        affected.formUnion(plan.affectedPaths(directory: directory, name: name))
+                    } else if !event.mask.isDisjoint(with: Self.selfEvents) {
+                        affected.formUnion(plan.affectedPaths(directory: directory, name: nil))
+                    }
+                }
+                if !affected.isEmpty {
+                    accumulator.add(paths: affected, at: now)
+                }
+            }
+        }
+
+        /// Resolves every configured path again and makes the watches match the new plan.
+        ///
+        /// `inotify_add_watch` returns the existing descriptor for an inode that is already
+        /// watched, so re-adding everything is cheap and also notices a directory that was
+        /// replaced by another one at the same path.
+        private func updateWatches() {
+            for _ in 0..<3 {
+                plan = WatchPlan(configuration: configuration)
+                var updated: [Inotify.WatchDescriptor: Set<String>] = [:]
+                var vanished = false
+                for directory in plan.directories.sorted() {
+                    do {
+                        let descriptor = try inotify.addWatch(path: directory, mask: Self.directoryMask)
+                        updated[descriptor, default: []].insert(directory)
+                    } catch let error as InotifyError where [ENOENT, ENOTDIR, ELOOP].contains(error.errno) {
+                        // Changed between resolving and watching: resolve again.
+                        logger.debug("Directory vanished while watching it", metadata: ["error": "\(error)"])
+                        vanished = true
+                    } catch {
+                        logger.warning("Cannot watch directory", metadata: ["error": "\(error)"])
+                    }
+                }
+                for descriptor in watches.keys where updated[descriptor] == nil {
+                    try? inotify.removeWatch(descriptor)
+                }
+                watches = updated
+                if !vanished { return }
+            }
+        }
     }
-  }
 #endif

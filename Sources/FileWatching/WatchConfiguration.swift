@@ -1,58 +1,58 @@
 #if canImport(Glibc)
-  import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-  import Darwin
+    import Darwin
 #endif
 
 /// A configured path: the spelling the caller used, and the absolute path it stands for.
 struct WatchedPath: Sendable, Hashable {
-  /// The path as given to ``FileWatcher``; batches report this spelling.
-  var configured: String
-  /// The path made absolute against the working directory at configuration time.
-  var absolute: String
+    /// The path as given to ``FileWatcher``; batches report this spelling.
+    var configured: String
+    /// The path made absolute against the working directory at configuration time.
+    var absolute: String
 
-  /// Makes `path` absolute against `workingDirectory` if it is relative.
-  init(_ path: String, workingDirectory: String) {
-    configured = path
-    if path.hasPrefix("/") {
-      absolute = path
-    } else if workingDirectory.hasSuffix("/") {
-      absolute = workingDirectory + path
-    } else {
-      absolute = workingDirectory + "/" + path
+    /// Makes `path` absolute against `workingDirectory` if it is relative.
+    init(_ path: String, workingDirectory: String) {
+        configured = path
+        if path.hasPrefix("/") {
+            absolute = path
+        } else if workingDirectory.hasSuffix("/") {
+            absolute = workingDirectory + path
+        } else {
+            absolute = workingDirectory + "/" + path
+        }
     }
-  }
 }
 
 /// What a ``FileWatcher`` watches and how it coalesces, shared with its watch loops.
 struct WatchConfiguration: Sendable {
-  /// Regular files (possibly symbolic links, possibly missing).
-  var files: [WatchedPath]
-  /// Directories whose entries matter (possibly missing).
-  var directories: [WatchedPath]
-  /// The quiet time that ends a burst.
-  var debounce: Duration
-  /// The longest a burst is held back while events keep arriving.
-  var maximumDelay: Duration
+    /// Regular files (possibly symbolic links, possibly missing).
+    var files: [WatchedPath]
+    /// Directories whose entries matter (possibly missing).
+    var directories: [WatchedPath]
+    /// The quiet time that ends a burst.
+    var debounce: Duration
+    /// The longest a burst is held back while events keep arriving.
+    var maximumDelay: Duration
 
-  /// Every configured path, as the caller spelled it.
-  var allPaths: Set<String> {
-    Set(files.map(\.configured)).union(directories.map(\.configured))
-  }
+    /// Every configured path, as the caller spelled it.
+    var allPaths: Set<String> {
+        Set(files.map(\.configured)).union(directories.map(\.configured))
+    }
 
-  /// Creates a configuration, resolving relative paths against the current directory.
-  init(files: [String], directories: [String], debounce: Duration) {
-    let workingDirectory = Self.currentDirectory()
-    self.files = files.map { WatchedPath($0, workingDirectory: workingDirectory) }
-    self.directories = directories.map { WatchedPath($0, workingDirectory: workingDirectory) }
-    self.debounce = max(debounce, .zero)
-    self.maximumDelay = max(self.debounce * 10, .milliseconds(1))
-  }
+    /// Creates a configuration, resolving relative paths against the current directory.
+    init(files: [String], directories: [String], debounce: Duration) {
+        let workingDirectory = Self.currentDirectory()
+        self.files = files.map { WatchedPath($0, workingDirectory: workingDirectory) }
+        self.directories = directories.map { WatchedPath($0, workingDirectory: workingDirectory) }
+        self.debounce = max(debounce, .zero)
+        self.maximumDelay = max(self.debounce * 10, .milliseconds(1))
+    }
 
-  /// The process's working directory, or `/` if it cannot be determined.
-  private static func currentDirectory() -> String {
-    guard let pointer = getcwd(nil, 0) else { return "/" }
-    defer { free(pointer) }
-    return String(cString: pointer)
-  }
+    /// The process's working directory, or `/` if it cannot be determined.
+    private static func currentDirectory() -> String {
+        guard let pointer = getcwd(nil, 0) else { return "/" }
+        defer { free(pointer) }
+        return String(cString: pointer)
+    }
 }

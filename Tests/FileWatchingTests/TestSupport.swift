@@ -1,0 +1,212 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+@testable import FileWatching
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The parent of every suite in this module. Serialized: the tests count open inotify
+/// descriptors and wait for events, and running them one at a time keeps that reliable on a
+/// loaded machine.
+@Suite(.serialized) enum FileWatchingTests {}
+
+/// A failed file operation in a test.
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// How long to wait for an event that should come (generous, to avoid flakes under load).
+let eventTimeout: Duration = .seconds(5)
+/// How long to wait before concluding that no event comes.
+let quietPeriod: Duration = .milliseconds(300)
+
+/// A logger for the watchers under test; set `FILE_WATCHING_TRACE=1` to see every event.
+let testLogger: Logger = {
+    var logger = Logger(label: "FileWatchingTests")
+    logger.logLevel = ProcessInfo.processInfo.environment["FILE_WATCHING_TRACE"] == nil ? .info : .trace
+    return logger
+}()
+
+/// Runs `body` with a fresh temporary directory, removed afterwards.
+func withTemporaryDirectory(_ body: (String) async throws -> Void) async throws {
+    var template = Array("/tmp/FileWatchingTests.XXXXXX".utf8CString)
+    let path = template.withUnsafeMutableBufferPointer { buffer -> String? in
+        guard let result = mkdtemp(buffer.baseAddress!) else { return nil }
+        return String(cString: result)
+    }
+    guard let path else { throw TestFailure(description: "mkdtemp failed: errno \(errno)") }
+    do {
+        try await body(path)
+    } catch {
+        try? FileManager.default.removeItem(atPath: path)
+        throw error
+    }
+    try? FileManager.default.removeItem(atPath: path)
+}
+
+/// Polls `condition` every 10 ms until it holds or `timeout` passes.
+func waitUntil(timeout: Duration = eventTimeout, _ condition: () -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    while !condition() {
+        if clock.now >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return true
+}
+
+/// File operations done the way editors and tools do them, with plain system calls.
+enum FS {
+    private static func check(_ result: Int32, _ operation: String, _ path: String) throws {
+        if result != 0 {
+            let message = String(cString: strerror(errno))
+            throw TestFailure(description: "\(operation)(\(path)) failed: \(message)")
+        }
+    }
+
+    /// Writes `contents` into `path` in place: `open(O_TRUNC)` (or `O_APPEND`), `write`, `close`.
+    static func writeInPlace(_ path: String, _ contents: String, append: Bool = false) throws {
+        let flags = O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC)
+        let fd = open(path, flags, 0o644)
+        guard fd >= 0 else { try check(-1, "open", path); return }
+        defer { close(fd) }
+        let bytes = Array(contents.utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        guard written == bytes.count else { throw TestFailure(description: "short write to \(path)") }
+    }
+
+    /// Writes a temporary file next to `path` and renames it over `path`.
+    static func writeAtomically(_ path: String, _ contents: String) throws {
+        let temporary = path + ".tmp\(Int.random(in: 100_000...999_999))"
+        try writeInPlace(temporary, contents)
+        try move(temporary, to: path)
+    }
+
+    /// Renames `source` to `destination`, replacing it.
+    static func move(_ source: String, to destination: String) throws {
+        try check(rename(source, destination), "rename", source)
+    }
+
+    /// Deletes a file or symbolic link.
+    static func delete(_ path: String) throws {
+        try check(unlink(path), "unlink", path)
+    }
+
+    /// Creates a directory.
+    static func makeDirectory(_ path: String) throws {
+        try check(mkdir(path, 0o755), "mkdir", path)
+    }
+
+    /// Deletes an empty directory.
+    static func removeDirectory(_ path: String) throws {
+        try check(rmdir(path), "rmdir", path)
+    }
+
+    /// Creates a symbolic link at `path` pointing to `destination`.
+    static func makeSymlink(_ destination: String, at path: String) throws {
+        try check(symlink(destination, path), "symlink", path)
+    }
+
+    /// Points the symbolic link `path` at `destination` atomically, as `ln -sfn` does.
+    static func retarget(_ path: String, to destination: String) throws {
+        let temporary = path + ".lnk\(Int.random(in: 100_000...999_999))"
+        try makeSymlink(destination, at: temporary)
+        try move(temporary, to: path)
+    }
+
+    /// Runs a command (for `sed -i` and `ln -sfn`) and waits for it.
+    static func run(_ executable: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw TestFailure(description: "\(executable) \(arguments) exited \(process.terminationStatus)")
+        }
+    }
+}
+
+/// Collects the batches a watcher reports.
+final class BatchRecorder: Sendable {
+    private let state = Mutex<[FileChangeBatch]>([])
+
+    /// Records a batch.
+    func record(_ batch: FileChangeBatch) {
+        state.withLock { $0.append(batch) }
+    }
+
+    /// Every batch so far.
+    var batches: [FileChangeBatch] { state.withLock { $0 } }
+
+    /// The union of the paths of every batch so far.
+    var changedPaths: Set<String> {
+        state.withLock { $0.reduce(into: Set<String>()) { $0.formUnion($1.paths) } }
+    }
+
+    /// Forgets the batches so far.
+    func reset() {
+        state.withLock { $0.removeAll() }
+    }
+
+    /// Waits until the batches so far mention every path in `paths`.
+    func waitForChange(of paths: Set<String>, timeout: Duration = eventTimeout) async -> Bool {
+        await waitUntil(timeout: timeout) { paths.isSubset(of: changedPaths) }
+    }
+
+    /// Waits ``quietPeriod`` and tells whether no batch arrived meanwhile.
+    func staysQuiet(for period: Duration = quietPeriod) async -> Bool {
+        let before = batches.count
+        try? await Task.sleep(for: period)
+        return batches.count == before
+    }
+
+    /// Waits for a burst to be reported and for things to settle, then forgets everything.
+    func settle() async {
+        try? await Task.sleep(for: quietPeriod)
+        reset()
+    }
+}
+
+/// A flag set from another task.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    /// Sets the flag.
+    func set() { value.withLock { $0 = true } }
+    /// Whether the flag is set.
+    var isSet: Bool { value.withLock { $0 } }
+}
+
+/// Runs a watcher for the duration of `body`, after its initial watches are in place.
+func withWatcher(
+    files: [String] = [], directories: [String] = [], debounce: Duration = .milliseconds(50),
+    backend: FileWatcher.Backend = .native,
+    _ body: (BatchRecorder) async throws -> Void
+) async throws {
+    let watcher = FileWatcher(
+        files: files, directories: directories, debounce: debounce, logger: testLogger,
+        backend: backend)
+    let recorder = BatchRecorder()
+    let ready = Flag()
+    let task = Task {
+        try await watcher.run(onReady: { ready.set() }, onChange: { recorder.record($0) })
+    }
+    do {
+        guard await waitUntil({ ready.isSet }) else {
+            throw TestFailure(description: "the watcher did not become ready")
+        }
+        try await body(recorder)
+    } catch {
+        task.cancel()
+        _ = try? await task.value
+        throw error
+    }
+    task.cancel()
+    try await task.value
+}
