@@ -47,6 +47,8 @@ let package = Package(
             name: "FileWatching",
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
+        // Blocks SIGHUP before main, so a reload during start-up never kills a daemon.
+        .target(name: "CEarlySignals"),
         // Ties it together for long-running services: reloads, signals, a Service.
         .target(
             name: "EnvironmentsDaemon",
@@ -54,6 +56,7 @@ let package = Package(
                 "Environments",
                 "SystemdSupport",
                 "FileWatching",
+                "CEarlySignals",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

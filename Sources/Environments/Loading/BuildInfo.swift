@@ -53,7 +53,7 @@ public struct BuildInfo: Sendable, Hashable {
         case nil: break
         case let other?:
             throw EnvironmentError(
-                .invalidSection, "'Configuration' is a \(other.typeName), expected a string", key: "Configuration",
+                .invalidSection, "'Configuration' is \(other.typeName.withArticle), expected a string", key: "Configuration",
                 file: "embedded Info.plist")
         }
         switch root["AllowedEnvironments"] {
@@ -71,7 +71,7 @@ public struct BuildInfo: Sendable, Hashable {
             }
         case let other?:
             throw EnvironmentError(
-                .invalidSection, "'AllowedEnvironments' is a \(other.typeName), expected an array of strings",
+                .invalidSection, "'AllowedEnvironments' is \(other.typeName.withArticle), expected an array of strings",
                 key: "AllowedEnvironments", file: "embedded Info.plist")
         }
         self = info
@@ -81,7 +81,7 @@ public struct BuildInfo: Sendable, Hashable {
         try values.map {
             guard case .string(let name) = $0 else {
                 throw EnvironmentError(
-                    .invalidSection, "'\(key)' must contain only strings, found a \($0.typeName)", key: key,
+                    .invalidSection, "'\(key)' must contain only strings, found \($0.typeName.withArticle)", key: key,
                     file: "embedded Info.plist")
             }
             return name

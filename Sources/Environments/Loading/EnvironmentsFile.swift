@@ -45,7 +45,7 @@ struct EnvironmentsFile: Sendable {
                 guard case .dictionary(let values) = value else {
                     throw EnvironmentError(
                         isDropIn ? .invalidDropIn : .invalidSection,
-                        "environment section '\(key)' is a \(value.typeName), expected a dictionary (<dict>)",
+                        "environment section '\(key)' is \(value.typeName.withArticle), expected a dictionary (<dict>)",
                         key: key, file: document.file, line: document.line(ofKey: key),
                         hint: "Top-level keys are `Common`, `Secrets`, `RestartRequired` and one dictionary per environment")
                 }
@@ -69,7 +69,7 @@ struct EnvironmentsFile: Sendable {
     ) -> EnvironmentError {
         EnvironmentError(
             what == "drop-in" ? .invalidDropIn : .invalidSection,
-            "'\(key)' in this \(what) is a \(value.typeName), expected \(expected)", key: key, file: document.file,
+            "'\(key)' in this \(what) is \(value.typeName.withArticle), expected \(expected)", key: key, file: document.file,
             line: document.line(ofKey: key))
     }
 }

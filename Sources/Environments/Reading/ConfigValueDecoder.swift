@@ -18,7 +18,7 @@ struct ConfigValueDecoder: Decoder {
 
     func mismatch(_ expected: String, _ found: ConfigValue) -> EnvironmentError {
         EnvironmentError(
-            .decodingFailed, "'\(keyPath)' is a \(found.typeName), expected \(expected)", key: keyPath)
+            .decodingFailed, "'\(keyPath)' is \(found.typeName.withArticle), expected \(expected)", key: keyPath)
     }
 
     func child(_ value: ConfigValue, _ key: any CodingKey) -> ConfigValueDecoder {

@@ -142,7 +142,7 @@ extension ConfigurationReading {
         let shown = configured.isSecret ? "" : " (\(configured.value.description))"
         return EnvironmentError(
             .typeMismatch,
-            "'\(key)' is a \(configured.value.typeName)\(shown), expected \(expected); set by \(configured.source)",
+            "'\(key)' is \(configured.value.typeName.withArticle)\(shown), expected \(expected); set by \(configured.source)",
             key: key, environment: currentSnapshot.environmentName, file: configured.source.file,
             hint: "Change the value in \(configured.source.file ?? "its source") or read it as a \(configured.value.typeName)")
     }

@@ -182,7 +182,7 @@ struct Interpolator {
             }
             throw error(
                 .unresolvedReference,
-                "'${\(key)}' in '\(path)' refers to a \(configured.value.typeName); only strings, numbers and booleans can be interpolated",
+                "'${\(key)}' in '\(path)' refers to \(configured.value.typeName.withArticle); only strings, numbers and booleans can be interpolated",
                 path: path, source: source)
         case .branch:
             throw error(

@@ -193,3 +193,11 @@ extension ConfigValue: ExpressibleByDictionaryLiteral {
         self = .dictionary(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }
+
+extension String {
+    /// The word with "a" or "an" in front, for error messages: "an integer", "a string".
+    var withArticle: String {
+        guard let first = first?.lowercased().first else { return self }
+        return ("aeio".contains(first) ? "an " : "a ") + self
+    }
+}

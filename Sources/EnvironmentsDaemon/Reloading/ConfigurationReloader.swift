@@ -46,9 +46,13 @@ public actor ConfigurationReloader {
         "Environment \(snapshot.environmentName), configuration generation \(snapshot.generation)"
     }
 
+    private var isReady = false
+    private var readyWaiters: [CheckedContinuation<Void, Never>] = []
+
     /// Announces the configuration loaded at start: applies the log level, reports the
-    /// effective settings, writes the state file and sends `READY=1` if `notifyReady`.
-    public func start(notifyReady: Bool = true) {
+    /// effective settings and writes the state file. ``notifyReady()`` follows once the
+    /// daemon watches its files.
+    public func start() {
         let snapshot = environment.snapshot
         applyLogLevel(snapshot)
         logger.info(
@@ -59,7 +63,31 @@ public actor ConfigurationReloader {
             ])
         reporter.applied(snapshot, changedKeys: nil)
         writeState(snapshot)
-        if notifyReady { notifier.ready(status: Self.status(of: snapshot)) }
+    }
+
+    /// Sends `READY=1` with `STATUS=` (once) and releases ``waitUntilReady()``.
+    public func notifyReady() {
+        guard !isReady else { return }
+        isReady = true
+        notifier.ready(status: Self.status(of: environment.snapshot))
+        for waiter in readyWaiters { waiter.resume() }
+        readyWaiters = []
+    }
+
+    /// Returns once ``notifyReady()`` was called.
+    public func waitUntilReady() async {
+        if isReady { return }
+        await withCheckedContinuation { readyWaiters.append($0) }
+    }
+
+    /// Reloads quietly, without `RELOADING=1`, to pick up a change made between the first
+    /// load and the start of watching; reports only if something changed.
+    public func catchUp() {
+        guard let outcome = try? environment.reload(), case .applied(let change) = outcome else { return }
+        applyLogLevel(change.current)
+        logChange(change, trigger: .fileChange)
+        reporter.applied(change.current, changedKeys: change.changedKeys)
+        writeState(change.current)
     }
 
     /// Reloads the configuration and reports the result. Never throws: a rejected
@@ -82,7 +110,6 @@ public actor ConfigurationReloader {
                     outcome: .applied, startedMonotonicMicroseconds: started,
                     finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
                     generation: snapshot.generation, changedKeys: change.changedKeys)
-                notifier.ready(status: Self.status(of: snapshot))
             case .unchanged(let snapshot):
                 logger.info(
                     "configuration reloaded, nothing changed",
@@ -91,7 +118,6 @@ public actor ConfigurationReloader {
                     outcome: .unchanged, startedMonotonicMicroseconds: started,
                     finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
                     generation: snapshot.generation)
-                notifier.ready(status: Self.status(of: snapshot))
             }
         } catch {
             let snapshot = environment.snapshot
@@ -107,10 +133,14 @@ public actor ConfigurationReloader {
                 outcome: .rejected, startedMonotonicMicroseconds: started,
                 finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
                 generation: snapshot.generation, error: error.description)
-            notifier.ready(status: Self.status(of: snapshot) + "; reload rejected: \(error)")
         }
         lastReload = record
-        writeState(environment.snapshot)
+        let snapshot = environment.snapshot
+        // The state file first: when systemd sees READY=1, `envctl reload` can read the verdict.
+        writeState(snapshot)
+        var status = Self.status(of: snapshot)
+        if let error = record.error { status += "; reload rejected: \(error)" }
+        notifier.ready(status: status)
         return record
     }
 

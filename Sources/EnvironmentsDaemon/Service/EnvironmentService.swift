@@ -71,28 +71,45 @@ public struct EnvironmentService: Service, CustomStringConvertible {
     }
 
     /// Runs until graceful shutdown (or cancellation); sends `STOPPING=1` on the way out.
+    ///
+    /// `READY=1` goes out once the files are watched (so that no edit made after
+    /// `systemctl start` returns can be missed); signals that arrived earlier are handled then.
     public func run() async throws {
-        await reloader.start(notifyReady: configuration.notifyReady)
         let reloader = self.reloader
+        let notifyReady = configuration.notifyReady
+        await reloader.start()
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
-                if let signals {
-                    group.addTask {
-                        for await _ in signals.sequence {
-                            await reloader.reload(trigger: .signal)
-                        }
-                    }
-                }
                 if configuration.watchFiles, let watcher = makeWatcher() {
                     group.addTask {
                         do {
-                            try await watcher.run { batch in
+                            try await watcher.run {
+                                await reloader.catchUp()
+                                if notifyReady { await reloader.notifyReady() }
+                            } onChange: { batch in
                                 logger.debug("configuration files changed", metadata: ["paths": "\(batch)"])
                                 await reloader.reload(trigger: .fileChange)
                             }
                         } catch is CancellationError {
                         } catch {
-                            logger.error("cannot watch the configuration files; reload with SIGHUP", metadata: ["error": "\(error)"])
+                            logger.error(
+                                "cannot watch the configuration files; reload with SIGHUP",
+                                metadata: ["error": "\(error)"])
+                            if notifyReady { await reloader.notifyReady() }
+                        }
+                    }
+                } else if notifyReady {
+                    await reloader.notifyReady()
+                }
+                if let signals {
+                    group.addTask {
+                        if notifyReady { await reloader.waitUntilReady() }
+                        if ReloadSignals.signalsBeforeTrap > 0 {
+                            // A reload was asked for while we were starting: honour it now.
+                            await reloader.reload(trigger: .signal)
+                        }
+                        for await _ in signals.sequence {
+                            await reloader.reload(trigger: .signal)
                         }
                     }
                 }

@@ -1,0 +1,186 @@
+import EnvironmentsDaemon
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The example daemon as a real process: real signals, a real notify socket, real files.
+@Suite("example-daemon as a process")
+struct ExampleDaemonTests {
+    @Test("READY=1 with STATUS once configuration is loaded; the start line names APIBaseUrl")
+    func readyAtStart() throws {
+        let daemon = try DaemonHarness(plist: examplePlist())
+        try daemon.start()
+        let ready = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
+        #expect(ready == "READY=1\nSTATUS=Environment Staging, configuration generation 1")
+        #expect(daemon.waitForLog("APIBaseUrl=https://staging.example.com/v1 generation=1"))
+        let state = try ReloadState.read(from: daemon.stateFile)
+        #expect(state.pid == daemon.pid)
+        #expect(state.environment == "Staging")
+        #expect(state.generation == 1)
+    }
+
+    @Test("SIGHUP: RELOADING=1 and MONOTONIC_USEC in one datagram, then READY=1 with the new generation")
+    func reloadOnSignal() throws {
+        let daemon = try DaemonHarness(plist: examplePlist())
+        try daemon.start(arguments: ["--environment", "Staging"])
+        _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
+        // Write in place (no rename) and signal at once; the watcher may see it too.
+        try examplePlist(apiHost: "second.example.com").write(to: daemon.mainFile, atomically: false, encoding: .utf8)
+        let before = MonotonicClock.nowMicroseconds()
+        daemon.signal(SIGHUP)
+        let reloading = try #require(daemon.waitForDatagram { $0.contains("RELOADING=1") })
+        let fields = reloading.split(separator: "\n").map(String.init)
+        #expect(fields.first == "RELOADING=1")
+        let monotonic = try #require(fields.first { $0.hasPrefix("MONOTONIC_USEC=") })
+        let microseconds = try #require(UInt64(monotonic.dropFirst("MONOTONIC_USEC=".count)))
+        #expect(microseconds >= before - 5_000_000 && microseconds <= MonotonicClock.nowMicroseconds())
+        let ready = try #require(daemon.waitForDatagram { $0.contains("READY=1") && $0.contains("generation 2") })
+        #expect(ready == "READY=1\nSTATUS=Environment Staging, configuration generation 2")
+        #expect(daemon.waitForLog("APIBaseUrl=https://second.example.com/v1 generation=2"))
+        #expect(daemon.log.contains("changed: APIHost, APIBaseUrl") || daemon.log.contains("changed: APIBaseUrl, APIHost"))
+    }
+
+    @Test("a file renamed over the configuration is applied without any signal")
+    func reloadOnFileChange() throws {
+        let daemon = try DaemonHarness(plist: examplePlist())
+        try daemon.start()
+        _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
+        try daemon.replaceMainFile(with: examplePlist(apiHost: "watched.example.com"))
+        #expect(daemon.waitForDatagram { $0.contains("READY=1") && $0.contains("generation 2") } != nil)
+        #expect(daemon.waitForLog("APIBaseUrl=https://watched.example.com/v1 generation=2"))
+        let state = try ReloadState.read(from: daemon.stateFile)
+        #expect(state.lastReload?.outcome == .applied)
+        #expect(state.lastReload?.trigger == "file-change")
+    }
+
+    @Test("a malformed file is rejected with file and line; the daemon keeps its last good configuration")
+    func malformedFileKeepsLastGood() throws {
+        let daemon = try DaemonHarness(plist: examplePlist())
+        try daemon.start()
+        _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
+        try daemon.replaceMainFile(with: "<plist><dict><key>Common</key>\n<dict>\n<strin>oops</string></dict></dict></plist>")
+        let rejected = try #require(daemon.waitForDatagram { $0.contains("reload rejected") })
+        #expect(rejected.contains("READY=1"))
+        #expect(rejected.contains("generation 1"))
+        #expect(rejected.contains(daemon.mainFile.path + ":3"))
+        #expect(daemon.waitForLog("configuration reload rejected, keeping generation 1"))
+        let state = try ReloadState.read(from: daemon.stateFile)
+        #expect(state.lastReload?.outcome == .rejected)
+        #expect(state.generation == 1)
+        #expect(daemon.process?.isRunning == true)
+        // Fixing the file applies it.
+        try daemon.replaceMainFile(with: examplePlist(apiHost: "fixed.example.com"))
+        #expect(daemon.waitForDatagram { $0.contains("READY=1") && $0.contains("generation 2") } != nil)
+        #expect(daemon.waitForLog("APIBaseUrl=https://fixed.example.com/v1 generation=2"))
+    }
+
+    @Test("envctl reload: exit 0 once applied, 1 with the reason for a bad file or a rejected configuration")
+    func synchronousReloadExitCodes() throws {
+        let daemon = try DaemonHarness(plist: examplePlist())
+        try daemon.start()
+        _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
+        let reload = ["reload", "--pid", String(daemon.pid), "--timeout", "20"]
+
+        try examplePlist(apiHost: "synchronous.example.com").write(to: daemon.mainFile, atomically: true, encoding: .utf8)
+        let good = try daemon.envctl(reload)
+        #expect(good.status == 0, "\(good.output)")
+        #expect(good.output.contains("reloaded"))
+        // When envctl returns, the daemon runs the new configuration.
+        let afterGood = try ReloadState.read(from: daemon.stateFile)
+        #expect(afterGood.generation == 2)
+
+        // A malformed file: envctl refuses before signalling.
+        try "<plist><dict>".write(to: daemon.mainFile, atomically: true, encoding: .utf8)
+        let bad = try daemon.envctl(reload)
+        #expect(bad.status == 1)
+        #expect(bad.output.contains(daemon.mainFile.path))
+        #expect(bad.output.contains("not signalled"))
+
+        // Valid for envctl, but rejected by the daemon's own validation (APIBaseUrl must be http).
+        try examplePlist(apiBaseURL: "ftp://${APIHost}").write(to: daemon.mainFile, atomically: true, encoding: .utf8)
+        let rejected = try daemon.envctl(reload)
+        #expect(rejected.status == 1)
+        #expect(rejected.output.contains("reload rejected by the daemon"))
+        #expect(rejected.output.contains("APIBaseUrl must be an http or https URL"))
+        #expect(try ReloadState.read(from: daemon.stateFile).generation == 2)
+        #expect(daemon.process?.isRunning == true)
+    }
+
+    @Test("SIGTERM: STOPPING=1 and a clean exit")
+    func stopOnSigterm() throws {
+        let daemon = try DaemonHarness(plist: examplePlist())
+        try daemon.start()
+        _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
+        daemon.signal(SIGTERM)
+        let stopping = try #require(daemon.waitForDatagram { $0.contains("STOPPING=1") })
+        #expect(stopping.hasPrefix("STOPPING=1"))
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("a SIGHUP during start-up does not kill the daemon, and is honoured once it is ready")
+    func earlySighup() throws {
+        let daemon = try DaemonHarness(plist: examplePlist())
+        try daemon.start()
+        // As soon as the process has its first handler (set before main), long before READY=1.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !daemon.catchesSignal(SIGHUP), ContinuousClock.now < deadline { usleep(200) }
+        #expect(daemon.catchesSignal(SIGHUP))
+        daemon.signal(SIGHUP)
+        #expect(daemon.waitForDatagram { $0.contains("READY=1") } != nil)
+        #expect(daemon.waitForDatagram { $0.contains("RELOADING=1") } != nil)
+        #expect(daemon.waitForDatagram { $0.contains("READY=1") } != nil)
+        #expect(daemon.process?.isRunning == true)
+        let state = try ReloadState.read(from: daemon.stateFile)
+        #expect(state.lastReload?.trigger == "signal")
+        #expect(state.lastReload?.outcome == .unchanged)
+    }
+
+    @Test("watchdog pings when WATCHDOG_USEC is set and WATCHDOG_PID is unset")
+    func watchdogPings() throws {
+        let daemon = try DaemonHarness(plist: examplePlist(), extraEnvironment: ["WATCHDOG_USEC": "200000"])
+        try daemon.start()
+        _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
+        var pings = 0
+        for _ in 0..<3 where daemon.waitForDatagram(timeout: .seconds(5), { $0 == "WATCHDOG=1" }) != nil {
+            pings += 1
+        }
+        #expect(pings == 3)
+    }
+
+    @Test("LogLevel follows reloads: debug entries appear after switching to debug and stop after info")
+    func logLevelFollowsReload() throws {
+        let daemon = try DaemonHarness(plist: examplePlist(logLevel: "info"))
+        try daemon.start()
+        _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
+        usleep(300_000)
+        #expect(!daemon.log.contains("<7>heartbeat"))
+        try daemon.replaceMainFile(with: examplePlist(logLevel: "debug"))
+        #expect(daemon.waitForLog("<7>heartbeat"))
+        try daemon.replaceMainFile(with: examplePlist(logLevel: "info"))
+        _ = daemon.waitForDatagram { $0.contains("generation 3") }
+        usleep(200_000)
+        let count = daemon.log.components(separatedBy: "<7>heartbeat").count
+        usleep(500_000)
+        #expect(daemon.log.components(separatedBy: "<7>heartbeat").count == count)
+    }
+
+    @Test("a restart-only key keeps its value and is reported as pending restart")
+    func restartOnlyKey() throws {
+        let daemon = try DaemonHarness(plist: examplePlist(listenPort: 8080))
+        try daemon.start()
+        _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
+        try daemon.replaceMainFile(with: examplePlist(listenPort: 9090))
+        #expect(daemon.waitForLog("'ListenPort' changed to 9090 but can only change on restart; keeping 8080"))
+        let state = try ReloadState.read(from: daemon.stateFile)
+        #expect(state.pendingRestart == ["ListenPort"])
+        let show = try daemon.envctl([
+            "show", "--config-dir", daemon.configDirectory.path, "--environment", "Staging", "--state-file", daemon.stateFile,
+        ])
+        #expect(show.status == 0)
+        let line = show.output.split(separator: "\n").first { $0.hasPrefix("ListenPort") }
+        #expect(line?.contains("(pending restart)") == true)
+    }
+}

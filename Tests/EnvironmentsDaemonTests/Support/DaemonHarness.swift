@@ -1,0 +1,177 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where the package's executables are: beside the test bundle in the build directory.
+enum BuiltProducts {
+    static var directory: URL {
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("example-daemon").path) {
+                return url
+            }
+        }
+        return URL(fileURLWithPath: ".build/debug")
+    }
+    static var exampleDaemon: String { directory.appendingPathComponent("example-daemon").path }
+    static var envctl: String { directory.appendingPathComponent("envctl").path }
+}
+
+/// A temporary directory with an Environments.plist, a notify socket, a runtime directory
+/// and a credentials directory, and the example daemon running on it.
+final class DaemonHarness: @unchecked Sendable {
+    let root: URL
+    let configDirectory: URL
+    let runtimeDirectory: URL
+    let notify: NotifySocket
+    let logFile: URL
+    private(set) var process: Process?
+    var datagrams: [String] = []
+
+    init(plist: String, extraEnvironment: [String: String] = [:]) throws {
+        root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("envd-\(UUID().uuidString.prefix(8))")
+        configDirectory = root.appendingPathComponent("etc")
+        runtimeDirectory = root.appendingPathComponent("run")
+        logFile = root.appendingPathComponent("daemon.log")
+        for directory in [configDirectory, runtimeDirectory] {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
+        notify = try NotifySocket(path: root.appendingPathComponent("notify.sock").path)
+        self.extraEnvironment = extraEnvironment
+        try plist.write(to: mainFile, atomically: true, encoding: .utf8)
+    }
+
+    private let extraEnvironment: [String: String]
+
+    var mainFile: URL { configDirectory.appendingPathComponent("Environments.plist") }
+    var stateFile: String { runtimeDirectory.appendingPathComponent("environment-state.json").path }
+
+    /// The environment the daemon runs with: a notify socket, a runtime directory, no journal.
+    var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        for key in ["JOURNAL_STREAM", "INVOCATION_ID", "WATCHDOG_USEC", "WATCHDOG_PID", "APP_ENVIRONMENT", "CONFIGURATION_DIRECTORY"] {
+            environment[key] = nil
+        }
+        environment["NOTIFY_SOCKET"] = notify.path
+        environment["RUNTIME_DIRECTORY"] = runtimeDirectory.path
+        environment.merge(extraEnvironment) { _, new in new }
+        return environment
+    }
+
+    /// Starts the daemon with `--config-dir` and `--environment Staging`.
+    func start(arguments: [String] = ["--environment", "Staging"]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuiltProducts.exampleDaemon)
+        process.arguments = ["--config-dir", configDirectory.path] + arguments
+        process.environment = environment
+        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        let log = try FileHandle(forWritingTo: logFile)
+        process.standardError = log
+        process.standardOutput = log
+        try process.run()
+        self.process = process
+    }
+
+    var pid: Int32 { process?.processIdentifier ?? 0 }
+
+    /// The daemon's log so far.
+    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    /// Waits for a notify datagram that satisfies `predicate`.
+    func waitForDatagram(timeout: Duration = .seconds(20), _ predicate: (String) -> Bool) -> String? {
+        notify.waitFor(timeout: timeout, seen: &datagrams, predicate)
+    }
+
+    /// Waits until the log contains `text`.
+    func waitForLog(_ text: String, timeout: Duration = .seconds(20)) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if log.contains(text) { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    /// Whether the daemon's main thread has a handler for `signal` (from /proc/PID/status).
+    func catchesSignal(_ signal: Int32) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+            let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
+        return mask & (1 << UInt64(signal - 1)) != 0
+    }
+
+    /// Sends a signal to the daemon.
+    func signal(_ number: Int32) { kill(pid, number) }
+
+    /// Waits for the daemon to exit; returns its status, or `nil` on timeout.
+    func waitForExit(timeout: Duration = .seconds(20)) -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let process, !process.isRunning { return process.terminationStatus }
+            usleep(20_000)
+        }
+        return nil
+    }
+
+    /// Replaces the main file the way editors do: write a temporary file, rename it over.
+    func replaceMainFile(with text: String) throws {
+        let temporary = configDirectory.appendingPathComponent(".Environments.plist.tmp")
+        try text.write(to: temporary, atomically: false, encoding: .utf8)
+        guard rename(temporary.path, mainFile.path) == 0 else { throw POSIXError(.EIO) }
+    }
+
+    /// Runs envctl with `arguments` in the daemon's environment; returns status and output.
+    func envctl(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuiltProducts.envctl)
+        process.arguments = arguments
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    deinit {
+        if let process, process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: root)
+    }
+}
+
+/// An Environments.plist for the example daemon with the given Staging values.
+func examplePlist(
+    apiHost: String = "staging.example.com", logLevel: String = "info", listenPort: Int = 8080,
+    apiBaseURL: String = "https://${APIHost}/v1"
+) -> String {
+    """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <plist version="1.0">
+    <dict>
+        <key>Common</key>
+        <dict>
+            <key>APIHost</key><string>api.example.com</string>
+            <key>APIBaseUrl</key><string>\(apiBaseURL)</string>
+            <key>LogLevel</key><string>\(logLevel)</string>
+            <key>ListenPort</key><integer>\(listenPort)</integer>
+            <key>HeartbeatInterval</key><string>100ms</string>
+        </dict>
+        <key>Staging</key>
+        <dict>
+            <key>APIHost</key><string>\(apiHost)</string>
+        </dict>
+        <key>RestartRequired</key>
+        <array><string>ListenPort</string></array>
+    </dict>
+    </plist>
+    """
+}

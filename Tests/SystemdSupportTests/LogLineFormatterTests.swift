@@ -1,0 +1,67 @@
+#if os(Linux)
+    import Logging
+    import Testing
+    @testable import SystemdSupport
+
+    @Suite struct LogLineFormatterTests {
+        @Test func prefixesTheSyslogPriority() {
+            let line = LogLineFormatter.prefixed(
+                priority: .error, message: "could not open file",
+                metadata: ["path": "/etc/x", "errno": "2"])
+            #expect(line == "<3>could not open file errno=2 path=/etc/x\n")
+        }
+
+        @Test func prefixesEveryLineOfAMultiLineEntry() {
+            let text = LogLineFormatter.prefixed(
+                priority: .warning, message: "first\nsecond\r\nthird", metadata: ["note": "a\nb"])
+            #expect(text == "<4>first\n<4>second\n<4>third note=a\n<4>b\n")
+        }
+
+        @Test func dropsOnlyOneTrailingNewline() {
+            #expect(
+                LogLineFormatter.prefixed(priority: .informational, message: "x\n", metadata: [:])
+                    == "<6>x\n")
+            #expect(
+                LogLineFormatter.prefixed(priority: .informational, message: "", metadata: [:])
+                    == "<6>\n")
+        }
+
+        @Test func plainLinesAreReadable() {
+            let text = LogLineFormatter.plain(
+                timestamp: "2025-01-31T14:05:09.123+0100", level: .notice, label: "daemon",
+                message: "reloaded\ndetails", metadata: ["generation": "3"])
+            #expect(
+                text == "2025-01-31T14:05:09.123+0100 notice daemon: reloaded\n    details generation=3\n")
+        }
+
+        @Test func timestampHasMillisecondsAndZone() {
+            let timestamp = LogTimestamp.now()
+            let pattern = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d{4}/
+            #expect(timestamp.wholeMatch(of: pattern) != nil)
+        }
+
+        @Test func priorityPrefixOutputWritesToTheDescriptor() throws {
+            let pipe = try Pipe()
+            let handler = JournalLogHandler(
+                label: "pipe", identifier: nil, levelControl: LogLevelControl(level: .trace),
+                output: .stderrWithPriorityPrefix, sink: .prefixedLines(fileDescriptor: pipe.writeEnd),
+                metadataProvider: nil)
+            let logger = Logger(label: "pipe") { _ in handler }
+            logger.notice("started", metadata: ["port": "8080"])
+            logger.debug("two\nlines")
+            #expect(pipe.readAvailable() == "<5>started port=8080\n<7>two\n<7>lines\n")
+        }
+
+        @Test func plainOutputWritesToTheDescriptor() throws {
+            let pipe = try Pipe()
+            let handler = JournalLogHandler(
+                label: "term", identifier: nil, levelControl: LogLevelControl(level: .info),
+                output: .stderrPlain, sink: .plainLines(fileDescriptor: pipe.writeEnd),
+                metadataProvider: nil)
+            Logger(label: "term") { _ in handler }.info("hello", metadata: ["a": "1"])
+            let text = pipe.readAvailable()
+            #expect(text.hasSuffix(" info term: hello a=1\n"))
+            #expect(text.split(separator: "\n").count == 1)
+        }
+    }
+#endif

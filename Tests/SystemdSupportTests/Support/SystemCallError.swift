@@ -1,0 +1,18 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A failed system call in a test fixture.
+struct SystemCallError: Error, CustomStringConvertible {
+    let call: String
+    let code: Int32
+
+    init(_ call: String, code: Int32 = errno) {
+        self.call = call
+        self.code = code
+    }
+
+    var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
+}
