@@ -129,7 +129,9 @@ public final class Environment: ConfigurationReading, Sendable {
     /// - Throws: ``EnvironmentError`` if the configuration cannot be loaded; `shared` is then
     ///   left as it was.
     @discardableResult
-    public static func bootstrap(_ options: EnvironmentOptions, logger: Logger = Logger(label: "Environments")) throws(EnvironmentError) -> Environment {
+    public static func bootstrap(_ options: EnvironmentOptions, logger: Logger = Logger(label: "Environments"))
+        throws(EnvironmentError) -> Environment
+    {
         let environment = try Environment(options: options, logger: logger)
         sharedSetup.withLock { _ in publishShared(environment) }
         return environment

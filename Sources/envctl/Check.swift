@@ -4,7 +4,8 @@ import Foundation
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Load and validate the configuration exactly as a load does; exit non-zero with the reason if it is bad.")
+        abstract:
+            "Load and validate the configuration exactly as a load does; exit non-zero with the reason if it is bad.")
 
     @OptionGroup var location: LocationOptions
 

@@ -14,7 +14,9 @@ struct EnvCtl: ParsableCommand {
 
 /// Options every subcommand takes: where the files are and which environment to select.
 struct LocationOptions: ParsableArguments {
-    @Option(name: .customLong("config-dir"), help: "The directory holding Environments.plist (default: $CONFIGURATION_DIRECTORY, else /etc/<app-name>).")
+    @Option(
+        name: .customLong("config-dir"),
+        help: "The directory holding Environments.plist (default: $CONFIGURATION_DIRECTORY, else /etc/<app-name>).")
     var configDirectory: String?
 
     @Option(help: "The environment to select (default: $APP_ENVIRONMENT, else the build's).")

@@ -33,7 +33,8 @@ struct Get: ParsableCommand {
             switch entry.value {
             case .array, .dictionary:
                 let data = try! JSONSerialization.data(
-                    withJSONObject: SettingsListing.jsonValue(entry.value), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+                    withJSONObject: SettingsListing.jsonValue(entry.value),
+                    options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
                 print(String(decoding: data, as: UTF8.self))
             default:
                 print(entry.value.description)

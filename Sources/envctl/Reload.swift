@@ -4,9 +4,9 @@ import EnvironmentsDaemon
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 struct Reload: ParsableCommand {
@@ -35,7 +35,8 @@ struct Reload: ParsableCommand {
         try reportingFailures {
             guard let statePath = stateFile ?? ReloadState.defaultPath() else {
                 throw Failure(
-                    "no state file to wait on: set RuntimeDirectory= in the unit (which sets $RUNTIME_DIRECTORY) or pass --state-file")
+                    "no state file to wait on: set RuntimeDirectory= in the unit (which sets $RUNTIME_DIRECTORY) or pass --state-file"
+                )
             }
             let state = try? ReloadState.read(from: statePath)
             var options = location.options()
@@ -60,7 +61,8 @@ struct Reload: ParsableCommand {
                 {
                     switch last.outcome {
                     case .applied:
-                        let changed = last.changedKeys.isEmpty ? "" : "; changed: " + last.changedKeys.joined(separator: ", ")
+                        let changed =
+                            last.changedKeys.isEmpty ? "" : "; changed: " + last.changedKeys.joined(separator: ", ")
                         print("reloaded: environment \(state.environment), generation \(last.generation)\(changed)")
                         return
                     case .unchanged:

@@ -15,7 +15,10 @@ struct Show: ParsableCommand {
     @Flag(help: "Reveal secret values instead of <redacted>.")
     var showSecrets = false
 
-    @Option(help: "A running daemon's state file, to mark keys pending a restart (default: $RUNTIME_DIRECTORY/environment-state.json or /run/<app-name>/environment-state.json when present).")
+    @Option(
+        help:
+            "A running daemon's state file, to mark keys pending a restart (default: $RUNTIME_DIRECTORY/environment-state.json or /run/<app-name>/environment-state.json when present)."
+    )
     var stateFile: String?
 
     func run() throws {
@@ -39,7 +42,9 @@ struct Show: ParsableCommand {
 enum SettingsListing {
     static func table(_ snapshot: EnvironmentSnapshot, pending: Set<String>, revealSecrets: Bool) -> String {
         var out = "# environment \(snapshot.environmentName), generation \(snapshot.generation)\n"
-        out += "# files: " + (snapshot.files.isEmpty ? "(built-in configuration)" : snapshot.files.joined(separator: ", ")) + "\n"
+        out +=
+            "# files: " + (snapshot.files.isEmpty ? "(built-in configuration)" : snapshot.files.joined(separator: ", "))
+            + "\n"
         let keys = snapshot.leafKeys
         let width = min(keys.map(\.count).max() ?? 0, 40)
         for key in keys {
@@ -74,7 +79,8 @@ enum SettingsListing {
             "settings": settings,
             "pendingRestart": pending.sorted(),
         ]
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        let data = try! JSONSerialization.data(
+            withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -14,7 +14,11 @@ struct ExampleDaemon: AsyncParsableCommand {
         commandName: "example-daemon",
         abstract: "An example daemon that shows live per-environment configuration under systemd.")
 
-    @Option(name: .customLong("config-dir"), help: "The directory holding Environments.plist (default: $CONFIGURATION_DIRECTORY, else /etc/example-daemon; without a file, the built-in configuration).")
+    @Option(
+        name: .customLong("config-dir"),
+        help:
+            "The directory holding Environments.plist (default: $CONFIGURATION_DIRECTORY, else /etc/example-daemon; without a file, the built-in configuration)."
+    )
     var configDirectory: String?
 
     @Option(help: "The environment to run in (default: $APP_ENVIRONMENT, else the build's: Debug or Release).")
@@ -36,7 +40,8 @@ struct ExampleDaemon: AsyncParsableCommand {
             else {
                 throw EnvironmentError(
                     .validationFailed, "APIBaseUrl must be an http or https URL", key: "APIBaseUrl",
-                    environment: snapshot.environmentName, file: snapshot.configuredValue(forKey: "APIBaseUrl")?.source.file)
+                    environment: snapshot.environmentName,
+                    file: snapshot.configuredValue(forKey: "APIBaseUrl")?.source.file)
             }
         }
         let environment: Environment

@@ -932,7 +932,7 @@ def scenario_8(h, s):
     props = h.show("ActiveState", "SubState", "StatusText", "MainPID", "Environment", "DropInPaths", "NRestarts")
     h.environment, h.generation = "Staging", 1
     h.settings = dict(EXPECTED_RELEASE, APIHost="staging.api.example.com", APIBaseUrl="https://staging.api.example.com/v1",
-                      HeartbeatInterval="2s", RequestTimeout="15s", ListenPort="9090")
+                      HeartbeatInterval="2s", RequestTimeout="15s", ListenPort=str(h.plist["Common"]["ListenPort"]))
     s.check(target in props.get("DropInPaths", ""), f"DropInPaths lists the unit drop-in: {props.get('DropInPaths')!r}")
     s.check("APP_ENVIRONMENT=Staging" in props.get("Environment", "").split(), f"Environment= has APP_ENVIRONMENT=Staging: {props.get('Environment')!r}")
     s.equal((props.get("ActiveState"), props.get("SubState")), ("active", "running"), "ActiveState/SubState after restart")
@@ -943,7 +943,7 @@ def scenario_8(h, s):
     line = h.wait_message(mark, h.start_line())
     s.check(line is not None, f"start line {h.start_line()!r}")
     if line:
-        s.equal(first(line, "LISTEN_PORT"), "9090", "the pending ListenPort took effect on restart")
+        s.equal(first(line, "LISTEN_PORT"), h.settings["ListenPort"], "ListenPort from the file (pending since scenario 7) took effect on restart")
     applied = h.wait_entries(mark, lambda e: first(e, "MESSAGE_ID") == APPLIED_ID)
     h.check_applied_entry(s, applied[0] if applied else None, 1, [], files=[MAIN_FILE, SHIPPED_DROPIN, dropin])
     state = h.state() or {}

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The example daemon as a real process: real signals, a real notify socket, real files.
@@ -40,7 +40,8 @@ struct ExampleDaemonTests {
         let ready = try #require(daemon.waitForDatagram { $0.contains("READY=1") && $0.contains("generation 2") })
         #expect(ready == "READY=1\nSTATUS=Environment Staging, configuration generation 2")
         #expect(daemon.waitForLog("APIBaseUrl=https://second.example.com/v1 generation=2"))
-        #expect(daemon.log.contains("changed: APIHost, APIBaseUrl") || daemon.log.contains("changed: APIBaseUrl, APIHost"))
+        #expect(
+            daemon.log.contains("changed: APIHost, APIBaseUrl") || daemon.log.contains("changed: APIBaseUrl, APIHost"))
     }
 
     @Test("a file renamed over the configuration is applied without any signal")
@@ -61,7 +62,8 @@ struct ExampleDaemonTests {
         let daemon = try DaemonHarness(plist: examplePlist())
         try daemon.start()
         _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
-        try daemon.replaceMainFile(with: "<plist><dict><key>Common</key>\n<dict>\n<strin>oops</string></dict></dict></plist>")
+        try daemon.replaceMainFile(
+            with: "<plist><dict><key>Common</key>\n<dict>\n<strin>oops</string></dict></dict></plist>")
         let rejected = try #require(daemon.waitForDatagram { $0.contains("reload rejected") })
         #expect(rejected.contains("READY=1"))
         #expect(rejected.contains("generation 1"))
@@ -84,7 +86,8 @@ struct ExampleDaemonTests {
         _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
         let reload = ["reload", "--pid", String(daemon.pid), "--timeout", "20"]
 
-        try examplePlist(apiHost: "synchronous.example.com").write(to: daemon.mainFile, atomically: true, encoding: .utf8)
+        try examplePlist(apiHost: "synchronous.example.com").write(
+            to: daemon.mainFile, atomically: true, encoding: .utf8)
         let good = try daemon.envctl(reload)
         #expect(good.status == 0, "\(good.output)")
         #expect(good.output.contains("reloaded"))
@@ -177,7 +180,8 @@ struct ExampleDaemonTests {
         let state = try ReloadState.read(from: daemon.stateFile)
         #expect(state.pendingRestart == ["ListenPort"])
         let show = try daemon.envctl([
-            "show", "--config-dir", daemon.configDirectory.path, "--environment", "Staging", "--state-file", daemon.stateFile,
+            "show", "--config-dir", daemon.configDirectory.path, "--environment", "Staging", "--state-file",
+            daemon.stateFile,
         ])
         #expect(show.status == 0)
         let line = show.output.split(separator: "\n").first { $0.hasPrefix("ListenPort") }

@@ -14,9 +14,9 @@ public struct BuildInfo: Sendable, Hashable {
     /// The build configuration this code was compiled in: `Debug` or `Release`.
     public static var compiledConfiguration: String {
         #if DEBUG
-        "Debug"
+            "Debug"
         #else
-        "Release"
+            "Release"
         #endif
     }
 
@@ -53,7 +53,8 @@ public struct BuildInfo: Sendable, Hashable {
         case nil: break
         case let other?:
             throw EnvironmentError(
-                .invalidSection, "'Configuration' is \(other.typeName.withArticle), expected a string", key: "Configuration",
+                .invalidSection, "'Configuration' is \(other.typeName.withArticle), expected a string",
+                key: "Configuration",
                 file: "embedded Info.plist")
         }
         switch root["AllowedEnvironments"] {

@@ -99,7 +99,8 @@ public struct EnvironmentOptions: Sendable {
             let argument = arguments[index]
             if argument == "--" { break }
             for (flag, keyPath) in [
-                ("--environment", \EnvironmentOptions.environment), ("--config-dir", \EnvironmentOptions.configDirectory),
+                ("--environment", \EnvironmentOptions.environment),
+                ("--config-dir", \EnvironmentOptions.configDirectory),
             ] {
                 if argument == flag, index + 1 < arguments.endIndex {
                     options[keyPath: keyPath] = arguments[index + 1]

@@ -47,7 +47,9 @@ struct EnvironmentsFile: Sendable {
                         isDropIn ? .invalidDropIn : .invalidSection,
                         "environment section '\(key)' is \(value.typeName.withArticle), expected a dictionary (<dict>)",
                         key: key, file: document.file, line: document.line(ofKey: key),
-                        hint: "Top-level keys are `Common`, `Secrets`, `RestartRequired` and one dictionary per environment")
+                        hint:
+                            "Top-level keys are `Common`, `Secrets`, `RestartRequired` and one dictionary per environment"
+                    )
                 }
                 environments[key] = values
             }
@@ -69,7 +71,8 @@ struct EnvironmentsFile: Sendable {
     ) -> EnvironmentError {
         EnvironmentError(
             what == "drop-in" ? .invalidDropIn : .invalidSection,
-            "'\(key)' in this \(what) is \(value.typeName.withArticle), expected \(expected)", key: key, file: document.file,
+            "'\(key)' in this \(what) is \(value.typeName.withArticle), expected \(expected)", key: key,
+            file: document.file,
             line: document.line(ofKey: key))
     }
 }

@@ -45,7 +45,8 @@ struct PropertyListDocument: Sendable {
         guard let dictionary = object as? [String: Any] else {
             let kind = ConfigValue(propertyList: object)?.typeName ?? String(describing: type(of: object))
             throw EnvironmentError(
-                .invalidRoot, "the root of the property list is \(kind.withArticle), expected a dictionary (<dict>)", file: file,
+                .invalidRoot, "the root of the property list is \(kind.withArticle), expected a dictionary (<dict>)",
+                file: file,
                 hint: "Put `Common` and one dictionary per environment inside a top-level <dict>")
         }
         guard case .dictionary(let root)? = ConfigValue(propertyList: dictionary) else {

@@ -111,7 +111,8 @@ struct ConfigValueDecoder: Decoder {
 
         mutating func next() throws -> ConfigValueDecoder {
             guard !isAtEnd else {
-                throw EnvironmentError(.decodingFailed, "'\(decoder.keyPath)' has too few elements", key: decoder.keyPath)
+                throw EnvironmentError(
+                    .decodingFailed, "'\(decoder.keyPath)' has too few elements", key: decoder.keyPath)
             }
             defer { currentIndex += 1 }
             return decoder.child(values[currentIndex], IndexKey(currentIndex))

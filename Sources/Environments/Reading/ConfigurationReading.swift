@@ -45,7 +45,9 @@ extension ConfigurationReading {
     ///
     /// - Throws: ``EnvironmentError`` with code `missingKey` (naming the key, the environment
     ///   and the files searched) or `typeMismatch`.
-    public func require<T: ConfigValueConvertible>(_ key: String, as type: T.Type = T.self) throws(EnvironmentError) -> T {
+    public func require<T: ConfigValueConvertible>(_ key: String, as type: T.Type = T.self) throws(EnvironmentError)
+        -> T
+    {
         guard let value = try get(key, as: T.self) else {
             let snapshot = currentSnapshot
             var searched = snapshot.files
@@ -83,7 +85,9 @@ extension ConfigurationReading {
     public func url(_ key: String, default defaultValue: URL) -> URL { value(key, default: defaultValue) }
     /// A duration, or `defaultValue`. Numbers are seconds; strings like `500ms`, `1.5s`,
     /// `2min`, `1h 30min` use systemd's time units.
-    public func duration(_ key: String, default defaultValue: Duration) -> Duration { value(key, default: defaultValue) }
+    public func duration(_ key: String, default defaultValue: Duration) -> Duration {
+        value(key, default: defaultValue)
+    }
     /// An array whose elements convert to `Element`, or `defaultValue`.
     public func array<Element: ConfigValueConvertible>(_ key: String, default defaultValue: [Element]) -> [Element] {
         value(key, default: defaultValue)
@@ -144,7 +148,9 @@ extension ConfigurationReading {
             .typeMismatch,
             "'\(key)' is \(configured.value.typeName.withArticle)\(shown), expected \(expected); set by \(configured.source)",
             key: key, environment: currentSnapshot.environmentName, file: configured.source.file,
-            hint: "Change the value in \(configured.source.file ?? "its source") or read it as a \(configured.value.typeName)")
+            hint:
+                "Change the value in \(configured.source.file ?? "its source") or read it as a \(configured.value.typeName)"
+        )
     }
 }
 

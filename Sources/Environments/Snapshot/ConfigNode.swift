@@ -33,7 +33,8 @@ indirect enum ConfigNode: Sendable, Hashable {
     /// The node with the same values but sources ignored, to compare contents.
     var contentIgnoringSources: ConfigNode {
         switch self {
-        case .leaf(let configured): .leaf(ConfiguredValue(value: configured.value, source: .defaults, isSecret: configured.isSecret))
+        case .leaf(let configured):
+            .leaf(ConfiguredValue(value: configured.value, source: .defaults, isSecret: configured.isSecret))
         case .branch(let children, _): .branch(children.mapValues(\.contentIgnoringSources), .defaults)
         }
     }

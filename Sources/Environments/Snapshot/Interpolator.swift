@@ -12,7 +12,10 @@ struct Interpolator {
     private let index: [String: ConfigNode]
     private var memo: [String: (text: String, isSecret: Bool)] = [:]
 
-    init(tree: [String: ConfigNode], environmentName: String, processEnvironment: [String: String], secretPaths: Set<String>) {
+    init(
+        tree: [String: ConfigNode], environmentName: String, processEnvironment: [String: String],
+        secretPaths: Set<String>
+    ) {
         var index: [String: ConfigNode] = [:]
         ConfigTree.flatten(tree, into: &index)
         self.index = index
@@ -51,7 +54,9 @@ struct Interpolator {
     }
 
     /// The tree with every string interpolated and every leaf's secrecy set.
-    mutating func resolve(_ tree: [String: ConfigNode], prefix: String = "") throws(EnvironmentError) -> [String: ConfigNode] {
+    mutating func resolve(_ tree: [String: ConfigNode], prefix: String = "") throws(EnvironmentError) -> [String:
+        ConfigNode]
+    {
         var result: [String: ConfigNode] = [:]
         for (key, node) in tree {
             let path = prefix.isEmpty ? key : prefix + "." + key
@@ -113,7 +118,8 @@ struct Interpolator {
             } else if after.hasPrefix("${") {
                 guard let close = after.firstIndex(of: "}") else {
                     throw error(
-                        .invalidInterpolation, "unterminated '${' in the value of '\(path)'", path: path, source: source,
+                        .invalidInterpolation, "unterminated '${' in the value of '\(path)'", path: path,
+                        source: source,
                         hint: "Close it with '}', or write '$${' for a literal '${'")
                 }
                 let reference = String(after[after.index(after.startIndex, offsetBy: 2)..<close])
@@ -194,9 +200,12 @@ struct Interpolator {
 
     private func credential(_ name: String, in path: String, source: ValueSource) throws(EnvironmentError) -> String {
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
-            throw error(.invalidInterpolation, "'${credential:\(name)}' in '\(path)' is not a valid credential name", path: path, source: source)
+            throw error(
+                .invalidInterpolation, "'${credential:\(name)}' in '\(path)' is not a valid credential name",
+                path: path, source: source)
         }
-        guard let directory = processEnvironment[EnvironmentOptions.credentialsDirectoryVariable], !directory.isEmpty else {
+        guard let directory = processEnvironment[EnvironmentOptions.credentialsDirectoryVariable], !directory.isEmpty
+        else {
             throw error(
                 .missingCredential,
                 "'${credential:\(name)}' in '\(path)': $CREDENTIALS_DIRECTORY is not set, so credential '\(name)' cannot be read",
@@ -206,7 +215,8 @@ struct Interpolator {
         let file = (directory as NSString).appendingPathComponent(name)
         guard let data = FileManager.default.contents(atPath: file) else {
             throw error(
-                .missingCredential, "'${credential:\(name)}' in '\(path)': credential file \(file) is missing or unreadable",
+                .missingCredential,
+                "'${credential:\(name)}' in '\(path)': credential file \(file) is missing or unreadable",
                 path: path, source: source, hint: "Check the unit's LoadCredential=\(name):... line")
         }
         var text = String(decoding: data, as: UTF8.self)

@@ -15,7 +15,9 @@ struct SnapshotBuilder {
         self.overrides = overrides
     }
 
-    mutating func build(previous: EnvironmentSnapshot?, generation: UInt64) throws(EnvironmentError) -> EnvironmentSnapshot {
+    mutating func build(previous: EnvironmentSnapshot?, generation: UInt64) throws(EnvironmentError)
+        -> EnvironmentSnapshot
+    {
         let location = ConfigurationLocation(options: options)
         let files = try readFiles(location)
         filesRead = files.map(\.file)
@@ -27,9 +29,11 @@ struct SnapshotBuilder {
         var restartRequired = options.restartRequiredKeys
         for file in files {
             let label = file.file == builtInLabel ? nil : file.file
-            ConfigTree.merge(file.common, into: &tree, source: ValueSource(layer: .common, file: label, section: "Common"))
+            ConfigTree.merge(
+                file.common, into: &tree, source: ValueSource(layer: .common, file: label, section: "Common"))
             if let section = file.environments[name] {
-                ConfigTree.merge(section, into: &tree, source: ValueSource(layer: .environment, file: label, section: name))
+                ConfigTree.merge(
+                    section, into: &tree, source: ValueSource(layer: .environment, file: label, section: name))
             }
             secrets.formUnion(file.secrets)
             restartRequired.formUnion(file.restartRequired)
@@ -112,7 +116,9 @@ struct SnapshotBuilder {
         return files
     }
 
-    private func selectEnvironment(files: [EnvironmentsFile], location: ConfigurationLocation) throws(EnvironmentError) -> String {
+    private func selectEnvironment(files: [EnvironmentsFile], location: ConfigurationLocation) throws(EnvironmentError)
+        -> String
+    {
         let requested: String
         let how: String
         if let explicit = options.environment, !explicit.isEmpty {

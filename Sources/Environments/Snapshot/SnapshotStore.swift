@@ -1,11 +1,11 @@
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Holds the current snapshot so that readers never take a lock they contend on.
@@ -93,9 +93,9 @@ final class ThreadSnapshotCache {
         var key = pthread_key_t()
         let result = pthread_key_create(&key) { pointer in
             #if canImport(Darwin)
-            Unmanaged<ThreadSnapshotCache>.fromOpaque(pointer).release()
+                Unmanaged<ThreadSnapshotCache>.fromOpaque(pointer).release()
             #else
-            if let pointer { Unmanaged<ThreadSnapshotCache>.fromOpaque(pointer).release() }
+                if let pointer { Unmanaged<ThreadSnapshotCache>.fromOpaque(pointer).release() }
             #endif
         }
         precondition(result == 0, "pthread_key_create failed: \(result)")

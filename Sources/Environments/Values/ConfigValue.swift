@@ -105,7 +105,7 @@ public enum ConfigValue: Sendable, Hashable {
         // Linux Foundation returns native `Bool`s; Darwin returns the CFBoolean singletons.
         if type(of: value) == Bool.self { return true }
         #if canImport(Darwin)
-        if let number = value as? NSNumber { return CFGetTypeID(number) == CFBooleanGetTypeID() }
+            if let number = value as? NSNumber { return CFGetTypeID(number) == CFBooleanGetTypeID() }
         #endif
         return false
     }

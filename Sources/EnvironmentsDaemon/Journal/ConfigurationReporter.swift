@@ -96,7 +96,8 @@ public struct ConfigurationReporter: Sendable {
         case .stderrWithPriorityPrefix, .stderrPlain: delivered = false
         }
         if !delivered {
-            logger.log(level: level, "\(text)", metadata: ["message_id": "\(entry.values(named: "MESSAGE_ID").first ?? "")"])
+            logger.log(
+                level: level, "\(text)", metadata: ["message_id": "\(entry.values(named: "MESSAGE_ID").first ?? "")"])
         }
     }
 }

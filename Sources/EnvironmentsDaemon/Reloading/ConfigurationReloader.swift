@@ -197,7 +197,8 @@ public actor ConfigurationReloader {
         do {
             try state.write(to: stateFile)
         } catch {
-            logger.warning("cannot write the reload state file", metadata: ["path": "\(stateFile)", "error": "\(error)"])
+            logger.warning(
+                "cannot write the reload state file", metadata: ["path": "\(stateFile)", "error": "\(error)"])
         }
     }
 }

@@ -89,8 +89,11 @@ public struct ReloadState: Codable, Sendable, Hashable {
 
     /// `$RUNTIME_DIRECTORY/environment-state.json` (systemd sets the variable from
     /// `RuntimeDirectory=`; with several directories, the first), or `nil` without it.
-    public static func defaultPath(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-        guard let runtime = processEnvironment["RUNTIME_DIRECTORY"]?.split(separator: ":").first, !runtime.isEmpty else {
+    public static func defaultPath(processEnvironment: [String: String] = ProcessInfo.processInfo.environment)
+        -> String?
+    {
+        guard let runtime = processEnvironment["RUNTIME_DIRECTORY"]?.split(separator: ":").first, !runtime.isEmpty
+        else {
             return nil
         }
         return (String(runtime) as NSString).appendingPathComponent(defaultFileName)

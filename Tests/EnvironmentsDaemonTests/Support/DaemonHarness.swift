@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where the package's executables are: beside the test bundle in the build directory.
@@ -32,7 +32,8 @@ final class DaemonHarness: @unchecked Sendable {
     var datagrams: [String] = []
 
     init(plist: String, extraEnvironment: [String: String] = [:]) throws {
-        root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("envd-\(UUID().uuidString.prefix(8))")
+        root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "envd-\(UUID().uuidString.prefix(8))")
         configDirectory = root.appendingPathComponent("etc")
         runtimeDirectory = root.appendingPathComponent("run")
         logFile = root.appendingPathComponent("daemon.log")
@@ -52,7 +53,10 @@ final class DaemonHarness: @unchecked Sendable {
     /// The environment the daemon runs with: a notify socket, a runtime directory, no journal.
     var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        for key in ["JOURNAL_STREAM", "INVOCATION_ID", "WATCHDOG_USEC", "WATCHDOG_PID", "APP_ENVIRONMENT", "CONFIGURATION_DIRECTORY"] {
+        for key in [
+            "JOURNAL_STREAM", "INVOCATION_ID", "WATCHDOG_USEC", "WATCHDOG_PID", "APP_ENVIRONMENT",
+            "CONFIGURATION_DIRECTORY",
+        ] {
             environment[key] = nil
         }
         environment["NOTIFY_SOCKET"] = notify.path

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A unix datagram socket bound where a daemon's `NOTIFY_SOCKET` points, collecting the
@@ -33,7 +33,8 @@ final class NotifySocket: @unchecked Sendable {
     /// The next datagram, or `nil` after `timeout`.
     func receive(timeout: Duration) -> String? {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(
+            timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         guard poll(&poller, 1, milliseconds) > 0 else { return nil }
         var buffer = [UInt8](repeating: 0, count: 65536)
         let count = recv(descriptor, &buffer, buffer.count, 0)
