@@ -91,11 +91,17 @@ let package = Package(
         ),
         .executableTarget(name: "EmbedInfoPlistTool", dependencies: ["Environments"]),
         .testTarget(name: "EnvironmentsTests", dependencies: ["Environments"]),
-        .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"]),
+        .testTarget(
+            name: "SystemdSupportTests",
+            dependencies: ["SystemdSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching"]),
         .testTarget(
             name: "EnvironmentsDaemonTests",
-            dependencies: ["EnvironmentsDaemon", "Environments"]
+            dependencies: [
+                "EnvironmentsDaemon", "Environments", "SystemdSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ]
 )

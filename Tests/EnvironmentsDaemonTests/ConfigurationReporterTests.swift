@@ -1,0 +1,132 @@
+import Environments
+import EnvironmentsDaemon
+import Foundation
+import Logging
+import SystemdSupport
+import Testing
+
+/// The configuration entries as journald receives them: native-protocol datagrams on a real
+/// unix socket.
+@Suite("configuration entries in the journal")
+struct ConfigurationReporterTests {
+    /// A temporary directory with a journal socket and an Environments.plist.
+    final class Fixture: @unchecked Sendable {
+        let root: URL
+        let journal: NotifySocket
+        init() throws {
+            root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+                "envj-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            journal = try NotifySocket(path: root.appendingPathComponent("journal.sock").path)
+        }
+        var mainFile: URL { root.appendingPathComponent("Environments.plist") }
+        var stateFile: String { root.appendingPathComponent("state.json").path }
+        var reporter: ConfigurationReporter {
+            ConfigurationReporter(
+                output: .socket(journal.path), identifier: "reporter-test", logger: Logger(label: "test"))
+        }
+        func environment() throws -> Environment {
+            try Environment(
+                options: EnvironmentOptions(
+                    applicationName: "test", environment: "Staging", configDirectory: root.path,
+                    processEnvironment: ["CREDENTIALS_DIRECTORY": root.path]))
+        }
+        /// The next entry's fields, in order (names may repeat).
+        func nextEntry() throws -> [(String, String)] {
+            let datagram = try #require(journal.receive(timeout: .seconds(10)))
+            return datagram.split(separator: "\n").map { line in
+                let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+            }
+        }
+        deinit { try? FileManager.default.removeItem(at: root) }
+    }
+
+    static func plist(host: String, port: Int = 8080) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0"><dict>
+        <key>Common</key><dict>
+            <key>APIBaseUrl</key><string>https://${Host}/v1</string>
+            <key>Password</key><string>${credential:password}</string>
+            <key>ListenPort</key><integer>\(port)</integer>
+        </dict>
+        <key>Staging</key><dict><key>Host</key><string>\(host)</string></dict>
+        <key>RestartRequired</key><array><string>ListenPort</string></array>
+        </dict></plist>
+        """
+    }
+
+    @Test("the applied entry carries MESSAGE_ID, environment, generation, files and every setting, secrets redacted")
+    func appliedEntry() throws {
+        let fixture = try Fixture()
+        try "hunter2-secret\n".write(
+            to: fixture.root.appendingPathComponent("password"), atomically: true, encoding: .utf8)
+        try Self.plist(host: "one.example.com").write(to: fixture.mainFile, atomically: true, encoding: .utf8)
+        let environment = try fixture.environment()
+        fixture.reporter.applied(environment.snapshot, changedKeys: nil)
+        let fields = try fixture.nextEntry()
+        func values(_ name: String) -> [String] { fields.filter { $0.0 == name }.map(\.1) }
+        #expect(values("MESSAGE_ID") == [ConfigurationMessageID.applied])
+        #expect(values("PRIORITY") == ["6"])
+        #expect(values("SYSLOG_IDENTIFIER") == ["reporter-test"])
+        #expect(values("CONFIG_ENVIRONMENT") == ["Staging"])
+        #expect(values("CONFIG_GENERATION") == ["1"])
+        #expect(values("CONFIG_SOURCE_FILE") == [fixture.mainFile.path])
+        #expect(
+            values("CONFIG_SETTING") == [
+                "APIBaseUrl=https://one.example.com/v1", "Host=one.example.com", "ListenPort=8080",
+                "Password=<redacted>",
+            ])
+        #expect(values("CONFIG_SETTING_SOURCE").contains("Host=\(fixture.mainFile.path) [Staging]"))
+        #expect(!fields.contains { $0.1.contains("hunter2") })
+    }
+
+    @Test("a reload: applied with changed keys, rejected with file and line, pending restart; state file follows")
+    func reloadPipeline() async throws {
+        let fixture = try Fixture()
+        try "pw".write(to: fixture.root.appendingPathComponent("password"), atomically: true, encoding: .utf8)
+        try Self.plist(host: "one.example.com").write(to: fixture.mainFile, atomically: true, encoding: .utf8)
+        let environment = try fixture.environment()
+        let reloader = ConfigurationReloader(
+            environment: environment, reporter: fixture.reporter, stateFile: fixture.stateFile, levelControl: nil,
+            logger: Logger(label: "test"))
+        await reloader.start()
+        _ = try fixture.nextEntry()
+
+        try Self.plist(host: "two.example.com").write(to: fixture.mainFile, atomically: true, encoding: .utf8)
+        let applied = await reloader.reload(trigger: .api)
+        #expect(applied.outcome == .applied)
+        #expect(applied.changedKeys == ["APIBaseUrl", "Host"])
+        let entry = try fixture.nextEntry()
+        #expect(entry.filter { $0.0 == "CONFIG_CHANGED_KEY" }.map(\.1) == ["APIBaseUrl", "Host"])
+        #expect(entry.contains { $0 == ("CONFIG_GENERATION", "2") })
+
+        try "<plist><dict>\n<key>Common</key>\n<strin>x</string>".write(
+            to: fixture.mainFile, atomically: true, encoding: .utf8)
+        let rejected = await reloader.reload(trigger: .signal)
+        #expect(rejected.outcome == .rejected)
+        #expect(rejected.generation == 2)
+        let rejection = try fixture.nextEntry()
+        #expect(rejection.contains { $0 == ("MESSAGE_ID", ConfigurationMessageID.rejected) })
+        #expect(rejection.contains { $0 == ("CONFIG_FILE", fixture.mainFile.path) })
+        #expect(rejection.contains { $0 == ("CONFIG_LINE", "3") })
+        #expect(rejection.contains { $0 == ("CONFIG_ERROR_CODE", "malformedFile") })
+        #expect(environment.string("Host", default: "") == "two.example.com")
+
+        try Self.plist(host: "two.example.com", port: 9090).write(
+            to: fixture.mainFile, atomically: true, encoding: .utf8)
+        await reloader.reload(trigger: .fileChange)
+        _ = try fixture.nextEntry()  // applied (pending restart changes the snapshot)
+        let pending = try fixture.nextEntry()
+        #expect(pending.contains { $0 == ("MESSAGE_ID", ConfigurationMessageID.pendingRestart) })
+        #expect(pending.contains { $0 == ("CONFIG_PENDING_RESTART", "ListenPort=9090") })
+        #expect(environment.int("ListenPort", default: 0) == 8080)
+
+        let state = try ReloadState.read(from: fixture.stateFile)
+        #expect(state.pendingRestart == ["ListenPort"])
+        #expect(state.lastReload?.trigger == "file-change")
+        #expect(state.environment == "Staging")
+        #expect(state.resolvedDirectory == fixture.root.path)
+    }
+}
