@@ -5,7 +5,7 @@ import Logging
 ///
 /// Components that need configuration can take a `some ConfigurationReading` instead of
 /// reaching for ``Environment/shared``, so tests can hand them an in-memory
-/// ``Environment/init(values:environmentName:)``.
+/// ``Environment/init(values:environmentName:secretKeys:logger:)``.
 public protocol ConfigurationReading: Sendable {
     /// The effective value at a key path (`APIBaseUrl`, `Database.Host`), with its source.
     func configuredValue(forKey key: String) -> ConfiguredValue?

@@ -5,7 +5,7 @@ import SystemdSupport
 /// Writes the configuration events to the journal: the effective settings after every
 /// applied load, rejected reloads and pending restarts, each with its fixed `MESSAGE_ID`.
 ///
-/// With a journal (``JournalLogHandler/Output/journal`` or a socket) each event is one
+/// With a journal (`JournalLogHandler.Output.journal` or a socket) each event is one
 /// structured entry with repeated fields; on standard error it becomes a log line listing
 /// the same settings.
 public struct ConfigurationReporter: Sendable {

@@ -4,7 +4,7 @@ import Logging
 import ServiceLifecycle
 import SystemdSupport
 
-/// A swift-service-lifecycle `Service` that keeps an ``Environments/Environment`` live under
+/// A swift-service-lifecycle `Service` that keeps an `Environment` live under
 /// systemd: reload on `SIGHUP` and on file change, `sd_notify` readiness, reload and stop
 /// notifications, watchdog pings, the log level from `LogLevel`, and the effective settings
 /// in the journal.
