@@ -11,7 +11,7 @@ struct Check: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let snapshot = try location.load()
+            let snapshot = try location.load(state: location.daemonState())
             var summary = "OK: environment \(snapshot.environmentName), \(snapshot.leafKeys.count) settings from "
             summary += snapshot.files.isEmpty ? "the built-in configuration" : snapshot.files.joined(separator: ", ")
             print(summary)

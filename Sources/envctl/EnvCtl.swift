@@ -1,5 +1,6 @@
 import ArgumentParser
 import Environments
+import EnvironmentsDaemon
 import Foundation
 
 /// `envctl`: inspect, check and reload the configuration of a daemon that uses Environments.
@@ -13,27 +14,66 @@ struct EnvCtl: ParsableCommand {
 }
 
 /// Options every subcommand takes: where the files are and which environment to select.
+///
+/// When a running daemon's state file is found (`--state-file`, else
+/// `$RUNTIME_DIRECTORY/environment-state.json`, else `/run/<app-name>/environment-state.json`),
+/// what the options leave open is taken from it: the daemon's environment, configuration
+/// directory and credentials directory. So `envctl show --app-name NAME` shows what the
+/// daemon runs with.
 struct LocationOptions: ParsableArguments {
     @Option(
         name: .customLong("config-dir"),
         help: "The directory holding Environments.plist (default: $CONFIGURATION_DIRECTORY, else /etc/<app-name>).")
     var configDirectory: String?
 
-    @Option(help: "The environment to select (default: $APP_ENVIRONMENT, else the build's).")
+    @Option(help: "The environment to select (default: the running daemon's, else $APP_ENVIRONMENT, else the build's).")
     var environment: String?
 
-    @Option(name: .customLong("app-name"), help: "The application name, for /etc/<app-name>/.")
-    var applicationName: String = "envctl"
+    @Option(name: .customLong("app-name"), help: "The application name, for /etc/<app-name>/ and /run/<app-name>/.")
+    var applicationName: String?
 
-    func options(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) -> EnvironmentOptions {
-        EnvironmentOptions(
-            applicationName: applicationName, environment: environment, configDirectory: configDirectory,
-            processEnvironment: processEnvironment)
+    @Option(
+        help:
+            "A running daemon's state file (default: $RUNTIME_DIRECTORY/environment-state.json, else /run/<app-name>/environment-state.json)."
+    )
+    var stateFile: String?
+
+    /// The state file's path, explicit or by convention.
+    var statePath: String? {
+        if let stateFile { return stateFile }
+        if let path = ReloadState.defaultPath() { return path }
+        return applicationName.map { "/run/\($0)/\(ReloadState.defaultFileName)" }
     }
 
-    func load() throws -> EnvironmentSnapshot {
+    /// The running daemon's state, if its state file is there (and belongs to `pid`, if given).
+    func daemonState(pid: Int32? = nil) -> ReloadState? {
+        guard let statePath, let state = try? ReloadState.read(from: statePath) else { return nil }
+        if let pid, state.pid != pid { return nil }
+        return state
+    }
+
+    /// Options for a load: the flags, completed from the daemon's state.
+    func options(
+        state: ReloadState?, processEnvironment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> EnvironmentOptions {
+        var options = EnvironmentOptions(
+            applicationName: applicationName ?? state?.applicationName ?? "envctl", environment: environment,
+            configDirectory: configDirectory, processEnvironment: processEnvironment)
+        if let state {
+            options.environment = environment ?? state.environment
+            options.configDirectory = configDirectory ?? state.resolvedDirectory ?? state.configDirectory
+            // systemd 257 does not give ExecReload= the unit's $CREDENTIALS_DIRECTORY.
+            let credentials = EnvironmentOptions.credentialsDirectoryVariable
+            if options.processEnvironment[credentials] == nil, let directory = state.credentialsDirectory {
+                options.processEnvironment[credentials] = directory
+            }
+        }
+        return options
+    }
+
+    func load(state: ReloadState?) throws -> EnvironmentSnapshot {
         do {
-            return try Environment(options: options()).snapshot
+            return try Environment(options: options(state: state)).snapshot
         } catch {
             throw Failure("\(error)")
         }

@@ -16,7 +16,7 @@ struct Get: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let snapshot = try location.load()
+            let snapshot = try location.load(state: location.daemonState())
             guard let entry = snapshot.configuredValue(forKey: key) else {
                 do {
                     _ = try snapshot.require(key, as: ConfigValue.self)

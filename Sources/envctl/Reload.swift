@@ -25,26 +25,17 @@ struct Reload: ParsableCommand {
     @Option(help: "The daemon's process id ($MAINPID in a unit file).")
     var pid: Int32
 
-    @Option(help: "The daemon's state file (default: $RUNTIME_DIRECTORY/environment-state.json).")
-    var stateFile: String?
-
     @Option(help: "Seconds to wait for the daemon's verdict.")
     var timeout: Double = 30
 
     func run() throws {
         try reportingFailures {
-            guard let statePath = stateFile ?? ReloadState.defaultPath() else {
+            guard let statePath = location.statePath else {
                 throw Failure(
-                    "no state file to wait on: set RuntimeDirectory= in the unit (which sets $RUNTIME_DIRECTORY) or pass --state-file"
+                    "no state file to wait on: set RuntimeDirectory= in the unit (which sets $RUNTIME_DIRECTORY), or pass --state-file or --app-name"
                 )
             }
-            let state = try? ReloadState.read(from: statePath)
-            var options = location.options()
-            if let state, state.pid == pid {
-                options.environment = location.environment ?? state.environment
-                options.configDirectory = location.configDirectory ?? state.resolvedDirectory ?? state.configDirectory
-                options.applicationName = state.applicationName
-            }
+            let options = location.options(state: location.daemonState(pid: pid))
             do {
                 _ = try Environment(options: options)
             } catch {

@@ -5,7 +5,11 @@ import Foundation
 
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List every effective setting with its value and source (secrets redacted).")
+        abstract: "List every effective setting with its value and source (secrets redacted).",
+        discussion: """
+            With a running daemon's state file (see --state-file), keys that changed but wait for a \
+            restart show the value the daemon runs with, and the value it will take after a restart.
+            """)
 
     @OptionGroup var location: LocationOptions
 
@@ -15,20 +19,13 @@ struct Show: ParsableCommand {
     @Flag(help: "Reveal secret values instead of <redacted>.")
     var showSecrets = false
 
-    @Option(
-        help:
-            "A running daemon's state file, to mark keys pending a restart (default: $RUNTIME_DIRECTORY/environment-state.json or /run/<app-name>/environment-state.json when present)."
-    )
-    var stateFile: String?
-
     func run() throws {
         try reportingFailures {
-            let snapshot = try location.load()
-            var pending = Set(snapshot.pendingRestart.keys)
-            let statePath =
-                stateFile ?? ReloadState.defaultPath()
-                ?? "/run/\(location.applicationName)/\(ReloadState.defaultFileName)"
-            if let state = try? ReloadState.read(from: statePath) { pending.formUnion(state.pendingRestart) }
+            let state = location.daemonState()
+            let snapshot = try location.load(state: state)
+            // Restart-only keys whose new value waits: the value the daemon runs with, if known.
+            var pending: [String: String?] = [:]
+            for key in state?.pendingRestart ?? [] { pending[key] = state?.runningValues?[key] }
             if json {
                 print(SettingsListing.json(snapshot, pending: pending, revealSecrets: showSecrets))
             } else {
@@ -40,24 +37,28 @@ struct Show: ParsableCommand {
 
 /// Renders a snapshot's settings for people and for machines.
 enum SettingsListing {
-    static func table(_ snapshot: EnvironmentSnapshot, pending: Set<String>, revealSecrets: Bool) -> String {
+    static func table(_ snapshot: EnvironmentSnapshot, pending: [String: String?], revealSecrets: Bool) -> String {
         var out = "# environment \(snapshot.environmentName), generation \(snapshot.generation)\n"
-        out +=
-            "# files: " + (snapshot.files.isEmpty ? "(built-in configuration)" : snapshot.files.joined(separator: ", "))
-            + "\n"
+        let files = snapshot.files.isEmpty ? "(built-in configuration)" : snapshot.files.joined(separator: ", ")
+        out += "# files: \(files)\n"
         let keys = snapshot.leafKeys
         let width = min(keys.map(\.count).max() ?? 0, 40)
         for key in keys {
             guard let entry = snapshot.entries[key] else { continue }
+            let value = entry.displayValue(revealSecrets: revealSecrets)
             var line = key.padding(toLength: max(width, key.count), withPad: " ", startingAt: 0)
-            line += " = " + entry.displayValue(revealSecrets: revealSecrets) + "    # \(entry.source)"
-            if isPending(key, pending) { line += " (pending restart)" }
+            if let running = runningValue(key, pending) {
+                line += " = \(running ?? value)    # \(entry.source)"
+                line += running == nil ? " (pending restart)" : " (pending restart: \(value) after restart)"
+            } else {
+                line += " = \(value)    # \(entry.source)"
+            }
             out += line + "\n"
         }
         return out
     }
 
-    static func json(_ snapshot: EnvironmentSnapshot, pending: Set<String>, revealSecrets: Bool) -> String {
+    static func json(_ snapshot: EnvironmentSnapshot, pending: [String: String?], revealSecrets: Bool) -> String {
         var settings: [String: Any] = [:]
         for key in snapshot.leafKeys {
             guard let entry = snapshot.entries[key] else { continue }
@@ -69,7 +70,10 @@ enum SettingsListing {
             ]
             if let file = entry.source.file { item["file"] = file }
             if let section = entry.source.section { item["section"] = section }
-            if isPending(key, pending) { item["pendingRestart"] = true }
+            if let running = runningValue(key, pending) {
+                item["pendingRestart"] = true
+                if let running { item["runningValue"] = running }
+            }
             settings[key] = item
         }
         let object: [String: Any] = [
@@ -77,7 +81,7 @@ enum SettingsListing {
             "generation": Int(snapshot.generation),
             "files": snapshot.files,
             "settings": settings,
-            "pendingRestart": pending.sorted(),
+            "pendingRestart": pending.keys.sorted(),
         ]
         let data = try! JSONSerialization.data(
             withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
@@ -97,7 +101,11 @@ enum SettingsListing {
         }
     }
 
-    private static func isPending(_ key: String, _ pending: Set<String>) -> Bool {
-        pending.contains { key == $0 || key.hasPrefix($0 + ".") }
+    /// `nil` if `key` is not pending; `.some(nil)` if pending with an unknown running value;
+    /// `.some(value)` with the value the daemon runs with.
+    private static func runningValue(_ key: String, _ pending: [String: String?]) -> String?? {
+        if let exact = pending[key] { return .some(exact) }
+        if pending.keys.contains(where: { key.hasPrefix($0 + ".") }) { return .some(nil) }
+        return nil
     }
 }

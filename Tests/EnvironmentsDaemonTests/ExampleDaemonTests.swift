@@ -185,6 +185,12 @@ struct ExampleDaemonTests {
         ])
         #expect(show.status == 0)
         let line = show.output.split(separator: "\n").first { $0.hasPrefix("ListenPort") }
-        #expect(line?.contains("(pending restart)") == true)
+        // The value the daemon runs with, and the one it takes after a restart.
+        #expect(line?.contains("= 8080") == true)
+        #expect(line?.contains("(pending restart: 9090 after restart)") == true)
+        // Without --environment and --config-dir: taken from the daemon's state file.
+        let fromState = try daemon.envctl(["get", "APIBaseUrl", "--state-file", daemon.stateFile])
+        #expect(fromState.status == 0, "\(fromState.output)")
+        #expect(fromState.output == "https://staging.example.com/v1\n")
     }
 }

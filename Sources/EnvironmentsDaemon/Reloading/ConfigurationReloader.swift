@@ -193,7 +193,11 @@ public actor ConfigurationReloader {
             pid: getpid(), applicationName: options?.applicationName ?? "app", environment: snapshot.environmentName,
             configDirectory: options?.configDirectory, resolvedDirectory: snapshot.location?.directory,
             generation: snapshot.generation, files: snapshot.files,
-            pendingRestart: snapshot.pendingRestart.keys.sorted(), lastReload: lastReload)
+            pendingRestart: snapshot.pendingRestart.keys.sorted(), lastReload: lastReload,
+            credentialsDirectory: options?.processEnvironment[EnvironmentOptions.credentialsDirectoryVariable],
+            runningValues: snapshot.pendingRestart.keys.reduce(into: [:]) { values, key in
+                values[key] = snapshot.entries[key]?.displayValue() ?? "<unset>"
+            })
         do {
             try state.write(to: stateFile)
         } catch {

@@ -26,6 +26,13 @@ public struct ReloadState: Codable, Sendable, Hashable {
     public var pendingRestart: [String]
     /// The last reload attempt, or `nil` before the first.
     public var lastReload: LastReload?
+    /// The daemon's `$CREDENTIALS_DIRECTORY` (systemd's `LoadCredential=`), so that a reload
+    /// command checks `${credential:...}` exactly as the daemon will: systemd 257 does not set
+    /// the variable for `ExecReload=` commands (252 does).
+    public var credentialsDirectory: String?
+    /// For each key in ``pendingRestart``, the value the daemon still runs with (secrets
+    /// redacted), so listings can show both.
+    public var runningValues: [String: String]?
 
     /// The result of one reload attempt.
     public struct LastReload: Codable, Sendable, Hashable {
@@ -71,7 +78,8 @@ public struct ReloadState: Codable, Sendable, Hashable {
     /// Creates a state.
     public init(
         pid: Int32, applicationName: String, environment: String, configDirectory: String?, resolvedDirectory: String?,
-        generation: UInt64, files: [String], pendingRestart: [String], lastReload: LastReload? = nil
+        generation: UInt64, files: [String], pendingRestart: [String], lastReload: LastReload? = nil,
+        credentialsDirectory: String? = nil, runningValues: [String: String]? = nil
     ) {
         self.pid = pid
         self.applicationName = applicationName
@@ -82,6 +90,8 @@ public struct ReloadState: Codable, Sendable, Hashable {
         self.files = files
         self.pendingRestart = pendingRestart
         self.lastReload = lastReload
+        self.credentialsDirectory = credentialsDirectory
+        self.runningValues = runningValues
     }
 
     /// The file name used in `$RUNTIME_DIRECTORY`.
