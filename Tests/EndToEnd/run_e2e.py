@@ -894,17 +894,22 @@ def scenario_7(h, s):
     line = h.wait_message(h.cursor_before, h.start_line())
     s.check(line is not None and first(line, "LISTEN_PORT") == "8080", "the daemon still reads ListenPort 8080")
     s.equal((h.state() or {}).get("pendingRestart"), ["ListenPort"], "state file pendingRestart")
-    credentials = {"CREDENTIALS_DIRECTORY": f"/run/credentials/{h.unit}"}
-    table = h.container.run(["envctl", "show", "--app-name", "example-daemon"], env=credentials)
+    # No --config-dir, --environment or CREDENTIALS_DIRECTORY: envctl takes them from the
+    # daemon's state file in /run/example-daemon/.
+    table = h.container.run(["envctl", "show", "--app-name", "example-daemon"])
     rows = [row for row in table.stdout.splitlines() if row.startswith("ListenPort ")]
-    s.check(len(rows) == 1 and "(pending restart)" in rows[0], f"envctl show marks ListenPort pending restart: {rows}")
-    shown = h.container.run(["envctl", "show", "--json", "--app-name", "example-daemon"], env=credentials)
+    s.check(
+        len(rows) == 1 and "= 8080 " in rows[0] and "(pending restart: 9090 after restart)" in rows[0],
+        f"envctl show: ListenPort runs with 8080, pending restart to 9090: {rows} {table.stderr!r}",
+    )
+    shown = h.container.run(["envctl", "show", "--json", "--app-name", "example-daemon"])
     try:
         listing = json.loads(shown.stdout)
     except ValueError:
         listing = {}
     s.equal(listing.get("pendingRestart"), ["ListenPort"], "envctl show --json pendingRestart")
     s.equal((listing.get("settings") or {}).get("ListenPort", {}).get("pendingRestart"), True, "envctl show --json ListenPort.pendingRestart")
+    s.equal((listing.get("settings") or {}).get("ListenPort", {}).get("runningValue"), "8080", "envctl show --json ListenPort.runningValue")
     s.note(f"envctl show: {rows[0] if rows else table.stdout!r}")
 
 
