@@ -67,6 +67,7 @@ let package = Package(
             dependencies: [
                 "Environments",
                 "EnvironmentsDaemon",
+                "SystemdSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

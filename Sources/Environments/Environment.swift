@@ -281,6 +281,8 @@ public final class Environment: ConfigurationReading, Sendable {
     // MARK: - Observing
 
     /// Calls `callback` after every applied change, on the thread that applied it.
+    /// Changes applied by reloads that run at the same time on different threads may arrive
+    /// out of order; ``EnvironmentSnapshot/generation`` tells which is newer.
     ///
     /// - Returns: A token; pass it to ``removeObserver(_:)`` to stop.
     @discardableResult

@@ -60,7 +60,7 @@ public struct SystemdNotifier: Sendable {
     ///
     /// - Parameter status: An optional `STATUS=` text sent in the same datagram.
     public func reloading(status: String? = nil) {
-        let now = MonotonicClock.microseconds()
+        let now = MonotonicClock.nowMicroseconds()
         send(
             [("RELOADING", "1"), ("MONOTONIC_USEC", String(now))] + Self.statusAssignment(status))
     }

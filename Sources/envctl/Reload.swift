@@ -2,6 +2,7 @@ import ArgumentParser
 import Environments
 import EnvironmentsDaemon
 import Foundation
+import SystemdSupport
 
 #if canImport(Glibc)
     import Glibc

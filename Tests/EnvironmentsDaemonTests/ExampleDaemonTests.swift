@@ -1,5 +1,6 @@
 import EnvironmentsDaemon
 import Foundation
+import SystemdSupport
 import Testing
 
 #if canImport(Glibc)

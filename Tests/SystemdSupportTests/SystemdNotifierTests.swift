@@ -29,9 +29,9 @@
             }
 
             @Test func reloadingSendsMonotonicTimeInTheSameDatagram() throws {
-                let before = MonotonicClock.microseconds()
+                let before = MonotonicClock.nowMicroseconds()
                 let text = try #require(received { notifier.reloading() })
-                let after = MonotonicClock.microseconds()
+                let after = MonotonicClock.nowMicroseconds()
 
                 let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
                 #expect(lines.count == 2)
@@ -46,7 +46,7 @@
                 var time = timespec()
                 clock_gettime(CLOCK_MONOTONIC, &time)
                 let reference = UInt64(time.tv_sec) * 1_000_000 + UInt64(time.tv_nsec) / 1_000
-                let ours = MonotonicClock.microseconds()
+                let ours = MonotonicClock.nowMicroseconds()
                 #expect(ours >= reference)
                 #expect(ours - reference < 60_000_000)
             }

@@ -41,6 +41,8 @@ public struct EnvironmentOptions: Sendable {
     public var logLevelKey: String? = "LogLevel"
     /// The application's own check of a new configuration: throw to reject it. It runs on
     /// every load and reload, after interpolation and before the new snapshot is swapped in.
+    /// It runs while the environment builds the snapshot: it must only read the snapshot it
+    /// is given, never call back into the ``Environment`` (reload, check or overrides).
     public var validate: (@Sendable (EnvironmentSnapshot) throws -> Void)?
 
     /// The variable systemd sets from `ConfigurationDirectory=`.

@@ -149,7 +149,7 @@ extension ConfigurationReading {
             "'\(key)' is \(configured.value.typeName.withArticle)\(shown), expected \(expected); set by \(configured.source)",
             key: key, environment: currentSnapshot.environmentName, file: configured.source.file,
             hint:
-                "Change the value in \(configured.source.file ?? "its source") or read it as a \(configured.value.typeName)"
+                "Change the value in \(configured.source.file ?? "its source") or read it as \(configured.value.typeName.withArticle)"
         )
     }
 }
