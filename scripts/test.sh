@@ -13,8 +13,17 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
     echo "== installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq "${missing[@]}"
+    sudo=()
+    if [ "$(id -u)" != 0 ]; then
+        if command -v sudo >/dev/null; then
+            sudo=(sudo --preserve-env=DEBIAN_FRONTEND)
+        else
+            echo "scripts/test.sh: not root and no sudo: install ${missing[*]} first" >&2
+            exit 1
+        fi
+    fi
+    "${sudo[@]}" apt-get update -qq
+    "${sudo[@]}" apt-get install -y -qq "${missing[@]}"
 fi
 
 echo "== swift build --build-tests"
