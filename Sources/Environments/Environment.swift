@@ -53,8 +53,14 @@ public final class Environment: ConfigurationReading, Sendable {
         ConfigTree.merge(ConfigTree.expandingDottedKeys(values), into: &tree, source: .defaults)
         var interpolator = Interpolator(
             tree: tree, environmentName: environmentName, processEnvironment: [:], secretPaths: secretKeys)
-        let resolved =
-            (try? interpolator.resolve(tree)) ?? Interpolator.markingSecrets(tree, secretPaths: secretKeys)
+        let resolved: [String: ConfigNode]
+        do {
+            resolved = try interpolator.resolve(tree)
+        } catch {
+            logger.warning(
+                "in-memory configuration keeps '${' references it cannot resolve", metadata: ["error": "\(error)"])
+            resolved = Interpolator.markingSecrets(tree, secretPaths: secretKeys)
+        }
         let snapshot = EnvironmentSnapshot(
             environmentName: environmentName, generation: 1, tree: resolved, files: [], location: nil,
             secretKeys: secretKeys, restartRequiredKeys: [], pendingRestart: [:])
@@ -71,7 +77,7 @@ public final class Environment: ConfigurationReading, Sendable {
     ) throws(EnvironmentError) {
         var options = options
         options.builtInConfiguration = environments
-        options.configDirectory = options.configDirectory ?? "/nonexistent/in-memory"
+        options.inMemoryOnly = true
         try self.init(options: options, logger: logger)
     }
 

@@ -362,6 +362,12 @@ import Testing
         #expect(staging.string("URL") == "https://staging.example.com/api")
         #expect(staging.int("Port", default: 0) == 80)
         #expect(staging.snapshot.files.isEmpty)
+        #expect(staging.snapshot.location == nil)
+        // A missing key names no file: nothing was searched on disk.
+        let missing = #expect(throws: EnvironmentError.self) { try staging.require("Nope", as: String.self) }
+        #expect(missing?.code == .missingKey)
+        #expect(missing?.searchedFiles == [])
+        #expect(missing?.environment == "Staging")
 
         let production = try Environment(
             environments: environments,

@@ -45,6 +45,9 @@ public struct EnvironmentOptions: Sendable {
     /// is given, never call back into the ``Environment`` (reload, check or overrides).
     public var validate: (@Sendable (EnvironmentSnapshot) throws -> Void)?
 
+    /// Use ``builtInConfiguration`` alone: no files are looked for (in-memory environments).
+    var inMemoryOnly = false
+
     /// The variable systemd sets from `ConfigurationDirectory=`.
     public static let configurationDirectoryVariable = "CONFIGURATION_DIRECTORY"
     /// The variable systemd sets for `LoadCredential=` and `SetCredential=`.

@@ -18,10 +18,15 @@ struct SnapshotBuilder {
     mutating func build(previous: EnvironmentSnapshot?, generation: UInt64) throws(EnvironmentError)
         -> EnvironmentSnapshot
     {
-        let location = ConfigurationLocation(options: options)
-        let files = try readFiles(location)
+        let location: ConfigurationLocation? = options.inMemoryOnly ? nil : ConfigurationLocation(options: options)
+        let files: [EnvironmentsFile]
+        if let location {
+            files = try readFiles(location)
+        } else {
+            files = [try EnvironmentsFile(root: options.builtInConfiguration ?? [:], label: builtInLabel)]
+        }
         filesRead = files.map(\.file)
-        let name = try selectEnvironment(files: files, location: location)
+        let name = try selectEnvironment(files: files)
 
         var tree: [String: ConfigNode] = [:]
         ConfigTree.merge(ConfigTree.expandingDottedKeys(options.defaults), into: &tree, source: .defaults)
@@ -116,9 +121,7 @@ struct SnapshotBuilder {
         return files
     }
 
-    private func selectEnvironment(files: [EnvironmentsFile], location: ConfigurationLocation) throws(EnvironmentError)
-        -> String
-    {
+    private func selectEnvironment(files: [EnvironmentsFile]) throws(EnvironmentError) -> String {
         let requested: String
         let how: String
         if let explicit = options.environment, !explicit.isEmpty {
