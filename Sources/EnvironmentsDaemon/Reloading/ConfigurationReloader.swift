@@ -83,10 +83,18 @@ public actor ConfigurationReloader {
     /// Reloads quietly, without `RELOADING=1`, to pick up a change made between the first
     /// load and the start of watching; reports only if something changed.
     public func catchUp() {
-        guard let outcome = try? environment.reload(), case .applied(let change) = outcome else { return }
+        let outcome: ReloadOutcome
+        do {
+            outcome = try environment.reload()
+        } catch {
+            reportRejection(error, trigger: .fileChange)
+            return
+        }
+        guard case .applied(let change) = outcome else { return }
         applyLogLevel(change.current)
         logChange(change, trigger: .fileChange)
         reporter.applied(change.current, changedKeys: change.changedKeys)
+        if !change.current.pendingRestart.isEmpty { reportPending(change.current) }
         writeState(change.current)
     }
 
@@ -121,14 +129,7 @@ public actor ConfigurationReloader {
             }
         } catch {
             let snapshot = environment.snapshot
-            var metadata: Logger.Metadata = ["trigger": "\(trigger.rawValue)", "error_code": "\(error.code)"]
-            if let file = error.file { metadata["config_file"] = "\(file)" }
-            if let line = error.line { metadata["config_line"] = "\(line)" }
-            if let key = error.key { metadata["config_key"] = "\(key)" }
-            logger.error(
-                "configuration reload rejected, keeping generation \(snapshot.generation): \(error)",
-                metadata: metadata)
-            reporter.rejected(error, keeping: snapshot)
+            reportRejection(error, trigger: trigger)
             record = ReloadState.LastReload(
                 outcome: .rejected, startedMonotonicMicroseconds: started,
                 finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
@@ -142,6 +143,17 @@ public actor ConfigurationReloader {
         if let error = record.error { status += "; reload rejected: \(error)" }
         notifier.ready(status: status)
         return record
+    }
+
+    private func reportRejection(_ error: EnvironmentError, trigger: ReloadTrigger) {
+        let snapshot = environment.snapshot
+        var metadata: Logger.Metadata = ["trigger": "\(trigger.rawValue)", "error_code": "\(error.code)"]
+        if let file = error.file { metadata["config_file"] = "\(file)" }
+        if let line = error.line { metadata["config_line"] = "\(line)" }
+        if let key = error.key { metadata["config_key"] = "\(key)" }
+        logger.error(
+            "configuration reload rejected, keeping generation \(snapshot.generation): \(error)", metadata: metadata)
+        reporter.rejected(error, keeping: snapshot)
     }
 
     /// Sends `STOPPING=1`.
