@@ -178,6 +178,8 @@ struct ExampleDaemonTests {
         _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
         try daemon.replaceMainFile(with: examplePlist(listenPort: 9090))
         #expect(daemon.waitForLog("'ListenPort' changed to 9090 but can only change on restart; keeping 8080"))
+        // READY=1 follows the state file.
+        #expect(daemon.waitForDatagram { $0.contains("READY=1") && $0.contains("generation 2") } != nil)
         let state = try ReloadState.read(from: daemon.stateFile)
         #expect(state.pendingRestart == ["ListenPort"])
         let show = try daemon.envctl([
