@@ -861,11 +861,13 @@ def scenario_6(h, s):
     if s.check(notice is not None, "the daemon logged 'log level is now info'"):
         time.sleep(2.5)  # more than two heartbeat intervals
         # A heartbeat that passed the level check just before the switch may still arrive
-        # right after the notice; one written after the switch would come a second later.
+        # after the notice (later still on a loaded machine); a heartbeat written after the
+        # switch would come a full interval (1 s) later, and again every second.
         switched = int(notice["__MONOTONIC_TIMESTAMP"])
         later = [int(e["__MONOTONIC_TIMESTAMP"]) - switched for e in h.daemon_entries(notice["__CURSOR"]) if is_heartbeat(e)]
-        s.equal([delay for delay in later if delay > 200_000], [],
-                "heartbeat entries (µs after it) later than 0.2 s after 'log level is now info', in 2.5 s")
+        s.check(len(later) <= 1, f"at most one heartbeat in flight at the switch to info: {later}")
+        s.equal([delay for delay in later if delay > 900_000], [],
+                "heartbeat entries (µs after it) later than 0.9 s after 'log level is now info', in 2.5 s")
         if later:
             s.note(f"heartbeats in flight at the switch, µs after it: {later}")
 
