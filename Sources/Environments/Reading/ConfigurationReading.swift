@@ -108,11 +108,7 @@ extension ConfigurationReading {
         let snapshot = currentSnapshot
         let root: ConfigValue
         if let key {
-            guard let configured = configuredValue(forKey: key) else {
-                _ = try require(key, as: ConfigValue.self)
-                fatalError("unreachable")
-            }
-            root = configured.value
+            root = try require(key, as: ConfigValue.self)
         } else {
             root = .dictionary(snapshot.values)
         }
