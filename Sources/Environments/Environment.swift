@@ -36,7 +36,7 @@ public final class Environment: ConfigurationReading, Sendable {
     /// - Throws: ``EnvironmentError`` for a missing or bad file, an unknown or disallowed
     ///   environment, a failed interpolation or a rejected validation.
     public init(options: EnvironmentOptions, logger: Logger = Logger(label: "Environments")) throws(EnvironmentError) {
-        var builder = SnapshotBuilder(options: options, overrides: [:])
+        let builder = SnapshotBuilder(options: options, overrides: [:])
         let snapshot = try builder.build(previous: nil, generation: 1)
         self.store = SnapshotStore(snapshot)
         self.state = Mutex(WriterState(options: options))
@@ -51,6 +51,19 @@ public final class Environment: ConfigurationReading, Sendable {
     ) {
         var tree: [String: ConfigNode] = [:]
         ConfigTree.merge(ConfigTree.expandingDottedKeys(values), into: &tree, source: .defaults)
+        let snapshot = Environment.inMemorySnapshot(
+            tree, environmentName: environmentName, generation: 1, secretKeys: secretKeys, logger: logger)
+        self.store = SnapshotStore(snapshot)
+        self.state = Mutex(WriterState(options: nil, inMemoryTree: tree))
+        self.logger = logger
+    }
+
+    /// A snapshot of in-memory values: interpolated where possible (a reference that cannot be
+    /// resolved stays as written, with a warning) and with secrets marked.
+    private static func inMemorySnapshot(
+        _ tree: [String: ConfigNode], environmentName: String, generation: UInt64, secretKeys: Set<String>,
+        logger: Logger
+    ) -> EnvironmentSnapshot {
         var interpolator = Interpolator(
             tree: tree, environmentName: environmentName, processEnvironment: [:], secretPaths: secretKeys)
         let resolved: [String: ConfigNode]
@@ -61,12 +74,9 @@ public final class Environment: ConfigurationReading, Sendable {
                 "in-memory configuration keeps '${' references it cannot resolve", metadata: ["error": "\(error)"])
             resolved = Interpolator.markingSecrets(tree, secretPaths: secretKeys)
         }
-        let snapshot = EnvironmentSnapshot(
-            environmentName: environmentName, generation: 1, tree: resolved, files: [], location: nil,
+        return EnvironmentSnapshot(
+            environmentName: environmentName, generation: generation, tree: resolved, files: [], location: nil,
             secretKeys: secretKeys, restartRequiredKeys: [], pendingRestart: [:])
-        self.store = SnapshotStore(snapshot)
-        self.state = Mutex(WriterState(options: nil, inMemoryTree: tree))
-        self.logger = logger
     }
 
     /// An environment over an in-memory `Environments.plist`-shaped dictionary (`Common` and
@@ -171,16 +181,9 @@ public final class Environment: ConfigurationReading, Sendable {
     /// A string from the current snapshot, or `defaultValue`.
     @inline(__always)
     public func string(_ key: String, default defaultValue: String) -> String {
-        let found: String?? = store.withCurrent { snapshot in
-            guard let entry = snapshot.entries[key] else { return .some(nil) }
-            if case .string(let text) = entry.value { return .some(text) }
-            return nil
-        }
-        switch found {
-        case .some(.some(let text)): return text
-        case .some(.none): return defaultValue
-        case .none: return value(key, default: defaultValue)
-        }
+        // The common case in one lookup; anything else (missing, or converted) the general way.
+        if case .string(let text)? = store.withCurrent({ $0.entries[key]?.value }) { return text }
+        return value(key, default: defaultValue)
     }
 
     /// The name of the selected environment.
@@ -216,7 +219,7 @@ public final class Environment: ConfigurationReading, Sendable {
     public func check() throws(EnvironmentError) -> EnvironmentSnapshot {
         let (options, overrides) = state.withLock { ($0.options, $0.overrides) }
         guard let options else { return snapshot }
-        var builder = SnapshotBuilder(options: options, overrides: overrides)
+        let builder = SnapshotBuilder(options: options, overrides: overrides)
         return try builder.build(previous: snapshot, generation: snapshot.generation + 1)
     }
 
@@ -241,7 +244,7 @@ public final class Environment: ConfigurationReading, Sendable {
                 let previous = store.load()
                 let built: EnvironmentSnapshot
                 if let options = state.options {
-                    var builder = SnapshotBuilder(options: options, overrides: overrides)
+                    let builder = SnapshotBuilder(options: options, overrides: overrides)
                     do throws(EnvironmentError) {
                         built = try builder.build(previous: previous, generation: previous.generation + 1)
                     } catch {
@@ -252,16 +255,9 @@ public final class Environment: ConfigurationReading, Sendable {
                     // restores them), interpolated and marked secret as in `init(values:)`.
                     var tree = state.inMemoryTree
                     ConfigTree.merge(ConfigTree.expandingDottedKeys(overrides), into: &tree, source: .override)
-                    var interpolator = Interpolator(
-                        tree: tree, environmentName: previous.environmentName, processEnvironment: [:],
-                        secretPaths: previous.secretKeys)
-                    tree =
-                        (try? interpolator.resolve(tree))
-                        ?? Interpolator.markingSecrets(tree, secretPaths: previous.secretKeys)
-                    built = EnvironmentSnapshot(
-                        environmentName: previous.environmentName, generation: previous.generation + 1, tree: tree,
-                        files: [], location: nil, secretKeys: previous.secretKeys, restartRequiredKeys: [],
-                        pendingRestart: [:])
+                    built = Environment.inMemorySnapshot(
+                        tree, environmentName: previous.environmentName, generation: previous.generation + 1,
+                        secretKeys: previous.secretKeys, logger: logger)
                 }
                 state.overrides = overrides
                 state.lastError = nil

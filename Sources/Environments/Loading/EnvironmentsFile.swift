@@ -62,8 +62,7 @@ struct EnvironmentsFile: Sendable {
 
     /// A file built from an in-memory `Environments.plist`-shaped dictionary.
     init(root: [String: ConfigValue], label: String) throws(EnvironmentError) {
-        let document = try PropertyListDocument(root: root, file: label)
-        try self.init(document, isDropIn: false)
+        try self.init(PropertyListDocument(root: root, file: label), isDropIn: false)
     }
 
     private static func sectionError(
@@ -74,12 +73,5 @@ struct EnvironmentsFile: Sendable {
             "'\(key)' in this \(what) is \(value.typeName.withArticle), expected \(expected)", key: key,
             file: document.file,
             line: document.line(ofKey: key))
-    }
-}
-
-extension PropertyListDocument {
-    /// A document for an in-memory dictionary.
-    init(root: [String: ConfigValue], file: String) throws(EnvironmentError) {
-        self.init(uncheckedRoot: root, file: file)
     }
 }

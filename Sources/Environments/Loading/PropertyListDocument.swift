@@ -13,7 +13,7 @@ struct PropertyListDocument: Sendable {
     let text: String?
 
     /// A document for a dictionary that is already parsed.
-    init(uncheckedRoot root: [String: ConfigValue], file: String) {
+    init(root: [String: ConfigValue], file: String) {
         self.file = file
         self.root = root
         self.text = nil

@@ -26,6 +26,8 @@ public final class EnvironmentSnapshot: Sendable {
     public let pendingRestart: [String: ConfiguredValue]
     /// When the snapshot was built.
     public let loadedAt: Date
+    /// The key paths of values that are not dictionaries, sorted: what a listing shows.
+    public let leafKeys: [String]
 
     let tree: [String: ConfigNode]
 
@@ -47,27 +49,16 @@ public final class EnvironmentSnapshot: Sendable {
         self.entries = flat.mapValues { node in
             ConfiguredValue(value: node.value, source: node.source, isSecret: node.containsSecret)
         }
+        self.leafKeys = entries.compactMap { key, entry in
+            if case .dictionary(let values) = entry.value, !values.isEmpty { return nil }
+            return key
+        }.sorted()
         self.files = files
         self.location = location
         self.secretKeys = secretKeys
         self.restartRequiredKeys = restartRequiredKeys
         self.pendingRestart = pendingRestart
         self.loadedAt = Date()
-    }
-
-    /// The same contents with another generation number.
-    func withGeneration(_ generation: UInt64) -> EnvironmentSnapshot {
-        EnvironmentSnapshot(
-            environmentName: environmentName, generation: generation, tree: tree, files: files, location: location,
-            secretKeys: secretKeys, restartRequiredKeys: restartRequiredKeys, pendingRestart: pendingRestart)
-    }
-
-    /// The key paths of values that are not dictionaries, sorted: what a listing shows.
-    public var leafKeys: [String] {
-        entries.compactMap { key, entry in
-            if case .dictionary(let values) = entry.value, !values.isEmpty { return nil }
-            return key
-        }.sorted()
     }
 
     /// The whole effective configuration as one dictionary.

@@ -7,15 +7,12 @@ struct SnapshotBuilder {
     /// Runtime overrides, dotted keys allowed.
     let overrides: [String: ConfigValue]
 
-    /// The files read by the last ``build(previous:generation:)``, also on failure, for errors.
-    private(set) var filesRead: [String] = []
-
     init(options: EnvironmentOptions, overrides: [String: ConfigValue]) {
         self.options = options
         self.overrides = overrides
     }
 
-    mutating func build(previous: EnvironmentSnapshot?, generation: UInt64) throws(EnvironmentError)
+    func build(previous: EnvironmentSnapshot?, generation: UInt64) throws(EnvironmentError)
         -> EnvironmentSnapshot
     {
         let location: ConfigurationLocation? = options.inMemoryOnly ? nil : ConfigurationLocation(options: options)
@@ -25,7 +22,6 @@ struct SnapshotBuilder {
         } else {
             files = [try EnvironmentsFile(root: options.builtInConfiguration ?? [:], label: builtInLabel)]
         }
-        filesRead = files.map(\.file)
         let name = try selectEnvironment(files: files)
 
         var tree: [String: ConfigNode] = [:]

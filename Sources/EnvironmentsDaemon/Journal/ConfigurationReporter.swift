@@ -10,10 +10,12 @@ import SystemdSupport
 /// the same settings.
 public struct ConfigurationReporter: Sendable {
     /// Where the entries go.
-    public var output: JournalLogHandler.Output
+    public let output: JournalLogHandler.Output
     /// The `SYSLOG_IDENTIFIER` of the entries.
     public var identifier: String
     let logger: Logger
+    /// The sender for a `.socket` output, opened once.
+    private let socketSender: JournalSocketSender?
 
     /// Creates a reporter.
     public init(
@@ -23,6 +25,11 @@ public struct ConfigurationReporter: Sendable {
         self.output = output
         self.identifier = identifier
         self.logger = logger
+        if case .socket(let path) = output {
+            socketSender = JournalSocketSender(path: path)
+        } else {
+            socketSender = nil
+        }
     }
 
     /// Reports the configuration now in effect.
@@ -92,7 +99,7 @@ public struct ConfigurationReporter: Sendable {
         let delivered: Bool
         switch output {
         case .journal: delivered = Journal.send(entry)
-        case .socket(let path): delivered = JournalSocketSender(path: path).send(entry)
+        case .socket: delivered = socketSender?.send(entry) ?? false
         case .stderrWithPriorityPrefix, .stderrPlain: delivered = false
         }
         if !delivered {

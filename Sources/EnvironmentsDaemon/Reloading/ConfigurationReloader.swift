@@ -91,10 +91,7 @@ public actor ConfigurationReloader {
             return
         }
         guard case .applied(let change) = outcome else { return }
-        applyLogLevel(change.current)
-        logChange(change, trigger: .fileChange)
-        reporter.applied(change.current, changedKeys: change.changedKeys)
-        if !change.current.pendingRestart.isEmpty { reportPending(change.current) }
+        announce(change, trigger: .fileChange)
         writeState(change.current)
     }
 
@@ -110,10 +107,7 @@ public actor ConfigurationReloader {
             switch outcome {
             case .applied(let change):
                 let snapshot = change.current
-                applyLogLevel(snapshot)
-                logChange(change, trigger: trigger)
-                reporter.applied(snapshot, changedKeys: change.changedKeys)
-                if !snapshot.pendingRestart.isEmpty { reportPending(snapshot) }
+                announce(change, trigger: trigger)
                 record = ReloadState.LastReload(
                     outcome: .applied, startedMonotonicMicroseconds: started,
                     finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
@@ -159,6 +153,14 @@ public actor ConfigurationReloader {
     /// Sends `STOPPING=1`.
     public func stopping() {
         notifier.stopping(status: "Stopping")
+    }
+
+    /// An applied change: the log level, the log, the journal, pending restarts.
+    private func announce(_ change: EnvironmentChange, trigger: ReloadTrigger) {
+        applyLogLevel(change.current)
+        logChange(change, trigger: trigger)
+        reporter.applied(change.current, changedKeys: change.changedKeys)
+        if !change.current.pendingRestart.isEmpty { reportPending(change.current) }
     }
 
     private func logChange(_ change: EnvironmentChange, trigger: ReloadTrigger) {
