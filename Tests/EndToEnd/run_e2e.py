@@ -1129,6 +1129,12 @@ def main():
     failed = [name for name, (results, _) in all_results.items() if any(r.failures for r in results.values())]
     log(f"\nTotal time: {time.monotonic() - started:.0f} s")
     if failed:
+        # Last, so that the tail of a long CI log names what failed and why.
+        log("\nFailed checks:")
+        for name, (results, _) in all_results.items():
+            for number, result in results.items():
+                for failure in result.failures:
+                    log(f"  {name} scenario {number}: {failure.splitlines()[0][:400]}")
         log(f"FAILED: {', '.join(failed)}")
         return 1
     log("All end-to-end scenarios passed.")
