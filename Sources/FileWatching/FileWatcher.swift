@@ -14,6 +14,18 @@ import Logging
 /// swap of Kubernetes ConfigMap volumes. Paths that do not exist yet are watched for their
 /// creation.
 ///
+/// Events are coalesced into bursts, and how long a burst is held back depends on its last
+/// event. Closing a file that was opened for writing, and renaming a file into place, end a
+/// save: the file is then complete, so a burst that ends with one of them is reported after a
+/// short ``settle`` (2 ms by default) and a reload follows the save within milliseconds. Every
+/// other event (creating, modifying or deleting a file, renaming it away, changing its
+/// attributes) may be part of a save still under way, such as a file still being written, so a
+/// burst that ends with one waits for the full ``debounce`` of quiet: a half-written file is
+/// not reported unless its writer pauses for longer than that. A save whose steps are further
+/// apart than the settle, such as a temporary file closed in a watched directory and renamed a
+/// moment later, may be reported twice, each time in a complete state. The polling fallback
+/// uses only ``debounce``.
+///
 /// ```swift
 /// let watcher = FileWatcher(
 ///   files: ["/etc/app/Environments.plist"],
@@ -35,8 +47,14 @@ public final class FileWatcher: Sendable {
     public let files: [String]
     /// The directories being watched, as given.
     public let directories: [String]
-    /// The quiet time after which a burst of changes is reported.
+    /// The quiet time after which a burst of changes is reported when its last event may be
+    /// part of a save still in progress.
     public let debounce: Duration
+    /// The quiet time after which a burst of changes is reported when its last event completed
+    /// a save (a file opened for writing was closed, or a file was renamed into place).
+    ///
+    /// Used as at most ``debounce``. The polling fallback does not use it.
+    public let settle: Duration
 
     let configuration: WatchConfiguration
     let backend: Backend
@@ -50,35 +68,51 @@ public final class FileWatcher: Sendable {
     ///   - directories: Directories whose entries matter, such as a drop-in directory
     ///     `Environments.plist.d`. They may not exist yet. Adding, removing, renaming or
     ///     changing an entry, and creating or deleting the directory, are changes.
-    ///   - debounce: The quiet time that ends a burst of changes. A burst that keeps going
-    ///     is reported after ten times this at the latest.
+    ///   - debounce: The quiet time that ends a burst of changes whose last event may be part
+    ///     of a save still in progress, such as a write to a file that is still open. A burst
+    ///     that keeps going is reported after ten times this at the latest.
+    ///   - settle: The quiet time that ends a burst of changes whose last event completed a
+    ///     save: a file opened for writing was closed, or a file was renamed into place. Kept
+    ///     short so that a reload follows a save quickly; it still lets the other half of a
+    ///     rename or the next step of a tool arrive and join the burst. Used as at most
+    ///     `debounce`.
     ///   - logger: Where to log, mostly at debug and trace level.
     public convenience init(
         files: [String], directories: [String], debounce: Duration = .milliseconds(50),
-        logger: Logger = Logger(label: "FileWatching")
+        settle: Duration = .milliseconds(2), logger: Logger = Logger(label: "FileWatching")
     ) {
         self.init(
-            files: files, directories: directories, debounce: debounce, logger: logger,
-            backend: .native)
+            files: files, directories: directories, debounce: debounce, settle: settle,
+            logger: logger, backend: .native)
     }
 
     /// Creates a watcher with an explicit backend (tests use ``Backend/polling(interval:)``).
+    ///
+    /// - Parameters:
+    ///   - files: Regular files to watch.
+    ///   - directories: Directories whose entries matter.
+    ///   - debounce: The quiet time after an event of a save that may still be in progress.
+    ///   - settle: The quiet time after an event that completed a save.
+    ///   - logger: Where to log.
+    ///   - backend: How to detect changes.
     init(
-        files: [String], directories: [String], debounce: Duration, logger: Logger,
-        backend: Backend
+        files: [String], directories: [String], debounce: Duration,
+        settle: Duration = .milliseconds(2), logger: Logger, backend: Backend
     ) {
         self.files = files
         self.directories = directories
         self.debounce = debounce
+        self.settle = settle
         self.logger = logger
         self.backend = backend
         self.configuration = WatchConfiguration(
-            files: files, directories: directories, debounce: debounce)
+            files: files, directories: directories, debounce: debounce, settle: settle)
     }
 
     /// Watches until the calling task is cancelled.
     ///
-    /// Calls `onChange` once per burst of changes, after ``debounce`` of quiet, with the
+    /// Calls `onChange` once per burst of changes, after ``settle`` of quiet if the burst
+    /// ended by completing a save and after ``debounce`` of quiet otherwise, with the
     /// configured paths (spelled as in `files` and `directories`) that were affected. Calls
     /// are never concurrent; changes that happen while `onChange` runs are merged into the
     /// next call. Returns normally, with the inotify descriptor closed, once the task is

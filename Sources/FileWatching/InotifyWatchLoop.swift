@@ -14,6 +14,20 @@
         /// Events about a watched directory itself that affect everything it holds.
         private static let selfEvents: Inotify.Mask = [.deletedSelf, .movedSelf, .unmounted]
 
+        /// Events after which the affected file is complete: the close of a file opened for
+        /// writing, and the rename that finishes an atomic save or swaps a ConfigMap's `..data`.
+        ///
+        /// A burst that ends with one of them is reported after the short
+        /// ``WatchConfiguration/settle``; every other event (create, modify, delete, moved-from,
+        /// attributes, events about a directory itself, overflow) may be part of a save still in
+        /// progress and waits for the full ``WatchConfiguration/debounce``.
+        static let completionEvents: Inotify.Mask = [.closedAfterWriting, .movedTo]
+
+        /// Whether an event with `mask` is a completion event (see ``completionEvents``).
+        static func isCompletion(_ mask: Inotify.Mask) -> Bool {
+            !mask.isDisjoint(with: completionEvents)
+        }
+
         private let configuration: WatchConfiguration
         private let logger: Logger
         private let wakeup: WakeupPipe
@@ -37,7 +51,8 @@
             self.mailbox = mailbox
             self.inotify = try Inotify()
             self.accumulator = BatchAccumulator(
-                debounce: configuration.debounce, maximumDelay: configuration.maximumDelay)
+                debounce: configuration.debounce, settle: configuration.settle,
+                maximumDelay: configuration.maximumDelay)
         }
 
         /// Watches until `wakeup` is signalled, then closes the inotify descriptor and finishes
@@ -100,14 +115,19 @@
             }
         }
 
-        /// Maps events to configured paths and adds them to the current burst.
+        /// Maps events to configured paths and adds them to the current burst, in order, each
+        /// marked as a completion event (one of ``completionEvents``) or not.
+        ///
+        /// `events` is everything one drain of the inotify descriptor returned, so both halves of
+        /// a rename normally arrive in the same call; the last relevant event decides whether the
+        /// burst is due after the settle or after the debounce.
         func handle(_ events: [Inotify.Event]) {
             let now = clock.now
             for event in events {
                 logger.trace("inotify event", metadata: ["event": "\(event)"])
                 if event.mask.contains(.queueOverflowed) {
                     logger.warning("inotify event queue overflowed; reporting every path as changed")
-                    accumulator.add(paths: configuration.allPaths, overflowed: true, at: now)
+                    accumulator.add(paths: configuration.allPaths, completion: false, overflowed: true, at: now)
                     continue
                 }
                 guard let directories = watches[event.watchDescriptor] else { continue }
@@ -124,7 +144,7 @@
                     }
                 }
                 if !affected.isEmpty {
-                    accumulator.add(paths: affected, at: now)
+                    accumulator.add(paths: affected, completion: Self.isCompletion(event.mask), at: now)
                 }
             }
         }

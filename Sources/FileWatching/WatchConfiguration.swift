@@ -30,8 +30,12 @@ struct WatchConfiguration: Sendable {
     var files: [WatchedPath]
     /// Directories whose entries matter (possibly missing).
     var directories: [WatchedPath]
-    /// The quiet time that ends a burst.
+    /// The quiet time that ends a burst whose last event may be part of a save still in
+    /// progress.
     var debounce: Duration
+    /// The quiet time that ends a burst whose last event completed a save (a file opened for
+    /// writing was closed, or a file was renamed into place); at most ``debounce``.
+    var settle: Duration
     /// The longest a burst is held back while events keep arriving.
     var maximumDelay: Duration
 
@@ -41,11 +45,23 @@ struct WatchConfiguration: Sendable {
     }
 
     /// Creates a configuration, resolving relative paths against the current directory.
-    init(files: [String], directories: [String], debounce: Duration) {
+    ///
+    /// - Parameters:
+    ///   - files: Regular files to watch.
+    ///   - directories: Directories whose entries matter.
+    ///   - debounce: The quiet time after an event of a save that may still be in progress;
+    ///     negative values count as zero. The maximum delay is ten times this.
+    ///   - settle: The quiet time after an event that completed a save; negative values count
+    ///     as zero, values above `debounce` as `debounce`.
+    init(
+        files: [String], directories: [String], debounce: Duration,
+        settle: Duration = .milliseconds(2)
+    ) {
         let workingDirectory = Self.currentDirectory()
         self.files = files.map { WatchedPath($0, workingDirectory: workingDirectory) }
         self.directories = directories.map { WatchedPath($0, workingDirectory: workingDirectory) }
         self.debounce = max(debounce, .zero)
+        self.settle = min(max(settle, .zero), self.debounce)
         self.maximumDelay = max(self.debounce * 10, .milliseconds(1))
     }
 

@@ -133,21 +133,58 @@ enum FS {
     }
 }
 
-/// Collects the batches a watcher reports.
-final class BatchRecorder: Sendable {
-    private let state = Mutex<[FileChangeBatch]>([])
+#if os(Linux)
+    /// A file held open for writing, like one that a program is still saving.
+    final class OpenFile {
+        private var descriptor: Int32
+        private let path: String
 
-    /// Records a batch.
+        /// Opens `path` for writing and truncates it (`open(O_WRONLY | O_CREAT | O_TRUNC)`).
+        init(_ path: String) throws {
+            self.path = path
+            descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            guard descriptor >= 0 else {
+                throw TestFailure(description: "open(\(path)) failed: \(String(cString: strerror(errno)))")
+            }
+        }
+
+        deinit { close() }
+
+        /// Appends `contents` with one `write(2)`, leaving the file open.
+        func write(_ contents: String) throws {
+            let bytes = Array(contents.utf8)
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            guard written == bytes.count else { throw TestFailure(description: "short write to \(path)") }
+        }
+
+        /// Closes the file, which completes the save. Calling it again does nothing.
+        func close() {
+            guard descriptor >= 0 else { return }
+            _ = Glibc.close(descriptor)
+            descriptor = -1
+        }
+    }
+#endif
+
+/// Collects the batches a watcher reports, and when they arrived.
+final class BatchRecorder: Sendable {
+    private let state = Mutex<[(batch: FileChangeBatch, arrival: ContinuousClock.Instant)]>([])
+
+    /// Records a batch, arriving now.
     func record(_ batch: FileChangeBatch) {
-        state.withLock { $0.append(batch) }
+        let now = ContinuousClock.now
+        state.withLock { $0.append((batch, now)) }
     }
 
     /// Every batch so far.
-    var batches: [FileChangeBatch] { state.withLock { $0 } }
+    var batches: [FileChangeBatch] { state.withLock { $0.map(\.batch) } }
+
+    /// When each batch in ``batches`` arrived.
+    var arrivals: [ContinuousClock.Instant] { state.withLock { $0.map(\.arrival) } }
 
     /// The union of the paths of every batch so far.
     var changedPaths: Set<String> {
-        state.withLock { $0.reduce(into: Set<String>()) { $0.formUnion($1.paths) } }
+        state.withLock { $0.reduce(into: Set<String>()) { $0.formUnion($1.batch.paths) } }
     }
 
     /// Forgets the batches so far.
@@ -186,12 +223,12 @@ final class Flag: Sendable {
 /// Runs a watcher for the duration of `body`, after its initial watches are in place.
 func withWatcher(
     files: [String] = [], directories: [String] = [], debounce: Duration = .milliseconds(50),
-    backend: FileWatcher.Backend = .native,
+    settle: Duration = .milliseconds(2), backend: FileWatcher.Backend = .native,
     _ body: (BatchRecorder) async throws -> Void
 ) async throws {
     let watcher = FileWatcher(
-        files: files, directories: directories, debounce: debounce, logger: testLogger,
-        backend: backend)
+        files: files, directories: directories, debounce: debounce, settle: settle,
+        logger: testLogger, backend: backend)
     let recorder = BatchRecorder()
     let ready = Flag()
     let task = Task {

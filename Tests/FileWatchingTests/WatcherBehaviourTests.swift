@@ -12,7 +12,12 @@
                 try await withTemporaryDirectory { directory in
                     let file = directory + "/Environments.plist"
                     try FS.writeInPlace(file, "v0")
-                    try await withWatcher(files: [file], debounce: .milliseconds(100)) { recorder in
+                    // Every write in place ends with a close, which completes a save; a settle as
+                    // long as the debounce keeps the burst together even if this thread is
+                    // preempted between two writes.
+                    try await withWatcher(
+                        files: [file], debounce: .milliseconds(100), settle: .milliseconds(100)
+                    ) { recorder in
                         for index in 1...20 {
                             try FS.writeInPlace(file, "version \(index)")
                         }
@@ -30,14 +35,17 @@
                     let file = directory + "/Environments.plist"
                     try FS.writeInPlace(file, "v0")
                     try await withWatcher(files: [file], debounce: .milliseconds(100)) { recorder in
-                        // Writes every 20 ms never leave 100 ms of quiet; the 1 s maximum delay still
-                        // reports them while writing goes on.
+                        // Writes every 20 ms to a file kept open never leave 100 ms of quiet nor
+                        // complete the save; the 1 s maximum delay still reports them while writing
+                        // goes on.
+                        let writer = try OpenFile(file)
+                        defer { writer.close() }
                         let clock = ContinuousClock()
                         let deadline = clock.now + eventTimeout
                         var index = 0
                         while recorder.batches.isEmpty, clock.now < deadline {
                             index += 1
-                            try FS.writeInPlace(file, "version \(index)")
+                            try writer.write("version \(index)\n")
                             try await Task.sleep(for: .milliseconds(20))
                         }
                         #expect(!recorder.batches.isEmpty)
