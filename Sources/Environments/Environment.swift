@@ -134,8 +134,10 @@ public final class Environment: ConfigurationReading, Sendable {
     }
 
     private static func publishShared(_ environment: Environment) {
-        // Retained forever: readers hold no reference of their own.
-        let address = UInt(bitPattern: Unmanaged.passRetained(environment).toOpaque())
+        // Kept forever, so readers need no reference of their own; immortal, so that the
+        // retain and release around `Environment.shared.fetch(…)` do not make threads contend.
+        Immortal.make(environment)
+        let address = UInt(bitPattern: Unmanaged.passUnretained(environment).toOpaque())
         sharedAddress.store(address, ordering: .releasing)
     }
 
@@ -175,14 +177,14 @@ public final class Environment: ConfigurationReading, Sendable {
     /// The raw value at a key path from the current snapshot (see ``ConfigurationReading/fetch(_:)``).
     @inline(__always)
     public func fetch(_ key: String) -> Any? {
-        store.withCurrent { $0.entries[key]?.value.anyValue }
+        store.withCurrent { $0.valuesByKey[key]?.anyValue }
     }
 
     /// A string from the current snapshot, or `defaultValue`.
     @inline(__always)
     public func string(_ key: String, default defaultValue: String) -> String {
         // The common case in one lookup; anything else (missing, or converted) the general way.
-        if case .string(let text)? = store.withCurrent({ $0.entries[key]?.value }) { return text }
+        if case .string(let text)? = store.withCurrent({ $0.valuesByKey[key] }) { return text }
         return value(key, default: defaultValue)
     }
 

@@ -30,6 +30,10 @@ public final class EnvironmentSnapshot: Sendable {
     public let leafKeys: [String]
 
     let tree: [String: ConfigNode]
+    /// The values of ``entries`` alone, for the hot read path: a lookup copies one
+    /// ``ConfigValue`` and touches no source strings (whose reference counts every thread
+    /// would otherwise share).
+    let valuesByKey: [String: ConfigValue]
 
     init(
         environmentName: String,
@@ -49,6 +53,7 @@ public final class EnvironmentSnapshot: Sendable {
         self.entries = flat.mapValues { node in
             ConfiguredValue(value: node.value, source: node.source, isSecret: node.containsSecret)
         }
+        self.valuesByKey = flat.mapValues(\.value)
         self.leafKeys = entries.compactMap { key, entry in
             if case .dictionary(let values) = entry.value, !values.isEmpty { return nil }
             return key

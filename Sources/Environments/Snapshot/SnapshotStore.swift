@@ -58,15 +58,17 @@ final class SnapshotStore: Sendable {
 
 /// A thread's cache of the snapshots it last read, a few stores at a time.
 final class ThreadSnapshotCache {
+    /// A slot: plain values only, so that reading one touches no reference count.
     private struct Entry {
         var store: UInt64 = 0
         var version: UInt64 = 0
-        var snapshot: EnvironmentSnapshot?
         var unmanaged: Unmanaged<EnvironmentSnapshot>?
     }
 
     private static let slotCount = 4
     private var entries = [Entry](repeating: Entry(), count: ThreadSnapshotCache.slotCount)
+    /// Keeps each slot's snapshot alive while the slot refers to it.
+    private var retained = [EnvironmentSnapshot?](repeating: nil, count: ThreadSnapshotCache.slotCount)
     private var nextVictim = 0
 
     @inline(__always)
@@ -86,7 +88,8 @@ final class ThreadSnapshotCache {
             slot = nextVictim
             nextVictim = (nextVictim + 1) % ThreadSnapshotCache.slotCount
         }
-        entries[slot!] = Entry(store: store, version: version, snapshot: snapshot, unmanaged: .passUnretained(snapshot))
+        retained[slot!] = snapshot
+        entries[slot!] = Entry(store: store, version: version, unmanaged: .passUnretained(snapshot))
     }
 
     private static let key: pthread_key_t = {
