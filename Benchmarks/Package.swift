@@ -1,0 +1,36 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+// Benchmarks, side by side with apple/swift-configuration, in a package of their own so that
+// users of swift-environments and its tests never build the peer.
+//
+//     swift run -c release --package-path Benchmarks environment-benchmarks [--json]
+let package = Package(
+    name: "swift-environments-benchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "swift-environments", path: ".."),
+        .package(
+            url: "https://github.com/apple/swift-configuration.git", exact: "1.4.0",
+            traits: ["PropertyList", "Reloading"]),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // glibc's count of heap bytes in use, which Swift's Glibc module does not export.
+        .target(name: "CHeapUsage"),
+        .executableTarget(
+            name: "environment-benchmarks",
+            dependencies: [
+                "CHeapUsage",
+                .product(name: "Environments", package: "swift-environments"),
+                .product(name: "EnvironmentsDaemon", package: "swift-environments"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        )
+    ]
+)

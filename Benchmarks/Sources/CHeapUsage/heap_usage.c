@@ -1,0 +1,13 @@
+#include "heap_usage.h"
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#include <malloc.h>
+
+size_t heap_usage_in_use(void) {
+    return mallinfo2().uordblks;
+}
+#else
+size_t heap_usage_in_use(void) {
+    return 0;
+}
+#endif

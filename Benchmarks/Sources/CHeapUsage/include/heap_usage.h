@@ -1,0 +1,10 @@
+#ifndef HEAP_USAGE_H
+#define HEAP_USAGE_H
+
+#include <stddef.h>
+
+/// Bytes handed out by malloc and not yet freed (glibc's mallinfo2().uordblks), or 0 where
+/// the C library does not tell.
+size_t heap_usage_in_use(void);
+
+#endif

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// Runs the benchmarks of swift-environments side by side with apple/swift-configuration.
+@main
+struct EnvironmentBenchmarks: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "environment-benchmarks",
+        abstract: "Lookup cost, reload latency, cold load and memory, beside apple/swift-configuration 1.4.0.",
+        discussion: "Build with -c release. Progress goes to standard error; the results to standard output.")
+
+    enum Part: String, CaseIterable, ExpressibleByArgument {
+        case lookup, reload, cold, memory
+    }
+
+    @Flag(help: "Print one JSON object instead of a table.")
+    var json = false
+
+    @Option(name: .customLong("only"), help: "Run only these parts (\(Part.allCases.map(\.rawValue).joined(separator: ", "))).")
+    var parts: [Part] = []
+
+    @Option(help: "Changes per reload-latency contender.")
+    var changes = 100
+
+    @Option(help: "Changes for swift-configuration's default 15 s poll (each takes up to 15 s).")
+    var defaultPollChanges = 5
+
+    @Option(help: "Reloads for the memory measurement.")
+    var reloads = 10_000
+
+    func run() async throws {
+        LoggingSystem.bootstrap { _ in SwiftLogNoOpLogHandler() }
+        defer { Fixtures.removeAll() }
+        let selected = Set(parts.isEmpty ? Part.allCases : parts)
+        let progress: (String) -> Void = { message in
+            FileHandle.standardError.write(Data("... \(message)\n".utf8))
+        }
+        #if DEBUG
+            progress("warning: a debug build; numbers mean little (use swift run -c release)")
+        #endif
+        var report = Report()
+        if selected.contains(.lookup) {
+            report.lookup = try await LookupBenchmark().run(progress: progress)
+        }
+        if selected.contains(.reload) {
+            let benchmark = ReloadLatencyBenchmark(changes: changes, defaultPollChanges: defaultPollChanges)
+            for contender in ReloadLatencyBenchmark.Contender.allCases {
+                report.reloads.append(try await benchmark.run(contender, progress: progress))
+            }
+        }
+        if selected.contains(.cold) {
+            report.coldLoads = try await ColdLoadBenchmark(
+                sizes: [100, 10_000, 100_000], peerSizes: [100, 10_000, 100_000]
+            ).run(progress: progress)
+        }
+        if selected.contains(.memory) {
+            report.memory = try await MemoryBenchmark(manyReloads: reloads).run(progress: progress)
+        }
+        print(json ? try report.json() : report.table())
+    }
+}

@@ -1,0 +1,162 @@
+import Configuration
+import Environments
+import Foundation
+import Synchronization
+import SystemPackage
+
+/// Nanoseconds per lookup in a 100-key configuration: ours through `Environment.shared`,
+/// swift-configuration's `ConfigReader` over `FileProvider<PropertyListSnapshot>`, and a plain
+/// `[String: String]`, each reading every key in turn.
+struct LookupBenchmark {
+    struct Results: Sendable {
+        var dictionary = 0.0
+        var oursFetch = 0.0
+        var oursString = 0.0
+        var swiftConfiguration = 0.0
+        var oursFetchTwoThreads = 0.0
+        var oursStringTwoThreads = 0.0
+        var oursFetchDuringReloads = 0.0
+        var reloadsPerSecond = 0.0
+        /// `fetch` on a reference held by the caller (no `Environment.shared` access).
+        var heldFetch = 0.0
+        var heldFetchTwoThreads = 0.0
+        /// A `[String: ConfiguredValue]` lookup in a snapshot held by the caller.
+        var snapshotEntry = 0.0
+    }
+
+    let keyCount = 100
+
+    func run(progress: (String) -> Void) async throws -> Results {
+        let keys = Fixtures.keys(keyCount)
+        let settings = Fixtures.settings(keyCount)
+        let directory = try Fixtures.makeDirectory("lookup")
+        let ourFile = directory + "/Environments.plist"
+        try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: ourFile))
+        let peerFile = directory + "/peer.plist"
+        try Fixtures.flatPlist(settings).write(to: URL(fileURLWithPath: peerFile))
+
+        try Environment.bootstrap(
+            EnvironmentOptions(
+                applicationName: "environment-benchmarks", environment: "Release", configDirectory: directory,
+                processEnvironment: [:]))
+        let reader = ConfigReader(provider: try await FileProvider<PropertyListSnapshot>(filePath: FilePath(peerFile)))
+
+        // Every contender must find every key, or the comparison means nothing.
+        for key in keys {
+            let expected = settings[key]
+            guard Environment.shared.fetch(key) as? String == expected,
+                Environment.shared.string(key, default: "") == expected,
+                reader.string(forKey: ConfigKey(key)) == expected
+            else { throw BenchmarkError("lookup fixtures disagree at \(key)") }
+        }
+
+        var results = Results()
+        progress("lookup: plain dictionary")
+        results.dictionary = Timing.nanosecondsPerOperation(operationsPerRound: keys.count) {
+            for key in keys { blackHole(settings[key]) }
+        }.nanoseconds
+        progress("lookup: Environment.shared.fetch")
+        let fetch = Timing.nanosecondsPerOperation(operationsPerRound: keys.count) {
+            for key in keys { blackHole(Environment.shared.fetch(key)) }
+        }
+        results.oursFetch = fetch.nanoseconds
+        progress("lookup: Environment.shared.string")
+        let string = Timing.nanosecondsPerOperation(operationsPerRound: keys.count) {
+            for key in keys { blackHole(Environment.shared.string(key, default: "")) }
+        }
+        results.oursString = string.nanoseconds
+        progress("lookup: swift-configuration ConfigReader.string(forKey:)")
+        results.swiftConfiguration = Timing.nanosecondsPerOperation(operationsPerRound: keys.count, samples: 5) {
+            for key in keys { blackHole(reader.string(forKey: ConfigKey(key))) }
+        }.nanoseconds
+
+        progress("lookup: two threads")
+        results.oursFetchTwoThreads = Timing.concurrentNanosecondsPerOperation(
+            threads: 2, rounds: fetch.rounds, operationsPerRound: keys.count
+        ) {
+            for key in keys { blackHole(Environment.shared.fetch(key)) }
+        }
+        results.oursStringTwoThreads = Timing.concurrentNanosecondsPerOperation(
+            threads: 2, rounds: string.rounds, operationsPerRound: keys.count
+        ) {
+            for key in keys { blackHole(Environment.shared.string(key, default: "")) }
+        }
+
+        progress("lookup: breakdown")
+        let held = Environment.shared
+        let heldFetch = Timing.nanosecondsPerOperation(operationsPerRound: keys.count) {
+            for key in keys { blackHole(held.fetch(key)) }
+        }
+        results.heldFetch = heldFetch.nanoseconds
+        results.heldFetchTwoThreads = Timing.concurrentNanosecondsPerOperation(
+            threads: 2, rounds: heldFetch.rounds, operationsPerRound: keys.count
+        ) {
+            for key in keys { blackHole(held.fetch(key)) }
+        }
+        let snapshot = held.snapshot
+        results.snapshotEntry = Timing.nanosecondsPerOperation(operationsPerRound: keys.count) {
+            for key in keys { blackHole(snapshot.entries[key]) }
+        }.nanoseconds
+
+        progress("lookup: during 100 reloads a second")
+        let reloader = PeriodicReloader(file: ourFile, keyCount: keyCount, interval: .milliseconds(10))
+        reloader.start()
+        let started = ContinuousClock.now
+        results.oursFetchDuringReloads = Timing.nanosecondsPerOperation(operationsPerRound: keys.count) {
+            for key in keys { blackHole(Environment.shared.fetch(key)) }
+        }.nanoseconds
+        let applied = try reloader.stop()
+        results.reloadsPerSecond = Double(applied) / (ContinuousClock.now - started).nanoseconds * 1e9
+        return results
+    }
+}
+
+/// Rewrites a configuration file and reloads `Environment.shared` at a steady rate, on a
+/// thread of its own, so that every reload swaps in a new snapshot.
+final class PeriodicReloader: Sendable {
+    private let file: String
+    private let keyCount: Int
+    private let interval: Duration
+    private let state = Mutex<(stop: Bool, applied: Int, error: String?)>((false, 0, nil))
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(file: String, keyCount: Int, interval: Duration) {
+        self.file = file
+        self.keyCount = keyCount
+        self.interval = interval
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            let clock = ContinuousClock()
+            var next = clock.now
+            var version = 1
+            while !state.withLock({ $0.stop }) {
+                do {
+                    try Fixtures.replace(
+                        file, with: Fixtures.environmentsPlist(Fixtures.settings(keyCount, version: version)))
+                    if case .applied = try Environment.shared.reload() {
+                        state.withLock { $0.applied += 1 }
+                    }
+                } catch {
+                    state.withLock { $0.error = "\(error)" }
+                }
+                version += 1
+                next = next + interval
+                let now = clock.now
+                if next > now { Thread.sleep(forTimeInterval: (next - now).nanoseconds / 1e9) }
+            }
+            finished.signal()
+        }
+        thread.start()
+    }
+
+    /// Stops the thread and returns how many reloads it applied.
+    func stop() throws -> Int {
+        state.withLock { $0.stop = true }
+        finished.wait()
+        let (_, applied, error) = state.withLock { $0 }
+        if let error { throw BenchmarkError("reloading during lookups failed: \(error)") }
+        return applied
+    }
+}

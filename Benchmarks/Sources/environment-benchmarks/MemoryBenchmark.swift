@@ -1,0 +1,104 @@
+import CHeapUsage
+import Configuration
+import Environments
+import EnvironmentsDaemon
+import Foundation
+import Logging
+import SystemPackage
+
+/// Heap bytes retained per key by a loaded configuration, and whether memory stays flat
+/// over many reloads.
+struct MemoryBenchmark {
+    struct Results: Sendable {
+        var keyCount = 0
+        var oursBytesPerKey = 0.0
+        var swiftConfigurationBytesPerKey = 0.0
+        var dictionaryBytesPerKey = 0.0
+        var reloads = (few: 10, many: 10_000)
+        var residentAfterFewReloads = 0
+        var residentAfterManyReloads = 0
+        var heapAfterFewReloads = 0
+        var heapAfterManyReloads = 0
+    }
+
+    let keyCount = 10_000
+    let manyReloads: Int
+
+    func run(progress: (String) -> Void) async throws -> Results {
+        var results = Results()
+        results.keyCount = keyCount
+        results.reloads.many = manyReloads
+        let directory = try Fixtures.makeDirectory("memory")
+        let settings = Fixtures.settings(keyCount)
+        try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: directory + "/Environments.plist"))
+        let peerFile = directory + "/peer.plist"
+        try Fixtures.flatPlist(settings).write(to: URL(fileURLWithPath: peerFile))
+        let options = EnvironmentOptions(
+            applicationName: "environment-benchmarks", environment: "Release", configDirectory: directory,
+            processEnvironment: [:])
+
+        progress("memory: bytes per key, \(keyCount) keys")
+        // Load once first, so that one-time allocations (caches, metadata) are not counted.
+        _ = try Environment(options: options)
+        _ = ConfigReader(provider: try await FileProvider<PropertyListSnapshot>(filePath: FilePath(peerFile)))
+        let copy = Fixtures.settings(keyCount)
+
+        var before = Heap.inUse
+        let environment = try Environment(options: options)
+        results.oursBytesPerKey = Double(Heap.inUse - before) / Double(keyCount)
+        before = Heap.inUse
+        let reader = ConfigReader(provider: try await FileProvider<PropertyListSnapshot>(filePath: FilePath(peerFile)))
+        results.swiftConfigurationBytesPerKey = Double(Heap.inUse - before) / Double(keyCount)
+        before = Heap.inUse
+        let dictionary = Fixtures.settings(keyCount)
+        results.dictionaryBytesPerKey = Double(Heap.inUse - before) / Double(keyCount)
+        withExtendedLifetime((environment, reader, dictionary, copy)) {}
+
+        progress("memory: \(manyReloads) reloads through the daemon's reload pipeline")
+        let reloadDirectory = try Fixtures.makeDirectory("memory-reloads")
+        let file = reloadDirectory + "/Environments.plist"
+        let versions = try (0..<2).map { try Fixtures.environmentsPlist(Fixtures.settings(100, version: $0)) }
+        try versions[0].write(to: URL(fileURLWithPath: file))
+        let sink = try DatagramSink(directory: reloadDirectory)
+        defer { sink.close() }
+        let reloading = try Environment(
+            options: EnvironmentOptions(
+                applicationName: "environment-benchmarks", environment: "Release", configDirectory: reloadDirectory,
+                processEnvironment: [:]))
+        let token = reloading.onChange { change in blackHole(change.changedKeys.count) }
+        defer { reloading.removeObserver(token) }
+        let reloader = ConfigurationReloader(
+            environment: reloading, reporter: ConfigurationReporter(output: .socket(sink.path), logger: Logger(label: "environment-benchmarks")),
+            stateFile: reloadDirectory + "/environment-state.json", levelControl: nil,
+            logger: Logger(label: "environment-benchmarks"))
+        await reloader.start()
+        for index in 1...manyReloads {
+            try Fixtures.replace(file, with: versions[index % 2])
+            let record = await reloader.reload(trigger: .signal)
+            guard record.outcome == .applied else { throw BenchmarkError("reload \(index): \(record.outcome)") }
+            if index == results.reloads.few {
+                results.residentAfterFewReloads = Heap.residentBytes
+                results.heapAfterFewReloads = Heap.inUse
+            }
+        }
+        results.residentAfterManyReloads = Heap.residentBytes
+        results.heapAfterManyReloads = Heap.inUse
+        return results
+    }
+}
+
+/// The process's memory, from glibc and the kernel.
+enum Heap {
+    /// Bytes the allocator has handed out and not yet taken back.
+    static var inUse: Int {
+        Int(heap_usage_in_use())
+    }
+
+    /// The resident set size.
+    static var residentBytes: Int {
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = statm.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}
