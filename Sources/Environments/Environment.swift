@@ -177,7 +177,7 @@ public final class Environment: ConfigurationReading, Sendable {
     /// The raw value at a key path from the current snapshot (see ``ConfigurationReading/fetch(_:)``).
     @inline(__always)
     public func fetch(_ key: String) -> Any? {
-        store.withCurrent { $0.valuesByKey[key]?.anyValue }
+        store.withCurrent { $0.anyValuesByKey[key] }
     }
 
     /// A string from the current snapshot, or `defaultValue`.

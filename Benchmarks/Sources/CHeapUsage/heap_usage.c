@@ -1,5 +1,9 @@
 #include "heap_usage.h"
 
+#if defined(__linux__)
+#include <features.h>
+#endif
+
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
 #include <malloc.h>
 

@@ -29,6 +29,12 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
     @Option(help: "Reloads for the memory measurement.")
     var reloads = 10_000
 
+    @Option(
+        help: ArgumentHelp(
+            "Only run one lookup kind a fixed number of times (1,000,000 lookups), untimed, for a profiler.",
+            discussion: "valgrind --tool=callgrind .build/release/environment-benchmarks --profile fetch"))
+    var profile: LookupBenchmark.Kind?
+
     func run() async throws {
         LoggingSystem.bootstrap { _ in SwiftLogNoOpLogHandler() }
         defer { Fixtures.removeAll() }
@@ -39,6 +45,10 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
         #if DEBUG
             progress("warning: a debug build; numbers mean little (use swift run -c release)")
         #endif
+        if let profile {
+            try await LookupBenchmark().profile(profile, lookups: 1_000_000)
+            return
+        }
         var report = Report()
         if selected.contains(.lookup) {
             report.lookup = try await LookupBenchmark().run(progress: progress)
@@ -49,13 +59,14 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
                 report.reloads.append(try await benchmark.run(contender, progress: progress))
             }
         }
+        // Memory before the cold loads, whose 100,000-key files grow the heap for good.
+        if selected.contains(.memory) {
+            report.memory = try await MemoryBenchmark(manyReloads: reloads).run(progress: progress)
+        }
         if selected.contains(.cold) {
             report.coldLoads = try await ColdLoadBenchmark(
                 sizes: [100, 10_000, 100_000], peerSizes: [100, 10_000, 100_000]
             ).run(progress: progress)
-        }
-        if selected.contains(.memory) {
-            report.memory = try await MemoryBenchmark(manyReloads: reloads).run(progress: progress)
         }
         print(json ? try report.json() : report.table())
     }

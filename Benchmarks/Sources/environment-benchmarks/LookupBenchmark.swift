@@ -1,3 +1,4 @@
+import ArgumentParser
 import Configuration
 import Environments
 import Foundation
@@ -25,6 +26,34 @@ struct LookupBenchmark {
     }
 
     let keyCount = 100
+
+    /// What `--profile` runs.
+    enum Kind: String, CaseIterable, ExpressibleByArgument, Sendable {
+        case dictionary, fetch, string, swiftConfiguration = "swift-configuration"
+    }
+
+    /// Runs `lookups` lookups of one kind, untimed, for `valgrind --tool=callgrind`.
+    func profile(_ kind: Kind, lookups: Int) async throws {
+        let keys = Fixtures.keys(keyCount)
+        let settings = Fixtures.settings(keyCount)
+        let directory = try Fixtures.makeDirectory("profile")
+        try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: directory + "/Environments.plist"))
+        let peerFile = directory + "/peer.plist"
+        try Fixtures.flatPlist(settings).write(to: URL(fileURLWithPath: peerFile))
+        try Environment.bootstrap(
+            EnvironmentOptions(
+                applicationName: "environment-benchmarks", environment: "Release", configDirectory: directory,
+                processEnvironment: [:]))
+        let reader = ConfigReader(provider: try await FileProvider<PropertyListSnapshot>(filePath: FilePath(peerFile)))
+        let rounds = lookups / keys.count
+        switch kind {
+        case .dictionary: for _ in 0..<rounds { for key in keys { blackHole(settings[key]) } }
+        case .fetch: for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.fetch(key)) } }
+        case .string: for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.string(key, default: "")) } }
+        case .swiftConfiguration:
+            for _ in 0..<rounds { for key in keys { blackHole(reader.string(forKey: ConfigKey(key))) } }
+        }
+    }
 
     func run(progress: (String) -> Void) async throws -> Results {
         let keys = Fixtures.keys(keyCount)

@@ -44,6 +44,7 @@ indirect enum ConfigNode: Sendable, Hashable {
 enum ConfigTree {
     /// Merges `layer` into `tree`: dictionaries merge key by key, anything else replaces.
     static func merge(_ layer: [String: ConfigValue], into tree: inout [String: ConfigNode], source: ValueSource) {
+        tree.reserveCapacity(tree.count + layer.count)
         for (key, value) in layer {
             if case .dictionary(let dictionary) = value {
                 var children: [String: ConfigNode] = [:]
@@ -91,6 +92,36 @@ enum ConfigTree {
         }
         setNode(node, at: Array(path.dropFirst()), in: &children)
         tree[first] = .branch(children, source)
+    }
+
+    /// Every path in the tree (branches and leaves) with its effective value, in one pass:
+    /// each branch's dictionary and secrecy are built once from its children's, so the cost
+    /// stays linear however deep the tree is.
+    ///
+    /// - Returns: The values of `tree` itself as a dictionary, and whether any is secret.
+    @discardableResult
+    static func flattenValues(
+        _ tree: [String: ConfigNode], prefix: String = "", into result: inout [String: ConfiguredValue]
+    ) -> (values: [String: ConfigValue], containsSecret: Bool) {
+        var values: [String: ConfigValue] = [:]
+        values.reserveCapacity(tree.count)
+        var containsSecret = false
+        for (key, node) in tree {
+            let path = prefix.isEmpty ? key : prefix + "." + key
+            switch node {
+            case .leaf(let configured):
+                result[path] = configured
+                values[key] = configured.value
+                containsSecret = containsSecret || configured.isSecret
+            case .branch(let children, let source):
+                let (childValues, childSecret) = flattenValues(children, prefix: path, into: &result)
+                let value = ConfigValue.dictionary(childValues)
+                result[path] = ConfiguredValue(value: value, source: source, isSecret: childSecret)
+                values[key] = value
+                containsSecret = containsSecret || childSecret
+            }
+        }
+        return (values, containsSecret)
     }
 
     /// Every path in the tree (branches and leaves) with its node.

@@ -34,6 +34,10 @@ public final class EnvironmentSnapshot: Sendable {
     /// ``ConfigValue`` and touches no source strings (whose reference counts every thread
     /// would otherwise share).
     let valuesByKey: [String: ConfigValue]
+    /// The values as ``ConfigValue/anyValue`` gives them, made once, for `fetch`: copying an
+    /// `Any` out costs less than building one on every read. Only property-list values are
+    /// in it (strings, numbers, dates, data, arrays and dictionaries of them), all `Sendable`.
+    nonisolated(unsafe) let anyValuesByKey: [String: Any]
 
     init(
         environmentName: String,
@@ -48,12 +52,12 @@ public final class EnvironmentSnapshot: Sendable {
         self.environmentName = environmentName
         self.generation = generation
         self.tree = tree
-        var flat: [String: ConfigNode] = [:]
-        ConfigTree.flatten(tree, into: &flat)
-        self.entries = flat.mapValues { node in
-            ConfiguredValue(value: node.value, source: node.source, isSecret: node.containsSecret)
-        }
-        self.valuesByKey = flat.mapValues(\.value)
+        var entries: [String: ConfiguredValue] = [:]
+        entries.reserveCapacity(tree.count)
+        ConfigTree.flattenValues(tree, into: &entries)
+        self.entries = entries
+        self.valuesByKey = entries.mapValues(\.value)
+        self.anyValuesByKey = valuesByKey.mapValues(\.anyValue)
         self.leafKeys = entries.compactMap { key, entry in
             if case .dictionary(let values) = entry.value, !values.isEmpty { return nil }
             return key

@@ -17,6 +17,7 @@ struct Interpolator {
         secretPaths: Set<String>
     ) {
         var index: [String: ConfigNode] = [:]
+        index.reserveCapacity(tree.count)
         ConfigTree.flatten(tree, into: &index)
         self.index = index
         self.environmentName = environmentName
@@ -58,6 +59,7 @@ struct Interpolator {
         ConfigNode]
     {
         var result: [String: ConfigNode] = [:]
+        result.reserveCapacity(tree.count)
         for (key, node) in tree {
             let path = prefix.isEmpty ? key : prefix + "." + key
             switch node {
@@ -77,7 +79,7 @@ struct Interpolator {
     ) throws(EnvironmentError) -> ConfigValue {
         switch value {
         case .string(let text):
-            guard text.contains("$") else { return value }
+            guard text.utf8.contains(UInt8(ascii: "$")) else { return value }
             if let done = memo[path], index[path] != nil {
                 secret = secret || done.isSecret
                 return .string(done.text)
