@@ -2,8 +2,9 @@ import Foundation
 
 /// A property list parsed into a root dictionary, with errors that name the file and line.
 ///
-/// Parsing uses Foundation's `PropertyListSerialization`, so XML and binary property lists
-/// both work.
+/// XML property lists go through ``XMLPropertyListParser`` first; anything it does not fully
+/// understand, and every binary property list, is parsed by Foundation's `PropertyListSerialization`,
+/// which also reports the errors.
 struct PropertyListDocument: Sendable {
     /// The file's path, or a label for in-memory data.
     let file: String
@@ -33,6 +34,13 @@ struct PropertyListDocument: Sendable {
     /// Parses property-list bytes; `file` names them in errors.
     init(data: Data, file: String) throws(EnvironmentError) {
         self.file = file
+        // The common case, an XML file, without Foundation's slower round trip; anything the
+        // fast parser does not fully understand (or that is malformed) takes the path below.
+        if case .dictionary(let root)? = XMLPropertyListParser.parse(data) {
+            self.root = root
+            self.text = data.first == UInt8(ascii: "b") ? nil : String(data: data, encoding: .utf8)
+            return
+        }
         let object: Any
         do {
             object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
