@@ -1,0 +1,537 @@
+import Foundation
+
+/// A fast, single-pass parser for the XML property lists that `Environments.plist` files are,
+/// straight into ``ConfigValue``s.
+///
+/// It is purely an accelerator. On Linux, Foundation's `PropertyListSerialization` parses with
+/// CoreFoundation, bridges the result to `[String: Any]`, and ``ConfigValue/init(propertyList:)``
+/// then converts it again with dynamic casts; for large files that dominates loading and grows
+/// faster than the file. This parser reads the UTF-8 bytes once and builds the values directly.
+///
+/// It understands only the well-formed subset that property-list writers produce (and people
+/// write by hand): anything else, such as binary property lists, other encodings, unusual
+/// number or date forms, or any malformed input, makes it return `nil`, and the caller falls
+/// back to `PropertyListSerialization`, which is authoritative and reports errors with line
+/// numbers. Whenever it does return a value, that value equals what `PropertyListSerialization`
+/// and ``ConfigValue/init(propertyList:)`` give for the same bytes.
+struct XMLPropertyListParser {
+    /// Parses an XML property list; `nil` if the bytes are not one this parser fully understands
+    /// (the caller then uses `PropertyListSerialization`, which also explains any error).
+    static func parse(_ data: Data) -> ConfigValue? {
+        data.withUnsafeBytes { raw in
+            var parser = XMLPropertyListParser(bytes: raw.assumingMemoryBound(to: UInt8.self))
+            return parser.parseDocument()
+        }
+    }
+
+    /// The predefined XML entities and the characters they stand for.
+    private static let entities: [(StaticString, UInt8)] = [
+        ("&amp;", UInt8(ascii: "&")), ("&lt;", UInt8(ascii: "<")), ("&gt;", UInt8(ascii: ">")),
+        ("&quot;", UInt8(ascii: "\"")), ("&apos;", UInt8(ascii: "'")),
+    ]
+
+    /// Deeper nesting than this is left to Foundation rather than risking the stack.
+    private static let maximumDepth = 256
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var position = 0
+    /// Reused for text that needs decoding (entities, CDATA, base64 without its whitespace).
+    private var scratch: [UInt8] = []
+
+    private init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    // MARK: - Elements
+
+    private enum Tag {
+        case plist, dict, key, string, integer, real, `true`, `false`, date, data, array
+    }
+
+    private mutating func parseDocument() -> ConfigValue? {
+        // An optional UTF-8 byte-order mark.
+        if hasPrefix([0xEF, 0xBB, 0xBF]) { position += 3 }
+        // The prolog: whitespace, comments, the XML declaration and a document type.
+        while true {
+            guard skipMisc() else { return nil }
+            if hasPrefix("<?") {
+                guard skipDeclaration() else { return nil }
+            } else if hasPrefix("<!DOCTYPE") {
+                guard skipDoctype() else { return nil }
+            } else {
+                break
+            }
+        }
+        guard let (tag, isEmpty) = readOpenTag() else { return nil }
+        let root: ConfigValue
+        if tag == .plist {
+            // `<plist/>` and `<plist></plist>` are errors for Foundation; so is more than one value.
+            guard !isEmpty, skipMisc(), let value = parseValue(depth: 0), skipMisc(), skipClose("</plist>")
+            else { return nil }
+            root = value
+        } else {
+            // Foundation also accepts a bare value as the root element.
+            guard let value = parseValue(tag: tag, isEmpty: isEmpty, depth: 0) else { return nil }
+            root = value
+        }
+        // Only whitespace and comments may follow. (Foundation ignores anything after the root;
+        // we let it handle such files.)
+        guard skipMisc(), position == bytes.count else { return nil }
+        return root
+    }
+
+    /// Parses the element that starts at `position`.
+    private mutating func parseValue(depth: Int) -> ConfigValue? {
+        guard let (tag, isEmpty) = readOpenTag() else { return nil }
+        return parseValue(tag: tag, isEmpty: isEmpty, depth: depth)
+    }
+
+    /// Parses the content and closing tag of an element whose opening tag has been read.
+    private mutating func parseValue(tag: Tag, isEmpty: Bool, depth: Int) -> ConfigValue? {
+        switch tag {
+        case .dict:
+            if isEmpty { return .dictionary([:]) }
+            return parseDictionary(depth: depth + 1)
+        case .array:
+            if isEmpty { return .array([]) }
+            return parseArray(depth: depth + 1)
+        case .string:
+            if isEmpty { return .string("") }
+            guard let text = readText(close: "</string>") else { return nil }
+            return .string(text)
+        case .true, .false:
+            // `<true></true>` works in Foundation too, but nobody writes it.
+            guard isEmpty else { return nil }
+            return .bool(tag == .true)
+        case .integer:
+            guard !isEmpty, let value = readInteger() else { return nil }
+            return .integer(value)
+        case .real:
+            guard !isEmpty, let value = readReal() else { return nil }
+            return .double(value)
+        case .date:
+            guard !isEmpty, let value = readDate() else { return nil }
+            return .date(value)
+        case .data:
+            guard !isEmpty, let value = readData() else { return nil }
+            return .data(value)
+        case .key, .plist:
+            return nil
+        }
+    }
+
+    private mutating func parseDictionary(depth: Int) -> ConfigValue? {
+        guard depth <= Self.maximumDepth else { return nil }
+        var dictionary: [String: ConfigValue] = [:]
+        while true {
+            guard skipMisc() else { return nil }
+            if skipClose("</dict>") { return .dictionary(dictionary) }
+            guard let (tag, isEmpty) = readOpenTag(), tag == .key else { return nil }
+            let key: String
+            if isEmpty {
+                key = ""
+            } else {
+                guard let text = readText(close: "</key>") else { return nil }
+                key = text
+            }
+            guard skipMisc(), let value = parseValue(depth: depth) else { return nil }
+            if let index = dictionary.index(forKey: key) {
+                // Foundation keeps the last of duplicate keys. Swift's `String` equality is
+                // canonical equivalence, Foundation's is not: leave keys that differ only in
+                // normalization to Foundation.
+                guard dictionary.keys[index].utf8.elementsEqual(key.utf8) else { return nil }
+            }
+            dictionary[key] = value
+        }
+    }
+
+    private mutating func parseArray(depth: Int) -> ConfigValue? {
+        guard depth <= Self.maximumDepth else { return nil }
+        var array: [ConfigValue] = []
+        while true {
+            guard skipMisc() else { return nil }
+            if skipClose("</array>") { return .array(array) }
+            guard let value = parseValue(depth: depth) else { return nil }
+            array.append(value)
+        }
+    }
+
+    /// Reads `<name>` or `<name/>` for a property-list element. Only `<plist>` may carry
+    /// attributes; anything unusual is `nil`.
+    private mutating func readOpenTag() -> (Tag, isEmpty: Bool)? {
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "<") else { return nil }
+        let nameStart = position + 1
+        var nameEnd = nameStart
+        while nameEnd < bytes.count, Self.isLetter(bytes[nameEnd]) { nameEnd += 1 }
+        guard nameEnd < bytes.count, let tag = tag(from: nameStart, to: nameEnd) else { return nil }
+        position = nameEnd
+        if bytes[position] == UInt8(ascii: ">") {
+            position += 1
+            return (tag, false)
+        }
+        if hasPrefix("/>") {
+            position += 2
+            return (tag, true)
+        }
+        guard tag == .plist, Self.isWhitespace(bytes[position]) else { return nil }
+        // `<plist version="1.0">`: skip the attributes.
+        var quote: UInt8?
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            if let open = quote {
+                if byte == open { quote = nil }
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                quote = byte
+            } else if byte == UInt8(ascii: ">") {
+                return bytes[position - 2] == UInt8(ascii: "/") ? nil : (tag, false)
+            } else if byte == UInt8(ascii: "<") {
+                return nil
+            }
+        }
+        return nil
+    }
+
+    private func tag(from start: Int, to end: Int) -> Tag? {
+        func matches(_ name: StaticString) -> Bool {
+            guard name.utf8CodeUnitCount == end - start else { return false }
+            let pointer = name.utf8Start
+            for offset in 0..<(end - start) where pointer[offset] != bytes[start + offset] { return false }
+            return true
+        }
+        switch bytes[start] {
+        case UInt8(ascii: "k"): return matches("key") ? .key : nil
+        case UInt8(ascii: "s"): return matches("string") ? .string : nil
+        case UInt8(ascii: "d"):
+            if matches("dict") { return .dict }
+            if matches("date") { return .date }
+            if matches("data") { return .data }
+            return nil
+        case UInt8(ascii: "i"): return matches("integer") ? .integer : nil
+        case UInt8(ascii: "r"): return matches("real") ? .real : nil
+        case UInt8(ascii: "t"): return matches("true") ? .true : nil
+        case UInt8(ascii: "f"): return matches("false") ? .false : nil
+        case UInt8(ascii: "a"): return matches("array") ? .array : nil
+        case UInt8(ascii: "p"): return matches("plist") ? .plist : nil
+        default: return nil
+        }
+    }
+
+    // MARK: - Text
+
+    /// Reads character data up to the closing tag `close`, which it consumes: entity and
+    /// character references and CDATA sections are decoded, everything else is kept exactly.
+    private mutating func readText(close: StaticString) -> String? {
+        let start = position
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "<") || byte == UInt8(ascii: "&") { break }
+            position += 1
+        }
+        guard position < bytes.count else { return nil }
+        if bytes[position] == UInt8(ascii: "<"), hasPrefix(close) {
+            // The common case: plain text, made into a string straight from the bytes.
+            let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+            position += close.utf8CodeUnitCount
+            return text
+        }
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<position]))
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "&") {
+                guard appendReference() else { return nil }
+            } else if byte == UInt8(ascii: "<") {
+                if hasPrefix(close) {
+                    position += close.utf8CodeUnitCount
+                    return String(validating: scratch, as: UTF8.self)
+                }
+                guard appendCDATA() else { return nil }
+            } else {
+                scratch.append(byte)
+                position += 1
+            }
+        }
+        return nil
+    }
+
+    /// Decodes `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&#NNN;` or `&#xHH;` into `scratch`.
+    private mutating func appendReference() -> Bool {
+        for (name, byte) in Self.entities where hasPrefix(name) {
+            scratch.append(byte)
+            position += name.utf8CodeUnitCount
+            return true
+        }
+        guard hasPrefix("&#") else { return false }
+        position += 2
+        var radix: UInt32 = 10
+        if position < bytes.count, bytes[position] == UInt8(ascii: "x") {
+            radix = 16
+            position += 1
+        }
+        var value: UInt32 = 0
+        var digits = 0
+        while position < bytes.count, let digit = Self.digitValue(bytes[position], radix: radix) {
+            value = value * radix + digit
+            digits += 1
+            position += 1
+            // Longer references are unusual; leave them to Foundation (this also bounds `value`).
+            guard digits <= 7 else { return false }
+        }
+        guard digits > 0, position < bytes.count, bytes[position] == UInt8(ascii: ";") else { return false }
+        position += 1
+        // NUL and surrogates are rejected or unusual in Foundation too; leave them to it.
+        guard value != 0, let scalar = Unicode.Scalar(value) else { return false }
+        scratch.append(contentsOf: UTF8.encode(scalar)!)
+        return true
+    }
+
+    /// Copies the content of a `<![CDATA[ ... ]]>` section into `scratch`.
+    private mutating func appendCDATA() -> Bool {
+        guard hasPrefix("<![CDATA[") else { return false }
+        position += 9
+        while position < bytes.count {
+            if hasPrefix("]]>") {
+                position += 3
+                return true
+            }
+            scratch.append(bytes[position])
+            position += 1
+        }
+        return false
+    }
+
+    /// The bytes up to the next `<`, which must start the closing tag `close`; consumes both.
+    private mutating func readContent(close: StaticString) -> UnsafeBufferPointer<UInt8>? {
+        let start = position
+        while position < bytes.count, bytes[position] != UInt8(ascii: "<") { position += 1 }
+        guard hasPrefix(close) else { return nil }
+        let content = UnsafeBufferPointer(rebasing: bytes[start..<position])
+        position += close.utf8CodeUnitCount
+        return content
+    }
+
+    // MARK: - Numbers, dates and data
+
+    /// A decimal integer with an optional sign that fits in `Int`; anything else is `nil`.
+    private mutating func readInteger() -> Int? {
+        guard let content = readContent(close: "</integer>"), !content.isEmpty else { return nil }
+        var index = 0
+        var negative = false
+        if content[0] == UInt8(ascii: "-") || content[0] == UInt8(ascii: "+") {
+            negative = content[0] == UInt8(ascii: "-")
+            index = 1
+        }
+        guard index < content.count else { return nil }
+        // Accumulated negatively, so that `Int.min` fits.
+        var value = 0
+        while index < content.count {
+            guard let digit = Self.digitValue(content[index], radix: 10) else { return nil }
+            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) = shifted.subtractingReportingOverflow(Int(digit))
+            guard !overflow1, !overflow2 else { return nil }
+            value = next
+            index += 1
+        }
+        if negative { return value }
+        return value == Int.min ? nil : -value
+    }
+
+    /// A finite real in plain decimal or exponent notation (`1`, `-0.5`, `.5`, `1.5e-3`).
+    private mutating func readReal() -> Double? {
+        guard let content = readContent(close: "</real>"), !content.isEmpty, content.count <= 64 else { return nil }
+        var index = 0
+        func skipDigits() -> Int {
+            let start = index
+            while index < content.count, Self.digitValue(content[index], radix: 10) != nil { index += 1 }
+            return index - start
+        }
+        if content[0] == UInt8(ascii: "-") || content[0] == UInt8(ascii: "+") { index = 1 }
+        var mantissaDigits = skipDigits()
+        if index < content.count, content[index] == UInt8(ascii: ".") {
+            index += 1
+            mantissaDigits += skipDigits()
+        }
+        guard mantissaDigits > 0 else { return nil }
+        if index < content.count, content[index] == UInt8(ascii: "e") || content[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < content.count, content[index] == UInt8(ascii: "-") || content[index] == UInt8(ascii: "+") {
+                index += 1
+            }
+            guard skipDigits() > 0 else { return nil }
+        }
+        guard index == content.count, let value = Double(String(decoding: content, as: UTF8.self)), value.isFinite
+        else { return nil }
+        return value
+    }
+
+    /// A date written as `yyyy-MM-ddTHH:mm:ssZ`, the only form property-list writers use.
+    private mutating func readDate() -> Date? {
+        guard let content = readContent(close: "</date>"), content.count == 20 else { return nil }
+        func number(_ offset: Int, _ length: Int) -> Int? {
+            var value = 0
+            for index in offset..<(offset + length) {
+                guard let digit = Self.digitValue(content[index], radix: 10) else { return nil }
+                value = value * 10 + Int(digit)
+            }
+            return value
+        }
+        func separator(_ offset: Int, _ character: Unicode.Scalar) -> Bool {
+            content[offset] == UInt8(ascii: character)
+        }
+        guard separator(4, "-"), separator(7, "-"), separator(10, "T"), separator(13, ":"), separator(16, ":"),
+            separator(19, "Z"), let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+            let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+            year >= 1, (1...12).contains(month), day >= 1, day <= Self.daysInMonth(month, year: year),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+        // Days since 2001-01-01 in the proleptic Gregorian calendar, as CoreFoundation counts.
+        let seconds =
+            Self.daysFromCivil(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60
+            + second
+        return Date(timeIntervalSinceReferenceDate: TimeInterval(seconds))
+    }
+
+    /// Base64, possibly wrapped over lines; `nil` unless it is strictly valid once the
+    /// whitespace is removed (Foundation's decoder is more lenient with broken input).
+    private mutating func readData() -> Data? {
+        guard let content = readContent(close: "</data>") else { return nil }
+        scratch.removeAll(keepingCapacity: true)
+        for byte in content where !Self.isWhitespace(byte) { scratch.append(byte) }
+        guard scratch.count % 4 == 0 else { return nil }
+        return Data(base64Encoded: Data(scratch))
+    }
+
+    private static func daysInMonth(_ month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days from 2001-01-01 to the given date (Howard Hinnant's `days_from_civil`, shifted).
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        // 730_791 days lie between 0000-03-01 and 2001-01-01.
+        return era * 146_097 + dayOfEra - 730_791
+    }
+
+    // MARK: - Markup
+
+    /// Skips whitespace and comments; `false` on an unterminated comment.
+    private mutating func skipMisc() -> Bool {
+        while position < bytes.count {
+            if Self.isWhitespace(bytes[position]) {
+                position += 1
+            } else if hasPrefix("<!--") {
+                position += 4
+                while position < bytes.count, !hasPrefix("-->") { position += 1 }
+                guard position < bytes.count else { return false }
+                position += 3
+            } else {
+                break
+            }
+        }
+        return true
+    }
+
+    /// Skips `<?xml ...?>`; `false` for any other processing instruction or an encoding
+    /// other than UTF-8.
+    private mutating func skipDeclaration() -> Bool {
+        guard hasPrefix("<?xml"), position + 5 < bytes.count, Self.isWhitespace(bytes[position + 5]) else {
+            return false
+        }
+        let start = position
+        while position < bytes.count, !hasPrefix("?>") { position += 1 }
+        guard position < bytes.count else { return false }
+        let declaration = UnsafeBufferPointer(rebasing: bytes[start..<position])
+        position += 2
+        // Find `encoding = "..."`.
+        let name = Array("encoding".utf8)
+        guard
+            let found = (0..<declaration.count).first(where: { offset in
+                offset + name.count <= declaration.count
+                    && name.indices.allSatisfy { declaration[offset + $0] == name[$0] }
+            })
+        else { return true }
+        var index = found + name.count
+        while index < declaration.count, isWhitespace(declaration[index]) { index += 1 }
+        guard index < declaration.count, declaration[index] == UInt8(ascii: "=") else { return false }
+        index += 1
+        while index < declaration.count, isWhitespace(declaration[index]) { index += 1 }
+        guard index < declaration.count else { return false }
+        let quote = declaration[index]
+        guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else { return false }
+        let valueStart = index + 1
+        guard let valueEnd = (valueStart..<declaration.count).first(where: { declaration[$0] == quote }) else {
+            return false
+        }
+        let value = String(decoding: UnsafeBufferPointer(rebasing: declaration[valueStart..<valueEnd]), as: UTF8.self)
+        return value.lowercased() == "utf-8"
+
+        func isWhitespace(_ byte: UInt8) -> Bool { Self.isWhitespace(byte) }
+    }
+
+    /// Skips `<!DOCTYPE ...>`; `false` if it has an internal subset (`[...]`).
+    private mutating func skipDoctype() -> Bool {
+        position += 9
+        var quote: UInt8?
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            if let open = quote {
+                if byte == open { quote = nil }
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                quote = byte
+            } else if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "<") {
+                return false
+            } else if byte == UInt8(ascii: ">") {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Consumes the closing tag `close` if it comes next.
+    private mutating func skipClose(_ close: StaticString) -> Bool {
+        guard hasPrefix(close) else { return false }
+        position += close.utf8CodeUnitCount
+        return true
+    }
+
+    private func hasPrefix(_ prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard position + count <= bytes.count else { return false }
+        let pointer = prefix.utf8Start
+        for offset in 0..<count where pointer[offset] != bytes[position + offset] { return false }
+        return true
+    }
+
+    private func hasPrefix(_ prefix: [UInt8]) -> Bool {
+        guard position + prefix.count <= bytes.count else { return false }
+        return prefix.indices.allSatisfy { bytes[position + $0] == prefix[$0] }
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+    }
+
+    private static func digitValue(_ byte: UInt8, radix: UInt32) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: return UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16: return UInt32(byte - UInt8(ascii: "A") + 10)
+        default: return nil
+        }
+    }
+}

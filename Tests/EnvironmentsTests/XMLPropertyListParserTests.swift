@@ -1,0 +1,364 @@
+import Foundation
+import Testing
+
+@testable import Environments
+
+/// The fast XML parser against Foundation: whenever it returns a value, that value must equal
+/// what `PropertyListSerialization` and `ConfigValue(propertyList:)` make of the same bytes; it
+/// must return one for the plists people and Foundation write; and it must return `nil` for
+/// malformed input, so that Foundation reports the error.
+@Suite struct XMLPropertyListParserTests {
+    private static let header = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+
+        """
+
+    private static func document(_ body: String) -> Data {
+        Data((header + body + "\n</plist>\n").utf8)
+    }
+
+    /// What Foundation makes of `data`, or `nil` if it rejects it.
+    private static func foundation(_ data: Data) -> ConfigValue? {
+        guard let object = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) else {
+            return nil
+        }
+        return ConfigValue(propertyList: object)
+    }
+
+    /// Parses `data` and checks that the result, if any, equals Foundation's.
+    @discardableResult
+    private static func agree(_ data: Data, sourceLocation: SourceLocation = #_sourceLocation) -> ConfigValue? {
+        let fast = XMLPropertyListParser.parse(data)
+        if let fast {
+            let expected = foundation(data)
+            #expect(expected != nil, "Foundation rejects what the parser accepts", sourceLocation: sourceLocation)
+            #expect(fast == expected, sourceLocation: sourceLocation)
+        }
+        return fast
+    }
+
+    /// Checks that the parser returns a value for `data`, equal to Foundation's.
+    private static func accepts(_ data: Data, sourceLocation: SourceLocation = #_sourceLocation) {
+        let fast = agree(data, sourceLocation: sourceLocation)
+        #expect(fast != nil, "\(String(decoding: data, as: UTF8.self))", sourceLocation: sourceLocation)
+    }
+
+    // MARK: - Accepted
+
+    @Test(arguments: [
+        "<string>hello</string>",
+        "<string></string>",
+        "<string/>",
+        "<string>   </string>",
+        "<string>\n\t leading and trailing \n</string>",
+        "<string>line one\r\nline two\rthree</string>",
+        "<string>café, naïve, 😀, 漢字, עברית</string>",
+        "<string>&amp;&lt;&gt;&quot;&apos;</string>",
+        "<string>a &amp;&amp; b &lt; c</string>",
+        "<string>&#65;&#233;&#x1F600;&#x4e2d;&#xE9;</string>",
+        "<string>x<![CDATA[<not> & a tag]]>y</string>",
+        "<string><![CDATA[]]></string>",
+        "<string>a > b ]]> c</string>",
+        "<string>tab\tseparated</string>",
+        "<integer>0</integer>",
+        "<integer>1</integer>",
+        "<integer>-1</integer>",
+        "<integer>+42</integer>",
+        "<integer>007</integer>",
+        "<integer>-0</integer>",
+        "<integer>9223372036854775807</integer>",
+        "<integer>-9223372036854775808</integer>",
+        "<real>0</real>",
+        "<real>1</real>",
+        "<real>3.25</real>",
+        "<real>-0.5</real>",
+        "<real>.5</real>",
+        "<real>5.</real>",
+        "<real>1.5e3</real>",
+        "<real>1.5E-3</real>",
+        "<real>-2e+10</real>",
+        "<real>0.1</real>",
+        "<real>1.7976931348623157e308</real>",
+        "<real>5e-324</real>",
+        "<true/>",
+        "<false/>",
+        "<date>2024-02-29T12:34:56Z</date>",
+        "<date>1970-01-01T00:00:00Z</date>",
+        "<date>2001-01-01T00:00:00Z</date>",
+        "<date>1900-03-01T23:59:59Z</date>",
+        "<date>0001-01-01T00:00:00Z</date>",
+        "<date>9999-12-31T23:59:59Z</date>",
+        "<data>aGVsbG8=</data>",
+        "<data>aGVsbG8gd29y\n\tbGQ=\n</data>",
+        "<data></data>",
+        "<data>   \n  </data>",
+        "<array/>",
+        "<array></array>",
+        "<array><string>a</string><integer>1</integer><true/></array>",
+        "<dict/>",
+        "<dict></dict>",
+        "<dict><key/><string/></dict>",
+        "<dict><key>a</key><string>first</string><key>a</key><string>last</string></dict>",
+        "<dict><key>k &amp; l</key><dict><key>nested</key><array><dict/><array/></array></dict></dict>",
+        "<dict><key>é</key><string>CJK 中文</string><key>😀</key><integer>1</integer></dict>",
+        """
+        <!-- before -->
+        <dict>
+            <!-- first -->
+            <key>a</key>
+            <!-- between key and value -->
+            <string>b</string>
+            <!-- a comment -- with dashes -->
+            <key>c</key><array><!-- in an array --><integer>1</integer><!-- end --></array>
+        </dict>
+        <!-- after -->
+        """,
+    ])
+    func acceptsAndAgrees(body: String) {
+        Self.accepts(Self.document(body))
+    }
+
+    @Test(arguments: [
+        // No declaration, no DOCTYPE, no wrapper, BOM, lower-case encoding, comments around.
+        "<plist version=\"1.0\"><dict><key>a</key><string>b</string></dict></plist>",
+        "<dict><key>a</key><string>b</string></dict>",
+        "\u{FEFF}<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist version=\"1.0\"><dict/></plist>",
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<plist version=\"1.0\"><dict/></plist>",
+        "<?xml version='1.0' encoding='UTF-8' standalone='yes'?><plist><dict/></plist>",
+        "<?xml version=\"1.0\"?><plist><dict/></plist>",
+        "<!-- c --><?xml version=\"1.0\"?>\n<!-- d --><plist version=\"1.0\"><dict/></plist>\n<!-- e -->\n",
+        "  \n<?xml version=\"1.0\"?><plist><dict/></plist>",
+        "<plist version=\"1.0\">\n<!-- x --><dict/><!-- y -->\n</plist>",
+    ])
+    func acceptsDocumentForms(text: String) {
+        Self.accepts(Data(text.utf8))
+    }
+
+    @Test func acceptsWhatFoundationWrites() throws {
+        var generator = Generator(seed: 42)
+        var root: [String: Any] = [:]
+        for index in 0..<2_000 {
+            root["Setting\(index)"] = generator.value(depth: 0)
+        }
+        let data = try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0)
+        Self.accepts(data)
+        // Also the binary form must be left to Foundation.
+        let binary = try PropertyListSerialization.data(fromPropertyList: root, format: .binary, options: 0)
+        #expect(XMLPropertyListParser.parse(binary) == nil)
+    }
+
+    @Test func acceptsTheRepositorysFiles() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let etc = repository.appendingPathComponent("etc")
+        let enumerator = try #require(FileManager.default.enumerator(at: etc, includingPropertiesForKeys: nil))
+        var files: [URL] = []
+        for case let url as URL in enumerator where url.pathExtension == "plist" { files.append(url) }
+        #expect(files.count >= 2)
+        for file in files {
+            let data = try Data(contentsOf: file)
+            let fast = Self.agree(data)
+            #expect(fast != nil, "\(file.path)")
+            if case .dictionary(let root)? = fast { #expect(!root.isEmpty) }
+        }
+    }
+
+    @Test func datesAgreeWithFoundation() {
+        var generator = Generator(seed: 7)
+        var dates = ["1582-10-04T00:00:00Z", "1582-10-15T00:00:00Z", "1600-02-29T00:00:00Z", "2000-02-29T23:59:59Z"]
+        for _ in 0..<300 {
+            let year = generator.next(upTo: 9_999) + 1
+            let month = generator.next(upTo: 12) + 1
+            let day = generator.next(upTo: 28) + 1
+            dates.append(
+                String(
+                    format: "%04d-%02d-%02dT%02d:%02d:%02dZ", year, month, day, generator.next(upTo: 24),
+                    generator.next(upTo: 60), generator.next(upTo: 60)))
+        }
+        for date in dates {
+            Self.accepts(Self.document("<date>\(date)</date>"))
+        }
+    }
+
+    @Test func numbersAgreeWithFoundation() {
+        var generator = Generator(seed: 3)
+        for _ in 0..<300 {
+            let integer = Int(truncatingIfNeeded: generator.nextRaw()) >> generator.next(upTo: 63)
+            Self.accepts(Self.document("<integer>\(integer)</integer>"))
+            let real = Double(bitPattern: generator.nextRaw())
+            if real.isFinite {
+                Self.accepts(Self.document("<real>\(real)</real>"))
+            }
+            let scaled = Double(integer) / 1_000
+            Self.accepts(Self.document("<real>\(scaled)</real>"))
+        }
+    }
+
+    /// Unusual forms: the parser may leave them to Foundation, but if it answers it must agree.
+    @Test(arguments: [
+        "<integer>0x1F</integer>",
+        "<integer>9223372036854775808</integer>",
+        "<integer>-9223372036854775809</integer>",
+        "<integer>18446744073709551615</integer>",
+        "<real>1e400</real>",
+        "<real>1e-400</real>",
+        "<real>nan</real>",
+        "<real>+infinity</real>",
+        "<real>-infinity</real>",
+        "<date>2024-02-30T12:34:56Z</date>",
+        "<date>2024-02-29T12:34:56.5Z</date>",
+        "<data>aGVsbG8</data>",
+        "<data>aGV!sbG8=</data>",
+        "<data>aGVsbG9=</data>",
+        "<data>aGVsbG8=aGVsbG8=</data>",
+        "<true></true>",
+        "<true />",
+        "<dict ><key >a</key ><string>b</string></dict >",
+        "<string attribute=\"x\">y</string>",
+        "<string>&#0;</string>",
+        "<string>\u{01}\u{1F}</string>",
+        "<key>as a value</key>",
+        "<dict><key>a</key><key>b</key></dict>",
+        "<dict><key>e\u{301}</key><string>1</string><key>\u{E9}</key><string>2</string></dict>",
+    ])
+    func unusualFormsAgreeIfAccepted(body: String) {
+        Self.agree(Self.document(body))
+    }
+
+    // MARK: - Rejected
+
+    @Test(arguments: [
+        "<dict><key>a</key><string>b</string>",
+        "<dict><key>a</key><string>b</dict>",
+        "<dict><key>a</key><string>b</strin></dict>",
+        "<dict><key>a</key></dict>",
+        "<dict><key>a</key>junk<string>b</string></dict>",
+        "<dict><string>b</string></dict>",
+        "<array><key>a</key></array>",
+        "<dict/><dict/>",
+        "",
+        "<string>a & b</string>",
+        "<string>&unknown;</string>",
+        "<string>&#65</string>",
+        "<string>&#xD800;</string>",
+        "<string>a<!-- comment -->b</string>",
+        "<string>a<b/>c</string>",
+        "<integer></integer>",
+        "<integer/>",
+        "<integer> 5 </integer>",
+        "<integer>5a</integer>",
+        "<real> 1.5 </real>",
+        "<real></real>",
+        "<real>1.2.3</real>",
+        "<date></date>",
+        "<date>2024-02-29T12:34:56</date>",
+        "<date>2024-2-29T12:34:56Z</date>",
+        "<data/>",
+        "<unknown/>",
+        "<dict><key>a</key><unknown>x</unknown></dict>",
+    ])
+    func rejectsMalformedBodies(body: String) {
+        #expect(XMLPropertyListParser.parse(Self.document(body)) == nil)
+    }
+
+    @Test(arguments: [
+        "<plist version=\"1.0\"><dict/></plist>garbage",
+        "<plist version=\"1.0\"><dict/></plist><dict/>",
+        "<plist version=\"1.0\"><dict/>",
+        "<plist version=\"1.0\"><dict>",
+        "<plist version=\"1.0\"></plist>",
+        "<plist version=\"1.0\"/>",
+        "<?xml version=\"1.0\" encoding=\"UTF-16\"?><plist version=\"1.0\"><dict/></plist>",
+        "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><plist version=\"1.0\"><dict/></plist>",
+        "<?xml-stylesheet href=\"x\"?><plist version=\"1.0\"><dict/></plist>",
+        "<!DOCTYPE plist [<!ENTITY x \"y\">]><plist version=\"1.0\"><dict/></plist>",
+        "<!-- unterminated <plist version=\"1.0\"><dict/></plist>",
+        "bplist00",
+        "not a plist",
+    ])
+    func rejectsMalformedDocuments(text: String) {
+        #expect(XMLPropertyListParser.parse(Data(text.utf8)) == nil)
+    }
+
+    @Test func rejectsInvalidUTF8() {
+        var data = Self.document("<string>ab</string>")
+        let index = data.firstIndex(of: UInt8(ascii: "b"))!
+        data[index] = 0xFF
+        #expect(XMLPropertyListParser.parse(data) == nil)
+    }
+
+    @Test func rejectsUTF16() throws {
+        let text = Self.header.replacingOccurrences(of: "UTF-8", with: "UTF-16") + "<dict/></plist>"
+        let data = try #require(text.data(using: .utf16))
+        #expect(XMLPropertyListParser.parse(data) == nil)
+    }
+
+    // MARK: - The document
+
+    @Test func documentUsesTheParsedRootAndKeepsTheText() throws {
+        let data = Self.document(
+            "<dict>\n<key>Common</key>\n<dict>\n<key>Port</key>\n<integer>80</integer>\n</dict>\n</dict>")
+        let document = try PropertyListDocument(data: data, file: "test.plist")
+        #expect(document.root == ["Common": ["Port": 80]])
+        #expect(document.line(ofKey: "Port") == 7)
+    }
+
+    @Test func documentStillReportsErrorsFromFoundation() {
+        let data = Self.document("<dict>\n<key>Common</key>\n<dict>\n<key>Port</key>\n</dict>\n</dict>")
+        #expect(XMLPropertyListParser.parse(data) == nil)
+        let error = #expect(throws: EnvironmentError.self) { try PropertyListDocument(data: data, file: "test.plist") }
+        #expect(error?.code == .malformedFile)
+        #expect(error?.line != nil)
+    }
+
+    @Test func documentStillChecksTheRootType() {
+        let data = Self.document("<array/>")
+        #expect(XMLPropertyListParser.parse(data) == .array([]))
+        let error = #expect(throws: EnvironmentError.self) { try PropertyListDocument(data: data, file: "test.plist") }
+        #expect(error?.code == .invalidRoot)
+    }
+}
+
+/// A small deterministic generator of property-list values (SplitMix64).
+private struct Generator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func nextRaw() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func next(upTo bound: Int) -> Int { Int(nextRaw() % UInt64(bound)) }
+
+    mutating func string() -> String {
+        let pieces = [
+            "https://setting.example.com/v0", "a & b", "<tag>", "\"quoted\" 'single'", " spaced ", "é", "😀", "中文",
+            "\n", "\t", "]]>", "&amp;", "", "${APIHost}", "\r\n",
+        ]
+        return (0..<next(upTo: 4)).map { _ in pieces[next(upTo: pieces.count)] }.joined()
+    }
+
+    mutating func value(depth: Int) -> Any {
+        switch next(upTo: depth < 3 ? 10 : 8) {
+        case 0, 1: return string()
+        case 2: return Int(truncatingIfNeeded: nextRaw()) >> next(upTo: 63)
+        case 3: return Double(Int(truncatingIfNeeded: nextRaw()) >> 20) / 1_000
+        case 4: return next(upTo: 2) == 0
+        case 5: return Date(timeIntervalSinceReferenceDate: Double(next(upTo: 4_000_000_000)) - 2_000_000_000)
+        case 6: return Data((0..<next(upTo: 100)).map { _ in UInt8(truncatingIfNeeded: nextRaw()) })
+        case 7: return Double(bitPattern: nextRaw() & 0x7FEF_FFFF_FFFF_FFFF)
+        case 8: return (0..<next(upTo: 5)).map { _ in value(depth: depth + 1) }
+        default:
+            var dictionary: [String: Any] = [:]
+            for _ in 0..<next(upTo: 5) { dictionary[string() + String(next(upTo: 1000))] = value(depth: depth + 1) }
+            return dictionary
+        }
+    }
+}
