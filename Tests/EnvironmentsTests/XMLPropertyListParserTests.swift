@@ -62,6 +62,8 @@ import Testing
         "<string><![CDATA[]]></string>",
         "<string>a > b ]]> c</string>",
         "<string>tab\tseparated</string>",
+        "<string>raw \u{0}NUL, \u{7F}DEL, \u{FEFF}BOM, \u{2028}separator</string>",
+        "<dict><key>a&amp;b<![CDATA[<c>]]></key><string>keys decode too</string></dict>",
         "<integer>0</integer>",
         "<integer>1</integer>",
         "<integer>-1</integer>",
@@ -227,6 +229,25 @@ import Testing
         Self.agree(Self.document(body))
     }
 
+    @Test func negativeZeroKeepsItsSign() throws {
+        let value = try #require(XMLPropertyListParser.parse(Self.document("<real>-0.0</real>")))
+        let expected = try #require(Self.foundation(Self.document("<real>-0.0</real>")))
+        guard case .double(let fast) = value, case .double(let slow) = expected else {
+            Issue.record("not reals: \(value), \(expected)")
+            return
+        }
+        #expect(fast.sign == .minus)
+        #expect(fast.sign == slow.sign)
+    }
+
+    @Test func leavesVeryDeepNestingToFoundation() {
+        let depth = 1_000
+        let body = String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
+        #expect(XMLPropertyListParser.parse(Self.document(body)) == nil)
+        let shallow = String(repeating: "<array>", count: 50) + String(repeating: "</array>", count: 50)
+        Self.accepts(Self.document(shallow))
+    }
+
     // MARK: - Rejected
 
     @Test(arguments: [
@@ -257,6 +278,8 @@ import Testing
         "<date>2024-2-29T12:34:56Z</date>",
         "<data/>",
         "<unknown/>",
+        // Keys equal as Swift strings but not as Foundation's: left to Foundation.
+        "<dict><key>e\u{301}</key><string>1</string><key>\u{E9}</key><string>2</string></dict>",
         "<dict><key>a</key><unknown>x</unknown></dict>",
     ])
     func rejectsMalformedBodies(body: String) {

@@ -31,7 +31,7 @@ struct XMLPropertyListParser {
     ]
 
     /// Deeper nesting than this is left to Foundation rather than risking the stack.
-    private static let maximumDepth = 256
+    private static let maximumDepth = 128
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
@@ -135,13 +135,12 @@ struct XMLPropertyListParser {
                 key = text
             }
             guard skipMisc(), let value = parseValue(depth: depth) else { return nil }
-            if let index = dictionary.index(forKey: key) {
+            if dictionary.updateValue(value, forKey: key) != nil, let index = dictionary.index(forKey: key) {
                 // Foundation keeps the last of duplicate keys. Swift's `String` equality is
                 // canonical equivalence, Foundation's is not: leave keys that differ only in
-                // normalization to Foundation.
+                // normalization to Foundation. (`updateValue` keeps the first key.)
                 guard dictionary.keys[index].utf8.elementsEqual(key.utf8) else { return nil }
             }
-            dictionary[key] = value
         }
     }
 
