@@ -5,13 +5,24 @@ import SystemPackage
 
 /// Milliseconds from an XML property list on disk to the first value read from it: ours
 /// (`Environment(options:)` then a typed read) and swift-configuration's
-/// (`FileProvider<PropertyListSnapshot>`, `ConfigReader`, `string(forKey:)`). The files are in
-/// the page cache: this is parsing and building, not disk.
+/// (`FileProvider<PropertyListSnapshot>`, `ConfigReader`, `string(forKey:)`).
+///
+/// Each load runs in a new process (this executable, with `--cold-child`), so that none
+/// inherits a heap shaped by the loads before it: that is what "cold" means for a daemon that
+/// starts. The files are in the page cache: this is parsing and building, not disk.
 struct ColdLoadBenchmark {
     struct Result: Sendable {
         var keyCount: Int
         var ours: Statistics
         var swiftConfiguration: Statistics?
+        /// The floor every loader pays: building a `[String: String]` of as many new keys and
+        /// values (from the fixture's bytes), with no parsing at all, also in a new process.
+        var dictionaryBuild: Statistics
+    }
+
+    /// Who loads, in a child process.
+    enum Loader: String, CaseIterable, Sendable {
+        case ours, swiftConfiguration = "swift-configuration", dictionary
     }
 
     let sizes: [Int]
@@ -25,40 +36,74 @@ struct ColdLoadBenchmark {
             let directory = try Fixtures.makeDirectory("cold-\(size)")
             let settings = Fixtures.settings(size)
             try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: directory + "/Environments.plist"))
-            let peerFile = directory + "/peer.plist"
-            try Fixtures.flatPlist(settings).write(to: URL(fileURLWithPath: peerFile))
-            let key = Fixtures.keys(size)[size / 2]
-            let expected = settings[key]!
-            let repetitions = size >= 100_000 ? 3 : size >= 10_000 ? 7 : 21
-            let options = EnvironmentOptions(
-                applicationName: "environment-benchmarks", environment: "Release", configDirectory: directory,
-                processEnvironment: [:])
-
-            var ours: [Double] = []
+            try Fixtures.flatPlist(settings).write(to: URL(fileURLWithPath: directory + "/peer.plist"))
+            let repetitions = size >= 100_000 ? 5 : size >= 10_000 ? 9 : 21
+            var samples: [Loader: [Double]] = [:]
+            // Interleaved, so that a slow moment of the machine hits every loader alike.
             for _ in 0..<repetitions {
-                let clock = ContinuousClock()
-                let start = clock.now
-                let environment = try Environment(options: options)
-                let value = environment.string(key, default: "")
-                ours.append((clock.now - start).milliseconds)
-                guard value == expected else { throw BenchmarkError("ours read \(value) for \(key)") }
-            }
-            var peer: [Double] = []
-            if peerSizes.contains(size) {
-                for _ in 0..<repetitions {
-                    let clock = ContinuousClock()
-                    let start = clock.now
-                    let reader = ConfigReader(
-                        provider: try await FileProvider<PropertyListSnapshot>(filePath: FilePath(peerFile)))
-                    let value = reader.string(forKey: ConfigKey(key))
-                    peer.append((clock.now - start).milliseconds)
-                    guard value == expected else { throw BenchmarkError("swift-configuration read \(value ?? "nil")") }
+                for loader in Loader.allCases where loader != .swiftConfiguration || peerSizes.contains(size) {
+                    samples[loader, default: []].append(try child(loader, directory: directory, keyCount: size))
                 }
             }
             results.append(
                 Result(
-                    keyCount: size, ours: Statistics(ours), swiftConfiguration: peer.isEmpty ? nil : Statistics(peer)))
+                    keyCount: size, ours: Statistics(samples[.ours] ?? []),
+                    swiftConfiguration: samples[.swiftConfiguration].map(Statistics.init),
+                    dictionaryBuild: Statistics(samples[.dictionary] ?? [])))
         }
         return results
+    }
+
+    /// Runs one load in a new process and returns its milliseconds.
+    private func child(_ loader: Loader, directory: String, keyCount: Int) throws -> Double {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = ["--cold-child", loader.rawValue, directory, String(keyCount)]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard process.terminationStatus == 0, let milliseconds = Double(text) else {
+            throw BenchmarkError("cold load by \(loader.rawValue) failed (exit \(process.terminationStatus)): \(text)")
+        }
+        return milliseconds
+    }
+
+    /// The child's side: loads once, checks the value, prints the milliseconds it took.
+    static func runChild(_ loader: Loader, directory: String, keyCount: Int) async throws {
+        let key = Fixtures.keys(keyCount)[keyCount / 2]
+        let expected = Fixtures.value(key)
+        let clock = ContinuousClock()
+        let elapsed: Duration
+        let value: String?
+        switch loader {
+        case .ours:
+            let options = EnvironmentOptions(
+                applicationName: "environment-benchmarks", environment: "Release", configDirectory: directory,
+                processEnvironment: [:])
+            let start = clock.now
+            let environment = try Environment(options: options)
+            value = environment.string(key, default: "")
+            elapsed = clock.now - start
+        case .swiftConfiguration:
+            let start = clock.now
+            let reader = ConfigReader(
+                provider: try await FileProvider<PropertyListSnapshot>(filePath: FilePath(directory + "/peer.plist")))
+            value = reader.string(forKey: ConfigKey(key))
+            elapsed = clock.now - start
+        case .dictionary:
+            let pairs = Fixtures.keys(keyCount).map { (Array($0.utf8), Array(Fixtures.value($0).utf8)) }
+            let start = clock.now
+            var dictionary: [String: String] = [:]
+            for (key, value) in pairs {
+                dictionary[String(decoding: key, as: UTF8.self)] = String(decoding: value, as: UTF8.self)
+            }
+            value = dictionary[key]
+            elapsed = clock.now - start
+        }
+        guard value == expected else { throw BenchmarkError("\(loader.rawValue) read \(value ?? "nil") for \(key)") }
+        print(elapsed.milliseconds)
     }
 }

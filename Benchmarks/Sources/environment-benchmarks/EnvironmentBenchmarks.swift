@@ -17,7 +17,9 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
     @Flag(help: "Print one JSON object instead of a table.")
     var json = false
 
-    @Option(name: .customLong("only"), help: "Run only these parts (\(Part.allCases.map(\.rawValue).joined(separator: ", "))).")
+    @Option(
+        name: .customLong("only"),
+        help: "Run only these parts (\(Part.allCases.map(\.rawValue).joined(separator: ", "))).")
     var parts: [Part] = []
 
     @Option(help: "Changes per reload-latency contender.")
@@ -35,9 +37,12 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
             discussion: "valgrind --tool=callgrind .build/release/environment-benchmarks --profile fetch"))
     var profile: LookupBenchmark.Kind?
 
+    @Option(parsing: .upToNextOption, help: .hidden)
+    var coldChild: [String] = []
+
     func run() async throws {
         LoggingSystem.bootstrap { _ in SwiftLogNoOpLogHandler() }
-        defer { Fixtures.removeAll() }
+        defer { if coldChild.isEmpty { Fixtures.removeAll() } }
         let selected = Set(parts.isEmpty ? Part.allCases : parts)
         let progress: (String) -> Void = { message in
             FileHandle.standardError.write(Data("... \(message)\n".utf8))
@@ -45,6 +50,12 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
         #if DEBUG
             progress("warning: a debug build; numbers mean little (use swift run -c release)")
         #endif
+        if coldChild.count == 3, let loader = ColdLoadBenchmark.Loader(rawValue: coldChild[0]),
+            let keyCount = Int(coldChild[2])
+        {
+            try await ColdLoadBenchmark.runChild(loader, directory: coldChild[1], keyCount: keyCount)
+            return
+        }
         if let profile {
             try await LookupBenchmark().profile(profile, lookups: 1_000_000)
             return

@@ -81,9 +81,10 @@ struct LookupBenchmark {
 
         var results = Results()
         progress("lookup: plain dictionary")
-        results.dictionary = Timing.nanosecondsPerOperation(operationsPerRound: keys.count) {
-            for key in keys { blackHole(settings[key]) }
-        }.nanoseconds
+        results.dictionary =
+            Timing.nanosecondsPerOperation(operationsPerRound: keys.count) {
+                for key in keys { blackHole(settings[key]) }
+            }.nanoseconds
         progress("lookup: Environment.shared.fetch")
         let fetch = Timing.nanosecondsPerOperation(operationsPerRound: keys.count) {
             for key in keys { blackHole(Environment.shared.fetch(key)) }
@@ -95,9 +96,10 @@ struct LookupBenchmark {
         }
         results.oursString = string.nanoseconds
         progress("lookup: swift-configuration ConfigReader.string(forKey:)")
-        results.swiftConfiguration = Timing.nanosecondsPerOperation(operationsPerRound: keys.count, samples: 5) {
-            for key in keys { blackHole(reader.string(forKey: ConfigKey(key))) }
-        }.nanoseconds
+        results.swiftConfiguration =
+            Timing.nanosecondsPerOperation(operationsPerRound: keys.count, samples: 5) {
+                for key in keys { blackHole(reader.string(forKey: ConfigKey(key))) }
+            }.nanoseconds
 
         progress("lookup: two threads")
         results.oursFetchTwoThreads = Timing.concurrentNanosecondsPerOperation(
@@ -123,17 +125,19 @@ struct LookupBenchmark {
             for key in keys { blackHole(held.fetch(key)) }
         }
         let snapshot = held.snapshot
-        results.snapshotEntry = Timing.nanosecondsPerOperation(operationsPerRound: keys.count) {
-            for key in keys { blackHole(snapshot.entries[key]) }
-        }.nanoseconds
+        results.snapshotEntry =
+            Timing.nanosecondsPerOperation(operationsPerRound: keys.count) {
+                for key in keys { blackHole(snapshot.entries[key]) }
+            }.nanoseconds
 
         progress("lookup: during 100 reloads a second")
         let reloader = PeriodicReloader(file: ourFile, keyCount: keyCount, interval: .milliseconds(10))
         reloader.start()
         let started = ContinuousClock.now
-        results.oursFetchDuringReloads = Timing.nanosecondsPerOperation(operationsPerRound: keys.count) {
-            for key in keys { blackHole(Environment.shared.fetch(key)) }
-        }.nanoseconds
+        results.oursFetchDuringReloads =
+            Timing.nanosecondsPerOperation(operationsPerRound: keys.count) {
+                for key in keys { blackHole(Environment.shared.fetch(key)) }
+            }.nanoseconds
         let applied = try reloader.stop()
         results.reloadsPerSecond = Double(applied) / (ContinuousClock.now - started).nanoseconds * 1e9
         return results

@@ -68,7 +68,9 @@ struct MemoryBenchmark {
         let token = reloading.onChange { change in blackHole(change.changedKeys.count) }
         defer { reloading.removeObserver(token) }
         let reloader = ConfigurationReloader(
-            environment: reloading, reporter: ConfigurationReporter(output: .socket(sink.path), logger: Logger(label: "environment-benchmarks")),
+            environment: reloading,
+            reporter: ConfigurationReporter(
+                output: .socket(sink.path), logger: Logger(label: "environment-benchmarks")),
             stateFile: reloadDirectory + "/environment-state.json", levelControl: nil,
             logger: Logger(label: "environment-benchmarks"))
         await reloader.start()

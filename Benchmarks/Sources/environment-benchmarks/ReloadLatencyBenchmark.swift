@@ -127,7 +127,8 @@ struct ReloadLatencyBenchmark {
         try await Task.sleep(for: .milliseconds(100))  // let run() trap SIGHUP
 
         let result = try await measure(
-            contender, changes: changes, file: file, arrivals: arrivals, timeout: pollInterval * 2 + .seconds(2)
+            contender, changes: changes, file: file, arrivals: arrivals, timeout: pollInterval * 2 + .seconds(2),
+            spacing: signal ? nil : pollInterval
         ) {
             try Fixtures.flatPlist($0)
         } after: {
@@ -140,12 +141,14 @@ struct ReloadLatencyBenchmark {
         return result
     }
 
-    /// Renames `changes` new versions of the file into place, one at a time, a random 10–30 ms
-    /// apart (so that polling sees them at random phases), and collects how long each took to
-    /// reach the observer.
+    /// Renames `changes` new versions of the file into place, one at a time, and collects how
+    /// long each took to reach the observer. Changes are 10–30 ms apart; with a polling
+    /// `spacing`, a random 10 ms to `spacing` + 10 ms apart, so that each lands at a random
+    /// point of the poll interval (right after a poll saw the previous one, every change would
+    /// wait a whole interval).
     private func measure(
         _ contender: Contender, changes: Int, file: String, arrivals: Arrivals, timeout: Duration = .seconds(2),
-        content: ([String: String]) throws -> Data, after: () -> Void
+        spacing: Duration? = nil, content: ([String: String]) throws -> Data, after: () -> Void
     ) async throws -> Result {
         var latencies: [Double] = []
         var missed = 0
@@ -162,7 +165,11 @@ struct ReloadLatencyBenchmark {
             } else {
                 missed += 1
             }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 10...30)))
+            if let spacing {
+                try await Task.sleep(for: .milliseconds(10) + spacing * Double.random(in: 0..<1))
+            } else {
+                try await Task.sleep(for: .milliseconds(Int.random(in: 10...30)))
+            }
         }
         return Result(contender: contender, latencies: Statistics(latencies), missed: missed)
     }

@@ -27,18 +27,22 @@ struct Report: Sendable {
         if !reloads.isEmpty {
             for (name, percentile) in [("reload_ms_p50", 50.0), ("reload_ms_p99", 99.0)] {
                 object[name] = Dictionary(
-                    uniqueKeysWithValues: reloads.map { ($0.contender.rawValue, rounded($0.latencies.percentile(percentile))) })
+                    uniqueKeysWithValues: reloads.map {
+                        ($0.contender.rawValue, rounded($0.latencies.percentile(percentile)))
+                    })
             }
             object["reload_ms_max"] = Dictionary(
                 uniqueKeysWithValues: reloads.map { ($0.contender.rawValue, rounded($0.latencies.max)) })
             object["reload_changes"] = Dictionary(
                 uniqueKeysWithValues: reloads.map { ($0.contender.rawValue, $0.latencies.count) })
-            object["reload_missed"] = Dictionary(uniqueKeysWithValues: reloads.map { ($0.contender.rawValue, $0.missed) })
+            object["reload_missed"] = Dictionary(
+                uniqueKeysWithValues: reloads.map { ($0.contender.rawValue, $0.missed) })
         }
         if !coldLoads.isEmpty {
             var cold: [String: Double] = [:]
             for result in coldLoads {
                 cold["ours_\(result.keyCount)"] = rounded(result.ours.median)
+                cold["dictionary_build_\(result.keyCount)"] = rounded(result.dictionaryBuild.median)
                 if let peer = result.swiftConfiguration {
                     cold["swift_configuration_\(result.keyCount)"] = rounded(peer.median)
                 }
@@ -119,7 +123,9 @@ struct Report: Sendable {
                     "\(ms(stats.median)) / \(ms(stats.percentile(99))) / \(ms(stats.max)) (\(stats.count)"
                     + (result.missed > 0 ? ", \(result.missed) missed)" : ")")
                 if result.contender == .oursInotify {
-                    row("  \(result.contender.title)", value, "p99 < 10 ms", stats.percentile(99) < 10 && result.missed == 0)
+                    row(
+                        "  \(result.contender.title)", value, "p99 < 10 ms",
+                        stats.percentile(99) < 10 && result.missed == 0)
                 } else {
                     row("  \(result.contender.title)", value)
                 }
@@ -140,6 +146,12 @@ struct Report: Sendable {
                     met = result.ours.median <= 10.5 * base
                 }
                 row("  ours, \(result.keyCount) keys" + peer, ms(result.ours.median), target, met)
+            }
+            if let small = tenThousand, let large = coldLoads.first(where: { $0.keyCount == 100_000 }) {
+                row(
+                    "  floor: build a [String: String], 10000 / 100000 keys",
+                    "\(ms(small.dictionaryBuild.median)) / \(ms(large.dictionaryBuild.median))",
+                    "(\(ratio(large.dictionaryBuild.median / small.dictionaryBuild.median)))")
             }
         }
         if let memory {

@@ -99,25 +99,36 @@ enum ConfigTree {
     /// stays linear however deep the tree is.
     ///
     /// - Returns: The values of `tree` itself as a dictionary, and whether any is secret.
+    /// - Parameters:
+    ///   - leaves: Receives the paths of values that are not dictionaries (and of empty
+    ///     dictionaries), unsorted.
+    ///   - collectingValues: Whether to return the values of `tree` itself; the root's are
+    ///     not needed.
     @discardableResult
     static func flattenValues(
-        _ tree: [String: ConfigNode], prefix: String = "", into result: inout [String: ConfiguredValue]
+        _ tree: [String: ConfigNode], prefix: String = "", into result: inout [String: ConfiguredValue],
+        leaves: inout [String], collectingValues: Bool = true
     ) -> (values: [String: ConfigValue], containsSecret: Bool) {
         var values: [String: ConfigValue] = [:]
-        values.reserveCapacity(tree.count)
+        if collectingValues { values.reserveCapacity(tree.count) }
         var containsSecret = false
         for (key, node) in tree {
             let path = prefix.isEmpty ? key : prefix + "." + key
             switch node {
             case .leaf(let configured):
                 result[path] = configured
-                values[key] = configured.value
+                if collectingValues { values[key] = configured.value }
                 containsSecret = containsSecret || configured.isSecret
+                if case .dictionary(let dictionary) = configured.value, !dictionary.isEmpty {
+                } else {
+                    leaves.append(path)
+                }
             case .branch(let children, let source):
-                let (childValues, childSecret) = flattenValues(children, prefix: path, into: &result)
+                if children.isEmpty { leaves.append(path) }
+                let (childValues, childSecret) = flattenValues(children, prefix: path, into: &result, leaves: &leaves)
                 let value = ConfigValue.dictionary(childValues)
                 result[path] = ConfiguredValue(value: value, source: source, isSecret: childSecret)
-                values[key] = value
+                if collectingValues { values[key] = value }
                 containsSecret = containsSecret || childSecret
             }
         }

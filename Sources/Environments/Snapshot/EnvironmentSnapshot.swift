@@ -54,14 +54,13 @@ public final class EnvironmentSnapshot: Sendable {
         self.tree = tree
         var entries: [String: ConfiguredValue] = [:]
         entries.reserveCapacity(tree.count)
-        ConfigTree.flattenValues(tree, into: &entries)
+        var leaves: [String] = []
+        leaves.reserveCapacity(tree.count)
+        ConfigTree.flattenValues(tree, into: &entries, leaves: &leaves, collectingValues: false)
         self.entries = entries
+        self.leafKeys = leaves.sorted()
         self.valuesByKey = entries.mapValues(\.value)
         self.anyValuesByKey = valuesByKey.mapValues(\.anyValue)
-        self.leafKeys = entries.compactMap { key, entry in
-            if case .dictionary(let values) = entry.value, !values.isEmpty { return nil }
-            return key
-        }.sorted()
         self.files = files
         self.location = location
         self.secretKeys = secretKeys

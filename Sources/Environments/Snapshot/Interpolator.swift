@@ -9,20 +9,50 @@ struct Interpolator {
     let environmentName: String
     let processEnvironment: [String: String]
     let secretPaths: Set<String>
-    private let index: [String: ConfigNode]
+    private let tree: [String: ConfigNode]
+    /// Every path of the tree; built on the first `${Key}` reference, since most
+    /// configurations have none and a large one would pay for it on every load.
+    private var index: [String: ConfigNode]?
     private var memo: [String: (text: String, isSecret: Bool)] = [:]
 
     init(
         tree: [String: ConfigNode], environmentName: String, processEnvironment: [String: String],
         secretPaths: Set<String>
     ) {
-        var index: [String: ConfigNode] = [:]
-        index.reserveCapacity(tree.count)
-        ConfigTree.flatten(tree, into: &index)
-        self.index = index
+        self.tree = tree
         self.environmentName = environmentName
         self.processEnvironment = processEnvironment
         self.secretPaths = secretPaths
+    }
+
+    /// Whether any leaf below `tree` has a `$` to expand or a secrecy to change.
+    private func needsResolving(_ tree: [String: ConfigNode], prefix: String) -> Bool {
+        for (key, node) in tree {
+            let path = prefix.isEmpty ? key : prefix + "." + key
+            switch node {
+            case .branch(let children, _):
+                if needsResolving(children, prefix: path) { return true }
+            case .leaf(let configured):
+                if Interpolator.isSecret(path, in: secretPaths) != configured.isSecret { return true }
+                switch configured.value {
+                case .string(let text): if text.utf8.contains(UInt8(ascii: "$")) { return true }
+                case .array, .dictionary: return true
+                default: continue
+                }
+            }
+        }
+        return false
+    }
+
+    /// The node at a full key path.
+    private mutating func node(at path: String) -> ConfigNode? {
+        if index == nil {
+            var flat: [String: ConfigNode] = [:]
+            flat.reserveCapacity(tree.count)
+            ConfigTree.flatten(tree, into: &flat)
+            index = flat
+        }
+        return index?[path]
     }
 
     /// Whether `path` or one of its parents is listed as secret.
@@ -58,6 +88,9 @@ struct Interpolator {
     mutating func resolve(_ tree: [String: ConfigNode], prefix: String = "") throws(EnvironmentError) -> [String:
         ConfigNode]
     {
+        // Most configurations interpolate nothing: then the tree is returned as it is, without
+        // building a copy of it.
+        if !needsResolving(tree, prefix: prefix) { return tree }
         var result: [String: ConfigNode] = [:]
         result.reserveCapacity(tree.count)
         for (key, node) in tree {
@@ -67,6 +100,12 @@ struct Interpolator {
                 result[key] = .branch(try resolve(children, prefix: path), source)
             case .leaf(let configured):
                 var secret = Interpolator.isSecret(path, in: secretPaths)
+                if case .string(let text) = configured.value, !text.utf8.contains(UInt8(ascii: "$")),
+                    secret == configured.isSecret
+                {
+                    result[key] = node  // the common case: nothing to do, so keep the node
+                    continue
+                }
                 let value = try resolveValue(configured.value, path: path, source: configured.source, secret: &secret)
                 result[key] = .leaf(ConfiguredValue(value: value, source: configured.source, isSecret: secret))
             }
@@ -80,7 +119,7 @@ struct Interpolator {
         switch value {
         case .string(let text):
             guard text.utf8.contains(UInt8(ascii: "$")) else { return value }
-            if let done = memo[path], index[path] != nil {
+            if let done = memo[path], node(at: path) != nil {
                 secret = secret || done.isSecret
                 return .string(done.text)
             }
@@ -162,7 +201,7 @@ struct Interpolator {
                 .interpolationCycle, "interpolation cycle: \(cycle)", path: path, source: source,
                 hint: "Break the cycle by giving one of these keys a literal value")
         }
-        guard let node = index[key] else {
+        guard let node = node(at: key) else {
             if let colon = key.firstIndex(of: ":") {
                 throw error(
                     .invalidInterpolation,
