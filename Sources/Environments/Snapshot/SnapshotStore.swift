@@ -71,12 +71,22 @@ final class ThreadSnapshotCache {
     private var retained = [EnvironmentSnapshot?](repeating: nil, count: ThreadSnapshotCache.slotCount)
     private var nextVictim = 0
 
+    /// The slot used last, checked first: a program reads one store nearly always.
+    private var recent = Entry()
+
     @inline(__always)
     func lookup(store: UInt64, version: UInt64) -> Unmanaged<EnvironmentSnapshot>? {
+        if recent.store == store, recent.version == version { return recent.unmanaged }
+        return lookupSlots(store: store, version: version)
+    }
+
+    private func lookupSlots(store: UInt64, version: UInt64) -> Unmanaged<EnvironmentSnapshot>? {
         for index in 0..<ThreadSnapshotCache.slotCount {
             let entry = entries[index]
             if entry.store == store {
-                return entry.version == version ? entry.unmanaged : nil
+                guard entry.version == version else { return nil }
+                recent = entry
+                return entry.unmanaged
             }
         }
         return nil
@@ -90,6 +100,7 @@ final class ThreadSnapshotCache {
         }
         retained[slot!] = snapshot
         entries[slot!] = Entry(store: store, version: version, unmanaged: .passUnretained(snapshot))
+        recent = entries[slot!]
     }
 
     private static let key: pthread_key_t = {
