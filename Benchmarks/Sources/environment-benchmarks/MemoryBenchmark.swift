@@ -27,7 +27,8 @@ struct MemoryBenchmark {
     func run(progress: (String) -> Void) async throws -> Results {
         var results = Results()
         results.keyCount = keyCount
-        results.reloads.many = manyReloads
+        results.reloads.many = max(manyReloads, 1)
+        results.reloads.few = min(results.reloads.few, results.reloads.many)
         let directory = try Fixtures.makeDirectory("memory")
         let settings = Fixtures.settings(keyCount)
         try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: directory + "/Environments.plist"))
@@ -74,7 +75,7 @@ struct MemoryBenchmark {
             stateFile: reloadDirectory + "/environment-state.json", levelControl: nil,
             logger: Logger(label: "environment-benchmarks"))
         await reloader.start()
-        for index in 1...manyReloads {
+        for index in 1...results.reloads.many {
             try Fixtures.replace(file, with: versions[index % 2])
             let record = await reloader.reload(trigger: .signal)
             guard record.outcome == .applied else { throw BenchmarkError("reload \(index): \(record.outcome)") }
