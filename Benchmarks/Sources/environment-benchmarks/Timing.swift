@@ -41,13 +41,14 @@ enum Timing {
 
     /// Nanoseconds per operation on each of `threads` threads running `round` at the same
     /// time, `rounds` rounds each: the fastest over `samples` samples of the threads' mean.
+    /// `round` gets the thread's number (0 to `threads` - 1).
     static func concurrentNanosecondsPerOperation(
-        threads: Int, rounds: Int, operationsPerRound: Int, samples: Int = 7, _ round: @Sendable () -> Void
+        threads: Int, rounds: Int, operationsPerRound: Int, samples: Int = 11, _ round: @Sendable (Int) -> Void
     ) -> Double {
         let results = (0..<samples).map { _ in
             let perThread = Mutex<[Double]>([])
-            DispatchQueue.concurrentPerform(iterations: threads) { _ in
-                let elapsed = time(rounds: rounds, round)
+            DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                let elapsed = time(rounds: rounds) { round(thread) }
                 perThread.withLock { $0.append(elapsed.nanoseconds / Double(rounds * operationsPerRound)) }
             }
             let values = perThread.withLock { $0 }
