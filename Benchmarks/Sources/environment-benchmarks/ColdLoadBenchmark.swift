@@ -80,9 +80,7 @@ struct ColdLoadBenchmark {
         let value: String?
         switch loader {
         case .ours:
-            let options = EnvironmentOptions(
-                applicationName: "environment-benchmarks", environment: "Release", configDirectory: directory,
-                processEnvironment: [:])
+            let options = Fixtures.options(directory)
             let start = clock.now
             let environment = try Environment(options: options)
             value = environment.string(key, default: "")

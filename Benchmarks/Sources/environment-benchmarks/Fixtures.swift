@@ -1,3 +1,4 @@
+import Environments
 import Foundation
 
 /// The configuration files the benchmarks read: ours (`Environments.plist` with a `Common`
@@ -19,6 +20,14 @@ enum Fixtures {
     /// Key-value pairs of an `count`-key configuration in version `version`.
     static func settings(_ count: Int, version: Int = 0) -> [String: String] {
         Dictionary(uniqueKeysWithValues: keys(count).map { ($0, value($0, version: version)) })
+    }
+
+    /// Options that load the `Release` environment of the `Environments.plist` in
+    /// `directory`, untouched by this process's environment variables.
+    static func options(_ directory: String) -> EnvironmentOptions {
+        EnvironmentOptions(
+            applicationName: "environment-benchmarks", environment: "Release", configDirectory: directory,
+            processEnvironment: [:])
     }
 
     /// An XML `Environments.plist`: every setting in `Common`, an empty `Release` section.

@@ -35,19 +35,32 @@ struct LookupBenchmark {
         case dictionary, fetch, string, swiftConfiguration = "swift-configuration"
     }
 
-    /// Runs `lookups` lookups of one kind, untimed, for `valgrind --tool=callgrind`.
-    func profile(_ kind: Kind, lookups: Int) async throws {
+    /// The files, the bootstrapped `Environment.shared` and the peer's reader over the same
+    /// settings.
+    private struct Contenders {
+        let keys: [String]
+        let settings: [String: String]
+        let ourFile: String
+        let reader: ConfigReader
+    }
+
+    private func prepare(_ name: String) async throws -> Contenders {
         let keys = Fixtures.keys(keyCount)
         let settings = Fixtures.settings(keyCount)
-        let directory = try Fixtures.makeDirectory("profile")
-        try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: directory + "/Environments.plist"))
+        let directory = try Fixtures.makeDirectory(name)
+        let ourFile = directory + "/Environments.plist"
+        try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: ourFile))
         let peerFile = directory + "/peer.plist"
         try Fixtures.flatPlist(settings).write(to: URL(fileURLWithPath: peerFile))
-        try Environment.bootstrap(
-            EnvironmentOptions(
-                applicationName: "environment-benchmarks", environment: "Release", configDirectory: directory,
-                processEnvironment: [:]))
+        try Environment.bootstrap(Fixtures.options(directory))
         let reader = ConfigReader(provider: try await FileProvider<PropertyListSnapshot>(filePath: FilePath(peerFile)))
+        return Contenders(keys: keys, settings: settings, ourFile: ourFile, reader: reader)
+    }
+
+    /// Runs `lookups` lookups of one kind, untimed, for a profiler (`perf record`).
+    func profile(_ kind: Kind, lookups: Int) async throws {
+        let contenders = try await prepare("profile")
+        let (keys, settings, reader) = (contenders.keys, contenders.settings, contenders.reader)
         let rounds = lookups / keys.count
         switch kind {
         case .dictionary: for _ in 0..<rounds { for key in keys { blackHole(settings[key]) } }
@@ -59,19 +72,10 @@ struct LookupBenchmark {
     }
 
     func run(progress: (String) -> Void) async throws -> Results {
-        let keys = Fixtures.keys(keyCount)
-        let settings = Fixtures.settings(keyCount)
-        let directory = try Fixtures.makeDirectory("lookup")
-        let ourFile = directory + "/Environments.plist"
-        try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: ourFile))
-        let peerFile = directory + "/peer.plist"
-        try Fixtures.flatPlist(settings).write(to: URL(fileURLWithPath: peerFile))
-
-        try Environment.bootstrap(
-            EnvironmentOptions(
-                applicationName: "environment-benchmarks", environment: "Release", configDirectory: directory,
-                processEnvironment: [:]))
-        let reader = ConfigReader(provider: try await FileProvider<PropertyListSnapshot>(filePath: FilePath(peerFile)))
+        let contenders = try await prepare("lookup")
+        let (keys, settings, ourFile, reader) = (
+            contenders.keys, contenders.settings, contenders.ourFile, contenders.reader
+        )
 
         // Every contender must find every key, or the comparison means nothing.
         for key in keys {

@@ -34,9 +34,7 @@ struct MemoryBenchmark {
         try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: directory + "/Environments.plist"))
         let peerFile = directory + "/peer.plist"
         try Fixtures.flatPlist(settings).write(to: URL(fileURLWithPath: peerFile))
-        let options = EnvironmentOptions(
-            applicationName: "environment-benchmarks", environment: "Release", configDirectory: directory,
-            processEnvironment: [:])
+        let options = Fixtures.options(directory)
 
         progress("memory: bytes per key, \(keyCount) keys")
         // Load once first, so that one-time allocations (caches, metadata) are not counted.
@@ -63,9 +61,7 @@ struct MemoryBenchmark {
         let sink = try DatagramSink(directory: reloadDirectory)
         defer { sink.close() }
         let reloading = try Environment(
-            options: EnvironmentOptions(
-                applicationName: "environment-benchmarks", environment: "Release", configDirectory: reloadDirectory,
-                processEnvironment: [:]))
+            options: Fixtures.options(reloadDirectory))
         let token = reloading.onChange { change in blackHole(change.changedKeys.count) }
         defer { reloading.removeObserver(token) }
         let reloader = ConfigurationReloader(

@@ -65,9 +65,7 @@ struct ReloadLatencyBenchmark {
         defer { sink.close() }
 
         let environment = try Environment(
-            options: EnvironmentOptions(
-                applicationName: "environment-benchmarks", environment: "Release", configDirectory: directory,
-                processEnvironment: [:]))
+            options: Fixtures.options(directory))
         let arrivals = Arrivals()
         let probeKey = self.probeKey
         let token = environment.onChange { _ in arrivals.record(environment.string(probeKey, default: "")) }

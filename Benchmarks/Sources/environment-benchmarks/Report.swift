@@ -88,38 +88,33 @@ struct Report: Sendable {
         if let lookup {
             rows.append(["Lookup, 100 keys, ns per lookup", "", "", ""])
             row("  [String: String] subscript", ns(lookup.dictionary))
-            row(
-                "  Environment.shared.fetch", ns(lookup.oursFetch),
-                "<= 1.3x dictionary (\(ratio(lookup.oursFetch / lookup.dictionary)))",
-                lookup.oursFetch <= 1.3 * lookup.dictionary)
-            row(
-                "  Environment.shared.string(_:default:)", ns(lookup.oursString),
-                "<= 1.3x dictionary (\(ratio(lookup.oursString / lookup.dictionary)))",
-                lookup.oursString <= 1.3 * lookup.dictionary)
+            /// A lookup figure that must stay within `limit` times `base`.
+            func atMost(_ name: String, _ value: Double, _ limit: Double, _ base: Double, _ baseName: String) {
+                row(
+                    name, ns(value), "<= \(limit)x \(baseName) (\(ratio(value / base)))", value <= limit * base)
+            }
+            atMost("  Environment.shared.fetch", lookup.oursFetch, 1.3, lookup.dictionary, "dictionary")
+            atMost(
+                "  Environment.shared.string(_:default:)", lookup.oursString, 1.3, lookup.dictionary, "dictionary")
             row(
                 "  swift-configuration ConfigReader.string(forKey:)", ns(lookup.swiftConfiguration),
                 ">= 10x ours (\(ratio(lookup.swiftConfiguration / lookup.oursFetch)))",
                 lookup.swiftConfiguration >= 10 * lookup.oursFetch)
-            row(
-                "  fetch, 2 threads, same keys at once (each)", ns(lookup.oursFetchTwoThreads),
-                "<= 1.5x single (\(ratio(lookup.oursFetchTwoThreads / lookup.oursFetch)))",
-                lookup.oursFetchTwoThreads <= 1.5 * lookup.oursFetch)
-            row(
-                "  string, 2 threads, same keys at once (each)", ns(lookup.oursStringTwoThreads),
-                "<= 1.5x single (\(ratio(lookup.oursStringTwoThreads / lookup.oursString)))",
-                lookup.oursStringTwoThreads <= 1.5 * lookup.oursString)
-            row(
-                "  fetch, 2 threads, each its own order (each)", ns(lookup.oursFetchTwoThreadsOwnOrder),
-                "<= 1.5x single (\(ratio(lookup.oursFetchTwoThreadsOwnOrder / lookup.oursFetch)))",
-                lookup.oursFetchTwoThreadsOwnOrder <= 1.5 * lookup.oursFetch)
+            atMost(
+                "  fetch, 2 threads, same keys at once (each)", lookup.oursFetchTwoThreads, 1.5, lookup.oursFetch,
+                "single")
+            atMost(
+                "  string, 2 threads, same keys at once (each)", lookup.oursStringTwoThreads, 1.5, lookup.oursString,
+                "single")
+            atMost(
+                "  fetch, 2 threads, each its own order (each)", lookup.oursFetchTwoThreadsOwnOrder, 1.5,
+                lookup.oursFetch, "single")
             row(
                 "  [String: String], 2 threads, same keys at once (each)", ns(lookup.dictionaryTwoThreads),
                 "(\(ratio(lookup.dictionaryTwoThreads / lookup.dictionary)) its single)")
-            row(
+            atMost(
                 String(format: "  fetch during reloads (%.0f/s applied)", lookup.reloadsPerSecond),
-                ns(lookup.oursFetchDuringReloads),
-                "<= 1.5x single (\(ratio(lookup.oursFetchDuringReloads / lookup.oursFetch)))",
-                lookup.oursFetchDuringReloads <= 1.5 * lookup.oursFetch)
+                lookup.oursFetchDuringReloads, 1.5, lookup.oursFetch, "single")
             row("  breakdown: fetch on a held Environment", ns(lookup.heldFetch))
             row("  breakdown: snapshot.entries[key] on a held snapshot", ns(lookup.snapshotEntry))
         }

@@ -38,7 +38,7 @@ struct PropertyListDocument: Sendable {
         // fast parser does not fully understand (or that is malformed) takes the path below.
         if case .dictionary(let root)? = XMLPropertyListParser.parse(data) {
             self.root = root
-            self.text = data.first == UInt8(ascii: "b") ? nil : String(data: data, encoding: .utf8)
+            self.text = PropertyListDocument.xmlText(of: data)
             return
         }
         let object: Any
@@ -61,7 +61,12 @@ struct PropertyListDocument: Sendable {
             throw EnvironmentError(.malformedFile, "the property list holds values of unsupported types", file: file)
         }
         self.root = root
-        self.text = data.first == UInt8(ascii: "b") ? nil : String(data: data, encoding: .utf8)
+        self.text = PropertyListDocument.xmlText(of: data)
+    }
+
+    /// The text of an XML property list (`nil` for a binary one, which starts with `bplist`).
+    private static func xmlText(of data: Data) -> String? {
+        data.first == UInt8(ascii: "b") ? nil : String(data: data, encoding: .utf8)
     }
 
     /// The line of the first `<key>name</key>` in an XML file, to point errors at it.

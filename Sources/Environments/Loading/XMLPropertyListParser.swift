@@ -174,6 +174,14 @@ struct XMLPropertyListParser {
         }
         guard tag == .plist, Self.isWhitespace(bytes[position]) else { return nil }
         // `<plist version="1.0">`: skip the attributes.
+        guard skipPastTagEnd(rejecting: [UInt8(ascii: "<")]) else { return nil }
+        return bytes[position - 2] == UInt8(ascii: "/") ? nil : (tag, false)
+    }
+
+    /// Moves past the `>` that ends the current markup, skipping quoted text; `false` (the
+    /// input is left to Foundation) at the end of the input or at an unquoted byte in
+    /// `rejected`.
+    private mutating func skipPastTagEnd(rejecting rejected: [UInt8]) -> Bool {
         var quote: UInt8?
         while position < bytes.count {
             let byte = bytes[position]
@@ -183,12 +191,12 @@ struct XMLPropertyListParser {
             } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
                 quote = byte
             } else if byte == UInt8(ascii: ">") {
-                return bytes[position - 2] == UInt8(ascii: "/") ? nil : (tag, false)
-            } else if byte == UInt8(ascii: "<") {
-                return nil
+                return true
+            } else if rejected.contains(byte) {
+                return false
             }
         }
-        return nil
+        return false
     }
 
     private func tag(from start: Int, to end: Int) -> Tag? {
@@ -479,21 +487,7 @@ struct XMLPropertyListParser {
     /// Skips `<!DOCTYPE ...>`; `false` if it has an internal subset (`[...]`).
     private mutating func skipDoctype() -> Bool {
         position += 9
-        var quote: UInt8?
-        while position < bytes.count {
-            let byte = bytes[position]
-            position += 1
-            if let open = quote {
-                if byte == open { quote = nil }
-            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-                quote = byte
-            } else if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "<") {
-                return false
-            } else if byte == UInt8(ascii: ">") {
-                return true
-            }
-        }
-        return false
+        return skipPastTagEnd(rejecting: [UInt8(ascii: "["), UInt8(ascii: "<")])
     }
 
     /// Consumes the closing tag `close` if it comes next.

@@ -33,15 +33,21 @@ struct Interpolator {
             case .branch(let children, _):
                 if needsResolving(children, prefix: path) { return true }
             case .leaf(let configured):
-                if Interpolator.isSecret(path, in: secretPaths) != configured.isSecret { return true }
-                switch configured.value {
-                case .string(let text): if text.utf8.contains(UInt8(ascii: "$")) { return true }
-                case .array, .dictionary: return true
-                default: continue
-                }
+                if needsResolving(configured, at: path) { return true }
             }
         }
         return false
+    }
+
+    /// Whether the leaf at `path` has a `$` to expand (arrays and dictionaries may hold one) or
+    /// a secrecy to change.
+    private func needsResolving(_ configured: ConfiguredValue, at path: String) -> Bool {
+        if Interpolator.isSecret(path, in: secretPaths) != configured.isSecret { return true }
+        switch configured.value {
+        case .string(let text): return text.utf8.contains(UInt8(ascii: "$"))
+        case .array, .dictionary: return true
+        default: return false
+        }
     }
 
     /// The node at a full key path.
@@ -99,13 +105,11 @@ struct Interpolator {
             case .branch(let children, let source):
                 result[key] = .branch(try resolve(children, prefix: path), source)
             case .leaf(let configured):
-                var secret = Interpolator.isSecret(path, in: secretPaths)
-                if case .string(let text) = configured.value, !text.utf8.contains(UInt8(ascii: "$")),
-                    secret == configured.isSecret
-                {
+                guard needsResolving(configured, at: path) else {
                     result[key] = node  // the common case: nothing to do, so keep the node
                     continue
                 }
+                var secret = Interpolator.isSecret(path, in: secretPaths)
                 let value = try resolveValue(configured.value, path: path, source: configured.source, secret: &secret)
                 result[key] = .leaf(ConfiguredValue(value: value, source: configured.source, isSecret: secret))
             }
