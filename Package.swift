@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "Environments", targets: ["Environments"]),
         .library(name: "EnvironmentsDaemon", targets: ["EnvironmentsDaemon"]),
+        .library(name: "EnvironmentsConfiguration", targets: ["EnvironmentsConfiguration"]),
         .library(name: "SystemdSupport", targets: ["SystemdSupport"]),
         .library(name: "FileWatching", targets: ["FileWatching"]),
         .executable(name: "envctl", targets: ["envctl"]),
@@ -21,6 +22,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // Built only for `EnvironmentsConfiguration` (and its tests): an application that
+        // links `Environments` alone never compiles it. No traits: the provider needs none.
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
     ],
     targets: [
         // The portable core: Environments.plist, layering, interpolation, snapshots.
@@ -62,6 +66,14 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        // A live ConfigProvider for apple/swift-configuration over an Environment.
+        .target(
+            name: "EnvironmentsConfiguration",
+            dependencies: [
+                "Environments",
+                .product(name: "Configuration", package: "swift-configuration"),
+            ]
+        ),
         .executableTarget(
             name: "envctl",
             dependencies: [
@@ -97,6 +109,15 @@ let package = Package(
             dependencies: ["SystemdSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching"]),
+        .testTarget(
+            name: "EnvironmentsConfigurationTests",
+            dependencies: [
+                "EnvironmentsConfiguration", "Environments", "EnvironmentsDaemon",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ConfigurationTesting", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "EnvironmentsDaemonTests",
             dependencies: [

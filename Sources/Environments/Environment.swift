@@ -17,12 +17,12 @@ import Synchronization
 public final class Environment: ConfigurationReading, Sendable {
     private struct WriterState {
         var options: EnvironmentOptions?
-        var overrides: [String: ConfigValue] = [:]
+        var overrides: [String: SettingValue] = [:]
         var observers: [UInt64: @Sendable (EnvironmentChange) -> Void] = [:]
         var nextObserver: UInt64 = 0
         var lastError: EnvironmentError?
         /// An in-memory environment's values before interpolation: overrides go on top of these.
-        var inMemoryTree: [String: ConfigNode] = [:]
+        var inMemoryTree: [String: SettingNode] = [:]
     }
 
     private let store: SnapshotStore
@@ -46,11 +46,11 @@ public final class Environment: ConfigurationReading, Sendable {
     /// An environment over in-memory values, for tests and for libraries that receive their
     /// configuration explicitly. Dotted keys (`Database.Host`) reach nested dictionaries.
     public init(
-        values: [String: ConfigValue], environmentName: String = "Test", secretKeys: Set<String> = [],
+        values: [String: SettingValue], environmentName: String = "Test", secretKeys: Set<String> = [],
         logger: Logger = Logger(label: "Environments")
     ) {
-        var tree: [String: ConfigNode] = [:]
-        ConfigTree.merge(ConfigTree.expandingDottedKeys(values), into: &tree, source: .defaults)
+        var tree: [String: SettingNode] = [:]
+        SettingTree.merge(SettingTree.expandingDottedKeys(values), into: &tree, source: .defaults)
         let snapshot = Environment.inMemorySnapshot(
             tree, environmentName: environmentName, generation: 1, secretKeys: secretKeys, logger: logger)
         self.store = SnapshotStore(snapshot)
@@ -61,12 +61,12 @@ public final class Environment: ConfigurationReading, Sendable {
     /// A snapshot of in-memory values: interpolated where possible (a reference that cannot be
     /// resolved stays as written, with a warning) and with secrets marked.
     private static func inMemorySnapshot(
-        _ tree: [String: ConfigNode], environmentName: String, generation: UInt64, secretKeys: Set<String>,
+        _ tree: [String: SettingNode], environmentName: String, generation: UInt64, secretKeys: Set<String>,
         logger: Logger
     ) -> EnvironmentSnapshot {
         var interpolator = Interpolator(
             tree: tree, environmentName: environmentName, processEnvironment: [:], secretPaths: secretKeys)
-        let resolved: [String: ConfigNode]
+        let resolved: [String: SettingNode]
         do {
             resolved = try interpolator.resolve(tree)
         } catch {
@@ -82,7 +82,7 @@ public final class Environment: ConfigurationReading, Sendable {
     /// An environment over an in-memory `Environments.plist`-shaped dictionary (`Common` and
     /// one dictionary per environment), selected and layered exactly as files are.
     public convenience init(
-        environments: [String: ConfigValue], options: EnvironmentOptions = EnvironmentOptions(),
+        environments: [String: SettingValue], options: EnvironmentOptions = EnvironmentOptions(),
         logger: Logger = Logger(label: "Environments")
     ) throws(EnvironmentError) {
         var options = options
@@ -228,7 +228,7 @@ public final class Environment: ConfigurationReading, Sendable {
     /// Sets (or, with `nil`, removes) a runtime override: the top layer, not persisted.
     /// The configuration is rebuilt and validated as on a reload.
     @discardableResult
-    public func setOverride(_ value: ConfigValue?, forKey key: String) throws(EnvironmentError) -> ReloadOutcome {
+    public func setOverride(_ value: SettingValue?, forKey key: String) throws(EnvironmentError) -> ReloadOutcome {
         try rebuild { $0[key] = value }
     }
 
@@ -238,7 +238,7 @@ public final class Environment: ConfigurationReading, Sendable {
         try rebuild { $0.removeAll() }
     }
 
-    private func rebuild(_ change: (inout [String: ConfigValue]) -> Void) throws(EnvironmentError) -> ReloadOutcome {
+    private func rebuild(_ change: (inout [String: SettingValue]) -> Void) throws(EnvironmentError) -> ReloadOutcome {
         let result: Result<(ReloadOutcome, [@Sendable (EnvironmentChange) -> Void]), EnvironmentError> =
             state.withLock { state in
                 var overrides = state.overrides
@@ -256,7 +256,7 @@ public final class Environment: ConfigurationReading, Sendable {
                     // In-memory: overrides go on top of the original values (so that removing one
                     // restores them), interpolated and marked secret as in `init(values:)`.
                     var tree = state.inMemoryTree
-                    ConfigTree.merge(ConfigTree.expandingDottedKeys(overrides), into: &tree, source: .override)
+                    SettingTree.merge(SettingTree.expandingDottedKeys(overrides), into: &tree, source: .override)
                     built = Environment.inMemorySnapshot(
                         tree, environmentName: previous.environmentName, generation: previous.generation + 1,
                         secretKeys: previous.secretKeys, logger: logger)

@@ -19,7 +19,7 @@ struct Get: ParsableCommand {
             let snapshot = try location.load(state: location.daemonState())
             guard let entry = snapshot.configuredValue(forKey: key) else {
                 do {
-                    _ = try snapshot.require(key, as: ConfigValue.self)
+                    _ = try snapshot.require(key, as: SettingValue.self)
                 } catch {
                     throw Failure("\(error)")
                 }

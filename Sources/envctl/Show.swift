@@ -88,7 +88,7 @@ enum SettingsListing {
         return String(decoding: data, as: UTF8.self)
     }
 
-    static func jsonValue(_ value: ConfigValue) -> Any {
+    static func jsonValue(_ value: SettingValue) -> Any {
         switch value {
         case .string(let text): text
         case .integer(let number): number

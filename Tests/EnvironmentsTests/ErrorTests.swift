@@ -196,12 +196,12 @@ import Testing
 
     @Test(
         arguments: [
-            ("Common", ["a"] as ConfigValue),
+            ("Common", ["a"] as SettingValue),
             ("Secrets", "Password"),
             ("RestartRequired", ["Port": 1]),
             ("Secrets", [1, 2]),
-        ] as [(String, ConfigValue)])
-    func reservedSectionsWithTheWrongType(key: String, value: ConfigValue) throws {
+        ] as [(String, SettingValue)])
+    func reservedSectionsWithTheWrongType(key: String, value: SettingValue) throws {
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Debug": ["A": 1], key: Plist.object(value)])
             let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }

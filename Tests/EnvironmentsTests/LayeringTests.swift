@@ -19,7 +19,7 @@ import Testing
                 "Debug": ["L5": "drop-in debug", "L6": "drop-in debug"],
                 "Release": ["L5": "drop-in release", "L6": "drop-in release"],
             ])
-        let defaults: [String: ConfigValue] = [
+        let defaults: [String: SettingValue] = [
             "L1": "defaults", "L2": "defaults", "L3": "defaults", "L4": "defaults", "L5": "defaults",
             "L6": "defaults",
         ]

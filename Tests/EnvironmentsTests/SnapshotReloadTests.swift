@@ -351,7 +351,7 @@ import Testing
     }
 
     @Test func inMemoryEnvironmentsSelectAndLayer() throws {
-        let environments: [String: ConfigValue] = [
+        let environments: [String: SettingValue] = [
             "Common": ["Host": "localhost", "URL": "https://${Host}/api", "Port": 80],
             "Staging": ["Host": "staging.example.com"],
             "Production": ["Host": "example.com", "Port": 443],

@@ -142,12 +142,12 @@ import Testing
     func durationStrings(text: String, expected: Duration) {
         let environment = Environment(values: ["D": .string(text)])
         #expect(environment.duration("D", default: .zero) == expected)
-        #expect(Duration(configValue: .string(text)) == expected)
+        #expect(Duration(settingValue: .string(text)) == expected)
     }
 
     @Test(arguments: ["", "ms", "5 parsecs", "-1s", "1.2.3s"])
     func invalidDurationStrings(text: String) {
-        #expect(Duration(configValue: .string(text)) == nil)
+        #expect(Duration(settingValue: .string(text)) == nil)
     }
 
     @Test func arrays() throws {
@@ -169,7 +169,7 @@ import Testing
             #expect(environment.dictionary("Database", default: ["x": 1]) == ["x": 1])
             #expect(environment.dictionary("Missing", default: ["x": 1]) == ["x": 1])
             #expect(
-                environment.dictionary("Database", default: [String: ConfigValue]())
+                environment.dictionary("Database", default: [String: SettingValue]())
                     == ["Host": .string("db"), "Port": .integer(5432)])
         }
     }

@@ -2,7 +2,7 @@ import Environments
 import Foundation
 import Testing
 
-/// `ConfigValue`: property-list types, conversions and descriptions.
+/// `SettingValue`: property-list types, conversions and descriptions.
 @Suite struct ValueTests {
     private let numbers: [String: Any] = [
         "Common": [
@@ -43,30 +43,30 @@ import Testing
     }
 
     @Test func propertyListObjects() {
-        #expect(ConfigValue(propertyList: "a") == .string("a"))
-        #expect(ConfigValue(propertyList: 1) == .integer(1))
-        #expect(ConfigValue(propertyList: 0) == .integer(0))
-        #expect(ConfigValue(propertyList: 1.0) == .double(1))
-        #expect(ConfigValue(propertyList: true) == .bool(true))
-        #expect(ConfigValue(propertyList: false) == .bool(false))
-        #expect(ConfigValue(propertyList: [1, "a", false] as [Any]) == .array([1, "a", false]))
-        #expect(ConfigValue(propertyList: ["k": ["n": 1]] as [String: Any]) == .dictionary(["k": ["n": 1]]))
-        #expect(ConfigValue(propertyList: URL(string: "https://a.example")!) == .string("https://a.example"))
-        #expect(ConfigValue(propertyList: Data([1, 2])) == .data(Data([1, 2])))
-        #expect(ConfigValue(propertyList: NSObject()) == nil)
-        #expect(ConfigValue(propertyList: [NSObject()]) == nil)
+        #expect(SettingValue(propertyList: "a") == .string("a"))
+        #expect(SettingValue(propertyList: 1) == .integer(1))
+        #expect(SettingValue(propertyList: 0) == .integer(0))
+        #expect(SettingValue(propertyList: 1.0) == .double(1))
+        #expect(SettingValue(propertyList: true) == .bool(true))
+        #expect(SettingValue(propertyList: false) == .bool(false))
+        #expect(SettingValue(propertyList: [1, "a", false] as [Any]) == .array([1, "a", false]))
+        #expect(SettingValue(propertyList: ["k": ["n": 1]] as [String: Any]) == .dictionary(["k": ["n": 1]]))
+        #expect(SettingValue(propertyList: URL(string: "https://a.example")!) == .string("https://a.example"))
+        #expect(SettingValue(propertyList: Data([1, 2])) == .data(Data([1, 2])))
+        #expect(SettingValue(propertyList: NSObject()) == nil)
+        #expect(SettingValue(propertyList: [NSObject()]) == nil)
     }
 
     @Test func typeNamesAndDescriptions() {
-        #expect(ConfigValue.string("a").typeName == "string")
-        #expect(ConfigValue.integer(1).typeName == "integer")
-        #expect(ConfigValue.double(1).typeName == "real")
-        #expect(ConfigValue.bool(true).typeName == "boolean")
-        #expect(ConfigValue.array([]).typeName == "array")
-        #expect(ConfigValue.dictionary([:]).typeName == "dictionary")
-        #expect(ConfigValue.data(Data([1, 2, 3])).description == "<3 bytes>")
-        #expect(ConfigValue.array(["a", 1, true]).description == #"["a", 1, true]"#)
-        #expect(ConfigValue.dictionary(["b": "x", "a": 2]).description == #"{a: 2, b: "x"}"#)
+        #expect(SettingValue.string("a").typeName == "string")
+        #expect(SettingValue.integer(1).typeName == "integer")
+        #expect(SettingValue.double(1).typeName == "real")
+        #expect(SettingValue.bool(true).typeName == "boolean")
+        #expect(SettingValue.array([]).typeName == "array")
+        #expect(SettingValue.dictionary([:]).typeName == "dictionary")
+        #expect(SettingValue.data(Data([1, 2, 3])).description == "<3 bytes>")
+        #expect(SettingValue.array(["a", 1, true]).description == #"["a", 1, true]"#)
+        #expect(SettingValue.dictionary(["b": "x", "a": 2]).description == #"{a: 2, b: "x"}"#)
     }
 
     @Test func configuredValueDescriptionRedactsSecrets() {

@@ -4,7 +4,7 @@ import Testing
 @testable import Environments
 
 /// The fast XML parser against Foundation: whenever it returns a value, that value must equal
-/// what `PropertyListSerialization` and `ConfigValue(propertyList:)` make of the same bytes; it
+/// what `PropertyListSerialization` and `SettingValue(propertyList:)` make of the same bytes; it
 /// must return one for the plists people and Foundation write; and it must return `nil` for
 /// malformed input, so that Foundation reports the error.
 @Suite struct XMLPropertyListParserTests {
@@ -20,16 +20,16 @@ import Testing
     }
 
     /// What Foundation makes of `data`, or `nil` if it rejects it.
-    private static func foundation(_ data: Data) -> ConfigValue? {
+    private static func foundation(_ data: Data) -> SettingValue? {
         guard let object = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) else {
             return nil
         }
-        return ConfigValue(propertyList: object)
+        return SettingValue(propertyList: object)
     }
 
     /// Parses `data` and checks that the result, if any, equals Foundation's.
     @discardableResult
-    private static func agree(_ data: Data, sourceLocation: SourceLocation = #_sourceLocation) -> ConfigValue? {
+    private static func agree(_ data: Data, sourceLocation: SourceLocation = #_sourceLocation) -> SettingValue? {
         let fast = XMLPropertyListParser.parse(data)
         if let fast {
             let expected = foundation(data)

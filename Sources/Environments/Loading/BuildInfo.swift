@@ -78,7 +78,7 @@ public struct BuildInfo: Sendable, Hashable {
         self = info
     }
 
-    private static func names(_ values: [ConfigValue], key: String) throws -> [String] {
+    private static func names(_ values: [SettingValue], key: String) throws -> [String] {
         try values.map {
             guard case .string(let name) = $0 else {
                 throw EnvironmentError(

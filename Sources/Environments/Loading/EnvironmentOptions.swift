@@ -23,10 +23,10 @@ public struct EnvironmentOptions: Sendable {
     public var build: BuildInfo
     /// Compiled-in defaults: the lowest layer. Dotted keys (`Database.Port`) reach nested
     /// dictionaries.
-    public var defaults: [String: ConfigValue]
+    public var defaults: [String: SettingValue]
     /// An `Environments.plist`-shaped dictionary used when no file exists, so a program can
     /// run on a built-in configuration. Without it a missing file is an error.
-    public var builtInConfiguration: [String: ConfigValue]?
+    public var builtInConfiguration: [String: SettingValue]?
     /// The process environment: `${env:VAR}`, the environment variable,
     /// `CONFIGURATION_DIRECTORY` and `CREDENTIALS_DIRECTORY` are read from here.
     public var processEnvironment: [String: String]
@@ -61,8 +61,8 @@ public struct EnvironmentOptions: Sendable {
         fileName: String = "Environments.plist",
         environmentVariable: String = "APP_ENVIRONMENT",
         build: BuildInfo = .compiled,
-        defaults: [String: ConfigValue] = [:],
-        builtInConfiguration: [String: ConfigValue]? = nil,
+        defaults: [String: SettingValue] = [:],
+        builtInConfiguration: [String: SettingValue]? = nil,
         processEnvironment: [String: String] = ProcessInfo.processInfo.environment,
         secretKeys: Set<String> = [],
         restartRequiredKeys: Set<String> = [],

@@ -8,8 +8,8 @@ struct EnvironmentsFile: Sendable {
 
     let file: String
     let isDropIn: Bool
-    let common: [String: ConfigValue]
-    let environments: [String: [String: ConfigValue]]
+    let common: [String: SettingValue]
+    let environments: [String: [String: SettingValue]]
     let secrets: [String]
     let restartRequired: [String]
 
@@ -17,8 +17,8 @@ struct EnvironmentsFile: Sendable {
         file = document.file
         self.isDropIn = isDropIn
         let what = isDropIn ? "drop-in" : "file"
-        var common: [String: ConfigValue] = [:]
-        var environments: [String: [String: ConfigValue]] = [:]
+        var common: [String: SettingValue] = [:]
+        var environments: [String: [String: SettingValue]] = [:]
         var secrets: [String] = []
         var restartRequired: [String] = []
         for (key, value) in document.root {
@@ -61,12 +61,12 @@ struct EnvironmentsFile: Sendable {
     }
 
     /// A file built from an in-memory `Environments.plist`-shaped dictionary.
-    init(root: [String: ConfigValue], label: String) throws(EnvironmentError) {
+    init(root: [String: SettingValue], label: String) throws(EnvironmentError) {
         try self.init(PropertyListDocument(root: root, file: label), isDropIn: false)
     }
 
     private static func sectionError(
-        _ key: String, _ value: ConfigValue, _ document: PropertyListDocument, _ what: String, expected: String
+        _ key: String, _ value: SettingValue, _ document: PropertyListDocument, _ what: String, expected: String
     ) -> EnvironmentError {
         EnvironmentError(
             what == "drop-in" ? .invalidDropIn : .invalidSection,

@@ -9,12 +9,12 @@ struct PropertyListDocument: Sendable {
     /// The file's path, or a label for in-memory data.
     let file: String
     /// The root dictionary.
-    let root: [String: ConfigValue]
+    let root: [String: SettingValue]
     /// The text of an XML file, kept to locate keys for error messages.
     let text: String?
 
     /// A document for a dictionary that is already parsed.
-    init(root: [String: ConfigValue], file: String) {
+    init(root: [String: SettingValue], file: String) {
         self.file = file
         self.root = root
         self.text = nil
@@ -51,13 +51,13 @@ struct PropertyListDocument: Sendable {
                 hint: "Fix the file; `plutil -lint \(file)` shows the same problem")
         }
         guard let dictionary = object as? [String: Any] else {
-            let kind = ConfigValue(propertyList: object)?.typeName ?? String(describing: type(of: object))
+            let kind = SettingValue(propertyList: object)?.typeName ?? String(describing: type(of: object))
             throw EnvironmentError(
                 .invalidRoot, "the root of the property list is \(kind.withArticle), expected a dictionary (<dict>)",
                 file: file,
                 hint: "Put `Common` and one dictionary per environment inside a top-level <dict>")
         }
-        guard case .dictionary(let root)? = ConfigValue(propertyList: dictionary) else {
+        guard case .dictionary(let root)? = SettingValue(propertyList: dictionary) else {
             throw EnvironmentError(.malformedFile, "the property list holds values of unsupported types", file: file)
         }
         self.root = root

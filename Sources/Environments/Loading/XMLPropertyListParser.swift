@@ -1,10 +1,10 @@
 import Foundation
 
 /// A fast, single-pass parser for the XML property lists that `Environments.plist` files are,
-/// straight into ``ConfigValue``s.
+/// straight into ``SettingValue``s.
 ///
 /// It is purely an accelerator. On Linux, Foundation's `PropertyListSerialization` parses with
-/// CoreFoundation, bridges the result to `[String: Any]`, and ``ConfigValue/init(propertyList:)``
+/// CoreFoundation, bridges the result to `[String: Any]`, and ``SettingValue/init(propertyList:)``
 /// then converts it again with dynamic casts; for large files that dominates loading and grows
 /// faster than the file. This parser reads the UTF-8 bytes once and builds the values directly.
 ///
@@ -13,11 +13,11 @@ import Foundation
 /// number or date forms, or any malformed input, makes it return `nil`, and the caller falls
 /// back to `PropertyListSerialization`, which is authoritative and reports errors with line
 /// numbers. Whenever it does return a value, that value equals what `PropertyListSerialization`
-/// and ``ConfigValue/init(propertyList:)`` give for the same bytes.
+/// and ``SettingValue/init(propertyList:)`` give for the same bytes.
 struct XMLPropertyListParser {
     /// Parses an XML property list; `nil` if the bytes are not one this parser fully understands
     /// (the caller then uses `PropertyListSerialization`, which also explains any error).
-    static func parse(_ data: Data) -> ConfigValue? {
+    static func parse(_ data: Data) -> SettingValue? {
         data.withUnsafeBytes { raw in
             var parser = XMLPropertyListParser(bytes: raw.assumingMemoryBound(to: UInt8.self))
             return parser.parseDocument()
@@ -48,7 +48,7 @@ struct XMLPropertyListParser {
         case plist, dict, key, string, integer, real, `true`, `false`, date, data, array
     }
 
-    private mutating func parseDocument() -> ConfigValue? {
+    private mutating func parseDocument() -> SettingValue? {
         // An optional UTF-8 byte-order mark.
         if hasPrefix([0xEF, 0xBB, 0xBF]) { position += 3 }
         // The prolog: whitespace, comments, the XML declaration and a document type.
@@ -63,7 +63,7 @@ struct XMLPropertyListParser {
             }
         }
         guard let (tag, isEmpty) = readOpenTag() else { return nil }
-        let root: ConfigValue
+        let root: SettingValue
         if tag == .plist {
             // `<plist/>` and `<plist></plist>` are errors for Foundation; so is more than one value.
             guard !isEmpty, skipMisc(), let value = parseValue(depth: 0), skipMisc(), skipClose("</plist>")
@@ -81,13 +81,13 @@ struct XMLPropertyListParser {
     }
 
     /// Parses the element that starts at `position`.
-    private mutating func parseValue(depth: Int) -> ConfigValue? {
+    private mutating func parseValue(depth: Int) -> SettingValue? {
         guard let (tag, isEmpty) = readOpenTag() else { return nil }
         return parseValue(tag: tag, isEmpty: isEmpty, depth: depth)
     }
 
     /// Parses the content and closing tag of an element whose opening tag has been read.
-    private mutating func parseValue(tag: Tag, isEmpty: Bool, depth: Int) -> ConfigValue? {
+    private mutating func parseValue(tag: Tag, isEmpty: Bool, depth: Int) -> SettingValue? {
         switch tag {
         case .dict:
             if isEmpty { return .dictionary([:]) }
@@ -120,9 +120,9 @@ struct XMLPropertyListParser {
         }
     }
 
-    private mutating func parseDictionary(depth: Int) -> ConfigValue? {
+    private mutating func parseDictionary(depth: Int) -> SettingValue? {
         guard depth <= Self.maximumDepth else { return nil }
-        var dictionary: [String: ConfigValue] = [:]
+        var dictionary: [String: SettingValue] = [:]
         while true {
             guard skipMisc() else { return nil }
             if skipClose("</dict>") { return .dictionary(dictionary) }
@@ -144,9 +144,9 @@ struct XMLPropertyListParser {
         }
     }
 
-    private mutating func parseArray(depth: Int) -> ConfigValue? {
+    private mutating func parseArray(depth: Int) -> SettingValue? {
         guard depth <= Self.maximumDepth else { return nil }
-        var array: [ConfigValue] = []
+        var array: [SettingValue] = []
         while true {
             guard skipMisc() else { return nil }
             if skipClose("</array>") { return .array(array) }

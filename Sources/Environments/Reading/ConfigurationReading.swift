@@ -24,8 +24,8 @@ extension ConfigurationReading {
         configuredValue(forKey: key)?.value.anyValue
     }
 
-    /// The value at a key path as a ``ConfigValue``, or `nil` if there is none.
-    public func value(forKey key: String) -> ConfigValue? {
+    /// The value at a key path as a ``SettingValue``, or `nil` if there is none.
+    public func value(forKey key: String) -> SettingValue? {
         configuredValue(forKey: key)?.value
     }
 
@@ -33,10 +33,11 @@ extension ConfigurationReading {
     ///
     /// - Throws: ``EnvironmentError`` with code `typeMismatch` naming the key, the expected
     ///   and actual type and the source, when the value cannot be converted.
-    public func get<T: ConfigValueConvertible>(_ key: String, as type: T.Type = T.self) throws(EnvironmentError) -> T? {
+    public func get<T: SettingValueConvertible>(_ key: String, as type: T.Type = T.self) throws(EnvironmentError) -> T? {
         guard let configured = configuredValue(forKey: key) else { return nil }
-        guard let converted = T(configValue: configured.value) else {
-            throw typeMismatch(key, configured, expected: T.configTypeName)
+        guard let converted = T(settingValue: configured.value) else {
+            throw EnvironmentError.typeMismatch(
+                key, configured, expected: T.settingTypeName, environment: currentSnapshot.environmentName)
         }
         return converted
     }
@@ -45,7 +46,7 @@ extension ConfigurationReading {
     ///
     /// - Throws: ``EnvironmentError`` with code `missingKey` (naming the key, the environment
     ///   and the files searched) or `typeMismatch`.
-    public func require<T: ConfigValueConvertible>(_ key: String, as type: T.Type = T.self) throws(EnvironmentError)
+    public func require<T: SettingValueConvertible>(_ key: String, as type: T.Type = T.self) throws(EnvironmentError)
         -> T
     {
         guard let value = try get(key, as: T.self) else {
@@ -61,7 +62,7 @@ extension ConfigurationReading {
 
     /// The value at a key path converted to `T`, or `defaultValue` when there is none or it
     /// has another type (which is logged as a warning).
-    public func value<T: ConfigValueConvertible>(_ key: String, default defaultValue: T) -> T {
+    public func value<T: SettingValueConvertible>(_ key: String, default defaultValue: T) -> T {
         do {
             return try get(key, as: T.self) ?? defaultValue
         } catch {
@@ -89,11 +90,11 @@ extension ConfigurationReading {
         value(key, default: defaultValue)
     }
     /// An array whose elements convert to `Element`, or `defaultValue`.
-    public func array<Element: ConfigValueConvertible>(_ key: String, default defaultValue: [Element]) -> [Element] {
+    public func array<Element: SettingValueConvertible>(_ key: String, default defaultValue: [Element]) -> [Element] {
         value(key, default: defaultValue)
     }
     /// A dictionary whose values convert to `Value`, or `defaultValue`.
-    public func dictionary<Value: ConfigValueConvertible>(
+    public func dictionary<Value: SettingValueConvertible>(
         _ key: String, default defaultValue: [String: Value]
     ) -> [String: Value] {
         value(key, default: defaultValue)
@@ -106,14 +107,14 @@ extension ConfigurationReading {
     ///   full key path that failed.
     public func decode<T: Decodable>(_ type: T.Type, from key: String? = nil) throws(EnvironmentError) -> T {
         let snapshot = currentSnapshot
-        let root: ConfigValue
+        let root: SettingValue
         if let key {
-            root = try require(key, as: ConfigValue.self)
+            root = try require(key, as: SettingValue.self)
         } else {
             root = .dictionary(snapshot.values)
         }
         do {
-            return try T(from: ConfigValueDecoder(value: root, codingPath: [], prefix: key))
+            return try T(from: SettingValueDecoder(value: root, codingPath: [], prefix: key))
         } catch var error as EnvironmentError {
             // The decoder knows the key path; add the environment, the files and the source.
             error.environment = error.environment ?? snapshot.environmentName
@@ -137,18 +138,25 @@ extension ConfigurationReading {
                 environment: snapshot.environmentName, searchedFiles: snapshot.files)
         }
     }
+}
 
-    private func typeMismatch(_ key: String, _ configured: ConfiguredValue, expected: String) -> EnvironmentError {
+/// The logger for configuration warnings.
+let configurationLogger = Logger(label: "Environments")
+
+extension EnvironmentError {
+    /// The error for a value that cannot be read as `expected`: it names the key, the value's
+    /// type (and the value, unless it is secret), the layer and file that set it, and what to do.
+    /// Shared with the swift-configuration provider, so both report a mismatch the same way.
+    package static func typeMismatch(
+        _ key: String, _ configured: ConfiguredValue, expected: String, environment: String?
+    ) -> EnvironmentError {
         let shown = configured.isSecret ? "" : " (\(configured.value.description))"
         return EnvironmentError(
             .typeMismatch,
-            "'\(key)' is \(configured.value.typeName.withArticle)\(shown), expected \(expected); set by \(configured.source)",
-            key: key, environment: currentSnapshot.environmentName, file: configured.source.file,
+            "'\(key)' is \(configured.value.typeName.withArticle)\(shown), expected \(expected); set by \(configured.source), layer \(configured.source.layer.rawValue)",
+            key: key, environment: environment, file: configured.source.file,
             hint:
                 "Change the value in \(configured.source.file ?? "its source") or read it as \(configured.value.typeName.withArticle)"
         )
     }
 }
-
-/// The logger for configuration warnings.
-let configurationLogger = Logger(label: "Environments")

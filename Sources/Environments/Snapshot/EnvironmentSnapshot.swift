@@ -29,12 +29,12 @@ public final class EnvironmentSnapshot: Sendable {
     /// The key paths of values that are not dictionaries, sorted: what a listing shows.
     public let leafKeys: [String]
 
-    let tree: [String: ConfigNode]
+    let tree: [String: SettingNode]
     /// The values of ``entries`` alone, for the hot read path: a lookup copies one
-    /// ``ConfigValue`` and touches no source strings (whose reference counts every thread
+    /// ``SettingValue`` and touches no source strings (whose reference counts every thread
     /// would otherwise share).
-    let valuesByKey: [String: ConfigValue]
-    /// The values as ``ConfigValue/anyValue`` gives them, made once, for `fetch`: copying an
+    let valuesByKey: [String: SettingValue]
+    /// The values as ``SettingValue/anyValue`` gives them, made once, for `fetch`: copying an
     /// `Any` out costs less than building one on every read. Only property-list values are
     /// in it (strings, numbers, dates, data, arrays and dictionaries of them), all `Sendable`.
     nonisolated(unsafe) let anyValuesByKey: [String: Any]
@@ -42,7 +42,7 @@ public final class EnvironmentSnapshot: Sendable {
     init(
         environmentName: String,
         generation: UInt64,
-        tree: [String: ConfigNode],
+        tree: [String: SettingNode],
         files: [String],
         location: ConfigurationLocation?,
         secretKeys: Set<String>,
@@ -56,7 +56,7 @@ public final class EnvironmentSnapshot: Sendable {
         entries.reserveCapacity(tree.count)
         var leaves: [String] = []
         leaves.reserveCapacity(tree.count)
-        ConfigTree.flattenValues(tree, into: &entries, leaves: &leaves, collectingValues: false)
+        SettingTree.flattenValues(tree, into: &entries, leaves: &leaves, collectingValues: false)
         self.entries = entries
         self.leafKeys = leaves.sorted()
         self.valuesByKey = entries.mapValues(\.value)
@@ -70,7 +70,7 @@ public final class EnvironmentSnapshot: Sendable {
     }
 
     /// The whole effective configuration as one dictionary.
-    public var values: [String: ConfigValue] { tree.mapValues(\.value) }
+    public var values: [String: SettingValue] { tree.mapValues(\.value) }
 
     /// Whether `other` has the same environment, values, sources, files and pending restarts.
     /// The generation and load time are not compared.

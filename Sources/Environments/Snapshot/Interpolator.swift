@@ -9,14 +9,14 @@ struct Interpolator {
     let environmentName: String
     let processEnvironment: [String: String]
     let secretPaths: Set<String>
-    private let tree: [String: ConfigNode]
+    private let tree: [String: SettingNode]
     /// Every path of the tree; built on the first `${Key}` reference, since most
     /// configurations have none and a large one would pay for it on every load.
-    private var index: [String: ConfigNode]?
+    private var index: [String: SettingNode]?
     private var memo: [String: (text: String, isSecret: Bool)] = [:]
 
     init(
-        tree: [String: ConfigNode], environmentName: String, processEnvironment: [String: String],
+        tree: [String: SettingNode], environmentName: String, processEnvironment: [String: String],
         secretPaths: Set<String>
     ) {
         self.tree = tree
@@ -26,7 +26,7 @@ struct Interpolator {
     }
 
     /// Whether any leaf below `tree` has a `$` to expand or a secrecy to change.
-    private func needsResolving(_ tree: [String: ConfigNode], prefix: String) -> Bool {
+    private func needsResolving(_ tree: [String: SettingNode], prefix: String) -> Bool {
         for (key, node) in tree {
             let path = prefix.isEmpty ? key : prefix + "." + key
             switch node {
@@ -51,11 +51,11 @@ struct Interpolator {
     }
 
     /// The node at a full key path.
-    private mutating func node(at path: String) -> ConfigNode? {
+    private mutating func node(at path: String) -> SettingNode? {
         if index == nil {
-            var flat: [String: ConfigNode] = [:]
+            var flat: [String: SettingNode] = [:]
             flat.reserveCapacity(tree.count)
-            ConfigTree.flatten(tree, into: &flat)
+            SettingTree.flatten(tree, into: &flat)
             index = flat
         }
         return index?[path]
@@ -74,8 +74,8 @@ struct Interpolator {
 
     /// The tree unchanged but for every leaf's secrecy, for when interpolation failed.
     static func markingSecrets(
-        _ tree: [String: ConfigNode], secretPaths: Set<String>, prefix: String = ""
-    ) -> [String: ConfigNode] {
+        _ tree: [String: SettingNode], secretPaths: Set<String>, prefix: String = ""
+    ) -> [String: SettingNode] {
         tree.reduce(into: [:]) { result, element in
             let (key, node) = element
             let path = prefix.isEmpty ? key : prefix + "." + key
@@ -91,13 +91,13 @@ struct Interpolator {
     }
 
     /// The tree with every string interpolated and every leaf's secrecy set.
-    mutating func resolve(_ tree: [String: ConfigNode], prefix: String = "") throws(EnvironmentError) -> [String:
-        ConfigNode]
+    mutating func resolve(_ tree: [String: SettingNode], prefix: String = "") throws(EnvironmentError) -> [String:
+        SettingNode]
     {
         // Most configurations interpolate nothing: then the tree is returned as it is, without
         // building a copy of it.
         if !needsResolving(tree, prefix: prefix) { return tree }
-        var result: [String: ConfigNode] = [:]
+        var result: [String: SettingNode] = [:]
         result.reserveCapacity(tree.count)
         for (key, node) in tree {
             let path = prefix.isEmpty ? key : prefix + "." + key
@@ -118,8 +118,8 @@ struct Interpolator {
     }
 
     private mutating func resolveValue(
-        _ value: ConfigValue, path: String, source: ValueSource, secret: inout Bool
-    ) throws(EnvironmentError) -> ConfigValue {
+        _ value: SettingValue, path: String, source: ValueSource, secret: inout Bool
+    ) throws(EnvironmentError) -> SettingValue {
         switch value {
         case .string(let text):
             guard text.utf8.contains(UInt8(ascii: "$")) else { return value }
@@ -131,13 +131,13 @@ struct Interpolator {
             secret = secret || resolved.isSecret
             return .string(resolved.text)
         case .array(let elements):
-            var out: [ConfigValue] = []
+            var out: [SettingValue] = []
             for (offset, element) in elements.enumerated() {
                 out.append(try resolveValue(element, path: "\(path)[\(offset)]", source: source, secret: &secret))
             }
             return .array(out)
         case .dictionary(let values):
-            var out: [String: ConfigValue] = [:]
+            var out: [String: SettingValue] = [:]
             for (key, element) in values {
                 out[key] = try resolveValue(element, path: path + "." + key, source: source, secret: &secret)
             }

@@ -5,9 +5,9 @@ import Foundation
 struct SnapshotBuilder {
     let options: EnvironmentOptions
     /// Runtime overrides, dotted keys allowed.
-    let overrides: [String: ConfigValue]
+    let overrides: [String: SettingValue]
 
-    init(options: EnvironmentOptions, overrides: [String: ConfigValue]) {
+    init(options: EnvironmentOptions, overrides: [String: SettingValue]) {
         self.options = options
         self.overrides = overrides
     }
@@ -24,22 +24,22 @@ struct SnapshotBuilder {
         }
         let name = try selectEnvironment(files: files)
 
-        var tree: [String: ConfigNode] = [:]
-        ConfigTree.merge(ConfigTree.expandingDottedKeys(options.defaults), into: &tree, source: .defaults)
+        var tree: [String: SettingNode] = [:]
+        SettingTree.merge(SettingTree.expandingDottedKeys(options.defaults), into: &tree, source: .defaults)
         var secrets = options.secretKeys
         var restartRequired = options.restartRequiredKeys
         for file in files {
             let label = file.file == builtInLabel ? nil : file.file
-            ConfigTree.merge(
+            SettingTree.merge(
                 file.common, into: &tree, source: ValueSource(layer: .common, file: label, section: "Common"))
             if let section = file.environments[name] {
-                ConfigTree.merge(
+                SettingTree.merge(
                     section, into: &tree, source: ValueSource(layer: .environment, file: label, section: name))
             }
             secrets.formUnion(file.secrets)
             restartRequired.formUnion(file.restartRequired)
         }
-        ConfigTree.merge(ConfigTree.expandingDottedKeys(overrides), into: &tree, source: .override)
+        SettingTree.merge(SettingTree.expandingDottedKeys(overrides), into: &tree, source: .override)
 
         var interpolator = Interpolator(
             tree: tree, environmentName: name, processEnvironment: options.processEnvironment, secretPaths: secrets)
@@ -49,13 +49,13 @@ struct SnapshotBuilder {
         if let previous, previous.environmentName == name {
             for key in restartRequired.sorted() {
                 let path = key.split(separator: ".").map(String.init)
-                let old = ConfigTree.node(at: path, in: previous.tree)
-                let new = ConfigTree.node(at: path, in: tree)
+                let old = SettingTree.node(at: path, in: previous.tree)
+                let new = SettingTree.node(at: path, in: tree)
                 guard old?.contentIgnoringSources != new?.contentIgnoringSources else { continue }
                 pending[key] =
                     new.map { ConfiguredValue(value: $0.value, source: $0.source, isSecret: $0.containsSecret) }
                     ?? ConfiguredValue(value: .string("<removed>"), source: .defaults)
-                ConfigTree.setNode(old, at: path, in: &tree)
+                SettingTree.setNode(old, at: path, in: &tree)
             }
         }
 

@@ -51,7 +51,7 @@ extension ValueSource: CustomStringConvertible {
 /// An effective value with its provenance and secrecy.
 public struct ConfiguredValue: Sendable, Hashable {
     /// The value after layering and interpolation.
-    public var value: ConfigValue
+    public var value: SettingValue
     /// The layer and file that set it.
     public var source: ValueSource
     /// Whether the value is secret: listed in `Secrets`, below a secret key, or interpolated
@@ -59,7 +59,7 @@ public struct ConfiguredValue: Sendable, Hashable {
     public var isSecret: Bool
 
     /// Creates a configured value.
-    public init(value: ConfigValue, source: ValueSource, isSecret: Bool = false) {
+    public init(value: SettingValue, source: ValueSource, isSecret: Bool = false) {
         self.value = value
         self.source = source
         self.isSecret = isSecret

@@ -77,7 +77,7 @@ struct TemporaryDirectory: Sendable {
         environment: String? = nil,
         processEnvironment: [String: String] = [:],
         build: BuildInfo = BuildInfo(defaultEnvironment: "Debug"),
-        defaults: [String: ConfigValue] = [:],
+        defaults: [String: SettingValue] = [:],
         secretKeys: Set<String> = [],
         restartRequiredKeys: Set<String> = [],
         validate: (@Sendable (EnvironmentSnapshot) throws -> Void)? = nil
@@ -131,7 +131,7 @@ enum Plist {
     }
 
     /// The Foundation object for a value, for ``xml(_:)`` and ``binary(_:)``.
-    static func object(_ value: ConfigValue) -> Any {
+    static func object(_ value: SettingValue) -> Any {
         switch value {
         case .string(let text): text
         case .integer(let number): number

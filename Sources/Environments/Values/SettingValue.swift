@@ -5,7 +5,7 @@ import Foundation
 /// Values are immutable and `Sendable`, so a snapshot holding them can be read from any
 /// thread. Property-list types map one to one: `<string>`, `<integer>`, `<real>`,
 /// `<true/>`/`<false/>`, `<date>`, `<data>`, `<array>` and `<dict>`.
-public enum ConfigValue: Sendable, Hashable {
+public enum SettingValue: Sendable, Hashable {
     /// A `<string>`.
     case string(String)
     /// An `<integer>`.
@@ -19,9 +19,9 @@ public enum ConfigValue: Sendable, Hashable {
     /// A `<data>` blob.
     case data(Data)
     /// An `<array>`; arrays replace each other whole when layers merge.
-    case array([ConfigValue])
+    case array([SettingValue])
     /// A `<dict>`; dictionaries merge key by key when layers merge.
-    case dictionary([String: ConfigValue])
+    case dictionary([String: SettingValue])
 
     /// The name of the value's type, as used in error messages (`string`, `integer`, ...).
     public var typeName: String {
@@ -55,19 +55,19 @@ public enum ConfigValue: Sendable, Hashable {
     }
 
     /// Converts a value returned by `PropertyListSerialization` (or written by hand in a
-    /// Swift dictionary literal) into a ``ConfigValue``.
+    /// Swift dictionary literal) into a ``SettingValue``.
     ///
     /// Returns `nil` for values a property list cannot hold.
     public init?(propertyList value: Any) {
         switch value {
-        case let value as ConfigValue:
+        case let value as SettingValue:
             self = value
         case let value as String:
             self = .string(value)
-        case let flag as Bool where ConfigValue.isBoolean(value):
+        case let flag as Bool where SettingValue.isBoolean(value):
             self = .bool(flag)
         case let value as NSNumber:
-            self = ConfigValue(number: value)
+            self = SettingValue(number: value)
         case let value as Int:
             self = .integer(value)
         case let value as Double:
@@ -79,18 +79,18 @@ public enum ConfigValue: Sendable, Hashable {
         case let value as URL:
             self = .string(value.absoluteString)
         case let values as [Any]:
-            var converted: [ConfigValue] = []
+            var converted: [SettingValue] = []
             converted.reserveCapacity(values.count)
             for element in values {
-                guard let value = ConfigValue(propertyList: element) else { return nil }
+                guard let value = SettingValue(propertyList: element) else { return nil }
                 converted.append(value)
             }
             self = .array(converted)
         case let values as [String: Any]:
-            var converted: [String: ConfigValue] = [:]
+            var converted: [String: SettingValue] = [:]
             converted.reserveCapacity(values.count)
             for (key, element) in values {
-                guard let value = ConfigValue(propertyList: element) else { return nil }
+                guard let value = SettingValue(propertyList: element) else { return nil }
                 converted[key] = value
             }
             self = .dictionary(converted)
@@ -138,7 +138,7 @@ public enum ConfigValue: Sendable, Hashable {
     }
 }
 
-extension ConfigValue: CustomStringConvertible {
+extension SettingValue: CustomStringConvertible {
     /// The value as text: strings as they are, numbers and booleans as written in a plist,
     /// arrays and dictionaries in a compact bracketed form.
     public var description: String {
@@ -162,34 +162,34 @@ extension ConfigValue: CustomStringConvertible {
     }
 }
 
-extension ConfigValue: ExpressibleByStringLiteral {
+extension SettingValue: ExpressibleByStringLiteral {
     /// Creates a `.string` value.
     public init(stringLiteral value: String) { self = .string(value) }
 }
 
-extension ConfigValue: ExpressibleByIntegerLiteral {
+extension SettingValue: ExpressibleByIntegerLiteral {
     /// Creates an `.integer` value.
     public init(integerLiteral value: Int) { self = .integer(value) }
 }
 
-extension ConfigValue: ExpressibleByFloatLiteral {
+extension SettingValue: ExpressibleByFloatLiteral {
     /// Creates a `.double` value.
     public init(floatLiteral value: Double) { self = .double(value) }
 }
 
-extension ConfigValue: ExpressibleByBooleanLiteral {
+extension SettingValue: ExpressibleByBooleanLiteral {
     /// Creates a `.bool` value.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 }
 
-extension ConfigValue: ExpressibleByArrayLiteral {
+extension SettingValue: ExpressibleByArrayLiteral {
     /// Creates an `.array` value.
-    public init(arrayLiteral elements: ConfigValue...) { self = .array(elements) }
+    public init(arrayLiteral elements: SettingValue...) { self = .array(elements) }
 }
 
-extension ConfigValue: ExpressibleByDictionaryLiteral {
+extension SettingValue: ExpressibleByDictionaryLiteral {
     /// Creates a `.dictionary` value.
-    public init(dictionaryLiteral elements: (String, ConfigValue)...) {
+    public init(dictionaryLiteral elements: (String, SettingValue)...) {
         self = .dictionary(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }

@@ -1,11 +1,11 @@
 import Foundation
 
-/// A `Decoder` over a ``ConfigValue``, used by ``ConfigurationReading/decode(_:from:)``.
+/// A `Decoder` over a ``SettingValue``, used by ``ConfigurationReading/decode(_:from:)``.
 ///
-/// Scalars convert as the typed reads do (``ConfigValueConvertible``), so strings produced by
+/// Scalars convert as the typed reads do (``SettingValueConvertible``), so strings produced by
 /// interpolation decode as numbers, booleans, URLs and durations.
-struct ConfigValueDecoder: Decoder {
-    let value: ConfigValue
+struct SettingValueDecoder: Decoder {
+    let value: SettingValue
     let codingPath: [any CodingKey]
     let prefix: String?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -16,17 +16,17 @@ struct ConfigValueDecoder: Decoder {
         return parts.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
     }
 
-    func mismatch(_ expected: String, _ found: ConfigValue) -> EnvironmentError {
+    func mismatch(_ expected: String, _ found: SettingValue) -> EnvironmentError {
         EnvironmentError(
             .decodingFailed, "'\(keyPath)' is \(found.typeName.withArticle), expected \(expected)", key: keyPath)
     }
 
-    func child(_ value: ConfigValue, _ key: any CodingKey) -> ConfigValueDecoder {
-        ConfigValueDecoder(value: value, codingPath: codingPath + [key], prefix: prefix)
+    func child(_ value: SettingValue, _ key: any CodingKey) -> SettingValueDecoder {
+        SettingValueDecoder(value: value, codingPath: codingPath + [key], prefix: prefix)
     }
 
-    func convert<T: ConfigValueConvertible>(_ type: T.Type) throws -> T {
-        guard let converted = T(configValue: value) else { throw mismatch(T.configTypeName, value) }
+    func convert<T: SettingValueConvertible>(_ type: T.Type) throws -> T {
+        guard let converted = T(settingValue: value) else { throw mismatch(T.settingTypeName, value) }
         return converted
     }
 
@@ -44,7 +44,7 @@ struct ConfigValueDecoder: Decoder {
 
     func decodeAny<T: Decodable>(_ type: T.Type) throws -> T {
         // Scalars convert leniently; collections decode element by element so errors name the index.
-        if let convertible = type as? any ConfigValueConvertible.Type,
+        if let convertible = type as? any SettingValueConvertible.Type,
             type == String.self || !(type is any Collection.Type)
         {
             return try convert(convertible) as! T
@@ -61,14 +61,14 @@ struct ConfigValueDecoder: Decoder {
     }
 
     struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
-        let decoder: ConfigValueDecoder
-        let values: [String: ConfigValue]
+        let decoder: SettingValueDecoder
+        let values: [String: SettingValue]
         var codingPath: [any CodingKey] { decoder.codingPath }
         var allKeys: [Key] { values.keys.compactMap { Key(stringValue: $0) } }
 
         func contains(_ key: Key) -> Bool { values[key.stringValue] != nil }
 
-        func entry(_ key: Key) throws -> ConfigValue {
+        func entry(_ key: Key) throws -> SettingValue {
             guard let value = values[key.stringValue] else {
                 let path = decoder.child(.string(""), key).keyPath
                 throw EnvironmentError(.missingKey, "required key '\(path)' has no value", key: path)
@@ -97,19 +97,19 @@ struct ConfigValueDecoder: Decoder {
     }
 
     struct Unkeyed: UnkeyedDecodingContainer {
-        let decoder: ConfigValueDecoder
-        let values: [ConfigValue]
+        let decoder: SettingValueDecoder
+        let values: [SettingValue]
         var currentIndex = 0
         var codingPath: [any CodingKey] { decoder.codingPath }
         var count: Int? { values.count }
         var isAtEnd: Bool { currentIndex >= values.count }
 
-        init(decoder: ConfigValueDecoder, values: [ConfigValue]) {
+        init(decoder: SettingValueDecoder, values: [SettingValue]) {
             self.decoder = decoder
             self.values = values
         }
 
-        mutating func next() throws -> ConfigValueDecoder {
+        mutating func next() throws -> SettingValueDecoder {
             guard !isAtEnd else {
                 throw EnvironmentError(
                     .decodingFailed, "'\(decoder.keyPath)' has too few elements", key: decoder.keyPath)
@@ -132,7 +132,7 @@ struct ConfigValueDecoder: Decoder {
     }
 
     struct Single: SingleValueDecodingContainer {
-        let decoder: ConfigValueDecoder
+        let decoder: SettingValueDecoder
         var codingPath: [any CodingKey] { decoder.codingPath }
         func decodeNil() -> Bool { false }
         func decode(_ type: Bool.Type) throws -> Bool { try decoder.convert(Bool.self) }

@@ -1,42 +1,42 @@
 import Foundation
 
-/// A type that typed reads can convert a ``ConfigValue`` into.
+/// A type that typed reads can convert a ``SettingValue`` into.
 ///
 /// Conversions are lenient where interpolation makes it necessary: `${env:PORT}` yields a
 /// string, so numeric and boolean strings convert to numbers and booleans.
-public protocol ConfigValueConvertible: Sendable {
+public protocol SettingValueConvertible: Sendable {
     /// The type's name in error messages, for example `integer`.
-    static var configTypeName: String { get }
+    static var settingTypeName: String { get }
     /// Converts a value, or returns `nil` if it has another type.
-    init?(configValue: ConfigValue)
+    init?(settingValue: SettingValue)
 }
 
-extension ConfigValue: ConfigValueConvertible {
+extension SettingValue: SettingValueConvertible {
     /// `value`.
-    public static var configTypeName: String { "value" }
+    public static var settingTypeName: String { "value" }
     /// Any value.
-    public init?(configValue: ConfigValue) { self = configValue }
+    public init?(settingValue: SettingValue) { self = settingValue }
 }
 
-extension String: ConfigValueConvertible {
+extension String: SettingValueConvertible {
     /// `string`.
-    public static var configTypeName: String { "string" }
+    public static var settingTypeName: String { "string" }
     /// Strings; numbers and booleans as text.
-    public init?(configValue: ConfigValue) {
-        switch configValue {
+    public init?(settingValue: SettingValue) {
+        switch settingValue {
         case .string(let value): self = value
-        case .integer, .double, .bool: self = configValue.description
+        case .integer, .double, .bool: self = settingValue.description
         default: return nil
         }
     }
 }
 
-extension Int: ConfigValueConvertible {
+extension Int: SettingValueConvertible {
     /// `integer`.
-    public static var configTypeName: String { "integer" }
+    public static var settingTypeName: String { "integer" }
     /// Integers, integral reals and decimal strings.
-    public init?(configValue: ConfigValue) {
-        switch configValue {
+    public init?(settingValue: SettingValue) {
+        switch settingValue {
         case .integer(let value): self = value
         case .double(let value):
             guard value.rounded() == value, let exact = Int(exactly: value) else { return nil }
@@ -49,12 +49,12 @@ extension Int: ConfigValueConvertible {
     }
 }
 
-extension Double: ConfigValueConvertible {
+extension Double: SettingValueConvertible {
     /// `real`.
-    public static var configTypeName: String { "real" }
+    public static var settingTypeName: String { "real" }
     /// Reals, integers and numeric strings.
-    public init?(configValue: ConfigValue) {
-        switch configValue {
+    public init?(settingValue: SettingValue) {
+        switch settingValue {
         case .double(let value): self = value
         case .integer(let value): self = Double(value)
         case .string(let text):
@@ -65,12 +65,12 @@ extension Double: ConfigValueConvertible {
     }
 }
 
-extension Bool: ConfigValueConvertible {
+extension Bool: SettingValueConvertible {
     /// `boolean`.
-    public static var configTypeName: String { "boolean" }
+    public static var settingTypeName: String { "boolean" }
     /// Booleans, the integers 0 and 1, and the strings true/false, yes/no, on/off, 1/0.
-    public init?(configValue: ConfigValue) {
-        switch configValue {
+    public init?(settingValue: SettingValue) {
+        switch settingValue {
         case .bool(let value): self = value
         case .integer(0): self = false
         case .integer(1): self = true
@@ -85,22 +85,22 @@ extension Bool: ConfigValueConvertible {
     }
 }
 
-extension URL: ConfigValueConvertible {
+extension URL: SettingValueConvertible {
     /// `URL`.
-    public static var configTypeName: String { "URL" }
+    public static var settingTypeName: String { "URL" }
     /// Strings that parse as a URL with a scheme.
-    public init?(configValue: ConfigValue) {
-        guard case .string(let text) = configValue, let url = URL(string: text), url.scheme != nil else { return nil }
+    public init?(settingValue: SettingValue) {
+        guard case .string(let text) = settingValue, let url = URL(string: text), url.scheme != nil else { return nil }
         self = url
     }
 }
 
-extension Duration: ConfigValueConvertible {
+extension Duration: SettingValueConvertible {
     /// `duration`.
-    public static var configTypeName: String { "duration" }
+    public static var settingTypeName: String { "duration" }
     /// Numbers (seconds) and strings with systemd's time units.
-    public init?(configValue: ConfigValue) {
-        switch configValue {
+    public init?(settingValue: SettingValue) {
+        switch settingValue {
         case .integer(let seconds): self = .seconds(seconds)
         case .double(let seconds): self = .nanoseconds(Int64((seconds * 1e9).rounded()))
         case .string(let text):
@@ -111,12 +111,12 @@ extension Duration: ConfigValueConvertible {
     }
 }
 
-extension Date: ConfigValueConvertible {
+extension Date: SettingValueConvertible {
     /// `date`.
-    public static var configTypeName: String { "date" }
+    public static var settingTypeName: String { "date" }
     /// Dates and ISO 8601 strings.
-    public init?(configValue: ConfigValue) {
-        switch configValue {
+    public init?(settingValue: SettingValue) {
+        switch settingValue {
         case .date(let value): self = value
         case .string(let text):
             guard let value = try? Date(text, strategy: .iso8601) else { return nil }
@@ -126,40 +126,40 @@ extension Date: ConfigValueConvertible {
     }
 }
 
-extension Data: ConfigValueConvertible {
+extension Data: SettingValueConvertible {
     /// `data`.
-    public static var configTypeName: String { "data" }
+    public static var settingTypeName: String { "data" }
     /// Data.
-    public init?(configValue: ConfigValue) {
-        guard case .data(let value) = configValue else { return nil }
+    public init?(settingValue: SettingValue) {
+        guard case .data(let value) = settingValue else { return nil }
         self = value
     }
 }
 
-extension Array: ConfigValueConvertible where Element: ConfigValueConvertible {
+extension Array: SettingValueConvertible where Element: SettingValueConvertible {
     /// `array of <element>`.
-    public static var configTypeName: String { "array of \(Element.configTypeName)" }
+    public static var settingTypeName: String { "array of \(Element.settingTypeName)" }
     /// Arrays whose every element converts.
-    public init?(configValue: ConfigValue) {
-        guard case .array(let values) = configValue else { return nil }
+    public init?(settingValue: SettingValue) {
+        guard case .array(let values) = settingValue else { return nil }
         var result: [Element] = []
         for value in values {
-            guard let element = Element(configValue: value) else { return nil }
+            guard let element = Element(settingValue: value) else { return nil }
             result.append(element)
         }
         self = result
     }
 }
 
-extension Dictionary: ConfigValueConvertible where Key == String, Value: ConfigValueConvertible {
+extension Dictionary: SettingValueConvertible where Key == String, Value: SettingValueConvertible {
     /// `dictionary of <value>`.
-    public static var configTypeName: String { "dictionary of \(Value.configTypeName)" }
+    public static var settingTypeName: String { "dictionary of \(Value.settingTypeName)" }
     /// Dictionaries whose every value converts.
-    public init?(configValue: ConfigValue) {
-        guard case .dictionary(let values) = configValue else { return nil }
+    public init?(settingValue: SettingValue) {
+        guard case .dictionary(let values) = settingValue else { return nil }
         var result: [String: Value] = [:]
         for (key, value) in values {
-            guard let converted = Value(configValue: value) else { return nil }
+            guard let converted = Value(settingValue: value) else { return nil }
             result[key] = converted
         }
         self = result

@@ -2,12 +2,12 @@
 ///
 /// Dictionaries are kept as branches so that layers merge key by key and each leaf keeps
 /// its own provenance.
-indirect enum ConfigNode: Sendable, Hashable {
+indirect enum SettingNode: Sendable, Hashable {
     case leaf(ConfiguredValue)
-    case branch([String: ConfigNode], ValueSource)
+    case branch([String: SettingNode], ValueSource)
 
     /// The node's value, with branches turned back into dictionaries.
-    var value: ConfigValue {
+    var value: SettingValue {
         switch self {
         case .leaf(let configured): configured.value
         case .branch(let children, _): .dictionary(children.mapValues(\.value))
@@ -31,7 +31,7 @@ indirect enum ConfigNode: Sendable, Hashable {
     }
 
     /// The node with the same values but sources ignored, to compare contents.
-    var contentIgnoringSources: ConfigNode {
+    var contentIgnoringSources: SettingNode {
         switch self {
         case .leaf(let configured):
             .leaf(ConfiguredValue(value: configured.value, source: .defaults, isSecret: configured.isSecret))
@@ -41,13 +41,13 @@ indirect enum ConfigNode: Sendable, Hashable {
 }
 
 /// Operations on a tree of nodes keyed by name.
-enum ConfigTree {
+enum SettingTree {
     /// Merges `layer` into `tree`: dictionaries merge key by key, anything else replaces.
-    static func merge(_ layer: [String: ConfigValue], into tree: inout [String: ConfigNode], source: ValueSource) {
+    static func merge(_ layer: [String: SettingValue], into tree: inout [String: SettingNode], source: ValueSource) {
         tree.reserveCapacity(tree.count + layer.count)
         for (key, value) in layer {
             if case .dictionary(let dictionary) = value {
-                var children: [String: ConfigNode] = [:]
+                var children: [String: SettingNode] = [:]
                 if case .branch(let existing, _)? = tree[key] { children = existing }
                 merge(dictionary, into: &children, source: source)
                 tree[key] = .branch(children, source)
@@ -58,8 +58,8 @@ enum ConfigTree {
     }
 
     /// Turns dotted keys (`Database.Port`) into nested dictionaries.
-    static func expandingDottedKeys(_ values: [String: ConfigValue]) -> [String: ConfigValue] {
-        var tree: [String: ConfigNode] = [:]
+    static func expandingDottedKeys(_ values: [String: SettingValue]) -> [String: SettingValue] {
+        var tree: [String: SettingNode] = [:]
         for key in values.keys.sorted() {
             let components = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             var value = values[key]!
@@ -70,7 +70,7 @@ enum ConfigTree {
     }
 
     /// The node at a dotted path.
-    static func node(at path: [String], in tree: [String: ConfigNode]) -> ConfigNode? {
+    static func node(at path: [String], in tree: [String: SettingNode]) -> SettingNode? {
         guard let first = path.first, let node = tree[first] else { return nil }
         if path.count == 1 { return node }
         guard case .branch(let children, _) = node else { return nil }
@@ -78,13 +78,13 @@ enum ConfigTree {
     }
 
     /// Replaces (or, with `nil`, removes) the node at a dotted path, creating branches on the way.
-    static func setNode(_ node: ConfigNode?, at path: [String], in tree: inout [String: ConfigNode]) {
+    static func setNode(_ node: SettingNode?, at path: [String], in tree: inout [String: SettingNode]) {
         guard let first = path.first else { return }
         if path.count == 1 {
             tree[first] = node
             return
         }
-        var children: [String: ConfigNode] = [:]
+        var children: [String: SettingNode] = [:]
         var source = node?.source ?? .defaults
         if case .branch(let existing, let existingSource)? = tree[first] {
             children = existing
@@ -106,10 +106,10 @@ enum ConfigTree {
     ///     not needed.
     @discardableResult
     static func flattenValues(
-        _ tree: [String: ConfigNode], prefix: String = "", into result: inout [String: ConfiguredValue],
+        _ tree: [String: SettingNode], prefix: String = "", into result: inout [String: ConfiguredValue],
         leaves: inout [String], collectingValues: Bool = true
-    ) -> (values: [String: ConfigValue], containsSecret: Bool) {
-        var values: [String: ConfigValue] = [:]
+    ) -> (values: [String: SettingValue], containsSecret: Bool) {
+        var values: [String: SettingValue] = [:]
         if collectingValues { values.reserveCapacity(tree.count) }
         var containsSecret = false
         for (key, node) in tree {
@@ -126,7 +126,7 @@ enum ConfigTree {
             case .branch(let children, let source):
                 if children.isEmpty { leaves.append(path) }
                 let (childValues, childSecret) = flattenValues(children, prefix: path, into: &result, leaves: &leaves)
-                let value = ConfigValue.dictionary(childValues)
+                let value = SettingValue.dictionary(childValues)
                 result[path] = ConfiguredValue(value: value, source: source, isSecret: childSecret)
                 if collectingValues { values[key] = value }
                 containsSecret = containsSecret || childSecret
@@ -136,7 +136,7 @@ enum ConfigTree {
     }
 
     /// Every path in the tree (branches and leaves) with its node.
-    static func flatten(_ tree: [String: ConfigNode], prefix: String = "", into result: inout [String: ConfigNode]) {
+    static func flatten(_ tree: [String: SettingNode], prefix: String = "", into result: inout [String: SettingNode]) {
         for (key, node) in tree {
             let path = prefix.isEmpty ? key : prefix + "." + key
             result[path] = node

@@ -1,0 +1,153 @@
+import Configuration
+import Environments
+import EnvironmentsConfiguration
+import EnvironmentsDaemon
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+/// Watches through a `ConfigReader` while the environment changes for real: files edited
+/// under a running `EnvironmentService` (inotify), the reload a `SIGHUP` runs, runtime
+/// overrides, and rejected files. Real `SIGHUP`s and `systemctl reload` are covered by the
+/// Hummingbird scenario of the end-to-end suite (a signal here would reach every suite of the
+/// test process).
+@Suite("EnvironmentProvider: live", .timeLimit(.minutes(1)))
+struct ProviderLiveTests {
+    static func plist(_ greeting: String, port: Int = 8080) -> [String: Any] {
+        ["Common": ["Greeting": greeting, "HTTP": ["port": port]], "Production": [String: Any]()]
+    }
+
+    static func service(for environment: Environment, watchFiles: Bool) -> EnvironmentService {
+        var configuration = EnvironmentService.Configuration()
+        configuration.watchFiles = watchFiles
+        configuration.stateFile = nil
+        configuration.watchdog = false
+        configuration.levelControl = nil
+        configuration.journalOutput = .stderrWithPriorityPrefix
+        return EnvironmentService(
+            environment: environment, reloadSignals: nil, configuration: configuration,
+            logger: Logger(label: "provider-tests"))
+    }
+
+    /// Runs `service` while `body` runs, once its files are watched.
+    static func whileRunning<Result: Sendable>(
+        _ service: EnvironmentService, _ body: @Sendable () async throws -> Result
+    ) async throws -> Result {
+        try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask {
+                try await service.run()
+                return nil
+            }
+            await service.reloader.waitUntilReady()
+            let result = try await body()
+            group.cancelAll()
+            return result
+        }
+    }
+
+    @Test("a saved file reaches watchString, and a scoped watchInt, through the file watcher")
+    func fileChange() async throws {
+        try await withConfigurationDirectory { directory in
+            try directory.write(Self.plist("hello"))
+            let environment = try Environment(options: directory.options())
+            let reader = ConfigReader(provider: EnvironmentProvider(environment: environment))
+            try await Self.whileRunning(Self.service(for: environment, watchFiles: true)) {
+                try await reader.watchString(forKey: "Greeting") { updates in
+                    var values = updates.makeAsyncIterator()
+                    #expect(try await values.next() == "hello")
+                    try directory.write(Self.plist("edited"))
+                    #expect(try await values.next() == "edited")
+                }
+                try await reader.scoped(to: "HTTP").watchInt(forKey: "port") { updates in
+                    var values = updates.makeAsyncIterator()
+                    #expect(try await values.next() == 8080)
+                    try directory.write(Self.plist("edited", port: 9090))
+                    #expect(try await values.next() == 9090)
+                }
+            }
+        }
+    }
+
+    @Test("the reload SIGHUP runs, and runtime overrides, reach watchers; unrelated changes do not")
+    func reloadAndOverride() async throws {
+        try await withConfigurationDirectory { directory in
+            try directory.write(Self.plist("hello"))
+            let environment = try Environment(options: directory.options())
+            let service = Self.service(for: environment, watchFiles: false)
+            let reader = ConfigReader(provider: EnvironmentProvider(environment: environment))
+            try await Self.whileRunning(service) {
+                try await reader.watchString(forKey: "Greeting") { updates in
+                    var values = updates.makeAsyncIterator()
+                    #expect(try await values.next() == "hello")
+                    // Another key changes first: the watcher of Greeting hears nothing of it.
+                    try environment.setOverride(1, forKey: "HTTP.port")
+                    try directory.write(Self.plist("reloaded"))
+                    let verdict = await service.reloader.reload(trigger: .signal)
+                    #expect(verdict.outcome == .applied)
+                    #expect(try await values.next() == "reloaded")
+                    try environment.setOverride("overridden", forKey: "Greeting")
+                    #expect(try await values.next() == "overridden")
+                    try environment.setOverride(nil, forKey: "Greeting")
+                    #expect(try await values.next() == "reloaded")
+                }
+            }
+        }
+    }
+
+    @Test("a rejected file delivers nothing and the old values stay; the next good one is delivered")
+    func rejected() async throws {
+        try await withConfigurationDirectory { directory in
+            try directory.write(Self.plist("hello"))
+            let environment = try Environment(options: directory.options())
+            let service = Self.service(for: environment, watchFiles: false)
+            let provider = EnvironmentProvider(environment: environment)
+            let seen = Seen()
+            try await Self.whileRunning(service) {
+                try await provider.watchSnapshot { updates in
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for await snapshot in updates {
+                                let value = try snapshot.value(forKey: AbsoluteConfigKey(["Greeting"]), type: .string)
+                                let generation = (snapshot as! EnvironmentProvider.Snapshot).environmentSnapshot.generation
+                                seen.values.withLock { $0.append("\(generation):\(value.value?.content ?? .string("-"))") }
+                                if generation == 2 { return }
+                            }
+                        }
+                        while seen.values.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
+                        try directory.write(Data("<plist><dict><key>Common</key>".utf8), to: "Environments.plist")
+                        #expect(await service.reloader.reload(trigger: .signal).outcome == .rejected)
+                        #expect(
+                            try provider.value(forKey: AbsoluteConfigKey(["Greeting"]), type: .string).value?.content
+                                == .string("hello"))
+                        try directory.write(Self.plist("fixed"))
+                        #expect(await service.reloader.reload(trigger: .signal).outcome == .applied)
+                        try await group.waitForAll()
+                    }
+                }
+            }
+            #expect(seen.values.withLock { $0 } == ["1:string(\"hello\")", "2:string(\"fixed\")"])
+        }
+    }
+
+    @Test("watching ends cleanly when the handler returns, and the environment keeps no watcher")
+    func ends() async throws {
+        let environment = Environment(values: ["Greeting": "hello"])
+        let reader = ConfigReader(provider: EnvironmentProvider(environment: environment))
+        for _ in 0..<100 {
+            let first = try await reader.watchString(forKey: "Greeting") { updates in
+                var values = updates.makeAsyncIterator()
+                return try await values.next() ?? nil
+            }
+            #expect(first == "hello")
+        }
+        // A change after every watcher has gone reaches no one and fails nothing.
+        try environment.setOverride("bye", forKey: "Greeting")
+        #expect(reader.string(forKey: "Greeting") == "bye")
+    }
+}
+
+/// What a watcher was given, shared between the watching task and the test.
+final class Seen: Sendable {
+    let values = Mutex<[String]>([])
+}
