@@ -112,7 +112,7 @@ let package = Package(
         .testTarget(
             name: "EnvironmentsConfigurationTests",
             dependencies: [
-                "EnvironmentsConfiguration", "Environments", "EnvironmentsDaemon",
+                "EnvironmentsConfiguration", "Environments", "EnvironmentsDaemon", "FileWatching", "SystemdSupport",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ConfigurationTesting", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),

@@ -5,7 +5,7 @@ extension EnvironmentProvider {
     /// One generation of the environment as a swift-configuration `ConfigSnapshot`.
     ///
     /// Every value read from it comes from the same immutable
-    /// ``Environments/EnvironmentSnapshot``: values that belong together, from one reload.
+    /// `EnvironmentSnapshot`: values that belong together, from one reload.
     public struct Snapshot: ConfigSnapshot, CustomStringConvertible {
         /// The environment's snapshot that answers every read.
         public let environmentSnapshot: EnvironmentSnapshot
@@ -21,7 +21,7 @@ extension EnvironmentProvider {
 
         /// The value of a key in this snapshot, converted to `type`.
         ///
-        /// - Throws: ``Environments/EnvironmentError`` with code `typeMismatch` when the value
+        /// - Throws: `EnvironmentError` with code `typeMismatch` when the value
         ///   cannot be read as `type`.
         public func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
             try EnvironmentProvider.lookup(EnvironmentProvider.path(of: key), as: type, in: environmentSnapshot)

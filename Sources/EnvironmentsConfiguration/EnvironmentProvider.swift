@@ -1,7 +1,7 @@
 public import Configuration
 public import Environments
 
-/// A live `ConfigProvider` for apple/swift-configuration over an ``Environments/Environment``.
+/// A live `ConfigProvider` for apple/swift-configuration over an `Environment`.
 ///
 /// Every effective value of the environment (files, drop-ins, compiled-in defaults, runtime
 /// overrides, interpolation) reads through a `ConfigReader`, so libraries that take one —
@@ -24,7 +24,7 @@ public import Environments
 /// - Types: values convert as the environment's own typed reads convert them (an
 ///   interpolated `"8080"` reads as an int, `"yes"` as a bool; bytes come from `<data>` or
 ///   from a base64 string, as a credential gives them). A value
-///   that cannot be read as the requested type throws an ``Environments/EnvironmentError``
+///   that cannot be read as the requested type throws an `EnvironmentError`
 ///   naming the key, the file and the layer. A key that names a dictionary has no value, as
 ///   with swift-configuration's own file providers.
 /// - Secrets: keys listed in `Secrets` and values that came through `${credential:...}` come
@@ -34,7 +34,7 @@ public import Environments
 ///   ``watchSnapshot(updatesHandler:)`` deliver every change the environment applies (file
 ///   change, `SIGHUP`, `systemctl reload`, runtime overrides) as it is applied: no polling. A
 ///   rejected reload delivers nothing, and the old values stay.
-/// - Consistent: ``snapshot()`` wraps one immutable ``Environments/EnvironmentSnapshot``, so
+/// - Consistent: ``snapshot()`` wraps one immutable `EnvironmentSnapshot`, so
 ///   values read from it belong to one generation.
 ///
 /// The provider keeps nothing but a reference to the environment: create as many as you like.
@@ -48,8 +48,8 @@ public struct EnvironmentProvider: Sendable {
     /// Creates a provider over an environment.
     ///
     /// - Parameters:
-    ///   - environment: The environment to read, usually ``Environments/Environment/shared``
-    ///     (after ``Environments/Environment/bootstrap(_:logger:)``).
+    ///   - environment: The environment to read, usually `Environment.shared`
+    ///     (after `Environment.bootstrap(_:logger:)`).
     ///   - providerName: The name swift-configuration shows for this provider.
     public init(environment: Environment, providerName: String = "EnvironmentProvider") {
         self.environment = environment
@@ -66,14 +66,19 @@ public struct EnvironmentProvider: Sendable {
     static func lookup(_ path: String, as type: ConfigType, in snapshot: EnvironmentSnapshot) throws(EnvironmentError)
         -> LookupResult
     {
-        guard let configured = snapshot.configuredValue(forKey: path) else {
-            return LookupResult(encodedKey: path, value: nil)
-        }
+        try lookup(path, as: type, configured: snapshot.configuredValue(forKey: path), in: snapshot.environmentName)
+    }
+
+    /// The lookup result for `configured`, the value found at `path` (or `nil`) in `environmentName`.
+    static func lookup(
+        _ path: String, as type: ConfigType, configured: ConfiguredValue?, in environmentName: @autoclosure () -> String
+    ) throws(EnvironmentError) -> LookupResult {
+        guard let configured else { return LookupResult(encodedKey: path, value: nil) }
         // A dictionary is not a value of its own: its members are (as with the file providers).
         if case .dictionary = configured.value { return LookupResult(encodedKey: path, value: nil) }
         guard let content = configured.value.configContent(as: type) else {
             throw EnvironmentError.typeMismatch(
-                path, configured, expected: type.settingTypeName, environment: snapshot.environmentName)
+                path, configured, expected: type.settingTypeName, environment: environmentName())
         }
         return LookupResult(encodedKey: path, value: ConfigValue(content, isSecret: configured.isSecret))
     }
@@ -84,17 +89,22 @@ extension EnvironmentProvider: ConfigProvider {
     ///
     /// - Returns: The value, or a result without a value when the key has none (or names a
     ///   dictionary).
-    /// - Throws: ``Environments/EnvironmentError`` with code `typeMismatch` when the value
+    /// - Throws: `EnvironmentError` with code `typeMismatch` when the value
     ///   cannot be read as `type`.
     public func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
-        try Self.lookup(Self.path(of: key), as: type, in: environment.snapshot)
+        // One lookup in the current snapshot, without retaining the snapshot itself.
+        let path = Self.path(of: key)
+        return try Self.lookup(
+            path, as: type, configured: environment.configuredValue(forKey: path), in: environment.environmentName)
     }
 
     /// The current value of a key, as ``value(forKey:type:)`` returns it.
     ///
     /// The environment is its own authority: its files are watched and its reloads applied as
     /// they happen, so there is nothing further to contact.
-    nonisolated(nonsending) public func fetchValue(forKey key: AbsoluteConfigKey, type: ConfigType) async throws -> LookupResult {
+    nonisolated(nonsending) public func fetchValue(forKey key: AbsoluteConfigKey, type: ConfigType) async throws
+        -> LookupResult
+    {
         try value(forKey: key, type: type)
     }
 
@@ -106,9 +116,10 @@ extension EnvironmentProvider: ConfigProvider {
     nonisolated(nonsending) public func watchValue<Return: ~Copyable>(
         forKey key: AbsoluteConfigKey,
         type: ConfigType,
-        updatesHandler: nonisolated(nonsending) (
-            _ updates: ConfigUpdatesAsyncSequence<Result<LookupResult, any Error>, Never>
-        ) async throws -> Return
+        updatesHandler:
+            nonisolated(nonsending) (
+                _ updates: ConfigUpdatesAsyncSequence<Result<LookupResult, any Error>, Never>
+            ) async throws -> Return
     ) async throws -> Return {
         let path = Self.path(of: key)
         let feed = SnapshotFeed<Result<LookupResult, any Error>>(environment: environment) { snapshot in
@@ -133,7 +144,8 @@ extension EnvironmentProvider: ConfigProvider {
     /// Watches the whole configuration: the current snapshot first, then one for each applied
     /// change. A consumer that falls behind gets the newest snapshot next.
     nonisolated(nonsending) public func watchSnapshot<Return: ~Copyable>(
-        updatesHandler: nonisolated(nonsending) (_ updates: ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>)
+        updatesHandler:
+            nonisolated(nonsending) (_ updates: ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>)
             async throws -> Return
     ) async throws -> Return {
         let providerName = self.providerName

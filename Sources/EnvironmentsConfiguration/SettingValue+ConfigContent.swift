@@ -4,7 +4,7 @@ import Foundation
 
 extension SettingValue {
     /// The value as swift-configuration content of `type`, converted as the environment's own
-    /// typed reads convert (``Environments/SettingValueConvertible``): numbers and booleans
+    /// typed reads convert (`SettingValueConvertible`): numbers and booleans
     /// read as strings, numeric strings as numbers, `yes`/`no`/`on`/`off`/`true`/`false`/`1`/`0`
     /// as booleans, integral reals as ints. Bytes come from `<data>`, or from a base64 string
     /// (what `${credential:...}` or `${env:...}` give). `nil` when the value does not convert.

@@ -16,17 +16,17 @@ struct ProviderCompatTests {
     /// The values `ProviderCompatTest` expects, as dotted keys.
     static var values: [String: Any] {
         [
-        "string": "Hello", "other.string": "Other Hello",
-        "int": 42, "other.int": 24,
-        "double": 3.14, "other.double": 2.72,
-        "bool": true, "other.bool": false,
-        "bytes": magic, "other.bytes": magic2,
-        "stringy.array": ["Hello", "World"], "other.stringy.array": ["Hello", "Swift"],
-        "inty.array": [42, 24], "other.inty.array": [16, 32],
-        "doubly.array": [3.14, 2.72], "other.doubly.array": [0.9, 1.8],
-        "booly.array": [true, false], "other.booly.array": [false, true, true],
-        "byteChunky.array": [magic, magic2], "other.byteChunky.array": [magic, magic2, magic],
-    ]
+            "string": "Hello", "other.string": "Other Hello",
+            "int": 42, "other.int": 24,
+            "double": 3.14, "other.double": 2.72,
+            "bool": true, "other.bool": false,
+            "bytes": magic, "other.bytes": magic2,
+            "stringy.array": ["Hello", "World"], "other.stringy.array": ["Hello", "Swift"],
+            "inty.array": [42, 24], "other.inty.array": [16, 32],
+            "doubly.array": [3.14, 2.72], "other.doubly.array": [0.9, 1.8],
+            "booly.array": [true, false], "other.booly.array": [false, true, true],
+            "byteChunky.array": [magic, magic2], "other.byteChunky.array": [magic, magic2, magic],
+        ]
     }
 
     /// The dotted keys as nested dictionaries, as a property list holds them.

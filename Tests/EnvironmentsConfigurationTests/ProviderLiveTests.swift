@@ -109,8 +109,11 @@ struct ProviderLiveTests {
                         group.addTask {
                             for await snapshot in updates {
                                 let value = try snapshot.value(forKey: AbsoluteConfigKey(["Greeting"]), type: .string)
-                                let generation = (snapshot as! EnvironmentProvider.Snapshot).environmentSnapshot.generation
-                                seen.values.withLock { $0.append("\(generation):\(value.value?.content ?? .string("-"))") }
+                                let generation = (snapshot as! EnvironmentProvider.Snapshot).environmentSnapshot
+                                    .generation
+                                seen.values.withLock {
+                                    $0.append("\(generation):\(value.value?.content ?? .string("-"))")
+                                }
                                 if generation == 2 { return }
                             }
                         }

@@ -8,20 +8,20 @@ import Testing
 struct ProviderReadTests {
     static var plist: [String: Any] {
         [
-        "Common": [
-            "APIHost": "api.example.com",
-            "APIBaseUrl": "https://${APIHost}/v1",
-            "Port": "${env:PORT}",
-            "Verbose": "${env:VERBOSE}",
-            "Ratio": 2,
-            "Database": ["Host": "db.internal", "Port": 5432, "Password": "${credential:db-password}"],
-            "Token": "plain-secret",
-            "Hosts": ["a", "b"],
-            "Key": "${credential:tls-key}",
-        ] as [String: Any],
-        "Production": ["APIHost": "api.production.example.com"],
-        "Secrets": ["Token"],
-    ]
+            "Common": [
+                "APIHost": "api.example.com",
+                "APIBaseUrl": "https://${APIHost}/v1",
+                "Port": "${env:PORT}",
+                "Verbose": "${env:VERBOSE}",
+                "Ratio": 2,
+                "Database": ["Host": "db.internal", "Port": 5432, "Password": "${credential:db-password}"],
+                "Token": "plain-secret",
+                "Hosts": ["a", "b"],
+                "Key": "${credential:tls-key}",
+            ] as [String: Any],
+            "Production": ["APIHost": "api.production.example.com"],
+            "Secrets": ["Token"],
+        ]
     }
 
     /// An environment loaded from a real file, with `PORT=8080`, `VERBOSE=yes` and two credentials.
@@ -122,6 +122,7 @@ struct ProviderReadTests {
         let environment = Environment(values: ["A": "1", "B": "1"])
         let provider = EnvironmentProvider(environment: environment, providerName: "app")
         let snapshot = try #require(provider.snapshot() as? EnvironmentProvider.Snapshot)
+        let readerSnapshot = ConfigReader(provider: provider).snapshot()
         #expect(snapshot.providerName == "app")
         #expect(snapshot.environmentSnapshot === environment.snapshot)
         try environment.setOverride("2", forKey: "A")
@@ -129,6 +130,8 @@ struct ProviderReadTests {
         #expect(try snapshot.value(forKey: AbsoluteConfigKey(["A"]), type: .int).value?.content == .int(1))
         #expect(try snapshot.value(forKey: AbsoluteConfigKey(["B"]), type: .int).value?.content == .int(1))
         #expect(try provider.value(forKey: AbsoluteConfigKey(["A"]), type: .int).value?.content == .int(2))
+        #expect(readerSnapshot.int(forKey: "A") == 1)
+        #expect(readerSnapshot.int(forKey: "B") == 1)
         #expect("\(snapshot)" == "app[Test, generation 1, 2 values]")
         #expect("\(provider)" == "app[Test, generation 3, 2 values]")
     }

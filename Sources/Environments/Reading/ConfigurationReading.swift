@@ -33,7 +33,8 @@ extension ConfigurationReading {
     ///
     /// - Throws: ``EnvironmentError`` with code `typeMismatch` naming the key, the expected
     ///   and actual type and the source, when the value cannot be converted.
-    public func get<T: SettingValueConvertible>(_ key: String, as type: T.Type = T.self) throws(EnvironmentError) -> T? {
+    public func get<T: SettingValueConvertible>(_ key: String, as type: T.Type = T.self) throws(EnvironmentError) -> T?
+    {
         guard let configured = configuredValue(forKey: key) else { return nil }
         guard let converted = T(settingValue: configured.value) else {
             throw EnvironmentError.typeMismatch(
