@@ -64,6 +64,43 @@ import Testing
         }
     }
 
+    @Test func aFIFODropInIsNotARegularFileAndDoesNotBlock() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["A": 1]])
+            try directory.makeDirectory("Environments.plist.d")
+            let fifo = directory.path("Environments.plist.d/10-fifo.plist")
+            try #require(mkfifo(fifo, 0o644) == 0)
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(error?.code == .fileUnreadable)
+            #expect(error?.file == fifo)
+            #expect(error?.message == "drop-in is not a regular file: it is a FIFO (named pipe)")
+            #expect(error?.description.contains("permission") == false)
+        }
+    }
+
+    @Test func aLinkToADeviceIsRefusedBeforeReading() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["A": 1]])
+            try directory.makeDirectory("Environments.plist.d")
+            let link = directory.path("Environments.plist.d/20-zero.plist")
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/dev/zero")
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(error?.file == link)
+            #expect(error?.message == "drop-in is not a regular file: it is a character device")
+        }
+    }
+
+    @Test func anOversizedFileIsRefused() throws {
+        try withTemporaryDirectory { directory in
+            let file = directory.mainFile
+            try #require(FileManager.default.createFile(atPath: file, contents: nil))
+            try #require(truncate(file, off_t(17 << 20)) == 0)
+            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(error?.code == .fileUnreadable)
+            #expect(error?.message.hasPrefix("is larger than 16 MiB") == true)
+        }
+    }
+
     @Test func malformedXMLNamesFileAndLine() throws {
         try withTemporaryDirectory { directory in
             try directory.write(
@@ -88,7 +125,7 @@ import Testing
             #expect(thrown.line == 10)
             #expect(thrown.location == "\(directory.mainFile):10")
             #expect(thrown.description.hasPrefix("\(directory.mainFile):10: "))
-            #expect(thrown.description.contains("plutil -lint"))
+            #expect(thrown.description.contains("envctl check"))
         }
     }
 

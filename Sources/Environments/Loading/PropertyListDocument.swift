@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A property list parsed into a root dictionary, with errors that name the file and line.
 ///
 /// XML property lists go through ``XMLPropertyListParser`` first; anything it does not fully
@@ -20,15 +28,14 @@ struct PropertyListDocument: Sendable {
         self.text = nil
     }
 
-    /// Reads and parses the file at `path`.
+    /// The largest file read: a configuration file beyond this is a mistake (or a device
+    /// file behind a link), not something to read into memory.
+    static let maximumFileSize = 16 << 20
+
+    /// Reads and parses the file at `path`, which must be a regular file (symbolic links are
+    /// followed) of at most ``maximumFileSize`` bytes.
     init(contentsOf path: String) throws(EnvironmentError) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw PropertyListDocument.readError(path: path, underlying: error)
-        }
-        try self.init(data: data, file: path)
+        try self.init(data: PropertyListDocument.readRegularFile(path), file: path)
     }
 
     /// Parses property-list bytes; `file` names them in errors.
@@ -48,7 +55,7 @@ struct PropertyListDocument: Sendable {
             let (reason, line) = PropertyListDocument.describe(parseError: error, data: data)
             throw EnvironmentError(
                 .malformedFile, "not a valid property list: \(reason)", file: file, line: line,
-                hint: "Fix the file; `plutil -lint \(file)` shows the same problem")
+                hint: "Fix the file, then run `envctl check`: it validates the whole configuration as the daemon will")
         }
         guard let dictionary = object as? [String: Any] else {
             let kind = SettingValue(propertyList: object)?.typeName ?? String(describing: type(of: object))
@@ -77,20 +84,79 @@ struct PropertyListDocument: Sendable {
         return text[..<range.lowerBound].reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
     }
 
-    private static func readError(path: String, underlying: any Error) -> EnvironmentError {
-        var isDirectory: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+    /// The bytes of the regular file at `path`. FIFOs, sockets and devices are refused before
+    /// anything is read from them (opened non-blocking, so a FIFO without a writer cannot
+    /// block a reload), and so is anything larger than ``maximumFileSize``.
+    static func readRegularFile(_ path: String) throws(EnvironmentError) -> Data {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw openError(path: path, errno: errno) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw openError(path: path, errno: errno) }
+        let kind = status.st_mode & S_IFMT
+        guard kind == S_IFREG else {
+            if kind == S_IFDIR {
+                throw EnvironmentError(.fileUnreadable, "is a directory, expected a property-list file", file: path)
+            }
+            let what =
+                switch kind {
+                case S_IFIFO: "a FIFO (named pipe)"
+                case S_IFSOCK: "a socket"
+                case S_IFCHR: "a character device"
+                case S_IFBLK: "a block device"
+                default: "not a file"
+                }
+            throw EnvironmentError(
+                .fileUnreadable, "is not a regular file: it is \(what)", file: path,
+                hint: "Replace it with a property-list file, or remove it (`ls -lL \(path)` shows what it is)")
+        }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw openError(path: path, errno: errno)
+            }
+            data.append(contentsOf: buffer[..<count])
+            if data.count > maximumFileSize {
+                throw EnvironmentError(
+                    .fileUnreadable, "is larger than \(maximumFileSize >> 20) MiB, which no configuration file needs",
+                    file: path, hint: "Check that it is the property list you meant (`ls -lL \(path)`)")
+            }
+        }
+        return data
+    }
+
+    private static func openError(path: String, errno code: Int32) -> EnvironmentError {
+        switch code {
+        case ENOENT:
             return EnvironmentError(
                 .fileNotFound, "no such file", file: path,
                 hint: "Create it, or point --config-dir or $CONFIGURATION_DIRECTORY at the directory that holds it")
+        case EACCES, EPERM:
+            return EnvironmentError(
+                .fileUnreadable, "cannot be read: permission denied", file: path,
+                hint:
+                    "Give user \(currentUserName) read access to it and search access to its directories (`namei -l \(path)` shows them)"
+            )
+        case ELOOP:
+            return EnvironmentError(
+                .fileUnreadable, "cannot be read: too many levels of symbolic links", file: path,
+                hint: "Check where the links lead (`namei \(path)`)")
+        default:
+            return EnvironmentError(.fileUnreadable, "cannot be read: \(String(cString: strerror(code)))", file: path)
         }
-        if isDirectory.boolValue {
-            return EnvironmentError(.fileUnreadable, "is a directory, expected a property-list file", file: path)
+    }
+
+    /// The user the program runs as, for hints about permissions.
+    private static var currentUserName: String {
+        let uid = getuid()
+        if let entry = getpwuid(uid), let name = entry.pointee.pw_name {
+            return "\(String(cString: name)) (uid \(uid))"
         }
-        let reason = (underlying as NSError).localizedDescription
-        return EnvironmentError(
-            .fileUnreadable, "cannot be read: \(reason)", file: path,
-            hint: "Check the file's permissions for the user the program runs as")
+        return "uid \(uid)"
     }
 
     private static func describe(parseError: any Error, data: Data) -> (String, Int?) {
