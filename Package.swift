@@ -51,6 +51,9 @@ let package = Package(
             name: "FileWatching",
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
+        // The control socket's protocol (varlink framing, the interface's records, a client):
+        // shared by the daemon and envctl, without the rest of either.
+        .target(name: "EnvironmentsControl"),
         // Blocks SIGHUP before main, so a reload during start-up never kills a daemon.
         .target(name: "CEarlySignals"),
         // Ties it together for long-running services: reloads, signals, a Service.
@@ -58,6 +61,7 @@ let package = Package(
             name: "EnvironmentsDaemon",
             dependencies: [
                 "Environments",
+                "EnvironmentsControl",
                 "SystemdSupport",
                 "FileWatching",
                 "CEarlySignals",
@@ -77,9 +81,9 @@ let package = Package(
         .executableTarget(
             name: "envctl",
             dependencies: [
+                // Not EnvironmentsDaemon: envctl must not run the daemon's pre-main SIGHUP handler.
                 "Environments",
-                "EnvironmentsDaemon",
-                "SystemdSupport",
+                "EnvironmentsControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

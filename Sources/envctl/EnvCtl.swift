@@ -1,6 +1,6 @@
 import ArgumentParser
 import Environments
-import EnvironmentsDaemon
+import EnvironmentsControl
 import Foundation
 
 /// `envctl`: inspect, check and reload the configuration of a daemon that uses Environments.
@@ -9,71 +9,101 @@ struct EnvCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "envctl",
         abstract: "Inspect, check and reload per-environment configuration (Environments.plist).",
+        discussion: """
+            With --pid, --socket, or --app-name alone, envctl asks the running daemon over its control \
+            socket (varlink, $RUNTIME_DIRECTORY/\(ControlInterface.socketFileName)) what it runs with. \
+            Otherwise, and with --config-dir or --environment, it reads the files itself, to check a \
+            configuration before it is deployed.
+            """,
         subcommands: [Show.self, Get.self, Check.self, Reload.self]
     )
 }
 
-/// Options every subcommand takes: where the files are and which environment to select.
-///
-/// When a running daemon's state file is found (`--state-file`, else
-/// `$RUNTIME_DIRECTORY/environment-state.json`, else `/run/<app-name>/environment-state.json`),
-/// what the options leave open is taken from it: the daemon's environment, configuration
-/// directory and credentials directory. So `envctl show --app-name NAME` shows what the
-/// daemon runs with.
+/// Options every subcommand takes: which daemon to ask, or where the files are.
 struct LocationOptions: ParsableArguments {
     @Option(
         name: .customLong("config-dir"),
-        help: "The directory holding Environments.plist (default: $CONFIGURATION_DIRECTORY, else /etc/<app-name>).")
+        help: "Read the files in this directory instead of asking a daemon (default: $CONFIGURATION_DIRECTORY, else /etc/<app-name>).")
     var configDirectory: String?
 
-    @Option(help: "The environment to select (default: the running daemon's, else $APP_ENVIRONMENT, else the build's).")
+    @Option(help: "Read the files for this environment instead of asking a daemon (default: $APP_ENVIRONMENT, else the build's).")
     var environment: String?
 
-    @Option(name: .customLong("app-name"), help: "The application name, for /etc/<app-name>/ and /run/<app-name>/.")
+    @Option(
+        name: .customLong("app-name"),
+        help: "The application: its running daemon's socket (/run/<app-name>/), else its files in /etc/<app-name>/.")
     var applicationName: String?
 
-    @Option(
-        help:
-            "A running daemon's state file (default: $RUNTIME_DIRECTORY/environment-state.json, else /run/<app-name>/environment-state.json)."
-    )
-    var stateFile: String?
+    @Option(help: "Ask the daemon with this process id ($MAINPID in a unit file).")
+    var pid: Int32?
 
-    /// The state file's path, explicit or by convention.
-    var statePath: String? {
-        if let stateFile { return stateFile }
-        if let path = ReloadState.defaultPath() { return path }
-        return applicationName.map { "/run/\($0)/\(ReloadState.defaultFileName)" }
+    @Option(help: "Ask the daemon listening on this control socket.")
+    var socket: String?
+
+    @Option(help: "Seconds to wait for the daemon's answer.")
+    var timeout: Double = 30
+
+    /// What to read: a running daemon, or files.
+    enum Target {
+        case daemon(VarlinkClient)
+        case files
     }
 
-    /// The running daemon's state, if its state file is there (and belongs to `pid`, if given).
-    func daemonState(pid: Int32? = nil) -> ReloadState? {
-        guard let statePath, let state = try? ReloadState.read(from: statePath) else { return nil }
-        if let pid, state.pid != pid { return nil }
-        return state
-    }
-
-    /// Options for a load: the flags, completed from the daemon's state.
-    func options(
-        state: ReloadState?, processEnvironment: [String: String] = ProcessInfo.processInfo.environment
-    ) -> EnvironmentOptions {
-        var options = EnvironmentOptions(
-            applicationName: applicationName ?? state?.applicationName ?? "envctl", environment: environment,
-            configDirectory: configDirectory, processEnvironment: processEnvironment)
-        if let state {
-            options.environment = environment ?? state.environment
-            options.configDirectory = configDirectory ?? state.resolvedDirectory ?? state.configDirectory
-            // systemd 257 does not give ExecReload= the unit's $CREDENTIALS_DIRECTORY.
-            let credentials = EnvironmentOptions.credentialsDirectoryVariable
-            if options.processEnvironment[credentials] == nil, let directory = state.credentialsDirectory {
-                options.processEnvironment[credentials] = directory
+    /// The daemon to ask, or the files. With `--socket` or `--pid` a daemon is required; with
+    /// `--app-name` alone, its daemon is asked when its socket is there; `$RUNTIME_DIRECTORY`
+    /// (an `ExecReload=` command's) names the unit's own daemon for `requireDaemon` commands.
+    func target(requireDaemon: Bool = false) throws -> Target {
+        let environmentVariables = ProcessInfo.processInfo.environment
+        let explicit: String?
+        if let socket {
+            explicit = socket
+        } else if let pid {
+            guard let path = ControlSocketPath.forProcess(pid, processEnvironment: environmentVariables) else {
+                throw Failure("cannot find the control socket of process \(pid); pass --socket")
+            }
+            explicit = path
+        } else {
+            explicit = nil
+        }
+        if let explicit { return .daemon(client(explicit)) }
+        let readsFiles = configDirectory != nil || environment != nil
+        if !readsFiles || requireDaemon {
+            var candidates: [String] = []
+            if let applicationName {
+                candidates += [
+                    ControlSocketPath.forApplication(applicationName, processEnvironment: environmentVariables)
+                ].compactMap { $0 }
+            }
+            if requireDaemon, let runtime = ControlSocketPath.runtimeDirectory(in: environmentVariables) {
+                candidates.append((runtime as NSString).appendingPathComponent(ControlInterface.socketFileName))
+            }
+            if let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) {
+                return .daemon(client(found))
+            }
+            if requireDaemon {
+                throw Failure(
+                    "no daemon to ask: pass --pid, --app-name or --socket"
+                        + (candidates.isEmpty ? "" : " (no socket at \(candidates.joined(separator: ", ")))"))
             }
         }
-        return options
+        return .files
     }
 
-    func load(state: ReloadState?) throws -> EnvironmentSnapshot {
+    private func client(_ path: String) -> VarlinkClient {
+        VarlinkClient(path: path, timeout: .milliseconds(Int64(max(timeout, 0.001) * 1000)))
+    }
+
+    /// Options for reading the files.
+    func options(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) -> EnvironmentOptions {
+        EnvironmentOptions(
+            applicationName: applicationName ?? "envctl", environment: environment,
+            configDirectory: configDirectory, processEnvironment: processEnvironment)
+    }
+
+    /// The configuration the files give.
+    func load() throws -> EnvironmentSnapshot {
         do {
-            return try Environment(options: options(state: state)).snapshot
+            return try Environment(options: options()).snapshot
         } catch {
             throw Failure("\(error)")
         }
@@ -98,6 +128,41 @@ extension ParsableCommand {
         } catch let failure as Failure {
             printError(failure.description)
             throw ExitCode(1)
+        }
+    }
+}
+
+extension VarlinkClient {
+    /// Calls `method` and returns the reply's parameters; an error reply becomes a
+    /// ``Failure`` that says what the daemon said.
+    func ask(_ method: String, _ parameters: [String: JSONValue] = [:]) throws -> [String: JSONValue] {
+        let reply: VarlinkReply
+        do {
+            reply = try call(VarlinkCall(method: method, parameters: parameters))
+        } catch {
+            throw Failure("\(error)")
+        }
+        if let error = reply.error { throw Failure(Self.explain(error, reply.parameters ?? [:])) }
+        return reply.parameters ?? [:]
+    }
+
+    /// A daemon's error reply in a sentence.
+    static func explain(_ error: String, _ parameters: [String: JSONValue]) -> String {
+        switch error {
+        case ControlInterface.Error.permissionDenied:
+            return "permission denied: \(parameters["reason"]?.stringValue ?? "not allowed")"
+        case ControlInterface.Error.noSuchSetting:
+            return "the daemon has no setting '\(parameters["key"]?.stringValue ?? "?")'"
+        case ControlInterface.Error.configurationRejected:
+            return "configuration rejected: "
+                + (parameters["error"]?.objectValue?["description"]?.stringValue ?? "no reason given")
+        case ControlInterface.Error.reloadRejected:
+            let verdict = parameters["verdict"]?.objectValue
+            return "reload rejected by the daemon: "
+                + (verdict?["error"]?.objectValue?["description"]?.stringValue ?? "no reason given")
+        default:
+            let details = parameters.isEmpty ? "" : " \(parameters)"
+            return "the daemon answered \(error)\(details)"
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Environments
+import EnvironmentsControl
 import Foundation
 
 struct Get: ParsableCommand {
@@ -11,34 +12,53 @@ struct Get: ParsableCommand {
     @Argument(help: "The key, for example APIBaseUrl or Database.Host.")
     var key: String
 
-    @Flag(help: "Print a secret value instead of <redacted>.")
+    @Flag(help: "Print a secret value instead of <redacted> (from a daemon: root and its user only).")
     var showSecrets = false
 
     func run() throws {
         try reportingFailures {
-            let snapshot = try location.load(state: location.daemonState())
-            guard let entry = snapshot.configuredValue(forKey: key) else {
-                do {
-                    _ = try snapshot.require(key, as: SettingValue.self)
-                } catch {
-                    throw Failure("\(error)")
+            switch try location.target() {
+            case .daemon(let client):
+                var parameters: [String: JSONValue] = ["key": .string(key)]
+                if showSecrets { parameters["showSecrets"] = .bool(true) }
+                let reply = try client.ask(ControlInterface.Method.get, parameters)
+                guard let setting = try? JSONValue.record(SettingRecord.self, from: reply["setting"]?.objectValue)
+                else { throw Failure("the daemon's answer cannot be read") }
+                guard let value = setting.value else {
+                    printError("'\(key)' is secret; pass --show-secrets to print it")
+                    print(ConfiguredValue.redacted)
+                    return
                 }
-                return
+                print(value)
+            case .files:
+                try printFromFiles()
             }
-            if entry.isSecret && !showSecrets {
-                printError("'\(key)' is secret; pass --show-secrets to print it")
-                print(ConfiguredValue.redacted)
-                return
+        }
+    }
+
+    private func printFromFiles() throws {
+        let snapshot = try location.load()
+        guard let entry = snapshot.configuredValue(forKey: key) else {
+            do {
+                _ = try snapshot.require(key, as: SettingValue.self)
+            } catch {
+                throw Failure("\(error)")
             }
-            switch entry.value {
-            case .array, .dictionary:
-                let data = try! JSONSerialization.data(
-                    withJSONObject: SettingsListing.jsonValue(entry.value),
-                    options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-                print(String(decoding: data, as: UTF8.self))
-            default:
-                print(entry.value.description)
-            }
+            return
+        }
+        if entry.isSecret && !showSecrets {
+            printError("'\(key)' is secret; pass --show-secrets to print it")
+            print(ConfiguredValue.redacted)
+            return
+        }
+        switch entry.value {
+        case .array, .dictionary:
+            let data = try! JSONSerialization.data(
+                withJSONObject: Listing.jsonValue(entry.value),
+                options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            print(String(decoding: data, as: UTF8.self))
+        default:
+            print(entry.value.description)
         }
     }
 }

@@ -1,72 +1,38 @@
 import ArgumentParser
 import Environments
-import EnvironmentsDaemon
+import EnvironmentsControl
 import Foundation
-import SystemdSupport
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 struct Reload: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Reload a running daemon synchronously, for ExecReload=: validate, signal, wait for its verdict.",
+        abstract: "Reload a running daemon and wait for its verdict, for ExecReload=.",
         discussion: """
-            Checks the configuration with the daemon's own environment and directory (read from its \
-            state file), exits 1 with the reason if it is invalid, else sends SIGHUP and waits until the \
-            daemon reports that it applied or rejected the reload, and exits 0 or 1 accordingly. Use as
-              ExecReload=/usr/bin/envctl reload --pid $MAINPID
-            with RuntimeDirectory= set, so that the daemon writes $RUNTIME_DIRECTORY/environment-state.json.
+            Calls Reload on the daemon's control socket: the daemon reads, validates and applies the \
+            configuration and answers with the verdict. Exits 0 when it was applied or unchanged, 1 with \
+            the reason when the daemon rejected it (and keeps its last good configuration). Use as
+              ExecReload=/usr/local/bin/envctl reload --pid $MAINPID
+            with RuntimeDirectory= set in the unit.
             """)
 
     @OptionGroup var location: LocationOptions
 
-    @Option(help: "The daemon's process id ($MAINPID in a unit file).")
-    var pid: Int32
-
-    @Option(help: "Seconds to wait for the daemon's verdict.")
-    var timeout: Double = 30
-
     func run() throws {
         try reportingFailures {
-            guard let statePath = location.statePath else {
-                throw Failure(
-                    "no state file to wait on: set RuntimeDirectory= in the unit (which sets $RUNTIME_DIRECTORY), or pass --state-file or --app-name"
-                )
+            guard case .daemon(let client) = try location.target(requireDaemon: true) else {
+                throw Failure("no daemon to reload: pass --pid, --app-name or --socket")
             }
-            let options = location.options(state: location.daemonState(pid: pid))
-            do {
-                _ = try Environment(options: options)
-            } catch {
-                throw Failure("configuration rejected, daemon not signalled: \(error)")
+            let reply = try client.ask(ControlInterface.Method.reload)
+            guard let verdict = try? JSONValue.record(ReloadVerdictRecord.self, from: reply["verdict"]?.objectValue)
+            else { throw Failure("the daemon's answer cannot be read") }
+            switch verdict.outcome {
+            case .applied:
+                let changed = verdict.changedKeys.isEmpty ? "" : "; changed: " + verdict.changedKeys.joined(separator: ", ")
+                print("reloaded: environment \(verdict.environment), generation \(verdict.generation)\(changed)")
+            case .unchanged:
+                print("reloaded: configuration unchanged, generation \(verdict.generation)")
+            case .rejected:
+                throw Failure("reload rejected by the daemon: \(verdict.error?.description ?? "no reason given")")
             }
-            let sentAt = MonotonicClock.nowMicroseconds()
-            guard kill(pid, SIGHUP) == 0 else {
-                throw Failure("cannot signal process \(pid): \(String(cString: strerror(errno)))")
-            }
-            let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
-                if let state = try? ReloadState.read(from: statePath), state.pid == pid,
-                    let last = state.lastReload, last.startedMonotonicMicroseconds >= sentAt
-                {
-                    switch last.outcome {
-                    case .applied:
-                        let changed =
-                            last.changedKeys.isEmpty ? "" : "; changed: " + last.changedKeys.joined(separator: ", ")
-                        print("reloaded: environment \(state.environment), generation \(last.generation)\(changed)")
-                        return
-                    case .unchanged:
-                        print("reloaded: configuration unchanged, generation \(last.generation)")
-                        return
-                    case .rejected:
-                        throw Failure("reload rejected by the daemon: \(last.error ?? "unknown reason")")
-                    }
-                }
-                usleep(10_000)
-            }
-            throw Failure("process \(pid) did not report a reload within \(timeout) s (state file \(statePath))")
         }
     }
 }

@@ -96,14 +96,14 @@ struct ExampleDaemonTests {
         let afterGood = try ReloadState.read(from: daemon.stateFile)
         #expect(afterGood.generation == 2)
 
-        // A malformed file: envctl refuses before signalling.
+        // A malformed file: the daemon rejects it and says where.
         try "<plist><dict>".write(to: daemon.mainFile, atomically: true, encoding: .utf8)
         let bad = try daemon.envctl(reload)
         #expect(bad.status == 1)
         #expect(bad.output.contains(daemon.mainFile.path))
-        #expect(bad.output.contains("not signalled"))
+        #expect(bad.output.contains("reload rejected by the daemon"))
 
-        // Valid for envctl, but rejected by the daemon's own validation (APIBaseUrl must be http).
+        // A valid property list, rejected by the daemon's own validation (APIBaseUrl must be http).
         try examplePlist(apiBaseURL: "ftp://${APIHost}").write(to: daemon.mainFile, atomically: true, encoding: .utf8)
         let rejected = try daemon.envctl(reload)
         #expect(rejected.status == 1)
@@ -182,18 +182,21 @@ struct ExampleDaemonTests {
         #expect(daemon.waitForDatagram { $0.contains("READY=1") && $0.contains("generation 2") } != nil)
         let state = try ReloadState.read(from: daemon.stateFile)
         #expect(state.pendingRestart == ["ListenPort"])
-        let show = try daemon.envctl([
-            "show", "--config-dir", daemon.configDirectory.path, "--environment", "Staging", "--state-file",
-            daemon.stateFile,
-        ])
-        #expect(show.status == 0)
+        // Asked by process id, the daemon itself answers (its $RUNTIME_DIRECTORY is read from /proc).
+        let show = try daemon.envctl(["show", "--pid", String(daemon.pid)])
+        #expect(show.status == 0, "\(show.output)")
         let line = show.output.split(separator: "\n").first { $0.hasPrefix("ListenPort") }
         // The value the daemon runs with, and the one it takes after a restart.
         #expect(line?.contains("= 8080") == true)
         #expect(line?.contains("(pending restart: 9090 after restart)") == true)
-        // Without --environment and --config-dir: taken from the daemon's state file.
-        let fromState = try daemon.envctl(["get", "APIBaseUrl", "--state-file", daemon.stateFile])
-        #expect(fromState.status == 0, "\(fromState.output)")
-        #expect(fromState.output == "https://staging.example.com/v1\n")
+        let fromDaemon = try daemon.envctl(["get", "APIBaseUrl", "--pid", String(daemon.pid)])
+        #expect(fromDaemon.status == 0, "\(fromDaemon.output)")
+        #expect(fromDaemon.output == "https://staging.example.com/v1\n")
+        // The files alone know nothing of what the daemon runs with.
+        let fromFiles = try daemon.envctl([
+            "show", "--config-dir", daemon.configDirectory.path, "--environment", "Staging",
+        ])
+        let fileLine = fromFiles.output.split(separator: "\n").first { $0.hasPrefix("ListenPort") }
+        #expect(fileLine?.contains("= 9090") == true)
     }
 }

@@ -46,6 +46,9 @@ public actor ConfigurationReloader {
         "Environment \(snapshot.environmentName), configuration generation \(snapshot.generation)"
     }
 
+    /// The last reload attempt, or `nil` before the first.
+    public var lastReloadRecord: ReloadState.LastReload? { lastReload }
+
     private var isReady = false
     private var readyWaiters: [CheckedContinuation<Void, Never>] = []
 
@@ -125,9 +128,9 @@ public actor ConfigurationReloader {
             let snapshot = environment.snapshot
             reportRejection(error, trigger: trigger)
             record = ReloadState.LastReload(
-                outcome: .rejected, startedMonotonicMicroseconds: started,
+                rejectedWith: error, startedMonotonicMicroseconds: started,
                 finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
-                generation: snapshot.generation, error: error.description)
+                generation: snapshot.generation)
         }
         lastReload = record
         let snapshot = environment.snapshot

@@ -1,3 +1,4 @@
+import Environments
 import Foundation
 
 /// What a running daemon publishes about its configuration and its last reload, so that a
@@ -59,6 +60,16 @@ public struct ReloadState: Codable, Sendable, Hashable {
         public var changedKeys: [String]
         /// Why the configuration was rejected.
         public var error: String?
+        /// The rejection's error code (`malformedFile`, `validationFailed`, ...).
+        public var errorCode: String?
+        /// The rejection's message, without file, line or hint.
+        public var errorMessage: String?
+        /// The key the rejection names, if any.
+        public var errorKey: String?
+        /// The file the rejection names, if any.
+        public var errorFile: String?
+        /// The line in ``errorFile``, where known.
+        public var errorLine: Int?
 
         /// Creates a record.
         public init(
@@ -72,6 +83,22 @@ public struct ReloadState: Codable, Sendable, Hashable {
             self.generation = generation
             self.changedKeys = changedKeys
             self.error = error
+        }
+
+        /// A record of a rejected reload, with the details of `error`.
+        public init(
+            rejectedWith error: EnvironmentError, startedMonotonicMicroseconds: UInt64,
+            finishedMonotonicMicroseconds: UInt64, trigger: String, generation: UInt64
+        ) {
+            self.init(
+                outcome: .rejected, startedMonotonicMicroseconds: startedMonotonicMicroseconds,
+                finishedMonotonicMicroseconds: finishedMonotonicMicroseconds, trigger: trigger, generation: generation,
+                error: error.description)
+            errorCode = "\(error.code)"
+            errorMessage = error.message
+            errorKey = error.key
+            errorFile = error.file
+            errorLine = error.line
         }
     }
 

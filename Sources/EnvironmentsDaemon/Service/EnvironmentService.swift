@@ -1,4 +1,6 @@
 import Environments
+import EnvironmentsControl
+import Foundation
 import FileWatching
 import Logging
 import ServiceLifecycle
@@ -35,6 +37,8 @@ public struct EnvironmentService: Service, CustomStringConvertible {
         public var journalOutput: JournalLogHandler.Output = .automatic()
         /// The log level control that follows `LogLevel`; `nil` leaves levels alone.
         public var levelControl: LogLevelControl? = .shared
+        /// The varlink control socket that `envctl` and `varlinkctl` ask.
+        public var controlSocket: ControlSocketConfiguration = ControlSocketConfiguration()
 
         /// The default configuration.
         public init() {}
@@ -113,6 +117,9 @@ public struct EnvironmentService: Service, CustomStringConvertible {
                         }
                     }
                 }
+                if let server = makeControlServer() {
+                    group.addTask { await server.run() }
+                }
                 if configuration.watchdog {
                     group.addTask { await Watchdog(notifier: SystemdNotifier(logger: logger)).run() }
                 }
@@ -126,6 +133,34 @@ public struct EnvironmentService: Service, CustomStringConvertible {
 
     /// `EnvironmentService(<environment>)`, short enough for service-lifecycle's logs.
     public var description: String { "EnvironmentService(\(environment.environmentName))" }
+
+    /// The control socket's server, bound now so that it answers once `READY=1` is out; `nil`
+    /// when it is disabled or cannot be bound (which is logged: the daemon runs on without it).
+    private func makeControlServer() -> ControlServer? {
+        let socket = configuration.controlSocket
+        guard socket.isEnabled else { return nil }
+        let options = environment.options
+        let applicationName = options?.applicationName ?? EnvironmentOptions.executableName
+        guard
+            let path = socket.path
+                ?? ControlSocketPath.forDaemon(
+                    applicationName: applicationName,
+                    processEnvironment: options?.processEnvironment ?? ProcessInfo.processInfo.environment)
+        else { return nil }
+        do {
+            let server = try ControlServer(
+                configuration: socket, path: path,
+                handler: ControlHandler(environment: environment, reloader: reloader, applicationName: applicationName),
+                logger: logger)
+            logger.debug("control socket listening", metadata: ["path": "\(path)"])
+            return server
+        } catch {
+            logger.error(
+                "cannot serve the control socket; envctl and varlinkctl cannot reach this daemon",
+                metadata: ["path": "\(path)", "error": "\(error)"])
+            return nil
+        }
+    }
 
     private func makeWatcher() -> FileWatcher? {
         guard let location = environment.snapshot.location else { return nil }

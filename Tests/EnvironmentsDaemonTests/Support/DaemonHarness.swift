@@ -138,6 +138,11 @@ final class DaemonHarness: @unchecked Sendable {
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
+        // Meanwhile, take the daemon's notifications as systemd would, so it never blocks on them.
+        while process.isRunning {
+            notify.drain()
+            usleep(2_000)
+        }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
@@ -146,7 +151,11 @@ final class DaemonHarness: @unchecked Sendable {
     deinit {
         if let process, process.isRunning {
             process.terminate()
-            process.waitUntilExit()
+            // Read what it still notifies (STOPPING=1, ...) so it never blocks on a full queue.
+            while process.isRunning {
+                notify.drain()
+                usleep(5_000)
+            }
         }
         try? FileManager.default.removeItem(at: root)
     }

@@ -32,6 +32,7 @@ final class NotifySocket: @unchecked Sendable {
 
     /// The next datagram, or `nil` after `timeout`.
     func receive(timeout: Duration) -> String? {
+        if !drained.isEmpty { return drained.removeFirst() }
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         let milliseconds = Int32(
             timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
@@ -40,6 +41,21 @@ final class NotifySocket: @unchecked Sendable {
         let count = recv(descriptor, &buffer, buffer.count, 0)
         guard count > 0 else { return nil }
         return String(decoding: buffer[0..<count], as: UTF8.self)
+    }
+
+    /// Datagrams taken off the socket by ``drain()`` and not yet received.
+    private var drained: [String] = []
+
+    /// Takes every datagram waiting off the socket (``receive(timeout:)`` still returns them,
+    /// in order), as systemd does, so that a daemon sending more than the socket's queue holds
+    /// (`net.unix.max_dgram_qlen`, 10 by default) does not block in `sd_notify`.
+    func drain() {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            guard count > 0 else { return }
+            drained.append(String(decoding: buffer[0..<count], as: UTF8.self))
+        }
     }
 
     /// Datagrams until one satisfies `predicate` (returned), or `nil` after `timeout`.

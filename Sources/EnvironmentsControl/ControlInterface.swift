@@ -1,0 +1,276 @@
+import Foundation
+
+/// The varlink interface a daemon built with Environments serves on its control socket.
+///
+/// Both sides use these records: the daemon (`EnvironmentsDaemon`) to answer, `envctl` to ask.
+/// Any varlink client works too: `varlinkctl introspect SOCKET` prints ``description``,
+/// `varlinkctl call SOCKET io.swiftenvironments.Configuration.Describe '{}'` calls a method.
+package enum ControlInterface {
+    /// The interface's name.
+    package static let name = "io.swiftenvironments.Configuration"
+
+    /// The file name of the control socket in the daemon's runtime directory.
+    package static let socketFileName = "configuration.varlink"
+
+    /// Fully qualified method names.
+    package enum Method {
+        package static let describe = "\(name).Describe"
+        package static let get = "\(name).Get"
+        package static let check = "\(name).Check"
+        package static let reload = "\(name).Reload"
+    }
+
+    /// Fully qualified error names.
+    package enum Error {
+        package static let noSuchSetting = "\(name).NoSuchSetting"
+        package static let permissionDenied = "\(name).PermissionDenied"
+        package static let configurationRejected = "\(name).ConfigurationRejected"
+        package static let reloadRejected = "\(name).ReloadRejected"
+        package static let invalidMessage = "\(name).InvalidMessage"
+    }
+
+    /// The interface description in varlink's interface definition language, as
+    /// `org.varlink.service.GetInterfaceDescription` returns it.
+    package static let description = """
+        # Ask a daemon built with swift-environments what configuration it runs with, check the
+        # configuration on disk as a reload would, and reload it with the verdict as the answer.
+        interface io.swiftenvironments.Configuration
+
+        # Where an effective value came from.
+        type Source (
+          # defaults, common, environment or override
+          layer: string,
+          # The file that set it; absent for compiled-in defaults, overrides and built-in configuration.
+          file: ?string,
+          # Common, or the environment's section.
+          section: ?string
+        )
+
+        # One effective setting.
+        type Setting (
+          # The dotted key path, for example Database.Host.
+          key: string,
+          # The value as text; absent when it is secret and secrets were not asked for.
+          value: ?string,
+          # string, integer, real, boolean, date, data, array or dictionary
+          type: string,
+          secret: bool,
+          source: Source
+        )
+
+        # A restart-only setting whose new value waits for a restart.
+        type PendingRestart (
+          key: string,
+          # The value the daemon runs with; absent when the key was not set before.
+          running: ?Setting,
+          # The value it takes after a restart.
+          next: Setting
+        )
+
+        # Why a configuration was rejected.
+        type ConfigurationError (
+          # fileNotFound, malformedFile, unknownEnvironment, validationFailed, ...
+          code: string,
+          message: string,
+          # The whole error on one line, with its hint.
+          description: string,
+          key: ?string,
+          file: ?string,
+          line: ?int
+        )
+
+        # The outcome of one reload.
+        type ReloadVerdict (
+          outcome: (applied, unchanged, rejected),
+          # The environment in use afterwards.
+          environment: string,
+          # signal, file-change or api
+          trigger: string,
+          # The generation in use afterwards.
+          generation: int,
+          changedKeys: []string,
+          error: ?ConfigurationError,
+          startedMonotonicUSec: int,
+          finishedMonotonicUSec: int
+        )
+
+        # What the daemon runs with. Secret values need showSecrets, which only root and the
+        # daemon's own user may ask for.
+        method Describe(showSecrets: ?bool) -> (
+          applicationName: string,
+          environment: string,
+          generation: int,
+          files: []string,
+          loadedAt: string,
+          settings: []Setting,
+          pendingRestart: []PendingRestart,
+          lastReload: ?ReloadVerdict
+        )
+
+        # One effective setting.
+        method Get(key: string, showSecrets: ?bool) -> (setting: Setting)
+
+        # Builds the configuration exactly as a reload would, the application's validation
+        # included, without applying it. Root and the daemon's own user only.
+        method Check() -> (environment: string, generation: int, changedKeys: []string, pendingRestart: []string)
+
+        # Reloads and answers with the verdict; a rejected configuration is the error
+        # ReloadRejected, and the daemon keeps its last good configuration. Root and the
+        # daemon's own user only.
+        method Reload() -> (verdict: ReloadVerdict)
+
+        error NoSuchSetting (key: string)
+        error PermissionDenied (method: string, uid: int, reason: string)
+        error ConfigurationRejected (error: ConfigurationError)
+        error ReloadRejected (verdict: ReloadVerdict)
+        error InvalidMessage (reason: string)
+        """
+}
+
+/// `Source` in the interface.
+package struct SourceRecord: Codable, Sendable, Hashable {
+    package var layer: String
+    package var file: String?
+    package var section: String?
+
+    package init(layer: String, file: String?, section: String?) {
+        self.layer = layer
+        self.file = file
+        self.section = section
+    }
+}
+
+/// `Setting` in the interface.
+package struct SettingRecord: Codable, Sendable, Hashable {
+    package var key: String
+    package var value: String?
+    package var type: String
+    package var secret: Bool
+    package var source: SourceRecord
+
+    package init(key: String, value: String?, type: String, secret: Bool, source: SourceRecord) {
+        self.key = key
+        self.value = value
+        self.type = type
+        self.secret = secret
+        self.source = source
+    }
+}
+
+/// `PendingRestart` in the interface.
+package struct PendingRestartRecord: Codable, Sendable, Hashable {
+    package var key: String
+    package var running: SettingRecord?
+    package var next: SettingRecord
+
+    package init(key: String, running: SettingRecord?, next: SettingRecord) {
+        self.key = key
+        self.running = running
+        self.next = next
+    }
+}
+
+/// `ConfigurationError` in the interface.
+package struct ConfigurationErrorRecord: Codable, Sendable, Hashable {
+    package var code: String
+    package var message: String
+    package var description: String
+    package var key: String?
+    package var file: String?
+    package var line: Int?
+
+    package init(code: String, message: String, description: String, key: String?, file: String?, line: Int?) {
+        self.code = code
+        self.message = message
+        self.description = description
+        self.key = key
+        self.file = file
+        self.line = line
+    }
+}
+
+/// `ReloadVerdict` in the interface.
+package struct ReloadVerdictRecord: Codable, Sendable, Hashable {
+    package enum Outcome: String, Codable, Sendable {
+        case applied, unchanged, rejected
+    }
+    package var outcome: Outcome
+    package var environment: String
+    package var trigger: String
+    package var generation: Int
+    package var changedKeys: [String]
+    package var error: ConfigurationErrorRecord?
+    package var startedMonotonicUSec: Int
+    package var finishedMonotonicUSec: Int
+
+    package init(
+        outcome: Outcome, environment: String, trigger: String, generation: Int, changedKeys: [String], error: ConfigurationErrorRecord?,
+        startedMonotonicUSec: Int, finishedMonotonicUSec: Int
+    ) {
+        self.outcome = outcome
+        self.environment = environment
+        self.trigger = trigger
+        self.generation = generation
+        self.changedKeys = changedKeys
+        self.error = error
+        self.startedMonotonicUSec = startedMonotonicUSec
+        self.finishedMonotonicUSec = finishedMonotonicUSec
+    }
+}
+
+/// The output of `Describe`.
+package struct DescribeReply: Codable, Sendable, Hashable {
+    package var applicationName: String
+    package var environment: String
+    package var generation: Int
+    package var files: [String]
+    package var loadedAt: String
+    package var settings: [SettingRecord]
+    package var pendingRestart: [PendingRestartRecord]
+    package var lastReload: ReloadVerdictRecord?
+
+    package init(
+        applicationName: String, environment: String, generation: Int, files: [String], loadedAt: String,
+        settings: [SettingRecord], pendingRestart: [PendingRestartRecord], lastReload: ReloadVerdictRecord?
+    ) {
+        self.applicationName = applicationName
+        self.environment = environment
+        self.generation = generation
+        self.files = files
+        self.loadedAt = loadedAt
+        self.settings = settings
+        self.pendingRestart = pendingRestart
+        self.lastReload = lastReload
+    }
+}
+
+/// The output of `Check`.
+package struct CheckReply: Codable, Sendable, Hashable {
+    package var environment: String
+    package var generation: Int
+    package var changedKeys: [String]
+    package var pendingRestart: [String]
+
+    package init(environment: String, generation: Int, changedKeys: [String], pendingRestart: [String]) {
+        self.environment = environment
+        self.generation = generation
+        self.changedKeys = changedKeys
+        self.pendingRestart = pendingRestart
+    }
+}
+
+extension JSONValue {
+    /// A record's members as varlink parameters.
+    package static func parameters(of record: some Encodable) throws -> [String: JSONValue] {
+        let data = try JSONEncoder().encode(record)
+        return try JSONDecoder().decode([String: JSONValue].self, from: data)
+    }
+
+    /// Varlink parameters decoded into a record.
+    package static func record<Record: Decodable>(_ type: Record.Type, from parameters: [String: JSONValue]?) throws
+        -> Record
+    {
+        let data = try JSONEncoder().encode(parameters ?? [:])
+        return try JSONDecoder().decode(Record.self, from: data)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Where a daemon's control socket is: `configuration.varlink` in its runtime directory.
+///
+/// - Under systemd, the runtime directory is `$RUNTIME_DIRECTORY` (set from the unit's
+///   `RuntimeDirectory=`; with several, the first).
+/// - Outside systemd, `/run/<application>/` for root, else `$XDG_RUNTIME_DIR/<application>/`.
+package enum ControlSocketPath {
+    /// The daemon's socket path, or `nil` when there is no runtime directory to put it in.
+    package static func forDaemon(
+        applicationName: String, processEnvironment: [String: String], isRoot: Bool = geteuid() == 0
+    ) -> String? {
+        if let runtime = runtimeDirectory(in: processEnvironment) { return join(runtime, ControlInterface.socketFileName) }
+        return forApplication(applicationName, processEnvironment: processEnvironment, isRoot: isRoot)
+    }
+
+    /// The socket of the daemon called `applicationName`, by convention (`RuntimeDirectory=NAME`).
+    package static func forApplication(
+        _ applicationName: String, processEnvironment: [String: String], isRoot: Bool = geteuid() == 0
+    ) -> String? {
+        if isRoot { return join("/run/\(applicationName)", ControlInterface.socketFileName) }
+        if let runtime = processEnvironment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            return join(join(runtime, applicationName), ControlInterface.socketFileName)
+        }
+        return join("/run/\(applicationName)", ControlInterface.socketFileName)
+    }
+
+    /// The socket of the process `pid`: its own `$RUNTIME_DIRECTORY` (from `/proc/PID/environ`,
+    /// readable by root and the process's user), else its name's conventional directory.
+    package static func forProcess(_ pid: Int32, processEnvironment: [String: String]) -> String? {
+        if let environ = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ")) {
+            var variables: [String: String] = [:]
+            for entry in environ.split(separator: 0) {
+                let text = String(decoding: entry, as: UTF8.self)
+                guard let equals = text.firstIndex(of: "=") else { continue }
+                variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            if let runtime = runtimeDirectory(in: variables) { return join(runtime, ControlInterface.socketFileName) }
+        }
+        guard let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return nil }
+        let name = comm.trimmingCharacters(in: .whitespacesAndNewlines)
+        return name.isEmpty ? nil : forApplication(name, processEnvironment: processEnvironment)
+    }
+
+    /// The first directory of `$RUNTIME_DIRECTORY`.
+    package static func runtimeDirectory(in processEnvironment: [String: String]) -> String? {
+        guard let first = processEnvironment["RUNTIME_DIRECTORY"]?.split(separator: ":").first, !first.isEmpty else {
+            return nil
+        }
+        return String(first)
+    }
+
+    private static func join(_ directory: String, _ name: String) -> String {
+        (directory as NSString).appendingPathComponent(name)
+    }
+}

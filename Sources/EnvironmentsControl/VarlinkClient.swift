@@ -1,0 +1,123 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Why a call to the control socket did not get an answer.
+package struct VarlinkClientError: Error, CustomStringConvertible, Sendable {
+    package var description: String
+    package init(_ description: String) { self.description = description }
+}
+
+/// A blocking varlink client for one call at a time, for command-line tools.
+package struct VarlinkClient: Sendable {
+    /// The socket's path.
+    package let path: String
+    /// How long a call may take, connecting included.
+    package let timeout: Duration
+    /// The largest reply accepted.
+    package let maximumReplySize: Int
+
+    package init(path: String, timeout: Duration = .seconds(30), maximumReplySize: Int = 64 << 20) {
+        self.path = path
+        self.timeout = timeout
+        self.maximumReplySize = maximumReplySize
+    }
+
+    /// Sends `call` and returns the daemon's reply (which may be an error reply).
+    package func call(_ call: VarlinkCall) throws(VarlinkClientError) -> VarlinkReply {
+        let deadline = ContinuousClock.now + timeout
+        guard let address = UnixSocket.address(path) else {
+            throw VarlinkClientError("'\(path)' is not a usable socket path")
+        }
+        let descriptor = UnixSocket.makeStreamSocket()
+        guard descriptor >= 0 else { throw VarlinkClientError("cannot create a socket: \(UnixSocket.describe(errno))") }
+        defer { close(descriptor) }
+        if UnixSocket.connect(descriptor, to: address) != 0 {
+            let code = errno
+            switch code {
+            case ENOENT, ECONNREFUSED:
+                throw VarlinkClientError(
+                    "no daemon answers on \(path) (\(UnixSocket.describe(code))): is it running, with RuntimeDirectory= in its unit?"
+                )
+            case EACCES, EPERM:
+                throw VarlinkClientError("cannot connect to \(path): permission denied; try as root or the daemon's user")
+            default:
+                throw VarlinkClientError("cannot connect to \(path): \(UnixSocket.describe(code))")
+            }
+        }
+        let message: [UInt8]
+        do {
+            message = try VarlinkCoding.encode(call)
+        } catch {
+            throw VarlinkClientError("cannot encode the call: \(error)")
+        }
+        try send(message, on: descriptor, until: deadline)
+        let replyBytes = try receive(from: descriptor, until: deadline)
+        do {
+            return try VarlinkCoding.decode(VarlinkReply.self, from: replyBytes)
+        } catch {
+            throw VarlinkClientError("the daemon's reply is not a varlink message: \(error)")
+        }
+    }
+
+    private func send(_ bytes: [UInt8], on descriptor: Int32, until deadline: ContinuousClock.Instant)
+        throws(VarlinkClientError)
+    {
+        var offset = 0
+        while offset < bytes.count {
+            try wait(for: Int16(POLLOUT), on: descriptor, until: deadline)
+            let written = bytes[offset...].withUnsafeBytes { buffer in
+                #if canImport(Darwin)
+                    Darwin.send(descriptor, buffer.baseAddress, buffer.count, 0)
+                #else
+                    Glibc.send(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL))
+                #endif
+            }
+            if written < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw VarlinkClientError("cannot send to \(path): \(UnixSocket.describe(errno))")
+            }
+            offset += written
+        }
+    }
+
+    private func receive(from descriptor: Int32, until deadline: ContinuousClock.Instant) throws(VarlinkClientError)
+        -> [UInt8]
+    {
+        var framer = VarlinkFramer(maximumMessageSize: maximumReplySize)
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            try wait(for: Int16(POLLIN), on: descriptor, until: deadline)
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw VarlinkClientError("cannot read from \(path): \(UnixSocket.describe(errno))")
+            }
+            if count == 0 { throw VarlinkClientError("the daemon closed the connection without answering") }
+            for frame in framer.append(buffer[..<count]) {
+                switch frame {
+                case .message(let bytes): return bytes
+                case .tooLarge: throw VarlinkClientError("the daemon's reply is larger than \(maximumReplySize) bytes")
+                }
+            }
+        }
+    }
+
+    private func wait(for events: Int16, on descriptor: Int32, until deadline: ContinuousClock.Instant)
+        throws(VarlinkClientError)
+    {
+        while true {
+            var entry = pollfd(fd: descriptor, events: events, revents: 0)
+            let ready = poll(&entry, 1, UnixSocket.millisecondsLeft(until: deadline))
+            if ready > 0 { return }
+            if ready == 0 { throw VarlinkClientError("no answer from \(path) within \(timeout)") }
+            if errno != EINTR { throw VarlinkClientError("poll: \(UnixSocket.describe(errno))") }
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Environments
+import EnvironmentsControl
+import Foundation
+
+/// Answers the control socket's calls from the environment and its reloader.
+///
+/// Anyone who can connect may `Describe` and `Get` (secrets redacted). `Reload`, `Check` and
+/// secret values are for root and the daemon's own user only (checked with `SO_PEERCRED`).
+struct ControlHandler: Sendable {
+    let environment: Environment
+    let reloader: ConfigurationReloader
+    let applicationName: String
+
+    func handle(_ call: VarlinkCall, from peer: PeerCredentials) async -> VarlinkReply {
+        let parameters = call.parameters ?? [:]
+        switch call.method {
+        case "org.varlink.service.GetInfo":
+            return VarlinkReply(parameters: [
+                "vendor": .string("swift-environments"), "product": .string(applicationName),
+                "version": .string("1"), "url": .string("https://github.com/swift-environments"),
+                "interfaces": .array([.string("org.varlink.service"), .string(ControlInterface.name)]),
+            ])
+        case "org.varlink.service.GetInterfaceDescription":
+            guard let interface = parameters["interface"]?.stringValue else {
+                return .error("org.varlink.service.InvalidParameter", ["parameter": .string("interface")])
+            }
+            switch interface {
+            case ControlInterface.name: return VarlinkReply(parameters: ["description": .string(ControlInterface.description)])
+            case "org.varlink.service":
+                return VarlinkReply(parameters: ["description": .string(Self.serviceDescription)])
+            default: return .error("org.varlink.service.InterfaceNotFound", ["interface": .string(interface)])
+            }
+        case ControlInterface.Method.describe:
+            let showSecrets = parameters["showSecrets"]?.boolValue ?? false
+            if showSecrets, let denied = deny(call, peer, reason: "secret values") { return denied }
+            return Self.reply(await describe(showSecrets: showSecrets))
+        case ControlInterface.Method.get:
+            guard let key = parameters["key"]?.stringValue else {
+                return .error("org.varlink.service.InvalidParameter", ["parameter": .string("key")])
+            }
+            let showSecrets = parameters["showSecrets"]?.boolValue ?? false
+            guard let configured = environment.configuredValue(forKey: key) else {
+                return .error(ControlInterface.Error.noSuchSetting, ["key": .string(key)])
+            }
+            if showSecrets, configured.isSecret, let denied = deny(call, peer, reason: "secret values") {
+                return denied
+            }
+            return VarlinkReply(parameters: [
+                "setting": .object(
+                    (try? JSONValue.parameters(of: Self.setting(key, configured, showSecrets: showSecrets))) ?? [:])
+            ])
+        case ControlInterface.Method.check:
+            if let denied = deny(call, peer, reason: "checking the configuration") { return denied }
+            return check()
+        case ControlInterface.Method.reload:
+            if let denied = deny(call, peer, reason: "reloading") { return denied }
+            let record = await reloader.reload(trigger: .api)
+            let verdict = Self.verdict(record, environment: environment.environmentName)
+            if verdict.outcome == .rejected {
+                return .error(
+                    ControlInterface.Error.reloadRejected, ["verdict": .object((try? JSONValue.parameters(of: verdict)) ?? [:])])
+            }
+            return VarlinkReply(parameters: ["verdict": .object((try? JSONValue.parameters(of: verdict)) ?? [:])])
+        default:
+            if call.interface == ControlInterface.name || call.interface == "org.varlink.service" {
+                return .error("org.varlink.service.MethodNotFound", ["method": .string(call.method)])
+            }
+            return .error("org.varlink.service.InterfaceNotFound", ["interface": .string(call.interface ?? call.method)])
+        }
+    }
+
+    /// A permission error for an unprivileged peer, or `nil` when the peer may go ahead.
+    private func deny(_ call: VarlinkCall, _ peer: PeerCredentials, reason: String) -> VarlinkReply? {
+        guard !peer.isPrivileged else { return nil }
+        return .error(
+            ControlInterface.Error.permissionDenied,
+            [
+                "method": .string(call.method), "uid": .int(Int(peer.uid)),
+                "reason": .string("\(reason): only root and the daemon's own user (uid \(geteuid())) may"),
+            ])
+    }
+
+    private func describe(showSecrets: Bool) async -> DescribeReply {
+        let snapshot = environment.snapshot
+        let lastReload = await reloader.lastReloadRecord
+        return DescribeReply(
+            applicationName: applicationName, environment: snapshot.environmentName,
+            generation: Int(snapshot.generation), files: snapshot.files,
+            loadedAt: snapshot.loadedAt.formatted(.iso8601),
+            settings: snapshot.leafKeys.compactMap { key in
+                snapshot.entries[key].map { Self.setting(key, $0, showSecrets: showSecrets) }
+            },
+            pendingRestart: snapshot.pendingRestart.keys.sorted().map { key in
+                PendingRestartRecord(
+                    key: key, running: snapshot.entries[key].map { Self.setting(key, $0, showSecrets: showSecrets) },
+                    next: Self.setting(key, snapshot.pendingRestart[key]!, showSecrets: showSecrets))
+            },
+            lastReload: lastReload.map { Self.verdict($0, environment: snapshot.environmentName) })
+    }
+
+    private func check() -> VarlinkReply {
+        let current = environment.snapshot
+        do {
+            let built = try environment.check()
+            return Self.reply(
+                CheckReply(
+                    environment: built.environmentName, generation: Int(current.generation),
+                    changedKeys: built.changedKeys(since: current), pendingRestart: built.pendingRestart.keys.sorted()))
+        } catch {
+            return .error(
+                ControlInterface.Error.configurationRejected,
+                ["error": .object((try? JSONValue.parameters(of: Self.errorRecord(error))) ?? [:])])
+        }
+    }
+
+    static func setting(_ key: String, _ configured: ConfiguredValue, showSecrets: Bool) -> SettingRecord {
+        SettingRecord(
+            key: key, value: configured.isSecret && !showSecrets ? nil : configured.value.description,
+            type: configured.value.typeName, secret: configured.isSecret,
+            source: SourceRecord(
+                layer: configured.source.layer.rawValue, file: configured.source.file,
+                section: configured.source.section))
+    }
+
+    static func errorRecord(_ error: EnvironmentError) -> ConfigurationErrorRecord {
+        ConfigurationErrorRecord(
+            code: "\(error.code)", message: error.message, description: error.description, key: error.key,
+            file: error.file, line: error.line)
+    }
+
+    static func verdict(_ record: ReloadState.LastReload, environment: String) -> ReloadVerdictRecord {
+        ReloadVerdictRecord(
+            outcome: ReloadVerdictRecord.Outcome(rawValue: record.outcome.rawValue) ?? .rejected,
+            environment: environment,
+            trigger: record.trigger, generation: Int(record.generation), changedKeys: record.changedKeys,
+            error: record.outcome == .rejected
+                ? ConfigurationErrorRecord(
+                    code: record.errorCode ?? "unknown", message: record.errorMessage ?? record.error ?? "",
+                    description: record.error ?? "", key: record.errorKey, file: record.errorFile,
+                    line: record.errorLine) : nil,
+            startedMonotonicUSec: Int(record.startedMonotonicMicroseconds),
+            finishedMonotonicUSec: Int(record.finishedMonotonicMicroseconds))
+    }
+
+    private static func reply(_ record: some Encodable) -> VarlinkReply {
+        do {
+            return VarlinkReply(parameters: try JSONValue.parameters(of: record))
+        } catch {
+            return .error(ControlInterface.Error.invalidMessage, ["reason": .string("cannot encode the reply: \(error)")])
+        }
+    }
+
+    /// `org.varlink.service` itself, as varlink.org defines it.
+    static let serviceDescription = """
+        # The Varlink Service Interface is provided by every varlink service. It
+        # describes the service and the interfaces it implements.
+        interface org.varlink.service
+
+        # Get a list of all the interfaces a service provides and information
+        # about the implementation.
+        method GetInfo() -> (
+          vendor: string,
+          product: string,
+          version: string,
+          url: string,
+          interfaces: []string
+        )
+
+        # Get the description of an interface that is implemented by this service.
+        method GetInterfaceDescription(interface: string) -> (description: string)
+
+        # The requested interface was not found.
+        error InterfaceNotFound (interface: string)
+
+        # The requested method was not found
+        error MethodNotFound (method: string)
+
+        # The interface defines the requested method, but the service does not
+        # implement it.
+        error MethodNotImplemented (method: string)
+
+        # One of the passed parameters is invalid.
+        error InvalidParameter (parameter: string)
+
+        # Client is denied access
+        error PermissionDenied ()
+
+        # Method is expected to be called with 'more' set to true, but wasn't
+        error ExpectedMore ()
+        """
+}

@@ -1,0 +1,132 @@
+import Environments
+import EnvironmentsControl
+import Foundation
+
+/// What `show` prints, from the files or from a running daemon.
+struct Listing {
+    struct Row {
+        var key: String
+        /// The value as shown: the value, or `<redacted>`.
+        var display: String
+        /// The value for JSON: typed where known, else the text.
+        var json: Any
+        var source: ValueSource
+        var secret: Bool
+        /// For a restart-only key whose new value waits: the value it will take after a restart.
+        var pendingNext: String?
+    }
+
+    var environment: String
+    var generation: Int
+    var files: [String]
+    var rows: [Row]
+    var pendingRestart: [String]
+    var lastReload: ReloadVerdictRecord?
+
+    /// The files' configuration.
+    init(_ snapshot: EnvironmentSnapshot, revealSecrets: Bool) {
+        environment = snapshot.environmentName
+        generation = Int(snapshot.generation)
+        files = snapshot.files
+        pendingRestart = []
+        lastReload = nil
+        rows = snapshot.leafKeys.compactMap { key in
+            guard let entry = snapshot.entries[key] else { return nil }
+            let hidden = entry.isSecret && !revealSecrets
+            return Row(
+                key: key, display: entry.displayValue(revealSecrets: revealSecrets),
+                json: hidden ? ConfiguredValue.redacted : Listing.jsonValue(entry.value), source: entry.source,
+                secret: entry.isSecret)
+        }
+    }
+
+    /// What a daemon runs with.
+    init(_ reply: DescribeReply) {
+        environment = reply.environment
+        generation = reply.generation
+        files = reply.files
+        lastReload = reply.lastReload
+        pendingRestart = reply.pendingRestart.map(\.key)
+        let pending = Dictionary(reply.pendingRestart.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        rows = reply.settings.map { setting in
+            let display = setting.value ?? ConfiguredValue.redacted
+            var row = Row(
+                key: setting.key, display: display, json: display, source: Listing.source(setting.source),
+                secret: setting.secret)
+            if let waiting = pending[setting.key] { row.pendingNext = waiting.next.value ?? ConfiguredValue.redacted }
+            return row
+        }
+        // Restart-only keys that were not set before still show, with no running value.
+        for waiting in reply.pendingRestart where waiting.running == nil {
+            rows.append(
+                Row(
+                    key: waiting.key, display: "<unset>", json: NSNull(), source: Listing.source(waiting.next.source),
+                    secret: waiting.next.secret, pendingNext: waiting.next.value ?? ConfiguredValue.redacted))
+        }
+    }
+
+    static func source(_ record: SourceRecord) -> ValueSource {
+        ValueSource(
+            layer: ValueSource.Layer(rawValue: record.layer) ?? .environment, file: record.file, section: record.section)
+    }
+
+    var table: String {
+        var out = "# environment \(environment), generation \(generation)\n"
+        out += "# files: \(files.isEmpty ? "(built-in configuration)" : files.joined(separator: ", "))\n"
+        if let lastReload, lastReload.outcome == .rejected {
+            out += "# last reload (\(lastReload.trigger)) rejected, running generation \(lastReload.generation): "
+            out += (lastReload.error?.description ?? "no reason given") + "\n"
+        }
+        let width = min(rows.map(\.key.count).max() ?? 0, 40)
+        for row in rows {
+            var line = row.key.padding(toLength: max(width, row.key.count), withPad: " ", startingAt: 0)
+            line += " = \(row.display)    # \(row.source)"
+            if let next = row.pendingNext { line += " (pending restart: \(next) after restart)" }
+            out += line + "\n"
+        }
+        return out
+    }
+
+    var json: String {
+        var settings: [String: Any] = [:]
+        for row in rows {
+            var item: [String: Any] = [
+                "value": row.json, "source": row.source.description, "layer": row.source.layer.rawValue,
+                "secret": row.secret,
+            ]
+            if let file = row.source.file { item["file"] = file }
+            if let section = row.source.section { item["section"] = section }
+            if let next = row.pendingNext {
+                item["pendingRestart"] = true
+                item["runningValue"] = row.display
+                item["nextValue"] = next
+            }
+            settings[row.key] = item
+        }
+        var object: [String: Any] = [
+            "environment": environment, "generation": generation, "files": files, "settings": settings,
+            "pendingRestart": pendingRestart,
+        ]
+        if let lastReload, let data = try? JSONEncoder().encode(lastReload),
+            let decoded = try? JSONSerialization.jsonObject(with: data)
+        {
+            object["lastReload"] = decoded
+        }
+        let data = try! JSONSerialization.data(
+            withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func jsonValue(_ value: SettingValue) -> Any {
+        switch value {
+        case .string(let text): text
+        case .integer(let number): number
+        case .double(let number): number
+        case .bool(let flag): flag
+        case .date(let date): date.formatted(.iso8601)
+        case .data(let data): data.base64EncodedString()
+        case .array(let values): values.map(jsonValue)
+        case .dictionary(let values): values.mapValues(jsonValue)
+        }
+    }
+}
