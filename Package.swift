@@ -125,7 +125,7 @@ let package = Package(
         .testTarget(
             name: "EnvironmentsDaemonTests",
             dependencies: [
-                "EnvironmentsDaemon", "Environments", "SystemdSupport",
+                "EnvironmentsDaemon", "Environments", "EnvironmentsControl", "SystemdSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -204,7 +204,8 @@ package struct ReloadVerdictRecord: Codable, Sendable, Hashable {
     package var finishedMonotonicUSec: Int
 
     package init(
-        outcome: Outcome, environment: String, trigger: String, generation: Int, changedKeys: [String], error: ConfigurationErrorRecord?,
+        outcome: Outcome, environment: String, trigger: String, generation: Int, changedKeys: [String],
+        error: ConfigurationErrorRecord?,
         startedMonotonicUSec: Int, finishedMonotonicUSec: Int
     ) {
         self.outcome = outcome

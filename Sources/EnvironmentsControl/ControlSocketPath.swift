@@ -18,7 +18,9 @@ package enum ControlSocketPath {
     package static func forDaemon(
         applicationName: String, processEnvironment: [String: String], isRoot: Bool = geteuid() == 0
     ) -> String? {
-        if let runtime = runtimeDirectory(in: processEnvironment) { return join(runtime, ControlInterface.socketFileName) }
+        if let runtime = runtimeDirectory(in: processEnvironment) {
+            return join(runtime, ControlInterface.socketFileName)
+        }
         return forApplication(applicationName, processEnvironment: processEnvironment, isRoot: isRoot)
     }
 

@@ -46,7 +46,8 @@ package struct VarlinkClient: Sendable {
                     "no daemon answers on \(path) (\(UnixSocket.describe(code))): is it running, with RuntimeDirectory= in its unit?"
                 )
             case EACCES, EPERM:
-                throw VarlinkClientError("cannot connect to \(path): permission denied; try as root or the daemon's user")
+                throw VarlinkClientError(
+                    "cannot connect to \(path): permission denied; try as root or the daemon's user")
             default:
                 throw VarlinkClientError("cannot connect to \(path): \(UnixSocket.describe(code))")
             }

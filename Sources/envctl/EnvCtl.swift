@@ -23,10 +23,15 @@ struct EnvCtl: ParsableCommand {
 struct LocationOptions: ParsableArguments {
     @Option(
         name: .customLong("config-dir"),
-        help: "Read the files in this directory instead of asking a daemon (default: $CONFIGURATION_DIRECTORY, else /etc/<app-name>).")
+        help:
+            "Read the files in this directory instead of asking a daemon (default: $CONFIGURATION_DIRECTORY, else /etc/<app-name>)."
+    )
     var configDirectory: String?
 
-    @Option(help: "Read the files for this environment instead of asking a daemon (default: $APP_ENVIRONMENT, else the build's).")
+    @Option(
+        help:
+            "Read the files for this environment instead of asking a daemon (default: $APP_ENVIRONMENT, else the build's)."
+    )
     var environment: String?
 
     @Option(

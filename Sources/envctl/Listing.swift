@@ -67,7 +67,8 @@ struct Listing {
 
     static func source(_ record: SourceRecord) -> ValueSource {
         ValueSource(
-            layer: ValueSource.Layer(rawValue: record.layer) ?? .environment, file: record.file, section: record.section)
+            layer: ValueSource.Layer(rawValue: record.layer) ?? .environment, file: record.file, section: record.section
+        )
     }
 
     var table: String {

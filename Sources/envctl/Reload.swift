@@ -26,7 +26,8 @@ struct Reload: ParsableCommand {
             else { throw Failure("the daemon's answer cannot be read") }
             switch verdict.outcome {
             case .applied:
-                let changed = verdict.changedKeys.isEmpty ? "" : "; changed: " + verdict.changedKeys.joined(separator: ", ")
+                let changed =
+                    verdict.changedKeys.isEmpty ? "" : "; changed: " + verdict.changedKeys.joined(separator: ", ")
                 print("reloaded: environment \(verdict.environment), generation \(verdict.generation)\(changed)")
             case .unchanged:
                 print("reloaded: configuration unchanged, generation \(verdict.generation)")

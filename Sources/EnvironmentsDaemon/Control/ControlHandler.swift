@@ -25,7 +25,8 @@ struct ControlHandler: Sendable {
                 return .error("org.varlink.service.InvalidParameter", ["parameter": .string("interface")])
             }
             switch interface {
-            case ControlInterface.name: return VarlinkReply(parameters: ["description": .string(ControlInterface.description)])
+            case ControlInterface.name:
+                return VarlinkReply(parameters: ["description": .string(ControlInterface.description)])
             case "org.varlink.service":
                 return VarlinkReply(parameters: ["description": .string(Self.serviceDescription)])
             default: return .error("org.varlink.service.InterfaceNotFound", ["interface": .string(interface)])
@@ -58,14 +59,16 @@ struct ControlHandler: Sendable {
             let verdict = Self.verdict(record, environment: environment.environmentName)
             if verdict.outcome == .rejected {
                 return .error(
-                    ControlInterface.Error.reloadRejected, ["verdict": .object((try? JSONValue.parameters(of: verdict)) ?? [:])])
+                    ControlInterface.Error.reloadRejected,
+                    ["verdict": .object((try? JSONValue.parameters(of: verdict)) ?? [:])])
             }
             return VarlinkReply(parameters: ["verdict": .object((try? JSONValue.parameters(of: verdict)) ?? [:])])
         default:
             if call.interface == ControlInterface.name || call.interface == "org.varlink.service" {
                 return .error("org.varlink.service.MethodNotFound", ["method": .string(call.method)])
             }
-            return .error("org.varlink.service.InterfaceNotFound", ["interface": .string(call.interface ?? call.method)])
+            return .error(
+                "org.varlink.service.InterfaceNotFound", ["interface": .string(call.interface ?? call.method)])
         }
     }
 
@@ -146,7 +149,8 @@ struct ControlHandler: Sendable {
         do {
             return VarlinkReply(parameters: try JSONValue.parameters(of: record))
         } catch {
-            return .error(ControlInterface.Error.invalidMessage, ["reason": .string("cannot encode the reply: \(error)")])
+            return .error(
+                ControlInterface.Error.invalidMessage, ["reason": .string("cannot encode the reply: \(error)")])
         }
     }
 

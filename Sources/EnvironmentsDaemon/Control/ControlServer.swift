@@ -55,6 +55,8 @@ final class ControlServer: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let done = Mutex<CheckedContinuation<Void, Never>?>(nil)
     private let exited = Atomic<Bool>(false)
+    /// Whether ``run()`` started serving (which then closes the listener and removes the socket).
+    private let served = Atomic<Bool>(false)
 
     /// Binds the socket (replacing a stale one left by a crash). Call ``run()`` to serve.
     init(configuration: ControlSocketConfiguration, path: String, handler: ControlHandler, logger: Logger) throws {
@@ -78,10 +80,15 @@ final class ControlServer: Sendable {
         // Here, not when serving ends: a handler still running may wake the thread after that.
         close(wakeRead)
         close(wakeWrite)
+        if !served.load(ordering: .acquiring) {
+            close(listener)
+            unlink(path)
+        }
     }
 
     /// Serves until the task is cancelled, then closes every connection and removes the socket.
     func run() async {
+        served.store(true, ordering: .releasing)
         let thread = Thread { [self] in
             serve()
             exited.store(true, ordering: .releasing)
@@ -128,7 +135,10 @@ final class ControlServer: Sendable {
         while !stopped.load(ordering: .acquiring) {
             // A connection whose peer is gone waits, unpolled, for its call in progress to end.
             let order = connections.keys.filter { !connections[$0]!.gone }
-            var entries = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            var entries = [
+                pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+            ]
             for identifier in order {
                 let connection = connections[identifier]!
                 var events: Int16 = 0
@@ -144,7 +154,9 @@ final class ControlServer: Sendable {
                 return
             }
             if entries[1].revents != 0 { drainWakeups() }
-            for (identifier, reply) in finished.withLock({ list in defer { list = [] }; return list }) {
+            for (identifier, reply) in finished.withLock({ list in
+                defer { list = [] }; return list
+            }) {
                 guard let connection = connections[identifier] else { continue }
                 connection.busy = false
                 connection.lastActivity = .now

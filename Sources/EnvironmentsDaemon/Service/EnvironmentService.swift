@@ -1,7 +1,7 @@
 import Environments
 import EnvironmentsControl
-import Foundation
 import FileWatching
+import Foundation
 import Logging
 import ServiceLifecycle
 import SystemdSupport
@@ -82,6 +82,8 @@ public struct EnvironmentService: Service, CustomStringConvertible {
         let reloader = self.reloader
         let notifyReady = configuration.notifyReady
         await reloader.start()
+        // Bound before READY=1, so that whoever waits for readiness can ask at once.
+        let controlServer = makeControlServer()
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 if configuration.watchFiles, let watcher = makeWatcher() {
@@ -117,8 +119,8 @@ public struct EnvironmentService: Service, CustomStringConvertible {
                         }
                     }
                 }
-                if let server = makeControlServer() {
-                    group.addTask { await server.run() }
+                if let controlServer {
+                    group.addTask { await controlServer.run() }
                 }
                 if configuration.watchdog {
                     group.addTask { await Watchdog(notifier: SystemdNotifier(logger: logger)).run() }

@@ -1,0 +1,349 @@
+import Environments
+import EnvironmentsControl
+import EnvironmentsDaemon
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The control socket of an `EnvironmentService` running in this process, asked over a real
+/// unix socket: by `VarlinkClient`, by raw bytes, and by `envctl` run as another user.
+@Suite("control socket", .serialized, .timeLimit(.minutes(2)))
+struct ControlSocketTests {
+    static func plist(_ greeting: String, password: String = "${credential:db-password}") -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0"><dict>
+        <key>Common</key><dict>
+          <key>Greeting</key><string>\(greeting)</string>
+          <key>ListenPort</key><integer>8080</integer>
+          <key>Database</key><dict><key>Password</key><string>\(password)</string></dict>
+        </dict>
+        <key>Production</key><dict/>
+        <key>RestartRequired</key><array><string>ListenPort</string></array>
+        </dict></plist>
+        """
+    }
+
+    /// A configuration directory (world-readable, so another user's envctl can reach the socket).
+    final class Fixture: Sendable {
+        let root: String
+        var socket: String { root + "/run/configuration.varlink" }
+        var mainFile: String { root + "/etc/Environments.plist" }
+
+        init() throws {
+            root = "/tmp/control-\(UUID().uuidString.prefix(8))"
+            for directory in ["etc", "run", "credentials"] {
+                try FileManager.default.createDirectory(
+                    atPath: root + "/" + directory, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o755])
+            }
+            try "hunter2".write(toFile: root + "/credentials/db-password", atomically: true, encoding: .utf8)
+            try write(ControlSocketTests.plist("hello"))
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: root) }
+
+        func write(_ text: String) throws {
+            try text.write(toFile: mainFile + ".tmp", atomically: false, encoding: .utf8)
+            guard rename(mainFile + ".tmp", mainFile) == 0 else { throw POSIXError(.EIO) }
+        }
+
+        func environment() throws -> Environment {
+            try Environment(
+                options: EnvironmentOptions(
+                    applicationName: "control-tests", environment: "Production", configDirectory: root + "/etc",
+                    processEnvironment: ["CREDENTIALS_DIRECTORY": root + "/credentials"]))
+        }
+
+        func service(_ environment: Environment, configure: (inout ControlSocketConfiguration) -> Void = { _ in })
+            -> EnvironmentService
+        {
+            var configuration = EnvironmentService.Configuration()
+            configuration.watchFiles = false
+            configuration.stateFile = nil
+            configuration.watchdog = false
+            configuration.levelControl = nil
+            configuration.journalOutput = .stderrWithPriorityPrefix
+            configuration.controlSocket = ControlSocketConfiguration(path: socket)
+            configure(&configuration.controlSocket)
+            return EnvironmentService(
+                environment: environment, reloadSignals: nil, configuration: configuration,
+                logger: Logger(label: "control-tests"))
+        }
+    }
+
+    /// Runs `service` while `body` runs; the socket is served once `READY=1` would go out.
+    static func whileRunning<Result: Sendable>(
+        _ service: EnvironmentService, _ body: @Sendable () async throws -> Result
+    ) async throws -> Result {
+        try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask {
+                try await service.run()
+                return nil
+            }
+            await service.reloader.waitUntilReady()
+            let result = try await body()
+            group.cancelAll()
+            return result
+        }
+    }
+
+    static func call(_ socket: String, _ method: String, _ parameters: [String: JSONValue] = [:]) async throws
+        -> VarlinkReply
+    {
+        try await onThread {
+            try VarlinkClient(path: socket, timeout: .seconds(20)).call(
+                VarlinkCall(method: method, parameters: parameters))
+        }
+    }
+
+    @Test("Describe, Get, Check and Reload answer from the running daemon; org.varlink.service introspects")
+    func methods() async throws {
+        let fixture = try Fixture()
+        let environment = try fixture.environment()
+        try await Self.whileRunning(fixture.service(environment)) {
+            let info = try await Self.call(fixture.socket, "org.varlink.service.GetInfo")
+            #expect(
+                info.parameters?["interfaces"]
+                    == .array([.string("org.varlink.service"), .string(ControlInterface.name)]))
+            let interface = try await Self.call(
+                fixture.socket, "org.varlink.service.GetInterfaceDescription",
+                ["interface": .string(ControlInterface.name)])
+            #expect(interface.parameters?["description"]?.stringValue == ControlInterface.description)
+
+            let described = try await JSONValue.record(
+                DescribeReply.self, from: Self.call(fixture.socket, ControlInterface.Method.describe).parameters)
+            #expect(described.environment == "Production")
+            #expect(described.generation == 1)
+            #expect(described.files == [fixture.mainFile])
+            let password = try #require(described.settings.first { $0.key == "Database.Password" })
+            #expect(password.secret && password.value == nil)
+            #expect(described.settings.first { $0.key == "Greeting" }?.value == "hello")
+            #expect(described.settings.first { $0.key == "Greeting" }?.source.section == "Common")
+
+            let secret = try await Self.call(
+                fixture.socket, ControlInterface.Method.get,
+                ["key": .string("Database.Password"), "showSecrets": .bool(true)])
+            #expect(secret.parameters?["setting"]?.objectValue?["value"] == .string("hunter2"))
+            let missing = try await Self.call(fixture.socket, ControlInterface.Method.get, ["key": .string("Nope")])
+            #expect(missing.error == ControlInterface.Error.noSuchSetting)
+
+            // Check builds what is on disk without applying it.
+            try fixture.write(Self.plist("checked"))
+            let check = try await JSONValue.record(
+                CheckReply.self, from: Self.call(fixture.socket, ControlInterface.Method.check).parameters)
+            #expect(check.changedKeys == ["Greeting"])
+            #expect(environment.string("Greeting") == "hello")
+
+            // Reload applies it and answers with the verdict.
+            let reload = try await Self.call(fixture.socket, ControlInterface.Method.reload)
+            let verdict = try JSONValue.record(
+                ReloadVerdictRecord.self, from: reload.parameters?["verdict"]?.objectValue)
+            #expect(verdict.outcome == .applied)
+            #expect(verdict.changedKeys == ["Greeting"])
+            #expect(verdict.generation == 2)
+            #expect(verdict.trigger == "api")
+            #expect(environment.string("Greeting") == "checked")
+
+            // A rejected reload is an error with the verdict, and Describe then reports it.
+            try fixture.write("<plist><dict><key>Common</key>\n<dict>\n<strin>oops</string></dict></dict></plist>")
+            let rejected = try await Self.call(fixture.socket, ControlInterface.Method.reload)
+            #expect(rejected.error == ControlInterface.Error.reloadRejected)
+            let error = rejected.parameters?["verdict"]?.objectValue?["error"]?.objectValue
+            #expect(error?["file"] == .string(fixture.mainFile))
+            #expect(error?["line"] == .int(3))
+            #expect(error?["code"] == .string("malformedFile"))
+            let checkBad = try await Self.call(fixture.socket, ControlInterface.Method.check)
+            #expect(checkBad.error == ControlInterface.Error.configurationRejected)
+            let after = try await JSONValue.record(
+                DescribeReply.self, from: Self.call(fixture.socket, ControlInterface.Method.describe).parameters)
+            #expect(after.generation == 2)
+            #expect(after.lastReload?.outcome == .rejected)
+            #expect(after.lastReload?.error?.line == 3)
+            #expect(after.settings.first { $0.key == "Greeting" }?.value == "checked")
+
+            let unknown = try await Self.call(fixture.socket, "\(ControlInterface.name).Explode")
+            #expect(unknown.error == "org.varlink.service.MethodNotFound")
+            let otherInterface = try await Self.call(fixture.socket, "com.example.Thing.Do")
+            #expect(otherInterface.error == "org.varlink.service.InterfaceNotFound")
+        }
+        #expect(!FileManager.default.fileExists(atPath: fixture.socket), "the socket is removed on a clean stop")
+    }
+
+    @Test(
+        "another user may describe (secrets redacted) but not reload, check or see secrets", .enabled(if: getuid() == 0)
+    )
+    func permissions() async throws {
+        let fixture = try Fixture()
+        let environment = try fixture.environment()
+        try await Self.whileRunning(fixture.service(environment)) {
+            func asNobody(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+                try await onThread { try asNobodyBlocking(arguments) }
+            }
+            @Sendable func asNobodyBlocking(_ arguments: [String]) throws -> (status: Int32, output: String) {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+                process.arguments =
+                    ["--reuid=65534", "--regid=65534", "--clear-groups", BuiltProducts.envctl]
+                    + arguments + ["--socket", fixture.socket]
+                let pipe = Pipe()
+                process.standardOutput = pipe
+                process.standardError = pipe
+                try process.run()
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+            }
+            let shown = try await asNobody(["show"])
+            #expect(shown.status == 0, "\(shown.output)")
+            #expect(shown.output.contains("Database.Password = <redacted>"))
+            #expect(!shown.output.contains("hunter2"))
+            for arguments in [
+                ["reload"], ["check"], ["show", "--show-secrets"], ["get", "Database.Password", "--show-secrets"],
+            ] {
+                let denied = try await asNobody(arguments)
+                #expect(denied.status == 1, "\(arguments): \(denied.output)")
+                #expect(denied.output.contains("permission denied"), "\(arguments): \(denied.output)")
+                #expect(!denied.output.contains("hunter2"))
+            }
+            #expect(environment.generation == 1)
+            // Root (this process) may.
+            let root = try await Self.call(fixture.socket, ControlInterface.Method.reload)
+            #expect(root.error == nil)
+        }
+    }
+
+    /// Raw bytes to the socket; returns what came back before the daemon closed the connection.
+    static func exchange(_ socket: String, _ bytes: [UInt8], timeout: Duration = .seconds(10)) async throws -> (
+        reply: String, closed: Bool
+    ) {
+        try await onThread { try exchangeBlocking(socket, bytes, timeout: timeout) }
+    }
+
+    static func exchangeBlocking(_ socket: String, _ bytes: [UInt8], timeout: Duration) throws -> (
+        reply: String, closed: Bool
+    ) {
+        let descriptor = UnixSocket.makeStreamSocket()
+        defer { close(descriptor) }
+        guard let address = UnixSocket.address(socket), UnixSocket.connect(descriptor, to: address) == 0 else {
+            throw POSIXError(.ECONNREFUSED)
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes {
+                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            if written <= 0 { break }  // The daemon may close before it has read everything.
+            offset += written
+        }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, UnixSocket.millisecondsLeft(until: deadline)) > 0 else { break }
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { return (String(decoding: received, as: UTF8.self), true) }
+            received += buffer[..<count]
+        }
+        return (String(decoding: received, as: UTF8.self), false)
+    }
+
+    @Test("bad input gets an error and the connection closed; the daemon keeps answering")
+    func badInput() async throws {
+        let fixture = try Fixture()
+        let environment = try fixture.environment()
+        let service = fixture.service(environment) { $0.maximumMessageSize = 1024 }
+        try await Self.whileRunning(service) {
+            let malformed = try await Self.exchange(fixture.socket, Array("{\"method\": \u{0}".utf8))
+            #expect(malformed.closed)
+            #expect(malformed.reply.contains(ControlInterface.Error.invalidMessage))
+            let notACall = try await Self.exchange(fixture.socket, Array("[1,2,3]\u{0}".utf8))
+            #expect(notACall.closed && notACall.reply.contains(ControlInterface.Error.invalidMessage))
+            let huge = try await Self.exchange(fixture.socket, [UInt8](repeating: UInt8(ascii: "a"), count: 100_000))
+            #expect(huge.closed)
+            #expect(huge.reply.contains("larger than 1024 bytes"))
+            // Several calls in one write are answered in order.
+            let call = try VarlinkCoding.encode(
+                VarlinkCall(method: ControlInterface.Method.get, parameters: ["key": .string("Greeting")]))
+            let pipelined = try await Self.exchange(fixture.socket, call + call + call, timeout: .milliseconds(500))
+            #expect(pipelined.reply.split(separator: "\u{0}").count == 3)
+            #expect(
+                try await Self.call(fixture.socket, ControlInterface.Method.get, ["key": .string("Greeting")]).error
+                    == nil)
+        }
+    }
+
+    @Test("connections are bounded and idle ones closed; a stuck client does not hold up reloads")
+    func limits() async throws {
+        let fixture = try Fixture()
+        let environment = try fixture.environment()
+        let service = fixture.service(environment) {
+            $0.maximumConnections = 4
+            $0.idleTimeout = .milliseconds(300)
+        }
+        try await Self.whileRunning(service) {
+            // Four clients that connect and say nothing (one sends half a call).
+            var silent: [Int32] = []
+            defer { silent.forEach { close($0) } }
+            for index in 0..<4 {
+                let descriptor = UnixSocket.makeStreamSocket()
+                #expect(UnixSocket.connect(descriptor, to: UnixSocket.address(fixture.socket)!) == 0)
+                if index == 0 { _ = send(descriptor, "{\"meth", 6, Int32(MSG_NOSIGNAL)) }
+                silent.append(descriptor)
+            }
+            // While they hold every slot, a reload through the environment is not held up.
+            try fixture.write(Self.plist("meanwhile"))
+            #expect(await service.reloader.reload(trigger: .signal).outcome == .applied)
+            // The fifth is refused at once.
+            let refused = try await Self.exchange(fixture.socket, Array("{}\u{0}".utf8), timeout: .seconds(5))
+            #expect(refused.closed && refused.reply.isEmpty)
+            // Once the idle ones are closed, calls are answered again.
+            for descriptor in silent {
+                var buffer = [UInt8](repeating: 0, count: 16)
+                var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                #expect(poll(&entry, 1, 10_000) == 1)
+                #expect(recv(descriptor, &buffer, buffer.count, 0) == 0, "closed by the daemon")
+            }
+            #expect(
+                try await Self.call(fixture.socket, ControlInterface.Method.get, ["key": .string("Greeting")]).error
+                    == nil)
+        }
+    }
+
+    @Test("a stale socket left by a crash is replaced; a live one is not taken over")
+    func staleSocket() async throws {
+        let fixture = try Fixture()
+        // A socket file nobody listens on: what a killed daemon leaves.
+        let stale = UnixSocket.makeStreamSocket()
+        var address = UnixSocket.address(fixture.socket)!
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        #expect(bound == 0)
+        close(stale)
+        let environment = try fixture.environment()
+        try await Self.whileRunning(fixture.service(environment)) {
+            #expect(try await Self.call(fixture.socket, ControlInterface.Method.describe).error == nil)
+            // A second service on the same path does not steal the first one's socket.
+            let second = fixture.service(try fixture.environment())
+            try await Self.whileRunning(second) {}
+            #expect(try await Self.call(fixture.socket, ControlInterface.Method.describe).error == nil)
+        }
+    }
+}
+
+/// Runs blocking work (socket calls, child processes) on a thread of its own, so that it never
+/// occupies one of the few threads that run the daemon's tasks in this process.
+func onThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Swift.Result { try body() }) }.start()
+    }
+}
