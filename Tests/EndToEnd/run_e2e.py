@@ -91,6 +91,7 @@ SCENARIOS = [
     ("7", "watchdog; restart-only key pending"),
     ("8", "plist drop-in; unit drop-in selects Staging"),
     ("9", "stop: STOPPING=1, clean exit"),
+    ("10", "built-in configuration: systemctl reload through the control socket"),
 ]
 
 VERBOSE = False
@@ -782,6 +783,7 @@ MALFORMED = b"""<?xml version="1.0" encoding="UTF-8"?>
 def scenario_4(h, s):
     main_pid = h.main_pid
     generation = h.generation
+    running_host = h.container.run(["envctl", "get", "APIHost", "--app-name", "example-daemon"]).stdout.strip()
     mark = h.cursor()
     h.container.write_atomic(MAIN_FILE, MALFORMED)
     result = h.systemctl("reload", h.unit)
@@ -814,6 +816,33 @@ def scenario_4(h, s):
     s.check(h.status_text().startswith(h.expected_status()), f"StatusText keeps generation {generation}: {h.status_text()!r}")
     state = h.state() or {}
     s.equal(state.get("generation"), generation, "state file generation after the rejected reload")
+    # Asked over its control socket, the daemon shows what it runs with, and the rejection.
+    shown = h.container.run(["envctl", "show", "--app-name", "example-daemon"])
+    s.equal(shown.returncode, 0, f"envctl show --app-name after the rejected reload ({shown.stderr.strip()})")
+    s.check(f"# environment {h.environment}, generation {generation}" in shown.stdout,
+            f"envctl show: the daemon's generation {generation}: {shown.stdout.splitlines()[:3]}")
+    s.check(any(line.startswith("# last reload") and "rejected" in line and MAIN_FILE in line for line in shown.stdout.splitlines()),
+            f"envctl show reports the rejection with the file: {shown.stdout.splitlines()[:3]}")
+    s.check(bool(running_host) and any(line.startswith("APIHost ") and f"= {running_host} " in line for line in shown.stdout.splitlines()),
+            f"envctl show: APIHost is still the value the daemon runs with ({running_host!r})")
+    described = h.container.run(["envctl", "show", "--json", "--app-name", "example-daemon"])
+    try:
+        last = json.loads(described.stdout).get("lastReload") or {}
+    except ValueError:
+        last = {}
+    s.equal((last.get("outcome"), (last.get("error") or {}).get("file")), ("rejected", MAIN_FILE),
+            "envctl show --json: lastReload rejected, naming the file")
+    if h.c.version >= 255:
+        socket = "/run/example-daemon/configuration.varlink"
+        introspect = h.container.run(["varlinkctl", "introspect", socket, "io.swiftenvironments.Configuration"])
+        s.check(introspect.returncode == 0 and "method Reload" in introspect.stdout,
+                f"varlinkctl introspect shows the interface (exit {introspect.returncode}, {introspect.stderr.strip()!r})")
+        info = h.container.run(["varlinkctl", "info", socket])
+        s.check(info.returncode == 0 and "io.swiftenvironments.Configuration" in info.stdout,
+                f"varlinkctl info lists the interface (exit {info.returncode}, {info.stderr.strip()!r})")
+        called = h.container.run(["varlinkctl", "call", socket, "io.swiftenvironments.Configuration.Reload", "{}"])
+        s.check(called.returncode != 0 and "ReloadRejected" in called.stdout + called.stderr,
+                f"varlinkctl call Reload of the malformed file fails with ReloadRejected (exit {called.returncode}: {(called.stdout + called.stderr).strip()[:300]!r})")
     s.check(not [e for e in h.daemon_entries(mark) if first(e, "MESSAGE_ID") == APPLIED_ID or (first(e, "MESSAGE") or "").startswith("APIBaseUrl=")],
             "nothing was applied from the malformed file")
     # Fixed, and reloaded.
@@ -822,6 +851,15 @@ def scenario_4(h, s):
     h.expect_api_host("api3.example.com")
     h.reload_expecting(s, "fixed file", ["APIBaseUrl", "APIHost"])
     s.equal(h.status_text(), h.expected_status(), "StatusText no longer mentions the rejection")
+    if h.c.version >= 255:
+        called = h.container.run(["varlinkctl", "call", "/run/example-daemon/configuration.varlink",
+                                  "io.swiftenvironments.Configuration.Reload", "{}"])
+        try:
+            verdict = json.loads(called.stdout).get("verdict") or {}
+        except ValueError:
+            verdict = {}
+        s.equal((called.returncode, verdict.get("outcome"), verdict.get("generation")), (0, "unchanged", h.generation),
+                f"varlinkctl call Reload answers with the verdict ({called.stderr.strip()!r})")
     s.check(h.wait_message(h.cursor_before, h.start_line()) is not None, f"the fixed value in the journal: {h.start_line()!r}")
     h.check_applied_entry(s, h.wait_applied(h.cursor_before, h.generation), h.generation, ["APIBaseUrl", "APIHost"])
 
@@ -1002,9 +1040,35 @@ def scenario_9(h, s):
     s.check(h.wait_message(mark, "stopped") is not None, "the daemon logged 'stopped'")
 
 
+def scenario_10(h, s):
+    """A daemon with no configuration files runs on its built-in configuration; `systemctl
+    reload` (ExecReload=envctl reload) asks it over its control socket and succeeds."""
+    unit = "builtin-e2e.service"
+    started = h.container.run([
+        "systemd-run", "--unit", unit, "-p", "Type=notify", "-p", "RuntimeDirectory=builtin-e2e",
+        "-p", "ExecReload=/usr/local/bin/envctl reload --pid $MAINPID",
+        "/usr/local/bin/example-daemon", "--config-dir", "/nonexistent/builtin-e2e"])
+    if not s.check(started.returncode == 0, f"systemd-run of a daemon without files ({started.stderr.strip()!r})"):
+        return
+    try:
+        reload = h.systemctl("reload", unit)
+        s.equal(reload.returncode, 0, f"systemctl reload of the built-in configuration daemon ({reload.stderr.strip()!r})")
+        said = h.container.run(["journalctl", "-u", unit, "-o", "cat", "SYSLOG_IDENTIFIER=envctl", "--no-pager"]).stdout
+        s.check("reloaded: configuration unchanged, generation 1" in said, f"envctl reload's verdict in the journal: {said.strip()!r}")
+        shown = h.container.run(["envctl", "show", "--app-name", "builtin-e2e"])
+        s.check(shown.returncode == 0 and "# files: (built-in configuration)" in shown.stdout,
+                f"envctl show --app-name asks the daemon: {shown.stdout.splitlines()[:2]} {shown.stderr.strip()!r}")
+        checked = h.container.run(["envctl", "check", "--app-name", "builtin-e2e"])
+        s.check(checked.returncode == 0 and checked.stdout.startswith("OK:"), f"envctl check through the daemon: {checked.stdout.strip()!r} {checked.stderr.strip()!r}")
+    finally:
+        h.systemctl("stop", unit)
+    s.check(h.container.run(["test", "-e", "/run/builtin-e2e/configuration.varlink"]).returncode != 0,
+            "the control socket is gone after the stop")
+
+
 SCENARIO_FUNCTIONS = {
     "1": scenario_1, "2": scenario_2, "3": scenario_3, "4": scenario_4, "5": scenario_5,
-    "6": scenario_6, "7": scenario_7, "8": scenario_8, "9": scenario_9,
+    "6": scenario_6, "7": scenario_7, "8": scenario_8, "9": scenario_9, "10": scenario_10,
 }
 
 

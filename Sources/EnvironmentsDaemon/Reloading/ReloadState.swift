@@ -1,13 +1,12 @@
 import Environments
 import Foundation
 
-/// What a running daemon publishes about its configuration and its last reload, so that a
-/// reload command (`envctl reload`, used as `ExecReload=`) can wait for the daemon's verdict.
+/// What a running daemon publishes in a file about its configuration and its last reload, for
+/// scripts and monitoring that read files (the control socket answers the same questions).
 ///
 /// The daemon rewrites the file atomically (write a temporary file, then rename it over) at
-/// start and after every reload attempt. A reload command notes `CLOCK_MONOTONIC`, sends
-/// `SIGHUP`, and waits for a ``LastReload`` whose ``LastReload/startedMonotonicMicroseconds``
-/// is not earlier: that reload read the files after the signal was sent.
+/// start and after every reload attempt. ``LastReload/startedMonotonicMicroseconds`` tells a
+/// reader that signalled the daemon whether a reload started after its signal.
 public struct ReloadState: Codable, Sendable, Hashable {
     /// The daemon's process id.
     public var pid: Int32

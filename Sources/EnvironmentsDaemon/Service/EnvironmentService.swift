@@ -26,8 +26,9 @@ public struct EnvironmentService: Service, CustomStringConvertible {
         public var watchFiles: Bool = true
         /// Quiet time that ends a burst of file events.
         public var debounce: Duration = .milliseconds(50)
-        /// Where to publish the reload state for `envctl reload`;
-        /// `$RUNTIME_DIRECTORY/environment-state.json` by default.
+        /// Where to publish a JSON record of the configuration and the last reload, for scripts
+        /// and monitoring that read files; `$RUNTIME_DIRECTORY/environment-state.json` by
+        /// default, `nil` for none. `envctl` asks the control socket instead.
         public var stateFile: String? = ReloadState.defaultPath()
         /// Send `READY=1` when the service starts.
         public var notifyReady: Bool = true
