@@ -25,6 +25,7 @@ struct ProviderLiveTests {
         configuration.watchdog = false
         configuration.levelControl = nil
         configuration.journalOutput = .stderrWithPriorityPrefix
+        configuration.controlSocket = .disabled
         return EnvironmentService(
             environment: environment, reloadSignals: nil, configuration: configuration,
             logger: Logger(label: "provider-tests"))
