@@ -32,3 +32,5 @@ echo "== swift test"
 swift test --skip-build
 echo "== end-to-end tests under systemd"
 python3 Tests/EndToEnd/run_e2e.py
+echo "== end-to-end test of the Hummingbird example under systemd 257"
+python3 Tests/EndToEnd/run_hummingbird_e2e.py

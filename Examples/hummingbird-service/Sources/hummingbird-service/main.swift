@@ -1,0 +1,72 @@
+import Configuration
+import Environments
+import EnvironmentsConfiguration
+import EnvironmentsDaemon
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import SystemdSupport
+
+// First: a SIGHUP (systemctl reload) must never kill the service, even while it starts.
+let signals = await ReloadSignals.trap()
+LoggingSystem.bootstrap(JournalLogHandler.factory(identifier: "hummingbird-service"))
+let logger = Logger(label: "hummingbird-service")
+
+// Environments.plist in --config-dir, $CONFIGURATION_DIRECTORY or /etc/hummingbird-service/;
+// the environment from --environment, $APP_ENVIRONMENT or the build. Without any file the
+// service runs on its built-in configuration.
+var options = EnvironmentOptions.fromCommandLine()
+options.applicationName = "hummingbird-service"
+options.builtInConfiguration = [
+    "Common": [
+        "HTTP": ["host": "127.0.0.1", "port": 8080],
+        "Greeting": "Hello from the built-in configuration",
+    ],
+    "Debug": [:],
+    "Release": [:],
+]
+// The server binds once: a changed address waits for a restart (and is reported as pending).
+options.restartRequiredKeys = ["HTTP.host", "HTTP.port"]
+let environment: Environments.Environment  // Hummingbird has an `Environment` too (its environment variables)
+do {
+    environment = try Environments.Environment.bootstrap(options, logger: logger)
+} catch {
+    logger.critical("cannot load the configuration: \(error)")
+    exit(1)
+}
+
+// Every library that takes a ConfigReader reads the same, live configuration.
+let reader = ConfigReader(provider: EnvironmentProvider(environment: environment))
+
+let router = Router()
+// Read on every request: an applied reload shows in the next answer, without a restart.
+router.get("greeting") { _, _ -> String in
+    reader.string(forKey: "Greeting", default: "Hello")
+}
+router.get("config") { _, _ -> ServiceDescription in
+    // One snapshot: values from the same generation, even if a reload lands meanwhile.
+    let snapshot = reader.snapshot()
+    let current = environment.snapshot
+    return ServiceDescription(
+        environment: current.environmentName, generation: current.generation,
+        greeting: snapshot.string(forKey: "Greeting", default: "Hello"),
+        port: snapshot.scoped(to: "HTTP").int(forKey: "port", default: 8080))
+}
+
+let app = Application(
+    router: router,
+    configuration: ApplicationConfiguration(reader: reader.scoped(to: "HTTP")),
+    logger: logger)
+let service = EnvironmentService(environment: environment, reloadSignals: signals, logger: logger)
+let group = ServiceGroup(
+    services: [service, app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+try await group.run()
+
+/// What `GET /config` answers: never a secret.
+struct ServiceDescription: ResponseEncodable {
+    var environment: String
+    var generation: UInt64
+    var greeting: String
+    var port: Int
+}

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""End-to-end test of Examples/hummingbird-service under a real systemd 257.
+
+A Hummingbird 2 server that reads its listen address and its route answers through
+swift-configuration's ConfigReader over EnvironmentProvider, kept live by EnvironmentService,
+run as systemd/hummingbird-service.service (Type=notify-reload, hardened) in a Debian trixie
+container:
+
+  start        systemctl start returns active; StatusText names the environment, generation 1
+  request      GET /greeting on loopback answers the configured Greeting; /config agrees
+  file edit    an edit (temporary file + rename) is answered without a restart, same MainPID
+  reload       an edit + systemctl reload: when reload returns, the route answers the new value
+  port         a changed HTTP.port is reported as pending a restart; the old port still answers
+  stop         systemctl stop: inactive, Result=success, the control socket removed
+
+Reuses run_e2e.py's containers and root file systems. Python 3 standard library only.
+
+  sudo python3 Tests/EndToEnd/run_hummingbird_e2e.py [--binary PATH] [-v]
+"""
+
+import argparse
+import json
+import os
+import plistlib
+import secrets
+import shutil
+import subprocess
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run_e2e as e2e  # noqa: E402
+
+UNIT = "hummingbird-service.service"
+CONFIG_DIR = "/etc/hummingbird-service"
+MAIN_FILE = CONFIG_DIR + "/Environments.plist"
+SOCKET = "/run/hummingbird-service/configuration.varlink"
+
+
+def build():
+    scratch = os.path.join(e2e.ROOT, ".build-hummingbird-release")
+    command = ["swift", "build", "-c", "release", "--static-swift-stdlib", "--package-path",
+               os.path.join(e2e.ROOT, "Examples", "hummingbird-service"), "--scratch-path", scratch]
+    e2e.log("  " + " ".join(command[:6]) + " --package-path Examples/hummingbird-service --scratch-path .build-hummingbird-release")
+    result = subprocess.run(command, cwd=e2e.ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if result.returncode != 0:
+        print(result.stdout[-6000:])
+        raise RuntimeError(f"building hummingbird-service failed (exit {result.returncode})")
+    path = subprocess.run(command + ["--show-bin-path"], stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
+    return os.path.join(path, "hummingbird-service")
+
+
+class Run:
+    def __init__(self, container):
+        self.c = container
+        self.failures = []
+        self.passed = 0
+
+    def check(self, condition, message):
+        if condition:
+            self.passed += 1
+            e2e.debug(f"ok: {message}")
+        else:
+            self.failures.append(message)
+            e2e.log(f"    FAIL: {message}")
+        return condition
+
+    def systemctl(self, *arguments):
+        return self.c.run(["systemctl", *arguments], timeout=60)
+
+    def show(self, *properties):
+        out = self.systemctl("show", UNIT, *[f"--property={p}" for p in properties]).stdout
+        return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+
+    def get(self, port, path, timeout=2.0):
+        """GET on the container's loopback (its own network namespace), from the host's python."""
+        code = ("import sys, urllib.request\n"
+                f"r = urllib.request.urlopen('http://127.0.0.1:{port}{path}', timeout={timeout})\n"
+                "sys.stdout.write(r.read().decode())\n")
+        result = subprocess.run(["nsenter", "-t", str(self.c.pid), "-n", sys.executable, "-c", code],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout + 10)
+        return result.stdout if result.returncode == 0 else None
+
+    def wait_get(self, port, path, predicate, timeout=5.0):
+        deadline = time.monotonic() + timeout
+        answer = None
+        while time.monotonic() < deadline:
+            answer = self.get(port, path)
+            if answer is not None and predicate(answer):
+                return answer, True
+            time.sleep(0.05)
+        return answer, False
+
+    def write_plist(self, greeting, port):
+        with open(os.path.join(e2e.ROOT, "etc", "hummingbird-service", "Environments.plist"), "rb") as handle:
+            plist = plistlib.load(handle)
+        plist["Common"]["Greeting"] = greeting
+        plist["Common"]["HTTP"]["port"] = port
+        self.c.write_atomic(MAIN_FILE, plistlib.dumps(plist, fmt=plistlib.FMT_XML))
+
+
+def free_port():
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def scenario(run, port):
+    c = run.c
+    started = time.monotonic()
+    result = run.systemctl("start", UNIT)
+    run.check(result.returncode == 0, f"systemctl start exit status ({result.stderr.strip()!r})")
+    props = run.show("ActiveState", "SubState", "StatusText", "MainPID", "Type")
+    e2e.log(f"  started in {time.monotonic() - started:.2f} s: {props}")
+    run.check((props.get("ActiveState"), props.get("SubState")) == ("active", "running"), f"active/running: {props}")
+    run.check(props.get("StatusText") == "Environment Release, configuration generation 1", f"StatusText: {props.get('StatusText')!r}")
+    run.check(props.get("Type") == "notify-reload", f"Type: {props.get('Type')!r}")
+    main_pid = props.get("MainPID")
+
+    answer, ok = run.wait_get(port, "/greeting", lambda a: True)
+    run.check(ok and answer == "first greeting", f"GET /greeting answers the configured Greeting: {answer!r}")
+    config, _ = run.wait_get(port, "/config", lambda a: True)
+    try:
+        described = json.loads(config or "{}")
+    except ValueError:
+        described = {}
+    run.check(described == {"environment": "Release", "generation": 1, "greeting": "first greeting", "port": port},
+              f"GET /config: {config!r}")
+
+    # A file edit alone: the next answers have the new value, no restart.
+    run.write_plist("edited greeting", port)
+    answer, ok = run.wait_get(port, "/greeting", lambda a: a == "edited greeting")
+    run.check(ok, f"after a file edit, GET /greeting answers the new value without a restart: {answer!r}")
+    run.check(run.show("MainPID").get("MainPID") == main_pid, "same MainPID after the edit")
+
+    # An edit and systemctl reload at once: when reload returns, the value is served.
+    run.write_plist("reloaded greeting", port)
+    result = run.systemctl("reload", UNIT)
+    answer = run.get(port, "/greeting")
+    run.check(result.returncode == 0, f"systemctl reload exit status ({result.stderr.strip()!r})")
+    run.check(answer == "reloaded greeting", f"right after systemctl reload returned, GET /greeting: {answer!r}")
+    status = run.show("StatusText").get("StatusText", "")
+    run.check(status.startswith("Environment Release, configuration generation "), f"StatusText after the reload: {status!r}")
+
+    # The listen port is restart-only: reported as pending; the server stays where it is.
+    other = free_port()
+    mark = c.run(["journalctl", "--show-cursor", "-n", "0", "--no-pager"]).stdout.strip().split("cursor: ")[-1]
+    run.write_plist("reloaded greeting", other)
+    deadline, pending = time.monotonic() + 5, []
+    while time.monotonic() < deadline and not pending:
+        out = c.run(["journalctl", "-u", UNIT, "--after-cursor", mark, "-o", "json", "--no-pager",
+                     f"MESSAGE_ID={e2e.PENDING_ID}"]).stdout
+        pending = [json.loads(line) for line in out.splitlines() if line.strip()]
+        time.sleep(0.1)
+    field = e2e.first(pending[0], "CONFIG_PENDING_RESTART") if pending else None
+    run.check(field == f"HTTP.port={other}", f"pending-restart entry (MESSAGE_ID={e2e.PENDING_ID}) names HTTP.port={other}: {field!r}")
+    answer = run.get(port, "/greeting")
+    run.check(answer == "reloaded greeting", f"the old port {port} still answers: {answer!r}")
+    run.check(run.get(other, "/greeting", timeout=0.5) is None, f"nothing listens on the new port {other} before a restart")
+    shown = c.run(["envctl", "show", "--app-name", "hummingbird-service"])
+    run.check(shown.returncode == 0 and f"(pending restart: {other} after restart)" in shown.stdout,
+              f"envctl show marks HTTP.port pending: {[l for l in shown.stdout.splitlines() if l.startswith('HTTP.port')]} {shown.stderr.strip()!r}")
+
+    result = run.systemctl("stop", UNIT)
+    props = run.show("ActiveState", "Result")
+    run.check(result.returncode == 0 and props.get("ActiveState") == "inactive" and props.get("Result") == "success",
+              f"systemctl stop: {props} ({result.stderr.strip()!r})")
+    run.check(c.run(["test", "-e", SOCKET]).returncode != 0, "the control socket is removed on stop")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", help="a static release build of hummingbird-service (default: build it)")
+    parser.add_argument("--envctl", help="a static release build of envctl (default: .build-release/release/envctl, else build it)")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    arguments = parser.parse_args()
+    e2e.VERBOSE = arguments.verbose
+    e2e.check_prerequisites(need_swift=arguments.binary is None)
+    started = time.monotonic()
+    e2e.log("Building ...")
+    binary = arguments.binary or build()
+    envctl = arguments.envctl or os.path.join(e2e.ROOT, ".build-release", "release", "envctl")
+    if not os.path.exists(envctl):
+        envctl = os.path.join(e2e.build_binaries(), "envctl")
+    lower = e2e.ensure_rootfs("trixie")
+    container = e2e.Container(f"e2e-hummingbird-{os.getpid()}", lower)
+    run = None
+    try:
+        container.prepare()
+        root = container.root
+
+        def place(source, destination, mode):
+            target = os.path.join(root, destination.lstrip("/"))
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.copyfile(source, target)
+            os.chmod(target, mode)
+
+        place(binary, "/usr/local/bin/hummingbird-service", 0o755)
+        place(envctl, "/usr/local/bin/envctl", 0o755)
+        place(os.path.join(e2e.ROOT, "systemd", "hummingbird-service.service"), f"/etc/systemd/system/{UNIT}", 0o644)
+        place(os.path.join(e2e.ROOT, "systemd", "environments.catalog"), "/usr/lib/systemd/catalog/environments.catalog", 0o644)
+        os.makedirs(os.path.join(root, CONFIG_DIR.lstrip("/")), exist_ok=True)
+        container.boot()
+        run = Run(container)
+        port = free_port()
+        run.write_plist("first greeting", port)
+        scenario(run, port)
+    except Exception:
+        traceback.print_exc()
+        if run is None:
+            run = Run(container)
+        run.failures.append("the scenario aborted")
+    finally:
+        if run and run.failures and container.pid:
+            e2e.log(container.run(["journalctl", "-u", UNIT, "--no-pager", "-n", "40"]).stdout)
+        container.shutdown()
+    e2e.log("=" * 100)
+    e2e.log(f"hummingbird-service under systemd 257: {run.passed} checks passed, {len(run.failures)} failed "
+            f"({time.monotonic() - started:.0f} s)")
+    for failure in run.failures:
+        e2e.log(f"  FAILED: {failure}")
+    sys.exit(1 if run.failures else 0)
+
+
+if __name__ == "__main__":
+    main()
