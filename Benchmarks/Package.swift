@@ -16,6 +16,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // Needed by swift-configuration's Reloading trait. Named here because swift-environments
+        // depends on swift-configuration without traits, and SwiftPM 6.3 then fails to add the
+        // trait's dependencies while resolving ("exhausted attempts ... 'swift-metrics'").
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.7.0"),
     ],
     targets: [
         // glibc's count of heap bytes in use, which Swift's Glibc module does not export.
@@ -26,6 +30,7 @@ let package = Package(
                 "CHeapUsage",
                 .product(name: "Environments", package: "swift-environments"),
                 .product(name: "EnvironmentsDaemon", package: "swift-environments"),
+                .product(name: "EnvironmentsConfiguration", package: "swift-environments"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

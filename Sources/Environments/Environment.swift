@@ -174,6 +174,16 @@ public final class Environment: ConfigurationReading, Sendable {
         store.withCurrent { $0.entries[key] }
     }
 
+    /// The value at a key path and whether it is secret, from the current snapshot, without
+    /// copying its source: the swift-configuration provider's hot path.
+    @inline(__always)
+    package func valueAndSecrecy(forKey key: String) -> (value: SettingValue, isSecret: Bool)? {
+        store.withCurrent { snapshot in
+            guard let value = snapshot.valuesByKey[key] else { return nil }
+            return (value, !snapshot.secretPaths.isEmpty && snapshot.secretPaths.contains(key))
+        }
+    }
+
     /// The raw value at a key path from the current snapshot (see ``ConfigurationReading/fetch(_:)``).
     @inline(__always)
     public func fetch(_ key: String) -> Any? {

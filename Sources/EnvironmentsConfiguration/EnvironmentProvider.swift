@@ -92,10 +92,17 @@ extension EnvironmentProvider: ConfigProvider {
     /// - Throws: `EnvironmentError` with code `typeMismatch` when the value
     ///   cannot be read as `type`.
     public func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
-        // One lookup in the current snapshot, without retaining the snapshot itself.
+        // One lookup in the current snapshot's value table, without retaining the snapshot or
+        // copying the value's source; the source is looked up only to explain a mismatch.
         let path = Self.path(of: key)
-        return try Self.lookup(
-            path, as: type, configured: environment.configuredValue(forKey: path), in: environment.environmentName)
+        guard let (value, isSecret) = environment.valueAndSecrecy(forKey: path) else {
+            return LookupResult(encodedKey: path, value: nil)
+        }
+        if case .dictionary = value { return LookupResult(encodedKey: path, value: nil) }
+        if let content = value.configContent(as: type) {
+            return LookupResult(encodedKey: path, value: ConfigValue(content, isSecret: isSecret))
+        }
+        return try Self.lookup(path, as: type, in: environment.snapshot)
     }
 
     /// The current value of a key, as ``value(forKey:type:)`` returns it.

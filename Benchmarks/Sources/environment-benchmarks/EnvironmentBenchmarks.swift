@@ -11,7 +11,7 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
         discussion: "Build with -c release. Progress goes to standard error; the results to standard output.")
 
     enum Part: String, CaseIterable, ExpressibleByArgument {
-        case lookup, reload, cold, memory
+        case lookup, reload, cold, memory, interop
     }
 
     @Flag(help: "Print one JSON object instead of a table.")
@@ -66,9 +66,26 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
         }
         if selected.contains(.reload) {
             let benchmark = ReloadLatencyBenchmark(changes: changes, defaultPollChanges: defaultPollChanges)
-            for contender in ReloadLatencyBenchmark.Contender.allCases {
+            for contender in ReloadLatencyBenchmark.Contender.reloadPart {
                 report.reloads.append(try await benchmark.run(contender, progress: progress))
             }
+        }
+        if selected.contains(.interop) {
+            var interop = InteropBenchmark.Results()
+            (interop.oursProvider, interop.swiftConfigurationFile) = try await LookupBenchmark().runThroughReaders(
+                progress: progress)
+            let benchmark = ReloadLatencyBenchmark(changes: changes, defaultPollChanges: defaultPollChanges)
+            for contender in [
+                ReloadLatencyBenchmark.Contender.oursProvider, .swiftConfiguration100ms, .swiftConfigurationDefault,
+            ] {
+                // The reload part measured the peer's watch the same way: do not wait for it twice.
+                if let measured = report.reloads.first(where: { $0.contender == contender }) {
+                    interop.watches.append(measured)
+                } else {
+                    interop.watches.append(try await benchmark.run(contender, progress: progress))
+                }
+            }
+            report.interop = interop
         }
         // Memory before the cold loads, whose 100,000-key files grow the heap for good.
         if selected.contains(.memory) {

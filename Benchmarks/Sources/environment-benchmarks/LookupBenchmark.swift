@@ -1,6 +1,7 @@
 import ArgumentParser
 import Configuration
 import Environments
+import EnvironmentsConfiguration
 import Foundation
 import Synchronization
 import SystemPackage
@@ -33,18 +34,19 @@ struct LookupBenchmark {
     /// What `--profile` runs.
     enum Kind: String, CaseIterable, ExpressibleByArgument, Sendable {
         case dictionary, fetch, string, swiftConfiguration = "swift-configuration"
+        case oursProvider = "ours-provider"
     }
 
     /// The files, the bootstrapped `Environment.shared` and the peer's reader over the same
     /// settings.
-    private struct Contenders {
+    struct Contenders {
         let keys: [String]
         let settings: [String: String]
         let ourFile: String
         let reader: ConfigReader
     }
 
-    private func prepare(_ name: String) async throws -> Contenders {
+    func prepare(_ name: String) async throws -> Contenders {
         let keys = Fixtures.keys(keyCount)
         let settings = Fixtures.settings(keyCount)
         let directory = try Fixtures.makeDirectory(name)
@@ -68,6 +70,9 @@ struct LookupBenchmark {
         case .string: for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.string(key, default: "")) } }
         case .swiftConfiguration:
             for _ in 0..<rounds { for key in keys { blackHole(reader.string(forKey: ConfigKey(key))) } }
+        case .oursProvider:
+            let ours = ConfigReader(provider: EnvironmentProvider(environment: Environment.shared))
+            for _ in 0..<rounds { for key in keys { blackHole(ours.string(forKey: ConfigKey(key))) } }
         }
     }
 

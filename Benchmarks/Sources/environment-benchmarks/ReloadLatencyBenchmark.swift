@@ -1,5 +1,6 @@
 import Configuration
 import Environments
+import EnvironmentsConfiguration
 import EnvironmentsDaemon
 import Foundation
 import Logging
@@ -15,6 +16,13 @@ struct ReloadLatencyBenchmark {
         case swiftConfigurationDefault = "swift_configuration_default"
         case swiftConfiguration100ms = "swift_configuration_100ms"
         case swiftConfigurationSighup = "swift_configuration_sighup"
+        /// `ConfigReader.watchString(forKey:)` over `EnvironmentProvider` (the interop part).
+        case oursProvider = "ours_provider"
+
+        /// The contenders of the reload part.
+        static let reloadPart: [Contender] = [
+            .oursInotify, .oursSighup, .swiftConfigurationDefault, .swiftConfiguration100ms, .swiftConfigurationSighup,
+        ]
 
         var title: String {
             switch self {
@@ -23,6 +31,7 @@ struct ReloadLatencyBenchmark {
             case .swiftConfigurationDefault: "swift-configuration, default 15 s poll"
             case .swiftConfiguration100ms: "swift-configuration, 100 ms poll"
             case .swiftConfigurationSighup: "swift-configuration, SIGHUP"
+            case .oursProvider: "ours, ConfigReader.watchString over EnvironmentProvider (inotify)"
             }
         }
     }
@@ -46,6 +55,7 @@ struct ReloadLatencyBenchmark {
         switch contender {
         case .oursInotify: return try await runOurs(contender, changes: count, watchFiles: true)
         case .oursSighup: return try await runOurs(contender, changes: count, watchFiles: false)
+        case .oursProvider: return try await runOurs(contender, changes: count, watchFiles: true, throughReader: true)
         case .swiftConfigurationDefault:
             return try await runPeer(contender, changes: count, pollInterval: .seconds(15), signal: false)
         case .swiftConfiguration100ms:
@@ -57,7 +67,9 @@ struct ReloadLatencyBenchmark {
 
     private var probeKey: String { Fixtures.keys(keyCount)[0] }
 
-    private func runOurs(_ contender: Contender, changes: Int, watchFiles: Bool) async throws -> Result {
+    private func runOurs(
+        _ contender: Contender, changes: Int, watchFiles: Bool, throughReader: Bool = false
+    ) async throws -> Result {
         let directory = try Fixtures.makeDirectory("reload-\(contender.rawValue)")
         let file = directory + "/Environments.plist"
         try Fixtures.environmentsPlist(Fixtures.settings(keyCount)).write(to: URL(fileURLWithPath: file))
@@ -68,8 +80,25 @@ struct ReloadLatencyBenchmark {
             options: Fixtures.options(directory))
         let arrivals = Arrivals()
         let probeKey = self.probeKey
-        let token = environment.onChange { _ in arrivals.record(environment.string(probeKey, default: "")) }
-        defer { environment.removeObserver(token) }
+        // The observer: an onChange callback, or a swift-configuration reader's watch.
+        var token: ObserverToken?
+        var watching: Task<Void, any Error>?
+        if throughReader {
+            let reader = ConfigReader(provider: EnvironmentProvider(environment: environment))
+            watching = Task {
+                try await reader.watchString(forKey: ConfigKey(probeKey)) { updates in
+                    for await value in updates {
+                        if let value { arrivals.record(value) }
+                    }
+                }
+            }
+        } else {
+            token = environment.onChange { _ in arrivals.record(environment.string(probeKey, default: "")) }
+        }
+        defer {
+            if let token { environment.removeObserver(token) }
+            watching?.cancel()
+        }
 
         var configuration = EnvironmentService.Configuration()
         configuration.watchFiles = watchFiles
@@ -77,6 +106,7 @@ struct ReloadLatencyBenchmark {
         configuration.journalOutput = .socket(sink.path)
         configuration.levelControl = nil
         configuration.watchdog = false
+        configuration.controlSocket = .disabled
         let signals = watchFiles ? nil : await ReloadSignals.trap()
         let service = EnvironmentService(
             environment: environment, reloadSignals: signals, configuration: configuration,

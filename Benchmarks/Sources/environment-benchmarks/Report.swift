@@ -6,6 +6,7 @@ struct Report: Sendable {
     var reloads: [ReloadLatencyBenchmark.Result] = []
     var coldLoads: [ColdLoadBenchmark.Result] = []
     var memory: MemoryBenchmark.Results?
+    var interop: InteropBenchmark.Results?
 
     // MARK: JSON
 
@@ -63,6 +64,25 @@ struct Report: Sendable {
                 "rss_bytes_after_many_reloads": memory.residentAfterManyReloads,
                 "heap_bytes_after_few_reloads": memory.heapAfterFewReloads,
                 "heap_bytes_after_many_reloads": memory.heapAfterManyReloads,
+            ]
+        }
+        if let interop {
+            func figures(_ value: (Statistics) -> Double) -> [String: Double] {
+                Dictionary(
+                    uniqueKeysWithValues: interop.watches.map { ($0.contender.rawValue, rounded(value($0.latencies))) })
+            }
+            object["interop"] = [
+                "lookup_ns": [
+                    "ours_provider": rounded(interop.oursProvider),
+                    "swift_configuration_file": rounded(interop.swiftConfigurationFile),
+                ],
+                "reload_ms_p50": figures(\.median),
+                "reload_ms_p99": figures { $0.percentile(99) },
+                "reload_ms_max": figures(\.max),
+                "reload_changes": Dictionary(
+                    uniqueKeysWithValues: interop.watches.map { ($0.contender.rawValue, $0.latencies.count) }),
+                "reload_missed": Dictionary(
+                    uniqueKeysWithValues: interop.watches.map { ($0.contender.rawValue, $0.missed) }),
             ]
         }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
@@ -155,6 +175,28 @@ struct Report: Sendable {
                     "  floor: build a [String: String], 10000 / 100000 keys",
                     "\(ms(small.dictionaryBuild.median)) / \(ms(large.dictionaryBuild.median))",
                     "(\(ratio(large.dictionaryBuild.median / small.dictionaryBuild.median)))")
+            }
+        }
+        if let interop {
+            rows.append(["swift-configuration's ConfigReader over our provider and over its own", "", "", ""])
+            row(
+                "  string(forKey:) over EnvironmentProvider", ns(interop.oursProvider),
+                "<= 1.0x peer (\(ratio(interop.oursProvider / interop.swiftConfigurationFile)))",
+                interop.oursProvider <= interop.swiftConfigurationFile)
+            row("  string(forKey:) over FileProvider<PropertyListSnapshot>", ns(interop.swiftConfigurationFile))
+            for result in interop.watches {
+                let stats = result.latencies
+                let value =
+                    "\(ms(stats.median)) / \(ms(stats.percentile(99))) / \(ms(stats.max)) (\(stats.count)"
+                    + (result.missed > 0 ? ", \(result.missed) missed)" : ")")
+                let name =
+                    "  watchString, rename to value: "
+                    + (result.contender == .oursProvider ? "ours" : result.contender.title)
+                if result.contender == .oursProvider {
+                    row(name, value, "p99 < 10 ms", stats.percentile(99) < 10 && result.missed == 0)
+                } else {
+                    row(name, value)
+                }
             }
         }
         if let memory {

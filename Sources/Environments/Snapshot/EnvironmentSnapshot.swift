@@ -38,6 +38,9 @@ public final class EnvironmentSnapshot: Sendable {
     /// `Any` out costs less than building one on every read. Only property-list values are
     /// in it (strings, numbers, dates, data, arrays and dictionaries of them), all `Sendable`.
     nonisolated(unsafe) let anyValuesByKey: [String: Any]
+    /// The key paths whose values are secret (listed, below a secret key, or from a
+    /// credential), for readers that look values up in ``valuesByKey`` alone.
+    package let secretPaths: Set<String>
 
     init(
         environmentName: String,
@@ -61,6 +64,7 @@ public final class EnvironmentSnapshot: Sendable {
         self.leafKeys = leaves.sorted()
         self.valuesByKey = entries.mapValues(\.value)
         self.anyValuesByKey = valuesByKey.mapValues(\.anyValue)
+        self.secretPaths = Set(entries.lazy.filter { $0.value.isSecret }.map(\.key))
         self.files = files
         self.location = location
         self.secretKeys = secretKeys
