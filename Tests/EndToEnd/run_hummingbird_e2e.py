@@ -42,7 +42,7 @@ def build():
     scratch = os.path.join(e2e.ROOT, ".build-hummingbird-release")
     command = ["swift", "build", "-c", "release", "--static-swift-stdlib", "--package-path",
                os.path.join(e2e.ROOT, "Examples", "hummingbird-service"), "--scratch-path", scratch]
-    e2e.log("  " + " ".join(command[:6]) + " --package-path Examples/hummingbird-service --scratch-path .build-hummingbird-release")
+    e2e.log("  " + " ".join(command[:5]) + " --package-path Examples/hummingbird-service --scratch-path .build-hummingbird-release")
     result = subprocess.run(command, cwd=e2e.ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if result.returncode != 0:
         print(result.stdout[-6000:])

@@ -13,6 +13,7 @@ struct ReloadLatencyBenchmark {
     enum Contender: String, CaseIterable, Sendable {
         case oursInotify = "ours_inotify"
         case oursSighup = "ours_sighup"
+        case oursVarlink = "ours_varlink"
         case swiftConfigurationDefault = "swift_configuration_default"
         case swiftConfiguration100ms = "swift_configuration_100ms"
         case swiftConfigurationSighup = "swift_configuration_sighup"
@@ -21,13 +22,15 @@ struct ReloadLatencyBenchmark {
 
         /// The contenders of the reload part.
         static let reloadPart: [Contender] = [
-            .oursInotify, .oursSighup, .swiftConfigurationDefault, .swiftConfiguration100ms, .swiftConfigurationSighup,
+            .oursInotify, .oursSighup, .oursVarlink, .swiftConfigurationDefault, .swiftConfiguration100ms,
+            .swiftConfigurationSighup,
         ]
 
         var title: String {
             switch self {
             case .oursInotify: "ours, inotify (EnvironmentService)"
             case .oursSighup: "ours, SIGHUP (EnvironmentService)"
+            case .oursVarlink: "ours, Reload on the control socket (as envctl reload)"
             case .swiftConfigurationDefault: "swift-configuration, default 15 s poll"
             case .swiftConfiguration100ms: "swift-configuration, 100 ms poll"
             case .swiftConfigurationSighup: "swift-configuration, SIGHUP"
@@ -55,6 +58,7 @@ struct ReloadLatencyBenchmark {
         switch contender {
         case .oursInotify: return try await runOurs(contender, changes: count, watchFiles: true)
         case .oursSighup: return try await runOurs(contender, changes: count, watchFiles: false)
+        case .oursVarlink: return try await runOurs(contender, changes: count, watchFiles: false, viaSocket: true)
         case .oursProvider: return try await runOurs(contender, changes: count, watchFiles: true, throughReader: true)
         case .swiftConfigurationDefault:
             return try await runPeer(contender, changes: count, pollInterval: .seconds(15), signal: false)
@@ -68,7 +72,7 @@ struct ReloadLatencyBenchmark {
     private var probeKey: String { Fixtures.keys(keyCount)[0] }
 
     private func runOurs(
-        _ contender: Contender, changes: Int, watchFiles: Bool, throughReader: Bool = false
+        _ contender: Contender, changes: Int, watchFiles: Bool, throughReader: Bool = false, viaSocket: Bool = false
     ) async throws -> Result {
         let directory = try Fixtures.makeDirectory("reload-\(contender.rawValue)")
         let file = directory + "/Environments.plist"
@@ -106,8 +110,9 @@ struct ReloadLatencyBenchmark {
         configuration.journalOutput = .socket(sink.path)
         configuration.levelControl = nil
         configuration.watchdog = false
-        configuration.controlSocket = .disabled
-        let signals = watchFiles ? nil : await ReloadSignals.trap()
+        let socket = directory + "/configuration.varlink"
+        configuration.controlSocket = viaSocket ? ControlSocketConfiguration(path: socket) : .disabled
+        let signals = watchFiles || viaSocket ? nil : await ReloadSignals.trap()
         let service = EnvironmentService(
             environment: environment, reloadSignals: signals, configuration: configuration,
             logger: Logger(label: "environment-benchmarks"))
@@ -119,7 +124,12 @@ struct ReloadLatencyBenchmark {
         let result = try await measure(contender, changes: changes, file: file, arrivals: arrivals) {
             try Fixtures.environmentsPlist($0)
         } after: {
-            if !watchFiles { kill(getpid(), SIGHUP) }
+            if viaSocket {
+                // The whole round trip, as `envctl reload` makes it: connect, call, verdict.
+                VarlinkReload.call(socket)
+            } else if !watchFiles {
+                kill(getpid(), SIGHUP)
+            }
         }
         running.cancel()
         _ = try? await running.value
