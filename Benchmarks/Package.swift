@@ -35,6 +35,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // Not imported: named so that the Reloading trait's dependency is in the graph.
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
     ]
