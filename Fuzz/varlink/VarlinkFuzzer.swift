@@ -1,0 +1,34 @@
+// libFuzzer target for the control socket's message decoding: arbitrary bytes go through the
+// framer (in chunks, as reads deliver them) and every complete message through the decoder,
+// then the decoded call is encoded and decoded again and must come back equal.
+// Built by Fuzz/run.sh together with Sources/EnvironmentsControl/*.swift.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzVarlink(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    // The first byte picks the chunk size, so splits at every position get tried.
+    let chunk = max(1, Int(bytes.first ?? 1))
+    var framer = VarlinkFramer(maximumMessageSize: 4096)
+    var start = 0
+    while start < bytes.count {
+        let end = min(bytes.count, start + chunk)
+        for frame in framer.append(bytes[start..<end]) {
+            switch frame {
+            case .tooLarge:
+                return 0
+            case .message(let message):
+                precondition(message.count <= 4096, "the framer let a message past its limit")
+                precondition(!message.contains(0), "a framed message contains its terminator")
+                guard let call = try? VarlinkCoding.decode(VarlinkCall.self, from: message) else { continue }
+                let encoded = try! VarlinkCoding.encode(call)
+                let again = try! VarlinkCoding.decode(VarlinkCall.self, from: encoded.dropLast())
+                precondition(again == call, "a call does not survive encoding: \(call) vs \(again)")
+                _ = call.interface
+                _ = call.parameters?["key"]?.stringValue
+            }
+        }
+        start = end
+    }
+    precondition(framer.pendingByteCount <= 4096, "the framer holds more than its limit")
+    return 0
+}
