@@ -25,6 +25,7 @@ import Logging
 /// On platforms other than Linux every method does nothing.
 public struct SystemdNotifier: Sendable {
     private let logger: Logger?
+    private var isEnabled = true
 
     /// Creates a notifier that logs failures through a logger labelled
     /// `SystemdSupport.SystemdNotifier`, created only when a failure happens.
@@ -39,8 +40,17 @@ public struct SystemdNotifier: Sendable {
         self.logger = logger
     }
 
+    /// A notifier that sends nothing, whatever `NOTIFY_SOCKET` says: for a service that runs
+    /// inside another program's process (a test), where notifications are not its to send.
+    public static var disabled: SystemdNotifier {
+        var notifier = SystemdNotifier()
+        notifier.isEnabled = false
+        return notifier
+    }
+
     /// Whether the service manager expects notifications: `NOTIFY_SOCKET` is set and not empty.
     public var isAvailable: Bool {
+        guard isEnabled else { return false }
         guard let socket = getenv("NOTIFY_SOCKET") else { return false }
         return socket.pointee != 0
     }
@@ -95,7 +105,7 @@ public struct SystemdNotifier: Sendable {
     ///
     /// - Parameter assignments: The `(NAME, value)` pairs, for example `[("MAINPID", "42")]`.
     public func send(_ assignments: [(String, String)]) {
-        guard !assignments.isEmpty else { return }
+        guard isEnabled, !assignments.isEmpty else { return }
         #if os(Linux)
             let message = NotifyMessage.encode(assignments)
             let result = sd_notify(0, message)

@@ -23,6 +23,7 @@ struct ProviderLiveTests {
         configuration.watchFiles = watchFiles
         configuration.stateFile = nil
         configuration.watchdog = false
+        configuration.systemdNotifications = false
         configuration.levelControl = nil
         configuration.journalOutput = .stderrWithPriorityPrefix
         configuration.controlSocket = .disabled

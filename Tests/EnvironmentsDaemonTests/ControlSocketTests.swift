@@ -67,6 +67,7 @@ struct ControlSocketTests {
             configuration.watchFiles = false
             configuration.stateFile = nil
             configuration.watchdog = false
+            configuration.systemdNotifications = false
             configuration.levelControl = nil
             configuration.journalOutput = .stderrWithPriorityPrefix
             configuration.controlSocket = ControlSocketConfiguration(path: socket)

@@ -38,6 +38,10 @@ public struct EnvironmentService: Service, CustomStringConvertible {
         public var journalOutput: JournalLogHandler.Output = .automatic()
         /// The log level control that follows `LogLevel`; `nil` leaves levels alone.
         public var levelControl: LogLevelControl? = .shared
+        /// Send notifications to systemd (`NOTIFY_SOCKET`): readiness, reloads, watchdog pings,
+        /// stopping. Turn it off for a service that runs inside another program's process,
+        /// such as a test, where the socket is not the service's to use.
+        public var systemdNotifications: Bool = true
         /// The varlink control socket that `envctl` and `varlinkctl` ask.
         public var controlSocket: ControlSocketConfiguration = ControlSocketConfiguration()
 
@@ -69,7 +73,8 @@ public struct EnvironmentService: Service, CustomStringConvertible {
         self.configuration = configuration
         self.logger = logger
         self.reloader = ConfigurationReloader(
-            environment: environment, notifier: SystemdNotifier(logger: logger),
+            environment: environment,
+            notifier: configuration.systemdNotifications ? SystemdNotifier(logger: logger) : .disabled,
             reporter: ConfigurationReporter(output: configuration.journalOutput, logger: logger),
             stateFile: configuration.stateFile, levelControl: configuration.levelControl,
             logLevelKey: environment.options?.logLevelKey ?? "LogLevel", logger: logger)
@@ -123,14 +128,14 @@ public struct EnvironmentService: Service, CustomStringConvertible {
                 if let controlServer {
                     group.addTask { await controlServer.run() }
                 }
-                if configuration.watchdog {
+                if configuration.watchdog && configuration.systemdNotifications {
                     group.addTask { await Watchdog(notifier: SystemdNotifier(logger: logger)).run() }
                 }
                 try? await gracefulShutdown()
                 group.cancelAll()
             }
         } onGracefulShutdown: {
-            SystemdNotifier(logger: logger).stopping(status: "Stopping")
+            if configuration.systemdNotifications { SystemdNotifier(logger: logger).stopping(status: "Stopping") }
         }
     }
 
