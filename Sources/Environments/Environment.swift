@@ -15,19 +15,27 @@ import Synchronization
 /// let baseURL = Environment.shared.url("APIBaseUrl", default: URL(string: "http://localhost")!)
 /// ```
 public final class Environment: ConfigurationReading, Sendable {
+    /// What a snapshot is built from.
+    private struct Origin {
+        var options: EnvironmentOptions
+        /// `false` for an in-memory environment: the options' built-in configuration alone.
+        var readsFiles: Bool
+    }
+
     private struct WriterState {
-        var options: EnvironmentOptions?
+        /// `nil` only for ``shared`` before its first use or ``bootstrap(_:)``.
+        var origin: Origin?
         var overrides: [String: SettingValue] = [:]
         var observers: [UInt64: @Sendable (EnvironmentChange) -> Void] = [:]
         var nextObserver: UInt64 = 0
         var lastError: EnvironmentError?
-        /// An in-memory environment's values before interpolation: overrides go on top of these.
-        var inMemoryTree: [String: SettingNode] = [:]
+        /// Counts changes of the origin, the overrides and the snapshot: a rebuild swaps its
+        /// result in only if nothing changed while it read and validated.
+        var revision: UInt64 = 0
     }
 
     private let store: SnapshotStore
     private let state: Mutex<WriterState>
-    private let logger: Logger
 
     // MARK: - Creating
 
@@ -35,187 +43,158 @@ public final class Environment: ConfigurationReading, Sendable {
     ///
     /// - Throws: ``EnvironmentError`` for a missing or bad file, an unknown or disallowed
     ///   environment, a failed interpolation or a rejected validation.
-    public init(options: EnvironmentOptions, logger: Logger = Logger(label: "Environments")) throws(EnvironmentError) {
-        let builder = SnapshotBuilder(options: options, overrides: [:])
-        let snapshot = try builder.build(previous: nil, generation: 1)
-        self.store = SnapshotStore(snapshot)
-        self.state = Mutex(WriterState(options: options))
-        self.logger = logger
+    public convenience init(options: EnvironmentOptions) throws(EnvironmentError) {
+        try self.init(origin: Origin(options: options, readsFiles: true))
     }
 
     /// An environment over in-memory values, for tests and for libraries that receive their
     /// configuration explicitly. Dotted keys (`Database.Host`) reach nested dictionaries.
-    public init(
-        values: [String: SettingValue], environmentName: String = "Test", secretKeys: Set<String> = [],
-        logger: Logger = Logger(label: "Environments")
-    ) {
-        var tree: [String: SettingNode] = [:]
-        SettingTree.merge(SettingTree.expandingDottedKeys(values), into: &tree, source: .defaults)
-        let snapshot = Environment.inMemorySnapshot(
-            tree, environmentName: environmentName, generation: 1, secretKeys: secretKeys, logger: logger)
-        self.store = SnapshotStore(snapshot)
-        self.state = Mutex(WriterState(options: nil, inMemoryTree: tree))
-        self.logger = logger
-    }
-
-    /// A snapshot of in-memory values: interpolated where possible (a reference that cannot be
-    /// resolved stays as written, with a warning) and with secrets marked.
-    private static func inMemorySnapshot(
-        _ tree: [String: SettingNode], environmentName: String, generation: UInt64, secretKeys: Set<String>,
-        logger: Logger
-    ) -> EnvironmentSnapshot {
-        var interpolator = Interpolator(
-            tree: tree, environmentName: environmentName, processEnvironment: [:], secretPaths: secretKeys)
-        let resolved: [String: SettingNode]
-        do {
-            resolved = try interpolator.resolve(tree)
-        } catch {
-            logger.warning(
-                "in-memory configuration keeps '${' references it cannot resolve", metadata: ["error": "\(error)"])
-            resolved = Interpolator.markingSecrets(tree, secretPaths: secretKeys)
-        }
-        return EnvironmentSnapshot(
-            environmentName: environmentName, generation: generation, tree: resolved, files: [], location: nil,
-            secretKeys: secretKeys, restartRequiredKeys: [], pendingRestart: [:])
+    ///
+    /// The values are the environment's defaults layer; `${...}` references are resolved as
+    /// in files (without process environment variables or credentials).
+    ///
+    /// - Throws: ``EnvironmentError`` for a reference that cannot be resolved or a
+    ///   `LogLevel` that is not a log level.
+    public convenience init(
+        values: [String: SettingValue], environmentName: String = "Test", secretKeys: Set<String> = []
+    ) throws(EnvironmentError) {
+        let options = EnvironmentOptions(
+            environment: environmentName, build: BuildInfo(defaultEnvironment: environmentName), defaults: values,
+            builtInConfiguration: [environmentName: .dictionary([:])], processEnvironment: [:],
+            secretKeys: secretKeys)
+        try self.init(origin: Origin(options: options, readsFiles: false))
     }
 
     /// An environment over an in-memory `Environments.plist`-shaped dictionary (`Common` and
-    /// one dictionary per environment), selected and layered exactly as files are.
+    /// one dictionary per environment), selected, layered and checked exactly as files are.
     public convenience init(
-        environments: [String: SettingValue], options: EnvironmentOptions = EnvironmentOptions(),
-        logger: Logger = Logger(label: "Environments")
+        environments: [String: SettingValue], options: EnvironmentOptions = EnvironmentOptions()
     ) throws(EnvironmentError) {
         var options = options
         options.builtInConfiguration = environments
-        options.inMemoryOnly = true
-        try self.init(options: options, logger: logger)
+        try self.init(origin: Origin(options: options, readsFiles: false))
+    }
+
+    private init(origin: Origin) throws(EnvironmentError) {
+        let builder = SnapshotBuilder(options: origin.options, overrides: [:], readsFiles: origin.readsFiles)
+        store = SnapshotStore(try builder.build(previous: nil, generation: 1))
+        state = Mutex(WriterState(origin: origin))
+    }
+
+    /// The shared environment before it is loaded.
+    private init() {
+        store = SnapshotStore()
+        state = Mutex(WriterState())
     }
 
     // MARK: - The shared environment
 
-    /// Serializes setting up ``shared``; reads do not take it.
-    private static let sharedSetup = Mutex<Void>(())
-    /// The shared environment's address, published once set. Shared environments are never
-    /// deallocated (a replaced one stays alive), so readers can use it without locking.
-    private static let sharedAddress = Atomic<UInt>(0)
-
     /// The program's environment.
     ///
-    /// Set it up once at start with ``bootstrap(_:)``. Without that, the first use loads it
+    /// Set it up once at start with ``bootstrap(_:)``. Without that, the first read loads it
     /// from ``EnvironmentOptions/fromCommandLine(_:processEnvironment:)``; if that fails, the
     /// error is logged and `shared` holds an empty configuration (see ``lastError``), so
     /// reads return their defaults and `require` throws.
-    public static var shared: Environment {
-        let address = sharedAddress.load(ordering: .acquiring)
-        if address != 0, let pointer = UnsafeRawPointer(bitPattern: address) {
-            return Unmanaged<Environment>.fromOpaque(pointer).takeUnretainedValue()
-        }
-        return sharedSetup.withLock { _ in
-            let address = sharedAddress.load(ordering: .acquiring)
-            if address != 0, let pointer = UnsafeRawPointer(bitPattern: address) {
-                return Unmanaged<Environment>.fromOpaque(pointer).takeUnretainedValue()
-            }
-            let options = EnvironmentOptions.fromCommandLine()
-            let environment: Environment
-            do throws(EnvironmentError) {
-                environment = try Environment(options: options)
-            } catch {
-                Logger(label: "Environments").error("cannot load configuration", metadata: ["error": "\(error)"])
-                environment = Environment(
-                    values: [:], environmentName: options.environment ?? options.build.defaultEnvironment)
-                environment.state.withLock {
-                    $0.options = options
-                    $0.lastError = error
-                }
-            }
-            publishShared(environment)
-            return environment
-        }
-    }
+    public static let shared = Environment()
 
-    private static func publishShared(_ environment: Environment) {
-        // Kept forever, so readers need no reference of their own; immortal, so that the
-        // retain and release around `Environment.shared.fetch(…)` do not make threads contend.
-        Immortal.make(environment)
-        let address = UInt(bitPattern: Unmanaged.passUnretained(environment).toOpaque())
-        sharedAddress.store(address, ordering: .releasing)
-    }
+    /// Serializes the first load of ``shared``; reads do not take it.
+    private static let firstLoad = Mutex<Void>(())
 
-    /// Loads the shared environment with `options`. Call it once, early in `main`.
+    /// Loads ``shared`` with `options`. Call it once, early in `main`; calling it again
+    /// replaces the configuration (observers see the change) and drops runtime overrides.
     ///
-    /// - Returns: The new shared environment.
+    /// - Returns: The shared environment.
     /// - Throws: ``EnvironmentError`` if the configuration cannot be loaded; `shared` is then
     ///   left as it was.
     @discardableResult
-    public static func bootstrap(_ options: EnvironmentOptions, logger: Logger = Logger(label: "Environments"))
-        throws(EnvironmentError) -> Environment
-    {
-        let environment = try Environment(options: options, logger: logger)
-        sharedSetup.withLock { _ in publishShared(environment) }
-        return environment
+    public static func bootstrap(_ options: EnvironmentOptions) throws(EnvironmentError) -> Environment {
+        try shared.rebuild(startingOver: true) { inputs in
+            inputs.origin = Origin(options: options, readsFiles: true)
+            inputs.overrides = [:]
+        }
+        return shared
     }
 
-    /// Makes `environment` the shared one, for programs that build their own.
-    public static func bootstrap(_ environment: Environment) {
-        sharedSetup.withLock { _ in publishShared(environment) }
+    /// The current snapshot of ``shared`` before anything was loaded: loads it from the
+    /// command line (outside every lock readers or writers take).
+    private func loadFromCommandLine() -> EnvironmentSnapshot {
+        Environment.firstLoad.withLock { _ in
+            if let snapshot = store.load() { return snapshot }
+            let options = EnvironmentOptions.fromCommandLine()
+            let snapshot: EnvironmentSnapshot
+            var failure: EnvironmentError?
+            do throws(EnvironmentError) {
+                snapshot = try SnapshotBuilder(options: options, overrides: [:], readsFiles: true)
+                    .build(previous: nil, generation: 1)
+            } catch {
+                Logger(label: "Environments").error("cannot load configuration", metadata: ["error": "\(error)"])
+                failure = error
+                snapshot = EnvironmentSnapshot(
+                    environmentName: options.environment ?? options.build.defaultEnvironment, generation: 1, tree: [:],
+                    files: [], location: ConfigurationLocation(options: options), secretKeys: [],
+                    restartRequiredKeys: [], pendingRestart: [:])
+            }
+            state.withLock { state in
+                // A bootstrap that won the race keeps its configuration.
+                guard state.origin == nil else { return }
+                state.origin = Origin(options: options, readsFiles: true)
+                state.lastError = failure
+                state.revision &+= 1
+                _ = store.publishIfEmpty(snapshot)
+            }
+            return store.load()!
+        }
     }
 
     // MARK: - Reading
 
-    /// The current snapshot. Hold on to it to read several values that belong together.
-    public var snapshot: EnvironmentSnapshot { store.load() }
+    /// Runs `body` on the current snapshot.
+    @inline(__always)
+    private func read<Result>(_ body: (EnvironmentSnapshot) -> Result) -> Result {
+        if let result = store.read(body) { return result }
+        return body(loadFromCommandLine())
+    }
 
-    /// The current snapshot (``ConfigurationReading``).
-    public var currentSnapshot: EnvironmentSnapshot { store.load() }
+    /// The current snapshot. Hold on to it to read several values that belong together.
+    public var snapshot: EnvironmentSnapshot { store.load() ?? loadFromCommandLine() }
+
+    /// The value at a key path in the current snapshot.
+    public func value(forKey key: String) -> SettingValue? {
+        read { $0.table[key]?.value }
+    }
 
     /// The effective value at a key path, with its source, from the current snapshot.
-    @inline(__always)
     public func configuredValue(forKey key: String) -> ConfiguredValue? {
-        store.withCurrent { $0.entries[key] }
+        read { snapshot in snapshot.table[key].map(snapshot.configuredValue) }
     }
 
     /// The value at a key path and whether it is secret, from the current snapshot, without
     /// copying its source: the swift-configuration provider's hot path.
-    @inline(__always)
     package func valueAndSecrecy(forKey key: String) -> (value: SettingValue, isSecret: Bool)? {
-        store.withCurrent { snapshot in
-            guard let value = snapshot.valuesByKey[key] else { return nil }
-            return (value, !snapshot.secretPaths.isEmpty && snapshot.secretPaths.contains(key))
-        }
-    }
-
-    /// The raw value at a key path from the current snapshot (see ``ConfigurationReading/fetch(_:)``).
-    @inline(__always)
-    public func fetch(_ key: String) -> Any? {
-        store.withCurrent { $0.anyValuesByKey[key] }
-    }
-
-    /// A string from the current snapshot, or `defaultValue`.
-    @inline(__always)
-    public func string(_ key: String, default defaultValue: String) -> String {
-        // The common case in one lookup; anything else (missing, or converted) the general way.
-        if case .string(let text)? = store.withCurrent({ $0.valuesByKey[key] }) { return text }
-        return value(key, default: defaultValue)
+        read { $0.table[key].map { ($0.value, $0.isSecret) } }
     }
 
     /// The name of the selected environment.
-    public var environmentName: String { store.withCurrent { $0.environmentName } }
+    public var environmentName: String { read { $0.environmentName } }
 
     /// The generation of the current snapshot.
-    public var generation: UInt64 { store.withCurrent { $0.generation } }
+    public var generation: UInt64 { read { $0.generation } }
 
-    /// The error that kept the lazily created ``shared`` environment from loading, if any.
+    /// The error that kept the lazily loaded ``shared`` environment from loading, if any.
     public var lastError: EnvironmentError? { state.withLock { $0.lastError } }
 
-    /// The options this environment loads with, or `nil` for an in-memory one.
-    public var options: EnvironmentOptions? { state.withLock { $0.options } }
+    /// The options this environment loads files with, or `nil` for an in-memory one.
+    public var options: EnvironmentOptions? {
+        state.withLock { $0.origin.flatMap { $0.readsFiles ? $0.options : nil } }
+    }
 
     // MARK: - Reloading
 
     /// Reads, merges, interpolates and validates the configuration again and, if all of that
     /// succeeds and anything changed, swaps in the new snapshot and notifies observers.
     ///
-    /// Restart-only keys keep their old value and are listed in
+    /// Files are read and the application's `validate` runs before any lock is taken; only the
+    /// swap is locked. Restart-only keys keep their old value and are listed in
     /// ``EnvironmentSnapshot/pendingRestart``.
     ///
     /// - Returns: What happened: applied (with the changed keys) or unchanged.
@@ -229,64 +208,72 @@ public final class Environment: ConfigurationReading, Sendable {
     ///
     /// - Returns: The snapshot a reload would apply now.
     public func check() throws(EnvironmentError) -> EnvironmentSnapshot {
-        let (options, overrides) = state.withLock { ($0.options, $0.overrides) }
-        guard let options else { return snapshot }
-        let builder = SnapshotBuilder(options: options, overrides: overrides)
-        return try builder.build(previous: snapshot, generation: snapshot.generation + 1)
+        let current = snapshot
+        let (origin, overrides) = state.withLock { ($0.origin, $0.overrides) }
+        guard let origin else { return current }
+        return try SnapshotBuilder(options: origin.options, overrides: overrides, readsFiles: origin.readsFiles)
+            .build(previous: current, generation: current.generation + 1)
     }
 
     /// Sets (or, with `nil`, removes) a runtime override: the top layer, not persisted.
     /// The configuration is rebuilt and validated as on a reload.
     @discardableResult
     public func setOverride(_ value: SettingValue?, forKey key: String) throws(EnvironmentError) -> ReloadOutcome {
-        try rebuild { $0[key] = value }
+        try rebuild { $0.overrides[key] = value }
     }
 
     /// Removes every runtime override.
     @discardableResult
     public func removeAllOverrides() throws(EnvironmentError) -> ReloadOutcome {
-        try rebuild { $0.removeAll() }
+        try rebuild { $0.overrides.removeAll() }
     }
 
-    private func rebuild(_ change: (inout [String: SettingValue]) -> Void) throws(EnvironmentError) -> ReloadOutcome {
-        let result: Result<(ReloadOutcome, [@Sendable (EnvironmentChange) -> Void]), EnvironmentError> =
-            state.withLock { state in
-                var overrides = state.overrides
-                change(&overrides)
-                let previous = store.load()
-                let built: EnvironmentSnapshot
-                if let options = state.options {
-                    let builder = SnapshotBuilder(options: options, overrides: overrides)
-                    do throws(EnvironmentError) {
-                        built = try builder.build(previous: previous, generation: previous.generation + 1)
-                    } catch {
-                        return .failure(error)
-                    }
-                } else {
-                    // In-memory: overrides go on top of the original values (so that removing one
-                    // restores them), interpolated and marked secret as in `init(values:)`.
-                    var tree = state.inMemoryTree
-                    SettingTree.merge(SettingTree.expandingDottedKeys(overrides), into: &tree, source: .override)
-                    built = Environment.inMemorySnapshot(
-                        tree, environmentName: previous.environmentName, generation: previous.generation + 1,
-                        secretKeys: previous.secretKeys, logger: logger)
-                }
-                state.overrides = overrides
-                state.lastError = nil
-                if built.hasSameContent(as: previous) {
-                    return .success((.unchanged(previous), []))
-                }
-                let changed = built.changedKeys(since: previous)
-                store.publish(built)
-                let event = EnvironmentChange(previous: previous, current: built, changedKeys: changed)
-                return .success((.applied(event), Array(state.observers.values)))
+    private struct Inputs {
+        var origin: Origin?
+        var overrides: [String: SettingValue]
+    }
+
+    /// Builds a snapshot from the inputs as `change` leaves them, outside every lock, then
+    /// swaps it in if nothing changed meanwhile; otherwise builds again from the new state.
+    ///
+    /// - Parameter startingOver: A new origin: no restart-only key keeps its old value.
+    private func rebuild(startingOver: Bool = false, _ change: (inout Inputs) -> Void) throws(EnvironmentError)
+        -> ReloadOutcome
+    {
+        while true {
+            let (inputs, revision) = state.withLock { state in
+                (Inputs(origin: state.origin, overrides: state.overrides), state.revision)
             }
-        switch result {
-        case .failure(let error):
-            throw error
-        case .success(let (outcome, observers)):
-            if case .applied(let change) = outcome {
-                for observer in observers { observer(change) }
+            var next = inputs
+            change(&next)
+            guard let origin = next.origin else {
+                // `shared`, never read yet: load it first, then apply the change to it.
+                _ = loadFromCommandLine()
+                continue
+            }
+            let previous = store.load()
+            let built = try SnapshotBuilder(options: origin.options, overrides: next.overrides, readsFiles: origin.readsFiles)
+                .build(previous: startingOver ? nil : previous, generation: (previous?.generation ?? 0) + 1)
+            let unchanged = previous.map { built.hasSameContent(as: $0) } ?? false
+            let swapped: (ReloadOutcome, [@Sendable (EnvironmentChange) -> Void])? = state.withLock { state in
+                guard state.revision == revision else { return nil }
+                state.revision &+= 1
+                state.origin = next.origin
+                state.overrides = next.overrides
+                state.lastError = nil
+                guard let previous else {
+                    // The first snapshot of `shared` (a bootstrap before any read): nobody to tell.
+                    store.publish(built)
+                    return (.unchanged(built), [])
+                }
+                if unchanged { return (.unchanged(previous), []) }
+                store.publish(built)
+                let event = EnvironmentChange(previous: previous, current: built, changedKeys: built.changedKeys(since: previous))
+                return (.applied(event), Array(state.observers.values))
+            }
+            guard let (outcome, observers) = swapped else { continue }
+            if case .applied(let event) = outcome {
+                for observer in observers { observer(event) }
             }
             return outcome
         }

@@ -31,7 +31,7 @@ struct Listing {
         pendingRestart = []
         lastReload = nil
         rows = snapshot.leafKeys.compactMap { key in
-            guard let entry = snapshot.entries[key] else { return nil }
+            guard let entry = snapshot.configuredValue(forKey: key) else { return nil }
             let hidden = entry.isSecret && !revealSecrets
             return Row(
                 key: key, display: entry.displayValue(revealSecrets: revealSecrets),

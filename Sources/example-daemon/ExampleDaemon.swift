@@ -46,7 +46,7 @@ struct ExampleDaemon: AsyncParsableCommand {
         }
         let environment: Environment
         do {
-            environment = try Environment.bootstrap(options, logger: logger)
+            environment = try Environment.bootstrap(options)
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode(1)
@@ -72,7 +72,7 @@ struct Worker: Service, CustomStringConvertible {
     func run() async throws {
         let changes = environment.changes()
         report()
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await _ in changes.cancelOnGracefulShutdown() { report() }
             }

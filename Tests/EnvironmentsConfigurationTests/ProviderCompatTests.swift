@@ -48,7 +48,7 @@ struct ProviderCompatTests {
 
     @Test("in-memory environment")
     func inMemory() async throws {
-        let environment = Environment(values: Self.values.mapValues { SettingValue(propertyList: $0)! })
+        let environment = try Environment(values: Self.values.mapValues { SettingValue(propertyList: $0)! })
         try await ProviderCompatTest(provider: EnvironmentProvider(environment: environment)).runTest()
     }
 

@@ -137,7 +137,7 @@ struct ProviderLiveTests {
 
     @Test("watching ends cleanly when the handler returns, and the environment keeps no watcher")
     func ends() async throws {
-        let environment = Environment(values: ["Greeting": "hello"])
+        let environment = try Environment(values: ["Greeting": "hello"])
         let reader = ConfigReader(provider: EnvironmentProvider(environment: environment))
         for _ in 0..<100 {
             let first = try await reader.watchString(forKey: "Greeting") { updates in

@@ -119,7 +119,7 @@ struct ProviderReadTests {
 
     @Test("snapshot() is one immutable generation of the environment")
     func snapshot() throws {
-        let environment = Environment(values: ["A": "1", "B": "1"])
+        let environment = try Environment(values: ["A": "1", "B": "1"])
         let provider = EnvironmentProvider(environment: environment, providerName: "app")
         let snapshot = try #require(provider.snapshot() as? EnvironmentProvider.Snapshot)
         let readerSnapshot = ConfigReader(provider: provider).snapshot()

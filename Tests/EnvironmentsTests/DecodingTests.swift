@@ -113,7 +113,7 @@ import Testing
             var a: Int
             var b: [Bool]
         }
-        let environment = Environment(values: ["Pair.a": "12", "Pair.b": ["true", 0, "off"]])
+        let environment = try Environment(values: ["Pair.a": "12", "Pair.b": ["true", 0, "off"]])
         #expect(try environment.decode(Pair.self, from: "Pair") == Pair(a: 12, b: [true, false, false]))
         #expect(try environment.snapshot.decode(Pair.self, from: "Pair") == Pair(a: 12, b: [true, false, false]))
     }

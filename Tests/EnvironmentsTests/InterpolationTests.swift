@@ -36,16 +36,16 @@ import Testing
         }
     }
 
-    @Test func dottedReferencesNumbersAndBooleans() {
-        let environment = Environment(values: [
+    @Test func dottedReferencesNumbersAndBooleans() throws {
+        let environment = try Environment(values: [
             "Database": ["Host": "db", "Port": 5432, "TLS": true, "Ratio": 0.5],
             "DSN": "postgres://${Database.Host}:${Database.Port}/app?tls=${Database.TLS}&r=${Database.Ratio}",
         ])
         #expect(environment.string("DSN") == "postgres://db:5432/app?tls=true&r=0.5")
     }
 
-    @Test func chainedReferences() {
-        let environment = Environment(values: [
+    @Test func chainedReferences() throws {
+        let environment = try Environment(values: [
             "A": "${B}-a", "B": "${C}-b", "C": "c", "D": "${A}/${B}/${C}",
         ])
         #expect(environment.string("A") == "c-b-a")
@@ -109,8 +109,8 @@ import Testing
         }
     }
 
-    @Test func escapedDollarIsLiteral() {
-        let environment = Environment(values: [
+    @Test func escapedDollarIsLiteral() throws {
+        let environment = try Environment(values: [
             "Literal": "$${NotAKey}",
             "Mixed": "cost: $5, ${Name} and $${Name}",
             "Dollar": "$",
@@ -126,7 +126,7 @@ import Testing
     @Test func referenceToAReferenceToALiteral() throws {
         // Whatever order the keys are resolved in, the literal stays literal.
         for _ in 0..<5 {
-            let environment = Environment(values: ["A": "${B}", "B": "${C}", "C": "$${D}"])
+            let environment = try Environment(values: ["A": "${B}", "B": "${C}", "C": "$${D}"])
             #expect(environment.string("A") == "${D}")
             #expect(environment.string("B") == "${D}")
             #expect(environment.string("C") == "${D}")
@@ -256,8 +256,8 @@ import Testing
         }
     }
 
-    @Test func inMemoryValuesAreInterpolated() {
-        let environment = Environment(values: ["Host": "h", "URL": "http://${Host}"])
+    @Test func inMemoryValuesAreInterpolated() throws {
+        let environment = try Environment(values: ["Host": "h", "URL": "http://${Host}"])
         #expect(environment.string("URL") == "http://h")
     }
 }
@@ -273,10 +273,15 @@ extension InterpolationTests {
         }
     }
 
-    @Test func inMemoryValuesWithABadReferenceStillHideSecrets() {
-        let environment = Environment(
-            values: ["Token": "t0ken", "Broken": "${Missing}"], secretKeys: ["Token"])
-        #expect(environment.configuredValue(forKey: "Token")?.isSecret == true)
-        #expect(environment.string("Broken") == "${Missing}")
+    @Test func inMemoryValuesWithABadReferenceAreRejectedAsInFiles() {
+        let error = #expect(throws: EnvironmentError.self) {
+            try Environment(values: ["Token": "t0ken", "Broken": "${Missing}"], secretKeys: ["Token"])
+        }
+        #expect(error?.code == .unresolvedReference)
+        #expect(error?.key == "Broken")
+        let inEnvironments = #expect(throws: EnvironmentError.self) {
+            try Environment(environments: ["Common": ["Broken": "${Missing}"], "Test": [:]], options: EnvironmentOptions(environment: "Test"))
+        }
+        #expect(inEnvironments?.code == error?.code)
     }
 }

@@ -124,7 +124,7 @@ import Testing
     }
 
     @Test func dottedPathsStopAtScalars() throws {
-        let environment = Environment(values: ["Host": "example.com", "Database": ["Host": "db"]])
+        let environment = try Environment(values: ["Host": "example.com", "Database": ["Host": "db"]])
         #expect(environment.fetch("Host.Name") == nil)
         #expect(environment.fetch("Database.Host.Name") == nil)
         #expect(environment.fetch("Database.") == nil)
@@ -203,7 +203,7 @@ import Testing
     }
 
     @Test func inMemoryOverridesCanBeRemoved() throws {
-        let environment = Environment(values: ["A": "base", "Nested.B": 1])
+        let environment = try Environment(values: ["A": "base", "Nested.B": 1])
         try environment.setOverride("override", forKey: "A")
         try environment.setOverride(2, forKey: "Nested.B")
         #expect(environment.string("A") == "override")

@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func theCallbackSeesTheNewSnapshotInPlace() throws {
-        let environment = Environment(values: ["A": 1])
+        let environment = try Environment(values: ["A": 1])
         let seen = Locked<[Int]>([])
         environment.onChange { change in
             seen.withLock { $0.append(environment.int("A", default: 0)) }
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func removedObserversAreNotCalled() throws {
-        let environment = Environment(values: ["A": 1])
+        let environment = try Environment(values: ["A": 1])
         let first = Locked(0)
         let second = Locked(0)
         let token = environment.onChange { _ in first.withLock { $0 += 1 } }
@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func changesStreamConsumedByATask() async throws {
-        let environment = Environment(values: ["Counter": 0])
+        let environment = try Environment(values: ["Counter": 0])
         let stream = environment.changes()
         let consumer = Task { () -> [[String]] in
             var keys: [[String]] = []
@@ -95,7 +95,7 @@ import Testing
     }
 
     @Test func cancellingTheConsumerRemovesTheObserver() async throws {
-        let environment = Environment(values: ["A": 0])
+        let environment = try Environment(values: ["A": 0])
         let started = Locked(false)
         let consumer = Task {
             for await _ in environment.changes() { started.withLock { $0 = true } }

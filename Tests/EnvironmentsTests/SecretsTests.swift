@@ -33,8 +33,8 @@ import Testing
         }
     }
 
-    @Test func aSecretDictionaryMakesEverythingBelowSecret() {
-        let environment = Environment(
+    @Test func aSecretDictionaryMakesEverythingBelowSecret() throws {
+        let environment = try Environment(
             values: ["Vault": ["Token": "t", "Nested": ["Key": "k"]], "Plain": "p"], secretKeys: ["Vault"])
         #expect(environment.configuredValue(forKey: "Vault.Token")?.isSecret == true)
         #expect(environment.configuredValue(forKey: "Vault.Nested.Key")?.isSecret == true)
@@ -90,9 +90,9 @@ import Testing
         }
     }
 
-    @Test func secretnessPropagatesThroughChainsInAnyOrder() {
+    @Test func secretnessPropagatesThroughChainsInAnyOrder() throws {
         for _ in 0..<5 {
-            let environment = Environment(
+            let environment = try Environment(
                 values: ["S": "secret", "A": "${B}", "B": "${C}", "C": "[${S}]", "N": "${X}", "X": "x"],
                 secretKeys: ["S"])
             for key in ["S", "A", "B", "C"] {
@@ -141,7 +141,7 @@ import Testing
 
     @Test func decodingASecretDoesNotShowIt() throws {
         struct Credentials: Decodable { var Password: Int }
-        let environment = Environment(values: ["Login.Password": .string(password)], secretKeys: ["Login.Password"])
+        let environment = try Environment(values: ["Login.Password": .string(password)], secretKeys: ["Login.Password"])
         let error = #expect(throws: EnvironmentError.self) {
             try environment.decode(Credentials.self, from: "Login")
         }
@@ -165,7 +165,7 @@ import Testing
     }
 
     @Test func inMemoryOverrideOfASecretStaysSecret() throws {
-        let environment = Environment(values: ["Token": "a", "Name": "n"], secretKeys: ["Token"])
+        let environment = try Environment(values: ["Token": "a", "Name": "n"], secretKeys: ["Token"])
         try environment.setOverride(.string("b-\(password)"), forKey: "Token")
         #expect(environment.string("Token") == "b-\(password)")
         #expect(environment.configuredValue(forKey: "Token")?.isSecret == true)

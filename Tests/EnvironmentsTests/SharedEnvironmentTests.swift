@@ -1,18 +1,28 @@
 import Environments
 import Foundation
+import Synchronization
 import Testing
 
 /// `Environment.shared` and `bootstrap`. Serialized: they set process-wide state.
 @Suite(.serialized) struct SharedEnvironmentTests {
-    @Test func bootstrapWithAnEnvironment() {
-        let environment = Environment(values: ["APIBaseUrl": "https://api.example.com"])
-        Environment.bootstrap(environment)
-        #expect(Environment.shared === environment)
-        #expect(Environment.shared.fetch("APIBaseUrl") as? String == "https://api.example.com")
-        let replacement = Environment(values: ["APIBaseUrl": "https://other.example.com"])
-        Environment.bootstrap(replacement)
-        #expect(Environment.shared === replacement)
-        #expect(Environment.shared.fetch("APIBaseUrl") as? String == "https://other.example.com")
+    @Test func bootstrapAgainReplacesTheConfigurationAndTellsObservers() throws {
+        try withTemporaryDirectory { first in
+            try withTemporaryDirectory { second in
+                try first.writeXML(["Common": ["APIBaseUrl": "https://api.example.com"], "Debug": [:]])
+                try second.writeXML(["Common": ["APIBaseUrl": "https://other.example.com"], "Debug": [:]])
+                let environment = try Environment.bootstrap(first.options())
+                #expect(environment === Environment.shared)
+                #expect(Environment.shared.fetch("APIBaseUrl") as? String == "https://api.example.com")
+                let generation = Environment.shared.generation
+                let seen = Mutex<[String]>([])
+                let token = Environment.shared.onChange { change in seen.withLock { $0 += change.changedKeys } }
+                defer { Environment.shared.removeObserver(token) }
+                try Environment.bootstrap(second.options())
+                #expect(Environment.shared.fetch("APIBaseUrl") as? String == "https://other.example.com")
+                #expect(Environment.shared.generation == generation + 1)
+                #expect(seen.withLock { $0 } == ["APIBaseUrl"])
+            }
+        }
     }
 
     @Test func bootstrapWithOptions() throws {
@@ -29,7 +39,7 @@ import Testing
                 try Environment.bootstrap(directory.options())
             }
             #expect(error?.code == .fileNotFound)
-            #expect(Environment.shared === environment)
+            #expect(Environment.shared.fetch("APIBaseUrl") as? String == "https://localhost/v1")
         }
     }
 }

@@ -139,8 +139,8 @@ import Testing
         ("250 msec", .milliseconds(250)),
         ("1d", .seconds(86400)),
     ])
-    func durationStrings(text: String, expected: Duration) {
-        let environment = Environment(values: ["D": .string(text)])
+    func durationStrings(text: String, expected: Duration) throws {
+        let environment = try Environment(values: ["D": .string(text)])
         #expect(environment.duration("D", default: .zero) == expected)
         #expect(Duration(settingValue: .string(text)) == expected)
     }
@@ -258,8 +258,8 @@ import Testing
         }
     }
 
-    @Test func requireInMemory() {
-        let environment = Environment(values: ["A": 1], environmentName: "Unit")
+    @Test func requireInMemory() throws {
+        let environment = try Environment(values: ["A": 1], environmentName: "Unit")
         let error = #expect(throws: EnvironmentError.self) { try environment.require("B", as: Int.self) }
         #expect(error?.code == .missingKey)
         #expect(error?.environment == "Unit")
@@ -267,7 +267,7 @@ import Testing
     }
 
     @Test func inMemoryValuesWithDottedKeys() throws {
-        let environment = Environment(
+        let environment = try Environment(
             values: ["Database.Host": "db", "Database.Port": 5432, "Database": ["Name": "app"], "Debug": true])
         #expect(environment.environmentName == "Test")
         #expect(environment.string("Database.Host") == "db")

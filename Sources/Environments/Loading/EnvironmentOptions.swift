@@ -41,12 +41,9 @@ public struct EnvironmentOptions: Sendable {
     public var logLevelKey: String? = "LogLevel"
     /// The application's own check of a new configuration: throw to reject it. It runs on
     /// every load and reload, after interpolation and before the new snapshot is swapped in.
-    /// It runs while the environment builds the snapshot: it must only read the snapshot it
-    /// is given, never call back into the ``Environment`` (reload, check or overrides).
+    /// It runs before any lock is taken, so it may read the environment (which still serves
+    /// the current snapshot); to judge the new configuration, read the snapshot it is given.
     public var validate: (@Sendable (EnvironmentSnapshot) throws -> Void)?
-
-    /// Use ``builtInConfiguration`` alone: no files are looked for (in-memory environments).
-    var inMemoryOnly = false
 
     /// The variable systemd sets from `ConfigurationDirectory=`.
     public static let configurationDirectoryVariable = "CONFIGURATION_DIRECTORY"

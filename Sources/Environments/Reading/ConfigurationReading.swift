@@ -5,12 +5,17 @@ import Logging
 ///
 /// Components that need configuration can take a `some ConfigurationReading` instead of
 /// reaching for ``Environment/shared``, so tests can hand them an in-memory
-/// ``Environment/init(values:environmentName:secretKeys:logger:)``.
+/// ``Environment/init(values:environmentName:secretKeys:)``.
+///
+/// Every read in the extension goes through the three requirements, so a reader held as
+/// `some ConfigurationReading` behaves exactly as the concrete type does.
 public protocol ConfigurationReading: Sendable {
-    /// The effective value at a key path (`APIBaseUrl`, `Database.Host`), with its source.
+    /// The value at a key path (`APIBaseUrl`, `Database.Host`), or `nil` if there is none.
+    func value(forKey key: String) -> SettingValue?
+    /// The effective value at a key path, with its source and secrecy.
     func configuredValue(forKey key: String) -> ConfiguredValue?
     /// The snapshot reads are answered from; for ``Environment`` the current one.
-    var currentSnapshot: EnvironmentSnapshot { get }
+    var snapshot: EnvironmentSnapshot { get }
 }
 
 extension ConfigurationReading {
@@ -21,12 +26,7 @@ extension ConfigurationReading {
     /// let baseURL = Environment.shared.fetch("APIBaseUrl") as? String
     /// ```
     public func fetch(_ key: String) -> Any? {
-        configuredValue(forKey: key)?.value.anyValue
-    }
-
-    /// The value at a key path as a ``SettingValue``, or `nil` if there is none.
-    public func value(forKey key: String) -> SettingValue? {
-        configuredValue(forKey: key)?.value
+        value(forKey: key)?.anyValue
     }
 
     /// The value at a key path converted to `T`; `nil` when the key has no value.
@@ -35,12 +35,13 @@ extension ConfigurationReading {
     ///   and actual type and the source, when the value cannot be converted.
     public func get<T: SettingValueConvertible>(_ key: String, as type: T.Type = T.self) throws(EnvironmentError) -> T?
     {
-        guard let configured = configuredValue(forKey: key) else { return nil }
-        guard let converted = T(settingValue: configured.value) else {
-            throw EnvironmentError.typeMismatch(
-                key, configured, expected: T.settingTypeName, environment: currentSnapshot.environmentName)
-        }
-        return converted
+        guard let value = value(forKey: key) else { return nil }
+        if let converted = T(settingValue: value) { return converted }
+        // The source only now, for the error: reads that succeed never copy it.
+        let snapshot = self.snapshot
+        let configured = snapshot.configuredValue(forKey: key) ?? ConfiguredValue(value: value, source: .defaults)
+        throw EnvironmentError.typeMismatch(
+            key, configured, expected: T.settingTypeName, environment: snapshot.environmentName)
     }
 
     /// The value at a key path converted to `T`, which must be there.
@@ -51,7 +52,7 @@ extension ConfigurationReading {
         -> T
     {
         guard let value = try get(key, as: T.self) else {
-            let snapshot = currentSnapshot
+            let snapshot = self.snapshot
             var searched = snapshot.files
             if searched.isEmpty, let location = snapshot.location { searched = [location.mainFile] }
             throw EnvironmentError(
@@ -74,7 +75,11 @@ extension ConfigurationReading {
     }
 
     /// A string, or `defaultValue`.
-    public func string(_ key: String, default defaultValue: String) -> String { value(key, default: defaultValue) }
+    public func string(_ key: String, default defaultValue: String) -> String {
+        // The common case in one lookup, without the generic conversion.
+        if case .string(let text)? = value(forKey: key) { return text }
+        return value(key, default: defaultValue)
+    }
     /// A string, or `nil` when missing or not convertible.
     public func string(_ key: String) -> String? { try? get(key, as: String.self) }
     /// An integer, or `defaultValue`. Integral reals and decimal strings convert.
@@ -107,7 +112,7 @@ extension ConfigurationReading {
     /// - Throws: ``EnvironmentError`` with code `missingKey`, or `decodingFailed` naming the
     ///   full key path that failed.
     public func decode<T: Decodable>(_ type: T.Type, from key: String? = nil) throws(EnvironmentError) -> T {
-        let snapshot = currentSnapshot
+        let snapshot = self.snapshot
         let root: SettingValue
         if let key {
             root = try require(key, as: SettingValue.self)

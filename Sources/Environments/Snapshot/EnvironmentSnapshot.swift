@@ -11,8 +11,6 @@ public final class EnvironmentSnapshot: Sendable {
     public let environmentName: String
     /// Counts applied configurations: 1 for the first load, one more for each applied reload.
     public let generation: UInt64
-    /// Every effective key path (dictionaries and their members) with its value.
-    public let entries: [String: ConfiguredValue]
     /// The files that were read, in the order they were applied.
     public let files: [String]
     /// Where the configuration was looked for, for error messages.
@@ -29,18 +27,11 @@ public final class EnvironmentSnapshot: Sendable {
     /// The key paths of values that are not dictionaries, sorted: what a listing shows.
     public let leafKeys: [String]
 
-    let tree: [String: SettingNode]
-    /// The values of ``entries`` alone, for the hot read path: a lookup copies one
-    /// ``SettingValue`` and touches no source strings (whose reference counts every thread
-    /// would otherwise share).
-    let valuesByKey: [String: SettingValue]
-    /// The values as ``SettingValue/anyValue`` gives them, made once, for `fetch`: copying an
-    /// `Any` out costs less than building one on every read. Only property-list values are
-    /// in it (strings, numbers, dates, data, arrays and dictionaries of them), all `Sendable`.
-    nonisolated(unsafe) let anyValuesByKey: [String: Any]
-    /// The key paths whose values are secret (listed, below a secret key, or from a
-    /// credential), for readers that look values up in ``valuesByKey`` alone.
-    package let secretPaths: Set<String>
+    /// The one table reads use: every key path (dictionaries and their members) with its
+    /// value, the index of its source in ``sources`` and its secrecy.
+    let table: [String: SettingEntry]
+    /// The sources that ``table``'s entries name, each once.
+    let sources: [ValueSource]
 
     init(
         environmentName: String,
@@ -54,17 +45,10 @@ public final class EnvironmentSnapshot: Sendable {
     ) {
         self.environmentName = environmentName
         self.generation = generation
-        self.tree = tree
-        var entries: [String: ConfiguredValue] = [:]
-        entries.reserveCapacity(tree.count)
-        var leaves: [String] = []
-        leaves.reserveCapacity(tree.count)
-        SettingTree.flattenValues(tree, into: &entries, leaves: &leaves, collectingValues: false)
-        self.entries = entries
-        self.leafKeys = leaves.sorted()
-        self.valuesByKey = entries.mapValues(\.value)
-        self.anyValuesByKey = valuesByKey.mapValues(\.anyValue)
-        self.secretPaths = Set(entries.lazy.filter { $0.value.isSecret }.map(\.key))
+        let table = SettingTable(tree)
+        self.table = table.entries
+        self.sources = table.sources
+        self.leafKeys = table.leaves.sorted()
         self.files = files
         self.location = location
         self.secretKeys = secretKeys
@@ -74,13 +58,28 @@ public final class EnvironmentSnapshot: Sendable {
     }
 
     /// The whole effective configuration as one dictionary.
-    public var values: [String: SettingValue] { tree.mapValues(\.value) }
+    public var values: [String: SettingValue] {
+        var values: [String: SettingValue] = [:]
+        for (key, entry) in table where !key.contains(".") { values[key] = entry.value }
+        return values
+    }
 
     /// Whether `other` has the same environment, values, sources, files and pending restarts.
     /// The generation and load time are not compared.
     public func hasSameContent(as other: EnvironmentSnapshot) -> Bool {
-        environmentName == other.environmentName && entries == other.entries && files == other.files
-            && pendingRestart == other.pendingRestart
+        guard environmentName == other.environmentName, table.count == other.table.count, files == other.files,
+            pendingRestart == other.pendingRestart
+        else { return false }
+        let sameSources = sources == other.sources
+        for (key, entry) in table {
+            guard let theirs = other.table[key] else { return false }
+            if sameSources {
+                if entry != theirs { return false }
+            } else if configuredValue(entry) != other.configuredValue(theirs) {
+                return false
+            }
+        }
+        return true
     }
 
     /// The leaf keys whose value or secrecy differs between `older` and this snapshot,
@@ -89,19 +88,40 @@ public final class EnvironmentSnapshot: Sendable {
         let mine = Set(leafKeys)
         let theirs = Set(older.leafKeys)
         return mine.union(theirs).filter { key in
-            let new = entries[key]
-            let old = older.entries[key]
+            let new = table[key]
+            let old = older.table[key]
             return new?.value != old?.value || new?.isSecret != old?.isSecret
         }.sorted()
+    }
+
+    func configuredValue(_ entry: SettingEntry) -> ConfiguredValue {
+        ConfiguredValue(value: entry.value, source: sources[entry.sourceIndex], isSecret: entry.isSecret)
+    }
+
+    /// The node at a dotted key path, rebuilt from the table (for restart-only keys).
+    func node(at key: String) -> SettingNode? {
+        guard let entry = table[key] else { return nil }
+        // A dictionary that came from a branch has its members in the table too.
+        if case .dictionary(let children) = entry.value,
+            children.keys.first.map({ table[key + "." + $0] != nil }) ?? true
+        {
+            var nodes: [String: SettingNode] = [:]
+            for child in children.keys { nodes[child] = node(at: key + "." + child) }
+            return .branch(nodes, sources[entry.sourceIndex])
+        }
+        return .leaf(configuredValue(entry))
     }
 }
 
 extension EnvironmentSnapshot: ConfigurationReading {
+    /// The value at a key path.
+    public func value(forKey key: String) -> SettingValue? { table[key]?.value }
+
     /// The effective value at a key path, with its source.
-    public func configuredValue(forKey key: String) -> ConfiguredValue? { entries[key] }
+    public func configuredValue(forKey key: String) -> ConfiguredValue? { table[key].map(configuredValue) }
 
     /// The snapshot itself.
-    public var currentSnapshot: EnvironmentSnapshot { self }
+    public var snapshot: EnvironmentSnapshot { self }
 }
 
 extension EnvironmentSnapshot: CustomStringConvertible {

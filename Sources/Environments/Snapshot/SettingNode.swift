@@ -94,47 +94,6 @@ enum SettingTree {
         tree[first] = .branch(children, source)
     }
 
-    /// Every path in the tree (branches and leaves) with its effective value, in one pass:
-    /// each branch's dictionary and secrecy are built once from its children's, so the cost
-    /// stays linear however deep the tree is.
-    ///
-    /// - Returns: The values of `tree` itself as a dictionary, and whether any is secret.
-    /// - Parameters:
-    ///   - leaves: Receives the paths of values that are not dictionaries (and of empty
-    ///     dictionaries), unsorted.
-    ///   - collectingValues: Whether to return the values of `tree` itself; the root's are
-    ///     not needed.
-    @discardableResult
-    static func flattenValues(
-        _ tree: [String: SettingNode], prefix: String = "", into result: inout [String: ConfiguredValue],
-        leaves: inout [String], collectingValues: Bool = true
-    ) -> (values: [String: SettingValue], containsSecret: Bool) {
-        var values: [String: SettingValue] = [:]
-        if collectingValues { values.reserveCapacity(tree.count) }
-        var containsSecret = false
-        for (key, node) in tree {
-            let path = prefix.isEmpty ? key : prefix + "." + key
-            switch node {
-            case .leaf(let configured):
-                result[path] = configured
-                if collectingValues { values[key] = configured.value }
-                containsSecret = containsSecret || configured.isSecret
-                if case .dictionary(let dictionary) = configured.value, !dictionary.isEmpty {
-                } else {
-                    leaves.append(path)
-                }
-            case .branch(let children, let source):
-                if children.isEmpty { leaves.append(path) }
-                let (childValues, childSecret) = flattenValues(children, prefix: path, into: &result, leaves: &leaves)
-                let value = SettingValue.dictionary(childValues)
-                result[path] = ConfiguredValue(value: value, source: source, isSecret: childSecret)
-                if collectingValues { values[key] = value }
-                containsSecret = containsSecret || childSecret
-            }
-        }
-        return (values, containsSecret)
-    }
-
     /// Every path in the tree (branches and leaves) with its node.
     static func flatten(_ tree: [String: SettingNode], prefix: String = "", into result: inout [String: SettingNode]) {
         for (key, node) in tree {

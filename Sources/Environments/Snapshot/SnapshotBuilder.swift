@@ -6,16 +6,20 @@ struct SnapshotBuilder {
     let options: EnvironmentOptions
     /// Runtime overrides, dotted keys allowed.
     let overrides: [String: SettingValue]
+    /// Whether files are read: `false` for an in-memory environment, which uses the options'
+    /// built-in configuration alone.
+    let readsFiles: Bool
 
-    init(options: EnvironmentOptions, overrides: [String: SettingValue]) {
+    init(options: EnvironmentOptions, overrides: [String: SettingValue], readsFiles: Bool) {
         self.options = options
         self.overrides = overrides
+        self.readsFiles = readsFiles
     }
 
     func build(previous: EnvironmentSnapshot?, generation: UInt64) throws(EnvironmentError)
         -> EnvironmentSnapshot
     {
-        let location: ConfigurationLocation? = options.inMemoryOnly ? nil : ConfigurationLocation(options: options)
+        let location: ConfigurationLocation? = readsFiles ? ConfigurationLocation(options: options) : nil
         let files: [EnvironmentsFile]
         if let location {
             files = try readFiles(location)
@@ -49,7 +53,7 @@ struct SnapshotBuilder {
         if let previous, previous.environmentName == name {
             for key in restartRequired.sorted() {
                 let path = key.split(separator: ".").map(String.init)
-                let old = SettingTree.node(at: path, in: previous.tree)
+                let old = previous.node(at: key)
                 let new = SettingTree.node(at: path, in: tree)
                 guard old?.contentIgnoringSources != new?.contentIgnoringSources else { continue }
                 pending[key] =
@@ -63,7 +67,7 @@ struct SnapshotBuilder {
             environmentName: name, generation: generation, tree: tree,
             files: files.map(\.file).filter { $0 != builtInLabel }, location: location, secretKeys: secrets,
             restartRequiredKeys: restartRequired, pendingRestart: pending)
-        if let key = options.logLevelKey, let entry = snapshot.entries[key] {
+        if let key = options.logLevelKey, let entry = snapshot.configuredValue(forKey: key) {
             let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
             guard case .string(let level) = entry.value, levels.contains(level.lowercased()) else {
                 throw EnvironmentError(

@@ -91,11 +91,11 @@ struct ControlHandler: Sendable {
             generation: Int(snapshot.generation), files: snapshot.files,
             loadedAt: snapshot.loadedAt.formatted(.iso8601),
             settings: snapshot.leafKeys.compactMap { key in
-                snapshot.entries[key].map { Self.setting(key, $0, showSecrets: showSecrets) }
+                snapshot.configuredValue(forKey: key).map { Self.setting(key, $0, showSecrets: showSecrets) }
             },
             pendingRestart: snapshot.pendingRestart.keys.sorted().map { key in
                 PendingRestartRecord(
-                    key: key, running: snapshot.entries[key].map { Self.setting(key, $0, showSecrets: showSecrets) },
+                    key: key, running: snapshot.configuredValue(forKey: key).map { Self.setting(key, $0, showSecrets: showSecrets) },
                     next: Self.setting(key, snapshot.pendingRestart[key]!, showSecrets: showSecrets))
             },
             lastReload: lastReload.map { Self.verdict($0, environment: snapshot.environmentName) })

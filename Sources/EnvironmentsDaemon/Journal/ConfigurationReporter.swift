@@ -47,7 +47,7 @@ public struct ConfigurationReporter: Sendable {
         for file in snapshot.files { entry.append("CONFIG_SOURCE_FILE", file) }
         var lines: [String] = []
         for key in snapshot.leafKeys {
-            guard let value = snapshot.entries[key] else { continue }
+            guard let value = snapshot.configuredValue(forKey: key) else { continue }
             let setting = "\(key)=\(value.displayValue())"
             entry.append("CONFIG_SETTING", setting)
             entry.append("CONFIG_SETTING_SOURCE", "\(key)=\(value.source)")

@@ -169,8 +169,8 @@ public actor ConfigurationReloader {
     private func logChange(_ change: EnvironmentChange, trigger: ReloadTrigger) {
         let snapshot = change.current
         let changes = change.changedKeys.map { key -> String in
-            let old = change.previous.entries[key].map { $0.displayValue() } ?? "<unset>"
-            let new = snapshot.entries[key].map { $0.displayValue() } ?? "<unset>"
+            let old = change.previous.configuredValue(forKey: key).map { $0.displayValue() } ?? "<unset>"
+            let new = snapshot.configuredValue(forKey: key).map { $0.displayValue() } ?? "<unset>"
             return "\(key): \(old) -> \(new)"
         }
         logger.info(
@@ -184,7 +184,7 @@ public actor ConfigurationReloader {
 
     private func reportPending(_ snapshot: EnvironmentSnapshot) {
         for key in snapshot.pendingRestart.keys.sorted() {
-            let current = snapshot.entries[key]?.displayValue() ?? "<unset>"
+            let current = snapshot.configuredValue(forKey: key)?.displayValue() ?? "<unset>"
             let waiting = snapshot.pendingRestart[key]!.displayValue()
             logger.warning(
                 "'\(key)' changed to \(waiting) but can only change on restart; keeping \(current) (pending restart)",
@@ -194,7 +194,7 @@ public actor ConfigurationReloader {
     }
 
     private func applyLogLevel(_ snapshot: EnvironmentSnapshot) {
-        guard let levelControl, case .string(let text)? = snapshot.entries[logLevelKey]?.value,
+        guard let levelControl, case .string(let text)? = snapshot.configuredValue(forKey: logLevelKey)?.value,
             let level = Logger.Level(rawValue: text.lowercased())
         else { return }
         if levelControl.level != level {
@@ -213,7 +213,7 @@ public actor ConfigurationReloader {
             pendingRestart: snapshot.pendingRestart.keys.sorted(), lastReload: lastReload,
             credentialsDirectory: options?.processEnvironment[EnvironmentOptions.credentialsDirectoryVariable],
             runningValues: snapshot.pendingRestart.keys.reduce(into: [:]) { values, key in
-                values[key] = snapshot.entries[key]?.displayValue() ?? "<unset>"
+                values[key] = snapshot.configuredValue(forKey: key)?.displayValue() ?? "<unset>"
             })
         do {
             try state.write(to: stateFile)

@@ -30,7 +30,7 @@ options.builtInConfiguration = [
 options.restartRequiredKeys = ["HTTP.host", "HTTP.port"]
 let environment: Environments.Environment  // Hummingbird has an `Environment` too (its environment variables)
 do {
-    environment = try Environments.Environment.bootstrap(options, logger: logger)
+    environment = try Environments.Environment.bootstrap(options)
 } catch {
     logger.critical("cannot load the configuration: \(error)")
     exit(1)
