@@ -13,7 +13,6 @@ let package = Package(
         .library(name: "EnvironmentsDaemon", targets: ["EnvironmentsDaemon"]),
         .library(name: "EnvironmentsConfiguration", targets: ["EnvironmentsConfiguration"]),
         .library(name: "SystemdSupport", targets: ["SystemdSupport"]),
-        .library(name: "FileWatching", targets: ["FileWatching"]),
         .executable(name: "envctl", targets: ["envctl"]),
         .executable(name: "example-daemon", targets: ["example-daemon"]),
         .plugin(name: "EmbedInfoPlist", targets: ["EmbedInfoPlist"]),

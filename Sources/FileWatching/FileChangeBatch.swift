@@ -2,14 +2,14 @@
 ///
 /// ``FileWatcher`` hands one batch to its `onChange` callback per burst. Paths are spelled
 /// exactly as they were given to ``FileWatcher/init(files:directories:debounce:settle:logger:)``.
-public struct FileChangeBatch: Sendable, Hashable, CustomStringConvertible {
+package struct FileChangeBatch: Sendable, Hashable, CustomStringConvertible {
     /// The configured files and directories that were (or may have been) changed.
-    public var paths: Set<String>
+    package var paths: Set<String>
     /// `true` if change events were lost, for example because the kernel's inotify queue
     /// overflowed. ``paths`` then holds every configured path: reload everything.
-    public var overflowed: Bool
+    package var overflowed: Bool
     /// How many raw file system events were coalesced into this batch; for diagnostics.
-    public var eventCount: Int
+    package var eventCount: Int
 
     /// Creates a batch.
     ///
@@ -17,26 +17,26 @@ public struct FileChangeBatch: Sendable, Hashable, CustomStringConvertible {
     ///   - paths: The affected configured paths.
     ///   - overflowed: Whether events were lost.
     ///   - eventCount: How many raw events the batch stands for.
-    public init(paths: Set<String> = [], overflowed: Bool = false, eventCount: Int = 0) {
+    package init(paths: Set<String> = [], overflowed: Bool = false, eventCount: Int = 0) {
         self.paths = paths
         self.overflowed = overflowed
         self.eventCount = eventCount
     }
 
     /// `true` if the batch names no path and reports no overflow.
-    public var isEmpty: Bool { paths.isEmpty && !overflowed }
+    package var isEmpty: Bool { paths.isEmpty && !overflowed }
 
     /// Adds the paths, the overflow flag and the event count of `other` to this batch.
     ///
     /// - Parameter other: The batch to fold into this one.
-    public mutating func merge(_ other: FileChangeBatch) {
+    package mutating func merge(_ other: FileChangeBatch) {
         paths.formUnion(other.paths)
         overflowed = overflowed || other.overflowed
         eventCount += other.eventCount
     }
 
     /// The sorted paths, the overflow flag and the event count, for logs.
-    public var description: String {
+    package var description: String {
         let list = paths.sorted().joined(separator: ", ")
         return "[\(list)]\(overflowed ? " (overflowed)" : "") from \(eventCount) event(s)"
     }

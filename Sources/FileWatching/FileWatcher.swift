@@ -34,7 +34,7 @@ import Logging
 ///   await reload(batch.paths)
 /// }
 /// ```
-public final class FileWatcher: Sendable {
+package final class FileWatcher: Sendable {
     /// How change detection works.
     enum Backend: Sendable, Hashable {
         /// inotify on Linux; polling every 500 ms elsewhere.
@@ -44,17 +44,17 @@ public final class FileWatcher: Sendable {
     }
 
     /// The files being watched, as given.
-    public let files: [String]
+    package let files: [String]
     /// The directories being watched, as given.
-    public let directories: [String]
+    package let directories: [String]
     /// The quiet time after which a burst of changes is reported when its last event may be
     /// part of a save still in progress.
-    public let debounce: Duration
+    package let debounce: Duration
     /// The quiet time after which a burst of changes is reported when its last event completed
     /// a save (a file opened for writing was closed, or a file was renamed into place).
     ///
     /// Used as at most ``debounce``. The polling fallback does not use it.
-    public let settle: Duration
+    package let settle: Duration
 
     let configuration: WatchConfiguration
     let backend: Backend
@@ -77,7 +77,7 @@ public final class FileWatcher: Sendable {
     ///     rename or the next step of a tool arrive and join the burst. Used as at most
     ///     `debounce`.
     ///   - logger: Where to log, mostly at debug and trace level.
-    public convenience init(
+    package convenience init(
         files: [String], directories: [String], debounce: Duration = .milliseconds(50),
         settle: Duration = .milliseconds(2), logger: Logger = Logger(label: "FileWatching")
     ) {
@@ -120,7 +120,7 @@ public final class FileWatcher: Sendable {
     ///
     /// - Parameter onChange: Called with each batch of changes.
     /// - Throws: ``InotifyError`` if inotify cannot be set up or fails while watching.
-    public func run(onChange: @escaping @Sendable (FileChangeBatch) async -> Void) async throws {
+    package func run(onChange: @escaping @Sendable (FileChangeBatch) async -> Void) async throws {
         try await run(onReady: {}, onChange: onChange)
     }
 
@@ -134,7 +134,7 @@ public final class FileWatcher: Sendable {
     ///   - onReady: Called once the initial watches are in place.
     ///   - onChange: Called with each batch of changes.
     /// - Throws: ``InotifyError`` if inotify cannot be set up or fails while watching.
-    public func run(
+    package func run(
         onReady: @escaping @Sendable () async -> Void,
         onChange: @escaping @Sendable (FileChangeBatch) async -> Void
     ) async throws {

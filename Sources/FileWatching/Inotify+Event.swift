@@ -3,39 +3,39 @@
 
     extension Inotify {
         /// A watch, as returned by ``Inotify/addWatch(path:mask:)`` and carried by every event.
-        public struct WatchDescriptor: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        package struct WatchDescriptor: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
             /// The kernel's watch descriptor number.
-            public var rawValue: Int32
+            package var rawValue: Int32
 
             /// Wraps a kernel watch descriptor number.
-            public init(rawValue: Int32) {
+            package init(rawValue: Int32) {
                 self.rawValue = rawValue
             }
 
             /// The watch descriptor of events that belong to no watch, such as a queue overflow.
-            public static let none = WatchDescriptor(rawValue: -1)
+            package static let none = WatchDescriptor(rawValue: -1)
 
             /// The number, for logs.
-            public var description: String { String(rawValue) }
+            package var description: String { String(rawValue) }
         }
 
         /// One `struct inotify_event` record read from an inotify file descriptor.
-        public struct Event: Sendable, Hashable, CustomStringConvertible {
+        package struct Event: Sendable, Hashable, CustomStringConvertible {
             /// The size of the fixed part of a record (`sizeof(struct inotify_event)`).
-            public static let headerSize = MemoryLayout<inotify_event>.size
+            package static let headerSize = MemoryLayout<inotify_event>.size
 
             /// The watch the event belongs to; ``WatchDescriptor/none`` for a queue overflow.
-            public var watchDescriptor: WatchDescriptor
+            package var watchDescriptor: WatchDescriptor
             /// What happened.
-            public var mask: Mask
+            package var mask: Mask
             /// Pairs the ``Mask/movedFrom`` and ``Mask/movedTo`` halves of one rename; 0 otherwise.
-            public var cookie: UInt32
+            package var cookie: UInt32
             /// The name of the entry in the watched directory the event is about, or `nil` when it
             /// is about the watched object itself.
-            public var name: String?
+            package var name: String?
 
             /// Creates an event from its parts.
-            public init(watchDescriptor: WatchDescriptor, mask: Mask, cookie: UInt32 = 0, name: String? = nil) {
+            package init(watchDescriptor: WatchDescriptor, mask: Mask, cookie: UInt32 = 0, name: String? = nil) {
                 self.watchDescriptor = watchDescriptor
                 self.mask = mask
                 self.cookie = cookie
@@ -43,7 +43,7 @@
             }
 
             /// The event, for logs, for example `wd=1 [created] "a.plist"`.
-            public var description: String {
+            package var description: String {
                 var text = "wd=\(watchDescriptor) \(mask)"
                 if cookie != 0 { text += " cookie=\(cookie)" }
                 if let name { text += " \"\(name)\"" }
@@ -59,7 +59,7 @@
             ///
             /// - Parameter bytes: The bytes read from the file descriptor.
             /// - Returns: The events, in order.
-            public static func decode(_ bytes: UnsafeRawBufferPointer) -> [Event] {
+            package static func decode(_ bytes: UnsafeRawBufferPointer) -> [Event] {
                 var events: [Event] = []
                 var offset = 0
                 while bytes.count - offset >= headerSize {
@@ -92,7 +92,7 @@
             ///
             /// - Parameter bytes: The bytes read from the file descriptor.
             /// - Returns: The events, in order.
-            public static func decode(_ bytes: [UInt8]) -> [Event] {
+            package static func decode(_ bytes: [UInt8]) -> [Event] {
                 bytes.withUnsafeBytes { decode($0) }
             }
         }

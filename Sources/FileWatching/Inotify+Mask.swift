@@ -7,70 +7,70 @@
         /// The same type is used for the mask given to ``Inotify/addWatch(path:mask:)`` and
         /// for ``Inotify/Event/mask``. Some bits only make sense in one of the two places, as
         /// noted on each.
-        public struct Mask: OptionSet, Sendable, Hashable, CustomStringConvertible {
+        package struct Mask: OptionSet, Sendable, Hashable, CustomStringConvertible {
             /// The raw `uint32_t` mask value.
-            public var rawValue: UInt32
+            package var rawValue: UInt32
 
             /// Creates a mask from a raw `uint32_t` value.
-            public init(rawValue: UInt32) {
+            package init(rawValue: UInt32) {
                 self.rawValue = rawValue
             }
 
             /// A file was read (`IN_ACCESS`).
-            public static let accessed = Mask(rawValue: UInt32(IN_ACCESS))
+            package static let accessed = Mask(rawValue: UInt32(IN_ACCESS))
             /// A file was written (`IN_MODIFY`).
-            public static let modified = Mask(rawValue: UInt32(IN_MODIFY))
+            package static let modified = Mask(rawValue: UInt32(IN_MODIFY))
             /// Metadata changed: permissions, timestamps, link count, ownership (`IN_ATTRIB`).
-            public static let attributesChanged = Mask(rawValue: UInt32(IN_ATTRIB))
+            package static let attributesChanged = Mask(rawValue: UInt32(IN_ATTRIB))
             /// A file opened for writing was closed (`IN_CLOSE_WRITE`).
-            public static let closedAfterWriting = Mask(rawValue: UInt32(IN_CLOSE_WRITE))
+            package static let closedAfterWriting = Mask(rawValue: UInt32(IN_CLOSE_WRITE))
             /// A file not opened for writing was closed (`IN_CLOSE_NOWRITE`).
-            public static let closedWithoutWriting = Mask(rawValue: UInt32(IN_CLOSE_NOWRITE))
+            package static let closedWithoutWriting = Mask(rawValue: UInt32(IN_CLOSE_NOWRITE))
             /// A file or directory was opened (`IN_OPEN`).
-            public static let opened = Mask(rawValue: UInt32(IN_OPEN))
+            package static let opened = Mask(rawValue: UInt32(IN_OPEN))
             /// An entry was renamed out of the watched directory (`IN_MOVED_FROM`).
-            public static let movedFrom = Mask(rawValue: UInt32(IN_MOVED_FROM))
+            package static let movedFrom = Mask(rawValue: UInt32(IN_MOVED_FROM))
             /// An entry was renamed into the watched directory (`IN_MOVED_TO`).
-            public static let movedTo = Mask(rawValue: UInt32(IN_MOVED_TO))
+            package static let movedTo = Mask(rawValue: UInt32(IN_MOVED_TO))
             /// An entry was created in the watched directory (`IN_CREATE`).
-            public static let created = Mask(rawValue: UInt32(IN_CREATE))
+            package static let created = Mask(rawValue: UInt32(IN_CREATE))
             /// An entry was deleted from the watched directory (`IN_DELETE`).
-            public static let deleted = Mask(rawValue: UInt32(IN_DELETE))
+            package static let deleted = Mask(rawValue: UInt32(IN_DELETE))
             /// The watched file or directory itself was deleted (`IN_DELETE_SELF`).
-            public static let deletedSelf = Mask(rawValue: UInt32(IN_DELETE_SELF))
+            package static let deletedSelf = Mask(rawValue: UInt32(IN_DELETE_SELF))
             /// The watched file or directory itself was moved (`IN_MOVE_SELF`).
-            public static let movedSelf = Mask(rawValue: UInt32(IN_MOVE_SELF))
+            package static let movedSelf = Mask(rawValue: UInt32(IN_MOVE_SELF))
 
             /// Event only: the file system holding the watched object was unmounted (`IN_UNMOUNT`).
-            public static let unmounted = Mask(rawValue: UInt32(IN_UNMOUNT))
+            package static let unmounted = Mask(rawValue: UInt32(IN_UNMOUNT))
             /// Event only: the kernel's event queue overflowed and events were lost (`IN_Q_OVERFLOW`).
             ///
             /// Such an event has watch descriptor -1.
-            public static let queueOverflowed = Mask(rawValue: UInt32(IN_Q_OVERFLOW))
+            package static let queueOverflowed = Mask(rawValue: UInt32(IN_Q_OVERFLOW))
             /// Event only: the watch was removed, explicitly or because the object went away
             /// (`IN_IGNORED`). No more events arrive for its watch descriptor.
-            public static let ignored = Mask(rawValue: UInt32(IN_IGNORED))
+            package static let ignored = Mask(rawValue: UInt32(IN_IGNORED))
             /// Event only: the subject of the event is a directory (`IN_ISDIR`).
-            public static let isDirectory = Mask(rawValue: UInt32(IN_ISDIR))
+            package static let isDirectory = Mask(rawValue: UInt32(IN_ISDIR))
 
             /// Watch only: fail with `ENOTDIR` unless the path is a directory (`IN_ONLYDIR`).
-            public static let onlyDirectory = Mask(rawValue: UInt32(IN_ONLYDIR))
+            package static let onlyDirectory = Mask(rawValue: UInt32(IN_ONLYDIR))
             /// Watch only: do not follow the path if it is a symbolic link (`IN_DONT_FOLLOW`).
-            public static let dontFollow = Mask(rawValue: UInt32(IN_DONT_FOLLOW))
+            package static let dontFollow = Mask(rawValue: UInt32(IN_DONT_FOLLOW))
             /// Watch only: no events for children after they were unlinked (`IN_EXCL_UNLINK`).
-            public static let excludeUnlinked = Mask(rawValue: UInt32(IN_EXCL_UNLINK))
+            package static let excludeUnlinked = Mask(rawValue: UInt32(IN_EXCL_UNLINK))
             /// Watch only: add to the mask of an existing watch instead of replacing it
             /// (`IN_MASK_ADD`).
-            public static let addToExistingMask = Mask(rawValue: UInt32(IN_MASK_ADD))
+            package static let addToExistingMask = Mask(rawValue: UInt32(IN_MASK_ADD))
             /// Watch only: remove the watch after its first event (`IN_ONESHOT`).
-            public static let oneShot = Mask(rawValue: UInt32(IN_ONESHOT))
+            package static let oneShot = Mask(rawValue: UInt32(IN_ONESHOT))
 
             /// Either kind of close (`IN_CLOSE`).
-            public static let closed: Mask = [.closedAfterWriting, .closedWithoutWriting]
+            package static let closed: Mask = [.closedAfterWriting, .closedWithoutWriting]
             /// Either direction of a rename (`IN_MOVE`).
-            public static let moved: Mask = [.movedFrom, .movedTo]
+            package static let moved: Mask = [.movedFrom, .movedTo]
             /// Every event kind that can be watched for (`IN_ALL_EVENTS`).
-            public static let allEvents: Mask = [
+            package static let allEvents: Mask = [
                 .accessed, .modified, .attributesChanged, .closed, .opened, .moved, .created, .deleted,
                 .deletedSelf, .movedSelf,
             ]
@@ -89,7 +89,7 @@
             ]
 
             /// The names of the bits that are set, for logs, for example `[created, isDirectory]`.
-            public var description: String {
+            package var description: String {
                 var remaining = self
                 var parts: [String] = []
                 for (bit, name) in Self.names where remaining.contains(bit) {

@@ -17,9 +17,9 @@
     ///   for event in try inotify.readEvents() where event.watchDescriptor == wd { ... }
     /// }
     /// ```
-    public final class Inotify {
+    package final class Inotify {
         /// The inotify file descriptor, or -1 once closed.
-        public private(set) var fileDescriptor: Int32
+        package private(set) var fileDescriptor: Int32
 
         /// The size of the buffer each `read(2)` uses; holds many records at once.
         private static let readBufferSize = 64 * 1024
@@ -28,7 +28,7 @@
         ///
         /// - Throws: ``InotifyError`` if the kernel refuses, for example when the per-user limit
         ///   on inotify instances (`fs.inotify.max_user_instances`) is reached.
-        public init() throws {
+        package init() throws {
             let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
             guard fd >= 0 else {
                 throw InotifyError(operation: "inotify_init1", errno: Glibc.errno)
@@ -41,7 +41,7 @@
         }
 
         /// Closes the file descriptor. Every watch goes away with it. Calling it again does nothing.
-        public func close() {
+        package func close() {
             guard fileDescriptor >= 0 else { return }
             _ = Glibc.close(fileDescriptor)
             fileDescriptor = -1
@@ -59,7 +59,7 @@
         /// - Throws: ``InotifyError`` with the path, for example `ENOENT`, `EACCES`, `ENOTDIR`,
         ///   or `ENOSPC` when `fs.inotify.max_user_watches` is reached.
         @discardableResult
-        public func addWatch(path: String, mask: Mask) throws -> WatchDescriptor {
+        package func addWatch(path: String, mask: Mask) throws -> WatchDescriptor {
             let wd = inotify_add_watch(fileDescriptor, path, mask.rawValue)
             guard wd >= 0 else {
                 throw InotifyError(operation: "inotify_add_watch", path: path, errno: Glibc.errno)
@@ -72,7 +72,7 @@
         /// - Parameter watchDescriptor: A descriptor returned by ``addWatch(path:mask:)``.
         /// - Throws: ``InotifyError`` with `EINVAL` if the watch no longer exists, for example
         ///   because the watched object was deleted.
-        public func removeWatch(_ watchDescriptor: WatchDescriptor) throws {
+        package func removeWatch(_ watchDescriptor: WatchDescriptor) throws {
             guard inotify_rm_watch(fileDescriptor, watchDescriptor.rawValue) == 0 else {
                 throw InotifyError(operation: "inotify_rm_watch", errno: Glibc.errno)
             }
@@ -84,7 +84,7 @@
         ///   whole milliseconds.
         /// - Returns: `true` if events are ready to be read.
         /// - Throws: ``InotifyError`` if `poll(2)` fails for another reason than `EINTR`.
-        public func waitForEvents(timeout: Duration?) throws -> Bool {
+        package func waitForEvents(timeout: Duration?) throws -> Bool {
             var pollDescriptor = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
             let result = Glibc.poll(&pollDescriptor, 1, Self.milliseconds(timeout))
             if result < 0 {
@@ -99,7 +99,7 @@
         /// - Returns: The queued events in order; empty if none are queued.
         /// - Throws: ``InotifyError`` if `read(2)` fails for another reason than `EAGAIN` or
         ///   `EINTR`.
-        public func readEvents() throws -> [Event] {
+        package func readEvents() throws -> [Event] {
             var events: [Event] = []
             try withUnsafeTemporaryAllocation(
                 byteCount: Self.readBufferSize, alignment: MemoryLayout<inotify_event>.alignment

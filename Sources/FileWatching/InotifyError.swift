@@ -5,15 +5,15 @@
     ///
     /// The description reads like
     /// `inotify_add_watch("/etc/app") failed: No such file or directory (errno 2)`.
-    public struct InotifyError: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct InotifyError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The system call that failed, for example `inotify_add_watch`.
-        public var operation: String
+        package var operation: String
         /// The path the call was about, if any.
-        public var path: String?
+        package var path: String?
         /// The `errno` value the call left behind.
-        public var errno: Int32
+        package var errno: Int32
         /// The human-readable message for ``errno``, as returned by `strerror`.
-        public var message: String
+        package var message: String
 
         /// Creates an error for a failed `operation` with the given `errno` value.
         ///
@@ -21,7 +21,7 @@
         ///   - operation: The system call that failed.
         ///   - path: The path the call was about, if any.
         ///   - errno: The `errno` value; ``message`` is derived from it with `strerror`.
-        public init(operation: String, path: String? = nil, errno: Int32) {
+        package init(operation: String, path: String? = nil, errno: Int32) {
             self.operation = operation
             self.path = path
             self.errno = errno
@@ -29,7 +29,7 @@
         }
 
         /// A one-line description: the operation, the path, the message and the errno value.
-        public var description: String {
+        package var description: String {
             let subject = path.map { "(\"\($0)\")" } ?? "()"
             return "\(operation)\(subject) failed: \(message) (errno \(errno))"
         }

@@ -14,15 +14,15 @@
 /// libsystemd encodes values with newlines itself and passes large entries through a
 /// memory file. On platforms other than Linux nothing is sent and ``send(_:)-(JournalEntry)``
 /// returns `false`.
-public enum Journal {
+package enum Journal {
     /// The socket on which journald receives native-protocol entries.
-    public static let socketPath = "/run/systemd/journal/socket"
+    package static let socketPath = "/run/systemd/journal/socket"
 
     /// Whether the journal socket exists, so that entries can be delivered.
     ///
     /// libsystemd drops entries silently when the socket is missing; senders that must not
     /// lose entries check this first. Always `false` on platforms other than Linux.
-    public static var isAvailable: Bool {
+    package static var isAvailable: Bool {
         #if os(Linux)
             return access(socketPath, F_OK) == 0
         #else
@@ -36,7 +36,7 @@ public enum Journal {
     /// - Returns: `true` if journald received it; `false` if the journal socket is missing or
     ///   `sd_journal_sendv` failed. An empty entry is not sent and counts as delivered.
     @discardableResult
-    public static func send(_ entry: JournalEntry) -> Bool {
+    package static func send(_ entry: JournalEntry) -> Bool {
         guard !entry.fields.isEmpty else { return true }
         #if os(Linux)
             guard isAvailable else { return false }
@@ -68,7 +68,7 @@ public enum Journal {
     /// - Parameter fields: The names and text values, in order; names may repeat.
     /// - Returns: `true` if journald received the entry.
     @discardableResult
-    public static func send(_ fields: [(String, String)]) -> Bool {
+    package static func send(_ fields: [(String, String)]) -> Bool {
         send(JournalEntry(fields))
     }
 }

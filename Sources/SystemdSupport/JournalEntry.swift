@@ -8,21 +8,21 @@
 /// entry.append("CONFIG_SETTING", "LogLevel=debug")
 /// entry.append("CONFIG_SETTING", "Port=8080")
 /// ```
-public struct JournalEntry: Sendable, Hashable {
+package struct JournalEntry: Sendable, Hashable {
     /// The fields in the order they are sent.
-    public var fields: [JournalField]
+    package var fields: [JournalField]
 
     /// Creates an entry from fields.
     ///
     /// - Parameter fields: The fields, in order.
-    public init(fields: [JournalField] = []) {
+    package init(fields: [JournalField] = []) {
         self.fields = fields
     }
 
     /// Creates an entry from `(name, value)` pairs; names are sanitized.
     ///
     /// - Parameter pairs: The names and text values, in order.
-    public init(_ pairs: [(String, String)]) {
+    package init(_ pairs: [(String, String)]) {
         self.fields = pairs.map { JournalField(name: $0.0, value: $0.1) }
     }
 
@@ -31,7 +31,7 @@ public struct JournalEntry: Sendable, Hashable {
     /// - Parameters:
     ///   - name: The field name.
     ///   - value: The value, which may span several lines.
-    public mutating func append(_ name: String, _ value: String) {
+    package mutating func append(_ name: String, _ value: String) {
         fields.append(JournalField(name: name, value: value))
     }
 
@@ -40,14 +40,14 @@ public struct JournalEntry: Sendable, Hashable {
     /// - Parameters:
     ///   - name: The field name.
     ///   - bytes: The value's bytes.
-    public mutating func append(_ name: String, bytes: [UInt8]) {
+    package mutating func append(_ name: String, bytes: [UInt8]) {
         fields.append(JournalField(name: name, bytes: bytes))
     }
 
     /// The text values of every field called `name`, in order.
     ///
     /// - Parameter name: A field name, compared after sanitizing.
-    public func values(named name: String) -> [String] {
+    package func values(named name: String) -> [String] {
         let name = JournalFieldName.sanitize(name)
         return fields.filter { $0.name == name }.map(\.stringValue)
     }

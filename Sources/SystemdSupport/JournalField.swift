@@ -3,19 +3,19 @@
 /// The name is always valid: it passes through ``JournalFieldName/sanitize(_:)`` when the
 /// field is created. The value is raw bytes; it may contain newlines, NUL and non-UTF-8
 /// data.
-public struct JournalField: Sendable, Hashable {
+package struct JournalField: Sendable, Hashable {
     /// The field name, valid for journald.
-    public let name: String
+    package let name: String
 
     /// The field value as raw bytes.
-    public let value: [UInt8]
+    package let value: [UInt8]
 
     /// Creates a field with a UTF-8 text value.
     ///
     /// - Parameters:
     ///   - name: Any name; it is sanitized with ``JournalFieldName/sanitize(_:)``.
     ///   - value: The value, which may span several lines.
-    public init(name: String, value: String) {
+    package init(name: String, value: String) {
         self.init(name: name, bytes: Array(value.utf8))
     }
 
@@ -24,13 +24,13 @@ public struct JournalField: Sendable, Hashable {
     /// - Parameters:
     ///   - name: Any name; it is sanitized with ``JournalFieldName/sanitize(_:)``.
     ///   - bytes: The value's bytes.
-    public init(name: String, bytes: [UInt8]) {
+    package init(name: String, bytes: [UInt8]) {
         self.name = JournalFieldName.sanitize(name)
         self.value = bytes
     }
 
     /// The value decoded as UTF-8, with invalid sequences replaced by U+FFFD.
-    public var stringValue: String {
+    package var stringValue: String {
         String(decoding: value, as: UTF8.self)
     }
 }

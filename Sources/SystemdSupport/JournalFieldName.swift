@@ -3,22 +3,22 @@
 /// journald accepts field names of 1 to 64 characters from `A`–`Z`, `0`–`9` and `_`
 /// that do not start with `_` or a digit, and silently drops fields with any other name.
 /// ``sanitize(_:)`` maps every string to a valid name, so no field is ever dropped.
-public enum JournalFieldName {
+package enum JournalFieldName {
     /// The longest field name journald accepts.
-    public static let maximumLength = 64
+    package static let maximumLength = 64
 
     /// The prefix put in front of names that would start with `_` or a digit.
-    public static let leadingCharacterPrefix = "F_"
+    package static let leadingCharacterPrefix = "F_"
 
     /// The name used for an empty string.
-    public static let emptyNameReplacement = "FIELD"
+    package static let emptyNameReplacement = "FIELD"
 
     /// Whether journald accepts `name` as a field name as it is.
     ///
     /// - Parameter name: A candidate field name.
     /// - Returns: `true` for 1 to 64 characters of `A`–`Z`, `0`–`9`, `_`, not starting with
     ///   `_` or a digit.
-    public static func isValid(_ name: String) -> Bool {
+    package static func isValid(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard let first = bytes.first, bytes.count <= maximumLength else { return false }
         guard isUppercaseLetter(first) else { return false }
@@ -38,7 +38,7 @@ public enum JournalFieldName {
     ///
     /// - Parameter name: Any string, for example a swift-log metadata key.
     /// - Returns: A name for which ``isValid(_:)`` is `true`.
-    public static func sanitize(_ name: String) -> String {
+    package static func sanitize(_ name: String) -> String {
         if isValid(name) { return name }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(name.utf8.count)

@@ -3,20 +3,20 @@ import Logging
 extension JournalLogHandler {
     /// The fields this handler writes itself; metadata keys that sanitize to one of them
     /// get ``metadataCollisionPrefix``.
-    public static let standardFieldNames: Set<String> = [
+    package static let standardFieldNames: Set<String> = [
         "MESSAGE", "PRIORITY", "SYSLOG_IDENTIFIER", "CODE_FILE", "CODE_LINE", "CODE_FUNC",
         "LOGGER_LABEL", "LOGGER_LEVEL", "LOGGER_SOURCE",
     ]
 
     /// The prefix for metadata keys that collide with ``standardFieldNames``.
-    public static let metadataCollisionPrefix = "META_"
+    package static let metadataCollisionPrefix = "META_"
 
     /// The journal field name for a metadata key: sanitized, and prefixed when it collides
     /// with a standard field.
     ///
     /// - Parameter key: A swift-log metadata key.
     /// - Returns: A valid journal field name that is not one of ``standardFieldNames``.
-    public static func fieldName(forMetadataKey key: String) -> String {
+    package static func fieldName(forMetadataKey key: String) -> String {
         let name = JournalFieldName.sanitize(key)
         guard standardFieldNames.contains(name) else { return name }
         return JournalFieldName.sanitize(metadataCollisionPrefix + name)

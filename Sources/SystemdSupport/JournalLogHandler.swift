@@ -27,16 +27,16 @@ import Logging
 /// written to standard error with a `<N>` prefix.
 public struct JournalLogHandler: LogHandler {
     /// The logger's label, sent as `LOGGER_LABEL`.
-    public let label: String
+    package let label: String
 
     /// The `SYSLOG_IDENTIFIER` of every entry.
-    public let identifier: String
+    package let identifier: String
 
     /// Where entries go.
-    public let output: Output
+    package let output: Output
 
     /// The control whose level applies unless `logLevel` was set on this handler.
-    public let levelControl: LogLevelControl
+    package let levelControl: LogLevelControl
 
     /// Metadata added to every entry of this handler.
     public var metadata: Logger.Metadata = [:]

@@ -3,12 +3,12 @@
 /// The format (systemd's "Native Journal Protocol") is a sequence of fields:
 /// `NAME=value\n` for a value without newlines, and otherwise `NAME\n`, the value's
 /// length as a 64-bit little-endian integer, the value, and `\n`.
-public enum JournalNativeProtocol {
+package enum JournalNativeProtocol {
     /// Encodes an entry as one datagram.
     ///
     /// - Parameter entry: The entry; its names are already valid.
     /// - Returns: The datagram's bytes.
-    public static func encode(_ entry: JournalEntry) -> [UInt8] {
+    package static func encode(_ entry: JournalEntry) -> [UInt8] {
         var datagram: [UInt8] = []
         for field in entry.fields {
             datagram.append(contentsOf: field.name.utf8)
@@ -30,7 +30,7 @@ public enum JournalNativeProtocol {
     ///
     /// - Parameter fields: The names and text values, in order; names may repeat.
     /// - Returns: The datagram's bytes.
-    public static func encode(_ fields: [(String, String)]) -> [UInt8] {
+    package static func encode(_ fields: [(String, String)]) -> [UInt8] {
         encode(JournalEntry(fields))
     }
 

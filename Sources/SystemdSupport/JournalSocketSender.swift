@@ -15,16 +15,16 @@
 ///
 /// The sender owns one unbound socket, closed when the sender is released; it may be used
 /// from any number of threads. On platforms other than Linux nothing is sent.
-public final class JournalSocketSender: Sendable {
+package final class JournalSocketSender: Sendable {
     /// The path of the receiving socket.
-    public let path: String
+    package let path: String
 
     private let descriptor: Int32
 
     /// Creates a sender for the socket at `path`.
     ///
     /// - Parameter path: The receiving socket's path, or `@name` for an abstract socket.
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
         #if os(Linux)
             self.descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
@@ -45,7 +45,7 @@ public final class JournalSocketSender: Sendable {
     /// - Returns: `true` if the whole datagram was sent; `false` if no socket listens at
     ///   ``path``, the datagram is too large, or sending failed otherwise.
     @discardableResult
-    public func send(_ entry: JournalEntry) -> Bool {
+    package func send(_ entry: JournalEntry) -> Bool {
         send(datagram: JournalNativeProtocol.encode(entry))
     }
 
@@ -54,7 +54,7 @@ public final class JournalSocketSender: Sendable {
     /// - Parameter fields: The names and text values, in order; names may repeat.
     /// - Returns: `true` if the whole datagram was sent.
     @discardableResult
-    public func send(_ fields: [(String, String)]) -> Bool {
+    package func send(_ fields: [(String, String)]) -> Bool {
         send(JournalEntry(fields))
     }
 
@@ -63,7 +63,7 @@ public final class JournalSocketSender: Sendable {
     /// - Parameter datagram: The bytes to send.
     /// - Returns: `true` if the whole datagram was sent.
     @discardableResult
-    public func send(datagram: [UInt8]) -> Bool {
+    package func send(datagram: [UInt8]) -> Bool {
         #if os(Linux)
             guard descriptor >= 0 else { return false }
             var address = sockaddr_un()

@@ -8,9 +8,9 @@
 
 /// `CLOCK_MONOTONIC` in microseconds: the clock systemd expects in `MONOTONIC_USEC=`, shared by
 /// every process on the machine, so a reload command and a daemon can compare times.
-public enum MonotonicClock {
+package enum MonotonicClock {
     /// The current `CLOCK_MONOTONIC` time in microseconds.
-    public static func nowMicroseconds() -> UInt64 {
+    package static func nowMicroseconds() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) * 1_000_000 + UInt64(time.tv_nsec) / 1_000

@@ -2,7 +2,7 @@ import Logging
 
 /// The syslog priority levels that journald stores in `PRIORITY=` and reads from `<N>`
 /// line prefixes.
-public enum SyslogPriority: Int, Sendable, CaseIterable {
+package enum SyslogPriority: Int, Sendable, CaseIterable {
     /// 0: the system is unusable.
     case emergency = 0
     /// 1: action must be taken immediately.
@@ -24,7 +24,7 @@ public enum SyslogPriority: Int, Sendable, CaseIterable {
     /// `warning` 4, `error` 3, `critical` 2.
     ///
     /// - Parameter level: A swift-log level.
-    public init(_ level: Logger.Level) {
+    package init(_ level: Logger.Level) {
         switch level {
         case .trace, .debug: self = .debug
         case .info: self = .informational

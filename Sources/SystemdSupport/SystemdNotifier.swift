@@ -104,7 +104,7 @@ public struct SystemdNotifier: Sendable {
     /// another assignment. An empty list sends nothing.
     ///
     /// - Parameter assignments: The `(NAME, value)` pairs, for example `[("MAINPID", "42")]`.
-    public func send(_ assignments: [(String, String)]) {
+    package func send(_ assignments: [(String, String)]) {
         guard isEnabled, !assignments.isEmpty else { return }
         #if os(Linux)
             let message = NotifyMessage.encode(assignments)
@@ -126,7 +126,7 @@ public struct SystemdNotifier: Sendable {
     /// Uses `sd_watchdog_enabled(3)`, which reads `WATCHDOG_USEC=` and checks that
     /// `WATCHDOG_PID=`, when set, is this process. The result is half of `WATCHDOG_USEC`, as
     /// systemd recommends. Always `nil` on platforms other than Linux.
-    public static func watchdogInterval() -> Duration? {
+    package static func watchdogInterval() -> Duration? {
         #if os(Linux)
             var microseconds: UInt64 = 0
             guard sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 else { return nil }

@@ -6,12 +6,12 @@
 /// // ...
 /// task.cancel()
 /// ```
-public struct Watchdog: Sendable {
+package struct Watchdog: Sendable {
     /// The time between two pings, or `nil` when the watchdog is disabled.
-    public let interval: Duration?
+    package let interval: Duration?
 
     /// The notifier that sends `WATCHDOG=1`.
-    public let notifier: SystemdNotifier
+    package let notifier: SystemdNotifier
 
     /// Creates a watchdog.
     ///
@@ -20,7 +20,7 @@ public struct Watchdog: Sendable {
     ///   - interval: The time between two pings. The default is
     ///     ``SystemdNotifier/watchdogInterval()``: half of `WATCHDOG_USEC`, or `nil` when
     ///     systemd does not watch this process.
-    public init(
+    package init(
         notifier: SystemdNotifier = SystemdNotifier(),
         interval: Duration? = SystemdNotifier.watchdogInterval()
     ) {
@@ -31,7 +31,7 @@ public struct Watchdog: Sendable {
     /// Pings immediately, then once every ``interval``, until the current task is cancelled.
     ///
     /// Returns at once when ``interval`` is `nil` or not positive.
-    public func run() async {
+    package func run() async {
         guard let interval, interval > .zero else { return }
         while !Task.isCancelled {
             notifier.watchdogPing()

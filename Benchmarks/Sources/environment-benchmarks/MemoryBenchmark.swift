@@ -60,21 +60,33 @@ struct MemoryBenchmark {
         try versions[0].write(to: URL(fileURLWithPath: file))
         let sink = try DatagramSink(directory: reloadDirectory)
         defer { sink.close() }
-        let reloading = try Environment(
-            options: Fixtures.options(reloadDirectory))
+        let reloading = try Environment(options: Fixtures.options(reloadDirectory))
         let token = reloading.onChange { change in blackHole(change.changedKeys.count) }
         defer { reloading.removeObserver(token) }
-        let reloader = ConfigurationReloader(
-            environment: reloading,
-            reporter: ConfigurationReporter(
-                output: .socket(sink.path), logger: Logger(label: "environment-benchmarks")),
-            stateFile: reloadDirectory + "/environment-state.json", levelControl: nil,
+        // The daemon's whole pipeline: a service with its journal entries, state file and
+        // control socket, each reload asked for with a varlink `Reload` call as `envctl` makes it.
+        var configuration = EnvironmentService.Configuration()
+        configuration.watchFiles = false
+        configuration.stateFile = reloadDirectory + "/environment-state.json"
+        configuration.journalOutput = .socket(sink.path)
+        configuration.levelControl = nil
+        configuration.watchdog = false
+        configuration.systemdNotifications = false
+        let socket = reloadDirectory + "/configuration.varlink"
+        configuration.controlSocket = ControlSocketConfiguration(path: socket)
+        let service = EnvironmentService(
+            environment: reloading, reloadSignals: nil, configuration: configuration,
             logger: Logger(label: "environment-benchmarks"))
-        await reloader.start()
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+        await service.waitUntilReady()
         for index in 1...results.reloads.many {
             try Fixtures.replace(file, with: versions[index % 2])
-            let record = await reloader.reload(trigger: .signal)
-            guard record.outcome == .applied else { throw BenchmarkError("reload \(index): \(record.outcome)") }
+            let generation = reloading.snapshot.generation
+            VarlinkReload.call(socket)
+            guard reloading.snapshot.generation == generation + 1 else {
+                throw BenchmarkError("reload \(index) was not applied")
+            }
             if index == results.reloads.few {
                 results.residentAfterFewReloads = Heap.residentBytes
                 results.heapAfterFewReloads = Heap.inUse

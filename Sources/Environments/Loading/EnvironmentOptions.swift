@@ -46,9 +46,9 @@ public struct EnvironmentOptions: Sendable {
     public var validate: (@Sendable (EnvironmentSnapshot) throws -> Void)?
 
     /// The variable systemd sets from `ConfigurationDirectory=`.
-    public static let configurationDirectoryVariable = "CONFIGURATION_DIRECTORY"
+    package static let configurationDirectoryVariable = "CONFIGURATION_DIRECTORY"
     /// The variable systemd sets for `LoadCredential=` and `SetCredential=`.
-    public static let credentialsDirectoryVariable = "CREDENTIALS_DIRECTORY"
+    package static let credentialsDirectoryVariable = "CREDENTIALS_DIRECTORY"
 
     /// Creates options; every parameter has the conventional default.
     public init(

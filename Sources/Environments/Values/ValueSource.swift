@@ -23,7 +23,7 @@ public struct ValueSource: Sendable, Hashable {
     public var section: String?
 
     /// Creates a source.
-    public init(layer: Layer, file: String? = nil, section: String? = nil) {
+    package init(layer: Layer, file: String? = nil, section: String? = nil) {
         self.layer = layer
         self.file = file
         self.section = section
@@ -59,7 +59,7 @@ public struct ConfiguredValue: Sendable, Hashable {
     public var isSecret: Bool
 
     /// Creates a configured value.
-    public init(value: SettingValue, source: ValueSource, isSecret: Bool = false) {
+    package init(value: SettingValue, source: ValueSource, isSecret: Bool = false) {
         self.value = value
         self.source = source
         self.isSecret = isSecret

@@ -8,17 +8,17 @@ import SystemdSupport
 /// With a journal (`JournalLogHandler.Output.journal` or a socket) each event is one
 /// structured entry with repeated fields; on standard error it becomes a log line listing
 /// the same settings.
-public struct ConfigurationReporter: Sendable {
+package struct ConfigurationReporter: Sendable {
     /// Where the entries go.
-    public let output: JournalLogHandler.Output
+    package let output: JournalLogHandler.Output
     /// The `SYSLOG_IDENTIFIER` of the entries.
-    public var identifier: String
+    package var identifier: String
     let logger: Logger
     /// The sender for a `.socket` output, opened once.
     private let socketSender: JournalSocketSender?
 
     /// Creates a reporter.
-    public init(
+    package init(
         output: JournalLogHandler.Output = .automatic(), identifier: String = JournalLogHandler.defaultIdentifier,
         logger: Logger
     ) {
@@ -33,7 +33,7 @@ public struct ConfigurationReporter: Sendable {
     }
 
     /// Reports the configuration now in effect.
-    public func applied(_ snapshot: EnvironmentSnapshot, changedKeys: [String]?) {
+    package func applied(_ snapshot: EnvironmentSnapshot, changedKeys: [String]?) {
         var entry = JournalEntry()
         let what = changedKeys == nil ? "loaded" : "reloaded"
         let message =
@@ -58,7 +58,7 @@ public struct ConfigurationReporter: Sendable {
     }
 
     /// Reports a rejected reload.
-    public func rejected(_ error: EnvironmentError, keeping snapshot: EnvironmentSnapshot) {
+    package func rejected(_ error: EnvironmentError, keeping snapshot: EnvironmentSnapshot) {
         var entry = JournalEntry()
         let message =
             "Configuration reload rejected, keeping generation \(snapshot.generation): \(error)"
@@ -76,7 +76,7 @@ public struct ConfigurationReporter: Sendable {
     }
 
     /// Reports restart-only keys whose new values wait for a restart.
-    public func pendingRestart(_ snapshot: EnvironmentSnapshot) {
+    package func pendingRestart(_ snapshot: EnvironmentSnapshot) {
         guard !snapshot.pendingRestart.isEmpty else { return }
         var entry = JournalEntry()
         let keys = snapshot.pendingRestart.keys.sorted()

@@ -6,9 +6,9 @@ import SystemdSupport
 /// Runs reloads one at a time and tells everyone about them: the log, systemd
 /// (`RELOADING=1` with `MONOTONIC_USEC=`, then `READY=1` and `STATUS=`), the journal's
 /// configuration entries, the state file that `envctl reload` waits on, and the log level.
-public actor ConfigurationReloader {
+package actor ConfigurationReloader {
     /// The environment being reloaded.
-    public nonisolated let environment: Environment
+    package nonisolated let environment: Environment
     let notifier: SystemdNotifier
     let reporter: ConfigurationReporter
     let stateFile: String?
@@ -27,7 +27,7 @@ public actor ConfigurationReloader {
     ///   - levelControl: Receives the `LogLevel` setting after every load, or `nil`.
     ///   - logLevelKey: The key that holds the log level.
     ///   - logger: Where reloads are logged.
-    public init(
+    package init(
         environment: Environment, notifier: SystemdNotifier = SystemdNotifier(), reporter: ConfigurationReporter,
         stateFile: String? = ReloadState.defaultPath(), levelControl: LogLevelControl? = .shared,
         logLevelKey: String = "LogLevel", logger: Logger
@@ -42,12 +42,12 @@ public actor ConfigurationReloader {
     }
 
     /// The `STATUS=` text for a snapshot.
-    public nonisolated static func status(of snapshot: EnvironmentSnapshot) -> String {
+    package nonisolated static func status(of snapshot: EnvironmentSnapshot) -> String {
         "Environment \(snapshot.environmentName), configuration generation \(snapshot.generation)"
     }
 
     /// The last reload attempt, or `nil` before the first.
-    public var lastReloadRecord: ReloadState.LastReload? { lastReload }
+    package var lastReloadRecord: ReloadState.LastReload? { lastReload }
 
     private var isReady = false
     private var readyWaiters: [CheckedContinuation<Void, Never>] = []
@@ -55,7 +55,7 @@ public actor ConfigurationReloader {
     /// Announces the configuration loaded at start: applies the log level, reports the
     /// effective settings and writes the state file. ``notifyReady()`` follows once the
     /// daemon watches its files.
-    public func start() {
+    package func start() {
         let snapshot = environment.snapshot
         applyLogLevel(snapshot)
         logger.info(
@@ -69,7 +69,7 @@ public actor ConfigurationReloader {
     }
 
     /// Sends `READY=1` with `STATUS=` (once) and releases ``waitUntilReady()``.
-    public func notifyReady() {
+    package func notifyReady() {
         guard !isReady else { return }
         isReady = true
         notifier.ready(status: Self.status(of: environment.snapshot))
@@ -78,14 +78,14 @@ public actor ConfigurationReloader {
     }
 
     /// Returns once ``notifyReady()`` was called.
-    public func waitUntilReady() async {
+    package func waitUntilReady() async {
         if isReady { return }
         await withCheckedContinuation { readyWaiters.append($0) }
     }
 
     /// Reloads quietly, without `RELOADING=1`, to pick up a change made between the first
     /// load and the start of watching; reports only if something changed.
-    public func catchUp() {
+    package func catchUp() {
         let outcome: ReloadOutcome
         do {
             outcome = try environment.reload()
@@ -101,7 +101,7 @@ public actor ConfigurationReloader {
     /// Reloads the configuration and reports the result. Never throws: a rejected
     /// configuration is logged and reported, and the last good one stays.
     @discardableResult
-    public func reload(trigger: ReloadTrigger) -> ReloadState.LastReload {
+    package func reload(trigger: ReloadTrigger) -> ReloadState.LastReload {
         let started = MonotonicClock.nowMicroseconds()
         notifier.reloading(status: "Reloading configuration (\(trigger.rawValue))")
         let record: ReloadState.LastReload
@@ -154,7 +154,7 @@ public actor ConfigurationReloader {
     }
 
     /// Sends `STOPPING=1`.
-    public func stopping() {
+    package func stopping() {
         notifier.stopping(status: "Stopping")
     }
 

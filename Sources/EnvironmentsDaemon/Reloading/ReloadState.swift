@@ -7,37 +7,37 @@ import Foundation
 /// The daemon rewrites the file atomically (write a temporary file, then rename it over) at
 /// start and after every reload attempt. ``LastReload/startedMonotonicMicroseconds`` tells a
 /// reader that signalled the daemon whether a reload started after its signal.
-public struct ReloadState: Codable, Sendable, Hashable {
+package struct ReloadState: Codable, Sendable, Hashable {
     /// The daemon's process id.
-    public var pid: Int32
+    package var pid: Int32
     /// The application name (for `/etc/<name>/`).
-    public var applicationName: String
+    package var applicationName: String
     /// The selected environment.
-    public var environment: String
+    package var environment: String
     /// The explicitly selected configuration directory, if any.
-    public var configDirectory: String?
+    package var configDirectory: String?
     /// The directory the configuration was actually read from.
-    public var resolvedDirectory: String?
+    package var resolvedDirectory: String?
     /// The generation of the configuration in use.
-    public var generation: UInt64
+    package var generation: UInt64
     /// The files in use.
-    public var files: [String]
+    package var files: [String]
     /// Restart-only keys whose new values wait for a restart.
-    public var pendingRestart: [String]
+    package var pendingRestart: [String]
     /// The last reload attempt, or `nil` before the first.
-    public var lastReload: LastReload?
+    package var lastReload: LastReload?
     /// The daemon's `$CREDENTIALS_DIRECTORY` (systemd's `LoadCredential=`), so that a reload
     /// command checks `${credential:...}` exactly as the daemon will: systemd 257 does not set
     /// the variable for `ExecReload=` commands (252 does).
-    public var credentialsDirectory: String?
+    package var credentialsDirectory: String?
     /// For each key in ``pendingRestart``, the value the daemon still runs with (secrets
     /// redacted), so listings can show both.
-    public var runningValues: [String: String]?
+    package var runningValues: [String: String]?
 
     /// The result of one reload attempt.
-    public struct LastReload: Codable, Sendable, Hashable {
+    package struct LastReload: Codable, Sendable, Hashable {
         /// What happened.
-        public enum Outcome: String, Codable, Sendable {
+        package enum Outcome: String, Codable, Sendable {
             /// A new configuration was applied.
             case applied
             /// The configuration was unchanged.
@@ -46,32 +46,32 @@ public struct ReloadState: Codable, Sendable, Hashable {
             case rejected
         }
         /// What happened.
-        public var outcome: Outcome
+        package var outcome: Outcome
         /// `CLOCK_MONOTONIC` (µs) when the reload started reading files.
-        public var startedMonotonicMicroseconds: UInt64
+        package var startedMonotonicMicroseconds: UInt64
         /// `CLOCK_MONOTONIC` (µs) when it finished.
-        public var finishedMonotonicMicroseconds: UInt64
+        package var finishedMonotonicMicroseconds: UInt64
         /// What triggered it: `signal`, `file-change`, `api`.
-        public var trigger: String
+        package var trigger: String
         /// The generation in use afterwards.
-        public var generation: UInt64
+        package var generation: UInt64
         /// The keys that changed, for an applied reload.
-        public var changedKeys: [String]
+        package var changedKeys: [String]
         /// Why the configuration was rejected.
-        public var error: String?
+        package var error: String?
         /// The rejection's error code (`malformedFile`, `validationFailed`, ...).
-        public var errorCode: String?
+        package var errorCode: String?
         /// The rejection's message, without file, line or hint.
-        public var errorMessage: String?
+        package var errorMessage: String?
         /// The key the rejection names, if any.
-        public var errorKey: String?
+        package var errorKey: String?
         /// The file the rejection names, if any.
-        public var errorFile: String?
+        package var errorFile: String?
         /// The line in ``errorFile``, where known.
-        public var errorLine: Int?
+        package var errorLine: Int?
 
         /// Creates a record.
-        public init(
+        package init(
             outcome: Outcome, startedMonotonicMicroseconds: UInt64, finishedMonotonicMicroseconds: UInt64,
             trigger: String, generation: UInt64, changedKeys: [String] = [], error: String? = nil
         ) {
@@ -85,7 +85,7 @@ public struct ReloadState: Codable, Sendable, Hashable {
         }
 
         /// A record of a rejected reload, with the details of `error`.
-        public init(
+        package init(
             rejectedWith error: EnvironmentError, startedMonotonicMicroseconds: UInt64,
             finishedMonotonicMicroseconds: UInt64, trigger: String, generation: UInt64
         ) {
@@ -102,7 +102,7 @@ public struct ReloadState: Codable, Sendable, Hashable {
     }
 
     /// Creates a state.
-    public init(
+    package init(
         pid: Int32, applicationName: String, environment: String, configDirectory: String?, resolvedDirectory: String?,
         generation: UInt64, files: [String], pendingRestart: [String], lastReload: LastReload? = nil,
         credentialsDirectory: String? = nil, runningValues: [String: String]? = nil
@@ -121,11 +121,11 @@ public struct ReloadState: Codable, Sendable, Hashable {
     }
 
     /// The file name used in `$RUNTIME_DIRECTORY`.
-    public static let defaultFileName = "environment-state.json"
+    package static let defaultFileName = "environment-state.json"
 
     /// `$RUNTIME_DIRECTORY/environment-state.json` (systemd sets the variable from
     /// `RuntimeDirectory=`; with several directories, the first), or `nil` without it.
-    public static func defaultPath(processEnvironment: [String: String] = ProcessInfo.processInfo.environment)
+    package static func defaultPath(processEnvironment: [String: String] = ProcessInfo.processInfo.environment)
         -> String?
     {
         guard let runtime = processEnvironment["RUNTIME_DIRECTORY"]?.split(separator: ":").first, !runtime.isEmpty
@@ -136,13 +136,13 @@ public struct ReloadState: Codable, Sendable, Hashable {
     }
 
     /// Reads a state file.
-    public static func read(from path: String) throws -> ReloadState {
+    package static func read(from path: String) throws -> ReloadState {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         return try JSONDecoder().decode(ReloadState.self, from: data)
     }
 
     /// Writes the state atomically: a temporary file in the same directory renamed over `path`.
-    public func write(to path: String) throws {
+    package func write(to path: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data = try encoder.encode(self)

@@ -49,8 +49,8 @@ public struct EnvironmentService: Service, CustomStringConvertible {
         public init() {}
     }
 
-    /// The reloader, for applications that want to trigger reloads themselves.
-    public let reloader: ConfigurationReloader
+    /// Runs every reload and reports it (journal, `STATUS=`, state file, control socket).
+    package let reloader: ConfigurationReloader
     let environment: Environment
     let signals: ReloadSignals?
     let configuration: Configuration
@@ -78,6 +78,12 @@ public struct EnvironmentService: Service, CustomStringConvertible {
             reporter: ConfigurationReporter(output: configuration.journalOutput, logger: logger),
             stateFile: configuration.stateFile, levelControl: configuration.levelControl,
             logLevelKey: environment.options?.logLevelKey ?? "LogLevel", logger: logger)
+    }
+
+    /// Returns once ``run()`` has loaded the configuration, watches the files and sent
+    /// `READY=1`: from then on every change is applied.
+    public func waitUntilReady() async {
+        await reloader.waitUntilReady()
     }
 
     /// Runs until graceful shutdown (or cancellation); sends `STOPPING=1` on the way out.
