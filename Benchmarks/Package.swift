@@ -24,9 +24,26 @@ let package = Package(
     targets: [
         // glibc's count of heap bytes in use, which Swift's Glibc module does not export.
         .target(name: "CHeapUsage"),
+        // The files both executables read, and `blackHole`.
+        .target(
+            name: "BenchmarkFixtures",
+            dependencies: [.product(name: "Environments", package: "swift-environments")]
+        ),
+        // One kind of lookup, untimed, for valgrind's instruction count (count-instructions.sh).
+        .executableTarget(
+            name: "lookup-profile",
+            dependencies: [
+                "BenchmarkFixtures",
+                .product(name: "Environments", package: "swift-environments"),
+                .product(name: "EnvironmentsConfiguration", package: "swift-environments"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
         .executableTarget(
             name: "environment-benchmarks",
             dependencies: [
+                "BenchmarkFixtures",
                 "CHeapUsage",
                 .product(name: "Environments", package: "swift-environments"),
                 .product(name: "EnvironmentsDaemon", package: "swift-environments"),

@@ -13,7 +13,7 @@ container:
   port         a changed HTTP.port is reported as pending a restart; the old port still answers
   stop         systemctl stop: inactive, Result=success, the control socket removed
 
-Reuses run_e2e.py's containers and root file systems. Python 3 standard library only.
+Reuses the e2e package's containers and root file systems (and run_e2e.py's build). Python 3 standard library only.
 
   sudo python3 Tests/EndToEnd/run_hummingbird_e2e.py [--binary PATH] [-v]
 """
@@ -22,7 +22,6 @@ import argparse
 import json
 import os
 import plistlib
-import secrets
 import shutil
 import subprocess
 import sys
@@ -31,6 +30,8 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run_e2e as e2e  # noqa: E402
+from e2e.common import PENDING_ID, Options, debug  # noqa: E402
+from e2e.journal import first  # noqa: E402
 
 UNIT = "hummingbird-service.service"
 CONFIG_DIR = "/etc/hummingbird-service"
@@ -60,7 +61,7 @@ class Run:
     def check(self, condition, message):
         if condition:
             self.passed += 1
-            e2e.debug(f"ok: {message}")
+            debug(f"ok: {message}")
         else:
             self.failures.append(message)
             e2e.log(f"    FAIL: {message}")
@@ -151,11 +152,11 @@ def scenario(run, port):
     deadline, pending = time.monotonic() + 5, []
     while time.monotonic() < deadline and not pending:
         out = c.run(["journalctl", "-u", UNIT, "--after-cursor", mark, "-o", "json", "--no-pager",
-                     f"MESSAGE_ID={e2e.PENDING_ID}"]).stdout
+                     f"MESSAGE_ID={PENDING_ID}"]).stdout
         pending = [json.loads(line) for line in out.splitlines() if line.strip()]
         time.sleep(0.1)
-    field = e2e.first(pending[0], "CONFIG_PENDING_RESTART") if pending else None
-    run.check(field == f"HTTP.port={other}", f"pending-restart entry (MESSAGE_ID={e2e.PENDING_ID}) names HTTP.port={other}: {field!r}")
+    field = first(pending[0], "CONFIG_PENDING_RESTART") if pending else None
+    run.check(field == f"HTTP.port={other}", f"pending-restart entry (MESSAGE_ID={PENDING_ID}) names HTTP.port={other}: {field!r}")
     answer = run.get(port, "/greeting")
     run.check(answer == "reloaded greeting", f"the old port {port} still answers: {answer!r}")
     run.check(run.get(other, "/greeting", timeout=0.5) is None, f"nothing listens on the new port {other} before a restart")
@@ -176,7 +177,7 @@ def main():
     parser.add_argument("--envctl", help="a static release build of envctl (default: .build-release/release/envctl, else build it)")
     parser.add_argument("-v", "--verbose", action="store_true")
     arguments = parser.parse_args()
-    e2e.VERBOSE = arguments.verbose
+    Options.verbose = arguments.verbose
     e2e.check_prerequisites(need_swift=arguments.binary is None)
     started = time.monotonic()
     e2e.log("Building ...")

@@ -1,3 +1,4 @@
+import BenchmarkFixtures
 import Synchronization
 
 /// When an observer first saw each version of the configuration.

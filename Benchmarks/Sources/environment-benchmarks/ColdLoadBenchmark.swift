@@ -1,3 +1,4 @@
+import BenchmarkFixtures
 import Configuration
 import Environments
 import Foundation

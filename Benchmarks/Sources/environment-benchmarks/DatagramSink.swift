@@ -1,3 +1,4 @@
+import BenchmarkFixtures
 import Foundation
 
 /// A unix datagram socket that reads and discards everything sent to it: a stand-in for

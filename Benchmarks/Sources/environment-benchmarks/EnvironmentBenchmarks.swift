@@ -1,3 +1,4 @@
+import BenchmarkFixtures
 import ArgumentParser
 import Foundation
 import Logging
@@ -31,11 +32,6 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
     @Option(help: "Reloads for the memory measurement.")
     var reloads = 10_000
 
-    @Option(
-        help: ArgumentHelp(
-            "Only run one lookup kind a fixed number of times (1,000,000 lookups), untimed, for a profiler.",
-            discussion: "valgrind --tool=callgrind .build/release/environment-benchmarks --profile fetch"))
-    var profile: LookupBenchmark.Kind?
 
     @Option(parsing: .upToNextOption, help: .hidden)
     var coldChild: [String] = []
@@ -54,10 +50,6 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
             let keyCount = Int(coldChild[2])
         {
             try await ColdLoadBenchmark.runChild(loader, directory: coldChild[1], keyCount: keyCount)
-            return
-        }
-        if let profile {
-            try await LookupBenchmark().profile(profile, lookups: 1_000_000)
             return
         }
         var report = Report()

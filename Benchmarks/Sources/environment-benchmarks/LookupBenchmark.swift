@@ -1,3 +1,4 @@
+import BenchmarkFixtures
 import ArgumentParser
 import Configuration
 import Environments
@@ -25,17 +26,11 @@ struct LookupBenchmark {
         var dictionaryTwoThreads = 0.0
         /// `fetch` on a reference held by the caller (no `Environment.shared` access).
         var heldFetch = 0.0
-        /// A `[String: ConfiguredValue]` lookup in a snapshot held by the caller.
+        /// `fetch` on a snapshot held by the caller (no store, no reader slot).
         var snapshotEntry = 0.0
     }
 
     let keyCount = 100
-
-    /// What `--profile` runs.
-    enum Kind: String, CaseIterable, ExpressibleByArgument, Sendable {
-        case dictionary, fetch, string, swiftConfiguration = "swift-configuration"
-        case oursProvider = "ours-provider"
-    }
 
     /// The files, the bootstrapped `Environment.shared` and the peer's reader over the same
     /// settings.
@@ -57,23 +52,6 @@ struct LookupBenchmark {
         try Environment.bootstrap(Fixtures.options(directory))
         let reader = ConfigReader(provider: try await FileProvider<PropertyListSnapshot>(filePath: FilePath(peerFile)))
         return Contenders(keys: keys, settings: settings, ourFile: ourFile, reader: reader)
-    }
-
-    /// Runs `lookups` lookups of one kind, untimed, for a profiler (`perf record`).
-    func profile(_ kind: Kind, lookups: Int) async throws {
-        let contenders = try await prepare("profile")
-        let (keys, settings, reader) = (contenders.keys, contenders.settings, contenders.reader)
-        let rounds = lookups / keys.count
-        switch kind {
-        case .dictionary: for _ in 0..<rounds { for key in keys { blackHole(settings[key]) } }
-        case .fetch: for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.fetch(key)) } }
-        case .string: for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.string(key, default: "")) } }
-        case .swiftConfiguration:
-            for _ in 0..<rounds { for key in keys { blackHole(reader.string(forKey: ConfigKey(key))) } }
-        case .oursProvider:
-            let ours = ConfigReader(provider: EnvironmentProvider(environment: Environment.shared))
-            for _ in 0..<rounds { for key in keys { blackHole(ours.string(forKey: ConfigKey(key))) } }
-        }
     }
 
     func run(progress: (String) -> Void) async throws -> Results {
@@ -148,7 +126,7 @@ struct LookupBenchmark {
         let snapshot = held.snapshot
         results.snapshotEntry =
             Timing.nanosecondsPerOperation(operationsPerRound: keys.count) {
-                for key in keys { blackHole(snapshot.entries[key]) }
+                for key in keys { blackHole(snapshot.fetch(key)) }
             }.nanoseconds
 
         progress("lookup: during 100 reloads a second")

@@ -1,3 +1,4 @@
+import BenchmarkFixtures
 import CHeapUsage
 import Configuration
 import Environments

@@ -1,3 +1,4 @@
+import BenchmarkFixtures
 import Configuration
 import Environments
 import EnvironmentsConfiguration
@@ -118,7 +119,7 @@ struct ReloadLatencyBenchmark {
             logger: Logger(label: "environment-benchmarks"))
         let running = Task { try await service.run() }
         defer { running.cancel() }
-        await service.reloader.waitUntilReady()
+        await service.waitUntilReady()
         try await Task.sleep(for: .milliseconds(50))  // the signal handler task starts after ready
 
         let result = try await measure(contender, changes: changes, file: file, arrivals: arrivals) {

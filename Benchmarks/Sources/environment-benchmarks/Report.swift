@@ -136,7 +136,7 @@ struct Report: Sendable {
                 String(format: "  fetch during reloads (%.0f/s applied)", lookup.reloadsPerSecond),
                 lookup.oursFetchDuringReloads, 1.5, lookup.oursFetch, "single")
             row("  breakdown: fetch on a held Environment", ns(lookup.heldFetch))
-            row("  breakdown: snapshot.entries[key] on a held snapshot", ns(lookup.snapshotEntry))
+            row("  breakdown: fetch on a held snapshot       ", ns(lookup.snapshotEntry))
         }
         if !reloads.isEmpty {
             rows.append(["Reload latency, rename to observer: p50 / p99 / max (changes)", "", "", ""])

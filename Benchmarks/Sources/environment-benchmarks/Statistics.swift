@@ -29,9 +29,3 @@ extension Duration {
     /// The duration in milliseconds, as a `Double`.
     var milliseconds: Double { nanoseconds / 1e6 }
 }
-
-/// Keeps the optimizer from discarding a value that is computed only to be measured.
-@inline(never)
-func blackHole<T>(_ value: T) {
-    withExtendedLifetime(value) {}
-}

@@ -31,6 +31,7 @@ enum ReaderSlots {
     }
 
     private static let registry = Mutex(Registry())
+    private static let slotSpacing = 128
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -55,7 +56,10 @@ enum ReaderSlots {
     private static func register() -> UnsafeMutablePointer<ReaderSlot> {
         let slot = registry.withLock { registry in
             if let reused = registry.unused.popLast() { return reused }
-            let slot = Slot(pointer: .allocate(capacity: 1))
+            // A cache line (two, for adjacent-line prefetch) of its own: slots side by side
+            // would make every read on one thread invalidate the other threads' caches.
+            let memory = UnsafeMutableRawPointer.allocate(byteCount: slotSpacing, alignment: slotSpacing)
+            let slot = Slot(pointer: memory.bindMemory(to: ReaderSlot.self, capacity: 1))
             slot.pointer.initialize(to: ReaderSlot())
             registry.all.append(slot)
             return slot

@@ -3,40 +3,40 @@ import Foundation
 
 /// The configuration files the benchmarks read: ours (`Environments.plist` with a `Common`
 /// section) and the peer's (a flat property list with the same keys and values).
-enum Fixtures {
+package enum Fixtures {
     /// The key names of an `count`-key configuration, the way users name settings: a mix of
     /// short names (stored inline in a `String`) and longer ones (stored on the heap).
-    static func keys(_ count: Int) -> [String] {
+    package static func keys(_ count: Int) -> [String] {
         (0..<count).map { index in
             index.isMultiple(of: 2) ? "Setting\(index)" : "Service\(index)ConnectionTimeout"
         }
     }
 
     /// The value of `key` in version `version` of the configuration.
-    static func value(_ key: String, version: Int = 0) -> String {
+    package static func value(_ key: String, version: Int = 0) -> String {
         "https://\(key.lowercased()).example.com/v\(version)"
     }
 
     /// Key-value pairs of an `count`-key configuration in version `version`.
-    static func settings(_ count: Int, version: Int = 0) -> [String: String] {
+    package static func settings(_ count: Int, version: Int = 0) -> [String: String] {
         Dictionary(uniqueKeysWithValues: keys(count).map { ($0, value($0, version: version)) })
     }
 
     /// Options that load the `Release` environment of the `Environments.plist` in
     /// `directory`, untouched by this process's environment variables.
-    static func options(_ directory: String) -> EnvironmentOptions {
+    package static func options(_ directory: String) -> EnvironmentOptions {
         EnvironmentOptions(
             applicationName: "environment-benchmarks", environment: "Release", configDirectory: directory,
             processEnvironment: [:])
     }
 
     /// An XML `Environments.plist`: every setting in `Common`, an empty `Release` section.
-    static func environmentsPlist(_ settings: [String: String]) throws -> Data {
+    package static func environmentsPlist(_ settings: [String: String]) throws -> Data {
         try xml(["Common": settings, "Release": [String: String]()])
     }
 
     /// The peer's XML property list: the settings at the top level.
-    static func flatPlist(_ settings: [String: String]) throws -> Data {
+    package static func flatPlist(_ settings: [String: String]) throws -> Data {
         try xml(settings)
     }
 
@@ -46,7 +46,7 @@ enum Fixtures {
 
     /// Writes `data` the way editors save: into a temporary file beside `path`, then renamed
     /// over it. Returns right after the rename.
-    static func replace(_ path: String, with data: Data) throws {
+    package static func replace(_ path: String, with data: Data) throws {
         let url = URL(fileURLWithPath: path)
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
         try data.write(to: temporary)
@@ -56,7 +56,7 @@ enum Fixtures {
     }
 
     /// A new empty directory under the system's temporary directory.
-    static func makeDirectory(_ name: String) throws -> String {
+    package static func makeDirectory(_ name: String) throws -> String {
         let path = NSTemporaryDirectory() + "environment-benchmarks-\(getpid())/\(name)"
         try? FileManager.default.removeItem(atPath: path)
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -64,13 +64,19 @@ enum Fixtures {
     }
 
     /// Removes every directory made by ``makeDirectory(_:)``.
-    static func removeAll() {
+    package static func removeAll() {
         try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "environment-benchmarks-\(getpid())")
     }
 }
 
 /// A benchmark that could not run.
-struct BenchmarkError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct BenchmarkError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
+}
+
+/// Keeps the optimizer from discarding a value that is computed only to be measured.
+@inline(never)
+package func blackHole<T>(_ value: T) {
+    withExtendedLifetime(value) {}
 }

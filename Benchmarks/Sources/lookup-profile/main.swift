@@ -1,0 +1,87 @@
+import BenchmarkFixtures
+import Configuration
+import Environments
+import EnvironmentsConfiguration
+import Foundation
+import Synchronization
+import SystemPackage
+
+// Runs one kind of lookup a given number of times, untimed, for an instruction counter:
+//
+//     valgrind --tool=callgrind .build/release/lookup-profile fetch 100000
+//
+// A plain synchronous program on purpose: it links no signal handler that runs before `main`
+// and never parks the main thread in `dispatch_main`, which valgrind 3.19 cannot follow
+// (it crashes in `rt_sigsuspend` on `environment-benchmarks`). `count-instructions.sh` runs
+// every kind at two lookup counts and divides the difference, so set-up costs cancel out.
+
+enum Kind: String, CaseIterable {
+    case dictionary, fetch, string
+    case swiftConfiguration = "swift-configuration"
+    case oursProvider = "ours-provider"
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3 || arguments.count == 4, let kind = Kind(rawValue: arguments[1]),
+    let lookups = Int(arguments[2]), lookups >= 0, let threads = arguments.count == 4 ? Int(arguments[3]) : 1,
+    threads >= 1
+else {
+    let kinds = Kind.allCases.map(\.rawValue).joined(separator: "|")
+    FileHandle.standardError.write(Data("usage: lookup-profile \(kinds) LOOKUPS [THREADS]\n".utf8))
+    exit(2)
+}
+
+let keyCount = 100
+let keys = Fixtures.keys(keyCount)
+let settings = Fixtures.settings(keyCount)
+let directory = try Fixtures.makeDirectory("profile")
+defer { Fixtures.removeAll() }
+try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: directory + "/Environments.plist"))
+let peerFile = directory + "/peer.plist"
+try Fixtures.flatPlist(settings).write(to: URL(fileURLWithPath: peerFile))
+try Environment.bootstrap(Fixtures.options(directory))
+
+/// swift-configuration's file provider is made asynchronously: on the global executor, while
+/// this thread waits on a semaphore (not in `dispatch_main`).
+func peerReader() -> ConfigReader {
+    let made = Mutex<ConfigReader?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        let provider = try await FileProvider<PropertyListSnapshot>(filePath: FilePath(peerFile))
+        made.withLock { $0 = ConfigReader(provider: provider) }
+        done.signal()
+    }
+    done.wait()
+    return made.withLock { $0! }
+}
+
+let rounds = lookups / keys.count
+let reader: ConfigReader? =
+    switch kind {
+    case .swiftConfiguration: peerReader()
+    case .oursProvider: ConfigReader(provider: EnvironmentProvider(environment: Environment.shared))
+    default: nil
+    }
+
+/// The lookups one thread makes.
+@Sendable func lookUp() {
+    switch kind {
+    case .dictionary:
+        for _ in 0..<rounds { for key in keys { blackHole(settings[key]) } }
+    case .fetch:
+        for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.fetch(key)) } }
+    case .string:
+        for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.string(key, default: "")) } }
+    case .swiftConfiguration, .oursProvider:
+        for _ in 0..<rounds { for key in keys { blackHole(reader!.string(forKey: ConfigKey(key))) } }
+    }
+}
+
+// With several threads, each makes every lookup (the same keys in the same order).
+let workers = (1..<threads).map { _ in
+    let thread = Thread(block: lookUp)
+    thread.start()
+    return thread
+}
+lookUp()
+while workers.contains(where: { !$0.isFinished }) { usleep(1000) }

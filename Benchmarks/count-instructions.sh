@@ -1,0 +1,35 @@
+#!/bin/bash
+# Instructions per lookup, counted by valgrind's callgrind: the figure that repeats on a
+# shared machine where timings do not. Each kind runs at two lookup counts; the difference
+# divided by the extra lookups leaves out start-up, file loading and set-up.
+#
+#     Benchmarks/count-instructions.sh [LOOKUPS]      (default 200000)
+#
+# Needs valgrind (apt-get install valgrind).
+set -euo pipefail
+cd "$(dirname "$0")"
+lookups="${1:-200000}"
+command -v valgrind >/dev/null || { echo "count-instructions.sh: install valgrind first" >&2; exit 1; }
+swift build -c release --product lookup-profile >&2
+binary="$(swift build -c release --show-bin-path)/lookup-profile"
+
+count() { # kind lookups -> instructions
+    local output
+    output="$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$binary" "$1" "$2" 2>&1 >/dev/null)" || {
+        echo "$output" >&2
+        echo "count-instructions.sh: valgrind failed on $1" >&2
+        exit 1
+    }
+    echo "$output" | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+
+printf '%-22s %14s %10s\n' "lookup" "instr/lookup" "vs dict"
+dictionary=""
+for kind in dictionary fetch string ours-provider swift-configuration; do
+    low="$(count "$kind" "$lookups")"
+    high="$(count "$kind" $((lookups * 2)))"
+    per="$(awk -v a="$low" -v b="$high" -v n="$lookups" 'BEGIN { printf "%.1f", (b - a) / n }')"
+    [ -z "$dictionary" ] && dictionary="$per"
+    ratio="$(awk -v a="$per" -v d="$dictionary" 'BEGIN { printf "%.2fx", a / d }')"
+    printf '%-22s %14s %10s\n' "$kind" "$per" "$ratio"
+done
