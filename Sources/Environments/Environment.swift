@@ -102,7 +102,7 @@ public struct Environment: ConfigurationReading, Sendable {
 
     /// The value at a key path in the current snapshot.
     public func value(forKey key: String) -> SettingValue? {
-        withCore { $0.value(forKey: key) }
+        core._withUnsafeGuaranteedRef { $0.value(forKey: key) }
     }
 
     /// The effective value at a key path, with its source, from the current snapshot.

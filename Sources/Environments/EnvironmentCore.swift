@@ -92,11 +92,10 @@ final class EnvironmentCore: Sendable {
     /// Loads ``shared`` with `options`. Call it once, early in `main`; calling it again
     /// replaces the configuration (observers see the change) and drops runtime overrides.
     ///
-    /// - Returns: The shared environment.
-    /// - Throws: ``EnvironmentError`` if the configuration cannot be loaded; `shared` is then
+    /// - Throws: ``EnvironmentError`` if the configuration cannot be loaded; the core is then
     ///   left as it was.
     func bootstrap(_ options: EnvironmentOptions) throws(EnvironmentError) {
-        try rebuild(startingOver: true) { inputs in
+        _ = try rebuild(startingOver: true) { inputs in
             inputs.origin = Origin(options: options, readsFiles: true)
             inputs.overrides = [:]
         }
@@ -147,7 +146,8 @@ final class EnvironmentCore: Sendable {
 
     /// The value at a key path in the current snapshot.
     func value(forKey key: String) -> SettingValue? {
-        read { $0.table[key]?.value }
+        if let entry = store.entry(forKey: key) { return entry?.value }
+        return loadFromCommandLine().table[key]?.value
     }
 
     /// The effective value at a key path, with its source, from the current snapshot.

@@ -26,7 +26,8 @@ extension ConfigurationReading {
     /// let baseURL = Environment.shared.fetch("APIBaseUrl") as? String
     /// ```
     public func fetch(_ key: String) -> Any? {
-        value(forKey: key)?.anyValue
+        guard let value = value(forKey: key) else { return nil }
+        return value.movedIntoAny()
     }
 
     /// The value at a key path converted to `T`; `nil` when the key has no value.

@@ -33,7 +33,7 @@ enum ReaderSlots {
     private static let registry = Mutex(Registry())
     private static let slotSpacing = 128
 
-    private static let key: pthread_key_t = {
+    static let key: pthread_key_t = {
         var key = pthread_key_t()
         let result = pthread_key_create(&key) { pointer in
             #if canImport(Darwin)
@@ -46,9 +46,10 @@ enum ReaderSlots {
         return key
     }()
 
-    /// This thread's slot.
+    /// This thread's slot. `key` is ``key``, passed in so that a reader that keeps a copy
+    /// does not pay for the lazy global's check on every read.
     @inline(__always)
-    static var current: UnsafeMutablePointer<ReaderSlot> {
+    static func current(key: pthread_key_t) -> UnsafeMutablePointer<ReaderSlot> {
         if let pointer = pthread_getspecific(key) { return pointer.assumingMemoryBound(to: ReaderSlot.self) }
         return register()
     }

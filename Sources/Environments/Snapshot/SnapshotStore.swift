@@ -19,6 +19,7 @@ final class SnapshotStore: Sendable {
     /// The current snapshot's address, 0 before the first one is published.
     private let currentAddress = Atomic<UInt>(0)
     private let owned: Mutex<Owned>
+    private let slotKey = ReaderSlots.key
 
     /// A store with nothing published yet: reads return `nil` until ``publish(_:)``.
     init() {
@@ -69,11 +70,28 @@ final class SnapshotStore: Sendable {
     /// that starts inside it takes the slower, locked path).
     @inline(__always)
     func read<Result>(_ body: (EnvironmentSnapshot) -> Result) -> Result? {
-        let slot = ReaderSlots.current
-        if slot.pointee.address.load(ordering: .relaxed) != 0 {
-            // A read inside a read on this thread: the slot is taken.
-            return load().map(body)
-        }
+        guard let (slot, address) = announceCurrent() else { return load().map(body) }
+        defer { withdraw(slot, address) }
+        return Self.snapshot(at: address)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// The entry at `key` in the current snapshot; `.none` if none was published. The same
+    /// as `read { $0.table[key] }` without a closure: the hot path of every lookup.
+    @inline(__always)
+    func entry(forKey key: String) -> SettingEntry?? {
+        guard let (slot, address) = announceCurrent() else { return load().map { $0.table[key] } }
+        let entry = Self.snapshot(at: address)._withUnsafeGuaranteedRef { $0.table[key] }
+        withdraw(slot, address)
+        return .some(entry)
+    }
+
+    /// The current snapshot's address, announced in this thread's slot; `nil` if none was
+    /// published or the slot is in use (a read inside a read), when the caller takes the
+    /// locked path.
+    @inline(__always)
+    private func announceCurrent() -> (UnsafeMutablePointer<ReaderSlot>, UInt)? {
+        let slot = ReaderSlots.current(key: slotKey)
+        if slot.pointee.address.load(ordering: .relaxed) != 0 { return nil }
         var address = currentAddress.load(ordering: .acquiring)
         while true {
             if address == 0 { return nil }
@@ -81,21 +99,28 @@ final class SnapshotStore: Sendable {
             // it after this point sees the announcement (both sequentially consistent).
             slot.pointee.address.store(address, ordering: .sequentiallyConsistent)
             let latest = currentAddress.load(ordering: .sequentiallyConsistent)
-            if latest == address { break }
+            if latest == address { return (slot, address) }
             address = latest
         }
-        defer {
-            slot.pointee.address.store(0, ordering: .releasing)
-            // Replaced during this read: free it now if no other read holds it. (If a writer
-            // and this check race, the next publish frees it.)
-            if currentAddress.load(ordering: .relaxed) != address { releaseUnannounced() }
-        }
-        let snapshot = Unmanaged<EnvironmentSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: address)!)
-        // The store keeps the snapshot alive while the slot announces it, so `body` may use it
-        // without a reference of its own. Retaining it instead would make every reading thread
-        // write the same reference count, which costs more than the lookup itself when two
-        // threads read at once (the benchmark's two-thread figures).
-        return snapshot._withUnsafeGuaranteedRef(body)
+    }
+
+    /// Ends a read that ``announceCurrent()`` began.
+    @inline(__always)
+    private func withdraw(_ slot: UnsafeMutablePointer<ReaderSlot>, _ address: UInt) {
+        slot.pointee.address.store(0, ordering: .releasing)
+        // Replaced during this read: free it now if no other read holds it. (If a writer and
+        // this check race, the next publish frees it.)
+        if currentAddress.load(ordering: .relaxed) != address { releaseUnannounced() }
+    }
+
+    /// The snapshot at an announced address. The store keeps it alive while a slot announces
+    /// it, so a read may use it without a reference of its own (`_withUnsafeGuaranteedRef`).
+    /// Retaining it instead would make every reading thread write the same reference count,
+    /// which costs more than the lookup itself when two threads read at once (the
+    /// benchmark's two-thread figures).
+    @inline(__always)
+    private static func snapshot(at address: UInt) -> Unmanaged<EnvironmentSnapshot> {
+        Unmanaged<EnvironmentSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: address)!)
     }
 
     private func releaseUnannounced() {
