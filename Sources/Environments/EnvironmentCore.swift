@@ -239,8 +239,10 @@ final class EnvironmentCore: Sendable {
                 continue
             }
             let previous = store.load()
-            let built = try SnapshotBuilder(options: origin.options, overrides: next.overrides, readsFiles: origin.readsFiles)
-                .build(previous: startingOver ? nil : previous, generation: (previous?.generation ?? 0) + 1)
+            let built = try SnapshotBuilder(
+                options: origin.options, overrides: next.overrides, readsFiles: origin.readsFiles
+            )
+            .build(previous: startingOver ? nil : previous, generation: (previous?.generation ?? 0) + 1)
             let unchanged = previous.map { built.hasSameContent(as: $0) } ?? false
             let swapped: (ReloadOutcome, [@Sendable (EnvironmentChange) -> Void])? = state.withLock { state in
                 guard state.revision == revision else { return nil }
@@ -255,7 +257,8 @@ final class EnvironmentCore: Sendable {
                 }
                 if unchanged { return (.unchanged(previous), []) }
                 store.publish(built)
-                let event = EnvironmentChange(previous: previous, current: built, changedKeys: built.changedKeys(since: previous))
+                let event = EnvironmentChange(
+                    previous: previous, current: built, changedKeys: built.changedKeys(since: previous))
                 return (.applied(event), Array(state.observers.values))
             }
             guard let (outcome, observers) = swapped else { continue }

@@ -49,7 +49,7 @@ public struct EnvironmentProvider: Sendable {
     ///
     /// - Parameters:
     ///   - environment: The environment to read, usually `Environment.shared`
-    ///     (after `Environment.bootstrap(_:logger:)`).
+    ///     (after `Environment.bootstrap(_:)`).
     ///   - providerName: The name swift-configuration shows for this provider.
     public init(environment: Environment, providerName: String = "EnvironmentProvider") {
         self.environment = environment

@@ -280,7 +280,9 @@ extension InterpolationTests {
         #expect(error?.code == .unresolvedReference)
         #expect(error?.key == "Broken")
         let inEnvironments = #expect(throws: EnvironmentError.self) {
-            try Environment(environments: ["Common": ["Broken": "${Missing}"], "Test": [:]], options: EnvironmentOptions(environment: "Test"))
+            try Environment(
+                environments: ["Common": ["Broken": "${Missing}"], "Test": [:]],
+                options: EnvironmentOptions(environment: "Test"))
         }
         #expect(inEnvironments?.code == error?.code)
     }

@@ -1,5 +1,5 @@
-import BenchmarkFixtures
 import ArgumentParser
+import BenchmarkFixtures
 import Foundation
 import Logging
 
@@ -31,7 +31,6 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
 
     @Option(help: "Reloads for the memory measurement.")
     var reloads = 10_000
-
 
     @Option(parsing: .upToNextOption, help: .hidden)
     var coldChild: [String] = []

@@ -1,5 +1,5 @@
-import BenchmarkFixtures
 import ArgumentParser
+import BenchmarkFixtures
 import Configuration
 import Environments
 import EnvironmentsConfiguration

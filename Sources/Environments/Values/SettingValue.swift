@@ -40,7 +40,7 @@ public enum SettingValue: Sendable, Hashable {
     /// The value as the Foundation object a property-list parser returns:
     /// `String`, `Int`, `Double`, `Bool`, `Date`, `Data`, `[Any]` or `[String: Any]`.
     ///
-    /// This is what ``Environment/fetch(_:)`` returns, as the Objective-C original did.
+    /// This is what ``ConfigurationReading/fetch(_:)`` returns, as the Objective-C original did.
     public var anyValue: Any {
         switch self {
         case .string(let value): value

@@ -95,7 +95,10 @@ struct ControlHandler: Sendable {
             },
             pendingRestart: snapshot.pendingRestart.keys.sorted().map { key in
                 PendingRestartRecord(
-                    key: key, running: snapshot.configuredValue(forKey: key).map { Self.setting(key, $0, showSecrets: showSecrets) },
+                    key: key,
+                    running: snapshot.configuredValue(forKey: key).map {
+                        Self.setting(key, $0, showSecrets: showSecrets)
+                    },
                     next: Self.setting(key, snapshot.pendingRestart[key]!, showSecrets: showSecrets))
             },
             lastReload: lastReload.map { Self.verdict($0, environment: snapshot.environmentName) })

@@ -1,5 +1,5 @@
 /// What started a reload.
-public enum ReloadTrigger: String, Sendable, Hashable {
+package enum ReloadTrigger: String, Sendable, Hashable {
     /// `SIGHUP`: `systemctl reload`, `kill -HUP`, or `envctl reload`.
     case signal
     /// A configuration file or drop-in changed on disk.
