@@ -42,16 +42,8 @@ public enum SettingValue: Sendable, Hashable {
     ///
     /// This is what ``ConfigurationReading/fetch(_:)`` returns, as the Objective-C original did.
     public var anyValue: Any {
-        switch self {
-        case .string(let value): value
-        case .integer(let value): value
-        case .double(let value): value
-        case .bool(let value): value
-        case .date(let value): value
-        case .data(let value): value
-        case .array(let values): values.map(\.anyValue)
-        case .dictionary(let values): values.mapValues(\.anyValue)
-        }
+        let value = self
+        return value.movedIntoAny()
     }
 
     /// ``anyValue``, moving the value into the `Any` rather than copying it: `fetch`'s

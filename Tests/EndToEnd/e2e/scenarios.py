@@ -5,6 +5,7 @@ import contextlib
 import json
 import os
 import plistlib
+import re
 import shutil
 import time
 
@@ -26,6 +27,7 @@ SCENARIOS = [
     ("8", "plist drop-in; unit drop-in selects Staging"),
     ("9", "stop: STOPPING=1, clean exit"),
     ("10", "built-in configuration: systemctl reload through the control socket"),
+    ("11", "hardening: systemd-analyze security, an unprivileged dynamic user"),
 ]
 
 
@@ -428,7 +430,35 @@ def scenario_10(h, s):
             "the control socket is gone after the stop")
 
 
+def scenario_11(h, s):
+    """The shipped unit is sandboxed (rated at most 2.0 on 257) and everything above still
+    works under it; the daemon runs as a dynamic user, not root."""
+    h.fresh_start(s)
+    rated = h.container.run(["systemd-analyze", "security", "--no-pager", h.unit])
+    match = re.search(r"Overall exposure level for \S+: ([0-9.]+) (\w+)", rated.stdout)
+    if s.check(match is not None, f"systemd-analyze security rates {h.unit} ({rated.stderr.strip()[:200]!r})"):
+        level, verdict = float(match.group(1)), match.group(2)
+        s.note(f"systemd-analyze security {h.unit}: {level} {verdict} (systemd {h.c.version})")
+        if h.c.version >= 257:
+            s.check(level <= 2.0, f"exposure level at most 2.0 on systemd {h.c.version}: {level} {verdict}")
+    status = h.container.read(f"/proc/{h.main_pid}/status").decode("utf-8", "replace") if h.main_pid else ""
+    uids = next((line.split()[1:] for line in status.splitlines() if line.startswith("Uid:")), [])
+    s.check(bool(uids) and all(uid != "0" for uid in uids), f"the daemon does not run as root: Uid {uids}")
+    capabilities = next((line.split()[1] for line in status.splitlines() if line.startswith("CapEff:")), None)
+    s.equal(capabilities, "0000000000000000", "the daemon's effective capabilities")
+    props = h.show("DynamicUser", "ProtectSystem", "RestrictAddressFamilies", "NoNewPrivileges")
+    s.equal(props.get("DynamicUser"), "yes", "DynamicUser")
+    s.equal(props.get("ProtectSystem"), "strict", "ProtectSystem")
+    s.equal(props.get("NoNewPrivileges"), "yes", "NoNewPrivileges")
+    # The reload path under the sandbox: ExecReload (as the dynamic user) through the socket.
+    h.cursor_before = h.cursor()
+    h.edit(APIHost="hardened.example.com")
+    h.expect_api_host("hardened.example.com")
+    h.reload_expecting(s, "reload under the sandbox", ["APIBaseUrl", "APIHost"])
+
+
 SCENARIO_FUNCTIONS = {
     "1": scenario_1, "2": scenario_2, "3": scenario_3, "4": scenario_4, "5": scenario_5,
     "6": scenario_6, "7": scenario_7, "8": scenario_8, "9": scenario_9, "10": scenario_10,
+    "11": scenario_11,
 }
