@@ -36,9 +36,12 @@ package enum ControlSocketPath {
     }
 
     /// The socket of the process `pid`: its own `$RUNTIME_DIRECTORY` (from `/proc/PID/environ`,
-    /// readable by root and the process's user), else its name's conventional directory.
+    /// readable by root and the process's user), else the caller's `$RUNTIME_DIRECTORY` (an
+    /// `ExecReload=` command shares its unit's, and a sandboxed unit may hide the main process's
+    /// `/proc` entry from it), else its name's conventional directory. The caller checks that
+    /// `pid` is the one listening (``VarlinkClient/expectedProcess``).
     package static func forProcess(_ pid: Int32, processEnvironment: [String: String]) -> String? {
-        if let environ = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ")) {
+        if let environ = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ")), !environ.isEmpty {
             var variables: [String: String] = [:]
             for entry in environ.split(separator: 0) {
                 let text = String(decoding: entry, as: UTF8.self)
@@ -46,6 +49,9 @@ package enum ControlSocketPath {
                 variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
             }
             if let runtime = runtimeDirectory(in: variables) { return join(runtime, ControlInterface.socketFileName) }
+        }
+        if let runtime = runtimeDirectory(in: processEnvironment) {
+            return join(runtime, ControlInterface.socketFileName)
         }
         guard let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return nil }
         let name = comm.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -22,11 +22,18 @@ package struct VarlinkClient: Sendable {
     package let timeout: Duration
     /// The largest reply accepted.
     package let maximumReplySize: Int
+    /// The process that must be listening on `path` (`SO_PEERCRED`), when the caller named one:
+    /// a socket found by convention may belong to another daemon.
+    package let expectedProcess: Int32?
 
-    package init(path: String, timeout: Duration = .seconds(30), maximumReplySize: Int = 64 << 20) {
+    package init(
+        path: String, timeout: Duration = .seconds(30), maximumReplySize: Int = 64 << 20,
+        expectedProcess: Int32? = nil
+    ) {
         self.path = path
         self.timeout = timeout
         self.maximumReplySize = maximumReplySize
+        self.expectedProcess = expectedProcess
     }
 
     /// Sends `call` and returns the daemon's reply (which may be an error reply).
@@ -51,6 +58,10 @@ package struct VarlinkClient: Sendable {
             default:
                 throw VarlinkClientError("cannot connect to \(path): \(UnixSocket.describe(code))")
             }
+        }
+        if let expectedProcess, let peer = PeerCredentials.of(descriptor), peer.pid != expectedProcess {
+            throw VarlinkClientError(
+                "the daemon on \(path) is process \(peer.pid), not \(expectedProcess); pass --socket")
         }
         let message: [UInt8]
         do {

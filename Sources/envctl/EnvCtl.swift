@@ -70,7 +70,7 @@ struct LocationOptions: ParsableArguments {
         } else {
             explicit = nil
         }
-        if let explicit { return .daemon(client(explicit)) }
+        if let explicit { return .daemon(client(explicit, expectedProcess: socket == nil ? pid : nil)) }
         let readsFiles = configDirectory != nil || environment != nil
         if !readsFiles || requireDaemon {
             var candidates: [String] = []
@@ -94,8 +94,9 @@ struct LocationOptions: ParsableArguments {
         return .files
     }
 
-    private func client(_ path: String) -> VarlinkClient {
-        VarlinkClient(path: path, timeout: .milliseconds(Int64(max(timeout, 0.001) * 1000)))
+    private func client(_ path: String, expectedProcess: Int32? = nil) -> VarlinkClient {
+        VarlinkClient(
+            path: path, timeout: .milliseconds(Int64(max(timeout, 0.001) * 1000)), expectedProcess: expectedProcess)
     }
 
     /// Options for reading the files.

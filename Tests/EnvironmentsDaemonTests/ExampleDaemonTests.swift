@@ -113,6 +113,24 @@ struct ExampleDaemonTests {
         #expect(daemon.process?.isRunning == true)
     }
 
+    @Test("envctl --pid: a socket found through envctl's own $RUNTIME_DIRECTORY must belong to that process")
+    func pidIsCheckedAgainstTheSocketsPeer() throws {
+        let daemon = try DaemonHarness(plist: examplePlist())
+        try daemon.start()
+        _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
+        // The test process has no $RUNTIME_DIRECTORY of its own: envctl falls back to the one it
+        // was given (as an ExecReload= command does when the sandbox hides the main process),
+        // finds the daemon's socket there, and refuses it, as it belongs to another process.
+        let other = getpid()
+        let wrong = try daemon.envctl(["reload", "--pid", String(other), "--timeout", "20"])
+        #expect(wrong.status != 0)
+        #expect(wrong.output.contains("is process \(daemon.pid), not \(other)"), "\(wrong.output)")
+        #expect(try ReloadState.read(from: daemon.stateFile).generation == 1)
+        // The daemon's own process id passes the check.
+        let right = try daemon.envctl(["reload", "--pid", String(daemon.pid), "--timeout", "20"])
+        #expect(right.status == 0, "\(right.output)")
+    }
+
     @Test("SIGTERM: STOPPING=1 and a clean exit")
     func stopOnSigterm() throws {
         let daemon = try DaemonHarness(plist: examplePlist())

@@ -5,13 +5,19 @@
 #endif
 
 /// Who is on the other end of a connection, as the kernel reports it (`SO_PEERCRED`).
-struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
-    var pid: Int32
-    var uid: UInt32
-    var gid: UInt32
+package struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
+    package var pid: Int32
+    package var uid: UInt32
+    package var gid: UInt32
+
+    package init(pid: Int32, uid: UInt32, gid: UInt32) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+    }
 
     /// The credentials of the peer connected to `descriptor`, or `nil` if the kernel gives none.
-    static func of(_ descriptor: Int32) -> PeerCredentials? {
+    package static func of(_ descriptor: Int32) -> PeerCredentials? {
         #if os(Linux)
             // `struct ucred` (pid_t, uid_t, gid_t), which Glibc's Swift module does not export.
             var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
@@ -26,7 +32,7 @@ struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the peer may reload, check and see secrets: root, or the daemon's own user.
-    var isPrivileged: Bool { uid == 0 || uid == geteuid() }
+    package var isPrivileged: Bool { uid == 0 || uid == geteuid() }
 
-    var description: String { "pid \(pid), uid \(uid)" }
+    package var description: String { "pid \(pid), uid \(uid)" }
 }
