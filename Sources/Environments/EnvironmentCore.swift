@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// The state behind an ``Environment``: its snapshots, how they are built, its observers.
 final class EnvironmentCore: Sendable {
@@ -24,7 +23,7 @@ final class EnvironmentCore: Sendable {
     }
 
     private let store: SnapshotStore
-    private let state: Mutex<WriterState>
+    private let state: Locked<WriterState>
 
     // MARK: - Creating
 
@@ -67,13 +66,13 @@ final class EnvironmentCore: Sendable {
     private init(origin: Origin) throws(EnvironmentError) {
         let builder = SnapshotBuilder(options: origin.options, overrides: [:], readsFiles: origin.readsFiles)
         store = SnapshotStore(try builder.build(previous: nil, generation: 1))
-        state = Mutex(WriterState(origin: origin))
+        state = Locked(WriterState(origin: origin))
     }
 
     /// The shared environment before it is loaded.
     private init() {
         store = SnapshotStore()
-        state = Mutex(WriterState())
+        state = Locked(WriterState())
     }
 
     // MARK: - The shared environment
@@ -87,7 +86,7 @@ final class EnvironmentCore: Sendable {
     static let shared = EnvironmentCore()
 
     /// Serializes the first load of ``shared``; reads do not take it.
-    private static let firstLoad = Mutex<Void>(())
+    private static let firstLoad = Locked<Void>(())
 
     /// Loads ``shared`` with `options`. Call it once, early in `main`; calling it again
     /// replaces the configuration (observers see the change) and drops runtime overrides.

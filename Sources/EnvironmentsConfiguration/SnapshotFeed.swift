@@ -1,5 +1,4 @@
 import Environments
-import Synchronization
 
 /// Turns the environment's applied changes into an `AsyncStream` for one watcher.
 ///
@@ -19,8 +18,8 @@ final class SnapshotFeed<Element: Sendable>: Sendable {
     private let environment: Environment
     private let transform: @Sendable (EnvironmentSnapshot) -> Element
     private let isRepeat: @Sendable (Element, Element) -> Bool
-    private let state = Mutex(State())
-    private let token: Mutex<ObserverToken?> = Mutex(nil)
+    private let state = Locked(State())
+    private let token: Locked<ObserverToken?> = Locked(nil)
 
     /// Starts feeding: the current snapshot now, and every applied change until ``finish()``.
     ///

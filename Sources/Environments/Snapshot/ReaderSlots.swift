@@ -30,7 +30,7 @@ enum ReaderSlots {
         var unused: [Slot] = []
     }
 
-    private static let registry = Mutex(Registry())
+    private static let registry = Locked(Registry())
     private static let slotSpacing = 128
 
     static let key: pthread_key_t = {

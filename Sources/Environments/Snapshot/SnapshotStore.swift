@@ -18,16 +18,16 @@ final class SnapshotStore: Sendable {
 
     /// The current snapshot's address, 0 before the first one is published.
     private let currentAddress = Atomic<UInt>(0)
-    private let owned: Mutex<Owned>
+    private let owned: Locked<Owned>
     private let slotKey = ReaderSlots.key
 
     /// A store with nothing published yet: reads return `nil` until ``publish(_:)``.
     init() {
-        owned = Mutex(Owned())
+        owned = Locked(Owned())
     }
 
     init(_ snapshot: EnvironmentSnapshot) {
-        owned = Mutex(Owned(current: snapshot))
+        owned = Locked(Owned(current: snapshot))
         currentAddress.store(Self.address(of: snapshot), ordering: .releasing)
     }
 

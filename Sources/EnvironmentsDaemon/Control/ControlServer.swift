@@ -1,3 +1,4 @@
+import Environments
 import EnvironmentsControl
 import Foundation
 import Logging
@@ -51,9 +52,9 @@ final class ControlServer: Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
     /// Replies finished by handler tasks: connection id and the encoded reply (nil: none).
-    private let finished = Mutex<[(UInt64, [UInt8]?)]>([])
+    private let finished = Locked<[(UInt64, [UInt8]?)]>([])
     private let stopped = Atomic<Bool>(false)
-    private let done = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    private let done = Locked<CheckedContinuation<Void, Never>?>(nil)
     private let exited = Atomic<Bool>(false)
     /// Whether ``run()`` started serving (which then closes the listener and removes the socket).
     private let served = Atomic<Bool>(false)

@@ -71,7 +71,7 @@ final class DaemonHarness: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: BuiltProducts.exampleDaemon)
         process.arguments = ["--config-dir", configDirectory.path] + arguments
         process.environment = environment
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let log = try FileHandle(forWritingTo: logFile)
         process.standardError = log
         process.standardOutput = log
