@@ -294,7 +294,10 @@ final class EnvironmentCore: Sendable {
     func changes() -> AsyncStream<EnvironmentChange> {
         let (stream, continuation) = AsyncStream<EnvironmentChange>.makeStream()
         let token = onChange { continuation.yield($0) }
-        continuation.onTermination = { [weak self] _ in self?.removeObserver(token) }
+        // Held strongly: the stream ends (and this closure is released) when its consumer lets
+        // go of it or is cancelled, so the core is not kept alive beyond that. (A weak reference
+        // would give the core a side table that a process-wide core never frees.)
+        continuation.onTermination = { _ in self.removeObserver(token) }
         return stream
     }
 }

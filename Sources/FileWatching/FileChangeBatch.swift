@@ -1,7 +1,7 @@
 /// The configured paths affected by one coalesced burst of file system changes.
 ///
 /// ``FileWatcher`` hands one batch to its `onChange` callback per burst. Paths are spelled
-/// exactly as they were given to ``FileWatcher/init(files:directories:debounce:settle:logger:)``.
+/// exactly as they were given to ``FileWatcher/init(files:directories:debounce:settle:openWriteLimit:fallbackPollingInterval:entryFilter:logger:)``.
 package struct FileChangeBatch: Sendable, Hashable, CustomStringConvertible {
     /// The configured files and directories that were (or may have been) changed.
     package var paths: Set<String>

@@ -25,6 +25,28 @@ struct FileFingerprint: Sendable, Hashable {
         }
     }
 
+    /// Every configured path's fingerprint, by its configured spelling; directories listed.
+    static func all(of configuration: WatchConfiguration) -> [String: FileFingerprint] {
+        var result: [String: FileFingerprint] = [:]
+        for file in configuration.files {
+            result[file.configured] = FileFingerprint(path: file.absolute, listing: false)
+        }
+        for directory in configuration.directories {
+            var fingerprint = FileFingerprint(path: directory.absolute, listing: true)
+            // The directory's identity, and the entries that matter: an editor's swap file
+            // changes the directory's times, not the configuration.
+            fingerprint.status = fingerprint.status.map { Array($0.prefix(3)) }
+            fingerprint.entries = fingerprint.entries?.filter { configuration.entryFilter($0.key) }
+            result[directory.configured] = fingerprint
+        }
+        return result
+    }
+
+    /// The paths whose fingerprints differ between `old` and `new`.
+    static func changedPaths(from old: [String: FileFingerprint], to new: [String: FileFingerprint]) -> Set<String> {
+        Set(new.keys.filter { old[$0] != new[$0] })
+    }
+
     private static func status(of path: String) -> [Int64]? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }

@@ -23,8 +23,14 @@ import Logging
 /// burst that ends with one waits for the full ``debounce`` of quiet: a half-written file is
 /// not reported unless its writer pauses for longer than that. A save whose steps are further
 /// apart than the settle, such as a temporary file closed in a watched directory and renamed a
-/// moment later, may be reported twice, each time in a complete state. The polling fallback
-/// uses only ``debounce``.
+/// moment later, may be reported twice, each time in a complete state. A file still open for
+/// writing holds its burst back until it is closed (see ``openWriteLimit``). The polling
+/// fallback uses only ``debounce``.
+///
+/// When the kernel's inotify limits leave none for this process (`fs.inotify.max_user_instances`
+/// is 128 per user by default, and busy hosts run out; `fs.inotify.max_user_watches`), the
+/// watcher polls every ``fallbackPollingInterval`` instead, tries inotify again every ten
+/// seconds, and tells `onModeChange` each time it switches.
 ///
 /// ```swift
 /// let watcher = FileWatcher(
@@ -35,6 +41,15 @@ import Logging
 /// }
 /// ```
 package final class FileWatcher: Sendable {
+    /// How the watcher currently learns of changes.
+    package enum Mode: Sendable, Equatable {
+        /// inotify: changes are seen as they happen.
+        case inotify
+        /// Polling at ``FileWatcher/fallbackPollingInterval``, because inotify is not available;
+        /// `reason` says why (the kernel's error).
+        case polling(reason: String)
+    }
+
     /// How change detection works.
     enum Backend: Sendable, Hashable {
         /// inotify on Linux; polling every 500 ms elsewhere.
@@ -55,6 +70,11 @@ package final class FileWatcher: Sendable {
     ///
     /// Used as at most ``debounce``. The polling fallback does not use it.
     package let settle: Duration
+    /// The longest a burst waits for a file that is still open for writing (its writer has
+    /// written and not closed it yet); then the file is reported as it is.
+    package let openWriteLimit: Duration
+    /// How often paths are compared while inotify is not available.
+    package let fallbackPollingInterval: Duration
 
     let configuration: WatchConfiguration
     let backend: Backend
@@ -76,14 +96,23 @@ package final class FileWatcher: Sendable {
     ///     short so that a reload follows a save quickly; it still lets the other half of a
     ///     rename or the next step of a tool arrive and join the burst. Used as at most
     ///     `debounce`.
+    ///   - openWriteLimit: The longest a burst waits for a file still open for writing.
+    ///   - fallbackPollingInterval: How often to compare paths while inotify is not available.
+    ///   - entryFilter: Which entries of `directories` matter, by name (for example drop-ins
+    ///     named `*.plist`); the others, such as an editor's swap file, are ignored. An entry
+    ///     that passes and is a symbolic link is followed to its target.
     ///   - logger: Where to log, mostly at debug and trace level.
     package convenience init(
         files: [String], directories: [String], debounce: Duration = .milliseconds(50),
-        settle: Duration = .milliseconds(2), logger: Logger = Logger(label: "FileWatching")
+        settle: Duration = .milliseconds(2), openWriteLimit: Duration = .seconds(5),
+        fallbackPollingInterval: Duration = .seconds(1),
+        entryFilter: @escaping @Sendable (String) -> Bool = { _ in true },
+        logger: Logger = Logger(label: "FileWatching")
     ) {
         self.init(
             files: files, directories: directories, debounce: debounce, settle: settle,
-            logger: logger, backend: .native)
+            openWriteLimit: openWriteLimit, fallbackPollingInterval: fallbackPollingInterval,
+            entryFilter: entryFilter, logger: logger, backend: .native)
     }
 
     /// Creates a watcher with an explicit backend (tests use ``Backend/polling(interval:)``).
@@ -93,20 +122,28 @@ package final class FileWatcher: Sendable {
     ///   - directories: Directories whose entries matter.
     ///   - debounce: The quiet time after an event of a save that may still be in progress.
     ///   - settle: The quiet time after an event that completed a save.
+    ///   - openWriteLimit: The longest a burst waits for a file still open for writing.
+    ///   - fallbackPollingInterval: How often to compare paths while inotify is not available.
+    ///   - entryFilter: Which entries of `directories` matter.
     ///   - logger: Where to log.
     ///   - backend: How to detect changes.
     init(
         files: [String], directories: [String], debounce: Duration,
-        settle: Duration = .milliseconds(2), logger: Logger, backend: Backend
+        settle: Duration = .milliseconds(2), openWriteLimit: Duration = .seconds(5),
+        fallbackPollingInterval: Duration = .seconds(1),
+        entryFilter: @escaping @Sendable (String) -> Bool = { _ in true }, logger: Logger, backend: Backend
     ) {
         self.files = files
         self.directories = directories
         self.debounce = debounce
         self.settle = settle
+        self.fallbackPollingInterval = fallbackPollingInterval
         self.logger = logger
         self.backend = backend
         self.configuration = WatchConfiguration(
-            files: files, directories: directories, debounce: debounce, settle: settle)
+            files: files, directories: directories, debounce: debounce, settle: settle,
+            openWriteLimit: openWriteLimit, entryFilter: entryFilter)
+        self.openWriteLimit = configuration.openWriteLimit
     }
 
     /// Watches until the calling task is cancelled.
@@ -119,7 +156,8 @@ package final class FileWatcher: Sendable {
     /// cancelled.
     ///
     /// - Parameter onChange: Called with each batch of changes.
-    /// - Throws: ``InotifyError`` if inotify cannot be set up or fails while watching.
+    /// - Throws: ``InotifyError`` if inotify fails while watching for a reason other than the
+    ///   kernel's limits (for which the watcher polls instead).
     package func run(onChange: @escaping @Sendable (FileChangeBatch) async -> Void) async throws {
         try await run(onReady: {}, onChange: onChange)
     }
@@ -127,15 +165,22 @@ package final class FileWatcher: Sendable {
     /// Watches until the calling task is cancelled, telling `onReady` when watching has begun.
     ///
     /// Like ``run(onChange:)``. `onReady` is called once, before any `onChange`, as soon as
-    /// the initial watches are in place: a change made after that is reported. Reading the
-    /// configuration in `onReady` therefore leaves no window in which a change is missed.
+    /// the initial watches are in place (or polling has taken its first look): a change made
+    /// after that is reported. Reading the configuration in `onReady` therefore leaves no
+    /// window in which a change is missed. `onModeChange` is called when the watcher falls
+    /// back to polling because the kernel's inotify limits are reached (before `onReady` if
+    /// that happens at once) and when it returns to inotify; a change made while it switches
+    /// is reported.
     ///
     /// - Parameters:
     ///   - onReady: Called once the initial watches are in place.
+    ///   - onModeChange: Called with each switch between inotify and polling.
     ///   - onChange: Called with each batch of changes.
-    /// - Throws: ``InotifyError`` if inotify cannot be set up or fails while watching.
+    /// - Throws: ``InotifyError`` if inotify fails while watching for a reason other than the
+    ///   kernel's limits.
     package func run(
         onReady: @escaping @Sendable () async -> Void,
+        onModeChange: @escaping @Sendable (Mode) async -> Void = { _ in },
         onChange: @escaping @Sendable (FileChangeBatch) async -> Void
     ) async throws {
         switch backend {
@@ -144,7 +189,7 @@ package final class FileWatcher: Sendable {
             await loop.run(onReady: onReady, onChange: onChange)
         case .native:
             #if os(Linux)
-                try await runInotify(onReady: onReady, onChange: onChange)
+                try await runNative(onReady: onReady, onModeChange: onModeChange, onChange: onChange)
             #else
                 let loop = PollingWatchLoop(
                     configuration: configuration, interval: .milliseconds(500), logger: logger)
@@ -154,8 +199,78 @@ package final class FileWatcher: Sendable {
     }
 
     #if os(Linux)
+        /// Whether `onReady` was called, across switches between inotify and polling.
+        private final class Readiness: @unchecked Sendable {
+            // Only touched by the task running `run`, one step after another.
+            private(set) var done = false
+            func once(_ onReady: @Sendable () async -> Void) async {
+                guard !done else { return }
+                done = true
+                await onReady()
+            }
+        }
+
+        /// inotify while the kernel grants it, polling while it does not.
+        private func runNative(
+            onReady: @escaping @Sendable () async -> Void,
+            onModeChange: @escaping @Sendable (Mode) async -> Void,
+            onChange: @escaping @Sendable (FileChangeBatch) async -> Void
+        ) async throws {
+            let readiness = Readiness()
+            var baseline: [String: FileFingerprint]?
+            while !Task.isCancelled {
+                do {
+                    let resumed = baseline != nil
+                    try await runInotify(
+                        baseline: baseline,
+                        onReady: {
+                            if resumed {
+                                self.logger.info("Watching for file changes with inotify again")
+                                await onModeChange(.inotify)
+                            }
+                            await readiness.once(onReady)
+                        }, onChange: onChange)
+                    return
+                } catch let error as InotifyError where error.isResourceLimit {
+                    logger.warning(
+                        "inotify is not available; polling for file changes instead",
+                        metadata: [
+                            "error": "\(error)", "interval": "\(fallbackPollingInterval)",
+                            "hint": "raise fs.inotify.max_user_instances or fs.inotify.max_user_watches (sysctl)",
+                        ])
+                    await onModeChange(.polling(reason: error.description))
+                    if readiness.done {
+                        // Events collected since the last batch went with the inotify instance.
+                        await onChange(FileChangeBatch(paths: configuration.allPaths, overflowed: true))
+                    }
+                    let loop = PollingWatchLoop(
+                        configuration: configuration, interval: fallbackPollingInterval, logger: logger)
+                    let configuration = configuration
+                    baseline = await loop.run(
+                        onReady: { await readiness.once(onReady) }, onChange: onChange,
+                        shouldStop: { Self.inotifyIsAvailable(for: configuration) })
+                }
+            }
+        }
+
+        /// Whether an inotify instance with every watch the configuration needs can be had now.
+        private static func inotifyIsAvailable(for configuration: WatchConfiguration) -> Bool {
+            guard let inotify = try? Inotify() else { return false }
+            defer { inotify.close() }
+            for directory in WatchPlan(configuration: configuration).directories {
+                do {
+                    _ = try inotify.addWatch(path: directory, mask: InotifyWatchLoop.directoryMask)
+                } catch let error as InotifyError where error.isResourceLimit {
+                    return false
+                } catch {
+                    // Vanished or forbidden: the watch loop handles that as usual.
+                }
+            }
+            return true
+        }
         /// Runs ``InotifyWatchLoop`` on its own thread and calls back from the calling task.
         private func runInotify(
+            baseline: [String: FileFingerprint]?,
             onReady: @escaping @Sendable () async -> Void,
             onChange: @escaping @Sendable (FileChangeBatch) async -> Void
         ) async throws {
@@ -165,7 +280,8 @@ package final class FileWatcher: Sendable {
             let logger = logger
             let thread = Thread {
                 InotifyWatchLoop.run(
-                    configuration: configuration, logger: logger, wakeup: wakeup, mailbox: mailbox)
+                    configuration: configuration, logger: logger, wakeup: wakeup, mailbox: mailbox,
+                    baseline: baseline)
             }
             thread.name = "FileWatcher"
             thread.start()

@@ -28,6 +28,18 @@
             self.message = String(cString: strerror(errno))
         }
 
+        /// Whether the kernel refused for lack of resources rather than because of the path:
+        /// the per-user limit on inotify instances (`fs.inotify.max_user_instances`, `EMFILE`)
+        /// or watches (`fs.inotify.max_user_watches`, `ENOSPC`), the open-file limits, or
+        /// memory. The watcher then polls until inotify can be had again.
+        package var isResourceLimit: Bool {
+            switch operation {
+            case "inotify_init1": [EMFILE, ENFILE, ENOMEM].contains(errno)
+            case "inotify_add_watch": [ENOSPC, ENOMEM].contains(errno)
+            default: false
+            }
+        }
+
         /// A one-line description: the operation, the path, the message and the errno value.
         package var description: String {
             let subject = path.map { "(\"\($0)\")" } ?? "()"

@@ -52,20 +52,24 @@
             self.inotify = try Inotify()
             self.accumulator = BatchAccumulator(
                 debounce: configuration.debounce, settle: configuration.settle,
-                maximumDelay: configuration.maximumDelay)
+                maximumDelay: configuration.maximumDelay, openWriteLimit: configuration.openWriteLimit)
         }
 
         /// Watches until `wakeup` is signalled, then closes the inotify descriptor and finishes
         /// `mailbox` (with the error, if one ended the loop). Blocks the calling thread.
+        ///
+        /// - Parameter baseline: What the paths looked like when they were last read (by the
+        ///   polling fallback this loop takes over from): a difference found once the watches
+        ///   are in place is reported as a change.
         static func run(
             configuration: WatchConfiguration, logger: Logger, wakeup: WakeupPipe,
-            mailbox: BatchMailbox
+            mailbox: BatchMailbox, baseline: [String: FileFingerprint]? = nil
         ) {
             do {
                 let loop = try InotifyWatchLoop(
                     configuration: configuration, logger: logger, wakeup: wakeup, mailbox: mailbox)
                 defer { loop.inotify.close() }
-                try loop.run()
+                try loop.run(baseline: baseline)
             } catch {
                 logger.debug("File watching failed", metadata: ["error": "\(error)"])
                 mailbox.finish(throwing: error)
@@ -74,8 +78,8 @@
             mailbox.finish()
         }
 
-        private func run() throws {
-            updateWatches()
+        private func run(baseline: [String: FileFingerprint]?) throws {
+            try updateWatches()
             logger.debug(
                 "Watching for file changes",
                 metadata: [
@@ -83,6 +87,10 @@
                     "directories": "\(watches.values.flatMap { $0 }.sorted())",
                 ])
             mailbox.markReady()
+            if let baseline {
+                let changed = FileFingerprint.changedPaths(from: baseline, to: FileFingerprint.all(of: configuration))
+                if !changed.isEmpty { accumulator.add(paths: changed, completion: true, at: clock.now) }
+            }
             while true {
                 let timeout = accumulator.deadline.map { $0 - clock.now }
                 var descriptors = [
@@ -106,7 +114,7 @@
                 if accumulator.deadline.map({ clock.now >= $0 }) ?? false {
                     // Re-resolve before reporting: when the callback reads the files, watches on their
                     // new targets are already in place, so no later change can be missed.
-                    updateWatches()
+                    try updateWatches()
                     if let batch = accumulator.takeIfDue(at: clock.now), !batch.isEmpty {
                         logger.debug("Files changed", metadata: ["batch": "\(batch)"])
                         mailbox.deliver(batch)
@@ -144,9 +152,27 @@
                     }
                 }
                 if !affected.isEmpty {
-                    accumulator.add(paths: affected, completion: Self.isCompletion(event.mask), at: now)
+                    let entry = event.name.flatMap { name in directories.min().map { PathResolver.join($0, name) } }
+                    accumulator.add(
+                        paths: affected, completion: Self.isCompletion(event.mask), entry: entry,
+                        write: entry.map { Self.writeEffect(of: event.mask, on: $0) } ?? .none, at: now)
                 }
             }
+        }
+
+        /// What an event does to the writer of the entry at `path`: a write, or the creation of
+        /// an empty regular file, opens it; its close, or a rename or deletion of the name, ends
+        /// it. Directories and symbolic links have no writer.
+        static func writeEffect(of mask: Inotify.Mask, on path: String) -> BatchAccumulator.WriteEffect {
+            if mask.contains(.isDirectory) { return .none }
+            if !mask.isDisjoint(with: [.closedAfterWriting, .movedTo, .movedFrom, .deleted]) { return .closed }
+            if mask.contains(.modified) { return .opened }
+            if mask.contains(.created) {
+                var info = stat()
+                guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size == 0 else { return .none }
+                return .opened
+            }
+            return .none
         }
 
         /// Resolves every configured path again and makes the watches match the new plan.
@@ -154,7 +180,10 @@
         /// `inotify_add_watch` returns the existing descriptor for an inode that is already
         /// watched, so re-adding everything is cheap and also notices a directory that was
         /// replaced by another one at the same path.
-        private func updateWatches() {
+        ///
+        /// - Throws: ``InotifyError`` when the kernel's limits leave no room for a watch
+        ///   (``InotifyError/isResourceLimit``): the watcher falls back to polling.
+        private func updateWatches() throws {
             for _ in 0..<3 {
                 plan = WatchPlan(configuration: configuration)
                 var updated: [Inotify.WatchDescriptor: Set<String>] = [:]
@@ -167,6 +196,8 @@
                         // Changed between resolving and watching: resolve again.
                         logger.debug("Directory vanished while watching it", metadata: ["error": "\(error)"])
                         vanished = true
+                    } catch let error as InotifyError where error.isResourceLimit {
+                        throw error
                     } catch {
                         logger.warning("Cannot watch directory", metadata: ["error": "\(error)"])
                     }

@@ -94,6 +94,27 @@
             return String(path[path.index(after: slash)...])
         }
 
+        /// The names of the symbolic links directly in `directory` (none if it cannot be read).
+        static func symbolicLinks(in directory: String) -> [String] {
+            guard let stream = opendir(directory) else { return [] }
+            defer { closedir(stream) }
+            var names: [String] = []
+            while let entry = readdir(stream) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                    String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                guard name != "." && name != ".." else { continue }
+                var info = stat()
+                if Int32(entry.pointee.d_type) == DT_LNK
+                    || (Int32(entry.pointee.d_type) == DT_UNKNOWN && lstat(join(directory, name), &info) == 0
+                        && info.st_mode & S_IFMT == S_IFLNK)
+                {
+                    names.append(name)
+                }
+            }
+            return names
+        }
+
         /// The destination of the symbolic link at `path`, or `nil` if it cannot be read.
         private static func readLink(_ path: String) -> String? {
             var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)

@@ -38,6 +38,10 @@ struct WatchConfiguration: Sendable {
     var settle: Duration
     /// The longest a burst is held back while events keep arriving.
     var maximumDelay: Duration
+    /// The longest a burst waits for a file that is still open for writing.
+    var openWriteLimit: Duration
+    /// Which entries of the watched directories matter (by name); the others are ignored.
+    var entryFilter: @Sendable (String) -> Bool
 
     /// Every configured path, as the caller spelled it.
     var allPaths: Set<String> {
@@ -53,9 +57,13 @@ struct WatchConfiguration: Sendable {
     ///     negative values count as zero. The maximum delay is ten times this.
     ///   - settle: The quiet time after an event that completed a save; negative values count
     ///     as zero, values above `debounce` as `debounce`.
+    ///   - openWriteLimit: The longest a burst waits for a file still open for writing; at
+    ///     least `debounce`.
+    ///   - entryFilter: Which entries of the watched directories matter, by name.
     init(
         files: [String], directories: [String], debounce: Duration,
-        settle: Duration = .milliseconds(2)
+        settle: Duration = .milliseconds(2), openWriteLimit: Duration = .seconds(5),
+        entryFilter: @escaping @Sendable (String) -> Bool = { _ in true }
     ) {
         let workingDirectory = Self.currentDirectory()
         self.files = files.map { WatchedPath($0, workingDirectory: workingDirectory) }
@@ -63,6 +71,8 @@ struct WatchConfiguration: Sendable {
         self.debounce = max(debounce, .zero)
         self.settle = min(max(settle, .zero), self.debounce)
         self.maximumDelay = max(self.debounce * 10, .milliseconds(1))
+        self.openWriteLimit = max(openWriteLimit, self.debounce)
+        self.entryFilter = entryFilter
     }
 
     /// The process's working directory, or `/` if it cannot be determined.

@@ -7,8 +7,11 @@
         private(set) var directories: Set<String> = []
         /// Configured paths affected by a change of one directory entry.
         private var entryInterests: [DirectoryEntry: Set<String>] = [:]
-        /// Configured directories affected by a change of any entry in a directory.
+        /// Configured directories affected by a change of any entry in a directory that passes
+        /// the configuration's entry filter.
         private var contentInterests: [String: Set<String>] = [:]
+        /// Which entries of a directory in ``contentInterests`` matter.
+        private var entryFilter: @Sendable (String) -> Bool = { _ in true }
         /// Configured paths affected when a watched directory itself is deleted or moved.
         private var directoryInterests: [String: Set<String>] = [:]
 
@@ -16,7 +19,13 @@
         init() {}
 
         /// Resolves every configured path and records what to watch for it.
+        ///
+        /// An entry of a watched directory that is a symbolic link (a drop-in linked to a file
+        /// kept elsewhere, as configuration management and `/nix/store`-style deployments do)
+        /// is followed to its target, across chains of links: a change of any link on the way
+        /// or of the target affects the directory.
         init(configuration: WatchConfiguration) {
+            entryFilter = configuration.entryFilter
             for file in configuration.files {
                 let resolution = PathResolver.resolve(file.absolute)
                 for entry in resolution.entries {
@@ -32,6 +41,13 @@
                     directories.insert(target)
                     contentInterests[target, default: []].insert(directory.configured)
                     directoryInterests[target, default: []].insert(directory.configured)
+                    for link in PathResolver.symbolicLinks(in: target) where entryFilter(link) {
+                        let linked = PathResolver.resolve(PathResolver.join(target, link))
+                        // The first entry is the link itself, already covered by the directory.
+                        for entry in linked.entries.dropFirst() {
+                            addInterest(in: entry, for: directory.configured)
+                        }
+                    }
                 }
             }
         }
@@ -51,7 +67,9 @@
         func affectedPaths(directory: String, name: String?) -> Set<String> {
             guard let name else { return directoryInterests[directory] ?? [] }
             let entry = DirectoryEntry(directory: directory, name: name)
-            return (entryInterests[entry] ?? []).union(contentInterests[directory] ?? [])
+            let interested = entryInterests[entry] ?? []
+            guard let content = contentInterests[directory], entryFilter(name) else { return interested }
+            return interested.union(content)
         }
     }
 #endif

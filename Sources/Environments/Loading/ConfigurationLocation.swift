@@ -36,6 +36,11 @@ public struct ConfigurationLocation: Sendable, Hashable {
         searchedDirectories = candidates
     }
 
+    /// Whether a drop-in directory's entry called `name` is a drop-in: `*.plist`, not hidden.
+    @Sendable package static func isDropInFileName(_ name: String) -> Bool {
+        name.hasSuffix(".plist") && !name.hasPrefix(".")
+    }
+
     /// The drop-in files, `*.plist` in lexical (byte) order, as systemd orders its own
     /// drop-ins. Hidden files and other names are ignored.
     public func dropInFiles() throws(EnvironmentError) -> [String] {
@@ -56,7 +61,7 @@ public struct ConfigurationLocation: Sendable, Hashable {
         }
         return
             names
-            .filter { $0.hasSuffix(".plist") && !$0.hasPrefix(".") }
+            .filter(Self.isDropInFileName)
             .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
             .map { (dropInDirectory as NSString).appendingPathComponent($0) }
     }

@@ -46,6 +46,24 @@ package actor ConfigurationReloader {
         "Environment \(snapshot.environmentName), configuration generation \(snapshot.generation)"
     }
 
+    /// Why the files are polled instead of watched with inotify, or `nil` while inotify works.
+    private var pollingReason: String?
+
+    /// The `STATUS=` text for a snapshot, with how the files are watched when that is not
+    /// the usual way.
+    private func statusText(for snapshot: EnvironmentSnapshot) -> String {
+        var text = Self.status(of: snapshot)
+        if let pollingReason { text += "; watching files by polling (\(pollingReason))" }
+        return text
+    }
+
+    /// The file watcher switched to polling (with the kernel's reason) or back to inotify
+    /// (`nil`): `STATUS=` says so from now on.
+    package func filesPolled(because reason: String?) {
+        pollingReason = reason
+        if isReady { notifier.status(statusText(for: environment.snapshot)) }
+    }
+
     /// The last reload attempt, or `nil` before the first.
     package var lastReloadRecord: ReloadState.LastReload? { lastReload }
 
@@ -72,7 +90,7 @@ package actor ConfigurationReloader {
     package func notifyReady() {
         guard !isReady else { return }
         isReady = true
-        notifier.ready(status: Self.status(of: environment.snapshot))
+        notifier.ready(status: statusText(for: environment.snapshot))
         for waiter in readyWaiters { waiter.resume() }
         readyWaiters = []
     }
@@ -136,7 +154,7 @@ package actor ConfigurationReloader {
         let snapshot = environment.snapshot
         // The state file first: when systemd sees READY=1, `envctl reload` can read the verdict.
         writeState(snapshot)
-        var status = Self.status(of: snapshot)
+        var status = statusText(for: snapshot)
         if let error = record.error { status += "; reload rejected: \(error)" }
         notifier.ready(status: status)
         return record

@@ -104,6 +104,11 @@ public struct EnvironmentService: Service, CustomStringConvertible {
                             try await watcher.run {
                                 await reloader.catchUp()
                                 if notifyReady { await reloader.notifyReady() }
+                            } onModeChange: { mode in
+                                switch mode {
+                                case .inotify: await reloader.filesPolled(because: nil)
+                                case .polling(let reason): await reloader.filesPolled(because: reason)
+                                }
                             } onChange: { batch in
                                 logger.debug("configuration files changed", metadata: ["paths": "\(batch)"])
                                 await reloader.reload(trigger: .fileChange)
@@ -180,6 +185,6 @@ public struct EnvironmentService: Service, CustomStringConvertible {
         guard let location = environment.snapshot.location else { return nil }
         return FileWatcher(
             files: [location.mainFile], directories: [location.dropInDirectory], debounce: configuration.debounce,
-            logger: logger)
+            entryFilter: ConfigurationLocation.isDropInFileName, logger: logger)
     }
 }
