@@ -63,32 +63,78 @@
                 }
             }
 
-            @Test func aFileStillBeingWrittenWaitsForTheDebounce() async throws {
+            @Test func aWriterThatPausesIsWaitedForUntilItCloses() async throws {
                 try await withTemporaryDirectory { directory in
                     let file = directory + "/Environments.plist"
                     try FS.writeInPlace(file, "v1")
-                    let debounce: Duration = .milliseconds(300)
-                    try await withWatcher(files: [file], debounce: debounce) { recorder in
+                    // The default 50 ms debounce: the pause below is eight times longer.
+                    try await withWatcher(files: [file]) { recorder in
+                        let writer = try OpenFile(file)
+                        defer { writer.close() }
+                        try writer.write("half of ")
+                        try await Task.sleep(for: .milliseconds(400))
+                        #expect(recorder.batches.isEmpty, "reported while the file was still open for writing")
+                        try writer.write("the file")
+                        writer.close()
+                        #expect(await recorder.waitForChange(of: [file], timeout: wellBeforeTheDebounce))
+                        #expect(await recorder.staysQuiet())
+                        #expect(recorder.batches.count == 1)
+                    }
+                }
+            }
+
+            @Test func aWriterThatNeverClosesIsReadOnceTheLimitIsReached() async throws {
+                try await withTemporaryDirectory { directory in
+                    let file = directory + "/Environments.plist"
+                    try FS.writeInPlace(file, "v1")
+                    let limit: Duration = .seconds(1)
+                    try await withWatcher(files: [file], openWriteLimit: limit) { recorder in
                         let clock = ContinuousClock()
                         let beforeWriting = clock.now
                         let writer = try OpenFile(file)
                         defer { writer.close() }
-                        try writer.write("half of ")
-                        try await Task.sleep(for: .milliseconds(100))
-                        let nothingYet = recorder.batches.isEmpty
-                        // Only conclusive if this thread did not oversleep past the debounce.
-                        if clock.now - beforeWriting < debounce {
-                            #expect(nothingYet, "reported while the file was still being written")
-                        }
-                        // With the file still open, the debounce ends the burst.
+                        try writer.write("never finished")
+                        // Read as it is once the limit is reached, not before.
                         #expect(await recorder.waitForChange(of: [file]))
                         let first = try #require(recorder.arrivals.first)
-                        #expect(first - beforeWriting >= debounce)
-                        // Closing it completes the save, which is reported again.
+                        #expect(first - beforeWriting >= limit)
+                        // Closing it later completes the save, which is reported again.
                         recorder.reset()
                         writer.close()
-                        #expect(await recorder.waitForChange(of: [file]))
+                        #expect(await recorder.waitForChange(of: [file], timeout: wellBeforeTheDebounce))
                     }
+                }
+            }
+
+            @Test func aFileStillOpenHoldsBackAnotherFilesCompletedSave() async throws {
+                try await withTemporaryDirectory { directory in
+                    let file = directory + "/Environments.plist"
+                    let dropIn = directory + "/Environments.plist.d"
+                    try FS.writeInPlace(file, "v1")
+                    try FS.makeDirectory(dropIn)
+                    try await withWatcher(files: [file], directories: [dropIn]) { recorder in
+                        let writer = try OpenFile(file)
+                        defer { writer.close() }
+                        try writer.write("half of ")
+                        // Another file completes its save while the first is still open.
+                        try FS.writeAtomically(dropIn + "/10-local.plist", "complete")
+                        try await Task.sleep(for: .milliseconds(400))
+                        #expect(recorder.batches.isEmpty, "reported while a file was still open for writing")
+                        try writer.write("the file")
+                        writer.close()
+                        #expect(await recorder.waitForChange(of: [file, dropIn], timeout: wellBeforeTheDebounce))
+                        #expect(recorder.batches.count == 1)
+                    }
+                }
+            }
+
+            @Test func writeEffectsOfEvents() throws {
+                #expect(InotifyWatchLoop.writeEffect(of: .modified, on: "/nonexistent") == .opened)
+                for mask: Inotify.Mask in [.closedAfterWriting, .movedTo, .movedFrom, .deleted] {
+                    #expect(InotifyWatchLoop.writeEffect(of: mask, on: "/nonexistent") == .closed, "\(mask)")
+                }
+                for mask: Inotify.Mask in [.attributesChanged, [.modified, .isDirectory], .created] {
+                    #expect(InotifyWatchLoop.writeEffect(of: mask, on: "/nonexistent") == .none, "\(mask)")
                 }
             }
 

@@ -223,12 +223,13 @@ final class Flag: Sendable {
 /// Runs a watcher for the duration of `body`, after its initial watches are in place.
 func withWatcher(
     files: [String] = [], directories: [String] = [], debounce: Duration = .milliseconds(50),
-    settle: Duration = .milliseconds(2), backend: FileWatcher.Backend = .native,
+    settle: Duration = .milliseconds(2), openWriteLimit: Duration = .seconds(5),
+    entryFilter: @escaping @Sendable (String) -> Bool = { _ in true }, backend: FileWatcher.Backend = .native,
     _ body: (BatchRecorder) async throws -> Void
 ) async throws {
     let watcher = FileWatcher(
         files: files, directories: directories, debounce: debounce, settle: settle,
-        logger: testLogger, backend: backend)
+        openWriteLimit: openWriteLimit, entryFilter: entryFilter, logger: testLogger, backend: backend)
     let recorder = BatchRecorder()
     let ready = Flag()
     let task = Task {
