@@ -65,11 +65,24 @@ final class DaemonHarness: @unchecked Sendable {
         return environment
     }
 
-    /// Starts the daemon with `--config-dir` and `--environment Staging`.
-    func start(arguments: [String] = ["--environment", "Staging"]) throws {
+    /// Starts the daemon with `--config-dir` and `--environment Staging`; with `user`, as that
+    /// user and group id (through `setpriv`, which the daemon's process replaces), with its
+    /// runtime directory and notify socket made writable for it.
+    func start(arguments: [String] = ["--environment", "Staging"], user: UInt32? = nil) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: BuiltProducts.exampleDaemon)
-        process.arguments = ["--config-dir", configDirectory.path] + arguments
+        let daemonArguments = ["--config-dir", configDirectory.path] + arguments
+        if let user {
+            guard chown(runtimeDirectory.path, user, user) == 0, chmod(notify.path, 0o777) == 0 else {
+                throw POSIXError(.EPERM)
+            }
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments =
+                ["--reuid", String(user), "--regid", String(user), "--clear-groups", "--", BuiltProducts.exampleDaemon]
+                + daemonArguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: BuiltProducts.exampleDaemon)
+            process.arguments = daemonArguments
+        }
         process.environment = environment
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let log = try FileHandle(forWritingTo: logFile)
