@@ -170,6 +170,10 @@ public struct Environment: ConfigurationReading, Sendable {
     /// Changes applied by reloads that run at the same time on different threads may arrive
     /// out of order; ``EnvironmentSnapshot/generation`` tells which is newer.
     ///
+    /// The environment holds `callback` until ``removeObserver(_:)``: a callback that captures
+    /// an environment of its own (not ``shared``) keeps that environment alive until then.
+    /// The change itself carries both snapshots, so most callbacks need not capture it.
+    ///
     /// - Returns: A token; pass it to ``removeObserver(_:)`` to stop.
     @discardableResult
     public func onChange(_ callback: @escaping @Sendable (EnvironmentChange) -> Void) -> ObserverToken {

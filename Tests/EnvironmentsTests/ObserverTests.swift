@@ -32,12 +32,14 @@ import Testing
     @Test func theCallbackSeesTheNewSnapshotInPlace() throws {
         let environment = try Environment(values: ["A": 1])
         let seen = Locked<[Int]>([])
-        environment.onChange { change in
+        let token = environment.onChange { change in
             seen.withLock { $0.append(environment.int("A", default: 0)) }
             seen.withLock { $0.append(change.previous.int("A", default: 0)) }
         }
         try environment.setOverride(2, forKey: "A")
         #expect(seen.value == [2, 1])
+        // The callback captures its environment: removing it lets both go.
+        environment.removeObserver(token)
     }
 
     @Test func removedObserversAreNotCalled() throws {

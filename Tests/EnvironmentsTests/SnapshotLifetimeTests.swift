@@ -76,6 +76,8 @@ import Testing
             #expect(throws: EnvironmentError.self) { try environment.reload() }
             #expect(environment.int("Limit", default: 0) == 5)
             #expect(seenDuringValidation.value == [1, 5])
+            // validate holds the box, which holds the environment, which holds validate.
+            box.withLock { $0 = nil }
         }
     }
 

@@ -34,10 +34,12 @@
                 try await withTemporaryDirectory { directory in
                     let file = directory + "/Environments.plist"
                     try FS.writeInPlace(file, "v0")
-                    try await withWatcher(files: [file], debounce: .milliseconds(100)) { recorder in
+                    try await withWatcher(
+                        files: [file], debounce: .milliseconds(100), openWriteLimit: .seconds(1)
+                    ) { recorder in
                         // Writes every 20 ms to a file kept open never leave 100 ms of quiet nor
-                        // complete the save; the 1 s maximum delay still reports them while writing
-                        // goes on.
+                        // complete the save; the 1 s limit on waiting for an open file still
+                        // reports them while writing goes on.
                         let writer = try OpenFile(file)
                         defer { writer.close() }
                         let clock = ContinuousClock()

@@ -128,7 +128,10 @@ final class DaemonHarness: @unchecked Sendable {
     func waitForExit(timeout: Duration = .seconds(20)) -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let process, !process.isRunning { return process.terminationStatus }
+            if let process, !process.isRunning {
+                process.waitUntilExit()
+                return process.terminationStatus
+            }
             usleep(20_000)
         }
         return nil
@@ -170,6 +173,9 @@ final class DaemonHarness: @unchecked Sendable {
                 usleep(5_000)
             }
         }
+        // Lets Foundation handle the termination: a `Process` it never saw end is never freed
+        // (LeakSanitizer reports it).
+        process?.waitUntilExit()
         try? FileManager.default.removeItem(at: root)
     }
 }
