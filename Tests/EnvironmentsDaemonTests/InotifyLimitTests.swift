@@ -69,9 +69,10 @@ struct InotifyLimitTests {
 
     @Test("the limit used up: the daemon polls, says so, and returns to inotify once it can")
     func exhaustedInstancesFallBackToPollingAndBack() throws {
-        let limit = Int(
-            (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_user_instances", encoding: .utf8))?
-                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        let limit =
+            Int(
+                (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_user_instances", encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
         // A process can hold as many instances as it may open files; beyond that one process
         // cannot use up the user's limit.
         try #require(limit > 0 && limit <= 4096, "fs.inotify.max_user_instances is \(limit)")
@@ -90,7 +91,8 @@ struct InotifyLimitTests {
 
         // A change is applied by polling.
         try daemon.replaceMainFile(with: examplePlist(apiHost: "polled.example.com"))
-        #expect(daemon.waitForDatagram { $0.contains("READY=1") && $0.contains("generation 2") } != nil, "\(daemon.log)")
+        #expect(
+            daemon.waitForDatagram { $0.contains("READY=1") && $0.contains("generation 2") } != nil, "\(daemon.log)")
 
         // Instances free again: it returns to inotify (it tries every 10 s) and says so.
         hog.release()
@@ -100,7 +102,8 @@ struct InotifyLimitTests {
         #expect(back != nil, "\(daemon.log)")
         #expect(daemon.log.contains("Watching for file changes with inotify again"), "\(daemon.log)")
         try daemon.replaceMainFile(with: examplePlist(apiHost: "watched.example.com"))
-        #expect(daemon.waitForDatagram { $0.contains("READY=1") && $0.contains("generation 3") } != nil, "\(daemon.log)")
+        #expect(
+            daemon.waitForDatagram { $0.contains("READY=1") && $0.contains("generation 3") } != nil, "\(daemon.log)")
         #expect(daemon.process?.isRunning == true)
     }
 }

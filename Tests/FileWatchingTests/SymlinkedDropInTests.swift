@@ -107,7 +107,8 @@
                     try FS.writeInPlace(store + "/target.plist", "v1")
                     try FS.makeSymlink("../store/target.plist", at: dropIn + "/10-linked.plist")
                     try await withWatcher(
-                        directories: [dropIn], entryFilter: Self.isDropIn, backend: .polling(interval: .milliseconds(50))
+                        directories: [dropIn], entryFilter: Self.isDropIn,
+                        backend: .polling(interval: .milliseconds(50))
                     ) { recorder in
                         try FS.writeInPlace(dropIn + "/README.txt", "notes")
                         #expect(await recorder.staysQuiet())
