@@ -39,6 +39,9 @@ public struct EnvironmentOptions: Sendable {
     /// swift-log's levels: `trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical`.
     /// `nil` turns the check off.
     public var logLevelKey: String? = "LogLevel"
+    /// Documents below the host's files, such as a fleet configuration from etcd
+    /// (`EnvironmentsEtcd`); `nil` for none. With a layer, the host's own files are optional.
+    public var baseLayer: (any ConfigurationLayer)?
     /// The application's own check of a new configuration: throw to reject it. It runs on
     /// every load and reload, after interpolation and before the new snapshot is swapped in.
     /// It runs before any lock is taken, so it may read the environment (which still serves

@@ -20,11 +20,18 @@ struct SnapshotBuilder {
         -> EnvironmentSnapshot
     {
         let location: ConfigurationLocation? = readsFiles ? ConfigurationLocation(options: options) : nil
-        let files: [EnvironmentsFile]
+        var files: [EnvironmentsFile] = []
+        if let layer = options.baseLayer {
+            for document in try layer.documents() {
+                files.append(
+                    try EnvironmentsFile(
+                        PropertyListDocument(data: document.data, file: document.origin), isDropIn: false))
+            }
+        }
         if let location {
-            files = try readFiles(location)
+            files += try readFiles(location, hasBaseLayer: options.baseLayer != nil)
         } else {
-            files = [try EnvironmentsFile(root: options.builtInConfiguration ?? [:], label: builtInLabel)]
+            files.append(try EnvironmentsFile(root: options.builtInConfiguration ?? [:], label: builtInLabel))
         }
         let name = try selectEnvironment(files: files)
 
@@ -92,9 +99,16 @@ struct SnapshotBuilder {
 
     private let builtInLabel = "<built-in configuration>"
 
-    private func readFiles(_ location: ConfigurationLocation) throws(EnvironmentError) -> [EnvironmentsFile] {
+    /// The host's files. With a base layer, a missing main file is no error (and the built-in
+    /// configuration is not used: the layer is the configuration).
+    private func readFiles(_ location: ConfigurationLocation, hasBaseLayer: Bool) throws(EnvironmentError)
+        -> [EnvironmentsFile]
+    {
         var files: [EnvironmentsFile] = []
-        if !FileManager.default.fileExists(atPath: location.mainFile), let builtIn = options.builtInConfiguration {
+        let mainFileExists = FileManager.default.fileExists(atPath: location.mainFile)
+        if !mainFileExists && hasBaseLayer {
+            // Only the layer, or the layer and drop-ins.
+        } else if !mainFileExists, let builtIn = options.builtInConfiguration {
             files.append(try EnvironmentsFile(root: builtIn, label: builtInLabel))
         } else {
             do {
