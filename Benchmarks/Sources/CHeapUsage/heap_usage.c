@@ -10,8 +10,16 @@
 size_t heap_usage_in_use(void) {
     return mallinfo2().uordblks;
 }
+
+size_t heap_usage_mapped(void) {
+    return mallinfo2().hblkhd;
+}
 #else
 size_t heap_usage_in_use(void) {
+    return 0;
+}
+
+size_t heap_usage_mapped(void) {
     return 0;
 }
 #endif

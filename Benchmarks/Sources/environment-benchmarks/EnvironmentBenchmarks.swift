@@ -12,7 +12,10 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
         discussion: "Build with -c release. Progress goes to standard error; the results to standard output.")
 
     enum Part: String, CaseIterable, ExpressibleByArgument {
-        case lookup, reload, cold, memory, interop
+        case lookup, reload, cold, memory, interop, soak
+
+        /// The parts a run without `--only` runs: all but the soak, which takes minutes.
+        static let byDefault: [Part] = allCases.filter { $0 != .soak }
     }
 
     @Flag(help: "Print one JSON object instead of a table.")
@@ -20,7 +23,7 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
 
     @Option(
         name: .customLong("only"),
-        help: "Run only these parts (\(Part.allCases.map(\.rawValue).joined(separator: ", "))).")
+        help: "Run only these parts; without it, all but soak.")
     var parts: [Part] = []
 
     @Option(help: "Changes per reload-latency contender.")
@@ -32,13 +35,19 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
     @Option(help: "Reloads for the memory measurement.")
     var reloads = 10_000
 
+    @Option(help: "Minutes the soak part runs (fractions allowed: 0.2 for a smoke run).")
+    var soakMinutes = 10.0
+
+    @Flag(help: "Soak: run the daemon's file watcher too, so that its reloads race the Reload calls.")
+    var soakWatchFiles = false
+
     @Option(parsing: .upToNextOption, help: .hidden)
     var coldChild: [String] = []
 
     func run() async throws {
         LoggingSystem.bootstrap { _ in SwiftLogNoOpLogHandler() }
         defer { if coldChild.isEmpty { Fixtures.removeAll() } }
-        let selected = Set(parts.isEmpty ? Part.allCases : parts)
+        let selected = Set(parts.isEmpty ? Part.byDefault : parts)
         let progress: (String) -> Void = { message in
             FileHandle.standardError.write(Data("... \(message)\n".utf8))
         }
@@ -87,6 +96,16 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
                 sizes: [100, 10_000, 100_000], peerSizes: [100, 10_000, 100_000]
             ).run(progress: progress)
         }
+        // Last, so that nothing else runs while it samples the process's memory.
+        if selected.contains(.soak) {
+            report.soak = try await SoakBenchmark(minutes: soakMinutes, watchFiles: soakWatchFiles).run(
+                progress: progress)
+        }
         print(json ? try report.json() : report.table())
+        if let soak = report.soak, !soak.passed {
+            progress(
+                "soak FAILED: \(soak.violations) inconsistent reads, \(soak.reloadFailures) failed reloads")
+            throw ExitCode.failure
+        }
     }
 }

@@ -106,6 +106,11 @@ enum Heap {
         Int(heap_usage_in_use())
     }
 
+    /// Bytes in large allocations that malloc mapped on their own (not in ``inUse``).
+    static var mapped: Int {
+        Int(heap_usage_mapped())
+    }
+
     /// The resident set size.
     static var residentBytes: Int {
         guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }

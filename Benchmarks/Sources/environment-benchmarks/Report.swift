@@ -7,6 +7,7 @@ struct Report: Sendable {
     var coldLoads: [ColdLoadBenchmark.Result] = []
     var memory: MemoryBenchmark.Results?
     var interop: InteropBenchmark.Results?
+    var soak: SoakBenchmark.Results?
 
     // MARK: JSON
 
@@ -83,6 +84,37 @@ struct Report: Sendable {
                     uniqueKeysWithValues: interop.watches.map { ($0.contender.rawValue, $0.latencies.count) }),
                 "reload_missed": Dictionary(
                     uniqueKeysWithValues: interop.watches.map { ($0.contender.rawValue, $0.missed) }),
+            ]
+        }
+        if let soak {
+            func slope(_ value: Double?) -> Any { value.map(rounded) ?? NSNull() }
+            object["soak"] = [
+                "minutes": soak.minutes,
+                "elapsed_s": rounded(soak.elapsedSeconds),
+                "reload_path": soak.reloadPath,
+                "keys": soak.keyCount,
+                "reloads_per_second_target": rounded(soak.targetRate),
+                "reloads_per_second": rounded(soak.achievedRate),
+                "reloads_requested": soak.reloadsRequested,
+                "reloads_applied": soak.reloadsApplied,
+                "reloads_unchanged": soak.reloadsUnchanged,
+                "reload_failures": soak.reloadFailures,
+                "reload_failure_messages": soak.failureMessages,
+                "pacing_slots_skipped": soak.slotsSkipped,
+                "reload_round_trip_ms": [
+                    "p50": rounded(soak.roundTrips.median), "p99": rounded(soak.roundTrips.percentile(99)),
+                    "max": rounded(soak.roundTrips.max),
+                ],
+                "reads": soak.readers.map(\.reads),
+                "violations": soak.readers.map(\.violations),
+                "violation_messages": soak.readers.flatMap(\.messages),
+                "warm_up_s": rounded(soak.warmUpSeconds),
+                "samples": soak.samples.map {
+                    ["t_s": rounded($0.seconds), "rss_bytes": $0.residentBytes, "heap_bytes": $0.heapBytes]
+                },
+                "rss_kib_per_minute": slope(soak.slope(\.residentBytes)),
+                "heap_kib_per_minute": slope(soak.slope(\.heapBytes)),
+                "passed": soak.passed,
             ]
         }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
@@ -213,11 +245,67 @@ struct Report: Sendable {
                 "  heap in use after \(memory.reloads.few) / \(memory.reloads.many) reloads",
                 "\(memory.heapAfterFewReloads / 1024) / \(memory.heapAfterManyReloads / 1024) KiB")
         }
+        if let soak {
+            rows.append(["Soak: reloads while \(soak.readers.count) threads read (no targets on timing)", "", "", ""])
+            soakRows(soak, row)
+        }
         let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { row in
             if row[1].isEmpty && row[2].isEmpty && row[0] != "measurement" { return "\n" + row[0] }
             return zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
                 .joined(separator: "  ").replacingOccurrences(of: " +$", with: "", options: .regularExpression)
         }.joined(separator: "\n")
+    }
+
+    /// The soak's rows: no targets on timing, only on correctness.
+    private func soakRows(_ soak: SoakBenchmark.Results, _ row: (String, String, String, Bool?) -> Void) {
+        func kib(_ bytes: Int) -> String { "\(bytes / 1024) KiB" }
+        func slope(_ value: Double?) -> String { value.map { String(format: "%+.1f KiB/min", $0) } ?? "n/a" }
+        row("  duration (m:ss), keys", "\(SoakBenchmark.clockTime(soak.elapsedSeconds)), \(soak.keyCount)", "", nil)
+        row("  reload path", soak.reloadPath, "", nil)
+        row(
+            "  reloads per second", String(format: "%.1f", soak.achievedRate),
+            String(format: "(paced at %.0f/s)", soak.targetRate), nil)
+        row(
+            "  reloads requested / applied / unchanged",
+            "\(soak.reloadsRequested) / \(soak.reloadsApplied) / \(soak.reloadsUnchanged)", "", nil)
+        row("  pacing slots skipped (a reload more than 10 ms late)", "\(soak.slotsSkipped)", "", nil)
+        let trips = soak.roundTrips
+        row(
+            "  Reload round trip: p50 / p99 / max",
+            String(format: "%.2f / %.2f / %.2f ms", trips.median, trips.percentile(99), trips.max), "", nil)
+        row("  failed reloads", "\(soak.reloadFailures)", "0", soak.reloadFailures == 0)
+        for message in soak.failureMessages { row("    \(message)", "(failed reload)", "", nil) }
+        for (index, reader) in soak.readers.enumerated() {
+            row(
+                "  reader \(index + 1): reads (per second), generations",
+                String(
+                    format: "%d (%.0f/s), %llu to %llu", reader.reads,
+                    Double(reader.reads) / max(soak.elapsedSeconds, 1e-9), reader.firstGeneration,
+                    reader.lastGeneration), "", nil)
+        }
+        row(
+            "  inconsistent reads (A, B, C, one other key, generation order)",
+            soak.readers.map { "\($0.violations)" }.joined(separator: " + ") + " = \(soak.violations)", "0",
+            soak.violations == 0)
+        for message in soak.readers.flatMap(\.messages) { row("    \(message)", "(inconsistent)", "", nil) }
+        let samples = soak.samples
+        if let first = samples.first, let last = samples.last {
+            for (name, value) in [("RSS", \SoakBenchmark.Sample.residentBytes), ("heap in use", \.heapBytes)] {
+                row(
+                    "  \(name): start / end / max",
+                    "\(kib(first[keyPath: value])) / \(kib(last[keyPath: value])) / \(kib(samples.map { $0[keyPath: value] }.max()!))",
+                    "", nil)
+                row(
+                    "  \(name): slope after \(SoakBenchmark.clockTime(soak.warmUpSeconds)) warm-up (\(soak.settledSamples.count) samples)",
+                    slope(soak.slope(value)), "", nil)
+            }
+        }
+        row("  memory samples (m:ss: RSS, heap in use)", "", "", nil)
+        for sample in samples {
+            row(
+                "    \(SoakBenchmark.clockTime(sample.seconds))",
+                "\(kib(sample.residentBytes)), \(kib(sample.heapBytes))", "", nil)
+        }
     }
 }
