@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "Environments", targets: ["Environments"]),
         .library(name: "EnvironmentsDaemon", targets: ["EnvironmentsDaemon"]),
         .library(name: "EnvironmentsConfiguration", targets: ["EnvironmentsConfiguration"]),
+        .library(name: "EnvironmentsEtcd", targets: ["EnvironmentsEtcd", "EtcdFleetClient"]),
         .library(name: "SystemdSupport", targets: ["SystemdSupport"]),
         .executable(name: "envctl", targets: ["envctl"]),
         .executable(name: "example-daemon", targets: ["example-daemon"]),
@@ -24,6 +25,10 @@ let package = Package(
         // Built only for `EnvironmentsConfiguration` (and its tests): an application that
         // links `Environments` alone never compiles it. No traits: the provider needs none.
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
+        // Built only for the etcd fleet mode (`EnvironmentsEtcd`, envctl, the example daemon).
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // The portable core: Environments.plist, layering, interpolation, snapshots.
@@ -77,12 +82,37 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
+        // etcd's v3 JSON gateway (AsyncHTTPClient), the fleet's key layout and its local cache:
+        // what the daemon's fleet mode and envctl share, without the daemon.
+        .target(
+            name: "EtcdFleetClient",
+            dependencies: [
+                "Environments",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Fleet configuration from etcd below the host's files, live through a watch.
+        .target(
+            name: "EnvironmentsEtcd",
+            dependencies: [
+                "Environments",
+                "EnvironmentsDaemon",
+                "EtcdFleetClient",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "envctl",
             dependencies: [
                 // Not EnvironmentsDaemon: envctl must not run the daemon's pre-main SIGHUP handler.
                 "Environments",
                 "EnvironmentsControl",
+                "EtcdFleetClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -91,6 +121,8 @@ let package = Package(
             dependencies: [
                 "Environments",
                 "EnvironmentsDaemon",
+                "EnvironmentsEtcd",
+                "EtcdFleetClient",
                 "SystemdSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -125,6 +157,14 @@ let package = Package(
             name: "EnvironmentsDaemonTests",
             dependencies: [
                 "EnvironmentsDaemon", "Environments", "EnvironmentsControl", "SystemdSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Against a real three-member etcd cluster (Debian's etcd-server), started by the tests.
+        .testTarget(
+            name: "EnvironmentsEtcdTests",
+            dependencies: [
+                "EnvironmentsEtcd", "EtcdFleetClient", "Environments", "EnvironmentsDaemon",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -141,7 +141,11 @@ final class EnvironmentCore: Sendable {
     }
 
     /// The current snapshot. Hold on to it to read several values that belong together.
-    var snapshot: EnvironmentSnapshot { store.load() ?? loadFromCommandLine() }
+    var snapshot: EnvironmentSnapshot {
+        // Taken under the reader's announcement, not the store's lock: reading threads never
+        // wait for one another or for a writer. Returning it retains it.
+        store.read { $0 } ?? loadFromCommandLine()
+    }
 
     /// The value at a key path in the current snapshot.
     func value(forKey key: String) -> SettingValue? {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Environments
 import EnvironmentsControl
+import EtcdFleetClient
 import Foundation
 
 /// `envctl`: inspect, check and reload the configuration of a daemon that uses Environments.
@@ -15,7 +16,7 @@ struct EnvCtl: ParsableCommand {
             Otherwise, and with --config-dir or --environment, it reads the files itself, to check a \
             configuration before it is deployed.
             """,
-        subcommands: [Show.self, Get.self, Check.self, Reload.self]
+        subcommands: [Show.self, Get.self, Check.self, Reload.self, Publish.self]
     )
 }
 
@@ -38,6 +39,8 @@ struct LocationOptions: ParsableArguments {
         name: .customLong("app-name"),
         help: "The application: its running daemon's socket (/run/<app-name>/), else its files in /etc/<app-name>/.")
     var applicationName: String?
+
+    @OptionGroup var fleet: FleetOptions
 
     @Option(help: "Ask the daemon with this process id ($MAINPID in a unit file).")
     var pid: Int32?
@@ -71,7 +74,7 @@ struct LocationOptions: ParsableArguments {
             explicit = nil
         }
         if let explicit { return .daemon(client(explicit, expectedProcess: socket == nil ? pid : nil)) }
-        let readsFiles = configDirectory != nil || environment != nil
+        let readsFiles = configDirectory != nil || environment != nil || fleet.etcdEndpoints != nil
         if !readsFiles || requireDaemon {
             var candidates: [String] = []
             if let applicationName {
@@ -99,17 +102,27 @@ struct LocationOptions: ParsableArguments {
             path: path, timeout: .milliseconds(Int64(max(timeout, 0.001) * 1000)), expectedProcess: expectedProcess)
     }
 
-    /// Options for reading the files.
-    func options(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) -> EnvironmentOptions {
-        EnvironmentOptions(
+    /// Options for reading the files, with the fleet's documents below them when etcd options
+    /// are given.
+    func options(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) throws
+        -> EnvironmentOptions
+    {
+        var options = EnvironmentOptions(
             applicationName: applicationName ?? "envctl", environment: environment,
             configDirectory: configDirectory, processEnvironment: processEnvironment)
+        if let configuration = try fleet.configuration(processEnvironment: processEnvironment) {
+            let state = try FleetOptions.read(configuration)
+            options.baseLayer = FixedDocuments(held: state.documents)
+        }
+        return options
     }
 
     /// The configuration the files give.
     func load() throws -> EnvironmentSnapshot {
         do {
             return try Environment(options: options()).snapshot
+        } catch let failure as Failure {
+            throw failure
         } catch {
             throw Failure("\(error)")
         }

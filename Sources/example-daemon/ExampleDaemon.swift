@@ -1,6 +1,8 @@
 import ArgumentParser
 import Environments
 import EnvironmentsDaemon
+import EnvironmentsEtcd
+import EtcdFleetClient
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -24,6 +26,18 @@ struct ExampleDaemon: AsyncParsableCommand {
     @Option(help: "The environment to run in (default: $APP_ENVIRONMENT, else the build's: Debug or Release).")
     var environment: String?
 
+    @Option(
+        name: .customLong("etcd-endpoints"),
+        help:
+            "Fleet mode: read the shared configuration from these etcd members, below this host's files (URL[,URL...]; default: $ENVIRONMENTS_ETCD_ENDPOINTS)."
+    )
+    var etcdEndpoints: String?
+
+    @Option(
+        name: .customLong("etcd-prefix"),
+        help: "The fleet's key prefix in etcd (default: $ENVIRONMENTS_ETCD_PREFIX), e.g. /fleet/example-daemon/.")
+    var etcdPrefix: String?
+
     func run() async throws {
         // First of all: a SIGHUP during start-up must not kill the daemon.
         let reloadSignals = await ReloadSignals.trap()
@@ -45,7 +59,15 @@ struct ExampleDaemon: AsyncParsableCommand {
             }
         }
         let environment: Environment
+        let fleet: EtcdFleet?
         do {
+            // Fleet mode: the shared configuration in etcd (or its local cache) below the host's files.
+            if let etcd = try EtcdConfiguration.resolve(endpoints: etcdEndpoints, prefix: etcdPrefix) {
+                fleet = try await EtcdFleet.connect(etcd, logger: logger)
+                options.baseLayer = fleet?.layer
+            } else {
+                fleet = nil
+            }
             environment = try Environment.bootstrap(options)
         } catch {
             logger.critical("cannot start: \(error)")
@@ -54,10 +76,13 @@ struct ExampleDaemon: AsyncParsableCommand {
 
         let service = EnvironmentService(environment: environment, reloadSignals: reloadSignals, logger: logger)
         let worker = Worker(environment: environment, logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: service), .init(service: worker),
+        ]
+        if let fleet { services.append(.init(service: await fleet.service(for: service))) }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [.init(service: service), .init(service: worker)],
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         logger.info("stopped")
     }

@@ -46,22 +46,29 @@ package actor ConfigurationReloader {
         "Environment \(snapshot.environmentName), configuration generation \(snapshot.generation)"
     }
 
-    /// Why the files are polled instead of watched with inotify, or `nil` while inotify works.
-    private var pollingReason: String?
+    /// What `STATUS=` adds to the configuration's generation, by topic: how files are watched
+    /// when inotify is not available, where the fleet configuration comes from when etcd is not.
+    private var statusNotes: [String: String] = [:]
 
-    /// The `STATUS=` text for a snapshot, with how the files are watched when that is not
-    /// the usual way.
+    /// The `STATUS=` text for a snapshot, with the notes that apply now.
     private func statusText(for snapshot: EnvironmentSnapshot) -> String {
         var text = Self.status(of: snapshot)
-        if let pollingReason { text += "; watching files by polling (\(pollingReason))" }
+        for topic in statusNotes.keys.sorted() { text += "; " + statusNotes[topic]! }
         return text
+    }
+
+    /// Sets (or, with `nil`, clears) the `STATUS=` note about `topic`, and sends the new
+    /// `STATUS=` at once when the service is ready.
+    package func setStatusNote(_ note: String?, for topic: String) {
+        guard statusNotes[topic] != note else { return }
+        statusNotes[topic] = note
+        if isReady { notifier.status(statusText(for: environment.snapshot)) }
     }
 
     /// The file watcher switched to polling (with the kernel's reason) or back to inotify
     /// (`nil`): `STATUS=` says so from now on.
     package func filesPolled(because reason: String?) {
-        pollingReason = reason
-        if isReady { notifier.status(statusText(for: environment.snapshot)) }
+        setStatusNote(reason.map { "watching files by polling (\($0))" }, for: "files")
     }
 
     /// The last reload attempt, or `nil` before the first.

@@ -6,4 +6,6 @@ package enum ReloadTrigger: String, Sendable, Hashable {
     case fileChange = "file-change"
     /// The application called ``ConfigurationReloader/reload(trigger:)`` itself.
     case api
+    /// The fleet configuration in etcd changed (`EnvironmentsEtcd`).
+    case etcd
 }

@@ -1,0 +1,115 @@
+import Environments
+import EnvironmentsDaemon
+import EtcdFleetClient
+import Logging
+import ServiceLifecycle
+
+/// A fleet configuration in etcd, below the host's own files and live through a watch.
+///
+/// ```swift
+/// let fleet = try await EtcdFleet.connect(configuration, logger: logger)
+/// options.baseLayer = fleet.layer
+/// let environment = try Environment.bootstrap(options)
+/// let service = EnvironmentService(environment: environment, reloadSignals: signals, logger: logger)
+/// let group = ServiceGroup(services: [service, await fleet.service(for: service)], logger: logger)
+/// ```
+///
+/// - A change in etcd is applied through the same reload as a file change (journal entry,
+///   `STATUS=`, observers, state file); one the application's validation rejects is rejected
+///   on this host with the usual error, and the last good configuration stays.
+/// - When the member in use fails, the next endpoint takes over and the watch resumes from
+///   the last revision applied, so no update is lost; a compacted revision leads to a full read.
+/// - The last good fleet configuration is cached on local disk. A daemon that starts while
+///   etcd is unreachable starts from the cache, says so in the journal and in `STATUS=`, and
+///   catches up when etcd returns; with no cache either, ``connect(_:logger:)`` fails.
+public final class EtcdFleet: Sendable {
+    /// Where the fleet lives.
+    public let configuration: EtcdConfiguration
+    /// The fleet's documents, to put in ``EnvironmentOptions/baseLayer``.
+    public let layer: FleetLayer
+    /// Whether the daemon starts from the local cache because etcd did not answer.
+    public let startedFromCache: Bool
+
+    /// The client the fleet reads and watches with (the tests ask which endpoint it uses).
+    package let client: EtcdClient
+    let cache: FleetCache?
+    let logger: Logger
+    /// Why etcd could not be read at start, when ``startedFromCache``.
+    let startError: EtcdError?
+
+    private init(
+        configuration: EtcdConfiguration, client: EtcdClient, state: FleetState, cache: FleetCache?,
+        startError: EtcdError?, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.client = client
+        self.layer = FleetLayer(state)
+        self.cache = cache
+        self.startedFromCache = startError != nil
+        self.startError = startError
+        self.logger = logger
+    }
+
+    /// Reads the fleet's documents: from etcd (one range read, one revision), else from the
+    /// local cache.
+    ///
+    /// - Throws: ``EtcdError`` when etcd does not answer and there is no cache.
+    public static func connect(_ configuration: EtcdConfiguration, logger: Logger) async throws(EtcdError)
+        -> EtcdFleet
+    {
+        let client = try EtcdClient(configuration: configuration, logger: logger)
+        let cache = configuration.cacheDirectory.map(FleetCache.init(directory:))
+        do {
+            let (keyValues, revision) = try await client.range(prefix: configuration.prefix)
+            let state = FleetState(prefix: configuration.prefix, revision: revision, keyValues: keyValues)
+            logger.info(
+                "fleet configuration read from etcd",
+                metadata: [
+                    "etcd_prefix": "\(configuration.prefix)", "etcd_revision": "\(revision)",
+                    "etcd_endpoint": "\(client.currentEndpoint)", "documents": "\(state.entries.count)",
+                ])
+            return EtcdFleet(
+                configuration: configuration, client: client, state: state, cache: cache, startError: nil,
+                logger: logger)
+        } catch {
+            let cached: FleetState?
+            do {
+                cached = try cache?.load(prefix: configuration.prefix)
+            } catch let cacheError {
+                await client.shutdown()
+                throw EtcdError(
+                    operation: error.operation,
+                    message: "\(error.message); and the cache cannot be used: \(cacheError)",
+                    hint: error.hint)
+            }
+            guard let cached else {
+                await client.shutdown()
+                var failure = error
+                failure.message +=
+                    cache.map { "; and there is no cached fleet configuration at \($0.path)" }
+                    ?? "; and no cache is configured (CacheDirectory= or StateDirectory=)"
+                throw failure
+            }
+            logger.warning(
+                "etcd is unreachable; starting from the cached fleet configuration",
+                metadata: [
+                    "error": "\(error)", "etcd_revision": "\(cached.revision)", "cache": "\(cache?.path ?? "")",
+                ])
+            return EtcdFleet(
+                configuration: configuration, client: client, state: cached, cache: cache, startError: error,
+                logger: logger)
+        }
+    }
+
+    /// The service that keeps the fleet configuration live for `environmentService`: run it in
+    /// the same `ServiceGroup`.
+    public func service(for environmentService: EnvironmentService) async -> some Service {
+        let reloader = environmentService.reloader
+        if startedFromCache {
+            await reloader.setStatusNote(
+                "fleet configuration from the local cache at revision \(layer.revision) (etcd unreachable)",
+                for: "etcd")
+        }
+        return FleetWatch(fleet: self, reloader: reloader)
+    }
+}

@@ -1,0 +1,28 @@
+import Environments
+import EtcdFleetClient
+
+/// The fleet's documents as a ``ConfigurationLayer`` below the host's files: what
+/// ``EtcdFleet`` last read from etcd (or from its cache), held in memory so that every reload
+/// takes them at once.
+public final class FleetLayer: ConfigurationLayer {
+    private let state: Locked<FleetState>
+
+    init(_ state: FleetState) {
+        self.state = Locked(state)
+    }
+
+    /// The documents, lowest first: the main document, then the drop-ins by name.
+    public func documents() throws(EnvironmentError) -> [ConfigurationDocument] {
+        state.withLock { $0.documents }
+    }
+
+    /// The revision the documents were read at.
+    public var revision: Int64 { state.withLock { $0.revision } }
+
+    /// The whole state.
+    var current: FleetState { state.withLock { $0 } }
+
+    func update(_ new: FleetState) {
+        state.withLock { $0 = new }
+    }
+}

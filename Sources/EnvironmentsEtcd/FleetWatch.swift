@@ -1,0 +1,99 @@
+import EnvironmentsDaemon
+import EtcdFleetClient
+import Logging
+import ServiceLifecycle
+
+/// Watches the fleet's prefix and reloads the environment on every change of its documents.
+struct FleetWatch: Service, CustomStringConvertible {
+    let fleet: EtcdFleet
+    let reloader: ConfigurationReloader
+
+    var description: String { "EtcdFleet(\(fleet.configuration.prefix))" }
+
+    private var client: EtcdClient { fleet.client }
+    private var logger: Logger { fleet.logger }
+    private var prefix: String { fleet.configuration.prefix }
+
+    func run() async throws {
+        defer { Task { await fleet.client.shutdown() } }
+        var state = fleet.layer.current
+        // From the cache: read everything once etcd answers, as the cache may be old.
+        var needsFullRead = fleet.startedFromCache
+        var offline = fleet.startedFromCache
+        var delay: Duration = .milliseconds(100)
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            let endpoint = client.currentEndpoint
+            do {
+                if needsFullRead {
+                    let (keyValues, revision) = try await client.range(prefix: prefix)
+                    let read = FleetState(prefix: prefix, revision: revision, keyValues: keyValues)
+                    needsFullRead = false
+                    if read.entries != state.entries {
+                        state = read
+                        await apply(state)
+                    } else {
+                        state.revision = revision
+                        fleet.layer.update(state)
+                    }
+                }
+                for try await update in client.watch(prefix: prefix, from: state.revision + 1)
+                    .cancelOnGracefulShutdown()
+                {
+                    delay = .milliseconds(100)
+                    if offline {
+                        offline = false
+                        logger.notice(
+                            "etcd reachable again; the fleet configuration is live",
+                            metadata: ["etcd_endpoint": "\(endpoint)", "etcd_revision": "\(state.revision)"])
+                        await reloader.setStatusNote(nil, for: "etcd")
+                    }
+                    switch update {
+                    case .created:
+                        break
+                    case .changes(let revision, let changes):
+                        var next = state
+                        let changed = next.apply(changes, at: revision)
+                        state = next
+                        if changed { await apply(state) } else { fleet.layer.update(state) }
+                    case .compacted(let revision):
+                        logger.notice(
+                            "the fleet's revision was compacted away; reading it whole",
+                            metadata: ["etcd_revision": "\(state.revision)", "compact_revision": "\(revision)"])
+                        needsFullRead = true
+                    }
+                    if needsFullRead { break }
+                }
+            } catch let error as EtcdError where error.isCompacted {
+                needsFullRead = true
+            } catch {
+                if Task.isCancelled || Task.isShuttingDownGracefully { return }
+                client.rotate(after: endpoint)
+                logger.warning(
+                    "lost the etcd watch; resuming from the last revision applied",
+                    metadata: [
+                        "error": "\(error)", "etcd_revision": "\(state.revision)",
+                        "etcd_endpoint": "\(client.currentEndpoint)",
+                    ])
+                if !offline {
+                    offline = true
+                    await reloader.setStatusNote(
+                        "etcd unreachable, fleet configuration at revision \(state.revision)", for: "etcd")
+                }
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(2))
+            }
+        }
+    }
+
+    /// Takes `state` as the fleet's documents, reloads, and caches it once applied.
+    private func apply(_ state: FleetState) async {
+        fleet.layer.update(state)
+        let record = await reloader.reload(trigger: .etcd)
+        guard record.outcome != .rejected, let cache = fleet.cache else { return }
+        do {
+            try cache.store(state)
+        } catch {
+            logger.warning("cannot cache the fleet configuration", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+
+/// Where a fleet configuration lives in etcd, and how to reach it.
+///
+/// Secrets never come from the command line: the user name and password, and the TLS client
+/// certificate and key, are read from files, normally systemd credentials
+/// (`LoadCredential=etcd-password:/etc/credstore/...`) in `$CREDENTIALS_DIRECTORY`.
+public struct EtcdConfiguration: Sendable, Hashable {
+    /// The members' client URLs (`http://host:2379` or `https://...`), tried in order; when
+    /// the one in use fails, the next one takes over.
+    public var endpoints: [String]
+    /// The key prefix the fleet's documents live under, with a trailing `/`
+    /// (`/fleet/example-daemon/`): `PREFIX/Environments.plist` and
+    /// `PREFIX/Environments.plist.d/NAME.plist`.
+    public var prefix: String
+    /// The etcd user, for etcd's authentication; `nil` when it is off.
+    public var userName: String?
+    /// The etcd user's password.
+    public var password: String?
+    /// A TLS client identity and the authority that signed the members' certificates.
+    public var tls: TLSFiles?
+    /// Where the last good fleet configuration is cached on local disk (a daemon that starts
+    /// while etcd is unreachable starts from it); `nil` for no cache.
+    public var cacheDirectory: String?
+    /// How long one request may take.
+    public var requestTimeout: Duration
+
+    /// PEM files for TLS to etcd.
+    public struct TLSFiles: Sendable, Hashable {
+        /// The certificate authority that signed the members' certificates; `nil` for the
+        /// system's trust store.
+        public var certificateAuthority: String?
+        /// The client certificate chain, for etcd's `--client-cert-auth`.
+        public var certificate: String?
+        /// The client certificate's private key.
+        public var privateKey: String?
+
+        /// TLS files, each optional.
+        public init(certificateAuthority: String? = nil, certificate: String? = nil, privateKey: String? = nil) {
+            self.certificateAuthority = certificateAuthority
+            self.certificate = certificate
+            self.privateKey = privateKey
+        }
+    }
+
+    /// The variable that lists the endpoints, comma-separated: `ENVIRONMENTS_ETCD_ENDPOINTS`.
+    public static let endpointsVariable = "ENVIRONMENTS_ETCD_ENDPOINTS"
+    /// The variable that holds the prefix: `ENVIRONMENTS_ETCD_PREFIX`.
+    public static let prefixVariable = "ENVIRONMENTS_ETCD_PREFIX"
+
+    /// A configuration; `endpoints` and `prefix` are normalized (spaces trimmed, one trailing
+    /// `/` on the prefix).
+    public init(
+        endpoints: [String], prefix: String, userName: String? = nil, password: String? = nil, tls: TLSFiles? = nil,
+        cacheDirectory: String? = nil, requestTimeout: Duration = .seconds(5)
+    ) {
+        self.endpoints = endpoints.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        var prefix = prefix.trimmingCharacters(in: .whitespaces)
+        if !prefix.hasSuffix("/") { prefix += "/" }
+        self.prefix = prefix
+        self.userName = userName
+        self.password = password
+        self.tls = tls
+        self.cacheDirectory = cacheDirectory
+        self.requestTimeout = requestTimeout
+    }
+
+    /// The configuration from command-line values (which win) and the process environment, or
+    /// `nil` when no endpoints are given (fleet mode off).
+    ///
+    /// - `--etcd-endpoints` / `$ENVIRONMENTS_ETCD_ENDPOINTS`: `URL[,URL...]`.
+    /// - `--etcd-prefix` / `$ENVIRONMENTS_ETCD_PREFIX`: the key prefix.
+    /// - In `$CREDENTIALS_DIRECTORY`: `etcd-user` and `etcd-password` (authentication),
+    ///   `etcd-ca.pem`, `etcd-client.pem` and `etcd-client.key` (TLS), each used when present.
+    /// - The cache in `$CACHE_DIRECTORY` (`CacheDirectory=`), else `$STATE_DIRECTORY`.
+    ///
+    /// - Throws: ``EtcdError`` when endpoints are given without a prefix, an endpoint is not an
+    ///   `http` or `https` URL, or a credential file cannot be read.
+    public static func resolve(
+        endpoints: String?, prefix: String?, processEnvironment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(EtcdError) -> EtcdConfiguration? {
+        guard let list = endpoints ?? processEnvironment[endpointsVariable], !list.isEmpty else { return nil }
+        let urls = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        for url in urls where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
+            throw EtcdError(
+                operation: "configure", message: "endpoint '\(url)' is not an http:// or https:// URL",
+                hint: "list the members' client URLs, for example http://10.0.0.1:2379,http://10.0.0.2:2379")
+        }
+        guard let prefix = prefix ?? processEnvironment[prefixVariable], !prefix.isEmpty else {
+            throw EtcdError(
+                operation: "configure", message: "etcd endpoints are given but no key prefix",
+                hint: "pass --etcd-prefix or set $\(prefixVariable), for example /fleet/example-daemon/")
+        }
+        var configuration = EtcdConfiguration(endpoints: urls, prefix: prefix)
+        if let credentials = processEnvironment["CREDENTIALS_DIRECTORY"], !credentials.isEmpty {
+            func file(_ name: String) -> String? {
+                let path = (credentials as NSString).appendingPathComponent(name)
+                return FileManager.default.fileExists(atPath: path) ? path : nil
+            }
+            if let user = file("etcd-user") {
+                let name = try read(user)
+                let password = try file("etcd-password").map { path throws(EtcdError) in try read(path) } ?? ""
+                configuration.userName = name
+                configuration.password = password
+            }
+            let tls = TLSFiles(
+                certificateAuthority: file("etcd-ca.pem"), certificate: file("etcd-client.pem"),
+                privateKey: file("etcd-client.key"))
+            if tls != TLSFiles() { configuration.tls = tls }
+        }
+        configuration.cacheDirectory = [processEnvironment["CACHE_DIRECTORY"], processEnvironment["STATE_DIRECTORY"]]
+            .compactMap { $0?.split(separator: ":").first.map(String.init) }.first { !$0.isEmpty }
+        return configuration
+    }
+
+    private static func read(_ path: String) throws(EtcdError) -> String {
+        do {
+            return try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .newlines)
+        } catch {
+            throw EtcdError(
+                operation: "read credential", message: "cannot read \(path): \(error.localizedDescription)",
+                hint: "check LoadCredential= in the unit")
+        }
+    }
+}

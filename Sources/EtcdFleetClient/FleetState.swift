@@ -1,0 +1,95 @@
+import Environments
+import Foundation
+
+/// The fleet's documents as read from etcd at one revision.
+///
+/// The keys mirror the files: `PREFIX/Environments.plist` holds a whole `Environments.plist`,
+/// `PREFIX/Environments.plist.d/NAME.plist` a drop-in (XML or binary property lists). Other
+/// keys under the prefix are ignored, as other files in a configuration directory are.
+public struct FleetState: Sendable, Hashable, Codable {
+    /// The prefix the keys live under, with its trailing `/`.
+    public var prefix: String
+    /// The revision the documents were read at.
+    public var revision: Int64
+    /// The documents' keys, values and last-change revisions, by key.
+    public var entries: [String: Entry]
+
+    /// One key of the fleet.
+    public struct Entry: Sendable, Hashable, Codable {
+        /// The document's bytes.
+        public var value: Data
+        /// The revision of the key's last change.
+        public var modRevision: Int64
+
+        /// A document's bytes and the revision of its last change.
+        public init(value: Data, modRevision: Int64) {
+            self.value = value
+            self.modRevision = modRevision
+        }
+    }
+
+    /// The main file's key under `prefix`.
+    public static func mainKey(prefix: String, fileName: String = "Environments.plist") -> String {
+        prefix + fileName
+    }
+
+    /// A drop-in's key under `prefix`; `name` with or without `.plist`.
+    public static func dropInKey(prefix: String, name: String, fileName: String = "Environments.plist") -> String {
+        prefix + fileName + ".d/" + (name.hasSuffix(".plist") ? name : name + ".plist")
+    }
+
+    /// Whether `key` is one of the fleet's documents.
+    public static func isDocumentKey(_ key: String, prefix: String, fileName: String = "Environments.plist") -> Bool {
+        if key == mainKey(prefix: prefix, fileName: fileName) { return true }
+        let dropIns = prefix + fileName + ".d/"
+        guard key.hasPrefix(dropIns) else { return false }
+        let name = String(key.dropFirst(dropIns.count))
+        return !name.contains("/") && ConfigurationLocation.isDropInFileName(name)
+    }
+
+    /// The state of `keyValues`, read at `revision`, keeping the document keys only.
+    public init(prefix: String, revision: Int64, keyValues: [EtcdKeyValue]) {
+        self.prefix = prefix
+        self.revision = revision
+        entries = [:]
+        for keyValue in keyValues where Self.isDocumentKey(keyValue.key, prefix: prefix) {
+            entries[keyValue.key] = Entry(value: keyValue.value, modRevision: keyValue.modRevision)
+        }
+    }
+
+    /// Applies the changes of one watch message, which etcd made at `revision`.
+    ///
+    /// - Returns: Whether a document changed.
+    @discardableResult
+    public mutating func apply(_ changes: [EtcdClient.EtcdChange], at revision: Int64) -> Bool {
+        var changed = false
+        for change in changes where Self.isDocumentKey(change.key, prefix: prefix) {
+            if let value = change.value {
+                let entry = Entry(value: value, modRevision: change.modRevision)
+                if entries[change.key] != entry {
+                    entries[change.key] = entry
+                    changed = true
+                }
+            } else if entries.removeValue(forKey: change.key) != nil {
+                changed = true
+            }
+        }
+        self.revision = max(self.revision, revision)
+        return changed
+    }
+
+    /// The documents, lowest first: the main document, then the drop-ins in byte order of their
+    /// names. Each names its key and its revision (`etcd:/fleet/app/Environments.plist@42`).
+    public var documents: [ConfigurationDocument] {
+        entries.keys.sorted { lhs, rhs in
+            let lhsMain = lhs == Self.mainKey(prefix: prefix)
+            let rhsMain = rhs == Self.mainKey(prefix: prefix)
+            if lhsMain != rhsMain { return lhsMain }
+            return Array(lhs.utf8).lexicographicallyPrecedes(Array(rhs.utf8))
+        }
+        .map { key in
+            let entry = entries[key]!
+            return ConfigurationDocument(origin: "etcd:\(key)@\(entry.modRevision)", data: entry.value)
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Environments
+import EtcdFleetClient
+import Foundation
+
+/// Where a fleet configuration lives in etcd: `--etcd-endpoints` and `--etcd-prefix` (or
+/// `$ENVIRONMENTS_ETCD_ENDPOINTS` and `$ENVIRONMENTS_ETCD_PREFIX`), as the daemon takes them.
+struct FleetOptions: ParsableArguments {
+    @Option(
+        name: .customLong("etcd-endpoints"),
+        help: "Read the fleet configuration from these etcd members, below the files (URL[,URL...]).")
+    var etcdEndpoints: String?
+
+    @Option(name: .customLong("etcd-prefix"), help: "The fleet's key prefix in etcd, e.g. /fleet/example-daemon/.")
+    var etcdPrefix: String?
+
+    /// The etcd configuration, or `nil` without endpoints.
+    func configuration(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) throws
+        -> EtcdConfiguration?
+    {
+        do {
+            return try EtcdConfiguration.resolve(
+                endpoints: etcdEndpoints, prefix: etcdPrefix, processEnvironment: processEnvironment)
+        } catch {
+            throw Failure("\(error)")
+        }
+    }
+
+    /// The fleet's documents, read at one revision.
+    static func read(_ configuration: EtcdConfiguration) throws -> FleetState {
+        try blocking { client throws(EtcdError) in
+            let (keyValues, revision) = try await client.range(prefix: configuration.prefix)
+            return FleetState(prefix: configuration.prefix, revision: revision, keyValues: keyValues)
+        }(configuration)
+    }
+
+    /// Runs `body` with a client for `configuration` and waits for it: envctl's commands are
+    /// synchronous.
+    static func blocking<Result: Sendable>(
+        _ body: @escaping @Sendable (EtcdClient) async throws(EtcdError) -> Result
+    ) -> (EtcdConfiguration) throws -> Result {
+        { configuration in
+            let outcome = Locked<Swift.Result<Result, any Error>?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                do {
+                    let client = try EtcdClient(configuration: configuration)
+                    do {
+                        let value = try await body(client)
+                        outcome.withLock { $0 = .success(value) }
+                    } catch {
+                        outcome.withLock { $0 = .failure(error) }
+                    }
+                    await client.shutdown()
+                } catch {
+                    outcome.withLock { $0 = .failure(error) }
+                }
+                done.signal()
+            }
+            done.wait()
+            switch outcome.withLock({ $0 })! {
+            case .success(let value): return value
+            case .failure(let error): throw Failure("\(error)")
+            }
+        }
+    }
+}
+
+/// Documents held in memory, as the fleet layer of a configuration envctl builds.
+struct FixedDocuments: ConfigurationLayer {
+    var held: [ConfigurationDocument]
+    func documents() throws(EnvironmentError) -> [ConfigurationDocument] { held }
+}

@@ -1,0 +1,112 @@
+import ArgumentParser
+import Environments
+import EtcdFleetClient
+import Foundation
+
+struct Publish: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract:
+            "Validate property-list files as the fleet's configuration and write them to etcd in one transaction.",
+        discussion: """
+            A file named Environments.plist becomes the fleet's main document (PREFIX/Environments.plist); any \
+            other NAME.plist a drop-in (PREFIX/Environments.plist.d/NAME.plist). envctl reads the fleet at one \
+            revision, replaces those documents, and builds the whole resulting configuration as a daemon would \
+            (parse, merge, interpolate) for --environment, or for every environment it defines, without any \
+            host's own files. Only then does it write, in one transaction that succeeds only if nothing under \
+            the prefix changed after the revision it validated: two operators cannot interleave. The \
+            application's own validation runs on each host when the change arrives.
+            """)
+
+    @OptionGroup var fleet: FleetOptions
+
+    @Option(help: "Validate for this environment only (default: every environment the documents define).")
+    var environment: String?
+
+    @Argument(help: "The property-list files to publish.")
+    var files: [String]
+
+    func run() throws {
+        try reportingFailures {
+            guard let configuration = try fleet.configuration() else {
+                throw Failure("publish needs --etcd-endpoints (or $\(EtcdConfiguration.endpointsVariable))")
+            }
+            guard !files.isEmpty else { throw Failure("no file to publish") }
+            var documents: [(key: String, value: Data)] = []
+            for file in files {
+                let name = (file as NSString).lastPathComponent
+                let key: String
+                if name == "Environments.plist" {
+                    key = FleetState.mainKey(prefix: configuration.prefix)
+                } else if ConfigurationLocation.isDropInFileName(name) {
+                    key = FleetState.dropInKey(prefix: configuration.prefix, name: name)
+                } else {
+                    throw Failure(
+                        "\(file): not Environments.plist nor a drop-in NAME.plist; rename it to say which it is")
+                }
+                guard !documents.contains(where: { $0.key == key }) else {
+                    throw Failure("\(file): another file is published as \(key) already")
+                }
+                do {
+                    documents.append((key, try Data(contentsOf: URL(fileURLWithPath: file))))
+                } catch {
+                    throw Failure("\(file): cannot be read: \(error.localizedDescription)")
+                }
+            }
+
+            var state = try FleetOptions.read(configuration)
+            let validated = state.revision
+            for (key, value) in documents {
+                state.entries[key] = FleetState.Entry(value: value, modRevision: validated + 1)
+            }
+            let environments = try validate(state)
+
+            let puts = documents
+            let written = try FleetOptions.blocking { client throws(EtcdError) in
+                try await client.commit(
+                    puts: puts, deletes: [], prefix: configuration.prefix, ifUnchangedSince: validated)
+            }(configuration)
+            guard let written else {
+                throw Failure(
+                    "the fleet under \(configuration.prefix) changed after revision \(validated), which was validated; "
+                        + "nothing was written: run publish again to validate the new state")
+            }
+            print(
+                "published \(documents.map(\.key).joined(separator: ", ")) at revision \(written) "
+                    + "(validated for \(environments.joined(separator: ", ")) against revision \(validated))")
+        }
+    }
+
+    /// Builds the configuration for each environment; returns their names.
+    private func validate(_ state: FleetState) throws -> [String] {
+        // An empty directory: the fleet alone, no host's files.
+        let empty = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("envctl-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        var names: [String]
+        if let environment {
+            names = [environment]
+        } else {
+            names = []
+            for document in state.documents {
+                guard
+                    let root = try? PropertyListSerialization.propertyList(from: document.data, format: nil)
+                        as? [String: Any]
+                else { continue }
+                names += root.keys.filter { !["Common", "Secrets", "RestartRequired"].contains($0) }
+            }
+            names = Array(Set(names)).sorted()
+        }
+        if names.isEmpty { names = [BuildInfo.compiled.defaultEnvironment] }
+        for name in names {
+            var options = EnvironmentOptions(
+                applicationName: "envctl", environment: name, configDirectory: empty.path)
+            options.baseLayer = FixedDocuments(held: state.documents)
+            do {
+                _ = try Environment(options: options)
+            } catch {
+                throw Failure("not published: environment \(name): \(error)")
+            }
+        }
+        return names
+    }
+}

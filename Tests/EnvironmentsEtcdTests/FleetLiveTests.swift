@@ -1,0 +1,161 @@
+import Environments
+import EnvironmentsEtcd
+import EtcdFleetClient
+import Foundation
+import Testing
+
+/// The fleet mode against a real three-member etcd cluster on loopback, started by the tests.
+@Suite("etcd fleet", .serialized, .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"))
+struct FleetLiveTests {
+    @Test("start: values from etcd, with the key and revision as provenance; host files override")
+    func startAndValues() async throws {
+        let cluster = try await EtcdCluster()
+        let fleet = try FleetHarness(cluster: cluster)
+        let revision = try await fleet.publish(common: ["Region": "fleet", "Port": "80"], production: ["Mode": "live"])
+        // The host overrides one setting with a local drop-in; it has no main file at all.
+        let dropIns = fleet.hostDirectory.appendingPathComponent("Environments.plist.d")
+        try FileManager.default.createDirectory(at: dropIns, withIntermediateDirectories: true)
+        try Data(FleetHarness.document(common: ["Port": "8080"])).write(
+            to: dropIns.appendingPathComponent("50-host.plist"))
+        try await fleet.start()
+        defer { Task { await fleet.stop() } }
+        let environment = try #require(fleet.environment)
+        #expect(environment.string("Region") == "fleet")
+        #expect(environment.string("Mode") == "live")
+        #expect(environment.string("Port") == "8080")
+        let source = try #require(environment.configuredValue(forKey: "Region")?.source.file)
+        #expect(source == "etcd:\(fleet.prefix)Environments.plist@\(revision)")
+        await fleet.stop()
+    }
+
+    @Test("a change is applied in milliseconds; one the application rejects is rejected and the last good stays")
+    func changesAppliedAndRejected() async throws {
+        let cluster = try await EtcdCluster()
+        let fleet = try FleetHarness(cluster: cluster)
+        try await fleet.publish(common: ["Limit": "10"])
+        try await fleet.start()
+        try await fleet.publish(common: ["Limit": "20"])
+        #expect(await fleet.waitFor("Limit", "20"))
+        #expect(await fleet.lastReload?.outcome == "applied")
+        // Rejected by the application's validation: the host keeps 20.
+        try await fleet.publish(common: ["Limit": "500"])
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline, await fleet.lastReload?.outcome != "rejected" {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let rejected = await fleet.lastReload
+        #expect(rejected?.outcome == "rejected")
+        #expect(
+            rejected?.error?.contains("Limit must be a number up to 100") == true, "\(String(describing: rejected))")
+        #expect(fleet.environment?.string("Limit") == "20")
+        // A malformed document: rejected too, naming the key.
+        try await fleet.writer.put(fleet.prefix + "Environments.plist", Data("<plist><dict>".utf8))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(await fleet.lastReload?.error?.contains("etcd:\(fleet.prefix)Environments.plist@") == true)
+        #expect(fleet.environment?.string("Limit") == "20")
+        try await fleet.publish(common: ["Limit": "30"])
+        #expect(await fleet.waitFor("Limit", "30"))
+        await fleet.stop()
+    }
+
+    @Test("the member in use is killed while changes keep coming: another takes over and no update is lost")
+    func failover() async throws {
+        let cluster = try await EtcdCluster()
+        let fleet = try FleetHarness(cluster: cluster)
+        try await fleet.publish(common: ["Counter": "0"])
+        try await fleet.start()
+        let seen = Locked<[Int]>([])
+        fleet.environment?.onChange { change in
+            if let value = change.current.string("Counter").flatMap(Int.init) { seen.withLock { $0.append(value) } }
+        }
+        let inUse = try #require(fleet.fleet?.client.currentEndpoint)
+        let victim = try #require(cluster.members.firstIndex { $0.endpoint == inUse })
+        // Writes go to the other members, so that they keep coming while the member dies.
+        let writer = try cluster.client(endpoints: cluster.endpoints.filter { $0 != inUse })
+        for counter in 1...40 {
+            try await writer.put(
+                fleet.prefix + "Environments.plist", FleetHarness.document(common: ["Counter": "\(counter)"]))
+            if counter == 15 { cluster.kill(victim) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(await fleet.waitFor("Counter", "40"), "\(cluster.log)")
+        #expect(fleet.fleet?.client.currentEndpoint != inUse)
+        let values = seen.withLock { $0 }
+        // Every applied value is newer than the one before: nothing went back or was skipped over
+        // on the way to the last.
+        #expect(values == values.sorted() && Set(values).count == values.count, "\(values)")
+        #expect(values.last == 40)
+        await writer.shutdown()
+        await fleet.stop()
+    }
+
+    @Test("the whole cluster stopped and restarted: the daemon keeps its configuration and catches up")
+    func wholeClusterRestarted() async throws {
+        let cluster = try await EtcdCluster()
+        let fleet = try FleetHarness(cluster: cluster)
+        try await fleet.publish(common: ["Version": "1"])
+        try await fleet.start()
+        cluster.killAll()
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(fleet.environment?.string("Version") == "1")
+        try await cluster.restartAll()
+        try await fleet.publish(common: ["Version": "2"])
+        #expect(await fleet.waitFor("Version", "2", timeout: .seconds(30)), "\(cluster.log)")
+        await fleet.stop()
+    }
+
+    @Test("a start while etcd is down uses the cache and catches up; with no cache it fails clearly")
+    func startFromCache() async throws {
+        let cluster = try await EtcdCluster()
+        let first = try FleetHarness(cluster: cluster)
+        try await first.publish(common: ["Version": "1"])
+        try await first.start()
+        try await first.publish(common: ["Version": "2"])
+        #expect(await first.waitFor("Version", "2"))
+        await first.stop()
+        #expect(
+            FileManager.default.fileExists(atPath: first.cacheDirectory.appendingPathComponent("fleet-cache.json").path)
+        )
+
+        cluster.killAll()
+        // The same host (same cache) starts while no member answers.
+        try await first.start()
+        #expect(first.fleet?.startedFromCache == true)
+        #expect(first.environment?.string("Version") == "2")
+        try await cluster.restartAll()
+        try await first.publish(common: ["Version": "3"])
+        #expect(await first.waitFor("Version", "3", timeout: .seconds(30)), "\(cluster.log)")
+        await first.stop()
+
+        // Another host, with no cache, while etcd is down: a clear error.
+        cluster.killAll()
+        let second = try FleetHarness(cluster: cluster)
+        await #expect {
+            try await second.start()
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("no endpoint answered") && text.contains("no cached fleet configuration")
+        }
+    }
+
+    @Test("a watch that resumes from a compacted revision reads the fleet whole")
+    func compaction() async throws {
+        let cluster = try await EtcdCluster()
+        let fleet = try FleetHarness(cluster: cluster)
+        try await fleet.publish(common: ["Version": "1"])
+        // The daemon knows one member only: while it is down, it cannot resume.
+        try await fleet.start(endpoints: [cluster.members[0].endpoint])
+        cluster.kill(0)
+        let writer = try cluster.client(endpoints: Array(cluster.endpoints.dropFirst()))
+        var revision: Int64 = 0
+        for version in 2...5 {
+            revision = try await writer.put(
+                fleet.prefix + "Environments.plist", FleetHarness.document(common: ["Version": "\(version)"]))
+        }
+        try cluster.compact(revision)
+        try cluster.restart(0)
+        #expect(await fleet.waitFor("Version", "5", timeout: .seconds(30)), "\(cluster.log)")
+        await writer.shutdown()
+        await fleet.stop()
+    }
+}

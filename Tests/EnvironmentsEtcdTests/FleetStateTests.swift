@@ -1,0 +1,43 @@
+import EtcdFleetClient
+import Foundation
+import Testing
+
+/// The fleet's key layout, without etcd.
+@Suite struct FleetStateTests {
+    @Test func onlyTheDocumentKeysCountAndDropInsFollowTheMainDocument() {
+        let prefix = "/fleet/app/"
+        let state = FleetState(
+            prefix: prefix, revision: 9,
+            keyValues: [
+                .init(key: prefix + "Environments.plist.d/20-b.plist", value: Data("b".utf8), modRevision: 7),
+                .init(key: prefix + "Environments.plist", value: Data("main".utf8), modRevision: 3),
+                .init(key: prefix + "Environments.plist.d/10-a.plist", value: Data("a".utf8), modRevision: 5),
+                .init(key: prefix + "Environments.plist.d/.hidden.plist", value: Data(), modRevision: 5),
+                .init(key: prefix + "Environments.plist.d/notes.txt", value: Data(), modRevision: 5),
+                .init(key: prefix + "Environments.plist.d/sub/x.plist", value: Data(), modRevision: 5),
+                .init(key: prefix + "other", value: Data(), modRevision: 5),
+            ])
+        #expect(
+            state.documents.map(\.origin) == [
+                "etcd:/fleet/app/Environments.plist@3", "etcd:/fleet/app/Environments.plist.d/10-a.plist@5",
+                "etcd:/fleet/app/Environments.plist.d/20-b.plist@7",
+            ])
+    }
+
+    @Test func changesApplyAndDeletionsRemove() {
+        let prefix = "/fleet/app/"
+        var state = FleetState(
+            prefix: prefix, revision: 3,
+            keyValues: [.init(key: prefix + "Environments.plist", value: Data("v1".utf8), modRevision: 3)])
+        let added = state.apply(
+            [.init(key: prefix + "Environments.plist.d/10-a.plist", value: Data("a".utf8), modRevision: 4)], at: 4)
+        #expect(added)
+        #expect(state.revision == 4)
+        let unrelated = state.apply([.init(key: prefix + "unrelated", value: Data(), modRevision: 5)], at: 5)
+        #expect(!unrelated)
+        #expect(state.revision == 5)
+        let deleted = state.apply([.init(key: prefix + "Environments.plist", value: nil, modRevision: 6)], at: 6)
+        #expect(deleted)
+        #expect(state.documents.map(\.origin) == ["etcd:/fleet/app/Environments.plist.d/10-a.plist@4"])
+    }
+}

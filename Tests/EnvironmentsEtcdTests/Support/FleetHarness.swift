@@ -1,0 +1,123 @@
+import Environments
+import EnvironmentsDaemon
+import EnvironmentsEtcd
+import EtcdFleetClient
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// A daemon's configuration core in this process: an ``EtcdFleet`` on a prefix of its own, an
+/// ``Environment`` with the fleet below a host directory, and the ``EnvironmentService`` and
+/// fleet watch running in a `ServiceGroup`, as in the example daemon.
+final class FleetHarness: @unchecked Sendable {
+    let cluster: EtcdCluster
+    let prefix: String
+    let hostDirectory: URL
+    let cacheDirectory: URL
+    let writer: EtcdClient
+    private(set) var environment: Environment?
+    private(set) var service: EnvironmentService?
+    private(set) var fleet: EtcdFleet?
+    private var running: Task<Void, any Error>?
+    private var group: ServiceGroup?
+
+    init(cluster: EtcdCluster) throws {
+        self.cluster = cluster
+        prefix = "/fleet/test-\(UUID().uuidString.prefix(8))/"
+        hostDirectory = cluster.root.appendingPathComponent("host-\(UUID().uuidString.prefix(8))")
+        cacheDirectory = hostDirectory.appendingPathComponent("cache")
+        try FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
+        writer = try cluster.client()
+    }
+
+    /// An `Environments.plist` with `common` and a `Production` section.
+    static func document(common: [String: String] = [:], production: [String: String] = [:]) -> Data {
+        func dictionary(_ values: [String: String]) -> String {
+            values.keys.sorted().map { "<key>\($0)</key><string>\(values[$0]!)</string>" }.joined()
+        }
+        return Data(
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>Common</key><dict>\(dictionary(common))</dict>
+            <key>Production</key><dict>\(dictionary(production))</dict>
+            </dict></plist>
+            """.utf8)
+    }
+
+    /// Writes the fleet's main document.
+    @discardableResult
+    func publish(common: [String: String] = [:], production: [String: String] = [:]) async throws -> Int64 {
+        try await writer.put(prefix + "Environments.plist", Self.document(common: common, production: production))
+    }
+
+    /// Connects to etcd (or the cache) and runs the service and the fleet watch.
+    ///
+    /// - Parameter validate: The application's check: here, `Limit` must be a number up to 100.
+    func start(endpoints: [String]? = nil) async throws {
+        let configuration = EtcdConfiguration(
+            endpoints: endpoints ?? cluster.endpoints, prefix: prefix, cacheDirectory: cacheDirectory.path,
+            requestTimeout: .seconds(2))
+        let logger = Logger(label: "fleet-tests")
+        let fleet = try await EtcdFleet.connect(configuration, logger: logger)
+        var options = EnvironmentOptions(
+            applicationName: "fleet-tests", configDirectory: hostDirectory.path,
+            build: BuildInfo(defaultEnvironment: "Production"), processEnvironment: [:])
+        options.baseLayer = fleet.layer
+        options.validate = { snapshot in
+            if let limit = snapshot.string("Limit"), (Int(limit) ?? 1000) > 100 {
+                throw EnvironmentError(.validationFailed, "Limit must be a number up to 100", key: "Limit")
+            }
+        }
+        let environment = try Environment(options: options)
+        var serviceConfiguration = EnvironmentService.Configuration()
+        serviceConfiguration.systemdNotifications = false
+        serviceConfiguration.watchdog = false
+        serviceConfiguration.stateFile = nil
+        serviceConfiguration.levelControl = nil
+        serviceConfiguration.controlSocket = .disabled
+        serviceConfiguration.journalOutput = .stderrPlain
+        let service = EnvironmentService(
+            environment: environment, reloadSignals: nil, configuration: serviceConfiguration, logger: logger)
+        let watch = await fleet.service(for: service)
+        let group = ServiceGroup(services: [service, watch], logger: logger)
+        self.fleet = fleet
+        self.environment = environment
+        self.service = service
+        self.group = group
+        running = Task { try await group.run() }
+        await service.waitUntilReady()
+    }
+
+    /// Stops the service group.
+    func stop() async {
+        await group?.triggerGracefulShutdown()
+        _ = try? await running?.value
+        running = nil
+        group = nil
+    }
+
+    /// Waits until `key` reads `expected`.
+    func waitFor(_ key: String, _ expected: String, timeout: Duration = .seconds(20)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if environment?.string(key) == expected { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    /// The last reload's outcome and error, as the daemon's state file would say.
+    var lastReload: (outcome: String, error: String?)? {
+        get async {
+            guard let record = await service?.reloader.lastReloadRecord else { return nil }
+            return (record.outcome.rawValue, record.error)
+        }
+    }
+
+    deinit {
+        running?.cancel()
+        let writer = writer
+        Task { await writer.shutdown() }
+    }
+}
