@@ -1,0 +1,142 @@
+import EtcdFleetClient
+import Foundation
+import Testing
+
+/// `envctl publish`, `show` and `get` against a real cluster, and the transaction that keeps two
+/// publishers from interleaving.
+@Suite(
+    "envctl and the fleet", .serialized,
+    .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"))
+struct PublishTests {
+    /// envctl beside the test bundle in the build directory.
+    private static var envctl: String {
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            let candidate = url.appendingPathComponent("envctl")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
+        }
+        return ".build/debug/envctl"
+    }
+
+    private func envctl(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.envctl)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["CONFIGURATION_DIRECTORY"] = nil
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test("publish validates, writes in one transaction, and show/get read the result below the files")
+    func publishShowAndGet() async throws {
+        let cluster = try await EtcdCluster()
+        let fleet = try FleetHarness(cluster: cluster)
+        let files = cluster.root.appendingPathComponent("publish")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        let main = files.appendingPathComponent("Environments.plist")
+        let dropIn = files.appendingPathComponent("50-eu.plist")
+        try FleetHarness.document(
+            common: ["Region": "us", "Greeting": "hello ${Region}"], production: ["Mode": "live"]
+        )
+        .write(to: main)
+        try FleetHarness.document(common: ["Region": "eu"]).write(to: dropIn)
+        let endpoints = ["--etcd-endpoints", cluster.endpoints.joined(separator: ","), "--etcd-prefix", fleet.prefix]
+
+        let published = try envctl(["publish"] + endpoints + [main.path, dropIn.path])
+        #expect(published.status == 0, "\(published.output)")
+        #expect(
+            published.output.contains(
+                "published \(fleet.prefix)Environments.plist, \(fleet.prefix)Environments.plist.d/50-eu.plist"))
+        let (keyValues, _) = try await fleet.writer.range(prefix: fleet.prefix)
+        #expect(
+            keyValues.map(\.key).sorted() == [
+                fleet.prefix + "Environments.plist", fleet.prefix + "Environments.plist.d/50-eu.plist",
+            ])
+
+        // What a host with no files of its own would run with, and where each value comes from.
+        let host = cluster.root.appendingPathComponent("empty-host")
+        try FileManager.default.createDirectory(at: host, withIntermediateDirectories: true)
+        let shown = try envctl(["show", "--config-dir", host.path, "--environment", "Production"] + endpoints)
+        #expect(shown.status == 0, "\(shown.output)")
+        #expect(shown.output.contains("Greeting = hello eu"), "\(shown.output)")
+        #expect(shown.output.contains("etcd:\(fleet.prefix)Environments.plist.d/50-eu.plist@"), "\(shown.output)")
+        let got = try envctl(["get", "Mode", "--config-dir", host.path, "--environment", "Production"] + endpoints)
+        #expect(got.output == "live\n", "\(got.output)")
+
+        // A document that breaks the configuration is not written; nothing changes in etcd.
+        let broken = files.appendingPathComponent("60-broken.plist")
+        try FleetHarness.document(common: ["Greeting": "${Missing}"]).write(to: broken)
+        let (_, before) = try await fleet.writer.range(prefix: fleet.prefix)
+        let refused = try envctl(["publish"] + endpoints + [broken.path])
+        #expect(refused.status == 1)
+        #expect(refused.output.contains("not published"), "\(refused.output)")
+        #expect(refused.output.contains("Missing"), "\(refused.output)")
+        let (afterKeys, after) = try await fleet.writer.range(prefix: fleet.prefix)
+        #expect(after == before)
+        #expect(afterKeys.count == 2)
+
+        // Bad input: a file that is neither the main document nor a drop-in, no endpoints.
+        let stray = files.appendingPathComponent("notes.txt")
+        try Data("x".utf8).write(to: stray)
+        let strayOutput = try envctl(["publish"] + endpoints + [stray.path]).output
+        #expect(strayOutput.contains("not Environments.plist nor a drop-in"), "\(strayOutput)")
+        let noEndpoints = try envctl(["publish", main.path]).output
+        #expect(noEndpoints.contains("publish needs --etcd-endpoints"), "\(noEndpoints)")
+    }
+
+    @Test("two publishers: the one whose validated revision is stale writes nothing")
+    func publishRace() async throws {
+        let cluster = try await EtcdCluster()
+        let fleet = try FleetHarness(cluster: cluster)
+        try await fleet.publish(common: ["Owner": "nobody"])
+        let client = fleet.writer
+        // Both read the fleet at the same revision and validate against it.
+        let (_, validated) = try await client.range(prefix: fleet.prefix)
+        let key = fleet.prefix + "Environments.plist"
+        let first = try await client.commit(
+            puts: [(key, FleetHarness.document(common: ["Owner": "alice"]))], deletes: [], prefix: fleet.prefix,
+            ifUnchangedSince: validated)
+        let second = try await client.commit(
+            puts: [(key, FleetHarness.document(common: ["Owner": "bob"]))], deletes: [], prefix: fleet.prefix,
+            ifUnchangedSince: validated)
+        #expect(first != nil)
+        #expect(second == nil)
+        let (keyValues, _) = try await client.range(prefix: fleet.prefix)
+        let stored = String(decoding: keyValues.first?.value ?? Data(), as: UTF8.self)
+        #expect(stored.contains("alice"))
+
+        // Through envctl, racing for real: several publishes at once all validate against some
+        // revision; those that lost are told so and wrote nothing, and the winners' documents
+        // are intact.
+        let files = cluster.root.appendingPathComponent("race")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        let endpoints = ["--etcd-endpoints", cluster.endpoints.joined(separator: ","), "--etcd-prefix", fleet.prefix]
+        let outcomes = try await withThrowingTaskGroup(of: (Int32, String).self) { group in
+            for writer in 0..<4 {
+                let file = files.appendingPathComponent("\(writer)/Environments.plist")
+                try FileManager.default.createDirectory(
+                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FleetHarness.document(common: ["Owner": "writer \(writer)"]).write(to: file)
+                group.addTask { try self.envctl(["publish"] + endpoints + [file.path]) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let won = outcomes.filter { $0.0 == 0 }
+        let lost = outcomes.filter { $0.0 != 0 }
+        #expect(!won.isEmpty, "\(outcomes)")
+        for (_, output) in lost {
+            #expect(output.contains("nothing was written"), "\(output)")
+        }
+        for (_, output) in won {
+            #expect(output.contains("published \(fleet.prefix)Environments.plist at revision"), "\(output)")
+        }
+    }
+}
