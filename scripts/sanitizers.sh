@@ -23,11 +23,13 @@ for sanitizer in "${sanitizers[@]}"; do
     log="$(mktemp)"
     status=0
     # halt_on_error=0: report every race and carry on, so that one run shows them all; the
-    # sanitizer's exit status (66 for TSan, 1 for ASan) still fails the run.
+    # sanitizer's exit status (66 for TSan, 1 for ASan) still fails the run. --no-parallel:
+    # instrumented code runs several times slower, and tests that block a thread while they
+    # wait for a daemon would then starve the tasks of the tests beside them on two cores.
     TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1" \
         ASAN_OPTIONS="detect_leaks=1" \
         LSAN_OPTIONS="suppressions=$PWD/.ci/lsan.supp print_suppressions=0" \
-        swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" >"$log" 2>&1 || status=$?
+        swift test --skip-build --no-parallel --sanitize="$sanitizer" --scratch-path "$scratch" >"$log" 2>&1 || status=$?
     reports="$(grep -cE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: (Address|Leak)Sanitizer)' "$log" || true)"
     tail -3 "$log"
     if [ "$status" -ne 0 ] || [ "$reports" -ne 0 ]; then

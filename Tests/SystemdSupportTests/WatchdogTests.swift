@@ -54,9 +54,9 @@
                 await ProcessEnvironment.with(["NOTIFY_SOCKET": receiver.path]) {
                     let watchdog = Watchdog(interval: .milliseconds(10))
                     let task = Task { await watchdog.run() }
-                    #expect(receiver.receiveText() == "WATCHDOG=1")
-                    #expect(receiver.receiveText() == "WATCHDOG=1")
-                    #expect(receiver.receiveText() == "WATCHDOG=1")
+                    #expect(await receiver.nextText() == "WATCHDOG=1")
+                    #expect(await receiver.nextText() == "WATCHDOG=1")
+                    #expect(await receiver.nextText() == "WATCHDOG=1")
                     task.cancel()
                     await task.value
                 }

@@ -54,6 +54,18 @@
             return Array(buffer.prefix(count))
         }
 
+        /// The next datagram as text, waiting without holding a thread of the cooperative pool:
+        /// for tests whose sender is a task (with two cores, a blocking wait could hold the
+        /// thread that task needs).
+        func nextText(timeout: Duration = .seconds(10)) async -> String? {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                if let bytes = receive(timeout: .zero) { return String(decoding: bytes, as: UTF8.self) }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            return nil
+        }
+
         /// The next datagram as text.
         func receiveText(timeout: Duration = .seconds(10)) -> String? {
             receive(timeout: timeout).map { String(decoding: $0, as: UTF8.self) }
