@@ -154,5 +154,5 @@ struct ProviderLiveTests {
 
 /// What a watcher was given, shared between the watching task and the test.
 final class Seen: Sendable {
-    let values = Mutex<[String]>([])
+    let values = Locked<[String]>([])
 }

@@ -248,6 +248,20 @@ import Testing
         }
     }
 
+    /// Found by Fuzz/interpolation: the file name ended at the NUL, so this read `db-password`.
+    @Test func credentialNameWithNULIsInvalid() throws {
+        try withTemporaryDirectory { directory in
+            let credentials = try directory.makeDirectory("credentials")
+            try directory.write("credentials/db-password", text: "s3cret\n")
+            try directory.writeXML(["Debug": ["Password": "${credential:db-password\u{0}x}"]])
+            let error = #expect(throws: EnvironmentError.self) {
+                try Environment(
+                    options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
+            }
+            #expect(error?.code == .invalidInterpolation)
+        }
+    }
+
     @Test func unterminatedReference() throws {
         try loadError(["URL": "https://${Host/api"]) { error, _ in
             #expect(error.code == .invalidInterpolation)
@@ -271,6 +285,20 @@ extension InterpolationTests {
             #expect(error?.key == "Token")
             #expect(error?.description.contains("vault") == true)
         }
+    }
+
+    /// Found by Fuzz/interpolation: an array element's expansion was kept under its path
+    /// (`Hosts[0]`), so a reference to a key of that name got the element's value.
+    @Test func arrayElementsAreNotKeys() throws {
+        let environment = try Environment(values: [
+            "Host": "h",
+            "Hosts": ["${Host}/a", "${Hosts[0]}"],
+            "Hosts[0]": "real",
+            "Uses": "${Hosts[0]}",
+        ])
+        #expect(environment.array("Hosts", default: [String]()) == ["h/a", "real"])
+        #expect(environment.string("Hosts[0]") == "real")
+        #expect(environment.string("Uses") == "real")
     }
 
     @Test func inMemoryValuesWithABadReferenceAreRejectedAsInFiles() {

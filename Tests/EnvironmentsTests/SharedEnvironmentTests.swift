@@ -14,7 +14,7 @@ import Testing
                 #expect(environment.snapshot === Environment.shared.snapshot)
                 #expect(Environment.shared.fetch("APIBaseUrl") as? String == "https://api.example.com")
                 let generation = Environment.shared.generation
-                let seen = Mutex<[String]>([])
+                let seen = Locked<[String]>([])
                 let token = Environment.shared.onChange { change in seen.withLock { $0 += change.changedKeys } }
                 defer { Environment.shared.removeObserver(token) }
                 try Environment.bootstrap(second.options())

@@ -248,6 +248,43 @@ import Testing
         Self.accepts(Self.document(shallow))
     }
 
+    // MARK: - Found by Fuzz/plist
+
+    /// Documents Foundation reads differently from what a tokenizer that knows XML would: the
+    /// parser once accepted them with another value (or where Foundation fails), and must now
+    /// leave them to Foundation.
+    @Test(arguments: [
+        // Foundation ends markup at the first `>` even inside quotes, and rejects a `[` anywhere
+        // in a document type.
+        "<!DOCTYPE plist PUBLIC \"-/[Apple//DTD PLIST 1.0//EN\" \"x\"><plist version=\"1.0\"><dict/></plist>",
+        "<!DOCTYPE plist 'a[b'><plist version=\"1.0\"><dict/></plist>",
+        "<!DOCTYPE plist \"a>b\"><plist version=\"1.0\"><dict/></plist>",
+        "<plist version=\"1>0\"><dict/></plist>",
+        "<plist version=\"1.0/>\"><dict/></plist>",
+        // Foundation drops a U+FEFF from the start of every string and key, however written.
+        "<plist><string>\u{FEFF}x</string></plist>",
+        "<plist><string>&#xFEFF;x</string></plist>",
+        "<plist><string><![CDATA[\u{FEFF}x]]></string></plist>",
+        "<plist><string>\u{FEFF}</string></plist>",
+        "<plist><dict><key>\u{FEFF}Database</key><string>x</string></dict></plist>",
+        // `=` inside base64's last group decodes differently in Foundation's parser.
+        "<plist><data>aGVsbG=8</data></plist>",
+        "<plist><data>aGVsbA=a</data></plist>",
+        "<plist><data>aGVs====</data></plist>",
+        "<plist><data>====</data></plist>",
+    ])
+    func leavesFormsFoundationReadsDifferentlyToIt(text: String) {
+        let data = Data(text.utf8)
+        #expect(XMLPropertyListParser.parse(data) == nil)
+        Self.agree(data)
+    }
+
+    @Test func keepsAByteOrderMarkInsideStrings() {
+        Self.accepts(Self.document("<string>a\u{FEFF}b</string>"))
+        Self.accepts(Self.document("<string>&amp;\u{FEFF}</string>"))
+        Self.accepts(Self.document("<data>aGVsbA==</data>"))
+    }
+
     // MARK: - Rejected
 
     @Test(arguments: [
