@@ -178,23 +178,16 @@ struct XMLPropertyListParser {
         return bytes[position - 2] == UInt8(ascii: "/") ? nil : (tag, false)
     }
 
-    /// Moves past the `>` that ends the current markup, skipping quoted text; `false` (the
-    /// input is left to Foundation) at the end of the input or at an unquoted byte in
-    /// `rejected`.
+    /// Moves past the first `>`, which ends the current markup; `false` (the input is left to
+    /// Foundation) at the end of the input or at a byte in `rejected`. Quotes are not special:
+    /// Foundation ends the markup at the first `>` even inside a quoted value (and rejects a `[`
+    /// anywhere in a document type), so skipping quoted text would accept what it rejects.
     private mutating func skipPastTagEnd(rejecting rejected: [UInt8]) -> Bool {
-        var quote: UInt8?
         while position < bytes.count {
             let byte = bytes[position]
             position += 1
-            if let open = quote {
-                if byte == open { quote = nil }
-            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-                quote = byte
-            } else if byte == UInt8(ascii: ">") {
-                return true
-            } else if rejected.contains(byte) {
-                return false
-            }
+            if byte == UInt8(ascii: ">") { return true }
+            if rejected.contains(byte) { return false }
         }
         return false
     }
@@ -238,9 +231,10 @@ struct XMLPropertyListParser {
         guard position < bytes.count else { return nil }
         if bytes[position] == UInt8(ascii: "<"), hasPrefix(close) {
             // The common case: plain text, made into a string straight from the bytes.
-            let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+            let content = UnsafeBufferPointer(rebasing: bytes[start..<position])
+            guard !Self.startsWithByteOrderMark(content) else { return nil }
             position += close.utf8CodeUnitCount
-            return text
+            return String(validating: content, as: UTF8.self)
         }
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<position]))
@@ -250,6 +244,7 @@ struct XMLPropertyListParser {
                 guard appendReference() else { return nil }
             } else if byte == UInt8(ascii: "<") {
                 if hasPrefix(close) {
+                    guard !Self.startsWithByteOrderMark(scratch) else { return nil }
                     position += close.utf8CodeUnitCount
                     return String(validating: scratch, as: UTF8.self)
                 }
@@ -260,6 +255,13 @@ struct XMLPropertyListParser {
             }
         }
         return nil
+    }
+
+    /// Whether decoded text starts with U+FEFF, which Foundation drops from the start of every
+    /// string and key (however it was written: raw, `&#xFEFF;` or in CDATA); such text is left
+    /// to it.
+    private static func startsWithByteOrderMark(_ text: some Collection<UInt8>) -> Bool {
+        text.starts(with: [0xEF, 0xBB, 0xBF])
     }
 
     /// Decodes `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&#NNN;` or `&#xHH;` into `scratch`.
@@ -406,6 +408,11 @@ struct XMLPropertyListParser {
         scratch.removeAll(keepingCapacity: true)
         for byte in content where !Self.isWhitespace(byte) { scratch.append(byte) }
         guard scratch.count % 4 == 0 else { return nil }
+        // Padding only at the very end, at most two: `Data(base64Encoded:)` also takes `=` elsewhere
+        // in the last group (`aGVsbG=8`, `====`) and decodes it differently from Foundation's
+        // property-list parser.
+        let padding = scratch.reversed().prefix { $0 == UInt8(ascii: "=") }.count
+        guard padding <= 2, !scratch.dropLast(padding).contains(UInt8(ascii: "=")) else { return nil }
         return Data(base64Encoded: Data(scratch))
     }
 

@@ -110,36 +110,45 @@ struct Interpolator {
                     continue
                 }
                 var secret = Interpolator.isSecret(path, in: secretPaths)
-                let value = try resolveValue(configured.value, path: path, source: configured.source, secret: &secret)
+                let value = try resolveValue(
+                    configured.value, path: path, isKey: true, source: configured.source, secret: &secret)
                 result[key] = .leaf(ConfiguredValue(value: value, source: configured.source, isSecret: secret))
             }
         }
         return result
     }
 
+    /// `isKey` is false for the elements of arrays (and dictionaries in them): `path` then only
+    /// names them in errors. It is no key that `${...}` can refer to, and may even equal one (a
+    /// key `Hosts[0]` next to an array `Hosts`), so their expansions are neither taken from nor
+    /// kept in `memo`, nor part of the chain.
     private mutating func resolveValue(
-        _ value: SettingValue, path: String, source: ValueSource, secret: inout Bool
+        _ value: SettingValue, path: String, isKey: Bool, source: ValueSource, secret: inout Bool
     ) throws(EnvironmentError) -> SettingValue {
         switch value {
         case .string(let text):
             guard text.utf8.contains(UInt8(ascii: "$")) else { return value }
-            if let done = memo[path], node(at: path) != nil {
+            if isKey, let done = memo[path] {
                 secret = secret || done.isSecret
                 return .string(done.text)
             }
-            let resolved = try expand(text, path: path, source: source, chain: [path])
+            let resolved = try expand(text, path: path, source: source, chain: isKey ? [path] : [])
+            if isKey { memo[path] = resolved }
             secret = secret || resolved.isSecret
             return .string(resolved.text)
         case .array(let elements):
             var out: [SettingValue] = []
             for (offset, element) in elements.enumerated() {
-                out.append(try resolveValue(element, path: "\(path)[\(offset)]", source: source, secret: &secret))
+                out.append(
+                    try resolveValue(
+                        element, path: "\(path)[\(offset)]", isKey: false, source: source, secret: &secret))
             }
             return .array(out)
         case .dictionary(let values):
             var out: [String: SettingValue] = [:]
             for (key, element) in values {
-                out[key] = try resolveValue(element, path: path + "." + key, source: source, secret: &secret)
+                out[key] = try resolveValue(
+                    element, path: path + "." + key, isKey: false, source: source, secret: &secret)
             }
             return .dictionary(out)
         default:
@@ -178,7 +187,6 @@ struct Interpolator {
             }
         }
         output += rest
-        memo[path] = (output, isSecret)
         return (output, isSecret)
     }
 
@@ -225,6 +233,7 @@ struct Interpolator {
                 if let done = memo[key] { return (done.text, done.isSecret || referencedSecret) }
                 guard text.contains("$") else { return (text, referencedSecret) }
                 let expanded = try expand(text, path: key, source: configured.source, chain: chain + [key])
+                memo[key] = expanded
                 return (expanded.text, expanded.isSecret || referencedSecret)
             case .integer, .double, .bool:
                 return (configured.value.description, referencedSecret)
@@ -244,7 +253,8 @@ struct Interpolator {
     }
 
     private func credential(_ name: String, in path: String, source: ValueSource) throws(EnvironmentError) -> String {
-        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
+        // A NUL would end the path early: `db-password\0x` would read `db-password`.
+        guard !name.isEmpty, !name.contains("/"), !name.utf8.contains(0), name != ".", name != ".." else {
             throw error(
                 .invalidInterpolation, "'${credential:\(name)}' in '\(path)' is not a valid credential name",
                 path: path, source: source)
