@@ -1,3 +1,4 @@
+import Dispatch
 import Environments
 import EnvironmentsDaemon
 import EtcdFleetClient
@@ -36,6 +37,9 @@ public final class EtcdFleet: Sendable {
     let logger: Logger
     /// Why etcd could not be read at start, when ``startedFromCache``.
     let startError: EtcdError?
+    /// Cache writes happen here, off the tasks' threads, newest state only.
+    private let cacheQueue = DispatchQueue(label: "EtcdFleet.cache")
+    private let pendingCache = Locked<FleetState?>(nil)
 
     private init(
         configuration: EtcdConfiguration, client: EtcdClient, state: FleetState, cache: FleetCache?,
@@ -99,6 +103,37 @@ public final class EtcdFleet: Sendable {
                 configuration: configuration, client: client, state: cached, cache: cache, startError: error,
                 logger: logger)
         }
+    }
+
+    /// Caches `state` soon, on a queue of its own: a write (and the disk it waits for) never
+    /// holds up a reload, and of states that arrive faster than the disk takes them only the
+    /// newest is written.
+    func cacheLater(_ state: FleetState) {
+        guard let cache else { return }
+        let scheduled = pendingCache.withLock { pending -> Bool in
+            defer { pending = state }
+            return pending != nil
+        }
+        guard !scheduled else { return }
+        cacheQueue.async { [self] in
+            guard
+                let newest = pendingCache.withLock({ pending in
+                    defer { pending = nil }; return pending
+                })
+            else {
+                return
+            }
+            do {
+                try cache.store(newest)
+            } catch {
+                logger.warning("cannot cache the fleet configuration", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Waits until every cache write asked for so far is done.
+    package func flushCache() {
+        cacheQueue.sync {}
     }
 
     /// The service that keeps the fleet configuration live for `environmentService`: run it in

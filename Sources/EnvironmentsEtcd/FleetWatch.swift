@@ -89,11 +89,7 @@ struct FleetWatch: Service, CustomStringConvertible {
     private func apply(_ state: FleetState) async {
         fleet.layer.update(state)
         let record = await reloader.reload(trigger: .etcd)
-        guard record.outcome != .rejected, let cache = fleet.cache else { return }
-        do {
-            try cache.store(state)
-        } catch {
-            logger.warning("cannot cache the fleet configuration", metadata: ["error": "\(error)"])
-        }
+        guard record.outcome != .rejected else { return }
+        fleet.cacheLater(state)
     }
 }

@@ -34,18 +34,22 @@ public struct FleetCache: Sendable {
         }
     }
 
-    /// Replaces the cached state with `state`.
+    /// Replaces the cached state with `state`: written to a temporary file of its own (owner
+    /// only from the start), then renamed over the cache, so a reader never sees half a file.
+    /// No `fsync`: after a power loss the cache may be older, never torn; etcd is the truth.
     ///
     /// - Throws: ``EtcdError`` if the directory is not writable.
     public func store(_ state: FleetState) throws(EtcdError) {
         let directory = (path as NSString).deletingLastPathComponent
-        let temporary = (directory as NSString).appendingPathComponent(".fleet-cache.json.\(getpid())")
+        let temporary = (directory as NSString).appendingPathComponent(
+            ".fleet-cache.json.\(getpid()).\(UInt32.random(in: 0...UInt32.max))")
         do {
             let data = try JSONEncoder().encode(state)
-            guard
-                FileManager.default.createFile(
-                    atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600])
-            else { throw CocoaError(.fileWriteUnknown) }
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            close(descriptor)
+            guard written == data.count else { throw POSIXError(.EIO) }
             guard rename(temporary, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         } catch {
             unlink(temporary)

@@ -93,6 +93,7 @@ final class FleetHarness: @unchecked Sendable {
     func stop() async {
         await group?.triggerGracefulShutdown()
         _ = try? await running?.value
+        fleet?.flushCache()
         running = nil
         group = nil
     }
