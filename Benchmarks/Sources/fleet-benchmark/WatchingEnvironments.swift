@@ -1,0 +1,110 @@
+import Environments
+import EnvironmentsDaemon
+import EnvironmentsEtcd
+import EtcdFleetClient
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// `count` daemons' configuration cores in this process, as the example daemon sets one up:
+/// each its own ``EtcdFleet`` (its own client and watch) on the same prefix, its own
+/// ``Environment`` with the fleet below an empty host directory, and its own
+/// ``EnvironmentService``; all services and fleet watches in one `ServiceGroup`.
+final class WatchingEnvironments: Sendable {
+    let environments: [Environment]
+    private let group: ServiceGroup
+    private let running: Task<Void, any Error>
+
+    private init(environments: [Environment], group: ServiceGroup, running: Task<Void, any Error>) {
+        self.environments = environments
+        self.group = group
+        self.running = running
+    }
+
+    /// Connects `count` fleets, starts their services and returns once every one is ready.
+    /// Each environment's `onChange` records in `arrivals` the `Counter` it applied. With
+    /// `fleetCache`, each fleet caches its documents in a directory of its own.
+    static func start(
+        count: Int, endpoints: [String], prefix: String, root: URL, fleetCache: Bool, arrivals: Arrivals,
+        logger: Logger
+    ) async throws -> WatchingEnvironments {
+        var environments: [Environment] = []
+        var services: [any Service] = []
+        var environmentServices: [EnvironmentService] = []
+        for index in 0..<count {
+            let host = root.appendingPathComponent("host-\(index)")
+            // A cache of its own for each: the cache's temporary file is named by process id.
+            let cache = host.appendingPathComponent("cache")
+            try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+            let fleet = try await EtcdFleet.connect(
+                EtcdConfiguration(
+                    endpoints: endpoints, prefix: prefix, cacheDirectory: fleetCache ? cache.path : nil),
+                logger: logger)
+            var options = EnvironmentOptions(
+                applicationName: "fleet-benchmark", configDirectory: host.path,
+                build: BuildInfo(defaultEnvironment: "Production"), processEnvironment: [:])
+            options.baseLayer = fleet.layer
+            let environment = try Environment(options: options)
+            environment.onChange { change in
+                let now = ContinuousClock.now
+                guard let counter = change.current.string(FleetDocument.counterKey).flatMap({ Int($0) }) else {
+                    return
+                }
+                arrivals.applied(watcher: index, counter: counter, at: now)
+            }
+            var configuration = EnvironmentService.Configuration()
+            configuration.systemdNotifications = false
+            configuration.watchdog = false
+            configuration.stateFile = nil
+            configuration.levelControl = nil
+            configuration.controlSocket = .disabled
+            configuration.journalOutput = .stderrPlain
+            let service = EnvironmentService(
+                environment: environment, reloadSignals: nil, configuration: configuration, logger: logger)
+            services.append(service)
+            services.append(await fleet.service(for: service))
+            environments.append(environment)
+            environmentServices.append(service)
+        }
+        let group = ServiceGroup(services: services, logger: logger)
+        let running = Task { try await group.run() }
+        for service in environmentServices { await service.waitUntilReady() }
+        return WatchingEnvironments(environments: environments, group: group, running: running)
+    }
+
+    /// Shuts the group down gracefully and waits for it.
+    func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = try? await running.value
+    }
+}
+
+/// The fleet's main document: `Common` and a `Production` section, with the change's number.
+enum FleetDocument {
+    /// The key whose value is the change's number.
+    static let counterKey = "Counter"
+
+    /// An `Environments.plist` whose `Production` section sets ``counterKey`` to `counter`,
+    /// beside a few fixed settings, as a small service's fleet file might hold.
+    static func data(counter: Int) -> Data {
+        let common = [
+            "ServiceName": "fleet-benchmark", "LogLevel": "info", "RequestTimeout": "5s",
+            "MaxConnections": "64", "APIBaseUrl": "https://api.example.com/v1",
+        ]
+        let production = [
+            counterKey: String(counter), "APIBaseUrl": "https://api.example.net/v1", "MaxConnections": "256",
+            "FeatureFlags": "search,export",
+        ]
+        func dictionary(_ values: [String: String]) -> String {
+            values.keys.sorted().map { "<key>\($0)</key><string>\(values[$0]!)</string>" }.joined()
+        }
+        return Data(
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>Common</key><dict>\(dictionary(common))</dict>
+            <key>Production</key><dict>\(dictionary(production))</dict>
+            </dict></plist>
+            """.utf8)
+    }
+}
