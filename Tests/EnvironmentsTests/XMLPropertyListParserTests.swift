@@ -272,11 +272,23 @@ import Testing
         "<plist><data>aGVsbA=a</data></plist>",
         "<plist><data>aGVs====</data></plist>",
         "<plist><data>====</data></plist>",
+        // Before the root, Foundation rejects an empty comment (it accepts it anywhere else).
+        "<!----><true/>",
+        "\u{FEFF}<!----><true/>",
+        "<?xml version=\"1.0\"?><!----><plist><true/></plist>",
     ])
     func leavesFormsFoundationReadsDifferentlyToIt(text: String) {
         let data = Data(text.utf8)
         #expect(XMLPropertyListParser.parse(data) == nil)
         Self.agree(data)
+    }
+
+    @Test func acceptsEmptyCommentsAfterTheRootBegins() {
+        Self.accepts(Data("<!-- x --><plist><!----><dict/></plist>".utf8))
+        Self.accepts(Data("<plist><dict><!----></dict></plist>".utf8))
+        Self.accepts(Data("<plist><dict/><!----></plist>".utf8))
+        Self.accepts(Data("<plist><dict/></plist><!---->".utf8))
+        Self.accepts(Data("<!-----><true/>".utf8))
     }
 
     @Test func keepsAByteOrderMarkInsideStrings() {

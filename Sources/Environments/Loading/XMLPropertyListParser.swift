@@ -53,7 +53,7 @@ struct XMLPropertyListParser {
         if hasPrefix([0xEF, 0xBB, 0xBF]) { position += 3 }
         // The prolog: whitespace, comments, the XML declaration and a document type.
         while true {
-            guard skipMisc() else { return nil }
+            guard skipMisc(inProlog: true) else { return nil }
             if hasPrefix("<?") {
                 guard skipDeclaration() else { return nil }
             } else if hasPrefix("<!DOCTYPE") {
@@ -438,12 +438,16 @@ struct XMLPropertyListParser {
     // MARK: - Markup
 
     /// Skips whitespace and comments; `false` on an unterminated comment.
-    private mutating func skipMisc() -> Bool {
+    ///
+    /// Before the root element Foundation looks for the closing `-->` only from the second
+    /// character of the comment on, so it rejects an empty comment `<!---->` there (and accepts
+    /// it everywhere else): `inProlog` does the same.
+    private mutating func skipMisc(inProlog: Bool = false) -> Bool {
         while position < bytes.count {
             if Self.isWhitespace(bytes[position]) {
                 position += 1
             } else if hasPrefix("<!--") {
-                position += 4
+                position += inProlog ? 5 : 4
                 while position < bytes.count, !hasPrefix("-->") { position += 1 }
                 guard position < bytes.count else { return false }
                 position += 3
