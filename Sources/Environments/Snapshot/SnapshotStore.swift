@@ -105,7 +105,15 @@ final class SnapshotStore: Sendable {
     }
 
     /// Ends a read that ``announceCurrent()`` began.
-    @inline(__always)
+    ///
+    /// Never inlined, on purpose: it is the barrier that keeps the read's retains inside the
+    /// read. Whatever `body` copies out of the snapshot (the snapshot itself, a string's
+    /// storage in a value) is retained by code that the optimizer may move later, towards the
+    /// copy's first use; inlined, the withdrawing store was no obstacle, and a release build
+    /// retained a returned snapshot after its slot was cleared, by which time a writer could
+    /// have freed it (the soak benchmark crashed in `swift_retain` within seconds). A call that
+    /// may release objects, as this one may, is a point no retain is moved past.
+    @inline(never)
     private func withdraw(_ slot: UnsafeMutablePointer<ReaderSlot>, _ address: UInt) {
         slot.pointee.address.store(0, ordering: .releasing)
         // Replaced during this read: free it now if no other read holds it. (If a writer and
