@@ -263,8 +263,11 @@ package struct CheckReply: Codable, Sendable, Hashable {
 extension JSONValue {
     /// A record's members as varlink parameters.
     package static func parameters(of record: some Encodable) throws -> [String: JSONValue] {
-        let data = try JSONEncoder().encode(record)
-        return try JSONDecoder().decode([String: JSONValue].self, from: data)
+        guard case .object(let members) = try JSONValueEncoder().encode(record) else {
+            throw EncodingError.invalidValue(
+                record, .init(codingPath: [], debugDescription: "\(type(of: record)) is not encoded as an object"))
+        }
+        return members
     }
 
     /// Varlink parameters decoded into a record.

@@ -59,9 +59,7 @@ package enum VarlinkCoding {
 
     /// Encodes a message and its terminating NUL.
     package static func encode(_ message: some Encodable) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var bytes = [UInt8](try encoder.encode(message))
+        var bytes = try JSONValueEncoder().encode(message).jsonText()
         bytes.append(0)
         return bytes
     }

@@ -1,3 +1,4 @@
+import Environments
 import Foundation
 
 #if canImport(Glibc)
@@ -40,19 +41,9 @@ public struct FleetCache: Sendable {
     ///
     /// - Throws: ``EtcdError`` if the directory is not writable.
     public func store(_ state: FleetState) throws(EtcdError) {
-        let directory = (path as NSString).deletingLastPathComponent
-        let temporary = (directory as NSString).appendingPathComponent(
-            ".fleet-cache.json.\(getpid()).\(UInt32.random(in: 0...UInt32.max))")
         do {
-            let data = try JSONEncoder().encode(state)
-            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            close(descriptor)
-            guard written == data.count else { throw POSIXError(.EIO) }
-            guard rename(temporary, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            try AtomicFile.replace(path, with: try JSONEncoder().encode(state), mode: 0o600)
         } catch {
-            unlink(temporary)
             throw EtcdError(
                 operation: "write the fleet cache", message: "\(path): \(error)",
                 hint: "give the service a writable CacheDirectory= or StateDirectory=")

@@ -1,4 +1,5 @@
 import Environments
+import EnvironmentsControl
 import Foundation
 
 /// What a running daemon publishes in a file about its configuration and its last reload, for
@@ -141,11 +142,11 @@ package struct ReloadState: Codable, Sendable, Hashable {
         return try JSONDecoder().decode(ReloadState.self, from: data)
     }
 
-    /// Writes the state atomically: a temporary file in the same directory renamed over `path`.
+    /// Writes the state atomically: a temporary file in the same directory renamed over `path`
+    /// (no `fsync`: the file lives in the runtime directory and is rewritten on every reload).
     package func write(to path: String) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data = try encoder.encode(self)
-        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        var text = try JSONValueEncoder().encode(self).jsonText(pretty: true)
+        text.append(UInt8(ascii: "\n"))
+        try AtomicFile.replace(path, with: text)
     }
 }
