@@ -41,6 +41,9 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
     @Flag(help: "Soak: run the daemon's file watcher too, so that its reloads race the Reload calls.")
     var soakWatchFiles = false
 
+    @Option(help: "Soak: reading threads (0 measures what reloads cost with nothing else running).")
+    var soakReaders = 4
+
     @Option(parsing: .upToNextOption, help: .hidden)
     var coldChild: [String] = []
 
@@ -98,7 +101,7 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
         }
         // Last, so that nothing else runs while it samples the process's memory.
         if selected.contains(.soak) {
-            report.soak = try await SoakBenchmark(minutes: soakMinutes, watchFiles: soakWatchFiles).run(
+            report.soak = try await SoakBenchmark(minutes: soakMinutes, watchFiles: soakWatchFiles, readerCount: soakReaders).run(
                 progress: progress)
         }
         print(json ? try report.json() : report.table())
