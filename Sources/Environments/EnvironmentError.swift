@@ -8,7 +8,7 @@ public struct EnvironmentError: Error, Sendable, Hashable {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Kind: String, Sendable {
             case fileNotFound, fileUnreadable, malformedFile, invalidRoot, invalidSection
-            case invalidDropIn, unknownEnvironment, disallowedEnvironment, missingKey, typeMismatch
+            case invalidDropIn, unknownEnvironment, unknownInstance, disallowedEnvironment, missingKey, typeMismatch
             case interpolationCycle, unresolvedReference, missingEnvironmentVariable
             case missingCredential, invalidInterpolation, validationFailed, decodingFailed
         }
@@ -29,6 +29,9 @@ public struct EnvironmentError: Error, Sendable, Hashable {
         public static let invalidDropIn = Code(.invalidDropIn)
         /// The selected environment is not defined in any file.
         public static let unknownEnvironment = Code(.unknownEnvironment)
+        /// The selected instance is named in no file's `Instances`, and the application
+        /// requires a known one (``EnvironmentOptions/requiresKnownInstance``).
+        public static let unknownInstance = Code(.unknownInstance)
         /// The selected environment is not in the build's `AllowedEnvironments`.
         public static let disallowedEnvironment = Code(.disallowedEnvironment)
         /// A required key has no value.

@@ -4,8 +4,9 @@ import Foundation
 ///
 /// The defaults follow systemd's conventions: files in `$CONFIGURATION_DIRECTORY` (set by
 /// `ConfigurationDirectory=`), else `/etc/<applicationName>/`; the environment from the
-/// `APP_ENVIRONMENT` variable, else the build. ``fromCommandLine(_:processEnvironment:)``
-/// also honours `--environment NAME` and `--config-dir DIR`.
+/// `APP_ENVIRONMENT` variable, else the build; the instance from `APP_INSTANCE`, if set.
+/// ``fromCommandLine(_:processEnvironment:)`` also honours `--environment NAME`,
+/// `--instance NAME` and `--config-dir DIR`.
 public struct EnvironmentOptions: Sendable {
     /// The name used for `/etc/<applicationName>/`; by default the executable's name.
     public var applicationName: String
@@ -19,6 +20,16 @@ public struct EnvironmentOptions: Sendable {
     public var fileName: String
     /// The environment variable that selects an environment: `APP_ENVIRONMENT`.
     public var environmentVariable: String
+    /// An instance selected explicitly (for example by `--instance`, or a template unit's
+    /// `%i`), which wins over ``instanceVariable``. An instance's entry in a file's
+    /// `Instances` dictionary is layered right above that file's environment section.
+    public var instance: String?
+    /// The environment variable that selects an instance: `APP_INSTANCE`. A template unit
+    /// sets it with `Environment=APP_INSTANCE=%i`.
+    public var instanceVariable: String = "APP_INSTANCE"
+    /// Whether an instance that no file's `Instances` dictionary names is an error (listing
+    /// the known instances) rather than an instance with no settings of its own.
+    public var requiresKnownInstance = false
     /// The default environment and allowed environments from the build.
     public var build: BuildInfo
     /// Compiled-in defaults: the lowest layer. Dotted keys (`Database.Port`) reach nested
@@ -47,6 +58,13 @@ public struct EnvironmentOptions: Sendable {
     /// It runs before any lock is taken, so it may read the environment (which still serves
     /// the current snapshot); to judge the new configuration, read the snapshot it is given.
     public var validate: (@Sendable (EnvironmentSnapshot) throws -> Void)?
+
+    /// The instance selected: ``instance``, else ``instanceVariable``'s value; `nil` for none.
+    public var selectedInstance: String? {
+        if let instance, !instance.isEmpty { return instance }
+        if let value = processEnvironment[instanceVariable], !value.isEmpty { return value }
+        return nil
+    }
 
     /// The variable systemd sets from `ConfigurationDirectory=`.
     package static let configurationDirectoryVariable = "CONFIGURATION_DIRECTORY"
@@ -89,8 +107,9 @@ public struct EnvironmentOptions: Sendable {
         return name.isEmpty ? "app" : name
     }
 
-    /// Options from the command line: `--environment NAME` (or `--environment=NAME`) and
-    /// `--config-dir DIR` (or `--config-dir=DIR`); every other argument is ignored.
+    /// Options from the command line: `--environment NAME` (or `--environment=NAME`),
+    /// `--instance NAME` and `--config-dir DIR` (or `--config-dir=DIR`); every other argument
+    /// is ignored.
     ///
     /// This is what ``Environment/shared`` uses when the program did not call
     /// ``Environment/bootstrap(_:)``.
@@ -105,6 +124,7 @@ public struct EnvironmentOptions: Sendable {
             if argument == "--" { break }
             for (flag, keyPath) in [
                 ("--environment", \EnvironmentOptions.environment),
+                ("--instance", \EnvironmentOptions.instance),
                 ("--config-dir", \EnvironmentOptions.configDirectory),
             ] {
                 if argument == flag, index + 1 < arguments.endIndex {

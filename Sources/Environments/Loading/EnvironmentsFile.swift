@@ -1,15 +1,17 @@
 /// One `Environments.plist` or drop-in, split into its sections.
 ///
 /// Top-level keys: `Common` (inherited by every environment), one dictionary per environment,
-/// and two reserved arrays of key paths: `Secrets` and `RestartRequired`.
+/// `Instances` (one dictionary per instance, layered above the environment's section), and
+/// two reserved arrays of key paths: `Secrets` and `RestartRequired`.
 struct EnvironmentsFile: Sendable {
     /// Reserved top-level keys that are not environments.
-    static let reservedKeys: Set<String> = ["Common", "Secrets", "RestartRequired"]
+    static let reservedKeys: Set<String> = ["Common", "Instances", "Secrets", "RestartRequired"]
 
     let file: String
     let isDropIn: Bool
     let common: [String: SettingValue]
     let environments: [String: [String: SettingValue]]
+    let instances: [String: [String: SettingValue]]
     let secrets: [String]
     let restartRequired: [String]
 
@@ -19,6 +21,7 @@ struct EnvironmentsFile: Sendable {
         let what = isDropIn ? "drop-in" : "file"
         var common: [String: SettingValue] = [:]
         var environments: [String: [String: SettingValue]] = [:]
+        var instances: [String: [String: SettingValue]] = [:]
         var secrets: [String] = []
         var restartRequired: [String] = []
         for (key, value) in document.root {
@@ -28,6 +31,21 @@ struct EnvironmentsFile: Sendable {
                     throw EnvironmentsFile.sectionError(key, value, document, what, expected: "a dictionary (<dict>)")
                 }
                 common = values
+            case "Instances":
+                guard case .dictionary(let entries) = value else {
+                    throw EnvironmentsFile.sectionError(
+                        key, value, document, what, expected: "a dictionary of instance names (<dict>)")
+                }
+                for (instance, settings) in entries {
+                    guard case .dictionary(let values) = settings else {
+                        throw EnvironmentError(
+                            isDropIn ? .invalidDropIn : .invalidSection,
+                            "instance '\(instance)' in Instances is \(settings.typeName.withArticle), expected a dictionary (<dict>) of settings",
+                            key: "Instances.\(instance)", file: document.file, line: document.line(ofKey: instance),
+                            hint: "Each entry of Instances is named after an instance and holds the settings it overrides")
+                    }
+                    instances[instance] = values
+                }
             case "Secrets", "RestartRequired":
                 guard case .array(let items) = value else {
                     throw EnvironmentsFile.sectionError(key, value, document, what, expected: "an array of key names")
@@ -48,7 +66,7 @@ struct EnvironmentsFile: Sendable {
                         "environment section '\(key)' is \(value.typeName.withArticle), expected a dictionary (<dict>)",
                         key: key, file: document.file, line: document.line(ofKey: key),
                         hint:
-                            "Top-level keys are `Common`, `Secrets`, `RestartRequired` and one dictionary per environment"
+                            "Top-level keys are `Common`, `Instances`, `Secrets`, `RestartRequired` and one dictionary per environment"
                     )
                 }
                 environments[key] = values
@@ -56,6 +74,7 @@ struct EnvironmentsFile: Sendable {
         }
         self.common = common
         self.environments = environments
+        self.instances = instances
         self.secrets = secrets
         self.restartRequired = restartRequired
     }

@@ -40,9 +40,9 @@ extension ConfigurationReading {
         if let converted = T(settingValue: value) { return converted }
         // The source only now, for the error: reads that succeed never copy it.
         let snapshot = self.snapshot
-        let configured = snapshot.configuredValue(forKey: key) ?? ConfiguredValue(value: value, source: .defaults)
+        let configured = configuredValue(forKey: key) ?? ConfiguredValue(value: value, source: .defaults)
         throw EnvironmentError.typeMismatch(
-            key, configured, expected: T.settingTypeName, environment: snapshot.environmentName)
+            fullKeyPath(key), configured, expected: T.settingTypeName, environment: snapshot.environmentName)
     }
 
     /// The value at a key path converted to `T`, which must be there.
@@ -54,6 +54,7 @@ extension ConfigurationReading {
     {
         guard let value = try get(key, as: T.self) else {
             let snapshot = self.snapshot
+            let key = fullKeyPath(key)
             var searched = snapshot.files
             if searched.isEmpty, let location = snapshot.location { searched = [location.mainFile] }
             throw EnvironmentError(
@@ -113,6 +114,12 @@ extension ConfigurationReading {
     /// - Throws: ``EnvironmentError`` with code `missingKey`, or `decodingFailed` naming the
     ///   full key path that failed.
     public func decode<T: Decodable>(_ type: T.Type, from key: String? = nil) throws(EnvironmentError) -> T {
+        if let view = self as? ScopedConfiguration {
+            // The view's dictionary, or a path in it, decoded by the reader it views: errors
+            // then name full key paths.
+            let path = view.absoluteKey(key ?? "")
+            return try view.base.decode(type, from: path.isEmpty ? nil : path)
+        }
         let snapshot = self.snapshot
         let root: SettingValue
         if let key {

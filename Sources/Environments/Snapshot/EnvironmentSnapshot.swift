@@ -9,6 +9,8 @@ import Foundation
 public final class EnvironmentSnapshot: Sendable {
     /// The selected environment, for example `Production`.
     public let environmentName: String
+    /// The selected instance (``EnvironmentOptions/instance``), or `nil` for none.
+    public let instanceName: String?
     /// Counts applied configurations: 1 for the first load, one more for each applied reload.
     public let generation: UInt64
     /// The files that were read, in the order they were applied.
@@ -35,6 +37,7 @@ public final class EnvironmentSnapshot: Sendable {
 
     init(
         environmentName: String,
+        instanceName: String? = nil,
         generation: UInt64,
         tree: [String: SettingNode],
         files: [String],
@@ -44,6 +47,7 @@ public final class EnvironmentSnapshot: Sendable {
         pendingRestart: [String: ConfiguredValue]
     ) {
         self.environmentName = environmentName
+        self.instanceName = instanceName
         self.generation = generation
         let table = SettingTable(tree)
         self.table = table.entries
@@ -127,7 +131,7 @@ extension EnvironmentSnapshot: ConfigurationReading {
 extension EnvironmentSnapshot: CustomStringConvertible {
     /// A one-line summary: environment, generation, number of keys and files.
     public var description: String {
-        "environment \(environmentName), generation \(generation), \(leafKeys.count) keys from "
+        "environment \(environmentName)" + (instanceName.map { ", instance \($0)" } ?? "") + ", generation \(generation), \(leafKeys.count) keys from "
             + (files.isEmpty ? "no files" : files.joined(separator: ", "))
     }
 }

@@ -34,6 +34,15 @@ struct SnapshotBuilder {
             files.append(try EnvironmentsFile(root: options.builtInConfiguration ?? [:], label: builtInLabel))
         }
         let name = try selectEnvironment(files: files)
+        let instance = options.selectedInstance
+        if let instance, options.requiresKnownInstance, !files.contains(where: { $0.instances[instance] != nil }) {
+            let known = Set(files.flatMap(\.instances.keys)).sorted()
+            throw EnvironmentError(
+                .unknownInstance,
+                "unknown instance '\(instance)'; known instances: \(known.isEmpty ? "none defined" : known.joined(separator: ", "))",
+                environment: name, searchedFiles: files.map(\.file).filter { $0 != builtInLabel },
+                hint: "Select a known instance, or add an '\(instance)' dictionary to Instances in \(options.fileName) or a drop-in")
+        }
 
         var tree: [String: SettingNode] = [:]
         SettingTree.merge(SettingTree.expandingDottedKeys(options.defaults), into: &tree, source: .defaults)
@@ -46,6 +55,11 @@ struct SnapshotBuilder {
             if let section = file.environments[name] {
                 SettingTree.merge(
                     section, into: &tree, source: ValueSource(layer: .environment, file: label, section: name))
+            }
+            if let instance, let section = file.instances[instance] {
+                SettingTree.merge(
+                    section, into: &tree,
+                    source: ValueSource(layer: .instance, file: label, section: "Instances.\(instance)"))
             }
             secrets.formUnion(file.secrets)
             restartRequired.formUnion(file.restartRequired)
@@ -71,7 +85,7 @@ struct SnapshotBuilder {
         }
 
         let snapshot = EnvironmentSnapshot(
-            environmentName: name, generation: generation, tree: tree,
+            environmentName: name, instanceName: instance, generation: generation, tree: tree,
             files: files.map(\.file).filter { $0 != builtInLabel }, location: location, secretKeys: secrets,
             restartRequiredKeys: restartRequired, pendingRestart: pending)
         if let key = options.logLevelKey, let entry = snapshot.configuredValue(forKey: key) {

@@ -1,7 +1,8 @@
 /// Where an effective value came from: which layer, and which file if any.
 ///
-/// Layers apply lowest first: ``Layer/defaults``, ``Layer/common``, ``Layer/environment``
-/// (first the main file, then each drop-in), and last ``Layer/override``.
+/// Layers apply lowest first: ``Layer/defaults``; then, file by file (any base layer such as
+/// etcd's documents, the main file, then each drop-in), ``Layer/common``,
+/// ``Layer/environment`` and ``Layer/instance``; and last ``Layer/override``.
 public struct ValueSource: Sendable, Hashable {
     /// A layer of the configuration.
     public enum Layer: String, Sendable, Hashable, CaseIterable {
@@ -11,6 +12,9 @@ public struct ValueSource: Sendable, Hashable {
         case common
         /// A file's dictionary for the selected environment.
         case environment
+        /// A file's `Instances` entry for the selected instance, above that file's environment
+        /// section.
+        case instance
         /// A runtime override set through ``Environment/setOverride(_:forKey:)``; not persisted.
         case override
     }
@@ -19,7 +23,8 @@ public struct ValueSource: Sendable, Hashable {
     public var layer: Layer
     /// The file that set the value, or `nil` for defaults, overrides and in-memory configuration.
     public var file: String?
-    /// The section of the file that set the value: `Common` or the environment's name.
+    /// The section of the file that set the value: `Common`, the environment's name, or
+    /// `Instances.NAME`.
     public var section: String?
 
     /// Creates a source.
@@ -41,8 +46,8 @@ extension ValueSource: CustomStringConvertible {
         switch layer {
         case .defaults: return "defaults"
         case .override: return "override"
-        case .common, .environment:
-            let section = section ?? (layer == .common ? "Common" : "environment")
+        case .common, .environment, .instance:
+            let section = section ?? (layer == .common ? "Common" : layer.rawValue)
             return "\(file ?? "built-in") [\(section)]"
         }
     }
