@@ -38,11 +38,11 @@ package enum ControlInterface {
 
         # Where an effective value came from.
         type Source (
-          # defaults, common, environment or override
+          # defaults, common, environment, instance or override
           layer: string,
           # The file that set it; absent for compiled-in defaults, overrides and built-in configuration.
           file: ?string,
-          # Common, or the environment's section.
+          # Common, the environment's section, or Instances.NAME.
           section: ?string
         )
 
@@ -99,6 +99,8 @@ package enum ControlInterface {
         method Describe(showSecrets: ?bool) -> (
           applicationName: string,
           environment: string,
+          # The instance (a template unit's %i); absent for none.
+          instance: ?string,
           generation: int,
           files: []string,
           loadedAt: string,
@@ -223,6 +225,7 @@ package struct ReloadVerdictRecord: Codable, Sendable, Hashable {
 package struct DescribeReply: Codable, Sendable, Hashable {
     package var applicationName: String
     package var environment: String
+    package var instance: String?
     package var generation: Int
     package var files: [String]
     package var loadedAt: String
@@ -231,11 +234,13 @@ package struct DescribeReply: Codable, Sendable, Hashable {
     package var lastReload: ReloadVerdictRecord?
 
     package init(
-        applicationName: String, environment: String, generation: Int, files: [String], loadedAt: String,
-        settings: [SettingRecord], pendingRestart: [PendingRestartRecord], lastReload: ReloadVerdictRecord?
+        applicationName: String, environment: String, instance: String? = nil, generation: Int, files: [String],
+        loadedAt: String, settings: [SettingRecord], pendingRestart: [PendingRestartRecord],
+        lastReload: ReloadVerdictRecord?
     ) {
         self.applicationName = applicationName
         self.environment = environment
+        self.instance = instance
         self.generation = generation
         self.files = files
         self.loadedAt = loadedAt

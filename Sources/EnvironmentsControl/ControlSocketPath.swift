@@ -12,27 +12,31 @@ import Foundation
 ///
 /// - Under systemd, the runtime directory is `$RUNTIME_DIRECTORY` (set from the unit's
 ///   `RuntimeDirectory=`; with several, the first).
-/// - Outside systemd, `/run/<application>/` for root, else `$XDG_RUNTIME_DIR/<application>/`.
+/// - Outside systemd, `/run/<application>/` for root, else `$XDG_RUNTIME_DIR/<application>/`;
+///   for an instance, its own subdirectory (`/run/<application>/<instance>/`), as a template
+///   unit's `RuntimeDirectory=<application>/%i` makes it.
 package enum ControlSocketPath {
     /// The daemon's socket path, or `nil` when there is no runtime directory to put it in.
     package static func forDaemon(
-        applicationName: String, processEnvironment: [String: String], isRoot: Bool = geteuid() == 0
+        applicationName: String, instance: String? = nil, processEnvironment: [String: String],
+        isRoot: Bool = geteuid() == 0
     ) -> String? {
         if let runtime = runtimeDirectory(in: processEnvironment) {
             return join(runtime, ControlInterface.socketFileName)
         }
-        return forApplication(applicationName, processEnvironment: processEnvironment, isRoot: isRoot)
+        return forApplication(applicationName, instance: instance, processEnvironment: processEnvironment, isRoot: isRoot)
     }
 
     /// The socket of the daemon called `applicationName`, by convention (`RuntimeDirectory=NAME`).
     package static func forApplication(
-        _ applicationName: String, processEnvironment: [String: String], isRoot: Bool = geteuid() == 0
+        _ applicationName: String, instance: String? = nil, processEnvironment: [String: String],
+        isRoot: Bool = geteuid() == 0
     ) -> String? {
-        if isRoot { return join("/run/\(applicationName)", ControlInterface.socketFileName) }
-        if let runtime = processEnvironment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
-            return join(join(runtime, applicationName), ControlInterface.socketFileName)
+        let directory = instance.map { join(applicationName, $0) } ?? applicationName
+        if !isRoot, let runtime = processEnvironment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            return join(join(runtime, directory), ControlInterface.socketFileName)
         }
-        return join("/run/\(applicationName)", ControlInterface.socketFileName)
+        return join("/run/\(directory)", ControlInterface.socketFileName)
     }
 
     /// The socket of the process `pid`: its own `$RUNTIME_DIRECTORY` (from `/proc/PID/environ`,

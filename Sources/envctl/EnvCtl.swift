@@ -36,6 +36,12 @@ struct LocationOptions: ParsableArguments {
     var environment: String?
 
     @Option(
+        help:
+            "The instance (a template unit's %i): its daemon's socket (/run/<app-name>/<instance>/), and its Instances entries in the files (default: $APP_INSTANCE)."
+    )
+    var instance: String?
+
+    @Option(
         name: .customLong("app-name"),
         help: "The application: its running daemon's socket (/run/<app-name>/), else its files in /etc/<app-name>/.")
     var applicationName: String?
@@ -79,7 +85,8 @@ struct LocationOptions: ParsableArguments {
             var candidates: [String] = []
             if let applicationName {
                 candidates += [
-                    ControlSocketPath.forApplication(applicationName, processEnvironment: environmentVariables)
+                    ControlSocketPath.forApplication(
+                        applicationName, instance: instance, processEnvironment: environmentVariables)
                 ].compactMap { $0 }
             }
             if requireDaemon, let runtime = ControlSocketPath.runtimeDirectory(in: environmentVariables) {
@@ -110,6 +117,7 @@ struct LocationOptions: ParsableArguments {
         var options = EnvironmentOptions(
             applicationName: applicationName ?? "envctl", environment: environment,
             configDirectory: configDirectory, processEnvironment: processEnvironment)
+        options.instance = instance
         if let configuration = try fleet.configuration(processEnvironment: processEnvironment) {
             let state = try FleetOptions.read(configuration)
             options.baseLayer = FixedDocuments(held: state.documents)

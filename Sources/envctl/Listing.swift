@@ -17,6 +17,7 @@ struct Listing {
     }
 
     var environment: String
+    var instance: String?
     var generation: Int
     var files: [String]
     var rows: [Row]
@@ -26,6 +27,7 @@ struct Listing {
     /// The files' configuration.
     init(_ snapshot: EnvironmentSnapshot, revealSecrets: Bool) {
         environment = snapshot.environmentName
+        instance = snapshot.instanceName
         generation = Int(snapshot.generation)
         files = snapshot.files
         pendingRestart = []
@@ -43,6 +45,7 @@ struct Listing {
     /// What a daemon runs with.
     init(_ reply: DescribeReply) {
         environment = reply.environment
+        instance = reply.instance
         generation = reply.generation
         files = reply.files
         lastReload = reply.lastReload
@@ -72,7 +75,8 @@ struct Listing {
     }
 
     var table: String {
-        var out = "# environment \(environment), generation \(generation)\n"
+        var out = "# environment \(environment)" + (instance.map { ", instance \($0)" } ?? "")
+        out += ", generation \(generation)\n"
         out += "# files: \(files.isEmpty ? "(built-in configuration)" : files.joined(separator: ", "))\n"
         if let lastReload, lastReload.outcome == .rejected {
             out += "# last reload (\(lastReload.trigger)) rejected, running generation \(lastReload.generation): "
@@ -108,6 +112,7 @@ struct Listing {
             "environment": environment, "generation": generation, "files": files, "settings": settings,
             "pendingRestart": pendingRestart,
         ]
+        if let instance { object["instance"] = instance }
         if let lastReload, let data = try? JSONEncoder().encode(lastReload),
             let decoded = try? JSONSerialization.jsonObject(with: data)
         {

@@ -27,6 +27,12 @@ struct ExampleDaemon: AsyncParsableCommand {
     var environment: String?
 
     @Option(
+        help:
+            "The instance, for a template unit (example-daemon@NAME.service passes %i): its Instances entries apply above the environment (default: $APP_INSTANCE)."
+    )
+    var instance: String?
+
+    @Option(
         name: .customLong("etcd-endpoints"),
         help:
             "Fleet mode: read the shared configuration from these etcd members, below this host's files (URL[,URL...]; default: $ENVIRONMENTS_ETCD_ENDPOINTS)."
@@ -48,6 +54,7 @@ struct ExampleDaemon: AsyncParsableCommand {
             applicationName: "example-daemon", environment: environment, configDirectory: configDirectory,
             build: .embedded)
         options.builtInConfiguration = BuiltInConfiguration.environments
+        options.instance = instance
         options.validate = { snapshot in
             // The application's own rules: a reload that breaks them is rejected.
             guard snapshot.url("APIBaseUrl", default: URL(string: "invalid:")!).scheme?.hasPrefix("http") == true

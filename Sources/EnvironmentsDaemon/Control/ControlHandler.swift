@@ -87,7 +87,7 @@ struct ControlHandler: Sendable {
         let snapshot = environment.snapshot
         let lastReload = await reloader.lastReloadRecord
         return DescribeReply(
-            applicationName: applicationName, environment: snapshot.environmentName,
+            applicationName: applicationName, environment: snapshot.environmentName, instance: snapshot.instanceName,
             generation: Int(snapshot.generation), files: snapshot.files,
             loadedAt: snapshot.loadedAt.formatted(.iso8601),
             settings: snapshot.leafKeys.compactMap { key in

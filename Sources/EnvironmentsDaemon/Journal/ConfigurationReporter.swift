@@ -37,12 +37,14 @@ package struct ConfigurationReporter: Sendable {
         var entry = JournalEntry()
         let what = changedKeys == nil ? "loaded" : "reloaded"
         let message =
-            "Configuration \(what): environment \(snapshot.environmentName), generation \(snapshot.generation), "
+            "Configuration \(what): environment \(snapshot.environmentName)"
+            + (snapshot.instanceName.map { ", instance \($0)" } ?? "") + ", generation \(snapshot.generation), "
             + "\(snapshot.leafKeys.count) settings"
         entry.append("MESSAGE", message)
         entry.append("MESSAGE_ID", ConfigurationMessageID.applied)
         entry.append("PRIORITY", "6")
         entry.append("CONFIG_ENVIRONMENT", snapshot.environmentName)
+        if let instance = snapshot.instanceName { entry.append("CONFIG_INSTANCE", instance) }
         entry.append("CONFIG_GENERATION", String(snapshot.generation))
         for file in snapshot.files { entry.append("CONFIG_SOURCE_FILE", file) }
         var lines: [String] = []
@@ -66,6 +68,7 @@ package struct ConfigurationReporter: Sendable {
         entry.append("MESSAGE_ID", ConfigurationMessageID.rejected)
         entry.append("PRIORITY", "3")
         entry.append("CONFIG_ENVIRONMENT", snapshot.environmentName)
+        if let instance = snapshot.instanceName { entry.append("CONFIG_INSTANCE", instance) }
         entry.append("CONFIG_GENERATION", String(snapshot.generation))
         entry.append("CONFIG_ERROR", error.description)
         entry.append("CONFIG_ERROR_CODE", error.code.description)
@@ -86,6 +89,7 @@ package struct ConfigurationReporter: Sendable {
         entry.append("MESSAGE_ID", ConfigurationMessageID.pendingRestart)
         entry.append("PRIORITY", "4")
         entry.append("CONFIG_ENVIRONMENT", snapshot.environmentName)
+        if let instance = snapshot.instanceName { entry.append("CONFIG_INSTANCE", instance) }
         entry.append("CONFIG_GENERATION", String(snapshot.generation))
         for key in keys {
             entry.append("CONFIG_PENDING_RESTART", "\(key)=\(snapshot.pendingRestart[key]!.displayValue())")

@@ -43,7 +43,8 @@ package actor ConfigurationReloader {
 
     /// The `STATUS=` text for a snapshot.
     package nonisolated static func status(of snapshot: EnvironmentSnapshot) -> String {
-        "Environment \(snapshot.environmentName), configuration generation \(snapshot.generation)"
+        "Environment \(snapshot.environmentName)" + (snapshot.instanceName.map { ", instance \($0)" } ?? "")
+            + ", configuration generation \(snapshot.generation)"
     }
 
     /// What `STATUS=` adds to the configuration's generation, by topic: how files are watched
@@ -231,7 +232,7 @@ package actor ConfigurationReloader {
     private func writeState(_ snapshot: EnvironmentSnapshot) {
         guard let stateFile else { return }
         let options = environment.options
-        let state = ReloadState(
+        var state = ReloadState(
             pid: getpid(), applicationName: options?.applicationName ?? "app", environment: snapshot.environmentName,
             configDirectory: options?.configDirectory, resolvedDirectory: snapshot.location?.directory,
             generation: snapshot.generation, files: snapshot.files,
@@ -240,6 +241,7 @@ package actor ConfigurationReloader {
             runningValues: snapshot.pendingRestart.keys.reduce(into: [:]) { values, key in
                 values[key] = snapshot.configuredValue(forKey: key)?.displayValue() ?? "<unset>"
             })
+        state.instance = snapshot.instanceName
         do {
             try state.write(to: stateFile)
         } catch {

@@ -15,6 +15,8 @@ package struct ReloadState: Codable, Sendable, Hashable {
     package var applicationName: String
     /// The selected environment.
     package var environment: String
+    /// The selected instance, if any.
+    package var instance: String?
     /// The explicitly selected configuration directory, if any.
     package var configDirectory: String?
     /// The directory the configuration was actually read from.

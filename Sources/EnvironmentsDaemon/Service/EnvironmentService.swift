@@ -163,7 +163,7 @@ public struct EnvironmentService: Service, CustomStringConvertible {
         guard
             let path = socket.path
                 ?? ControlSocketPath.forDaemon(
-                    applicationName: applicationName,
+                    applicationName: applicationName, instance: options?.selectedInstance,
                     processEnvironment: options?.processEnvironment ?? ProcessInfo.processInfo.environment)
         else { return nil }
         do {

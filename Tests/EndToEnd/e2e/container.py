@@ -164,7 +164,7 @@ class Container:
 
         for product in ("example-daemon", "envctl"):
             place(os.path.join(binaries, product), f"/usr/local/bin/{product}", 0o755)
-        for unit in ("example-daemon.service", "example-daemon-notify-reload.service"):
+        for unit in ("example-daemon.service", "example-daemon-notify-reload.service", "example-daemon@.service"):
             place(os.path.join(ROOT, "systemd", unit), f"/etc/systemd/system/{unit}", 0o644)
         place(os.path.join(ROOT, "systemd", "environments.catalog"), "/usr/lib/systemd/catalog/environments.catalog", 0o644)
         etc = os.path.join(root, "etc/example-daemon")

@@ -28,6 +28,7 @@ SCENARIOS = [
     ("9", "stop: STOPPING=1, clean exit"),
     ("10", "built-in configuration: systemctl reload through the control socket"),
     ("11", "hardening: systemd-analyze security, an unprivileged dynamic user"),
+    ("12", "two template instances: their own values; reloading one leaves the other"),
 ]
 
 
@@ -471,8 +472,58 @@ def scenario_11(h, s):
     h.reload_expecting(s, "reload under the sandbox", ["APIBaseUrl", "APIHost"])
 
 
+def scenario_12(h, s):
+    """Two instances of example-daemon@.service share /etc/example-daemon and differ by
+    their `Instances` entries; a reload of one changes nothing in the other."""
+    h.stop_and_restore(s)
+    units = {name: f"example-daemon@{name}.service" for name in ("eu-west", "us-east")}
+
+    def envctl(name, *arguments):
+        return h.container.run(["envctl", *arguments, "--app-name", "example-daemon", "--instance", name])
+
+    def status(unit):
+        return h.container.run(["systemctl", "show", unit, "-p", "StatusText", "--value"]).stdout.strip()
+
+    try:
+        for name, unit in units.items():
+            started = h.systemctl("start", unit)
+            s.require(started.returncode == 0, f"systemctl start {unit} ({started.stderr.strip()!r})")
+        for name, unit in units.items():
+            value = envctl(name, "get", "APIHost")
+            s.equal(value.stdout.strip(), f"{name}.api.example.com", f"APIHost of {unit} (envctl get --instance {name})")
+            s.equal(status(unit), f"Environment Release, instance {name}, configuration generation 1", f"StatusText of {unit}")
+            shown = envctl(name, "show")
+            s.check(shown.stdout.startswith(f"# environment Release, instance {name}, generation 1"),
+                    f"envctl show --instance {name} names the instance: {shown.stdout.splitlines()[:1]} {shown.stderr.strip()!r}")
+            s.check(f"[Instances.{name}]" in shown.stdout, f"envctl show --instance {name} names the Instances section as the source")
+            entries = h.container.run(["journalctl", "-u", unit, "-o", "json", "--no-pager", f"MESSAGE_ID={APPLIED_ID}"]).stdout
+            s.check(f'"CONFIG_INSTANCE":"{name}"' in entries.replace(" ", ""), f"the journal's effective-settings entry of {unit} has CONFIG_INSTANCE={name}")
+        s.check(h.container.run(["test", "-S", "/run/example-daemon/eu-west/configuration.varlink"]).returncode == 0,
+                "each instance has its own control socket (/run/example-daemon/eu-west/)")
+
+        # A drop-in that changes eu-west only; the us-east instance's watcher sees the file too,
+        # and must keep its values and its generation.
+        h.container.write_atomic(f"{DROPIN_DIR}/60-eu-west.plist", plistlib.dumps(
+            {"Instances": {"eu-west": {"APIHost": "eu-west-2.api.example.com"}}}))
+        reloaded = h.systemctl("reload", units["eu-west"])
+        s.equal(reloaded.returncode, 0, f"systemctl reload {units['eu-west']} ({reloaded.stderr.strip()!r})")
+        s.equal(envctl("eu-west", "get", "APIHost").stdout.strip(), "eu-west-2.api.example.com", "eu-west's APIHost after its reload")
+        settled = wait_for(lambda: "generation 2" in status(units["eu-west"]), 5.0)
+        s.check(settled, f"eu-west's StatusText says generation 2: {status(units['eu-west'])!r}")
+        # Give us-east's watcher time to act on the same file: it must find nothing to change.
+        time.sleep(1.0)
+        s.equal(envctl("us-east", "get", "APIHost").stdout.strip(), "us-east.api.example.com", "us-east's APIHost after eu-west's reload")
+        s.equal(status(units["us-east"]), "Environment Release, instance us-east, configuration generation 1",
+                "us-east's StatusText (same generation) after eu-west's reload")
+    finally:
+        for unit in units.values():
+            h.systemctl("stop", unit)
+    s.check(h.container.run(["test", "-e", "/run/example-daemon/eu-west"]).returncode != 0,
+            "the stopped instance's runtime directory is gone")
+
+
 SCENARIO_FUNCTIONS = {
     "1": scenario_1, "2": scenario_2, "3": scenario_3, "4": scenario_4, "5": scenario_5,
     "6": scenario_6, "7": scenario_7, "8": scenario_8, "9": scenario_9, "10": scenario_10,
-    "11": scenario_11,
+    "11": scenario_11, "12": scenario_12,
 }
