@@ -216,5 +216,40 @@ struct ExampleDaemonTests {
         ])
         let fileLine = fromFiles.output.split(separator: "\n").first { $0.hasPrefix("ListenPort") }
         #expect(fileLine?.contains("= 9090") == true)
+        // diff --running: the daemon's value on one side, the files' on the other; nothing else.
+        let diff = try daemon.envctl([
+            "diff", "--running", "--pid", String(daemon.pid), "--config-dir", daemon.configDirectory.path,
+        ])
+        #expect(diff.status == 0, "\(diff.output)")
+        let changes = diff.output.split(separator: "\n").filter { $0.hasPrefix("-") || $0.hasPrefix("+") }
+        #expect(changes.count == 4, "\(diff.output)")
+        #expect(changes.contains { $0.hasPrefix("- ListenPort = 8080") }, "\(diff.output)")
+        #expect(changes.contains { $0.hasPrefix("+ ListenPort = 9090") }, "\(diff.output)")
+    }
+
+    @Test("an instance's Instances entry applies; STATUS=, envctl show and the state name it")
+    func instance() throws {
+        let plist = examplePlist().replacingOccurrences(
+            of: "<key>RestartRequired</key>",
+            with: """
+                <key>Instances</key>
+                <dict><key>eu-west</key><dict><key>APIHost</key><string>eu.example.com</string></dict></dict>
+                <key>RestartRequired</key>
+                """)
+        let daemon = try DaemonHarness(plist: plist)
+        try daemon.start(arguments: ["--environment", "Staging", "--instance", "eu-west"])
+        let ready = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
+        #expect(ready.contains("STATUS=Environment Staging, instance eu-west, configuration generation 1"), "\(ready)")
+        let get = try daemon.envctl(["get", "APIBaseUrl", "--pid", String(daemon.pid)])
+        #expect(get.output == "https://eu.example.com/v1\n", "\(get.output)")
+        let show = try daemon.envctl(["show", "--pid", String(daemon.pid)])
+        #expect(show.output.hasPrefix("# environment Staging, instance eu-west, generation 1"), "\(show.output)")
+        #expect(show.output.contains("[Instances.eu-west]"), "\(show.output)")
+        #expect(try ReloadState.read(from: daemon.stateFile).instance == "eu-west")
+        // The files, read for the same instance, agree with the daemon.
+        let diff = try daemon.envctl([
+            "diff", "--running", "--pid", String(daemon.pid), "--config-dir", daemon.configDirectory.path,
+        ])
+        #expect(diff.output.hasSuffix("# no differences\n"), "\(diff.output)")
     }
 }

@@ -1,0 +1,121 @@
+import ArgumentParser
+import Environments
+import EnvironmentsControl
+import Foundation
+
+struct Diff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the effective differences between two environments, or between a running daemon and its files.",
+        discussion: """
+            `envctl diff Staging Production` reads the files (--config-dir, --app-name, --instance and the \
+            etcd options choose which) once for each environment and prints every key whose effective \
+            value differs, with the source of each side. `envctl diff --running --app-name NAME` compares \
+            what the running daemon uses with what its files give now for its environment and instance: \
+            an edit not yet reloaded, or a restart-only key waiting for a restart. Secret values are \
+            compared but printed as <redacted> unless --show-secrets (from a daemon: root and its user \
+            only). Exit status 0 whether or not there are differences; 1 on an error.
+            """)
+
+    @OptionGroup var location: LocationOptions
+
+    @Flag(help: "Compare the running daemon with the files on disk.")
+    var running = false
+
+    @Flag(help: "Print secret values instead of <redacted>.")
+    var showSecrets = false
+
+    @Argument(help: "Two environments to compare (not with --running).")
+    var environments: [String] = []
+
+    func validate() throws {
+        if running {
+            guard environments.isEmpty else { throw ValidationError("--running compares one daemon with its files: give no environments") }
+        } else if environments.count != 2 {
+            throw ValidationError("give two environments (envctl diff Staging Production), or --running")
+        }
+    }
+
+    /// One side's effective value of a key.
+    struct Side: Equatable {
+        var display: String
+        /// What is compared: the value's text, or nil for a secret the daemon did not reveal.
+        var comparable: String?
+        var source: String
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let (leftName, left, rightName, right) = running ? try runningAndFiles() : try twoEnvironments()
+            print("--- \(leftName)")
+            print("+++ \(rightName)")
+            var differences = 0
+            for key in Set(left.keys).union(right.keys).sorted() {
+                let (old, new) = (left[key], right[key])
+                if let old, let new, old.comparable == new.comparable, old.comparable != nil { continue }
+                if let old, let new, old.comparable == nil || new.comparable == nil {
+                    print("? \(key) = \(old.display)    # secret, not compared (--show-secrets)")
+                    continue
+                }
+                differences += 1
+                if let old { print("- \(key) = \(old.display)    # \(old.source)") }
+                if let new { print("+ \(key) = \(new.display)    # \(new.source)") }
+            }
+            if differences == 0 { print("# no differences") }
+        }
+    }
+
+    private func sides(_ snapshot: EnvironmentSnapshot) -> [String: Side] {
+        var sides: [String: Side] = [:]
+        for key in snapshot.leafKeys {
+            guard let value = snapshot.configuredValue(forKey: key) else { continue }
+            sides[key] = Side(
+                display: value.displayValue(revealSecrets: showSecrets), comparable: value.value.description,
+                source: value.source.description)
+        }
+        return sides
+    }
+
+    private func load(environment: String, instance: String?) throws -> EnvironmentSnapshot {
+        var options = try location.options()
+        options.environment = environment
+        if let instance { options.instance = instance }
+        do {
+            return try Environment(options: options).snapshot
+        } catch {
+            throw Failure("environment \(environment): \(error)")
+        }
+    }
+
+    private func twoEnvironments() throws -> (String, [String: Side], String, [String: Side]) {
+        let (a, b) = (environments[0], environments[1])
+        return (a, sides(try load(environment: a, instance: nil)), b, sides(try load(environment: b, instance: nil)))
+    }
+
+    private func runningAndFiles() throws -> (String, [String: Side], String, [String: Side]) {
+        guard case .daemon(let client) = try location.target(requireDaemon: true) else {
+            throw Failure("no daemon to ask: pass --pid, --app-name or --socket")
+        }
+        let parameters = try client.ask(
+            ControlInterface.Method.describe, showSecrets ? ["showSecrets": .bool(true)] : [:])
+        let reply: DescribeReply
+        do {
+            reply = try JSONValue.record(DescribeReply.self, from: parameters)
+        } catch {
+            throw Failure("the daemon's description cannot be read: \(error)")
+        }
+        var daemon: [String: Side] = [:]
+        for setting in reply.settings {
+            let source = Listing.source(setting.source).description
+            daemon[setting.key] = Side(
+                display: setting.value ?? ConfiguredValue.redacted, comparable: setting.value, source: source)
+        }
+        var files = sides(try load(environment: reply.environment, instance: reply.instance))
+        // A secret the daemon did not reveal cannot be compared; say so rather than guess.
+        for (key, side) in daemon where side.comparable == nil { files[key]?.comparable = nil }
+        let what = reply.instance.map { ", instance \($0)" } ?? ""
+        return (
+            "running daemon (\(reply.applicationName), environment \(reply.environment)\(what), generation \(reply.generation))",
+            daemon, "files now", files
+        )
+    }
+}
