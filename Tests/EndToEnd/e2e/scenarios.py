@@ -488,6 +488,13 @@ def scenario_12(h, s):
         for name, unit in units.items():
             started = h.systemctl("start", unit)
             s.require(started.returncode == 0, f"systemctl start {unit} ({started.stderr.strip()!r})")
+        def settings(name):
+            shown = envctl(name, "show", "--json")
+            try:
+                return json.loads(shown.stdout)["settings"]
+            except (ValueError, KeyError):
+                return {"unreadable": shown.stdout + shown.stderr}
+
         for name, unit in units.items():
             value = envctl(name, "get", "APIHost")
             s.equal(value.stdout.strip(), f"{name}.api.example.com", f"APIHost of {unit} (envctl get --instance {name})")
@@ -501,8 +508,9 @@ def scenario_12(h, s):
         s.check(h.container.run(["test", "-S", "/run/example-daemon/eu-west/configuration.varlink"]).returncode == 0,
                 "each instance has its own control socket (/run/example-daemon/eu-west/)")
 
+        us_east_before = settings("us-east")
         # A drop-in that changes eu-west only; the us-east instance's watcher sees the file too,
-        # and must keep its values and its generation.
+        # and must keep every value and source (its file list, and so its generation, may grow).
         h.container.write_atomic(f"{DROPIN_DIR}/60-eu-west.plist", plistlib.dumps(
             {"Instances": {"eu-west": {"APIHost": "eu-west-2.api.example.com"}}}))
         reloaded = h.systemctl("reload", units["eu-west"])
@@ -513,8 +521,10 @@ def scenario_12(h, s):
         # Give us-east's watcher time to act on the same file: it must find nothing to change.
         time.sleep(1.0)
         s.equal(envctl("us-east", "get", "APIHost").stdout.strip(), "us-east.api.example.com", "us-east's APIHost after eu-west's reload")
-        s.equal(status(units["us-east"]), "Environment Release, instance us-east, configuration generation 1",
-                "us-east's StatusText (same generation) after eu-west's reload")
+        s.equal(settings("us-east"), us_east_before, "us-east's settings, values and sources, after eu-west's reload")
+        s.check(status(units["us-east"]).startswith("Environment Release, instance us-east, configuration generation"),
+                f"us-east's StatusText after eu-west's reload: {status(units['us-east'])!r}")
+        s.note(f"us-east after eu-west's drop-in: {status(units['us-east'])!r}")
     finally:
         for unit in units.values():
             h.systemctl("stop", unit)

@@ -1,0 +1,43 @@
+#!/bin/bash
+# Generates and installs the man pages and shell completions of envctl and example-daemon,
+# from their argument parsers (swift-argument-parser), so they never disagree with --help.
+#
+#   scripts/install-docs.sh [PREFIX]      PREFIX defaults to /usr/local; DESTDIR is honoured.
+#
+# Installs:
+#   PREFIX/share/man/man1/envctl.1, example-daemon.1       (the generate-manual plugin)
+#   PREFIX/share/bash-completion/completions/envctl, example-daemon
+#   PREFIX/share/zsh/site-functions/_envctl, _example-daemon
+#   PREFIX/share/fish/vendor_completions.d/envctl.fish, example-daemon.fish
+#
+# Then `man envctl`, and completions in new bash, zsh (with compinit) and fish shells.
+# SWIFT_CONFIGURATION=debug|release (default debug) selects the build the tools come from.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+prefix="${1:-/usr/local}"
+root="${DESTDIR:-}${prefix}"
+configuration="${SWIFT_CONFIGURATION:-debug}"
+tools=(envctl example-daemon)
+
+swift build -c "$configuration" --product envctl >&2
+swift build -c "$configuration" --product example-daemon >&2
+bin="$(swift build -c "$configuration" --show-bin-path)"
+
+man="$root/share/man/man1"
+mkdir -p "$man" "$root/share/bash-completion/completions" "$root/share/zsh/site-functions" \
+    "$root/share/fish/vendor_completions.d"
+generated="$(mktemp -d)"
+trap 'rm -rf "$generated"' EXIT
+# The plugin writes a page for every executable product; only the tools' pages are installed.
+swift package --allow-writing-to-directory "$generated" generate-manual --configuration "$configuration" \
+    --output-directory "$generated" >&2
+for tool in "${tools[@]}"; do
+    test -f "$generated/$tool.1" || { echo "install-docs: no man page was generated for $tool" >&2; exit 1; }
+    install -m 0644 "$generated/$tool.1" "$man/"
+done
+for tool in "${tools[@]}"; do
+    "$bin/$tool" --generate-completion-script bash > "$root/share/bash-completion/completions/$tool"
+    "$bin/$tool" --generate-completion-script zsh > "$root/share/zsh/site-functions/_$tool"
+    "$bin/$tool" --generate-completion-script fish > "$root/share/fish/vendor_completions.d/$tool.fish"
+done
+echo "installed man pages and completions for ${tools[*]} under $root" >&2
