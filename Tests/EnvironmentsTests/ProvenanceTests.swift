@@ -74,7 +74,11 @@ import Testing
             ValueSource(layer: .environment, file: "/etc/app/Environments.plist", section: "Production")
                 .description == "/etc/app/Environments.plist [Production]")
         #expect(ValueSource(layer: .common, file: "/etc/app/x.plist").description == "/etc/app/x.plist [Common]")
-        #expect(ValueSource.Layer.allCases == [.defaults, .common, .environment, .override])
+        #expect(
+            ValueSource(layer: .instance, file: "/etc/app/x.plist", section: "Instances.eu").description
+                == "/etc/app/x.plist [Instances.eu]")
+        // Lowest first.
+        #expect(ValueSource.Layer.allCases == [.defaults, .common, .environment, .instance, .override])
     }
 
     @Test func snapshotListsFilesInOrder() throws {
