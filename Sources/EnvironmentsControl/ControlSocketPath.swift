@@ -24,7 +24,8 @@ package enum ControlSocketPath {
         if let runtime = runtimeDirectory(in: processEnvironment) {
             return join(runtime, ControlInterface.socketFileName)
         }
-        return forApplication(applicationName, instance: instance, processEnvironment: processEnvironment, isRoot: isRoot)
+        return forApplication(
+            applicationName, instance: instance, processEnvironment: processEnvironment, isRoot: isRoot)
     }
 
     /// The socket of the daemon called `applicationName`, by convention (`RuntimeDirectory=NAME`).

@@ -29,7 +29,9 @@ struct Diff: ParsableCommand {
 
     func validate() throws {
         if running {
-            guard environments.isEmpty else { throw ValidationError("--running compares one daemon with its files: give no environments") }
+            guard environments.isEmpty else {
+                throw ValidationError("--running compares one daemon with its files: give no environments")
+            }
         } else if environments.count != 2 {
             throw ValidationError("give two environments (envctl diff Staging Production), or --running")
         }

@@ -50,7 +50,8 @@ import Testing
             options.instance = "eu-west"
             #expect(try Environment(options: options).string("Region") == "eu-west")
             // `--instance NAME` on the command line.
-            let parsed = EnvironmentOptions.fromCommandLine(["daemon", "--instance", "eu-west"], processEnvironment: [:])
+            let parsed = EnvironmentOptions.fromCommandLine(
+                ["daemon", "--instance", "eu-west"], processEnvironment: [:])
             #expect(parsed.selectedInstance == "eu-west")
         }
     }
@@ -85,7 +86,10 @@ import Testing
 
     @Test(arguments: [
         ("<key>Instances</key><string>x</string>", "'Instances' in this file is a string"),
-        ("<key>Instances</key><dict><key>eu</key><integer>1</integer></dict>", "instance 'eu' in Instances is an integer"),
+        (
+            "<key>Instances</key><dict><key>eu</key><integer>1</integer></dict>",
+            "instance 'eu' in Instances is an integer"
+        ),
     ])
     func aMalformedInstancesEntryIsAnErrorWithItsLine(entry: String, message: String) throws {
         try withTemporaryDirectory { directory in

@@ -101,7 +101,9 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
         }
         // Last, so that nothing else runs while it samples the process's memory.
         if selected.contains(.soak) {
-            report.soak = try await SoakBenchmark(minutes: soakMinutes, watchFiles: soakWatchFiles, readerCount: soakReaders).run(
+            report.soak = try await SoakBenchmark(
+                minutes: soakMinutes, watchFiles: soakWatchFiles, readerCount: soakReaders
+            ).run(
                 progress: progress)
         }
         print(json ? try report.json() : report.table())

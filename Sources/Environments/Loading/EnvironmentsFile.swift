@@ -42,7 +42,9 @@ struct EnvironmentsFile: Sendable {
                             isDropIn ? .invalidDropIn : .invalidSection,
                             "instance '\(instance)' in Instances is \(settings.typeName.withArticle), expected a dictionary (<dict>) of settings",
                             key: "Instances.\(instance)", file: document.file, line: document.line(ofKey: instance),
-                            hint: "Each entry of Instances is named after an instance and holds the settings it overrides")
+                            hint:
+                                "Each entry of Instances is named after an instance and holds the settings it overrides"
+                        )
                     }
                     instances[instance] = values
                 }

@@ -131,7 +131,8 @@ extension EnvironmentSnapshot: ConfigurationReading {
 extension EnvironmentSnapshot: CustomStringConvertible {
     /// A one-line summary: environment, generation, number of keys and files.
     public var description: String {
-        "environment \(environmentName)" + (instanceName.map { ", instance \($0)" } ?? "") + ", generation \(generation), \(leafKeys.count) keys from "
+        "environment \(environmentName)" + (instanceName.map { ", instance \($0)" } ?? "")
+            + ", generation \(generation), \(leafKeys.count) keys from "
             + (files.isEmpty ? "no files" : files.joined(separator: ", "))
     }
 }

@@ -41,7 +41,9 @@ struct SnapshotBuilder {
                 .unknownInstance,
                 "unknown instance '\(instance)'; known instances: \(known.isEmpty ? "none defined" : known.joined(separator: ", "))",
                 environment: name, searchedFiles: files.map(\.file).filter { $0 != builtInLabel },
-                hint: "Select a known instance, or add an '\(instance)' dictionary to Instances in \(options.fileName) or a drop-in")
+                hint:
+                    "Select a known instance, or add an '\(instance)' dictionary to Instances in \(options.fileName) or a drop-in"
+            )
         }
 
         var tree: [String: SettingNode] = [:]
