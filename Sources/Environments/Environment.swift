@@ -151,6 +151,12 @@ public struct Environment: ConfigurationReading, Sendable {
         try retainedCore.check()
     }
 
+    /// Builds the configuration as ``check()`` does, with `candidates` (file contents by
+    /// absolute path) read in place of the files there, or added to the drop-ins.
+    package func check(candidates: [String: Data]) throws(EnvironmentError) -> EnvironmentSnapshot {
+        try retainedCore.check(candidates: candidates)
+    }
+
     /// Sets (or, with `nil`, removes) a runtime override: the top layer, not persisted.
     /// The configuration is rebuilt and validated as on a reload.
     @discardableResult

@@ -197,11 +197,13 @@ final class EnvironmentCore: Sendable {
     /// Builds the configuration exactly as ``reload()`` would, without applying it.
     ///
     /// - Returns: The snapshot a reload would apply now.
-    func check() throws(EnvironmentError) -> EnvironmentSnapshot {
+    func check(candidates: [String: Data] = [:]) throws(EnvironmentError) -> EnvironmentSnapshot {
         let current = snapshot
         let (origin, overrides) = state.withLock { ($0.origin, $0.overrides) }
         guard let origin else { return current }
-        return try SnapshotBuilder(options: origin.options, overrides: overrides, readsFiles: origin.readsFiles)
+        var options = origin.options
+        options.candidateDocuments = candidates
+        return try SnapshotBuilder(options: options, overrides: overrides, readsFiles: origin.readsFiles)
             .build(previous: current, generation: current.generation + 1)
     }
 

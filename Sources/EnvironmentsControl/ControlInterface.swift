@@ -101,6 +101,8 @@ package enum ControlInterface {
           environment: string,
           # The instance (a template unit's %i); absent for none.
           instance: ?string,
+          # The directory the configuration files are read from; absent without files.
+          configDirectory: ?string,
           generation: int,
           files: []string,
           loadedAt: string,
@@ -112,9 +114,18 @@ package enum ControlInterface {
         # One effective setting.
         method Get(key: string, showSecrets: ?bool) -> (setting: Setting)
 
+        # A file to check in place of the one on disk (or as a new drop-in): its path relative
+        # to the configuration directory (Environments.plist or Environments.plist.d/NAME.plist)
+        # and its whole text.
+        type Candidate (path: string, contents: string)
+
         # Builds the configuration exactly as a reload would, the application's validation
-        # included, without applying it. Root and the daemon's own user only.
-        method Check() -> (environment: string, generation: int, changedKeys: []string, pendingRestart: []string)
+        # included, without applying it; with candidates, as if they were installed (what
+        # envctl edit and set check before they install a file). Root and the daemon's own
+        # user only.
+        method Check(candidates: ?[]Candidate) -> (
+          environment: string, generation: int, changedKeys: []string, pendingRestart: []string
+        )
 
         # Reloads and answers with the verdict; a rejected configuration is the error
         # ReloadRejected, and the daemon keeps its last good configuration. Root and the
@@ -226,6 +237,7 @@ package struct DescribeReply: Codable, Sendable, Hashable {
     package var applicationName: String
     package var environment: String
     package var instance: String?
+    package var configDirectory: String?
     package var generation: Int
     package var files: [String]
     package var loadedAt: String
@@ -234,13 +246,15 @@ package struct DescribeReply: Codable, Sendable, Hashable {
     package var lastReload: ReloadVerdictRecord?
 
     package init(
-        applicationName: String, environment: String, instance: String? = nil, generation: Int, files: [String],
+        applicationName: String, environment: String, instance: String? = nil, configDirectory: String? = nil,
+        generation: Int, files: [String],
         loadedAt: String, settings: [SettingRecord], pendingRestart: [PendingRestartRecord],
         lastReload: ReloadVerdictRecord?
     ) {
         self.applicationName = applicationName
         self.environment = environment
         self.instance = instance
+        self.configDirectory = configDirectory
         self.generation = generation
         self.files = files
         self.loadedAt = loadedAt

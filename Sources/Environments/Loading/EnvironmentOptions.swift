@@ -66,6 +66,11 @@ public struct EnvironmentOptions: Sendable {
         return nil
     }
 
+    /// Files to read as if they were on disk with these contents, by absolute path: the main
+    /// file or a drop-in, replacing the file there or added to the drop-ins. What
+    /// `envctl set`, `unset` and `edit` check before they install a file.
+    package var candidateDocuments: [String: Data] = [:]
+
     /// The variable systemd sets from `ConfigurationDirectory=`.
     package static let configurationDirectoryVariable = "CONFIGURATION_DIRECTORY"
     /// The variable systemd sets for `LoadCredential=` and `SetCredential=`.

@@ -121,14 +121,16 @@ struct SnapshotBuilder {
         -> [EnvironmentsFile]
     {
         var files: [EnvironmentsFile] = []
-        let mainFileExists = FileManager.default.fileExists(atPath: location.mainFile)
+        let candidates = options.candidateDocuments
+        let mainFileExists =
+            candidates[location.mainFile] != nil || FileManager.default.fileExists(atPath: location.mainFile)
         if !mainFileExists && hasBaseLayer {
             // Only the layer, or the layer and drop-ins.
         } else if !mainFileExists, let builtIn = options.builtInConfiguration {
             files.append(try EnvironmentsFile(root: builtIn, label: builtInLabel))
         } else {
             do {
-                files.append(try EnvironmentsFile(PropertyListDocument(contentsOf: location.mainFile), isDropIn: false))
+                files.append(try EnvironmentsFile(document(location.mainFile), isDropIn: false))
             } catch var error {
                 if error.code == .fileNotFound {
                     error.searchedFiles = location.searchedDirectories.map {
@@ -140,15 +142,29 @@ struct SnapshotBuilder {
                 throw error
             }
         }
-        for path in try location.dropInFiles() {
+        var dropIns = try location.dropInFiles()
+        for path in candidates.keys.sorted()
+        where (path as NSString).deletingLastPathComponent == location.dropInDirectory
+            && ConfigurationLocation.isDropInFileName((path as NSString).lastPathComponent) && !dropIns.contains(path)
+        {
+            dropIns.append(path)
+        }
+        dropIns.sort { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        for path in dropIns {
             do {
-                files.append(try EnvironmentsFile(PropertyListDocument(contentsOf: path), isDropIn: true))
+                files.append(try EnvironmentsFile(document(path), isDropIn: true))
             } catch var error {
                 if error.code != .invalidDropIn { error.message = "drop-in " + error.message }
                 throw error
             }
         }
         return files
+    }
+
+    /// The document at `path`: a candidate's contents, else the file on disk.
+    private func document(_ path: String) throws(EnvironmentError) -> PropertyListDocument {
+        if let data = options.candidateDocuments[path] { return try PropertyListDocument(data: data, file: path) }
+        return try PropertyListDocument(contentsOf: path)
     }
 
     private func selectEnvironment(files: [EnvironmentsFile]) throws(EnvironmentError) -> String {

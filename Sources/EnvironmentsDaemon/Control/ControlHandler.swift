@@ -52,7 +52,24 @@ struct ControlHandler: Sendable {
             ])
         case ControlInterface.Method.check:
             if let denied = deny(call, peer, reason: "checking the configuration") { return denied }
-            return check()
+            var candidates: [String: Data] = [:]
+            if let list = parameters["candidates"] {
+                guard case .array(let items) = list else {
+                    return .error("org.varlink.service.InvalidParameter", ["parameter": .string("candidates")])
+                }
+                let directory = environment.snapshot.location?.directory
+                let fileName = environment.options?.fileName ?? "Environments.plist"
+                for item in items {
+                    guard let object = item.objectValue, let path = object["path"]?.stringValue,
+                        let contents = object["contents"]?.stringValue, let directory,
+                        let absolute = CheckCandidate.absolutePath(path, directory: directory, fileName: fileName)
+                    else {
+                        return .error("org.varlink.service.InvalidParameter", ["parameter": .string("candidates")])
+                    }
+                    candidates[absolute] = Data(contents.utf8)
+                }
+            }
+            return check(candidates: candidates)
         case ControlInterface.Method.reload:
             if let denied = deny(call, peer, reason: "reloading") { return denied }
             let record = await reloader.reload(trigger: .api)
@@ -88,7 +105,7 @@ struct ControlHandler: Sendable {
         let lastReload = await reloader.lastReloadRecord
         return DescribeReply(
             applicationName: applicationName, environment: snapshot.environmentName, instance: snapshot.instanceName,
-            generation: Int(snapshot.generation), files: snapshot.files,
+            configDirectory: snapshot.location?.directory, generation: Int(snapshot.generation), files: snapshot.files,
             loadedAt: snapshot.loadedAt.formatted(.iso8601),
             settings: snapshot.leafKeys.compactMap { key in
                 snapshot.configuredValue(forKey: key).map { Self.setting(key, $0, showSecrets: showSecrets) }
@@ -104,10 +121,10 @@ struct ControlHandler: Sendable {
             lastReload: lastReload.map { Self.verdict($0, environment: snapshot.environmentName) })
     }
 
-    private func check() -> VarlinkReply {
+    private func check(candidates: [String: Data]) -> VarlinkReply {
         let current = environment.snapshot
         do {
-            let built = try environment.check()
+            let built = try environment.check(candidates: candidates)
             return Self.reply(
                 CheckReply(
                     environment: built.environmentName, generation: Int(current.generation),

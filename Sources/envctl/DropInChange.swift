@@ -1,0 +1,168 @@
+import Environments
+import EnvironmentsControl
+import Foundation
+
+/// A change to one drop-in that `edit`, `set` and `unset` check before they install it:
+/// the whole resulting configuration is built as the daemon would build it, and only then the
+/// file is replaced (a temporary file renamed over it, in the same directory).
+///
+/// The check runs on the files for every environment they define (so a change for Staging
+/// cannot break Production), and, when a daemon is found (`--app-name`, `--pid`, `--socket`),
+/// through its `Check` with the new file as a candidate, so that the application's own
+/// validation counts too.
+struct DropInChange {
+    /// The configuration directory the drop-in belongs to.
+    let directory: String
+    /// The main file's name, `Environments.plist`.
+    let fileName = "Environments.plist"
+    /// The drop-in's file name, with `.plist`.
+    let name: String
+    /// The running daemon to check with, if one was found.
+    let daemon: VarlinkClient?
+    let location: LocationOptions
+
+    /// The drop-in `name` (with or without `.plist`; default `50-local`) in the directory of
+    /// the daemon that `location` finds, else in the directory the files are read from.
+    init(location: LocationOptions, dropIn: String?) throws {
+        var name = dropIn ?? "50-local"
+        if !name.hasSuffix(".plist") { name += ".plist" }
+        guard !name.contains("/"), !name.hasPrefix("."), name != ".plist" else {
+            throw Failure("--drop-in '\(dropIn ?? "")': give a file name such as 50-local (no '/', not hidden)")
+        }
+        self.name = name
+        self.location = location
+        if case .daemon(let client)? = try? location.target(requireDaemon: true),
+            location.configDirectory == nil
+        {
+            let reply: DescribeReply
+            do {
+                reply = try JSONValue.record(
+                    DescribeReply.self, from: try client.ask(ControlInterface.Method.describe))
+            } catch let failure as Failure {
+                throw failure
+            } catch {
+                throw Failure("the daemon's description cannot be read: \(error)")
+            }
+            guard let directory = reply.configDirectory else {
+                throw Failure("the daemon reads no configuration directory; pass --config-dir")
+            }
+            self.directory = directory
+            self.daemon = client
+        } else {
+            self.directory = ConfigurationLocation(options: try location.options()).directory
+            // With an explicit directory, a daemon named as well still checks the change.
+            if location.configDirectory != nil, case .daemon(let client)? = try? location.target(requireDaemon: true)
+            {
+                self.daemon = client
+            } else {
+                self.daemon = nil
+            }
+        }
+    }
+
+    /// `Environments.plist.d/NAME.plist`, relative to ``directory``.
+    var relativePath: String { fileName + ".d/" + name }
+    /// The drop-in's absolute path.
+    var path: String { (directory as NSString).appendingPathComponent(relativePath) }
+
+    /// The drop-in's current text, or `nil` if there is none.
+    func current() throws -> Data? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw Failure("cannot read \(path): \((error as NSError).localizedDescription)")
+        }
+    }
+
+    /// Checks the configuration with `contents` as the drop-in; the error says what is wrong,
+    /// with file and line.
+    ///
+    /// - Returns: What was checked, for a confirmation line.
+    @discardableResult
+    func check(_ contents: Data) throws -> String {
+        let environments = try checkFiles(contents)
+        var checked = "checked for \(environments.joined(separator: ", "))"
+        if let daemon {
+            guard let text = String(data: contents, encoding: .utf8) else {
+                throw Failure("\(path): not UTF-8 text; the daemon checks XML property lists")
+            }
+            let candidate = try JSONValueEncoder().encode(CheckCandidate(path: relativePath, contents: text))
+            let reply: [String: JSONValue]
+            do {
+                reply = try daemon.ask(ControlInterface.Method.check, ["candidates": .array([candidate])])
+            } catch let failure as Failure {
+                throw Failure("the running daemon rejects it: \(failure.description)")
+            }
+            checked += "; by the running daemon (environment \(reply["environment"]?.stringValue ?? "?"))"
+        }
+        return checked
+    }
+
+    /// The configuration the files give now, for every environment they define (or
+    /// `--environment`'s only); environments that do not build are left out.
+    func currentSnapshots() throws -> [EnvironmentSnapshot] {
+        var base = try location.options()
+        base.configDirectory = directory
+        return environmentNames(base, candidate: nil).compactMap { name in
+            var options = base
+            options.environment = name
+            return try? Environment(options: options).snapshot
+        }
+    }
+
+    /// Builds the configuration from the files, with the candidate, for every environment
+    /// they define (or `--environment`'s only); returns their names.
+    private func checkFiles(_ contents: Data) throws -> [String] {
+        var base = try location.options()
+        base.configDirectory = directory
+        base.candidateDocuments = [path: contents]
+        let names = environmentNames(base, candidate: contents)
+        for name in names {
+            var options = base
+            options.environment = name
+            do {
+                _ = try Environment(options: options)
+            } catch {
+                throw Failure("environment \(name): \(error)")
+            }
+        }
+        return names
+    }
+
+    /// `--environment`, else every environment the files (and the candidate) define.
+    private func environmentNames(_ base: EnvironmentOptions, candidate contents: Data?) -> [String] {
+        var names: [String]
+        if let environment = location.environment {
+            names = [environment]
+        } else {
+            names = []
+            let files = ConfigurationLocation(options: base)
+            var paths = [files.mainFile] + ((try? files.dropInFiles()) ?? [])
+            if contents != nil, !paths.contains(path) { paths.append(path) }
+            for file in paths {
+                let data =
+                    file == path && contents != nil ? contents : (try? Data(contentsOf: URL(fileURLWithPath: file)))
+                guard let data,
+                    let root = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+                else { continue }
+                names += root.keys.filter { !["Common", "Instances", "Secrets", "RestartRequired"].contains($0) }
+            }
+            names = Array(Set(names)).sorted()
+        }
+        if names.isEmpty { names = [BuildInfo.compiled.defaultEnvironment] }
+        return names
+    }
+
+    /// Replaces the drop-in with `contents` (creating the drop-in directory if needed).
+    func install(_ contents: Data) throws {
+        let dropIns = (path as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(
+                atPath: dropIns, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            try AtomicFile.replace(path, with: contents, mode: 0o644)
+        } catch {
+            throw Failure("cannot write \(path): \(error)")
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import ArgumentParser
+import Environments
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct Edit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Edit a drop-in in your editor, as systemctl edit does; it is installed only if the result is valid.",
+        discussion: """
+            Opens a temporary copy of Environments.plist.d/NAME.plist (--drop-in, default 50-local; a \
+            commented template when it does not exist yet) in $VISUAL, $EDITOR, editor or vi. When the \
+            editor exits, the whole resulting configuration is checked as for set (every environment the \
+            files define, and the running daemon's own validation when one is found); only a valid \
+            result replaces the drop-in, atomically. On an invalid one envctl shows the error with its \
+            file and line and asks whether to edit again or discard; without a terminal to ask on, it \
+            discards and exits 1. An unchanged copy installs nothing.
+            """)
+
+    @OptionGroup var location: LocationOptions
+
+    @Option(name: .customLong("drop-in"), help: "The drop-in's name, with or without .plist.")
+    var dropIn: String?
+
+    func run() throws {
+        try reportingFailures {
+            let change = try DropInChange(location: location, dropIn: dropIn)
+            let original = try change.current()
+            let start = original ?? Data(Self.template(change).utf8)
+            let scratch = try Self.scratchFile(named: change.name, contents: start)
+            defer { try? FileManager.default.removeItem(atPath: (scratch as NSString).deletingLastPathComponent) }
+            while true {
+                try Self.runEditor(on: scratch)
+                let edited: Data
+                do {
+                    edited = try Data(contentsOf: URL(fileURLWithPath: scratch))
+                } catch {
+                    throw Failure("cannot read the edited copy \(scratch): \((error as NSError).localizedDescription)")
+                }
+                if edited == start {
+                    print("\(change.path): no changes; nothing installed")
+                    return
+                }
+                do {
+                    let checked = try change.check(edited)
+                    try change.install(edited)
+                    print("\(change.path): installed (\(checked))")
+                    return
+                } catch let failure as Failure {
+                    printError(failure.description.replacingOccurrences(of: scratch, with: change.path))
+                    guard Self.askToEditAgain() else {
+                        throw Failure("\(change.path): discarded; nothing was installed")
+                    }
+                }
+            }
+        }
+    }
+
+    /// A new drop-in's text: a comment that says what goes where, around an empty dictionary.
+    static func template(_ change: DropInChange) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        <!-- \(change.path)
+
+             Applied after Environments.plist and the drop-ins whose names sort before this one.
+             Top-level keys: Common (every environment), one dictionary per environment (Release,
+             Staging, ...), Instances (one dictionary per instance), Secrets and RestartRequired
+             (arrays of key paths). For example:
+
+             <key>Common</key>
+             <dict>
+                 <key>LogLevel</key>
+                 <string>debug</string>
+             </dict>
+        -->
+        <dict>
+        </dict>
+        </plist>
+
+        """
+    }
+
+    /// A private copy to edit: `$TMPDIR/envctl-edit-XXXXXX/NAME.plist`, readable by its owner only.
+    static func scratchFile(named name: String, contents: Data) throws -> String {
+        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("envctl-edit-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw Failure("cannot make a temporary directory: \(String(cString: strerror(errno)))")
+        }
+        let path = (String(cString: made) as NSString).appendingPathComponent(name)
+        guard FileManager.default.createFile(atPath: path, contents: contents, attributes: [.posixPermissions: 0o600])
+        else {
+            throw Failure("cannot write the temporary copy \(path)")
+        }
+        return path
+    }
+
+    /// The editor command: `$VISUAL`, `$EDITOR`, else `editor` or `vi`, whichever exists.
+    static func editorCommand(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        for variable in ["VISUAL", "EDITOR"] {
+            if let value = environment[variable]?.trimmingCharacters(in: .whitespaces), !value.isEmpty { return value }
+        }
+        let path = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        for name in ["editor", "vi"] where path.contains(where: { access("\($0)/\(name)", X_OK) == 0 }) {
+            return name
+        }
+        return "vi"
+    }
+
+    /// Runs the editor on `path` in this terminal and waits for it; its command may carry
+    /// arguments (`EDITOR="code --wait"`), as with git and systemctl.
+    static func runEditor(on path: String) throws {
+        let command = editorCommand()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command + " \"$1\"", "sh", path]
+        do {
+            try process.run()
+        } catch {
+            throw Failure("cannot run the editor '\(command)': \(error)")
+        }
+        process.waitUntilExit()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            throw Failure("the editor '\(command)' exited with status \(process.terminationStatus); nothing was installed")
+        }
+    }
+
+    /// Asks on the terminal whether to edit again; `false` (discard) without a terminal.
+    static func askToEditAgain() -> Bool {
+        guard isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 else { return false }
+        FileHandle.standardError.write(Data("envctl: edit again? [Y/n, n discards] ".utf8))
+        guard let answer = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased() else {
+            return false
+        }
+        return answer.isEmpty || answer == "y" || answer == "yes"
+    }
+}

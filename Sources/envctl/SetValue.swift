@@ -1,0 +1,258 @@
+import ArgumentParser
+import Environments
+import Foundation
+
+/// The value types `set` writes.
+enum ValueType: String, ExpressibleByArgument, CaseIterable {
+    case string, integer, real, bool, date, data
+
+    /// `text` as a property-list value of this type.
+    func value(_ text: String) throws -> Any {
+        switch self {
+        case .string:
+            return text
+        case .integer:
+            guard let value = Int(text) else { throw Failure("'\(text)' is not an integer (--type integer)") }
+            return value
+        case .real:
+            guard let value = Double(text), value.isFinite else {
+                throw Failure("'\(text)' is not a finite real number (--type real)")
+            }
+            return value
+        case .bool:
+            switch text.lowercased() {
+            case "true", "yes", "on", "1": return true
+            case "false", "no", "off", "0": return false
+            default: throw Failure("'\(text)' is not a boolean: true/false, yes/no, on/off or 1/0 (--type bool)")
+            }
+        case .date:
+            guard let value = try? Date(text, strategy: .iso8601) else {
+                throw Failure("'\(text)' is not an ISO 8601 date such as 2026-11-23T12:00:00Z (--type date)")
+            }
+            return value
+        case .data:
+            guard let value = Data(base64Encoded: text) else {
+                throw Failure("'\(text)' is not base64 (--type data)")
+            }
+            return value
+        }
+    }
+}
+
+/// Reads and rewrites a drop-in's property list for `set` and `unset`.
+enum DropInDocument {
+    /// The drop-in's root dictionary (empty for a new one).
+    static func root(_ data: Data?, path: String) throws -> [String: Any] {
+        guard let data else { return [:] }
+        do {
+            guard let root = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+            else {
+                throw Failure("\(path): the root is not a dictionary; fix it with envctl edit")
+            }
+            return root
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw Failure("\(path): not a property list (\((error as NSError).localizedDescription)); fix it with envctl edit")
+        }
+    }
+
+    /// An XML property list of `root`.
+    static func data(_ root: [String: Any]) throws -> Data {
+        do {
+            return try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0)
+        } catch {
+            throw Failure("cannot write the property list: \(error)")
+        }
+    }
+
+    /// The section `set` and `unset` change: `Common`, or `--environment`'s.
+    static func section(common: Bool, location: LocationOptions) throws -> String {
+        if common, location.environment != nil { throw Failure("give --environment NAME or --common, not both") }
+        return location.environment ?? "Common"
+    }
+
+    /// The key path's components; an empty component is an error.
+    static func components(_ key: String) throws -> [String] {
+        let parts = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard !parts.contains(where: \.isEmpty) else {
+            throw Failure("'\(key)' is not a key path: no empty parts (Database.Host)")
+        }
+        return parts
+    }
+
+    /// `dictionary` with `value` at `path` (`nil` removes it), creating dictionaries on the way.
+    ///
+    /// - Parameter trail: The path so far, for errors.
+    static func setting(
+        _ value: Any?, at path: ArraySlice<String>, in dictionary: [String: Any], trail: String
+    ) throws -> [String: Any] {
+        var dictionary = dictionary
+        let key = path.first!
+        let here = trail.isEmpty ? key : trail + "." + key
+        if path.count == 1 {
+            dictionary[key] = value
+            return dictionary
+        }
+        let child: [String: Any]
+        switch dictionary[key] {
+        case nil:
+            if value == nil { return dictionary }
+            child = [:]
+        case let existing as [String: Any]:
+            child = existing
+        case let other?:
+            throw Failure(
+                "'\(here)' is \(typeName(other)), not a dictionary: the key path cannot go through it")
+        }
+        let changed = try setting(value, at: path.dropFirst(), in: child, trail: here)
+        // An emptied dictionary goes too, so that unset leaves no empty shells behind.
+        dictionary[key] = changed.isEmpty && value == nil ? nil : changed
+        return dictionary
+    }
+
+    /// Whether `path` has a value in `dictionary`.
+    static func contains(_ path: ArraySlice<String>, in dictionary: [String: Any]) -> Bool {
+        guard let value = dictionary[path.first!] else { return false }
+        if path.count == 1 { return true }
+        guard let child = value as? [String: Any] else { return false }
+        return contains(path.dropFirst(), in: child)
+    }
+
+    static func typeName(_ value: Any) -> String {
+        switch value {
+        case is String: "a string"
+        case is Bool: "a boolean"
+        case is Int, is Int64: "an integer"
+        case is Double: "a real"
+        case is Date: "a date"
+        case is Data: "data"
+        case is [Any]: "an array"
+        default: "a \(type(of: value))"
+        }
+    }
+
+    /// Warns that rewriting drops the comments of a hand-written file.
+    static func warnAboutComments(_ data: Data?, path: String) {
+        guard let data, let text = String(data: data, encoding: .utf8), text.contains("<!--") else { return }
+        printError("note: \(path) is rewritten as plain XML; its comments are not kept (envctl edit keeps them)")
+    }
+}
+
+struct SetValue: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set",
+        abstract: "Set one key in a drop-in, after checking the whole resulting configuration.",
+        discussion: """
+            Writes KEY (a dotted path reaches nested dictionaries) into the Common dictionary, or with \
+            --environment into that environment's, of the drop-in Environments.plist.d/NAME.plist \
+            (--drop-in, default 50-local) in the configuration directory of the daemon found with \
+            --app-name, --pid or --socket, else in --config-dir, $CONFIGURATION_DIRECTORY or \
+            /etc/<app-name>. Before anything is written, the configuration with the changed drop-in is \
+            built for every environment the files define and, when a daemon is found, checked by it \
+            (its own validation included). Only then the drop-in is replaced atomically; on any error \
+            nothing changes and envctl exits 1. The daemon applies the new file on its next reload \
+            (its file watcher, or systemctl reload).
+            """)
+
+    @OptionGroup var location: LocationOptions
+
+    @Flag(help: "Write into Common (the default) rather than an environment's dictionary.")
+    var common = false
+
+    @Option(name: .customLong("drop-in"), help: "The drop-in's name, with or without .plist.")
+    var dropIn: String?
+
+    @Option(help: "The value's type.")
+    var type: ValueType = .string
+
+    @Argument(help: "The key, for example LogLevel or Database.Host.")
+    var key: String
+
+    @Argument(help: "The value, as text of --type.")
+    var value: String
+
+    func run() throws {
+        try reportingFailures {
+            let section = try DropInDocument.section(common: common, location: location)
+            let path = try DropInDocument.components(key)
+            let typed = try type.value(value)
+            let change = try DropInChange(location: location, dropIn: dropIn)
+            // A key path through a value that is not a dictionary where the files set it now.
+            for snapshot in try change.currentSnapshots() {
+                for end in 1..<path.count {
+                    let prefix = path[..<end].joined(separator: ".")
+                    guard let found = snapshot.configuredValue(forKey: prefix) else { continue }
+                    if case .dictionary = found.value { continue }
+                    let article = "aeiou".contains(found.value.typeName.prefix(1)) ? "an" : "a"
+                    throw Failure(
+                        "'\(prefix)' is \(article) \(found.value.typeName) (set by \(found.source)), not a dictionary: '\(key)' cannot go through it"
+                    )
+                }
+            }
+            let old = try change.current()
+            var root = try DropInDocument.root(old, path: change.path)
+            let sectionValue = root[section] ?? [String: Any]()
+            guard let dictionary = sectionValue as? [String: Any] else {
+                throw Failure("'\(section)' in \(change.path) is \(DropInDocument.typeName(sectionValue)), not a dictionary")
+            }
+            root[section] = try DropInDocument.setting(typed, at: path[...], in: dictionary, trail: "")
+            let new = try DropInDocument.data(root)
+            let checked = try change.check(new)
+            DropInDocument.warnAboutComments(old, path: change.path)
+            try change.install(new)
+            print("\(change.path): \(section).\(key) = \(value) (\(checked))")
+        }
+    }
+}
+
+struct Unset: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Remove keys from a drop-in, after checking the whole resulting configuration.",
+        discussion: """
+            Removes each KEY from the Common dictionary (or --environment's) of the drop-in \
+            Environments.plist.d/NAME.plist (--drop-in, default 50-local), found and checked as for set. \
+            A key the drop-in does not set is an error, and nothing is written.
+            """)
+
+    @OptionGroup var location: LocationOptions
+
+    @Flag(help: "Remove from Common (the default) rather than an environment's dictionary.")
+    var common = false
+
+    @Option(name: .customLong("drop-in"), help: "The drop-in's name, with or without .plist.")
+    var dropIn: String?
+
+    @Argument(help: "The keys to remove.")
+    var keys: [String]
+
+    func validate() throws {
+        if keys.isEmpty { throw ValidationError("give at least one key") }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let section = try DropInDocument.section(common: common, location: location)
+            let change = try DropInChange(location: location, dropIn: dropIn)
+            let old = try change.current()
+            guard old != nil else { throw Failure("\(change.path) does not exist; nothing to unset") }
+            var root = try DropInDocument.root(old, path: change.path)
+            guard var dictionary = root[section] as? [String: Any] else {
+                throw Failure("\(change.path) has no '\(section)' dictionary; nothing to unset")
+            }
+            for key in keys {
+                let path = try DropInDocument.components(key)
+                guard DropInDocument.contains(path[...], in: dictionary) else {
+                    throw Failure("\(change.path) does not set \(section).\(key); nothing was changed")
+                }
+                dictionary = try DropInDocument.setting(nil, at: path[...], in: dictionary, trail: "")
+            }
+            root[section] = dictionary.isEmpty ? nil : dictionary
+            let new = try DropInDocument.data(root)
+            let checked = try change.check(new)
+            DropInDocument.warnAboutComments(old, path: change.path)
+            try change.install(new)
+            print("\(change.path): removed \(keys.map { "\(section).\($0)" }.joined(separator: ", ")) (\(checked))")
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import EnvironmentsControl
+import Foundation
+import Testing
+
+/// `envctl set`, `unset` and `edit`: a drop-in changes only after the whole resulting
+/// configuration checked out (the files for every environment, and a running daemon's own
+/// validation); on any error every file stays byte for byte as it was.
+@Suite(.serialized) struct EnvctlEditingTests {
+    /// A configuration directory with the example's shape, removed afterwards.
+    final class Directory {
+        let path: String
+        init(plist: String = examplePlist()) throws {
+            path = NSTemporaryDirectory() + "envctl-edit-\(UUID().uuidString.prefix(8))"
+            try FileManager.default.createDirectory(atPath: path + "/Environments.plist.d", withIntermediateDirectories: true)
+            try plist.write(toFile: path + "/Environments.plist", atomically: true, encoding: .utf8)
+        }
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+
+        var dropIn: String { path + "/Environments.plist.d/50-local.plist" }
+
+        /// Every file's bytes, by path: what must not change after a refused edit.
+        func contents() throws -> [String: Data] {
+            var all: [String: Data] = [:]
+            let enumerator = FileManager.default.enumerator(atPath: path)
+            while let relative = enumerator?.nextObject() as? String {
+                var isDirectory: ObjCBool = false
+                let full = path + "/" + relative
+                if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue {
+                    all[relative] = try Data(contentsOf: URL(fileURLWithPath: full))
+                }
+            }
+            return all
+        }
+    }
+
+    /// Runs envctl with no terminal (stdin from /dev/null).
+    static func envctl(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (
+        status: Int32, output: String
+    ) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuiltProducts.envctl)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        for key in ["APP_ENVIRONMENT", "APP_INSTANCE", "CONFIGURATION_DIRECTORY", "RUNTIME_DIRECTORY", "VISUAL"] {
+            environment[key] = nil
+        }
+        environment.merge(extra) { _, new in new }
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func setWritesTypedValuesAndUnsetRemovesThem() throws {
+        let directory = try Directory()
+        let set = try Self.envctl(["set", "ListenPort", "9000", "--type", "integer", "--config-dir", directory.path])
+        #expect(set.status == 0, "\(set.output)")
+        let staging = try Self.envctl([
+            "set", "Database.Host", "db.staging", "--environment", "Staging", "--drop-in", "60-staging.plist",
+            "--config-dir", directory.path,
+        ])
+        #expect(staging.status == 0, "\(staging.output)")
+        let flag = try Self.envctl(["set", "Features.Beta", "yes", "--type", "bool", "--config-dir", directory.path])
+        #expect(flag.status == 0, "\(flag.output)")
+
+        let root = try #require(
+            try PropertyListSerialization.propertyList(
+                from: Data(contentsOf: URL(fileURLWithPath: directory.dropIn)), format: nil) as? [String: Any])
+        let common = try #require(root["Common"] as? [String: Any])
+        #expect(common["ListenPort"] as? Int == 9000)
+        #expect((common["Features"] as? [String: Any])?["Beta"] as? Bool == true)
+        let get = try Self.envctl(["get", "Database.Host", "--environment", "Staging", "--config-dir", directory.path])
+        #expect(get.output == "db.staging\n", "\(get.output)")
+
+        let unset = try Self.envctl(["unset", "ListenPort", "Features.Beta", "--config-dir", directory.path])
+        #expect(unset.status == 0, "\(unset.output)")
+        let after = try #require(
+            try PropertyListSerialization.propertyList(
+                from: Data(contentsOf: URL(fileURLWithPath: directory.dropIn)), format: nil) as? [String: Any])
+        // Emptied dictionaries go too.
+        #expect(after["Common"] == nil)
+    }
+
+    @Test(arguments: [
+        (["set", "LogLevel", "loud"], "'LogLevel' is 'loud', expected one of"),
+        (["set", "ListenPort", "ninety", "--type", "integer"], "'ninety' is not an integer"),
+        (["set", "APIHost.Name", "x"], "'APIHost' is a string"),
+        (["set", "Database..Host", "x"], "is not a key path"),
+        (["set", "X", "1", "--type", "float"], "The value 'float' is invalid for '--type <type>'"),
+        (["set", "X", "1", "--common", "--environment", "Staging"], "not both"),
+        (["unset", "NotSet"], "does not exist; nothing to unset"),
+        (["set", "X", "1", "--drop-in", "../escape"], "give a file name"),
+    ])
+    func badInputIsRefusedAndNothingChanges(arguments: [String], message: String) throws {
+        let directory = try Directory()
+        let before = try directory.contents()
+        let result = try Self.envctl(arguments + ["--config-dir", directory.path])
+        #expect(result.status != 0)
+        #expect(result.output.contains(message), "\(result.output)")
+        #expect(try directory.contents() == before)
+    }
+
+    /// A scripted `$EDITOR`: copies `NEW_CONTENTS` over the file it is given.
+    static func scriptedEditor(in directory: Directory) throws -> String {
+        let path = directory.path + "/../editor-\(UUID().uuidString.prefix(8)).sh"
+        try "#!/bin/sh\ncp \"$NEW_CONTENTS\" \"$1\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
+    @Test func editInstallsAValidResultAndDiscardsAnInvalidOneWithoutATerminal() throws {
+        let directory = try Directory()
+        let editor = try Self.scriptedEditor(in: directory)
+        defer { unlink(editor) }
+        let good = directory.path + "/../good-\(UUID().uuidString.prefix(8)).plist"
+        let bad = directory.path + "/../bad-\(UUID().uuidString.prefix(8)).plist"
+        defer {
+            unlink(good)
+            unlink(bad)
+        }
+        try """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0">
+        <dict>
+        \t<key>Common</key>
+        \t<dict><key>LogLevel</key><string>debug</string></dict>
+        </dict>
+        </plist>
+        """.write(toFile: good, atomically: true, encoding: .utf8)
+        try """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0">
+        <dict>
+        \t<key>Common</key>
+        \t<dict><key>LogLevel</key><string>debug</string>
+        </dict>
+        </plist>
+        """.write(toFile: bad, atomically: true, encoding: .utf8)
+
+        let before = try directory.contents()
+        let refused = try Self.envctl(
+            ["edit", "--config-dir", directory.path], environment: ["EDITOR": editor, "NEW_CONTENTS": bad])
+        #expect(refused.status == 1, "\(refused.output)")
+        // The error names the drop-in and the line, and nothing was installed.
+        #expect(refused.output.contains("Environments.plist.d/50-local.plist:7:"), "\(refused.output)")
+        #expect(refused.output.contains("discarded; nothing was installed"), "\(refused.output)")
+        #expect(try directory.contents() == before)
+
+        let unchanged = try Self.envctl(["edit", "--config-dir", directory.path], environment: ["EDITOR": "true"])
+        #expect(unchanged.status == 0 && unchanged.output.contains("no changes"), "\(unchanged.output)")
+        #expect(!FileManager.default.fileExists(atPath: directory.dropIn))
+
+        let failedEditor = try Self.envctl(["edit", "--config-dir", directory.path], environment: ["EDITOR": "false"])
+        #expect(failedEditor.status == 1 && failedEditor.output.contains("exited with status 1"), "\(failedEditor.output)")
+
+        let installed = try Self.envctl(
+            ["edit", "--config-dir", directory.path], environment: ["EDITOR": editor, "NEW_CONTENTS": good])
+        #expect(installed.status == 0, "\(installed.output)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.dropIn)) == Data(contentsOf: URL(fileURLWithPath: good)))
+        let get = try Self.envctl(["get", "LogLevel", "--environment", "Staging", "--config-dir", directory.path])
+        #expect(get.output == "debug\n", "\(get.output)")
+    }
+
+    @Test("a running daemon's own validation decides, and its watcher applies what was installed")
+    func theRunningDaemonChecksTheChange() throws {
+        let daemon = try DaemonHarness(plist: examplePlist())
+        try daemon.start()
+        _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
+        let before = try Data(contentsOf: daemon.mainFile)
+        // The files alone accept it; the example daemon's validation (http or https) does not.
+        let refused = try daemon.envctl(["set", "APIBaseUrl", "ftp://files.example.com", "--pid", String(daemon.pid)])
+        #expect(refused.status == 1, "\(refused.output)")
+        #expect(refused.output.contains("the running daemon rejects it"), "\(refused.output)")
+        #expect(refused.output.contains("APIBaseUrl must be an http or https URL"), "\(refused.output)")
+        let dropIns = daemon.configDirectory.appendingPathComponent("Environments.plist.d").path
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: dropIns)) ?? []).isEmpty)
+        #expect(try Data(contentsOf: daemon.mainFile) == before)
+
+        let accepted = try daemon.envctl(["set", "APIHost", "edited.example.com", "--pid", String(daemon.pid)])
+        #expect(accepted.status == 0, "\(accepted.output)")
+        #expect(accepted.output.contains("by the running daemon (environment Staging)"), "\(accepted.output)")
+        // Installed in the daemon's own directory, and applied by its watcher.
+        #expect(FileManager.default.fileExists(atPath: dropIns + "/50-local.plist"))
+        #expect(daemon.waitForDatagram { $0.contains("READY=1") && $0.contains("generation 2") } != nil)
+        let get = try daemon.envctl(["get", "APIBaseUrl", "--pid", String(daemon.pid)])
+        #expect(get.output == "https://edited.example.com/v1\n", "\(get.output)")
+    }
+}
