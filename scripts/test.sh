@@ -1,12 +1,12 @@
 #!/bin/bash
 # Runs every test: installs the Debian packages the build and the tests need (when missing; etcd
-# for the fleet tests, which start their own cluster),
+# for the fleet tests, which start their own cluster; tmux and vi for envctl edit's terminal test),
 # builds, runs the Swift Testing suites, then the end-to-end tests under a real systemd
 # (systemd 252 and 257 in containers; see Tests/EndToEnd/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(libsystemd-dev pkg-config systemd-container debootstrap etcd-server etcd-client)
+packages=(libsystemd-dev pkg-config systemd-container debootstrap etcd-server etcd-client tmux vim-tiny)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

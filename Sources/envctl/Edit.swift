@@ -112,19 +112,48 @@ struct Edit: ParsableCommand {
 
     /// Runs the editor on `path` in this terminal and waits for it; its command may carry
     /// arguments (`EDITOR="code --wait"`), as with git and systemctl.
+    ///
+    /// Spawned directly, not through Foundation's `Process`, which starts its child in a new
+    /// session: an editor there has no controlling terminal, and `vi` drew nothing. Like git,
+    /// envctl ignores SIGINT and SIGQUIT while the editor runs (the editor gets them with their
+    /// default handling), so a Ctrl-C meant for the editor does not end envctl under it.
     static func runEditor(on path: String) throws {
         let command = editorCommand()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command + " \"$1\"", "sh", path]
-        do {
-            try process.run()
-        } catch {
-            throw Failure("cannot run the editor '\(command)': \(error)")
+        let arguments = ["/bin/sh", "-c", command + " \"$1\"", "sh", path]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGQUIT)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+
+        let previousInterrupt = signal(SIGINT, SIG_IGN)
+        let previousQuit = signal(SIGQUIT, SIG_IGN)
+        defer {
+            signal(SIGINT, previousInterrupt)
+            signal(SIGQUIT, previousQuit)
         }
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw Failure("the editor '\(command)' exited with status \(process.terminationStatus); nothing was installed")
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, "/bin/sh", nil, &attributes, &argv, environ)
+        guard spawned == 0 else {
+            throw Failure("cannot run the editor '\(command)': \(String(cString: strerror(spawned)))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw Failure("waiting for the editor: \(String(cString: strerror(errno)))") }
+        }
+        // WIFEXITED and WEXITSTATUS, which Swift does not import.
+        let exited = status & 0x7f == 0
+        let code = (status >> 8) & 0xff
+        guard exited, code == 0 else {
+            let how = exited ? "exited with status \(code)" : "was ended by signal \(status & 0x7f)"
+            throw Failure("the editor '\(command)' \(how); nothing was installed")
         }
     }
 

@@ -190,4 +190,131 @@ import Testing
         let get = try daemon.envctl(["get", "APIBaseUrl", "--pid", String(daemon.pid)])
         #expect(get.output == "https://edited.example.com/v1\n", "\(get.output)")
     }
+
+    /// tmux with a socket of its own, driving a real `vi` in a real terminal.
+    final class Terminal {
+        let socket: String
+        let session = "envctl"
+
+        init(command: String) throws {
+            socket = NSTemporaryDirectory() + "envctl-tmux-\(UUID().uuidString.prefix(8))"
+            // Spawned directly: the server this starts would inherit the descriptor through which
+            // Foundation's `Process` learns that its child ended, so `waitUntilExit` would wait
+            // for the server.
+            let arguments = [
+                "/usr/bin/tmux", "-S", socket, "-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "120", "-y",
+                "40", command,
+            ]
+            var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+            defer { for argument in argv { free(argument) } }
+            var pid = pid_t()
+            guard posix_spawn(&pid, "/usr/bin/tmux", nil, nil, &argv, environ) == 0 else {
+                throw POSIXError(.ENOEXEC)
+            }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        }
+
+        deinit {
+            _ = try? Self.tmux(quiet: true, ["-S", socket, "kill-server"])
+            unlink(socket)
+        }
+
+        @discardableResult
+        static func tmux(quiet: Bool = false, _ arguments: [String]) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
+            process.arguments = arguments
+            let pipe = Pipe()
+            process.standardOutput = quiet ? FileHandle(forWritingAtPath: "/dev/null") : pipe
+            process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            try process.run()
+            let data = quiet ? Data() : pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+
+        /// What the terminal shows.
+        func screen() -> String { (try? Self.tmux(["-S", socket, "capture-pane", "-p", "-t", session])) ?? "" }
+
+        /// Waits (at most 20 s) until the screen shows `text` (at least `count` times).
+        func waitFor(_ text: String, count: Int = 1) throws -> Bool {
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                if screen().components(separatedBy: text).count > count { return true }
+                usleep(50_000)
+            }
+            return false
+        }
+
+        /// Types `keys` literally.
+        func type(_ keys: String) throws { try Self.tmux(quiet: true, ["-S", socket, "send-keys", "-t", session, "-l", keys]) }
+        /// Presses named keys (`Enter`, `Escape`).
+        func press(_ keys: String...) throws { try Self.tmux(quiet: true, ["-S", socket, "send-keys", "-t", session] + keys) }
+    }
+
+    /// The exit status the terminal's shell wrote after envctl ended (at most 20 s).
+    static func waitForStatus(_ path: String) -> String? {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: path, encoding: .utf8), text.hasSuffix("\n") {
+                return text.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            usleep(50_000)
+        }
+        return nil
+    }
+
+    @Test func editInARealTerminalWithVi() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "tmux is needed (scripts/test.sh installs it)")
+        #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/vi"), "vi is needed (scripts/test.sh installs it)")
+        let directory = try Directory()
+        let status = directory.path + "/../status-\(UUID().uuidString.prefix(8))"
+        defer { unlink(status) }
+        let command =
+            "env -u VISUAL EDITOR=vi TERM=xterm \(BuiltProducts.envctl) edit --config-dir \(directory.path); "
+            + "echo $? > \(status); sleep 60"
+
+        // A new drop-in from the template: add a setting after its <dict> line, save.
+        do {
+            let terminal = try Terminal(command: command)
+            #expect(try terminal.waitFor("Applied after Environments.plist"), "\(terminal.screen())")
+            try terminal.type("/^<dict>")
+            try terminal.press("Enter")
+            try terminal.type("o<key>Common</key><dict><key>LogLevel</key><string>debug</string></dict>")
+            try terminal.press("Escape")
+            try terminal.type(":wq")
+            try terminal.press("Enter")
+            #expect(try terminal.waitFor("installed"), "\(terminal.screen())")
+            #expect(Self.waitForStatus(status) == "0")
+        }
+        let installed = try Data(contentsOf: URL(fileURLWithPath: directory.dropIn))
+        let get = try Self.envctl(["get", "LogLevel", "--environment", "Staging", "--config-dir", directory.path])
+        #expect(get.output == "debug\n", "\(get.output)")
+
+        // Break it: the error with its line, edit again (quit without fixing), then discard.
+        unlink(status)
+        do {
+            let terminal = try Terminal(command: command)
+            #expect(try terminal.waitFor("LogLevel"), "\(terminal.screen())")
+            try terminal.type("/^<\\/dict>")
+            try terminal.press("Enter")
+            try terminal.type("dd:wq")
+            try terminal.press("Enter")
+            #expect(try terminal.waitFor("edit again?"), "\(terminal.screen())")
+            #expect(terminal.screen().contains("50-local.plist:"), "\(terminal.screen())")
+            try terminal.type("y")
+            try terminal.press("Enter")
+            #expect(try terminal.waitFor("LogLevel"), "\(terminal.screen())")
+            try terminal.type(":q")
+            try terminal.press("Enter")
+            // Still invalid: asked again; this time discard.
+            #expect(try terminal.waitFor("edit again?", count: 2), "\(terminal.screen())")
+            try terminal.type("n")
+            try terminal.press("Enter")
+            #expect(try terminal.waitFor("discarded"), "\(terminal.screen())")
+            #expect(Self.waitForStatus(status) == "1")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.dropIn)) == installed)
+    }
 }
