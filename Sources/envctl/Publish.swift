@@ -22,6 +22,9 @@ struct Publish: ParsableCommand {
     @Option(help: "Validate for this environment only (default: every environment the documents define).")
     var environment: String?
 
+    @Option(help: "Validate with this instance's Instances entries too (default: $APP_INSTANCE).")
+    var instance: String?
+
     @Argument(help: "The property-list files to publish.")
     var files: [String]
 
@@ -101,6 +104,7 @@ struct Publish: ParsableCommand {
             var options = EnvironmentOptions(
                 applicationName: "envctl", environment: name, configDirectory: empty.path)
             options.baseLayer = FixedDocuments(held: state.documents)
+            options.instance = instance
             do {
                 _ = try Environment(options: options)
             } catch {
