@@ -51,8 +51,7 @@ struct DropInChange {
         } else {
             self.directory = ConfigurationLocation(options: try location.options()).directory
             // With an explicit directory, a daemon named as well still checks the change.
-            if location.configDirectory != nil, case .daemon(let client)? = try? location.target(requireDaemon: true)
-            {
+            if location.configDirectory != nil, case .daemon(let client)? = try? location.target(requireDaemon: true) {
                 self.daemon = client
             } else {
                 self.daemon = nil

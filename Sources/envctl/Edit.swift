@@ -86,7 +86,8 @@ struct Edit: ParsableCommand {
 
     /// A private copy to edit: `$TMPDIR/envctl-edit-XXXXXX/NAME.plist`, readable by its owner only.
     static func scratchFile(named name: String, contents: Data) throws -> String {
-        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("envctl-edit-XXXXXX").utf8CString)
+        var template = Array(
+            (NSTemporaryDirectory() as NSString).appendingPathComponent("envctl-edit-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {
             throw Failure("cannot make a temporary directory: \(String(cString: strerror(errno)))")
         }

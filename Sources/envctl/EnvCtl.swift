@@ -16,7 +16,9 @@ struct EnvCtl: ParsableCommand {
             Otherwise, and with --config-dir or --environment, it reads the files itself, to check a \
             configuration before it is deployed.
             """,
-        subcommands: [Show.self, Get.self, Diff.self, Check.self, Reload.self, Edit.self, SetValue.self, Unset.self, Publish.self]
+        subcommands: [
+            Show.self, Get.self, Diff.self, Check.self, Reload.self, Edit.self, SetValue.self, Unset.self, Publish.self,
+        ]
     )
 }
 

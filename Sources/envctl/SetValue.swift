@@ -53,7 +53,8 @@ enum DropInDocument {
         } catch let failure as Failure {
             throw failure
         } catch {
-            throw Failure("\(path): not a property list (\((error as NSError).localizedDescription)); fix it with envctl edit")
+            throw Failure(
+                "\(path): not a property list (\((error as NSError).localizedDescription)); fix it with envctl edit")
         }
     }
 
@@ -194,7 +195,8 @@ struct SetValue: ParsableCommand {
             var root = try DropInDocument.root(old, path: change.path)
             let sectionValue = root[section] ?? [String: Any]()
             guard let dictionary = sectionValue as? [String: Any] else {
-                throw Failure("'\(section)' in \(change.path) is \(DropInDocument.typeName(sectionValue)), not a dictionary")
+                throw Failure(
+                    "'\(section)' in \(change.path) is \(DropInDocument.typeName(sectionValue)), not a dictionary")
             }
             root[section] = try DropInDocument.setting(typed, at: path[...], in: dictionary, trail: "")
             let new = try DropInDocument.data(root)

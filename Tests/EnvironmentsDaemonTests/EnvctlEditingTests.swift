@@ -11,7 +11,8 @@ import Testing
         let path: String
         init(plist: String = examplePlist()) throws {
             path = NSTemporaryDirectory() + "envctl-edit-\(UUID().uuidString.prefix(8))"
-            try FileManager.default.createDirectory(atPath: path + "/Environments.plist.d", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: path + "/Environments.plist.d", withIntermediateDirectories: true)
             try plist.write(toFile: path + "/Environments.plist", atomically: true, encoding: .utf8)
         }
         deinit { try? FileManager.default.removeItem(atPath: path) }
@@ -156,12 +157,15 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.dropIn))
 
         let failedEditor = try Self.envctl(["edit", "--config-dir", directory.path], environment: ["EDITOR": "false"])
-        #expect(failedEditor.status == 1 && failedEditor.output.contains("exited with status 1"), "\(failedEditor.output)")
+        #expect(
+            failedEditor.status == 1 && failedEditor.output.contains("exited with status 1"), "\(failedEditor.output)")
 
         let installed = try Self.envctl(
             ["edit", "--config-dir", directory.path], environment: ["EDITOR": editor, "NEW_CONTENTS": good])
         #expect(installed.status == 0, "\(installed.output)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.dropIn)) == Data(contentsOf: URL(fileURLWithPath: good)))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: directory.dropIn)) == Data(contentsOf: URL(fileURLWithPath: good))
+        )
         let get = try Self.envctl(["get", "LogLevel", "--environment", "Staging", "--config-dir", directory.path])
         #expect(get.output == "debug\n", "\(get.output)")
     }
@@ -248,9 +252,13 @@ import Testing
         }
 
         /// Types `keys` literally.
-        func type(_ keys: String) throws { try Self.tmux(quiet: true, ["-S", socket, "send-keys", "-t", session, "-l", keys]) }
+        func type(_ keys: String) throws {
+            try Self.tmux(quiet: true, ["-S", socket, "send-keys", "-t", session, "-l", keys])
+        }
         /// Presses named keys (`Enter`, `Escape`).
-        func press(_ keys: String...) throws { try Self.tmux(quiet: true, ["-S", socket, "send-keys", "-t", session] + keys) }
+        func press(_ keys: String...) throws {
+            try Self.tmux(quiet: true, ["-S", socket, "send-keys", "-t", session] + keys)
+        }
     }
 
     /// The exit status the terminal's shell wrote after envctl ended (at most 20 s).
@@ -266,8 +274,11 @@ import Testing
     }
 
     @Test func editInARealTerminalWithVi() throws {
-        #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "tmux is needed (scripts/test.sh installs it)")
-        #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/vi"), "vi is needed (scripts/test.sh installs it)")
+        #expect(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"),
+            "tmux is needed (scripts/test.sh installs it)")
+        #expect(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/vi"), "vi is needed (scripts/test.sh installs it)")
         let directory = try Directory()
         let status = directory.path + "/../status-\(UUID().uuidString.prefix(8))"
         defer { unlink(status) }
