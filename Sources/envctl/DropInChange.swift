@@ -145,7 +145,7 @@ struct DropInChange {
                 guard let data,
                     let root = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
                 else { continue }
-                names += root.keys.filter { !["Common", "Instances", "Secrets", "RestartRequired"].contains($0) }
+                names += root.keys.filter { !EnvironmentsFile.reservedKeys.contains($0) }
             }
             names = Array(Set(names)).sorted()
         }

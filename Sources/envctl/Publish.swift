@@ -95,7 +95,7 @@ struct Publish: ParsableCommand {
                     let root = try? PropertyListSerialization.propertyList(from: document.data, format: nil)
                         as? [String: Any]
                 else { continue }
-                names += root.keys.filter { !["Common", "Instances", "Secrets", "RestartRequired"].contains($0) }
+                names += root.keys.filter { !EnvironmentsFile.reservedKeys.contains($0) }
             }
             names = Array(Set(names)).sorted()
         }
