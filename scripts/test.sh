@@ -27,11 +27,17 @@ if [ ${#missing[@]} -gt 0 ]; then
     "${sudo[@]}" apt-get install -y -qq "${missing[@]}"
 fi
 
-echo "== swift build --build-tests"
-swift build --build-tests
-echo "== swift test"
-swift test --skip-build
-echo "== end-to-end tests under systemd"
-python3 Tests/EndToEnd/run_e2e.py
-echo "== end-to-end test of the Hummingbird example under systemd 257"
-python3 Tests/EndToEnd/run_hummingbird_e2e.py
+# Each step's wall time, printed at the end (.ci/run prints its own phases around this).
+steps=()
+step() {
+    echo "== $1"
+    local started=$SECONDS
+    "${@:2}"
+    steps+=("$(printf '  %-42s %5d s' "$1" $((SECONDS - started)))")
+}
+step "swift build --build-tests" swift build --build-tests
+step "swift test" swift test --skip-build
+step "end-to-end tests under systemd" python3 Tests/EndToEnd/run_e2e.py
+step "end-to-end: Hummingbird example (257)" python3 Tests/EndToEnd/run_hummingbird_e2e.py
+echo "== scripts/test.sh steps (wall time)"
+printf '%s\n' "${steps[@]}"
