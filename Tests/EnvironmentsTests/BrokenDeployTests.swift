@@ -203,6 +203,17 @@ import Testing
             let error = #expect(throws: EnvironmentError.self) { try atStart.reload() }
             #expect(error?.description.contains("no longer exists") == true, "\(error as Any)")
             #expect(atStart.string("Value") == "file")
+
+            // Behind an empty $CONFIGURATION_DIRECTORY, which the search falls back to once
+            // /etc/<name>/ is gone: still rejected.
+            var behind = options
+            behind.processEnvironment["CONFIGURATION_DIRECTORY"] = try directory.makeDirectory("empty")
+            try directory.writeXML("etc-app/Environments.plist", ["Debug": ["Value": "file"]])
+            let fromDefault = try Environment(options: behind)
+            #expect(fromDefault.snapshot.location?.directory == "/etc/" + name)
+            try FileManager.default.removeItem(atPath: directory.path("etc-app"))
+            #expect(throws: EnvironmentError.self) { try fromDefault.reload() }
+            #expect(fromDefault.string("Value") == "file")
         }
     }
 }

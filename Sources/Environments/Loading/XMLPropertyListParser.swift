@@ -454,9 +454,10 @@ struct XMLPropertyListParser {
 
     private mutating func trailingContent() -> Int? {
         if hasPrefix([0xEF, 0xBB, 0xBF]) { position += 3 }
-        // The prolog: whitespace, comments, processing instructions, a document type.
+        // The prolog: whitespace, comments (as Foundation reads them there), processing
+        // instructions, a document type.
         while true {
-            guard skipMisc(), position < bytes.count else { return nil }
+            guard skipMisc(inProlog: true), position < bytes.count else { return nil }
             if hasPrefix("<?") {
                 guard skip(past: "?>") else { return nil }
             } else if hasPrefix("<!DOCTYPE") {

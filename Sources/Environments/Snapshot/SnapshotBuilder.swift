@@ -121,7 +121,7 @@ struct SnapshotBuilder {
             }
         }
         if let location {
-            try checkDirectoryIsStillThere(location, previous: previous)
+            try checkDirectoryIsStillThere(previous: previous)
             files += try readFiles(location, hasBaseLayer: options.baseLayer != nil)
         } else {
             files.append(try EnvironmentsFile(root: options.builtInConfiguration ?? [:], label: builtInLabel))
@@ -134,17 +134,17 @@ struct SnapshotBuilder {
     /// wish to run on the built-in configuration: the reload is rejected. Removing
     /// `Environments.plist` and its drop-ins (the directory stays) is how to go back to it.
     /// (A directory named explicitly never gets here missing: resolving it fails.)
-    private func checkDirectoryIsStillThere(_ location: ConfigurationLocation, previous: EnvironmentSnapshot?)
-        throws(EnvironmentError)
-    {
-        guard let previous, previous.location?.directory == location.directory,
-            previous.files.contains(where: { $0.hasPrefix(location.directory + "/") }),
-            case .absent = FileAccess.presence(of: location.directory, subject: "the configuration directory")
+    private func checkDirectoryIsStillThere(previous: EnvironmentSnapshot?) throws(EnvironmentError) {
+        // The directory the running configuration came from, whichever one the search would
+        // pick now (without it, a later candidate or the first one).
+        guard let directory = previous?.location?.directory,
+            previous?.files.contains(where: { $0.hasPrefix(directory + "/") }) == true,
+            case .absent = FileAccess.presence(of: directory, subject: "the configuration directory")
         else { return }
         throw EnvironmentError(
             .fileNotFound,
             "the configuration directory no longer exists; the running configuration was read from it and stays",
-            file: location.directory,
+            file: directory,
             hint:
                 "Restore it. To run on the built-in configuration, remove \(options.fileName) and its drop-ins, not the directory"
         )
