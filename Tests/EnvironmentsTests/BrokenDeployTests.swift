@@ -74,6 +74,9 @@ import Testing
             var options = options(directory)
             options.configDirectory = file
             expectFailure(options, naming: file, saying: "not a directory")
+            // A file further up the path (ENOTDIR), not "no such directory".
+            options.configDirectory = file + "/example"
+            expectFailure(options, naming: file + "/example", saying: "a directory on its path is not a directory")
         }
     }
 
