@@ -5,7 +5,9 @@
 // is only slower). So for every input our parser answers, Foundation must accept the bytes too
 // and give the same tree, compared strictly: types (integer is not real is not boolean),
 // strings and keys byte for byte, reals and dates bit for bit. libFuzzer itself catches
-// crashes, hangs (-timeout) and memory blowups (-rss_limit_mb). A failed check calls fatalError,
+// crashes, hangs (-timeout) and memory blowups (-rss_limit_mb). It also checks the scan for text
+// after the root element (offsetOfTrailingContent): nothing in what ours accepts, and text appended
+// to it found where it starts. A failed check calls fatalError,
 // whose message -O keeps. Built by Fuzz/run.sh with XMLPropertyListParser.swift and
 // SettingValue.swift in the same module, so the internal parser is visible.
 
@@ -25,6 +27,18 @@ public func fuzzPropertyList(_ pointer: UnsafePointer<UInt8>, _ size: Int) -> In
     }
     if let difference = PlistComparison.difference(ours, theirs, at: "root") {
         fatalError("ours and Foundation differ at \(difference); ours: \(ours), Foundation: \(theirs)")
+    }
+    // The scan for text after the root element (which Foundation ignores and the loader
+    // refuses) finds nothing in a document ours accepts, and finds text appended to it where
+    // it starts.
+    if let offset = XMLPropertyListParser.offsetOfTrailingContent(data) {
+        fatalError("text after the root at offset \(offset) in a document ours accepts")
+    }
+    for junk in ["x", "<plist><dict/></plist>", "<?pi?>", "<!-- unterminated"] {
+        let offset = XMLPropertyListParser.offsetOfTrailingContent(data + Data(junk.utf8))
+        if offset != data.count {
+            fatalError("\(junk.debugDescription) appended is found at \(offset as Any), not \(data.count)")
+        }
     }
     return 0
 }

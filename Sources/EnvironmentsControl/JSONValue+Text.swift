@@ -5,8 +5,9 @@ extension JSONValue {
     /// - Parameter pretty: Two-space indentation and one member or element per line, with
     ///   `" : "` between a key and its value, as `JSONEncoder`'s `.prettyPrinted` writes (but
     ///   `[]` and `{}` for empty containers, on one line).
-    /// - Returns: The text; a real that is not finite is written as `null`, the only JSON form
-    ///   it has (``JSONValueEncoder`` refuses such values before they get here).
+    /// - Returns: The text; a real that is not finite, which JSON has no number for, is written
+    ///   as the string `"nan"`, `"inf"` or `"-inf"`, as `envctl show --json` writes a setting's
+    ///   (``JSONValueEncoder`` refuses such values before they get here).
     package func jsonText(pretty: Bool = false) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(256)
@@ -20,7 +21,11 @@ extension JSONValue {
         case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
         case .int(let value): output.append(contentsOf: String(value).utf8)
         case .double(let value):
-            output.append(contentsOf: (value.isFinite ? Self.realText(value) : "null").utf8)
+            if value.isFinite {
+                output.append(contentsOf: Self.realText(value).utf8)
+            } else {
+                Self.writeString(value.isNaN ? "nan" : value < 0 ? "-inf" : "inf", into: &output)
+            }
         case .string(let value): Self.writeString(value, into: &output)
         case .array(let elements):
             output.append(UInt8(ascii: "["))

@@ -9,7 +9,9 @@ struct Check: ParsableCommand {
             "Validate the configuration exactly as a reload would; exit non-zero with the reason if it is bad.",
         discussion: """
             Asking a running daemon, the daemon builds the configuration on disk with its own options and \
-            its application's validation, without applying it. Reading files, envctl loads them itself.
+            its application's validation, without applying it. Reading files, envctl loads them itself, \
+            for every environment they define (one line each, OK or the error; exit 1 if any fails), or \
+            only --environment's.
             """)
 
     @OptionGroup var location: LocationOptions
@@ -31,12 +33,51 @@ struct Check: ParsableCommand {
                 }
                 print(summary)
             case .files:
-                let snapshot = try location.load()
-                var summary = "OK: environment \(snapshot.environmentName), \(snapshot.leafKeys.count) settings from "
-                summary +=
-                    snapshot.files.isEmpty ? "the built-in configuration" : snapshot.files.joined(separator: ", ")
-                print(summary)
+                try checkFiles()
             }
         }
+    }
+
+    /// Builds the configuration from the files for `--environment`, else for every environment
+    /// they define: a deploy gate must not pass a file whose Production is broken because envctl
+    /// was built for Debug.
+    private func checkFiles() throws {
+        guard location.environment == nil else {
+            print(summary(try location.load()))
+            return
+        }
+        let base = try location.options()
+        let names: [String]
+        do {
+            names = try Environment.definedEnvironments(base)
+        } catch {
+            throw Failure("\(error)")
+        }
+        guard !names.isEmpty else {
+            throw Failure(
+                "the files define no environment: add a dictionary per environment (Debug, Production, ...) next to Common"
+            )
+        }
+        var failed: [String] = []
+        for name in names {
+            var options = base
+            options.environment = name
+            do {
+                print(summary(try Environment(options: options).snapshot))
+            } catch {
+                print("FAILED: environment \(name): \(error)")
+                failed.append(name)
+            }
+        }
+        if !failed.isEmpty {
+            throw Failure(
+                "\(failed.count) of \(names.count) environments failed the check: \(failed.joined(separator: ", "))")
+        }
+    }
+
+    private func summary(_ snapshot: EnvironmentSnapshot) -> String {
+        var summary = "OK: environment \(snapshot.environmentName), \(snapshot.leafKeys.count) settings from "
+        summary += snapshot.files.isEmpty ? "the built-in configuration" : snapshot.files.joined(separator: ", ")
+        return summary
     }
 }

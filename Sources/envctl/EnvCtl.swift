@@ -108,7 +108,14 @@ struct LocationOptions: ParsableArguments {
 
     private func client(_ path: String, expectedProcess: Int32? = nil) -> VarlinkClient {
         VarlinkClient(
-            path: path, timeout: .milliseconds(Int64(max(timeout, 0.001) * 1000)), expectedProcess: expectedProcess)
+            path: path, timeout: .milliseconds(Int64(Self.clampedTimeout(timeout) * 1000)),
+            expectedProcess: expectedProcess)
+    }
+
+    /// `--timeout` between a millisecond and a day; `inf`, `nan` or `1e300` would trap in the
+    /// conversion to milliseconds.
+    static func clampedTimeout(_ seconds: Double) -> Double {
+        seconds.isFinite ? min(max(seconds, 0.001), 86_400) : 86_400
     }
 
     /// Options for reading the files, with the fleet's documents below them when etcd options

@@ -53,10 +53,7 @@ struct Get: ParsableCommand {
         }
         switch entry.value {
         case .array, .dictionary:
-            let data = try! JSONSerialization.data(
-                withJSONObject: Listing.jsonValue(entry.value),
-                options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-            print(String(decoding: data, as: UTF8.self))
+            print(try Listing.jsonText(Listing.jsonValue(entry.value)))
         default:
             print(entry.value.description)
         }

@@ -92,7 +92,7 @@ struct Listing {
         return out
     }
 
-    var json: String {
+    func json() throws -> String {
         var settings: [String: Any] = [:]
         for row in rows {
             var item: [String: Any] = [
@@ -118,16 +118,27 @@ struct Listing {
         {
             object["lastReload"] = decoded
         }
-        let data = try! JSONSerialization.data(
-            withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
+        return try Listing.jsonText(object)
+    }
+
+    /// `object` as pretty JSON. Every value in it comes from ``jsonValue(_:)`` or is text, so
+    /// serializing should not fail; if it ever does, that is an error, not a crash.
+    static func jsonText(_ object: Any) throws -> String {
+        do {
+            let data = try JSONSerialization.data(
+                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            return String(decoding: data, as: UTF8.self)
+        } catch {
+            throw Failure("the configuration cannot be written as JSON: \(error)")
+        }
     }
 
     static func jsonValue(_ value: SettingValue) -> Any {
         switch value {
         case .string(let text): text
         case .integer(let number): number
-        case .double(let number): number
+        // JSON has no NaN or infinity: those are the strings "nan", "inf" and "-inf".
+        case .double(let number): number.isFinite ? number : number.isNaN ? "nan" : number < 0 ? "-inf" : "inf"
         case .bool(let flag): flag
         case .date(let date): date.formatted(.iso8601)
         case .data(let data): data.base64EncodedString()

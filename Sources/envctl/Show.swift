@@ -36,7 +36,7 @@ struct Show: ParsableCommand {
                 listing = Listing(try location.load(), revealSecrets: showSecrets)
             }
             if json {
-                print(listing.json)
+                print(try listing.json())
             } else {
                 print(listing.table, terminator: "")
             }

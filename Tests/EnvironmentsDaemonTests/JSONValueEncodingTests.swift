@@ -85,6 +85,13 @@ struct JSONValueEncodingTests {
                 == #"{"a":"x\"y\\z\n\u0007","b":[1,null,false],"c":{},"d":2.5}"#)
     }
 
+    @Test func nonFiniteRealsAreWrittenAsStrings() throws {
+        let value = JSONValue.array([.double(.infinity), .double(-.infinity), .double(.nan), .double(1.5)])
+        let text = value.jsonText()
+        #expect(String(decoding: text, as: UTF8.self) == #"["inf","-inf","nan",1.5]"#)
+        #expect(try JSONSerialization.jsonObject(with: Data(text)) is [Any])
+    }
+
     @Test func prettyTextMatchesJSONEncoder() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -14,7 +14,7 @@ public struct EnvironmentOptions: Sendable {
     /// the environment variable and the build.
     public var environment: String?
     /// A directory selected explicitly (for example by `--config-dir`), which wins over
-    /// `$CONFIGURATION_DIRECTORY` and `/etc/<applicationName>/`.
+    /// `$CONFIGURATION_DIRECTORY` and `/etc/<applicationName>/`. It must exist.
     public var configDirectory: String?
     /// The main file's name, `Environments.plist`; drop-ins live in `<fileName>.d/`.
     public var fileName: String
@@ -37,6 +37,10 @@ public struct EnvironmentOptions: Sendable {
     public var defaults: [String: SettingValue]
     /// An `Environments.plist`-shaped dictionary used when no file exists, so a program can
     /// run on a built-in configuration. Without it a missing file is an error.
+    ///
+    /// Only a file that truly is not there counts as missing: a dangling or looping symbolic
+    /// link, a file that cannot be read, or a ``configDirectory`` (or `$CONFIGURATION_DIRECTORY`)
+    /// that does not exist is an error, and never falls back to this.
     public var builtInConfiguration: [String: SettingValue]?
     /// The process environment: `${env:VAR}`, the environment variable,
     /// `CONFIGURATION_DIRECTORY` and `CREDENTIALS_DIRECTORY` are read from here.

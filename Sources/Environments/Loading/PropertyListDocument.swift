@@ -22,10 +22,10 @@ struct PropertyListDocument: Sendable {
     let text: String?
 
     /// A document for a dictionary that is already parsed.
-    init(root: [String: SettingValue], file: String) {
+    init(root: [String: SettingValue], file: String, text: String? = nil) {
         self.file = file
         self.root = root
-        self.text = nil
+        self.text = text
     }
 
     /// The largest file read: a configuration file beyond this is a mistake (or a device
@@ -64,11 +64,68 @@ struct PropertyListDocument: Sendable {
                 file: file,
                 hint: "Put `Common` and one dictionary per environment inside a top-level <dict>")
         }
+        let text = PropertyListDocument.xmlText(of: data)
         guard case .dictionary(let root)? = SettingValue(propertyList: dictionary) else {
-            throw EnvironmentError(.malformedFile, "the property list holds values of unsupported types", file: file)
+            throw PropertyListDocument.unsupportedValueError(in: dictionary, file: file, text: text)
+        }
+        // Foundation stops at the end of the root element and ignores whatever follows: a stray
+        // edit, a merge leftover, a second document. None of it is configuration.
+        if text != nil, let offset = XMLPropertyListParser.offsetOfTrailingContent(data) {
+            let rest = data[(data.startIndex + offset)...]
+            let what =
+                rest.starts(with: Array("<plist".utf8)) || rest.starts(with: Array("<?xml ".utf8))
+                ? "a second property list follows the first" : "text follows the end of the property list"
+            throw EnvironmentError(
+                .malformedFile, "\(what); only whitespace and comments may follow </plist>", file: file,
+                line: data[data.startIndex..<(data.startIndex + offset)].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 },
+                hint: "Remove everything after the first </plist>, then run `envctl check`")
         }
         self.root = root
-        self.text = PropertyListDocument.xmlText(of: data)
+        self.text = text
+    }
+
+    /// The error for a parsed property list that holds a value no setting can hold: the first
+    /// such value's key path, and why.
+    private static func unsupportedValueError(in dictionary: [String: Any], file: String, text: String?)
+        -> EnvironmentError
+    {
+        let document = PropertyListDocument(root: [:], file: file, text: text)
+        guard let (path, reason) = firstUnsupportedValue(in: dictionary, path: []) else {
+            return EnvironmentError(.malformedFile, "the property list holds values of unsupported types", file: file)
+        }
+        let key = path.reduce("") { $0.isEmpty ? $1 : $1.hasPrefix("[") ? $0 + $1 : $0 + "." + $1 }
+        let last = path.last { !$0.hasPrefix("[") }
+        return EnvironmentError(
+            .malformedFile, "'\(key)' holds \(reason)", key: key, file: file,
+            line: last.flatMap(document.line(ofKey:)),
+            hint: "Write it as a <string> (or a <real>, if an approximation will do)")
+    }
+
+    /// The key path of the first value (in key order) that ``SettingValue/init(propertyList:)``
+    /// refuses, with the reason; array elements appear as `[index]`.
+    private static func firstUnsupportedValue(in value: Any, path: [String]) -> ([String], String)? {
+        switch value {
+        case let dictionary as [String: Any]:
+            for key in dictionary.keys.sorted() {
+                if let found = dictionary[key].flatMap({ firstUnsupportedValue(in: $0, path: path + [key]) }) {
+                    return found
+                }
+            }
+            return nil
+        case let array as [Any]:
+            for (index, element) in array.enumerated() {
+                if let found = firstUnsupportedValue(in: element, path: path + ["[\(index)]"]) { return found }
+            }
+            return nil
+        default:
+            guard SettingValue(propertyList: value) == nil else { return nil }
+            if let number = value as? NSNumber {
+                return (
+                    path, "the integer \(number), outside the range of a setting's integers (\(Int.min) to \(Int.max))"
+                )
+            }
+            return (path, "a value of an unsupported type (\(type(of: value)))")
+        }
     }
 
     /// The text of an XML property list (`nil` for a binary one, which starts with `bplist`).
@@ -89,10 +146,10 @@ struct PropertyListDocument: Sendable {
     /// block a reload), and so is anything larger than ``maximumFileSize``.
     static func readRegularFile(_ path: String) throws(EnvironmentError) -> Data {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { throw openError(path: path, errno: errno) }
+        guard descriptor >= 0 else { throw FileAccess.error(path: path, errno: errno) }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw openError(path: path, errno: errno) }
+        guard fstat(descriptor, &status) == 0 else { throw FileAccess.error(path: path, errno: errno) }
         let kind = status.st_mode & S_IFMT
         guard kind == S_IFREG else {
             if kind == S_IFDIR {
@@ -117,7 +174,7 @@ struct PropertyListDocument: Sendable {
             if count == 0 { break }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw openError(path: path, errno: errno)
+                throw FileAccess.error(path: path, errno: errno)
             }
             data.append(contentsOf: buffer[..<count])
             if data.count > maximumFileSize {
@@ -127,36 +184,6 @@ struct PropertyListDocument: Sendable {
             }
         }
         return data
-    }
-
-    private static func openError(path: String, errno code: Int32) -> EnvironmentError {
-        switch code {
-        case ENOENT:
-            return EnvironmentError(
-                .fileNotFound, "no such file", file: path,
-                hint: "Create it, or point --config-dir or $CONFIGURATION_DIRECTORY at the directory that holds it")
-        case EACCES, EPERM:
-            return EnvironmentError(
-                .fileUnreadable, "cannot be read: permission denied", file: path,
-                hint:
-                    "Give user \(currentUserName) read access to it and search access to its directories (`namei -l \(path)` shows them)"
-            )
-        case ELOOP:
-            return EnvironmentError(
-                .fileUnreadable, "cannot be read: too many levels of symbolic links", file: path,
-                hint: "Check where the links lead (`namei \(path)`)")
-        default:
-            return EnvironmentError(.fileUnreadable, "cannot be read: \(String(cString: strerror(code)))", file: path)
-        }
-    }
-
-    /// The user the program runs as, for hints about permissions.
-    private static var currentUserName: String {
-        let uid = getuid()
-        if let entry = getpwuid(uid), let name = entry.pointee.pw_name {
-            return "\(String(cString: name)) (uid \(uid))"
-        }
-        return "uid \(uid)"
     }
 
     private static func describe(parseError: any Error, data: Data) -> (String, Int?) {

@@ -24,6 +24,21 @@ struct XMLPropertyListParser {
         }
     }
 
+    /// The offset of the first byte after the root element that is neither whitespace nor part
+    /// of a comment, or `nil` when nothing else follows the root.
+    ///
+    /// Foundation's parser stops at the end of the root element and ignores the rest (text, a
+    /// second `<plist>`); `PropertyListDocument` refuses such files with this. It is a scan of
+    /// the markup, not a parse, meant for documents Foundation accepted: when it cannot find
+    /// the root element's end (text in another encoding, say), it returns `nil`. For every
+    /// document ``parse(_:)`` answers, it returns `nil` (the fuzzer checks this).
+    static func offsetOfTrailingContent(_ data: Data) -> Int? {
+        data.withUnsafeBytes { raw in
+            var parser = XMLPropertyListParser(bytes: raw.assumingMemoryBound(to: UInt8.self))
+            return parser.trailingContent()
+        }
+    }
+
     /// The predefined XML entities and the characters they stand for.
     private static let entities: [(StaticString, UInt8)] = [
         ("&amp;", UInt8(ascii: "&")), ("&lt;", UInt8(ascii: "<")), ("&gt;", UInt8(ascii: ">")),
@@ -433,6 +448,85 @@ struct XMLPropertyListParser {
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         // 730_791 days lie between 0000-03-01 and 2001-01-01.
         return era * 146_097 + dayOfEra - 730_791
+    }
+
+    // MARK: - After the root element
+
+    private mutating func trailingContent() -> Int? {
+        if hasPrefix([0xEF, 0xBB, 0xBF]) { position += 3 }
+        // The prolog: whitespace, comments (as Foundation reads them there), processing
+        // instructions, a document type.
+        while true {
+            guard skipMisc(inProlog: true), position < bytes.count else { return nil }
+            if hasPrefix("<?") {
+                guard skip(past: "?>") else { return nil }
+            } else if hasPrefix("<!DOCTYPE") {
+                guard skipDoctypeWithSubset() else { return nil }
+            } else {
+                break
+            }
+        }
+        guard bytes[position] == UInt8(ascii: "<") else { return nil }
+        // The root element: count open elements until it closes.
+        var depth = 0
+        repeat {
+            while position < bytes.count, bytes[position] != UInt8(ascii: "<") { position += 1 }
+            guard position < bytes.count else { return nil }
+            if hasPrefix("<!--") {
+                position += 4
+                guard skip(past: "-->") else { return nil }
+            } else if hasPrefix("<![CDATA[") {
+                guard skip(past: "]]>") else { return nil }
+            } else if hasPrefix("<?") {
+                guard skip(past: "?>") else { return nil }
+            } else if hasPrefix("<!") {
+                return nil
+            } else if hasPrefix("</") {
+                guard skip(past: ">") else { return nil }
+                depth -= 1
+            } else {
+                guard skip(past: ">") else { return nil }
+                if bytes[position - 2] != UInt8(ascii: "/") { depth += 1 }
+            }
+        } while depth > 0
+        // Only whitespace and comments may follow; an unterminated comment is not one.
+        while position < bytes.count {
+            if Self.isWhitespace(bytes[position]) {
+                position += 1
+            } else if hasPrefix("<!--") {
+                let start = position
+                position += 4
+                guard skip(past: "-->") else { return start }
+            } else {
+                return position
+            }
+        }
+        return nil
+    }
+
+    /// Moves past the next `terminator`; `false` if there is none.
+    private mutating func skip(past terminator: StaticString) -> Bool {
+        while position < bytes.count {
+            if hasPrefix(terminator) {
+                position += terminator.utf8CodeUnitCount
+                return true
+            }
+            position += 1
+        }
+        return false
+    }
+
+    /// Skips `<!DOCTYPE ...>`, including an internal subset in `[...]`.
+    private mutating func skipDoctypeWithSubset() -> Bool {
+        var inSubset = false
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            if byte == UInt8(ascii: "[") { inSubset = true }
+            if byte == UInt8(ascii: "]") { inSubset = false }
+            if byte == UInt8(ascii: ">"), !inSubset { return true }
+        }
+        return false
     }
 
     // MARK: - Markup

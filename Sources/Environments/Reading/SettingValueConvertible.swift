@@ -102,7 +102,11 @@ extension Duration: SettingValueConvertible {
     public init?(settingValue: SettingValue) {
         switch settingValue {
         case .integer(let seconds): self = .seconds(seconds)
-        case .double(let seconds): self = .nanoseconds(Int64((seconds * 1e9).rounded()))
+        case .double(let seconds):
+            // Infinity, NaN and anything beyond ±292 years would trap in Int64's initializer.
+            let nanoseconds = (seconds * 1e9).rounded()
+            guard nanoseconds.isFinite, let exact = Int64(exactly: nanoseconds) else { return nil }
+            self = .nanoseconds(exact)
         case .string(let text):
             guard let value = DurationParser.parse(text) else { return nil }
             self = value

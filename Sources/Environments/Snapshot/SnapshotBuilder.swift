@@ -19,20 +19,8 @@ struct SnapshotBuilder {
     func build(previous: EnvironmentSnapshot?, generation: UInt64) throws(EnvironmentError)
         -> EnvironmentSnapshot
     {
-        let location: ConfigurationLocation? = readsFiles ? ConfigurationLocation(options: options) : nil
-        var files: [EnvironmentsFile] = []
-        if let layer = options.baseLayer {
-            for document in try layer.documents() {
-                files.append(
-                    try EnvironmentsFile(
-                        PropertyListDocument(data: document.data, file: document.origin), isDropIn: false))
-            }
-        }
-        if let location {
-            files += try readFiles(location, hasBaseLayer: options.baseLayer != nil)
-        } else {
-            files.append(try EnvironmentsFile(root: options.builtInConfiguration ?? [:], label: builtInLabel))
-        }
+        let location: ConfigurationLocation? = readsFiles ? try ConfigurationLocation.resolved(options) : nil
+        let files = try readDocuments(location, previous: previous)
         let name = try selectEnvironment(files: files)
         let instance = options.selectedInstance
         if let instance, options.requiresKnownInstance, !files.contains(where: { $0.instances[instance] != nil }) {
@@ -115,32 +103,83 @@ struct SnapshotBuilder {
 
     private let builtInLabel = "<built-in configuration>"
 
+    /// Every file the configuration is built from, in the order they apply: the base layer's
+    /// documents, then the host's files (or the built-in configuration).
+    ///
+    /// - Parameter location: Where the host's files are; `nil` for the built-in configuration alone.
+    /// - Parameter previous: The running configuration, if any: a reload that finds the
+    ///   directory it was read from gone is rejected.
+    func readDocuments(_ location: ConfigurationLocation?, previous: EnvironmentSnapshot?) throws(EnvironmentError)
+        -> [EnvironmentsFile]
+    {
+        var files: [EnvironmentsFile] = []
+        if let layer = options.baseLayer {
+            for document in try layer.documents() {
+                files.append(
+                    try EnvironmentsFile(
+                        PropertyListDocument(data: document.data, file: document.origin), isDropIn: false))
+            }
+        }
+        if let location {
+            try checkDirectoryIsStillThere(previous: previous)
+            files += try readFiles(location, hasBaseLayer: options.baseLayer != nil)
+        } else {
+            files.append(try EnvironmentsFile(root: options.builtInConfiguration ?? [:], label: builtInLabel))
+        }
+        return files
+    }
+
+    /// A configuration directory that held the running configuration's files and is now gone
+    /// entirely is a broken deploy (an unmounted file system, a directory moved aside), not a
+    /// wish to run on the built-in configuration: the reload is rejected. Removing
+    /// `Environments.plist` and its drop-ins (the directory stays) is how to go back to it.
+    /// (A directory named explicitly never gets here missing: resolving it fails.)
+    private func checkDirectoryIsStillThere(previous: EnvironmentSnapshot?) throws(EnvironmentError) {
+        // The directory the running configuration came from, whichever one the search would
+        // pick now (without it, a later candidate or the first one).
+        guard let directory = previous?.location?.directory,
+            previous?.files.contains(where: { $0.hasPrefix(directory + "/") }) == true,
+            case .absent = FileAccess.presence(of: directory, subject: "the configuration directory")
+        else { return }
+        throw EnvironmentError(
+            .fileNotFound,
+            "the configuration directory no longer exists; the running configuration was read from it and stays",
+            file: directory,
+            hint:
+                "Restore it. To run on the built-in configuration, remove \(options.fileName) and its drop-ins, not the directory"
+        )
+    }
+
     /// The host's files. With a base layer, a missing main file is no error (and the built-in
     /// configuration is not used: the layer is the configuration).
+    ///
+    /// Only a main file that is not there at all is missing: one that cannot be read (a
+    /// dangling or looping symbolic link, no permission, an I/O error) is an error. A drop-in
+    /// that disappears between listing its directory and reading it is skipped.
     private func readFiles(_ location: ConfigurationLocation, hasBaseLayer: Bool) throws(EnvironmentError)
         -> [EnvironmentsFile]
     {
         var files: [EnvironmentsFile] = []
         let candidates = options.candidateDocuments
-        let mainFileExists =
-            candidates[location.mainFile] != nil || FileManager.default.fileExists(atPath: location.mainFile)
-        if !mainFileExists && hasBaseLayer {
+        var main: EnvironmentsFile?
+        do {
+            main = try EnvironmentsFile(document(location.mainFile), isDropIn: false)
+        } catch  where error.code == .fileNotFound {
+            // Nothing there (a dangling link is `fileUnreadable`).
+        }
+        if let main {
+            files.append(main)
+        } else if hasBaseLayer {
             // Only the layer, or the layer and drop-ins.
-        } else if !mainFileExists, let builtIn = options.builtInConfiguration {
+        } else if let builtIn = options.builtInConfiguration {
             files.append(try EnvironmentsFile(root: builtIn, label: builtInLabel))
         } else {
-            do {
-                files.append(try EnvironmentsFile(document(location.mainFile), isDropIn: false))
-            } catch var error {
-                if error.code == .fileNotFound {
-                    error.searchedFiles = location.searchedDirectories.map {
-                        ($0 as NSString).appendingPathComponent(options.fileName)
-                    }
-                    error.file = nil
-                    error.message = "no \(options.fileName) found"
-                }
-                throw error
-            }
+            throw EnvironmentError(
+                .fileNotFound, "no \(options.fileName) found",
+                searchedFiles: location.searchedDirectories.map {
+                    ($0 as NSString).appendingPathComponent(options.fileName)
+                },
+                hint: "Create it, or point --config-dir or $CONFIGURATION_DIRECTORY at the directory that holds it")
         }
         var dropIns = try location.dropInFiles()
         for path in candidates.keys.sorted()
@@ -153,6 +192,8 @@ struct SnapshotBuilder {
         for path in dropIns {
             do {
                 files.append(try EnvironmentsFile(document(path), isDropIn: true))
+            } catch  where error.code == .fileNotFound {
+                // Removed since the directory was listed: it is not there.
             } catch var error {
                 if error.code != .invalidDropIn { error.message = "drop-in " + error.message }
                 throw error

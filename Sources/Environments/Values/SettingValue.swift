@@ -74,7 +74,8 @@ public enum SettingValue: Sendable, Hashable {
         case let flag as Bool where SettingValue.isBoolean(value):
             self = .bool(flag)
         case let value as NSNumber:
-            self = SettingValue(number: value)
+            guard let number = SettingValue(number: value) else { return nil }
+            self = number
         case let value as Int:
             self = .integer(value)
         case let value as Double:
@@ -117,7 +118,10 @@ public enum SettingValue: Sendable, Hashable {
         return false
     }
 
-    private init(number: NSNumber) {
+    /// `nil` for an integer outside `Int`'s range: Foundation parses `<integer>` up to
+    /// `UInt64.max` (and binary property lists hold 128-bit integers), which `intValue` would
+    /// silently wrap (`UInt64.max` reads as -1).
+    private init?(number: NSNumber) {
         let type = String(cString: number.objCType)
         switch type {
         case "c", "B":
@@ -129,8 +133,17 @@ public enum SettingValue: Sendable, Hashable {
             }
         case "f", "d":
             self = .double(number.doubleValue)
+        case "Q", "L", "I", "S", "C":
+            guard let exact = Int(exactly: number.uint64Value) else { return nil }
+            self = .integer(exact)
+        case "q", "l", "i", "s":
+            self = .integer(Int(number.int64Value))
         default:
-            self = .integer(number.intValue)
+            // Anything else (CoreFoundation's 128-bit integers, say) only if `int64Value` holds
+            // it exactly.
+            let value = number.int64Value
+            guard NSNumber(value: value) == number else { return nil }
+            self = .integer(Int(value))
         }
     }
 

@@ -406,13 +406,21 @@ def scenario_9(h, s):
 
 
 def scenario_10(h, s):
-    """A daemon with no configuration files runs on its built-in configuration; `systemctl
-    reload` (ExecReload=envctl reload) asks it over its control socket and succeeds."""
+    """A daemon with no configuration files (an empty ConfigurationDirectory=) runs on its
+    built-in configuration; `systemctl reload` (ExecReload=envctl reload) asks it over its
+    control socket and succeeds. A directory named with --config-dir that does not exist is a
+    start failure, not the built-in configuration."""
+    typo = h.container.run([
+        "systemd-run", "--wait", "--unit", "typo-e2e.service", "-p", "Type=notify",
+        "/usr/local/bin/example-daemon", "--config-dir", "/nonexistent/typo-e2e"])
+    s.check(typo.returncode != 0, f"a daemon with a --config-dir that does not exist fails to start (exit {typo.returncode})")
+    h.container.run(["systemctl", "reset-failed", "typo-e2e.service"])
     unit = "builtin-e2e.service"
     started = h.container.run([
         "systemd-run", "--unit", unit, "-p", "Type=notify", "-p", "RuntimeDirectory=builtin-e2e",
+        "-p", "ConfigurationDirectory=builtin-e2e",
         "-p", "ExecReload=/usr/local/bin/envctl reload --pid $MAINPID",
-        "/usr/local/bin/example-daemon", "--config-dir", "/nonexistent/builtin-e2e"])
+        "/usr/local/bin/example-daemon"])
     if not s.check(started.returncode == 0, f"systemd-run of a daemon without files ({started.stderr.strip()!r})"):
         return
     try:
