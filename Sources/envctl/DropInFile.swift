@@ -3,8 +3,6 @@ import Foundation
 
 #if canImport(Glibc)
     import Glibc
-#elseif canImport(Musl)
-    import Musl
 #endif
 
 /// One drop-in on disk, as `set`, `unset` and `edit` change it: read with its owner, group,
@@ -17,7 +15,7 @@ import Foundation
 /// changes to different drop-ins, each valid alone, must not be checked side by side either.
 /// The holder writes its process id into the file (for the message of a waiter that gives up)
 /// and removes it when done; a waiter that got the lock of a removed file tries again. A lock
-/// file left by a killed `envctl` is an empty hidden file that the next one reuses.
+/// file left by a killed `envctl` is a small hidden file that the next one takes and removes.
 ///
 /// **Leftovers.** The new contents go to a hidden temporary file beside the drop-in
 /// (`.NAME.XXXXXXXX.envctl-new`), renamed over it. Hidden files are not drop-ins to the daemon
@@ -37,6 +35,8 @@ struct DropInFile {
     static let lockName = ".envctl.lock"
     /// The suffix of the temporary files (hidden, so never drop-ins).
     static let temporarySuffix = ".envctl-new"
+    /// The largest drop-in read, as the library's own cap on a configuration file.
+    static let maximumSize = 16 << 20
     /// A new drop-in's mode when the configuration has no other file.
     static let defaultMode: mode_t = 0o644
 
@@ -54,7 +54,7 @@ struct DropInFile {
         var extendedAttributes: [(name: String, value: [UInt8])]
     }
 
-    /// The drop-in changed (by someone not taking the lock) after it was read.
+    /// The drop-in no longer holds what was read: someone else changed it meanwhile.
     struct Changed: Error {}
 
     // MARK: Reading
@@ -92,6 +92,11 @@ struct DropInFile {
             }
             if count == 0 { break }
             contents.append(contentsOf: buffer[..<count])
+            guard contents.count <= Self.maximumSize else {
+                throw Failure(
+                    "\(path) is larger than \(Self.maximumSize >> 20) MiB, which no configuration file needs (the daemon does not read it either)"
+                )
+            }
         }
         return State(
             contents: contents, owner: status.st_uid, group: status.st_gid, mode: status.st_mode & 0o7777,
