@@ -161,8 +161,8 @@ struct SetValue: ParsableCommand {
             ACLs (and other extended attributes). A new drop-in takes the owner, group and mode of the \
             most restrictive of the configuration's files (Environments.plist and the other drop-ins: \
             the one that gives others the fewest permissions, then its group), so whoever may read the \
-            configuration may read it and no one else; 0644 when there is no file yet. A symbolic link \
-            is not replaced.
+            configuration may read it and no one else; 0644 when there is no file yet. A drop-in that \
+            is a symbolic link is refused (change its target instead).
             """)
 
     @OptionGroup var location: LocationOptions
