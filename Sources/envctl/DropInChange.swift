@@ -4,7 +4,8 @@ import Foundation
 
 /// A change to one drop-in that `edit`, `set` and `unset` check before they install it:
 /// the whole resulting configuration is built as the daemon would build it, and only then the
-/// file is replaced (a temporary file renamed over it, in the same directory).
+/// file is replaced (a temporary file renamed over it, in the same directory), under the drop-in
+/// directory's lock and only if nobody changed it meanwhile (``DropInFile``).
 ///
 /// The check runs on the files for every environment they define (so a change for Staging
 /// cannot break Production), and, when a daemon is found (`--app-name`, `--pid`, `--socket`),
@@ -64,13 +65,42 @@ struct DropInChange {
     /// The drop-in's absolute path.
     var path: String { (directory as NSString).appendingPathComponent(relativePath) }
 
+    /// The drop-in on disk: its lock, and its replacement.
+    var file: DropInFile {
+        DropInFile(path: path, mainFile: (directory as NSString).appendingPathComponent(fileName))
+    }
+
     /// The drop-in's current text, or `nil` if there is none.
     func current() throws -> Data? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw Failure("cannot read \(path): \((error as NSError).localizedDescription)")
+        try file.read()?.contents
+    }
+
+    /// How often ``update(_:)`` starts over when the drop-in changes under it.
+    static let attempts = 3
+
+    /// Changes the drop-in holding its directory's lock (see ``DropInFile``): reads it, makes
+    /// the new contents from it with `make` (which checks them), and replaces it if it still
+    /// holds what was read. Another `envctl` waits for the lock; something that writes the
+    /// drop-in without it makes `update` start over with what it wrote (at most
+    /// ``attempts`` times), so no change that was reported is lost.
+    ///
+    /// - Parameter make: The new contents from the current ones (`nil`: no drop-in yet), and
+    ///   what to return.
+    func update<Result>(_ make: (Data?) throws -> (contents: Data, result: Result)) throws -> Result {
+        try file.withLock {
+            for _ in 0..<Self.attempts {
+                let old = try current()
+                let (contents, result) = try make(old)
+                do {
+                    try file.replace(expecting: old, with: contents)
+                    return result
+                } catch is DropInFile.Changed {
+                    continue
+                }
+            }
+            throw Failure(
+                "\(path) kept changing while envctl checked a change to it (something writes it without envctl's lock); nothing was written"
+            )
         }
     }
 
@@ -151,17 +181,5 @@ struct DropInChange {
         }
         if names.isEmpty { names = [BuildInfo.compiled.defaultEnvironment] }
         return names
-    }
-
-    /// Replaces the drop-in with `contents` (creating the drop-in directory if needed).
-    func install(_ contents: Data) throws {
-        let dropIns = (path as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(
-                atPath: dropIns, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-            try AtomicFile.replace(path, with: contents, mode: 0o644)
-        } catch {
-            throw Failure("cannot write \(path): \(error)")
-        }
     }
 }

@@ -16,7 +16,10 @@ struct Edit: ParsableCommand {
             files define, and the running daemon's own validation when one is found); only a valid \
             result replaces the drop-in, atomically. On an invalid one envctl shows the error with its \
             file and line and asks whether to edit again or discard; without a terminal to ask on, it \
-            discards and exits 1. An unchanged copy installs nothing.
+            discards and exits 1. An unchanged copy installs nothing. The editor runs without holding \
+            anything; if the drop-in changed meanwhile (another envctl, or by hand), nothing is \
+            installed: envctl says so, keeps your version in the temporary copy and exits 1. The file \
+            keeps its owner, group, mode and ACLs, and a new one takes them as for set.
             """)
 
     @OptionGroup var location: LocationOptions
@@ -30,7 +33,11 @@ struct Edit: ParsableCommand {
             let original = try change.current()
             let start = original ?? Data(Self.template(change).utf8)
             let scratch = try Self.scratchFile(named: change.name, contents: start)
-            defer { try? FileManager.default.removeItem(atPath: (scratch as NSString).deletingLastPathComponent) }
+            let scratchDirectory = (scratch as NSString).deletingLastPathComponent
+            // Once edited, the copy is kept whenever it cannot be installed for any reason but
+            // the operator's choice to discard it.
+            var keepScratch = false
+            defer { if !keepScratch { try? FileManager.default.removeItem(atPath: scratchDirectory) } }
             while true {
                 try Self.runEditor(on: scratch)
                 let edited: Data
@@ -43,12 +50,35 @@ struct Edit: ParsableCommand {
                     print("\(change.path): no changes; nothing installed")
                     return
                 }
+                // The editor ran without the lock; installing takes it, and installs only over
+                // the drop-in as it was when the editor opened.
+                let outcome: Result<String, Failure>
                 do {
-                    let checked = try change.check(edited)
-                    try change.install(edited)
+                    outcome = try change.file.withLock {
+                        guard try change.current() == original else { throw DropInFile.Changed() }
+                        let checked: String
+                        do {
+                            checked = try change.check(edited)
+                        } catch let failure as Failure {
+                            return .failure(failure)
+                        }
+                        try change.file.replace(expecting: original, with: edited)
+                        return .success(checked)
+                    }
+                } catch is DropInFile.Changed {
+                    keepScratch = true
+                    throw Failure(
+                        "\(change.path) was changed by someone else while you edited it; your version was not installed and is kept in \(scratch). Run envctl edit again and carry your changes over (diff -u \(change.path) \(scratch) shows both)."
+                    )
+                } catch let failure as Failure {
+                    keepScratch = true
+                    throw Failure("\(failure.description); your version is kept in \(scratch)")
+                }
+                switch outcome {
+                case .success(let checked):
                     print("\(change.path): installed (\(checked))")
                     return
-                } catch let failure as Failure {
+                case .failure(let failure):
                     printError(failure.description.replacingOccurrences(of: scratch, with: change.path))
                     guard Self.askToEditAgain() else {
                         throw Failure("\(change.path): discarded; nothing was installed")

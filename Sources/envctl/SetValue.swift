@@ -154,6 +154,15 @@ struct SetValue: ParsableCommand {
             (its own validation included). Only then the drop-in is replaced atomically; on any error \
             nothing changes and envctl exits 1. The daemon applies the new file on its next reload \
             (its file watcher, or systemctl reload).
+
+            set, unset and edit take a lock in the drop-in directory (.envctl.lock, flock) from reading \
+            the drop-in to replacing it, so concurrent changes apply one after the other and none is \
+            lost; they wait for it at most 60 s. The replaced drop-in keeps its owner, group, mode and \
+            ACLs (and other extended attributes). A new drop-in takes the owner, group and mode of the \
+            most restrictive of the configuration's files (Environments.plist and the other drop-ins: \
+            the one that gives others the fewest permissions, then its group), so whoever may read the \
+            configuration may read it and no one else; 0644 when there is no file yet. A drop-in that \
+            is a symbolic link is refused (change its target instead).
             """)
 
     @OptionGroup var location: LocationOptions
@@ -179,30 +188,30 @@ struct SetValue: ParsableCommand {
             let path = try DropInDocument.components(key)
             let typed = try type.value(value)
             let change = try DropInChange(location: location, dropIn: dropIn)
-            // A key path through a value that is not a dictionary where the files set it now.
-            for snapshot in try change.currentSnapshots() {
-                for end in 1..<path.count {
-                    let prefix = path[..<end].joined(separator: ".")
-                    guard let found = snapshot.configuredValue(forKey: prefix) else { continue }
-                    if case .dictionary = found.value { continue }
-                    let article = "aeiou".contains(found.value.typeName.prefix(1)) ? "an" : "a"
-                    throw Failure(
-                        "'\(prefix)' is \(article) \(found.value.typeName) (set by \(found.source)), not a dictionary: '\(key)' cannot go through it"
-                    )
+            let (old, checked) = try change.update { old in
+                // A key path through a value that is not a dictionary where the files set it now.
+                for snapshot in try change.currentSnapshots() {
+                    for end in 1..<path.count {
+                        let prefix = path[..<end].joined(separator: ".")
+                        guard let found = snapshot.configuredValue(forKey: prefix) else { continue }
+                        if case .dictionary = found.value { continue }
+                        let article = "aeiou".contains(found.value.typeName.prefix(1)) ? "an" : "a"
+                        throw Failure(
+                            "'\(prefix)' is \(article) \(found.value.typeName) (set by \(found.source)), not a dictionary: '\(key)' cannot go through it"
+                        )
+                    }
                 }
+                var root = try DropInDocument.root(old, path: change.path)
+                let sectionValue = root[section] ?? [String: Any]()
+                guard let dictionary = sectionValue as? [String: Any] else {
+                    throw Failure(
+                        "'\(section)' in \(change.path) is \(DropInDocument.typeName(sectionValue)), not a dictionary")
+                }
+                root[section] = try DropInDocument.setting(typed, at: path[...], in: dictionary, trail: "")
+                let new = try DropInDocument.data(root)
+                return (new, (old, try change.check(new)))
             }
-            let old = try change.current()
-            var root = try DropInDocument.root(old, path: change.path)
-            let sectionValue = root[section] ?? [String: Any]()
-            guard let dictionary = sectionValue as? [String: Any] else {
-                throw Failure(
-                    "'\(section)' in \(change.path) is \(DropInDocument.typeName(sectionValue)), not a dictionary")
-            }
-            root[section] = try DropInDocument.setting(typed, at: path[...], in: dictionary, trail: "")
-            let new = try DropInDocument.data(root)
-            let checked = try change.check(new)
             DropInDocument.warnAboutComments(old, path: change.path)
-            try change.install(new)
             print("\(change.path): \(section).\(key) = \(value) (\(checked))")
         }
     }
@@ -236,24 +245,26 @@ struct Unset: ParsableCommand {
         try reportingFailures {
             let section = try DropInDocument.section(common: common, location: location)
             let change = try DropInChange(location: location, dropIn: dropIn)
-            let old = try change.current()
-            guard old != nil else { throw Failure("\(change.path) does not exist; nothing to unset") }
-            var root = try DropInDocument.root(old, path: change.path)
-            guard var dictionary = root[section] as? [String: Any] else {
-                throw Failure("\(change.path) has no '\(section)' dictionary; nothing to unset")
-            }
-            for key in keys {
-                let path = try DropInDocument.components(key)
-                guard DropInDocument.contains(path[...], in: dictionary) else {
-                    throw Failure("\(change.path) does not set \(section).\(key); nothing was changed")
+            // Before the lock, which would make the drop-in directory.
+            guard try change.current() != nil else { throw Failure("\(change.path) does not exist; nothing to unset") }
+            let (old, checked) = try change.update { old in
+                guard old != nil else { throw Failure("\(change.path) does not exist; nothing to unset") }
+                var root = try DropInDocument.root(old, path: change.path)
+                guard var dictionary = root[section] as? [String: Any] else {
+                    throw Failure("\(change.path) has no '\(section)' dictionary; nothing to unset")
                 }
-                dictionary = try DropInDocument.setting(nil, at: path[...], in: dictionary, trail: "")
+                for key in keys {
+                    let path = try DropInDocument.components(key)
+                    guard DropInDocument.contains(path[...], in: dictionary) else {
+                        throw Failure("\(change.path) does not set \(section).\(key); nothing was changed")
+                    }
+                    dictionary = try DropInDocument.setting(nil, at: path[...], in: dictionary, trail: "")
+                }
+                root[section] = dictionary.isEmpty ? nil : dictionary
+                let new = try DropInDocument.data(root)
+                return (new, (old, try change.check(new)))
             }
-            root[section] = dictionary.isEmpty ? nil : dictionary
-            let new = try DropInDocument.data(root)
-            let checked = try change.check(new)
             DropInDocument.warnAboutComments(old, path: change.path)
-            try change.install(new)
             print("\(change.path): removed \(keys.map { "\(section).\($0)" }.joined(separator: ", ")) (\(checked))")
         }
     }

@@ -202,17 +202,27 @@ import Testing
 
         init(command: String) throws {
             socket = NSTemporaryDirectory() + "envctl-tmux-\(UUID().uuidString.prefix(8))"
-            // Spawned directly: the server this starts would inherit the descriptor through which
-            // Foundation's `Process` learns that its child ended, so `waitUntilExit` would wait
-            // for the server.
+            // Spawned directly, with every descriptor but the standard ones closed: the server
+            // this starts would otherwise inherit the descriptor through which Foundation's
+            // `Process` learns that its child ended, and the pipes of processes that other tests
+            // run meanwhile, so their `waitUntilExit` and reads would wait for the server.
             let arguments = [
                 "/usr/bin/tmux", "-S", socket, "-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "120", "-y",
                 "40", command,
             ]
             var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
             defer { for argument in argv { free(argument) } }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            // glibc 2.34's posix_spawn_file_actions_addclosefrom_np, which Swift's Glibc module
+            // does not import.
+            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+            let closeFrom = try #require(
+                dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np"))
+            guard unsafeBitCast(closeFrom, to: CloseFrom.self)(&actions, 3) == 0 else { throw POSIXError(.EINVAL) }
             var pid = pid_t()
-            guard posix_spawn(&pid, "/usr/bin/tmux", nil, nil, &argv, environ) == 0 else {
+            guard posix_spawn(&pid, "/usr/bin/tmux", &actions, nil, &argv, environ) == 0 else {
                 throw POSIXError(.ENOEXEC)
             }
             var status: Int32 = 0

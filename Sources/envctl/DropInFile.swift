@@ -1,0 +1,446 @@
+import Environments
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One drop-in on disk, as `set`, `unset` and `edit` change it: read with its owner, group,
+/// mode and extended attributes; changed only under the drop-in directory's lock; replaced
+/// only if it still holds what was read, by a new file that keeps all of those.
+///
+/// **The lock.** `Environments.plist.d/.envctl.lock`, taken with `flock(2)`, so that the
+/// kernel releases it when its holder ends, however it ends. One lock for the directory rather
+/// than one per drop-in: a change is checked together with every other drop-in, so two
+/// changes to different drop-ins, each valid alone, must not be checked side by side either.
+/// The holder writes its process id into the file (for the message of a waiter that gives up)
+/// and removes it when done; a waiter that got the lock of a removed file tries again. A lock
+/// file left by a killed `envctl` is a small hidden file that the next one takes and removes.
+///
+/// **Leftovers.** The new contents go to a hidden temporary file beside the drop-in
+/// (`.NAME.XXXXXXXX.envctl-new`), renamed over it. Hidden files are not drop-ins to the daemon
+/// or its file watcher, so neither the lock nor a temporary file left by a killed `envctl`
+/// is read or starts a reload; the next change removes such leftovers while it holds the lock.
+struct DropInFile {
+    /// The drop-in's path.
+    let path: String
+    /// The main file, `Environments.plist`, whose permissions a new drop-in may take.
+    let mainFile: String
+
+    /// The longest `set`, `unset` or `edit` waits for another one's lock.
+    static let lockWaitLimit: Duration = .seconds(60)
+    /// After this long waiting for the lock, `envctl` says whom it waits for.
+    static let lockWaitNotice: Duration = .seconds(2)
+    /// The lock's file name, in the drop-in directory.
+    static let lockName = ".envctl.lock"
+    /// The suffix of the temporary files (hidden, so never drop-ins).
+    static let temporarySuffix = ".envctl-new"
+    /// The largest drop-in read, as the library's own cap on a configuration file.
+    static let maximumSize = 16 << 20
+    /// A new drop-in's mode when the configuration has no other file.
+    static let defaultMode: mode_t = 0o644
+
+    var directory: String { (path as NSString).deletingLastPathComponent }
+    var name: String { (path as NSString).lastPathComponent }
+    var lockPath: String { (directory as NSString).appendingPathComponent(Self.lockName) }
+
+    /// The drop-in as read: its bytes and what a replacement keeps.
+    struct State {
+        var contents: Data
+        var owner: uid_t
+        var group: gid_t
+        var mode: mode_t
+        /// Extended attributes (POSIX ACLs among them), by name, in the order listed.
+        var extendedAttributes: [(name: String, value: [UInt8])]
+    }
+
+    /// The drop-in no longer holds what was read: someone else changed it meanwhile.
+    struct Changed: Error {}
+
+    // MARK: Reading
+
+    /// The drop-in now, or `nil` if it does not exist.
+    ///
+    /// A symbolic link is refused (a replacement would turn the link, which configuration
+    /// management may own, into a file of its own), as is anything but a regular file.
+    func read() throws -> State? {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        if descriptor < 0 {
+            let error = errno
+            if error == ENOENT { return nil }
+            if error == ELOOP {
+                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
+                throw Failure(
+                    "\(path) is a symbolic link (to \(target)); envctl replaces files, not links: change \(target) itself, or replace the link with a file"
+                )
+            }
+            throw Failure("cannot read \(path): \(Self.describe(error))")
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw Failure("cannot read \(path): \(Self.describe(errno))") }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw Failure("\(path) is not a regular file; remove it, or pass another --drop-in")
+        }
+        var contents = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw Failure("cannot read \(path): \(Self.describe(errno))")
+            }
+            if count == 0 { break }
+            contents.append(contentsOf: buffer[..<count])
+            guard contents.count <= Self.maximumSize else {
+                throw Failure(
+                    "\(path) is larger than \(Self.maximumSize >> 20) MiB, which no configuration file needs (the daemon does not read it either)"
+                )
+            }
+        }
+        return State(
+            contents: contents, owner: status.st_uid, group: status.st_gid, mode: status.st_mode & 0o7777,
+            extendedAttributes: try Self.extendedAttributes(of: descriptor, path: path))
+    }
+
+    /// Every extended attribute of the open file.
+    private static func extendedAttributes(of descriptor: Int32, path: String) throws -> [(
+        name: String, value: [UInt8]
+    )] {
+        guard let list = ExtendedAttributeCalls.list(), let get = ExtendedAttributeCalls.get() else {
+            throw Failure("cannot list the extended attributes of \(path): the C library has no flistxattr")
+        }
+        var size = list(descriptor, nil, 0)
+        if size < 0 {
+            if errno == ENOTSUP { return [] }
+            throw Failure("cannot list the extended attributes of \(path): \(describe(errno))")
+        }
+        var names = [CChar](repeating: 0, count: size + 1)
+        size = list(descriptor, &names, size)
+        guard size >= 0 else { throw Failure("cannot list the extended attributes of \(path): \(describe(errno))") }
+        var result: [(name: String, value: [UInt8])] = []
+        for raw in names[..<size].split(separator: 0) {
+            let name = String(decoding: raw.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let length = get(descriptor, name, nil, 0)
+            guard length >= 0 else {
+                if errno == ENODATA { continue }  // removed meanwhile
+                throw Failure("cannot read the extended attribute \(name) of \(path): \(describe(errno))")
+            }
+            var value = [UInt8](repeating: 0, count: length)
+            let read = value.withUnsafeMutableBytes { get(descriptor, name, $0.baseAddress, length) }
+            guard read >= 0 else {
+                throw Failure("cannot read the extended attribute \(name) of \(path): \(describe(errno))")
+            }
+            result.append((name, Array(value[..<read])))
+        }
+        return result
+    }
+
+    // MARK: Locking
+
+    /// Runs `body` holding the drop-in directory's lock (creating the directory, mode 0755,
+    /// if needed: it is removed again if it is still empty when `body` is done).
+    ///
+    /// Waits at most ``lockWaitLimit`` for another `envctl`; after ``lockWaitNotice`` it says
+    /// on stderr which process it waits for.
+    func withLock<T>(_ body: () throws -> T) throws -> T {
+        let createdDirectory = try makeDirectory()
+        let lock = try acquireLock()
+        defer {
+            // Removed while still held: a waiter that then gets it sees that its file is gone.
+            unlink(lockPath)
+            close(lock)
+            if createdDirectory { rmdir(directory) }
+        }
+        removeLeftovers()
+        return try body()
+    }
+
+    /// Creates the drop-in directory if it does not exist; whether it did not.
+    private func makeDirectory() throws -> Bool {
+        var status = stat()
+        if stat(directory, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFDIR else {
+                throw Failure("\(directory) is not a directory; remove it, or make it a directory of *.plist files")
+            }
+            return false
+        }
+        guard errno == ENOENT else { throw Failure("cannot use \(directory): \(Self.describe(errno))") }
+        let parent = (directory as NSString).deletingLastPathComponent
+        guard FileManager.default.fileExists(atPath: parent) else {
+            throw Failure("the configuration directory \(parent) does not exist; make it first (mkdir -p \(parent))")
+        }
+        if mkdir(directory, 0o755) != 0, errno != EEXIST {
+            throw Failure("cannot make \(directory): \(Self.describe(errno))")
+        }
+        chmod(directory, 0o755)  // whatever the umask, as before
+        return true
+    }
+
+    /// The locked lock file's descriptor.
+    private func acquireLock() throws -> Int32 {
+        let start = ContinuousClock.now
+        var pause: Duration = .milliseconds(1)
+        var noticed = false
+        var descriptor = try openLockFile()
+        while true {
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
+                // The lock of the file that is there now, not of one its last holder removed.
+                var held = stat()
+                var current = stat()
+                if fstat(descriptor, &held) == 0, stat(lockPath, &current) == 0, held.st_dev == current.st_dev,
+                    held.st_ino == current.st_ino
+                {
+                    let text = Array("\(getpid())\n".utf8)
+                    if ftruncate(descriptor, 0) == 0 { _ = pwrite(descriptor, text, text.count, 0) }
+                    return descriptor
+                }
+                close(descriptor)
+                descriptor = try openLockFile()
+                continue
+            }
+            let error = errno
+            guard error == EWOULDBLOCK || error == EINTR else {
+                close(descriptor)
+                throw Failure("cannot lock \(lockPath): \(Self.describe(error))")
+            }
+            let waited = ContinuousClock.now - start
+            if waited >= Self.lockWaitLimit {
+                close(descriptor)
+                throw Failure(
+                    "another envctl\(lockHolder()) has been changing \(directory) for over \(Self.lockWaitLimit.components.seconds) s (it holds \(lockPath)); nothing was written. Try again when it is done."
+                )
+            }
+            if waited >= Self.lockWaitNotice, !noticed {
+                noticed = true
+                printError("waiting for another envctl\(lockHolder()), which is changing \(directory)")
+            }
+            usleep(UInt32(pause.components.attoseconds / 1_000_000_000_000))
+            pause = min(pause * 2, .milliseconds(50))
+        }
+    }
+
+    /// Opens (creating) the lock file: readable and writable by its owner, and by the
+    /// directory's group when that group may write the directory.
+    private func openLockFile() throws -> Int32 {
+        for _ in 0..<100 {
+            let descriptor = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if descriptor >= 0 {
+                var directoryStatus = stat()
+                var status = stat()
+                if fstat(descriptor, &status) == 0, status.st_uid == geteuid(), stat(directory, &directoryStatus) == 0 {
+                    if directoryStatus.st_mode & S_IWGRP != 0 {
+                        _ = fchown(descriptor, uid_t.max, directoryStatus.st_gid)
+                        fchmod(descriptor, 0o660)
+                    } else {
+                        fchmod(descriptor, 0o600)
+                    }
+                }
+                return descriptor
+            }
+            // The directory went away with the last holder (it had made it): make it again.
+            if errno == ENOENT, (try? makeDirectory()) != nil { continue }
+            throw Failure("cannot open the lock \(lockPath): \(Self.describe(errno))")
+        }
+        throw Failure("cannot open the lock \(lockPath): the directory keeps disappearing")
+    }
+
+    /// ` (process N)`, from the lock file, or nothing.
+    private func lockHolder() -> String {
+        guard let text = try? String(contentsOfFile: lockPath, encoding: .utf8),
+            let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { return "" }
+        return " (process \(pid))"
+    }
+
+    /// Removes the temporary files of changes that never finished (their `envctl` was
+    /// killed); with the lock held, no other change can be under way.
+    private func removeLeftovers() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for name in names where name.hasPrefix(".") && name.hasSuffix(Self.temporarySuffix) {
+            unlink((directory as NSString).appendingPathComponent(name))
+        }
+    }
+
+    // MARK: Replacing
+
+    /// Replaces the drop-in with `contents`, if it still holds `expected` (`nil`: it does not
+    /// exist). Call it holding the lock.
+    ///
+    /// The new file keeps the owner, group, mode and extended attributes (POSIX ACLs among
+    /// them) of the file it replaces; a new drop-in takes the owner, group and mode of
+    /// ``newFilePermissions()``. It is written and synced in full before it is renamed over
+    /// the drop-in, and the directory is synced after: a change that was reported is on disk.
+    ///
+    /// - Throws: ``Changed`` if the drop-in does not hold `expected`; a ``Failure`` otherwise.
+    func replace(expecting expected: Data?, with contents: Data) throws {
+        let current = try read()
+        guard current?.contents == expected else { throw Changed() }
+        let temporary = try makeTemporaryFile()
+        var descriptor = temporary.descriptor
+        do {
+            try Self.writeAll(descriptor, contents, path: temporary.path)
+            if let current {
+                try keep(current, on: descriptor)
+            } else {
+                try give(newFilePermissions(), to: descriptor)
+            }
+            guard fsync(descriptor) == 0 else {
+                throw Failure("cannot write \(temporary.path): \(Self.describe(errno))")
+            }
+            let closed = close(descriptor)
+            descriptor = -1
+            guard closed == 0 else { throw Failure("cannot write \(temporary.path): \(Self.describe(errno))") }
+            // The drop-in may have changed while the new file was written.
+            guard try read()?.contents == expected else { throw Changed() }
+            guard rename(temporary.path, path) == 0 else {
+                throw Failure("cannot replace \(path): \(Self.describe(errno))")
+            }
+        } catch {
+            if descriptor >= 0 { close(descriptor) }
+            unlink(temporary.path)
+            throw error
+        }
+        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryDescriptor >= 0 {
+            fsync(directoryDescriptor)
+            close(directoryDescriptor)
+        }
+    }
+
+    /// A new hidden file beside the drop-in, readable by its owner only until it gets its
+    /// permissions.
+    private func makeTemporaryFile() throws -> (path: String, descriptor: Int32) {
+        let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        for _ in 0..<100 {
+            let random = String((0..<8).map { _ in letters.randomElement() ?? "x" })
+            let path = (directory as NSString).appendingPathComponent(".\(name).\(random)\(Self.temporarySuffix)")
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if descriptor >= 0 { return (path, descriptor) }
+            guard errno == EEXIST else { throw Failure("cannot write in \(directory): \(Self.describe(errno))") }
+        }
+        throw Failure("cannot write in \(directory): no free temporary name")
+    }
+
+    /// Gives the new file the old one's owner, group, mode and extended attributes.
+    private func keep(_ old: State, on descriptor: Int32) throws {
+        try give(Permissions(owner: old.owner, group: old.group, mode: old.mode, from: path), to: descriptor)
+        for (name, value) in old.extendedAttributes {
+            // Integrity measurements of the old bytes, and file capabilities, do not carry over.
+            if ["security.ima", "security.evm", "security.capability"].contains(name) { continue }
+            let result = value.withUnsafeBytes { bytes in
+                ExtendedAttributeCalls.set().map { $0(descriptor, name, bytes.baseAddress, bytes.count, 0) }
+            }
+            guard result != 0 else { continue }
+            let error = result == nil ? ENOSYS : errno
+            // system.* holds the access control lists: without them, the file's readers change.
+            if name.hasPrefix("system.") {
+                throw Failure(
+                    "cannot give the new \(path) the access control list (\(name)) of the file it replaces: \(Self.describe(error)); nothing was written"
+                )
+            }
+            printError("note: the extended attribute \(name) of \(path) is not kept: \(Self.describe(error))")
+        }
+    }
+
+    /// An owner, group and mode, and the file they come from.
+    struct Permissions {
+        var owner: uid_t
+        var group: gid_t
+        var mode: mode_t
+        /// The file they were taken from, or `nil` for the default.
+        var from: String?
+    }
+
+    /// Gives the open file `permissions`: the group and mode always (or an error: they decide
+    /// who may read it); the owner when this process may (root may), else a note.
+    private func give(_ permissions: Permissions, to descriptor: Int32) throws {
+        if fchown(descriptor, permissions.owner, permissions.group) != 0 {
+            guard fchown(descriptor, uid_t.max, permissions.group) == 0 else {
+                throw Failure(
+                    "cannot give \(path) the group \(Self.groupName(permissions.group)) of \(permissions.from ?? "its siblings"): \(Self.describe(errno)); nothing was written (run envctl as root, or as a member of that group)"
+                )
+            }
+            if permissions.owner != geteuid() {
+                printError(
+                    "note: \(path) is now owned by \(Self.userName(geteuid())), not \(Self.userName(permissions.owner)) as \(permissions.from ?? "before"): only root can give a file away"
+                )
+            }
+        }
+        guard fchmod(descriptor, permissions.mode) == 0 else {
+            throw Failure("cannot set the mode of the new \(path): \(Self.describe(errno)); nothing was written")
+        }
+    }
+
+    /// A new drop-in's owner, group and mode: those of the most restrictive of the
+    /// configuration's files (the main file and the other drop-ins, links followed) — the one
+    /// that grants others the fewest permissions, then its group, then its owner, the main
+    /// file first on a tie, then the drop-ins in order — so that whoever may read the
+    /// configuration (the daemon among them) may read the new drop-in, and no one else; the
+    /// caller's user and group and ``defaultMode`` (0644, whatever the umask) when the
+    /// configuration has no file yet.
+    func newFilePermissions() -> Permissions {
+        let dropIns = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+            .filter { ConfigurationLocation.isDropInFileName($0) && $0 != name }
+            .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            .map { (directory as NSString).appendingPathComponent($0) }
+        var best: (key: [Int], permissions: Permissions)?
+        for file in [mainFile] + dropIns {
+            var status = stat()
+            guard stat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { continue }
+            let mode = status.st_mode & 0o777
+            let key = [(mode & 0o007).nonzeroBitCount, (mode & 0o070).nonzeroBitCount, (mode & 0o700).nonzeroBitCount]
+            if let best, !key.lexicographicallyPrecedes(best.key) { continue }
+            best = (key, Permissions(owner: status.st_uid, group: status.st_gid, mode: mode, from: file))
+        }
+        return best?.permissions ?? Permissions(owner: geteuid(), group: getegid(), mode: Self.defaultMode, from: nil)
+    }
+
+    // MARK: Helpers
+
+    private static func writeAll(_ descriptor: Int32, _ contents: Data, path: String) throws {
+        try contents.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, base + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw Failure("cannot write \(path): \(describe(errno))")
+                }
+                offset += written
+            }
+        }
+    }
+
+    static func describe(_ error: Int32) -> String { String(cString: strerror(error)) }
+
+    private static func userName(_ user: uid_t) -> String {
+        guard let entry = getpwuid(user), let name = entry.pointee.pw_name else { return String(user) }
+        return String(cString: name)
+    }
+
+    private static func groupName(_ group: gid_t) -> String {
+        guard let entry = getgrgid(group), let name = entry.pointee.gr_name else { return String(group) }
+        return String(cString: name)
+    }
+}
+
+/// The C library's extended-attribute calls, which Swift's Glibc module does not import.
+enum ExtendedAttributeCalls {
+    typealias List = @convention(c) (Int32, UnsafeMutablePointer<CChar>?, Int) -> Int
+    typealias Get = @convention(c) (Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?, Int) -> Int
+    typealias Set = @convention(c) (Int32, UnsafePointer<CChar>?, UnsafeRawPointer?, Int, Int32) -> Int32
+
+    /// `flistxattr(2)`.
+    static func list() -> List? { symbol("flistxattr") }
+    /// `fgetxattr(2)`.
+    static func get() -> Get? { symbol("fgetxattr") }
+    /// `fsetxattr(2)`.
+    static func set() -> Set? { symbol("fsetxattr") }
+
+    private static func symbol<Function>(_ name: String) -> Function? {
+        guard let address = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else { return nil }
+        return unsafeBitCast(address, to: Function.self)
+    }
+}
