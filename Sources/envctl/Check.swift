@@ -29,13 +29,13 @@ struct Check: ParsableCommand {
                 if !check.pendingRestart.isEmpty {
                     summary += "; waiting for a restart: \(check.pendingRestart.joined(separator: ", "))"
                 }
-                print(summary)
+                printLine(summary)
             case .files:
                 let snapshot = try location.load()
                 var summary = "OK: environment \(snapshot.environmentName), \(snapshot.leafKeys.count) settings from "
                 summary +=
                     snapshot.files.isEmpty ? "the built-in configuration" : snapshot.files.joined(separator: ", ")
-                print(summary)
+                printLine(summary)
             }
         }
     }

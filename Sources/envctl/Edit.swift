@@ -40,13 +40,13 @@ struct Edit: ParsableCommand {
                     throw Failure("cannot read the edited copy \(scratch): \((error as NSError).localizedDescription)")
                 }
                 if edited == start {
-                    print("\(change.path): no changes; nothing installed")
+                    printLine("\(change.path): no changes; nothing installed")
                     return
                 }
                 do {
                     let checked = try change.check(edited)
                     try change.install(edited)
-                    print("\(change.path): installed (\(checked))")
+                    printLine("\(change.path): installed (\(checked))")
                     return
                 } catch let failure as Failure {
                     printError(failure.description.replacingOccurrences(of: scratch, with: change.path))

@@ -2,10 +2,15 @@ import ArgumentParser
 import Environments
 import EnvironmentsControl
 import Foundation
+import TextEscaping
 
 struct Get: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print the effective value of one key (a dotted path reaches nested dictionaries).")
+        abstract: "Print the effective value of one key (a dotted path reaches nested dictionaries).",
+        discussion: """
+            Control characters in the value are escaped as Swift writes them (\\n, \\t, \\u{1B}), as in \
+            every text output of envctl; `envctl show --json` has the exact value.
+            """)
 
     @OptionGroup var location: LocationOptions
 
@@ -29,7 +34,7 @@ struct Get: ParsableCommand {
                     print(ConfiguredValue.redacted)
                     return
                 }
-                print(value)
+                printLine(value)
             case .files:
                 try printFromFiles()
             }
@@ -56,9 +61,9 @@ struct Get: ParsableCommand {
             let data = try! JSONSerialization.data(
                 withJSONObject: Listing.jsonValue(entry.value),
                 options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-            print(String(decoding: data, as: UTF8.self))
+            print(ControlCharacters.escapedJSON(String(decoding: data, as: UTF8.self)))
         default:
-            print(entry.value.description)
+            printLine(entry.value.description)
         }
     }
 }

@@ -203,7 +203,7 @@ struct SetValue: ParsableCommand {
             let checked = try change.check(new)
             DropInDocument.warnAboutComments(old, path: change.path)
             try change.install(new)
-            print("\(change.path): \(section).\(key) = \(value) (\(checked))")
+            printLine("\(change.path): \(section).\(key) = \(value) (\(checked))")
         }
     }
 }
@@ -254,7 +254,7 @@ struct Unset: ParsableCommand {
             let checked = try change.check(new)
             DropInDocument.warnAboutComments(old, path: change.path)
             try change.install(new)
-            print("\(change.path): removed \(keys.map { "\(section).\($0)" }.joined(separator: ", ")) (\(checked))")
+            printLine("\(change.path): removed \(keys.map { "\(section).\($0)" }.joined(separator: ", ")) (\(checked))")
         }
     }
 }

@@ -93,21 +93,23 @@ struct SnapshotBuilder {
         if let key = options.logLevelKey, let entry = snapshot.configuredValue(forKey: key) {
             let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
             guard case .string(let level) = entry.value, levels.contains(level.lowercased()) else {
+                // The value as listings show it: a LogLevel interpolated from a secret is not printed.
+                let shown = entry.isSecret ? entry.displayValue() : "'\(entry.value)'"
                 throw EnvironmentError(
-                    .validationFailed,
-                    "'\(key)' is '\(entry.value)', expected one of \(levels.joined(separator: ", "))", key: key,
-                    environment: name, file: entry.source.file)
+                    .validationFailed, "'\(key)' is \(shown), expected one of \(levels.joined(separator: ", "))",
+                    key: key, environment: name, file: entry.source.file)
             }
         }
         if let validate = options.validate {
+            // The application's own messages may quote a value; a secret one is taken out.
             do {
                 try validate(snapshot)
             } catch let error as EnvironmentError {
-                throw error
+                throw snapshot.redactingSecrets(in: error)
             } catch {
                 throw EnvironmentError(
-                    .validationFailed, "the configuration was rejected: \(error)", environment: name,
-                    searchedFiles: snapshot.files)
+                    .validationFailed, "the configuration was rejected: \(snapshot.redactingSecrets(in: "\(error)"))",
+                    environment: name, searchedFiles: snapshot.files)
             }
         }
         return snapshot
