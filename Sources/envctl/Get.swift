@@ -8,8 +8,8 @@ struct Get: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the effective value of one key (a dotted path reaches nested dictionaries).",
         discussion: """
-            Control characters in the value are escaped as Swift writes them (\\n, \\t, \\u{1B}), as in \
-            every text output of envctl; `envctl show --json` has the exact value.
+            Control characters in the value (a line feed, ESC, NUL) are escaped as Swift string literals \
+            write them, as in every text output of envctl; `envctl show --json` has the exact value.
             """)
 
     @OptionGroup var location: LocationOptions
