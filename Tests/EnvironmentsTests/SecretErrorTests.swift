@@ -220,6 +220,24 @@ import Testing
         }
     }
 
+    @Test("a secret written literally with '${' in it: the error withholds the reference, which is part of the secret")
+    func literalSecretWithAReference() throws {
+        for literal in ["ab${horse}cd", "ab${xyzzy:q}cd", "ab${ horse }cd"] {
+            try load(["Database": ["Password": literal]]) { directory, make in
+                let error = try rejection { _ = try make() }
+                #expect(error.key == "Database.Password")
+                #expect(error.file == directory.mainFile)
+                #expect(error.description.contains("the secret value of 'Database.Password' has a '${...}'"))
+                expectNoSecret(error)
+            }
+        }
+        // Not secret: the reference is shown, to find the typo.
+        try load(["Other": "ab${horse}cd"]) { _, make in
+            let error = try rejection { _ = try make() }
+            #expect(error.description.contains("'${horse}' in 'Other'"))
+        }
+    }
+
     @Test("an error's description escapes control characters, so it stays one line and cannot drive a terminal")
     func descriptionEscapesControlCharacters() {
         let error = EnvironmentError(

@@ -70,7 +70,11 @@ struct SnapshotBuilder {
 
         var interpolator = Interpolator(
             tree: tree, environmentName: name, processEnvironment: options.processEnvironment, secretPaths: secrets)
-        tree = try interpolator.resolve(tree)
+        do {
+            tree = try interpolator.resolve(tree)
+        } catch {
+            throw Self.withholdingSecretReferences(error, secretPaths: secrets)
+        }
 
         var pending: [String: ConfiguredValue] = [:]
         if let previous, previous.environmentName == name {
@@ -116,6 +120,22 @@ struct SnapshotBuilder {
     }
 
     private let builtInLabel = "<built-in configuration>"
+
+    /// An interpolation error about a secret key's value, without the `${...}` text it quotes:
+    /// in a secret written literally (a password with `${` in it), that text is part of the
+    /// secret. Errors about credentials and environment variables keep their names; cycles name
+    /// keys only.
+    static func withholdingSecretReferences(_ error: EnvironmentError, secretPaths: Set<String>) -> EnvironmentError {
+        guard error.code == .unresolvedReference || error.code == .invalidInterpolation, let key = error.key,
+            Interpolator.isSecret(String(key.prefix { $0 != "[" }), in: secretPaths)
+        else { return error }
+        var withheld = error
+        withheld.message =
+            "the secret value of '\(key)' has a '${...}' that cannot be expanded (\(error.code)); "
+            + "it is not shown, as it may be part of the secret"
+        withheld.hint = "Check the '${...}' in its value, and write '$${' for a literal '${'"
+        return withheld
+    }
 
     /// The host's files. With a base layer, a missing main file is no error (and the built-in
     /// configuration is not used: the layer is the configuration).
