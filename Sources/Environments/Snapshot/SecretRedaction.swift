@@ -76,6 +76,8 @@ extension EnvironmentSnapshot {
             guard let entry = table[key], entry.isSecret else { continue }
             collect(entry.value)
         }
+        // The new values of restart-only keys, which the snapshot holds beside its own.
+        for pending in pendingRestart.values where pending.isSecret { collect(pending.value) }
         return texts.filter { $0.count >= Self.shortestRedactedText }.sorted { $0.count > $1.count }
     }
 
