@@ -31,10 +31,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
+        // Escapes control characters in text for terminals, log lines and the journal's stream.
+        .target(name: "TextEscaping"),
         // The portable core: Environments.plist, layering, interpolation, snapshots.
         .target(
             name: "Environments",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: ["TextEscaping", .product(name: "Logging", package: "swift-log")]
         ),
         // libsystemd (sd_notify, sd_journal_sendv), Linux only.
         .systemLibrary(
@@ -46,6 +48,7 @@ let package = Package(
         .target(
             name: "SystemdSupport",
             dependencies: [
+                "TextEscaping",
                 .target(name: "CSystemd", condition: linux),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -57,7 +60,7 @@ let package = Package(
         ),
         // The control socket's protocol (varlink framing, the interface's records, a client):
         // shared by the daemon and envctl, without the rest of either.
-        .target(name: "EnvironmentsControl"),
+        .target(name: "EnvironmentsControl", dependencies: ["TextEscaping"]),
         // Blocks SIGHUP before main, so a reload during start-up never kills a daemon.
         .target(name: "CEarlySignals"),
         // Ties it together for long-running services: reloads, signals, a Service.
@@ -113,6 +116,7 @@ let package = Package(
                 "Environments",
                 "EnvironmentsControl",
                 "EtcdFleetClient",
+                "TextEscaping",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -141,7 +145,7 @@ let package = Package(
         .testTarget(name: "EnvironmentsTests", dependencies: ["Environments"]),
         .testTarget(
             name: "SystemdSupportTests",
-            dependencies: ["SystemdSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SystemdSupport", "TextEscaping", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching"]),
         .testTarget(

@@ -3,19 +3,21 @@
 # them finds something: a crash, a broken property (the fuzzers fatalError), a hang (-timeout),
 # a leak, or too much memory (-rss_limit_mb).
 #
-#   Fuzz/run.sh [SECONDS [TARGET...]]     TARGET: varlink plist interpolation duration (default: all)
+#   Fuzz/run.sh [SECONDS [TARGET...]]     TARGET: varlink plist interpolation duration logline (default: all)
 #
 # Targets (each is Fuzz/<target>/*.swift; its first comment says what it checks):
 #   varlink        the control socket's framer and decoder (Sources/EnvironmentsControl)
 #   plist          the fast XML property-list parser, differential against Foundation
 #   interpolation  ${...} interpolation, against a reference model
 #   duration       the duration parser (500ms, 1h 30min), against exact arithmetic
+#   logline        the <N> stderr log line and control-character escaping: one record, no forged <N>
 #
 # How: each target is one executable that swiftc builds with -sanitize=fuzzer,address from the
 # fuzzer's files and the library sources it tests, compiled into one module so that internal
 # types are visible. No SwiftPM build is involved (it would share .build with other work); all
-# output goes to .build-fuzz/. Only the interpolation target needs a dependency, swift-log,
-# whose Logging module is built here from its checkout.
+# output goes to .build-fuzz/. The interpolation and logline targets need swift-log, whose
+# Logging module is built here from its checkout; those two and varlink need the package's
+# TextEscaping module, built here too.
 #
 # Dictionaries: Fuzz/<target>/<target>.dict, where present, lists tokens for libFuzzer to insert.
 # Corpora: the committed seeds in Fuzz/<target>/corpus/ are copied into .build-fuzz/<target>-corpus/,
@@ -27,7 +29,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 if [ $# -gt 0 ]; then shift; fi
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(varlink plist interpolation duration); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(varlink plist interpolation duration logline); fi
 out=.build-fuzz
 mkdir -p "$out"
 
@@ -59,12 +61,23 @@ build_logging() {
         -emit-library -static -o "$out/logging/libLogging.a" $(find "$sources" -name '*.swift' | sort)
 }
 
+# The package's TextEscaping module, with the package name of the fuzzer that uses it (its API
+# is `package`), into $out/textescaping-<package name>/.
+build_text_escaping() {
+    mkdir -p "$out/textescaping-$1"
+    swiftc -O -swift-version 6 -parse-as-library -module-name TextEscaping -package-name "$1" \
+        -emit-module -emit-module-path "$out/textescaping-$1/TextEscaping.swiftmodule" \
+        -emit-library -static -o "$out/textescaping-$1/libTextEscaping.a" Sources/TextEscaping/*.swift
+}
+
 # Builds $out/<target>-fuzzer.
 build() {
     case "$1" in
     varlink)
-        # EnvironmentsControl has no dependencies: all of its sources.
+        # All of EnvironmentsControl's sources, and the TextEscaping module they use.
+        build_text_escaping VarlinkFuzz
         "${swiftc_fuzzer[@]}" -module-name VarlinkFuzz -package-name VarlinkFuzz \
+            -I "$out/textescaping-VarlinkFuzz" -L "$out/textescaping-VarlinkFuzz" -lTextEscaping \
             Sources/EnvironmentsControl/*.swift Fuzz/varlink/*.swift -o "$out/varlink-fuzzer"
         ;;
     plist)
@@ -76,8 +89,10 @@ build() {
     interpolation)
         # The interpolator uses the options, errors and trees: all of Environments, and Logging.
         build_logging
+        build_text_escaping InterpolationFuzz
         "${swiftc_fuzzer[@]}" -module-name InterpolationFuzz -package-name InterpolationFuzz \
             -I "$out/logging" -L "$out/logging" -lLogging \
+            -I "$out/textescaping-InterpolationFuzz" -L "$out/textescaping-InterpolationFuzz" -lTextEscaping \
             $(find Sources/Environments -name '*.swift' | sort) Fuzz/interpolation/*.swift \
             -o "$out/interpolation-fuzzer"
         ;;
@@ -85,8 +100,18 @@ build() {
         "${swiftc_fuzzer[@]}" -module-name DurationFuzz -package-name DurationFuzz \
             Sources/Environments/Reading/DurationParser.swift Fuzz/duration/*.swift -o "$out/duration-fuzzer"
         ;;
+    logline)
+        # The formatter, the priorities, and the escaping it uses.
+        build_logging
+        build_text_escaping LogLineFuzz
+        "${swiftc_fuzzer[@]}" -module-name LogLineFuzz -package-name LogLineFuzz \
+            -I "$out/logging" -L "$out/logging" -lLogging \
+            -I "$out/textescaping-LogLineFuzz" -L "$out/textescaping-LogLineFuzz" -lTextEscaping \
+            Sources/SystemdSupport/LogLineFormatter.swift Sources/SystemdSupport/SyslogPriority.swift \
+            Fuzz/logline/*.swift -o "$out/logline-fuzzer"
+        ;;
     *)
-        echo "unknown target '$1' (targets: varlink plist interpolation duration)" >&2
+        echo "unknown target '$1' (targets: varlink plist interpolation duration logline)" >&2
         exit 2
         ;;
     esac
@@ -99,6 +124,7 @@ options() {
     plist) echo "-max_len=8192 -dict=Fuzz/plist/plist.dict" ;;
     interpolation) echo "-max_len=4096 -dict=Fuzz/interpolation/interpolation.dict" ;;
     duration) echo "-max_len=256 -dict=Fuzz/duration/duration.dict" ;;
+    logline) echo "-max_len=40960 -dict=Fuzz/logline/logline.dict" ;;
     esac
 }
 

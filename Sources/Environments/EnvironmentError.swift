@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// An error from loading, reloading or reading configuration.
 ///
 /// Every error names what failed and, where known, the key, the environment, the file and
@@ -106,6 +108,10 @@ public struct EnvironmentError: Error, Sendable, Hashable {
 
 extension EnvironmentError: CustomStringConvertible {
     /// One line: location, message, key, environment, files searched and the hint.
+    ///
+    /// Control characters that a file name, key or value may hold (a line feed, ESC, NUL) are
+    /// escaped as Swift writes them in string literals (`\n`, `\u{1B}`, `\0`), so the line
+    /// stays one line and cannot drive a terminal.
     public var description: String {
         var text = location.isEmpty ? message : "\(location): \(message)"
         var details: [String] = []
@@ -116,6 +122,6 @@ extension EnvironmentError: CustomStringConvertible {
         if !searchedFiles.isEmpty { details.append("searched: " + searchedFiles.joined(separator: ", ")) }
         if !details.isEmpty { text += " (" + details.joined(separator: "; ") + ")" }
         if let hint { text += ". " + hint }
-        return text
+        return ControlCharacters.escaped(text)
     }
 }

@@ -1,3 +1,5 @@
+import TextEscaping
+
 extension JSONValue {
     /// The value as UTF-8 JSON text (RFC 8259), object members sorted by key so that equal
     /// values give equal text.
@@ -64,25 +66,46 @@ extension JSONValue {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// A string in quotes: `"` and `\` escaped, control characters as `\n`-style or `\u00XX`
-    /// escapes, everything else as its UTF-8 bytes.
+    /// escapes, and the characters JSON allows raw but a terminal may act on (DEL, C1 controls,
+    /// the line separators U+2028 and U+2029, bidirectional controls) as `\uXXXX`, so that JSON
+    /// printed on a terminal cannot drive it; everything else as its UTF-8 bytes.
     private static func writeString(_ string: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\n"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x08: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0..<0x20:
-                output.append(contentsOf: "\\u00".utf8)
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0xF)])
-            default: output.append(byte)
+        let needsScalars = string.utf8.contains { $0 >= 0x7F }
+        guard needsScalars else {
+            for byte in string.utf8 { writeASCII(byte, into: &output) }
+            output.append(UInt8(ascii: "\""))
+            return
+        }
+        for scalar in string.unicodeScalars {
+            if scalar.isASCII && scalar.value != 0x7F {
+                writeASCII(UInt8(scalar.value), into: &output)
+            } else if ControlCharacters.needsEscaping(scalar) {
+                output.append(contentsOf: "\\u".utf8)
+                for shift in stride(from: 12, through: 0, by: -4) {
+                    output.append(hexDigits[Int((scalar.value >> UInt32(shift)) & 0xF)])
+                }
+            } else {
+                output.append(contentsOf: scalar.utf8)
             }
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    private static func writeASCII(_ byte: UInt8, into output: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+        case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+        case UInt8(ascii: "\n"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+        case UInt8(ascii: "\r"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+        case UInt8(ascii: "\t"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+        case 0x08: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+        case 0x0C: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+        case 0..<0x20:
+            output.append(contentsOf: "\\u00".utf8)
+            output.append(hexDigits[Int(byte >> 4)])
+            output.append(hexDigits[Int(byte & 0xF)])
+        default: output.append(byte)
+        }
     }
 }

@@ -17,11 +17,15 @@ extension JournalLogHandler {
         /// be delivered, it is written to standard error with a `<N>` prefix instead.
         case socket(String)
         /// Lines `<N>message key=value` on standard error, where `N` is the syslog priority;
-        /// journald and syslog read the priority from the prefix. Every line of a multi-line
-        /// entry carries the prefix.
+        /// journald and syslog read the priority from the prefix. One entry is one line, at most
+        /// 32 KiB (cut with a marker past that, below journald's `LineMax=`): control characters,
+        /// line feeds and NUL included, are escaped as Swift writes them (`\n`, `\0`,
+        /// `\u{1B}`), and a `<N>` inside the text is written `\u{3C}N>`, so no text can start a
+        /// journal record of its own.
         case stderrWithPriorityPrefix
         /// Readable lines with timestamp, level, label, message and metadata on standard
-        /// error, for a terminal.
+        /// error, for a terminal: a multi-line message's continuation lines are indented, and
+        /// every other control character is escaped.
         case stderrPlain
 
         /// The best output for how this process was started.

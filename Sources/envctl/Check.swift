@@ -31,7 +31,7 @@ struct Check: ParsableCommand {
                 if !check.pendingRestart.isEmpty {
                     summary += "; waiting for a restart: \(check.pendingRestart.joined(separator: ", "))"
                 }
-                print(summary)
+                printLine(summary)
             case .files:
                 try checkFiles()
             }
@@ -43,7 +43,7 @@ struct Check: ParsableCommand {
     /// was built for Debug.
     private func checkFiles() throws {
         guard location.environment == nil else {
-            print(summary(try location.load()))
+            printLine(summary(try location.load()))
             return
         }
         let base = try location.options()
@@ -63,9 +63,9 @@ struct Check: ParsableCommand {
             var options = base
             options.environment = name
             do {
-                print(summary(try Environment(options: options).snapshot))
+                printLine(summary(try Environment(options: options).snapshot))
             } catch {
-                print("FAILED: environment \(name): \(error)")
+                printLine("FAILED: environment \(name): \(error)")
                 failed.append(name)
             }
         }

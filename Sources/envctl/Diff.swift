@@ -48,21 +48,21 @@ struct Diff: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let (leftName, left, rightName, right) = running ? try runningAndFiles() : try twoEnvironments()
-            print("--- \(leftName)")
-            print("+++ \(rightName)")
+            printLine("--- \(leftName)")
+            printLine("+++ \(rightName)")
             var differences = 0
             for key in Set(left.keys).union(right.keys).sorted() {
                 let (old, new) = (left[key], right[key])
                 if let old, let new, old.comparable == new.comparable, old.comparable != nil { continue }
                 if let old, let new, old.comparable == nil || new.comparable == nil {
-                    print("? \(key) = \(old.display)    # secret, not compared (--show-secrets)")
+                    printLine("? \(key) = \(old.display)    # secret, not compared (--show-secrets)")
                     continue
                 }
                 differences += 1
-                if let old { print("- \(key) = \(old.display)    # \(old.source)") }
-                if let new { print("+ \(key) = \(new.display)    # \(new.source)") }
+                if let old { printLine("- \(key) = \(old.display)    # \(old.source)") }
+                if let new { printLine("+ \(key) = \(new.display)    # \(new.source)") }
             }
-            if differences == 0 { print("# no differences") }
+            if differences == 0 { printLine("# no differences") }
         }
     }
 

@@ -47,7 +47,7 @@ struct Edit: ParsableCommand {
                     throw Failure("cannot read the edited copy \(scratch): \((error as NSError).localizedDescription)")
                 }
                 if edited == start {
-                    print("\(change.path): no changes; nothing installed")
+                    printLine("\(change.path): no changes; nothing installed")
                     return
                 }
                 // The editor ran without the lock; installing takes it, and installs only over
@@ -76,7 +76,7 @@ struct Edit: ParsableCommand {
                 }
                 switch outcome {
                 case .success(let checked):
-                    print("\(change.path): installed (\(checked))")
+                    printLine("\(change.path): installed (\(checked))")
                     return
                 case .failure(let failure):
                     printError(failure.description.replacingOccurrences(of: scratch, with: change.path))

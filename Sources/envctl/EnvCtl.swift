@@ -3,6 +3,7 @@ import Environments
 import EnvironmentsControl
 import EtcdFleetClient
 import Foundation
+import TextEscaping
 
 /// `envctl`: inspect, check and reload the configuration of a daemon that uses Environments.
 @main
@@ -152,8 +153,16 @@ struct Failure: Error, CustomStringConvertible {
     init(_ message: String) { description = message }
 }
 
+/// Prints `message` on stderr after `envctl: `, on one line: control characters a key, value
+/// or file name may hold are escaped (`\n`, `\u{1B}`: see `ControlCharacters`).
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data(("envctl: " + message + "\n").utf8))
+    FileHandle.standardError.write(Data(("envctl: " + ControlCharacters.escaped(message) + "\n").utf8))
+}
+
+/// Prints one line on stdout with its control characters escaped, as every text output of
+/// envctl does: no key, value or file name can drive the terminal or forge a line.
+func printLine(_ line: String) {
+    print(ControlCharacters.escaped(line))
 }
 
 extension ParsableCommand {

@@ -2,10 +2,15 @@ import ArgumentParser
 import Environments
 import EnvironmentsControl
 import Foundation
+import TextEscaping
 
 struct Get: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print the effective value of one key (a dotted path reaches nested dictionaries).")
+        abstract: "Print the effective value of one key (a dotted path reaches nested dictionaries).",
+        discussion: """
+            Control characters in the value (a line feed, ESC, NUL) are escaped as Swift string literals \
+            write them, as in every text output of envctl; `envctl show --json` has the exact value.
+            """)
 
     @OptionGroup var location: LocationOptions
 
@@ -29,7 +34,7 @@ struct Get: ParsableCommand {
                     print(ConfiguredValue.redacted)
                     return
                 }
-                print(value)
+                printLine(value)
             case .files:
                 try printFromFiles()
             }
@@ -53,9 +58,9 @@ struct Get: ParsableCommand {
         }
         switch entry.value {
         case .array, .dictionary:
-            print(try Listing.jsonText(Listing.jsonValue(entry.value)))
+            print(ControlCharacters.escapedJSON(try Listing.jsonText(Listing.jsonValue(entry.value))))
         default:
-            print(entry.value.description)
+            printLine(entry.value.description)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Environments
 import EnvironmentsControl
 import Foundation
+import TextEscaping
 
 /// What `show` prints, from the files or from a running daemon.
 struct Listing {
@@ -74,20 +75,26 @@ struct Listing {
         )
     }
 
+    /// The listing as text: each line has its control characters escaped (a key or value with
+    /// a line feed, ESC or CR cannot forge a line or drive the terminal).
     var table: String {
-        var out = "# environment \(environment)" + (instance.map { ", instance \($0)" } ?? "")
-        out += ", generation \(generation)\n"
-        out += "# files: \(files.isEmpty ? "(built-in configuration)" : files.joined(separator: ", "))\n"
+        var lines: [String] = []
+        lines.append(
+            "# environment \(environment)" + (instance.map { ", instance \($0)" } ?? "") + ", generation \(generation)")
+        lines.append("# files: \(files.isEmpty ? "(built-in configuration)" : files.joined(separator: ", "))")
         if let lastReload, lastReload.outcome == .rejected {
-            out += "# last reload (\(lastReload.trigger)) rejected, running generation \(lastReload.generation): "
-            out += (lastReload.error?.description ?? "no reason given") + "\n"
+            lines.append(
+                "# last reload (\(lastReload.trigger)) rejected, running generation \(lastReload.generation): "
+                    + (lastReload.error?.description ?? "no reason given"))
         }
-        let width = min(rows.map(\.key.count).max() ?? 0, 40)
-        for row in rows {
-            var line = row.key.padding(toLength: max(width, row.key.count), withPad: " ", startingAt: 0)
+        var out = lines.map { ControlCharacters.escaped($0) + "\n" }.joined()
+        let keys = rows.map { ControlCharacters.escaped($0.key) }
+        let width = min(keys.map(\.count).max() ?? 0, 40)
+        for (row, key) in zip(rows, keys) {
+            var line = key.padding(toLength: max(width, key.count), withPad: " ", startingAt: 0)
             line += " = \(row.display)    # \(row.source)"
             if let next = row.pendingNext { line += " (pending restart: \(next) after restart)" }
-            out += line + "\n"
+            out += ControlCharacters.escaped(line) + "\n"
         }
         return out
     }

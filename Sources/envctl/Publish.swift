@@ -73,7 +73,7 @@ struct Publish: ParsableCommand {
                     "the fleet under \(configuration.prefix) changed after revision \(validated), which was validated; "
                         + "nothing was written: run publish again to validate the new state")
             }
-            print(
+            printLine(
                 "published \(documents.map(\.key).joined(separator: ", ")) at revision \(written) "
                     + "(validated for \(environments.joined(separator: ", ")) against revision \(validated))")
         }

@@ -28,9 +28,9 @@ struct Reload: ParsableCommand {
             case .applied:
                 let changed =
                     verdict.changedKeys.isEmpty ? "" : "; changed: " + verdict.changedKeys.joined(separator: ", ")
-                print("reloaded: environment \(verdict.environment), generation \(verdict.generation)\(changed)")
+                printLine("reloaded: environment \(verdict.environment), generation \(verdict.generation)\(changed)")
             case .unchanged:
-                print("reloaded: configuration unchanged, generation \(verdict.generation)")
+                printLine("reloaded: configuration unchanged, generation \(verdict.generation)")
             case .rejected:
                 throw Failure("reload rejected by the daemon: \(verdict.error?.description ?? "no reason given")")
             }

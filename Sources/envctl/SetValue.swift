@@ -212,7 +212,7 @@ struct SetValue: ParsableCommand {
                 return (new, (old, try change.check(new)))
             }
             DropInDocument.warnAboutComments(old, path: change.path)
-            print("\(change.path): \(section).\(key) = \(value) (\(checked))")
+            printLine("\(change.path): \(section).\(key) = \(value) (\(checked))")
         }
     }
 }
@@ -265,7 +265,7 @@ struct Unset: ParsableCommand {
                 return (new, (old, try change.check(new)))
             }
             DropInDocument.warnAboutComments(old, path: change.path)
-            print("\(change.path): removed \(keys.map { "\(section).\($0)" }.joined(separator: ", ")) (\(checked))")
+            printLine("\(change.path): removed \(keys.map { "\(section).\($0)" }.joined(separator: ", ")) (\(checked))")
         }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Environments
 import EnvironmentsControl
 import Foundation
+import TextEscaping
 
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,7 +37,7 @@ struct Show: ParsableCommand {
                 listing = Listing(try location.load(), revealSecrets: showSecrets)
             }
             if json {
-                print(try listing.json())
+                print(ControlCharacters.escapedJSON(try listing.json()))
             } else {
                 print(listing.table, terminator: "")
             }

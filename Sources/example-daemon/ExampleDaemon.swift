@@ -56,13 +56,16 @@ struct ExampleDaemon: AsyncParsableCommand {
         options.builtInConfiguration = BuiltInConfiguration.environments
         options.instance = instance
         options.validate = { snapshot in
-            // The application's own rules: a reload that breaks them is rejected.
-            guard snapshot.url("APIBaseUrl", default: URL(string: "invalid:")!).scheme?.hasPrefix("http") == true
-            else {
-                throw EnvironmentError(
-                    .validationFailed, "APIBaseUrl must be an http or https URL", key: "APIBaseUrl",
-                    environment: snapshot.environmentName,
-                    file: snapshot.configuredValue(forKey: "APIBaseUrl")?.source.file)
+            // The application's own rules: a reload that breaks them is rejected. `rejected`
+            // names the key, its file and the value, or <redacted> when the value is secret.
+            let baseURL = snapshot.string("APIBaseUrl").flatMap { URL(string: $0) }
+            guard let scheme = baseURL?.scheme, scheme == "http" || scheme == "https" else {
+                throw EnvironmentError.rejected(
+                    key: "APIBaseUrl", in: snapshot, reason: "must be an http or https URL")
+            }
+            let port = snapshot.int("ListenPort", default: 8080)
+            guard (1...65535).contains(port) else {
+                throw EnvironmentError.rejected(key: "ListenPort", in: snapshot, reason: "must be between 1 and 65535")
             }
         }
         let environment: Environment

@@ -143,4 +143,16 @@ struct JSONValueEncodingTests {
         let value = Derived()
         #expect(try JSONValueEncoder().encode(value) == (try Self.foundation(value)))
     }
+
+    @Test("control characters, DEL, C1 controls, separators and bidirectional controls are escaped, and decode back")
+    func escapesWhatATerminalActsOn() throws {
+        let text = "k\u{1B}[2J\u{7}\r\n\0\u{7F}\u{85}\u{9B}\u{2028}\u{2029}\u{202E}\u{2066}é😀"
+        let json = JSONValue.object([text: .string(text)]).jsonText()
+        let string = String(decoding: json, as: UTF8.self)
+        #expect(!string.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+        #expect(!string.unicodeScalars.contains { [0x2028, 0x2029, 0x202E, 0x2066].contains($0.value) })
+        #expect(string.contains(#"\u001b[2J\u0007\r\n\u0000\u007f\u0085\u009b\u2028\u2029\u202e\u2066é😀"#))
+        let decoded = try JSONSerialization.jsonObject(with: Data(json)) as? [String: String]
+        #expect(decoded == [text: text])
+    }
 }

@@ -139,7 +139,7 @@
                     sink: sink, metadataProvider: nil, fallbackDescriptor: pipe.writeEnd)
             }
             logger.critical("lost?\nno", metadata: ["key": "value"])
-            #expect(pipe.readAvailable() == "<2>lost?\n<2>no key=value\n")
+            #expect(pipe.readAvailable() == #"<2>lost?\nno key=value"# + "\n")
         }
 
         @Test func factorySharesTheOutput() throws {

@@ -49,4 +49,19 @@ import Testing
     @Test func encodesAnEmptyEntryAsNothing() {
         #expect(JournalNativeProtocol.encode(JournalEntry()).isEmpty)
     }
+
+    @Test("values with NUL, CR, ESC, line feeds and 64 KiB of text stay one field each, byte for byte")
+    func carriesAnyBytesInTheirField() throws {
+        let values = [
+            "a\0b", "a\rb", "\u{1B}[2J\u{7}", "x\nPRIORITY=0\nMESSAGE=forged", "\n", "\0\n\0",
+            String(repeating: "z", count: 64 * 1024) + "\nPRIORITY=0",
+        ]
+        for value in values {
+            let decoded = try DecodedJournalEntry(
+                datagram: JournalNativeProtocol.encode([("MESSAGE", value), ("PRIORITY", "6")]))
+            #expect(decoded.names == ["MESSAGE", "PRIORITY"])
+            #expect(decoded.values("MESSAGE") == [value])
+            #expect(decoded.values("PRIORITY") == ["6"])
+        }
+    }
 }

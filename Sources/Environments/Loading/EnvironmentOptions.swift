@@ -61,6 +61,9 @@ public struct EnvironmentOptions: Sendable {
     /// every load and reload, after interpolation and before the new snapshot is swapped in.
     /// It runs before any lock is taken, so it may read the environment (which still serves
     /// the current snapshot); to judge the new configuration, read the snapshot it is given.
+    /// Report a rejected value with ``EnvironmentError/rejected(key:in:reason:hint:)``, which
+    /// shows a secret value as `<redacted>`; in anything else it throws, the text of every
+    /// secret value (of four characters or more) is replaced by `<redacted>`.
     public var validate: (@Sendable (EnvironmentSnapshot) throws -> Void)?
 
     /// The instance selected: ``instance``, else ``instanceVariable``'s value; `nil` for none.

@@ -130,7 +130,9 @@ extension ConfigurationReading {
         do {
             return try T(from: SettingValueDecoder(value: root, codingPath: [], prefix: key))
         } catch var error as EnvironmentError {
-            // The decoder knows the key path; add the environment, the files and the source.
+            // The decoder knows the key path; add the environment, the files and the source. A
+            // type's own `init(from:)` may have thrown it quoting a value: no secret one.
+            error = snapshot.redactingSecrets(in: error)
             error.environment = error.environment ?? snapshot.environmentName
             if error.code == .missingKey {
                 error.searchedFiles = snapshot.files
@@ -148,7 +150,9 @@ extension ConfigurationReading {
             throw error
         } catch {
             throw EnvironmentError(
-                .decodingFailed, "cannot decode \(T.self) from '\(key ?? "<root>")': \(error)", key: key,
+                .decodingFailed,
+                "cannot decode \(T.self) from '\(key ?? "<root>")': \(snapshot.describeDecodingFailure(error, below: key))",
+                key: key,
                 environment: snapshot.environmentName, searchedFiles: snapshot.files)
         }
     }

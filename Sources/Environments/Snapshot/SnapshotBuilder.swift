@@ -58,7 +58,11 @@ struct SnapshotBuilder {
 
         var interpolator = Interpolator(
             tree: tree, environmentName: name, processEnvironment: options.processEnvironment, secretPaths: secrets)
-        tree = try interpolator.resolve(tree)
+        do {
+            tree = try interpolator.resolve(tree)
+        } catch {
+            throw Self.withholdingSecretReferences(error, secretPaths: secrets)
+        }
 
         var pending: [String: ConfiguredValue] = [:]
         if let previous, previous.environmentName == name {
@@ -81,21 +85,23 @@ struct SnapshotBuilder {
         if let key = options.logLevelKey, let entry = snapshot.configuredValue(forKey: key) {
             let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
             guard case .string(let level) = entry.value, levels.contains(level.lowercased()) else {
+                // The value as listings show it: a LogLevel interpolated from a secret is not printed.
+                let shown = entry.isSecret ? entry.displayValue() : "'\(entry.value)'"
                 throw EnvironmentError(
-                    .validationFailed,
-                    "'\(key)' is '\(entry.value)', expected one of \(levels.joined(separator: ", "))", key: key,
-                    environment: name, file: entry.source.file)
+                    .validationFailed, "'\(key)' is \(shown), expected one of \(levels.joined(separator: ", "))",
+                    key: key, environment: name, file: entry.source.file)
             }
         }
         if let validate = options.validate {
+            // The application's own messages may quote a value; a secret one is taken out.
             do {
                 try validate(snapshot)
             } catch let error as EnvironmentError {
-                throw error
+                throw snapshot.redactingSecrets(in: error)
             } catch {
                 throw EnvironmentError(
-                    .validationFailed, "the configuration was rejected: \(error)", environment: name,
-                    searchedFiles: snapshot.files)
+                    .validationFailed, "the configuration was rejected: \(snapshot.redactingSecrets(in: "\(error)"))",
+                    environment: name, searchedFiles: snapshot.files)
             }
         }
         return snapshot
@@ -148,6 +154,22 @@ struct SnapshotBuilder {
             hint:
                 "Restore it. To run on the built-in configuration, remove \(options.fileName) and its drop-ins, not the directory"
         )
+    }
+
+    /// An interpolation error about a secret key's value, without the `${...}` text it quotes:
+    /// in a secret written literally (a password with `${` in it), that text is part of the
+    /// secret. Errors about credentials and environment variables keep their names; cycles name
+    /// keys only.
+    static func withholdingSecretReferences(_ error: EnvironmentError, secretPaths: Set<String>) -> EnvironmentError {
+        guard error.code == .unresolvedReference || error.code == .invalidInterpolation, let key = error.key,
+            Interpolator.isSecret(String(key.prefix { $0 != "[" }), in: secretPaths)
+        else { return error }
+        var withheld = error
+        withheld.message =
+            "the secret value of '\(key)' has a '${...}' that cannot be expanded (\(error.code)); "
+            + "it is not shown, as it may be part of the secret"
+        withheld.hint = "Check the '${...}' in its value, and write '$${' for a literal '${'"
+        return withheld
     }
 
     /// The host's files. With a base layer, a missing main file is no error (and the built-in

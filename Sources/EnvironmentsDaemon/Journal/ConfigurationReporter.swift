@@ -6,8 +6,9 @@ import SystemdSupport
 /// applied load, rejected reloads and pending restarts, each with its fixed `MESSAGE_ID`.
 ///
 /// With a journal (`JournalLogHandler.Output.journal` or a socket) each event is one
-/// structured entry with repeated fields; on standard error it becomes a log line listing
-/// the same settings.
+/// structured entry with repeated fields; on standard error it becomes a log line, followed
+/// by one log line per setting (a log entry is one line there, so that no key or value can
+/// make a line of its own).
 package struct ConfigurationReporter: Sendable {
     /// Where the entries go.
     package let output: JournalLogHandler.Output
@@ -56,7 +57,7 @@ package struct ConfigurationReporter: Sendable {
             lines.append("  \(setting)    # \(value.source)")
         }
         for key in changedKeys ?? [] { entry.append("CONFIG_CHANGED_KEY", key) }
-        send(entry, level: .info, text: message + "\n" + lines.joined(separator: "\n"))
+        send(entry, level: .info, text: message, details: lines)
     }
 
     /// Reports a rejected reload.
@@ -97,7 +98,7 @@ package struct ConfigurationReporter: Sendable {
         send(entry, level: .warning, text: message)
     }
 
-    private func send(_ entry: JournalEntry, level: Logger.Level, text: String) {
+    private func send(_ entry: JournalEntry, level: Logger.Level, text: String, details: [String] = []) {
         var entry = entry
         entry.append("SYSLOG_IDENTIFIER", identifier)
         let delivered: Bool
@@ -107,8 +108,9 @@ package struct ConfigurationReporter: Sendable {
         case .stderrWithPriorityPrefix, .stderrPlain: delivered = false
         }
         if !delivered {
-            logger.log(
-                level: level, "\(text)", metadata: ["message_id": "\(entry.values(named: "MESSAGE_ID").first ?? "")"])
+            let metadata: Logger.Metadata = ["message_id": "\(entry.values(named: "MESSAGE_ID").first ?? "")"]
+            logger.log(level: level, "\(text)", metadata: metadata)
+            for line in details { logger.log(level: level, "\(line)", metadata: metadata) }
         }
     }
 }

@@ -144,11 +144,18 @@ package struct ReloadState: Codable, Sendable, Hashable {
         return try JSONDecoder().decode(ReloadState.self, from: data)
     }
 
+    /// The state file's permissions: read and write for the daemon's user alone, whatever the
+    /// umask (a mode can only lose bits to it). The file names the last rejection's reason and
+    /// the daemon's files; root and the daemon's user read it, as they may ask the control
+    /// socket the same.
+    package static let fileMode: mode_t = 0o600
+
     /// Writes the state atomically: a temporary file in the same directory renamed over `path`
-    /// (no `fsync`: the file lives in the runtime directory and is rewritten on every reload).
+    /// (no `fsync`: the file lives in the runtime directory and is rewritten on every reload),
+    /// with ``fileMode``.
     package func write(to path: String) throws {
         var text = try JSONValueEncoder().encode(self).jsonText(pretty: true)
         text.append(UInt8(ascii: "\n"))
-        try AtomicFile.replace(path, with: text)
+        try AtomicFile.replace(path, with: text, mode: Self.fileMode)
     }
 }

@@ -67,11 +67,16 @@ final class DaemonHarness: @unchecked Sendable {
 
     /// Starts the daemon with `--config-dir` and `--environment Staging`; with `user`, as that
     /// user and group id (through `setpriv`, which the daemon's process replaces), with its
-    /// runtime directory and notify socket made writable for it.
-    func start(arguments: [String] = ["--environment", "Staging"], user: UInt32? = nil) throws {
+    /// runtime directory and notify socket made writable for it; with `umask` (octal, such as
+    /// `"000"`), under that umask (through a shell that sets it and then becomes the daemon).
+    func start(arguments: [String] = ["--environment", "Staging"], user: UInt32? = nil, umask: String? = nil) throws {
         let process = Process()
         let daemonArguments = ["--config-dir", configDirectory.path] + arguments
-        if let user {
+        if let umask {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments =
+                ["-c", "umask \(umask) && exec \"$0\" \"$@\"", BuiltProducts.exampleDaemon] + daemonArguments
+        } else if let user {
             guard chown(runtimeDirectory.path, user, user) == 0, chmod(notify.path, 0o777) == 0 else {
                 throw POSIXError(.EPERM)
             }
