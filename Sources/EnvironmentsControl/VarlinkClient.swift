@@ -20,7 +20,7 @@ package struct VarlinkClient: Sendable {
     package let path: String
     /// How long a call may take, connecting included.
     package let timeout: Duration
-    /// The largest reply accepted.
+    /// The largest reply message accepted (a call with `more` may get any number of them).
     package let maximumReplySize: Int
     /// The process that must be listening on `path` (`SO_PEERCRED`), when the caller named one:
     /// a socket found by convention may belong to another daemon.
@@ -38,6 +38,33 @@ package struct VarlinkClient: Sendable {
 
     /// Sends `call` and returns the daemon's reply (which may be an error reply).
     package func call(_ call: VarlinkCall) throws(VarlinkClientError) -> VarlinkReply {
+        var single: VarlinkReply?
+        try exchange(call) { reply throws(VarlinkClientError) in
+            single = reply
+            return false
+        }
+        guard let single else { throw VarlinkClientError("the daemon closed the connection without answering") }
+        return single
+    }
+
+    /// Sends `call` with `more` set and hands each reply to `eachReply`, up to the one without
+    /// `continues` (or an error reply, which ends the call): a long answer comes in parts, each
+    /// at most ``maximumReplySize`` bytes, in any number.
+    package func callWithMore(
+        _ call: VarlinkCall, eachReply: (VarlinkReply) throws(VarlinkClientError) -> Void
+    ) throws(VarlinkClientError) {
+        var call = call
+        call.more = true
+        try exchange(call) { reply throws(VarlinkClientError) in
+            try eachReply(reply)
+            return reply.continues == true && reply.error == nil
+        }
+    }
+
+    /// Connects, sends `call` and reads replies while `handle` returns `true`.
+    private func exchange(_ call: VarlinkCall, _ handle: (VarlinkReply) throws(VarlinkClientError) -> Bool)
+        throws(VarlinkClientError)
+    {
         let deadline = ContinuousClock.now + timeout
         guard let address = UnixSocket.address(path) else {
             throw VarlinkClientError("'\(path)' is not a usable socket path")
@@ -69,13 +96,30 @@ package struct VarlinkClient: Sendable {
         } catch {
             throw VarlinkClientError("cannot encode the call: \(error)")
         }
-        try send(message, on: descriptor, until: deadline)
-        let replyBytes = try receive(from: descriptor, until: deadline)
+        // A daemon that refuses the connection answers with an error before it reads the call.
         do {
-            return try VarlinkCoding.decode(VarlinkReply.self, from: replyBytes)
+            try send(message, on: descriptor, until: deadline)
         } catch {
-            throw VarlinkClientError("the daemon's reply is not a varlink message: \(error)")
+            if let refusal = try? receive(from: descriptor, until: ContinuousClock.now + .seconds(1)).first {
+                _ = try handle(refusal)
+                return
+            }
+            throw error
         }
+        var framer = VarlinkFramer(maximumMessageSize: maximumReplySize)
+        while true {
+            for reply in try receive(from: descriptor, until: deadline, framer: &framer) {
+                guard try handle(reply) else { return }
+            }
+        }
+    }
+
+    /// The replies that the next read completes (at least one).
+    private func receive(from descriptor: Int32, until deadline: ContinuousClock.Instant) throws(VarlinkClientError)
+        -> [VarlinkReply]
+    {
+        var framer = VarlinkFramer(maximumMessageSize: maximumReplySize)
+        return try receive(from: descriptor, until: deadline, framer: &framer)
     }
 
     private func send(_ bytes: [UInt8], on descriptor: Int32, until deadline: ContinuousClock.Instant)
@@ -99,10 +143,9 @@ package struct VarlinkClient: Sendable {
         }
     }
 
-    private func receive(from descriptor: Int32, until deadline: ContinuousClock.Instant) throws(VarlinkClientError)
-        -> [UInt8]
-    {
-        var framer = VarlinkFramer(maximumMessageSize: maximumReplySize)
+    private func receive(
+        from descriptor: Int32, until deadline: ContinuousClock.Instant, framer: inout VarlinkFramer
+    ) throws(VarlinkClientError) -> [VarlinkReply] {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             try wait(for: Int16(POLLIN), on: descriptor, until: deadline)
@@ -112,12 +155,20 @@ package struct VarlinkClient: Sendable {
                 throw VarlinkClientError("cannot read from \(path): \(UnixSocket.describe(errno))")
             }
             if count == 0 { throw VarlinkClientError("the daemon closed the connection without answering") }
+            var replies: [VarlinkReply] = []
             for frame in framer.append(buffer[..<count]) {
                 switch frame {
-                case .message(let bytes): return bytes
-                case .tooLarge: throw VarlinkClientError("the daemon's reply is larger than \(maximumReplySize) bytes")
+                case .message(let bytes):
+                    do {
+                        replies.append(try VarlinkCoding.decode(VarlinkReply.self, from: bytes))
+                    } catch {
+                        throw VarlinkClientError("the daemon's reply is not a varlink message: \(error)")
+                    }
+                case .tooLarge:
+                    throw VarlinkClientError("a reply from the daemon is larger than \(maximumReplySize) bytes")
                 }
             }
+            if !replies.isEmpty { return replies }
         }
     }
 

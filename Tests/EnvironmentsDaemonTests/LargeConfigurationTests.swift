@@ -1,0 +1,118 @@
+import EnvironmentsControl
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A configuration of about a hundred thousand keys, in drop-ins each well under the per-file
+/// cap: the daemon runs with it, and envctl shows, gets, diffs and sets against it (the
+/// `Describe` answer comes in parts).
+@Suite("large configurations", .serialized, .timeLimit(.minutes(5)))
+struct LargeConfigurationTests {
+    static let dropIns = 5
+    static let keysPerDropIn = 20_000
+
+    /// `Environments.plist.d/10-bulk-N.plist`: `BulkN.KeyNNNNN = value-N-NNNNN` in Common.
+    static func dropIn(_ number: Int) -> String {
+        var text = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>Common</key><dict><key>Bulk\(number)</key><dict>
+
+            """
+        text.reserveCapacity(keysPerDropIn * 64)
+        for index in 0..<keysPerDropIn {
+            let key = "Key" + String(repeating: "0", count: 5 - String(index).count) + String(index)
+            text += "<key>\(key)</key><string>value-\(number)-\(index)</string>\n"
+        }
+        text += "</dict></dict></dict></plist>\n"
+        return text
+    }
+
+    /// Runs envctl with its output in a file (a hundred thousand lines fill any pipe), taking
+    /// the daemon's notifications meanwhile as systemd would.
+    static func envctl(_ daemon: DaemonHarness, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let outputPath = daemon.root.appendingPathComponent("envctl-\(UUID().uuidString.prefix(8)).out").path
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuiltProducts.envctl)
+        process.arguments = arguments
+        process.environment = daemon.environment
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        while process.isRunning {
+            daemon.notify.drain()
+            usleep(2_000)
+        }
+        process.waitUntilExit()
+        try output.close()
+        return (process.terminationStatus, try String(contentsOfFile: outputPath, encoding: .utf8))
+    }
+
+    @Test("show, get, diff --running and set work with about 100,000 keys")
+    func hundredThousandKeys() throws {
+        let daemon = try DaemonHarness(plist: examplePlist())
+        let directory = daemon.configDirectory.appendingPathComponent("Environments.plist.d")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for number in 1...Self.dropIns {
+            try Self.dropIn(number).write(
+                to: directory.appendingPathComponent("10-bulk-\(number).plist"), atomically: true, encoding: .utf8)
+        }
+        try daemon.start()
+        #expect(daemon.waitForDatagram(timeout: .seconds(120)) { $0.contains("READY=1") } != nil, "\(daemon.log)")
+        let pid = String(daemon.pid)
+        let total = Self.dropIns * Self.keysPerDropIn
+
+        let show = try Self.envctl(daemon, ["show", "--pid", pid, "--timeout", "120"])
+        #expect(show.status == 0, "\(show.output.prefix(2000))")
+        let lines = show.output.split(separator: "\n")
+        #expect(lines.count >= total, "\(lines.count) lines")
+        #expect(lines.contains { $0.hasPrefix("Bulk3.Key01234 = value-3-1234") })
+        #expect(lines.contains { $0.hasPrefix("Bulk5.Key19999 = value-5-19999") })
+
+        // Through the socket: without `more` the answer is too long for one reply, and says so;
+        // with it, every setting comes, in parts.
+        let socket = daemon.runtimeDirectory.appendingPathComponent(ControlInterface.socketFileName).path
+        let client = VarlinkClient(path: socket, timeout: .seconds(120))
+        let single = try client.call(VarlinkCall(method: ControlInterface.Method.describe))
+        #expect(single.error == ControlInterface.Error.expectedMore)
+        var parts = 0
+        var assembled: DescribeReply?
+        try client.callWithMore(VarlinkCall(method: ControlInterface.Method.describe)) {
+            reply throws(VarlinkClientError) in
+            parts += 1
+            guard let part = try? JSONValue.record(DescribeReply.self, from: reply.parameters) else {
+                throw VarlinkClientError("unreadable part")
+            }
+            if assembled == nil { assembled = part } else { try assembled?.append(part: part) }
+        }
+        #expect(parts > 10)
+        #expect((assembled?.settings.count ?? 0) >= total)
+        #expect(assembled?.files.count == Self.dropIns + 1)
+        #expect(Set(assembled?.settings.map(\.key) ?? []).count == assembled?.settings.count)
+
+        let get = try Self.envctl(daemon, ["get", "Bulk4.Key00042", "--pid", pid])
+        #expect(get.status == 0 && get.output == "value-4-42\n", "\(get.output)")
+
+        let diff = try Self.envctl(daemon, ["diff", "--running", "--pid", pid, "--timeout", "120"])
+        #expect(diff.status == 0, "\(diff.output.prefix(2000))")
+        #expect(diff.output.contains("# no differences"), "\(diff.output.prefix(2000))")
+
+        // In one of the large drop-ins: the candidate sent to the daemon's Check is about a megabyte.
+        let set = try Self.envctl(
+            daemon, ["set", "Bulk2.Key00007", "changed", "--drop-in", "10-bulk-2", "--pid", pid, "--timeout", "120"])
+        #expect(set.status == 0, "\(set.output.prefix(2000))")
+        let deadline = ContinuousClock.now + .seconds(120)
+        var value = ""
+        while ContinuousClock.now < deadline {
+            value = try Self.envctl(daemon, ["get", "Bulk2.Key00007", "--pid", pid]).output
+            if value == "changed\n" { break }
+            usleep(100_000)
+        }
+        #expect(value == "changed\n")
+    }
+}
