@@ -183,6 +183,28 @@ package struct SettingRecord: Codable, Sendable, Hashable {
     }
 }
 
+extension SourceRecord {
+    /// The record as JSON, as `JSONValueEncoder` makes it, without its reflection (a long
+    /// `Describe` encodes one per setting).
+    package var jsonValue: JSONValue {
+        var members: [String: JSONValue] = ["layer": .string(layer)]
+        if let file { members["file"] = .string(file) }
+        if let section { members["section"] = .string(section) }
+        return .object(members)
+    }
+}
+
+extension SettingRecord {
+    /// The record as JSON, as `JSONValueEncoder` makes it, without its reflection.
+    package var jsonValue: JSONValue {
+        var members: [String: JSONValue] = [
+            "key": .string(key), "type": .string(type), "secret": .bool(secret), "source": source.jsonValue,
+        ]
+        if let value { members["value"] = .string(value) }
+        return .object(members)
+    }
+}
+
 /// `PendingRestart` in the interface.
 package struct PendingRestartRecord: Codable, Sendable, Hashable {
     package var key: String

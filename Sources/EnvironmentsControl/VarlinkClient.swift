@@ -14,6 +14,13 @@ package struct VarlinkClientError: Error, CustomStringConvertible, Sendable {
     package init(_ description: String) { self.description = description }
 }
 
+/// A reply whose parameters are a known record.
+private struct TypedVarlinkReply<Parameters: Decodable>: Decodable {
+    var parameters: Parameters
+    var continues: Bool?
+    var error: String?
+}
+
 /// A blocking varlink client for one call at a time, for command-line tools.
 package struct VarlinkClient: Sendable {
     /// The socket's path.
@@ -39,8 +46,8 @@ package struct VarlinkClient: Sendable {
     /// Sends `call` and returns the daemon's reply (which may be an error reply).
     package func call(_ call: VarlinkCall) throws(VarlinkClientError) -> VarlinkReply {
         var single: VarlinkReply?
-        try exchange(call) { reply throws(VarlinkClientError) in
-            single = reply
+        try exchange(call) { message throws(VarlinkClientError) in
+            single = try Self.decode(message)
             return false
         }
         guard let single else { throw VarlinkClientError("the daemon closed the connection without answering") }
@@ -55,14 +62,49 @@ package struct VarlinkClient: Sendable {
     ) throws(VarlinkClientError) {
         var call = call
         call.more = true
-        try exchange(call) { reply throws(VarlinkClientError) in
+        try exchange(call) { message throws(VarlinkClientError) in
+            let reply = try Self.decode(message)
             try eachReply(reply)
             return reply.continues == true && reply.error == nil
         }
     }
 
+    /// As ``callWithMore(_:eachReply:)``, with each reply's parameters decoded straight into
+    /// `Parameters` (no ``JSONValue`` in between: a long answer is read at the speed of
+    /// `JSONDecoder`).
+    ///
+    /// - Returns: The error reply that ended the call, or `nil` when it succeeded.
+    package func callWithMore<Parameters: Decodable>(
+        _ call: VarlinkCall, decoding: Parameters.Type, eachReply: (Parameters) throws(VarlinkClientError) -> Void
+    ) throws(VarlinkClientError) -> VarlinkReply? {
+        var call = call
+        call.more = true
+        var failure: VarlinkReply?
+        try exchange(call) { message throws(VarlinkClientError) in
+            if let part = try? JSONDecoder().decode(TypedVarlinkReply<Parameters>.self, from: Data(message)), part.error == nil {
+                try eachReply(part.parameters)
+                return part.continues == true
+            }
+            let reply = try Self.decode(message)
+            guard reply.error != nil else {
+                throw VarlinkClientError("a reply from the daemon cannot be read as \(Parameters.self)")
+            }
+            failure = reply
+            return false
+        }
+        return failure
+    }
+
+    private static func decode(_ message: [UInt8]) throws(VarlinkClientError) -> VarlinkReply {
+        do {
+            return try VarlinkCoding.decode(VarlinkReply.self, from: message)
+        } catch {
+            throw VarlinkClientError("the daemon's reply is not a varlink message: \(error)")
+        }
+    }
+
     /// Connects, sends `call` and reads replies while `handle` returns `true`.
-    private func exchange(_ call: VarlinkCall, _ handle: (VarlinkReply) throws(VarlinkClientError) -> Bool)
+    private func exchange(_ call: VarlinkCall, _ handle: ([UInt8]) throws(VarlinkClientError) -> Bool)
         throws(VarlinkClientError)
     {
         let deadline = ContinuousClock.now + timeout
@@ -116,7 +158,7 @@ package struct VarlinkClient: Sendable {
 
     /// The replies that the next read completes (at least one).
     private func receive(from descriptor: Int32, until deadline: ContinuousClock.Instant) throws(VarlinkClientError)
-        -> [VarlinkReply]
+        -> [[UInt8]]
     {
         var framer = VarlinkFramer(maximumMessageSize: maximumReplySize)
         return try receive(from: descriptor, until: deadline, framer: &framer)
@@ -145,7 +187,7 @@ package struct VarlinkClient: Sendable {
 
     private func receive(
         from descriptor: Int32, until deadline: ContinuousClock.Instant, framer: inout VarlinkFramer
-    ) throws(VarlinkClientError) -> [VarlinkReply] {
+    ) throws(VarlinkClientError) -> [[UInt8]] {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             try wait(for: Int16(POLLIN), on: descriptor, until: deadline)
@@ -155,15 +197,11 @@ package struct VarlinkClient: Sendable {
                 throw VarlinkClientError("cannot read from \(path): \(UnixSocket.describe(errno))")
             }
             if count == 0 { throw VarlinkClientError("the daemon closed the connection without answering") }
-            var replies: [VarlinkReply] = []
+            var replies: [[UInt8]] = []
             for frame in framer.append(buffer[..<count]) {
                 switch frame {
                 case .message(let bytes):
-                    do {
-                        replies.append(try VarlinkCoding.decode(VarlinkReply.self, from: bytes))
-                    } catch {
-                        throw VarlinkClientError("the daemon's reply is not a varlink message: \(error)")
-                    }
+                    replies.append(bytes)
                 case .tooLarge:
                     throw VarlinkClientError("a reply from the daemon is larger than \(maximumReplySize) bytes")
                 }

@@ -7,23 +7,14 @@ extension VarlinkClient {
     /// becomes a ``Failure`` that says what the daemon said.
     func describe(showSecrets: Bool = false) throws -> DescribeReply {
         var assembled: DescribeReply?
-        var failure: Failure?
+        let failure: VarlinkReply?
         do {
-            try callWithMore(
+            failure = try callWithMore(
                 VarlinkCall(
                     method: ControlInterface.Method.describe,
-                    parameters: showSecrets ? ["showSecrets": .bool(true)] : [:])
-            ) { reply throws(VarlinkClientError) in
-                if let error = reply.error {
-                    failure = Failure(Self.explain(error, reply.parameters ?? [:]))
-                    return
-                }
-                let part: DescribeReply
-                do {
-                    part = try JSONValue.record(DescribeReply.self, from: reply.parameters)
-                } catch {
-                    throw VarlinkClientError("the daemon's description cannot be read: \(error)")
-                }
+                    parameters: showSecrets ? ["showSecrets": .bool(true)] : [:]),
+                decoding: DescribeReply.self
+            ) { part throws(VarlinkClientError) in
                 if assembled == nil {
                     assembled = part
                 } else {
@@ -33,7 +24,7 @@ extension VarlinkClient {
         } catch {
             throw Failure("\(error)")
         }
-        if let failure { throw failure }
+        if let failure, let error = failure.error { throw Failure(Self.explain(error, failure.parameters ?? [:])) }
         guard let assembled else { throw Failure("the daemon sent no description") }
         return assembled
     }

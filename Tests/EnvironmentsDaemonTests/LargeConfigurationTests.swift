@@ -71,8 +71,8 @@ struct LargeConfigurationTests {
         #expect(show.status == 0, "\(show.output.prefix(2000))")
         let lines = show.output.split(separator: "\n")
         #expect(lines.count >= total, "\(lines.count) lines")
-        #expect(lines.contains { $0.hasPrefix("Bulk3.Key01234 = value-3-1234") })
-        #expect(lines.contains { $0.hasPrefix("Bulk5.Key19999 = value-5-19999") })
+        #expect(lines.contains { $0.hasPrefix("Bulk3.Key01234 ") && $0.contains("= value-3-1234 ") })
+        #expect(lines.contains { $0.hasPrefix("Bulk5.Key19999 ") && $0.contains("= value-5-19999 ") })
 
         // Through the socket: without `more` the answer is too long for one reply, and says so;
         // with it, every setting comes, in parts.
@@ -82,14 +82,13 @@ struct LargeConfigurationTests {
         #expect(single.error == ControlInterface.Error.expectedMore)
         var parts = 0
         var assembled: DescribeReply?
-        try client.callWithMore(VarlinkCall(method: ControlInterface.Method.describe)) {
-            reply throws(VarlinkClientError) in
+        let failure = try client.callWithMore(
+            VarlinkCall(method: ControlInterface.Method.describe), decoding: DescribeReply.self
+        ) { part throws(VarlinkClientError) in
             parts += 1
-            guard let part = try? JSONValue.record(DescribeReply.self, from: reply.parameters) else {
-                throw VarlinkClientError("unreadable part")
-            }
             if assembled == nil { assembled = part } else { try assembled?.append(part: part) }
         }
+        #expect(failure == nil)
         #expect(parts > 10)
         #expect((assembled?.settings.count ?? 0) >= total)
         #expect(assembled?.files.count == Self.dropIns + 1)
@@ -98,7 +97,9 @@ struct LargeConfigurationTests {
         let get = try Self.envctl(daemon, ["get", "Bulk4.Key00042", "--pid", pid])
         #expect(get.status == 0 && get.output == "value-4-42\n", "\(get.output)")
 
-        let diff = try Self.envctl(daemon, ["diff", "--running", "--pid", pid, "--timeout", "120"])
+        let diff = try Self.envctl(daemon, [
+                "diff", "--running", "--pid", pid, "--config-dir", daemon.configDirectory.path, "--timeout", "120",
+            ])
         #expect(diff.status == 0, "\(diff.output.prefix(2000))")
         #expect(diff.output.contains("# no differences"), "\(diff.output.prefix(2000))")
 
@@ -114,5 +115,19 @@ struct LargeConfigurationTests {
             usleep(100_000)
         }
         #expect(value == "changed\n")
+    }
+}
+
+@Test("a setting's hand-made JSON is what the encoder makes")
+func settingJSON() throws {
+    for record in [
+        SettingRecord(
+            key: "A.B", value: "x\"\n", type: "string", secret: false,
+            source: SourceRecord(layer: "common", file: "/etc/x/Environments.plist", section: "Common")),
+        SettingRecord(
+            key: "P", value: nil, type: "string", secret: true,
+            source: SourceRecord(layer: "defaults", file: nil, section: nil)),
+    ] {
+        #expect(record.jsonValue == (try JSONValueEncoder().encode(record)))
     }
 }

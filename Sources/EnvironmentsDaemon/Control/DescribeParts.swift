@@ -85,8 +85,8 @@ struct DescribeParts: Sendable {
             let key = keys[settingIndex]
             settingIndex += 1
             guard let configured = snapshot.configuredValue(forKey: key) else { continue }
-            Self.appendElement(
-                ControlHandler.setting(key, configured, showSecrets: showSecrets), to: &settings)
+            if !settings.isEmpty { settings.append(UInt8(ascii: ",")) }
+            settings += ControlHandler.setting(key, configured, showSecrets: showSecrets).jsonValue.jsonText()
         }
         while pendingIndex < pendingKeys.count {
             if settings.count + pending.count >= budget && !(settings.isEmpty && pending.isEmpty) { return }
