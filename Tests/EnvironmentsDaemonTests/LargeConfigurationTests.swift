@@ -131,3 +131,110 @@ func settingJSON() throws {
         #expect(record.jsonValue == (try JSONValueEncoder().encode(record)))
     }
 }
+
+/// `Describe` in parts, against the real server in this process with tiny parts.
+@Suite("Describe in parts", .serialized, .timeLimit(.minutes(1)))
+struct DescribePartsTests {
+    static func plist(port: Int) -> String {
+        var keys = ""
+        for index in 0..<60 { keys += "<key>K\(index)</key><string>value \(index) \"quoted\"</string>\n" }
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>Common</key><dict>
+            \(keys)<key>ListenPort</key><integer>\(port)</integer>
+            <key>Database</key><dict><key>Password</key><string>${credential:db-password}</string></dict>
+            </dict>
+            <key>Production</key><dict/>
+            <key>RestartRequired</key><array><string>ListenPort</string></array>
+            </dict></plist>
+            """
+    }
+
+    /// Every reply to `bytes` on one connection, until one ends without `continues` and
+    /// `count` such ends were seen.
+    static func replies(_ socket: String, _ bytes: [UInt8], calls: Int = 1) throws -> [VarlinkReply] {
+        let descriptor = UnixSocket.makeStreamSocket()
+        defer { close(descriptor) }
+        guard let address = UnixSocket.address(socket), UnixSocket.connect(descriptor, to: address) == 0 else {
+            throw POSIXError(.ECONNREFUSED)
+        }
+        _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var framer = VarlinkFramer(maximumMessageSize: 1 << 20)
+        var replies: [VarlinkReply] = []
+        var ended = 0
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ended < calls {
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 20_000) > 0 else { throw POSIXError(.ETIMEDOUT) }
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { throw POSIXError(.ECONNRESET) }
+            for case .message(let message) in framer.append(buffer[..<count]) {
+                let reply = try VarlinkCoding.decode(VarlinkReply.self, from: message)
+                replies.append(reply)
+                if reply.continues != true { ended += 1 }
+            }
+        }
+        return replies
+    }
+
+    @Test("parts are valid replies from one generation; without more, a long answer is ExpectedMore")
+    func parts() async throws {
+        let fixture = try ControlSocketTests.Fixture()
+        try fixture.write(Self.plist(port: 8080))
+        let environment = try fixture.environment()
+        let service = fixture.service(environment) {
+            $0.describePartSize = 300
+            $0.maximumUnpagedReplySize = 2000
+        }
+        try await ControlSocketTests.whileRunning(service) {
+            // A restart-only key waits, and there is a last reload to report.
+            try fixture.write(Self.plist(port: 9090))
+            #expect(try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.reload).error == nil)
+
+            let describe = try VarlinkCoding.encode(VarlinkCall(method: ControlInterface.Method.describe, more: true))
+            let replies = try await onThread { try Self.replies(fixture.socket, describe) }
+            #expect(replies.count > 10)
+            #expect(replies.dropLast().allSatisfy { $0.continues == true && $0.error == nil })
+            #expect(replies.last?.continues == nil)
+            var assembled: DescribeReply?
+            for (index, reply) in replies.enumerated() {
+                // Each part is a whole Describe reply: every required field is there.
+                let part = try JSONValue.record(DescribeReply.self, from: reply.parameters)
+                #expect(part.generation == 2 && part.environment == "Production")
+                #expect(part.files == (index == 0 ? [fixture.mainFile] : []))
+                #expect((part.lastReload != nil) == (index == 0))
+                if assembled == nil { assembled = part } else { try assembled?.append(part: part) }
+            }
+            let keys = assembled?.settings.map(\.key) ?? []
+            #expect(keys == environment.snapshot.leafKeys)
+            #expect(assembled?.settings.first { $0.key == "K7" }?.value == "value 7 \"quoted\"")
+            #expect(assembled?.settings.first { $0.key == "Database.Password" }?.value == nil)
+            #expect(assembled?.pendingRestart.map(\.key) == ["ListenPort"])
+            #expect(assembled?.pendingRestart.first?.next.value == "9090")
+            #expect(assembled?.lastReload?.trigger == "api")
+
+            // Without more: too long for one reply.
+            let single = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.describe)
+            #expect(single.error == ControlInterface.Error.expectedMore)
+
+            // On one connection, in order: a oneway Describe (no reply), one in parts, then a Get.
+            var oneway = VarlinkCall(method: ControlInterface.Method.describe, more: true)
+            oneway.oneway = true
+            let get = VarlinkCall(method: ControlInterface.Method.get, parameters: ["key": .string("K1")])
+            let pipelined = try VarlinkCoding.encode(oneway) + describe + VarlinkCoding.encode(get)
+            let answers = try await onThread { try Self.replies(fixture.socket, pipelined, calls: 2) }
+            #expect(answers.count == replies.count + 1)
+            #expect(answers.last?.parameters?["setting"]?.objectValue?["value"] == .string("value 1 \"quoted\""))
+        }
+        // With room for it, the answer without more is one reply with the same settings.
+        let roomy = fixture.service(try fixture.environment())
+        try await ControlSocketTests.whileRunning(roomy) {
+            let single = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.describe)
+            #expect(single.error == nil && single.continues == nil)
+            let whole = try JSONValue.record(DescribeReply.self, from: single.parameters)
+            #expect(whole.settings.map(\.key) == environment.snapshot.leafKeys)
+            #expect(whole.files == [fixture.mainFile])
+        }
+    }
+}

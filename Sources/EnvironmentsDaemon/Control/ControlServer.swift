@@ -238,6 +238,8 @@ final class ControlServer: Sendable {
                     }
                     dispatch(connection, identifier: identifier)
                     pump(connection)
+                    // The last part may have just gone: the next call need not wait for a wakeup.
+                    dispatch(connection, identifier: identifier)
                     let idle = !connection.busy && now - connection.lastProgress > configuration.idleTimeout
                     if idle && !connection.gone {
                         if connection.unsentCount > 0 || connection.parts != nil {
@@ -265,8 +267,10 @@ final class ControlServer: Sendable {
         }
 
         private func pollTimeout() -> Int32 {
-            // A long reply with parts still to make, and room for them: come straight back.
-            if connections.values.contains(where: { $0.parts != nil && $0.unsentCount == 0 && !$0.gone }) { return 0 }
+            // Parts still to make, or a call to start, and room for them: come straight back.
+            if connections.values.contains(where: {
+                !$0.gone && $0.unsentCount == 0 && ($0.parts != nil || (!$0.working && !$0.queued.isEmpty))
+            }) { return 0 }
             var earliest = [warnings.deadline, debugLines.deadline].compactMap { $0 }.min()
             for connection in connections.values {
                 var deadlines: [ContinuousClock.Instant] = []
