@@ -306,7 +306,8 @@ extension DescribeReply {
     package mutating func append(part: DescribeReply) throws(VarlinkClientError) {
         guard part.generation == generation, part.environment == environment else {
             throw VarlinkClientError(
-                "the daemon's description changed between its parts (generation \(generation), then \(part.generation))")
+                "the daemon's description changed between its parts (generation \(generation), then \(part.generation))"
+            )
         }
         settings += part.settings
         pendingRestart += part.pendingRestart

@@ -81,7 +81,9 @@ package struct VarlinkClient: Sendable {
         call.more = true
         var failure: VarlinkReply?
         try exchange(call) { message throws(VarlinkClientError) in
-            if let part = try? JSONDecoder().decode(TypedVarlinkReply<Parameters>.self, from: Data(message)), part.error == nil {
+            if let part = try? JSONDecoder().decode(TypedVarlinkReply<Parameters>.self, from: Data(message)),
+                part.error == nil
+            {
                 try eachReply(part.parameters)
                 return part.continues == true
             }

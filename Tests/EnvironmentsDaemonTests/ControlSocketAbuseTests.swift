@@ -169,7 +169,9 @@ struct ControlSocketAbuseTests {
             }
             // The storm was real: connections were refused and every kind of abuse was tried.
             #expect(totals["refused", default: 0] > 0, "\(totals)")
-            for kind in ["hog_peak", "idle", "trickle", "keepalive", "garbage", "not_a_call", "huge", "never_read", "open_close"] {
+            for kind in [
+                "hog_peak", "idle", "trickle", "keepalive", "garbage", "not_a_call", "huge", "never_read", "open_close",
+            ] {
                 #expect(totals[kind, default: 0] > 0, "\(kind): \(totals)")
             }
         }
@@ -183,7 +185,8 @@ struct ControlSocketAbuseTests {
         #expect(counted > warnings, "the suppressed (\(counted)) outnumber the logged (\(warnings))")
     }
 
-    @Test("each other user has a few connections; together they never take the ones kept for root", .enabled(if: canRun))
+    @Test(
+        "each other user has a few connections; together they never take the ones kept for root", .enabled(if: canRun))
     func connectionShares() async throws {
         let fixture = try ControlSocketTests.Fixture()
         let environment = try fixture.environment()
@@ -292,216 +295,216 @@ struct ControlSocketAbuseTests {
 
 /// Misbehaving clients, run by ``ControlSocketAbuseTests`` as other users.
 let misbehave = #"""
-# Clients that misbehave on the control socket, run as an unprivileged user by ControlSocketAbuseTests.
-#   storm PATH SECONDS: every kind of misbehaviour at once; prints "ready", then a JSON summary.
-#   hold PATH N: opens N connections, one call on each, keeps them until stdin closes; prints a JSON summary.
-import json, os, select, socket, sys, threading, time
+    # Clients that misbehave on the control socket, run as an unprivileged user by ControlSocketAbuseTests.
+    #   storm PATH SECONDS: every kind of misbehaviour at once; prints "ready", then a JSON summary.
+    #   hold PATH N: opens N connections, one call on each, keeps them until stdin closes; prints a JSON summary.
+    import json, os, select, socket, sys, threading, time
 
-path = sys.argv[2]
-lock = threading.Lock()
-counts = {}
+    path = sys.argv[2]
+    lock = threading.Lock()
+    counts = {}
 
-def count(name, n=1):
-    with lock:
-        counts[name] = counts.get(name, 0) + n
+    def count(name, n=1):
+        with lock:
+            counts[name] = counts.get(name, 0) + n
 
-def connect():
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(5)
-    s.connect(path)
-    return s
-
-def exchange(s, data):
-    """Sends data; returns the first reply (without NUL), or None when closed without one."""
-    try:
-        s.sendall(data)
-    except OSError:
-        pass
-    received = b""
-    try:
-        while b"\0" not in received:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            received += chunk
-    except OSError:
-        pass
-    if b"\0" not in received:
-        return None
-    reply = received.split(b"\0")[0]
-    if b"TooManyConnections" in reply:
-        count("refused")
-    return reply
-
-def call(method, more=False, params=None):
-    message = {"method": method}
-    if params is not None:
-        message["parameters"] = params
-    if more:
-        message["more"] = True
-    return json.dumps(message).encode() + b"\0"
-
-def hold(n):
-    held, answered, refused = [], 0, 0
-    for _ in range(n):
-        try:
-            s = connect()
-        except OSError:
-            refused += 1
-            continue
-        reply = exchange(s, call("org.varlink.service.GetInfo"))
-        if reply is not None and b"interfaces" in reply:
-            answered += 1
-            held.append(s)
-        else:
-            refused += 1
-            s.close()
-    print(json.dumps({"answered": answered, "refused": refused}), flush=True)
-    sys.stdin.read()
-
-def storm(seconds):
-    deadline = time.monotonic() + seconds
-
-    def loop(body):
-        def run():
-            while time.monotonic() < deadline:
-                try:
-                    body()
-                except OSError:
-                    count("oserror")
-                    time.sleep(0.01)
-        t = threading.Thread(target=run, daemon=True)
-        t.start()
-        return t
-
-    def hog():
-        # As many connections as it can get, each kept up with a byte now and then; a closed
-        # one is opened again.
-        held = []
-        while time.monotonic() < deadline:
-            while len(held) < 40:
-                try:
-                    held.append(connect())
-                except OSError:
-                    break
-            count("hog_peak", 0)
-            with lock:
-                counts["hog_peak"] = max(counts["hog_peak"], len(held))
-            for s in list(held):
-                try:
-                    s.send(b" ")
-                except OSError:
-                    held.remove(s)
-                    s.close()
-            readable, _, _ = select.select(held, [], [], 0.1)
-            for s in readable:
-                try:
-                    data = s.recv(4096)
-                except OSError:
-                    data = b""
-                if b"TooManyConnections" in data:
-                    count("refused")
-                if not data or b"TooManyConnections" in data:
-                    held.remove(s)
-                    s.close()
-        for s in held:
-            s.close()
-
-    def idle_holder():
-        # Connects, says nothing; reconnects as soon as it is closed.
-        s = connect()
-        count("idle")
-        try:
-            while time.monotonic() < deadline:
-                s.settimeout(0.2)
-                try:
-                    if s.recv(4096) == b"":
-                        break
-                except socket.timeout:
-                    pass
-        finally:
-            s.close()
-
-    def trickler():
-        # A call that never ends, one byte at a time, to look busy.
-        s = connect()
-        count("trickle")
-        try:
-            s.sendall(b'{"method":"io.swiftenvironments.Configuration.Get","parameters":{"key":"')
-            while time.monotonic() < deadline:
-                s.sendall(b"a")
-                time.sleep(0.05)
-        finally:
-            s.close()
-
-    def keepalive_byte():
-        # A whole call now and then, and a lone byte in between.
-        s = connect()
-        count("keepalive")
-        try:
-            while time.monotonic() < deadline:
-                if exchange(s, call("org.varlink.service.GetInfo")) is None:
-                    break
-                s.sendall(b" ")
-                time.sleep(0.1)
-        finally:
-            s.close()
-
-    def garbage():
-        s = connect()
-        exchange(s, b"this is not json\0")
-        s.close()
-        count("garbage")
-
-    def not_a_call():
-        s = connect()
-        exchange(s, b'[1,2,3]\0{"method":7}\0')
-        s.close()
-        count("not_a_call")
-
-    def huge():
-        s = connect()
-        exchange(s, b"a" * (1 << 20))
-        s.close()
-        count("huge")
-
-    def never_read():
-        # Asks for long answers and never reads them.
-        s = connect()
-        count("never_read")
-        try:
-            s.sendall(call("io.swiftenvironments.Configuration.Describe", more=True) * 8
-                      + call("io.swiftenvironments.Configuration.Describe") * 8)
-            while time.monotonic() < deadline:
-                time.sleep(0.1)
-        finally:
-            s.close()
-
-    def open_close():
+    def connect():
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(5)
         s.connect(path)
-        s.close()
-        count("open_close")
+        return s
 
-    def denied():
-        s = connect()
-        exchange(s, call("io.swiftenvironments.Configuration.Reload")
-                 + call("io.swiftenvironments.Configuration.Describe", params={"showSecrets": True}))
-        s.close()
-        count("denied")
+    def exchange(s, data):
+        """Sends data; returns the first reply (without NUL), or None when closed without one."""
+        try:
+            s.sendall(data)
+        except OSError:
+            pass
+        received = b""
+        try:
+            while b"\0" not in received:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                received += chunk
+        except OSError:
+            pass
+        if b"\0" not in received:
+            return None
+        reply = received.split(b"\0")[0]
+        if b"TooManyConnections" in reply:
+            count("refused")
+        return reply
 
-    threads = []
-    for body in [hog, idle_holder, idle_holder, trickler, trickler, keepalive_byte, never_read, never_read,
-                 garbage, garbage, not_a_call, huge, open_close, open_close, denied]:
-        threads.append(loop(body))
-    time.sleep(0.5)
-    print("ready", flush=True)
-    for t in threads:
-        t.join()
-    print(json.dumps(counts), flush=True)
+    def call(method, more=False, params=None):
+        message = {"method": method}
+        if params is not None:
+            message["parameters"] = params
+        if more:
+            message["more"] = True
+        return json.dumps(message).encode() + b"\0"
 
-if sys.argv[1] == "hold":
-    hold(int(sys.argv[3]))
-else:
-    storm(float(sys.argv[3]))
-"""#
+    def hold(n):
+        held, answered, refused = [], 0, 0
+        for _ in range(n):
+            try:
+                s = connect()
+            except OSError:
+                refused += 1
+                continue
+            reply = exchange(s, call("org.varlink.service.GetInfo"))
+            if reply is not None and b"interfaces" in reply:
+                answered += 1
+                held.append(s)
+            else:
+                refused += 1
+                s.close()
+        print(json.dumps({"answered": answered, "refused": refused}), flush=True)
+        sys.stdin.read()
+
+    def storm(seconds):
+        deadline = time.monotonic() + seconds
+
+        def loop(body):
+            def run():
+                while time.monotonic() < deadline:
+                    try:
+                        body()
+                    except OSError:
+                        count("oserror")
+                        time.sleep(0.01)
+            t = threading.Thread(target=run, daemon=True)
+            t.start()
+            return t
+
+        def hog():
+            # As many connections as it can get, each kept up with a byte now and then; a closed
+            # one is opened again.
+            held = []
+            while time.monotonic() < deadline:
+                while len(held) < 40:
+                    try:
+                        held.append(connect())
+                    except OSError:
+                        break
+                count("hog_peak", 0)
+                with lock:
+                    counts["hog_peak"] = max(counts["hog_peak"], len(held))
+                for s in list(held):
+                    try:
+                        s.send(b" ")
+                    except OSError:
+                        held.remove(s)
+                        s.close()
+                readable, _, _ = select.select(held, [], [], 0.1)
+                for s in readable:
+                    try:
+                        data = s.recv(4096)
+                    except OSError:
+                        data = b""
+                    if b"TooManyConnections" in data:
+                        count("refused")
+                    if not data or b"TooManyConnections" in data:
+                        held.remove(s)
+                        s.close()
+            for s in held:
+                s.close()
+
+        def idle_holder():
+            # Connects, says nothing; reconnects as soon as it is closed.
+            s = connect()
+            count("idle")
+            try:
+                while time.monotonic() < deadline:
+                    s.settimeout(0.2)
+                    try:
+                        if s.recv(4096) == b"":
+                            break
+                    except socket.timeout:
+                        pass
+            finally:
+                s.close()
+
+        def trickler():
+            # A call that never ends, one byte at a time, to look busy.
+            s = connect()
+            count("trickle")
+            try:
+                s.sendall(b'{"method":"io.swiftenvironments.Configuration.Get","parameters":{"key":"')
+                while time.monotonic() < deadline:
+                    s.sendall(b"a")
+                    time.sleep(0.05)
+            finally:
+                s.close()
+
+        def keepalive_byte():
+            # A whole call now and then, and a lone byte in between.
+            s = connect()
+            count("keepalive")
+            try:
+                while time.monotonic() < deadline:
+                    if exchange(s, call("org.varlink.service.GetInfo")) is None:
+                        break
+                    s.sendall(b" ")
+                    time.sleep(0.1)
+            finally:
+                s.close()
+
+        def garbage():
+            s = connect()
+            exchange(s, b"this is not json\0")
+            s.close()
+            count("garbage")
+
+        def not_a_call():
+            s = connect()
+            exchange(s, b'[1,2,3]\0{"method":7}\0')
+            s.close()
+            count("not_a_call")
+
+        def huge():
+            s = connect()
+            exchange(s, b"a" * (1 << 20))
+            s.close()
+            count("huge")
+
+        def never_read():
+            # Asks for long answers and never reads them.
+            s = connect()
+            count("never_read")
+            try:
+                s.sendall(call("io.swiftenvironments.Configuration.Describe", more=True) * 8
+                          + call("io.swiftenvironments.Configuration.Describe") * 8)
+                while time.monotonic() < deadline:
+                    time.sleep(0.1)
+            finally:
+                s.close()
+
+        def open_close():
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(path)
+            s.close()
+            count("open_close")
+
+        def denied():
+            s = connect()
+            exchange(s, call("io.swiftenvironments.Configuration.Reload")
+                     + call("io.swiftenvironments.Configuration.Describe", params={"showSecrets": True}))
+            s.close()
+            count("denied")
+
+        threads = []
+        for body in [hog, idle_holder, idle_holder, trickler, trickler, keepalive_byte, never_read, never_read,
+                     garbage, garbage, not_a_call, huge, open_close, open_close, denied]:
+            threads.append(loop(body))
+        time.sleep(0.5)
+        print("ready", flush=True)
+        for t in threads:
+            t.join()
+        print(json.dumps(counts), flush=True)
+
+    if sys.argv[1] == "hold":
+        hold(int(sys.argv[3]))
+    else:
+        storm(float(sys.argv[3]))
+    """#

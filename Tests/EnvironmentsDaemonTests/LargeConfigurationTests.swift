@@ -97,7 +97,9 @@ struct LargeConfigurationTests {
         let get = try Self.envctl(daemon, ["get", "Bulk4.Key00042", "--pid", pid])
         #expect(get.status == 0 && get.output == "value-4-42\n", "\(get.output)")
 
-        let diff = try Self.envctl(daemon, [
+        let diff = try Self.envctl(
+            daemon,
+            [
                 "diff", "--running", "--pid", pid, "--config-dir", daemon.configDirectory.path, "--timeout", "120",
             ])
         #expect(diff.status == 0, "\(diff.output.prefix(2000))")

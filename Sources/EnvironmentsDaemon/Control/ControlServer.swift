@@ -270,7 +270,9 @@ final class ControlServer: Sendable {
             // Parts still to make, or a call to start, and room for them: come straight back.
             if connections.values.contains(where: {
                 !$0.gone && $0.unsentCount == 0 && ($0.parts != nil || (!$0.working && !$0.queued.isEmpty))
-            }) { return 0 }
+            }) {
+                return 0
+            }
             var earliest = [warnings.deadline, debugLines.deadline].compactMap { $0 }.min()
             for connection in connections.values {
                 var deadlines: [ContinuousClock.Instant] = []
@@ -360,7 +362,8 @@ final class ControlServer: Sendable {
                     connection.queuedBytes += bytes.count
                     connection.lastProgress = now
                     if connection.queued.count > ControlServer.maximumQueuedCalls {
-                        refuse(connection, "more than \(ControlServer.maximumQueuedCalls) calls waiting on one connection")
+                        refuse(
+                            connection, "more than \(ControlServer.maximumQueuedCalls) calls waiting on one connection")
                         return
                     }
                 case .tooLarge:
