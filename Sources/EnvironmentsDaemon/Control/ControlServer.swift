@@ -63,8 +63,9 @@ final class ControlServer: Sendable {
     private static let outputLowWater = 64 << 10
     /// Connections accepted in one turn of the loop, so that a flood of them cannot starve the rest.
     private static let maximumAcceptsPerTurn = 64
-    /// Parts of a `Describe` made for one connection in one turn of the loop.
-    private static let maximumPartsPerTurn = 8
+    /// Parts of a `Describe` made for one connection in one turn of the loop, so that clients
+    /// reading long answers cannot keep the loop from the others for long.
+    private static let maximumPartsPerTurn = 2
 
     let path: String
     private let configuration: ControlSocketConfiguration
@@ -226,7 +227,9 @@ final class ControlServer: Sendable {
                     }
                 }
                 if entries[0].revents & Int16(POLLIN) != 0 { acceptSome() }
-                for (identifier, connection) in connections {
+                // Root and the daemon's user first: others' long answers never delay their calls.
+                let turn = connections.sorted { $0.value.isPrivileged && !$1.value.isPrivileged }
+                for (identifier, connection) in turn {
                     if !takesInput(connection), connection.partialSince != nil {
                         // The rest of a call waits on us, not on the client.
                         connection.partialSince = now
