@@ -25,7 +25,7 @@ private struct TypedVarlinkReply<Parameters: Decodable>: Decodable {
 package struct VarlinkClient: Sendable {
     /// The socket's path.
     package let path: String
-    /// How long a call may take, connecting included.
+    /// How long a call may take, connecting included (with `more`: each further reply too).
     package let timeout: Duration
     /// The largest reply message accepted (a call with `more` may get any number of them).
     package let maximumReplySize: Int
@@ -109,7 +109,7 @@ package struct VarlinkClient: Sendable {
     private func exchange(_ call: VarlinkCall, _ handle: ([UInt8]) throws(VarlinkClientError) -> Bool)
         throws(VarlinkClientError)
     {
-        let deadline = ContinuousClock.now + timeout
+        var deadline = ContinuousClock.now + timeout
         guard let address = UnixSocket.address(path) else {
             throw VarlinkClientError("'\(path)' is not a usable socket path")
         }
@@ -155,6 +155,8 @@ package struct VarlinkClient: Sendable {
             for reply in try receive(from: descriptor, until: deadline, framer: &framer) {
                 guard try handle(reply) else { return }
             }
+            // A long answer in parts: each part may take as long as a whole call.
+            deadline = ContinuousClock.now + timeout
         }
     }
 
