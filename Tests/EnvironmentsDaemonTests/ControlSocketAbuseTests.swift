@@ -293,6 +293,46 @@ struct ControlSocketAbuseTests {
     }
 }
 
+extension ControlSocketAbuseTests {
+    @Test("a client that asks for long answers and never reads them is closed, and the daemon says why")
+    func neverReads() async throws {
+        let fixture = try ControlSocketTests.Fixture()
+        var keys = ""
+        for index in 0..<3000 {
+            keys += "<key>Key\(index)</key><string>\(String(repeating: "v", count: 100))</string>\n"
+        }
+        try fixture.write(
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>Common</key><dict>\(keys)</dict><key>Production</key><dict/></dict></plist>
+            """)
+        let environment = try fixture.environment()
+        let log = LogLines()
+        let service = Self.service(fixture, environment, log: log) { $0.idleTimeout = .milliseconds(300) }
+        try await ControlSocketTests.whileRunning(service) {
+            let descriptor = UnixSocket.makeStreamSocket()
+            defer { close(descriptor) }
+            #expect(UnixSocket.connect(descriptor, to: try #require(UnixSocket.address(fixture.socket))) == 0)
+            // About 2 MB of answers asked for, none read.
+            let call = try VarlinkCoding.encode(VarlinkCall(method: ControlInterface.Method.describe, more: true))
+            let calls = Array([[UInt8]](repeating: call, count: 4).joined())
+            #expect(calls.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } > 0)
+            let hungUp = try await onThread {
+                var entry = pollfd(fd: descriptor, events: 0, revents: 0)
+                let deadline = ContinuousClock.now + .seconds(20)
+                while ContinuousClock.now < deadline {
+                    if poll(&entry, 1, 100) > 0, entry.revents & Int16(POLLHUP) != 0 { return true }
+                }
+                return false
+            }
+            #expect(hungUp)
+            // Another client is answered meanwhile and after.
+            #expect(try await ControlSocketTests.call(fixture.socket, "org.varlink.service.GetInfo").error == nil)
+        }
+        #expect(log.all.contains { $0.0 == .warning && $0.1.contains("does not read its replies") })
+    }
+}
+
 /// Misbehaving clients, run by ``ControlSocketAbuseTests`` as other users.
 let misbehave = #"""
     # Clients that misbehave on the control socket, run as an unprivileged user by ControlSocketAbuseTests.
