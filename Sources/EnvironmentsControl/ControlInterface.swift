@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Both sides use these records: the daemon (`EnvironmentsDaemon`) to answer, `envctl` to ask.
 /// Any varlink client works too: `varlinkctl introspect SOCKET` prints ``description``,
-/// `varlinkctl call SOCKET io.swiftenvironments.Configuration.Describe '{}'` calls a method.
+/// `varlinkctl call --more SOCKET io.swiftenvironments.Configuration.Describe '{}'` calls a method.
 package enum ControlInterface {
     /// The interface's name.
     package static let name = "io.swiftenvironments.Configuration"
@@ -27,6 +27,9 @@ package enum ControlInterface {
         package static let configurationRejected = "\(name).ConfigurationRejected"
         package static let reloadRejected = "\(name).ReloadRejected"
         package static let invalidMessage = "\(name).InvalidMessage"
+        package static let tooManyConnections = "\(name).TooManyConnections"
+        /// `org.varlink.service`'s: the answer is too long for one reply; call with `more`.
+        package static let expectedMore = "org.varlink.service.ExpectedMore"
     }
 
     /// The interface description in varlink's interface definition language, as
@@ -95,7 +98,14 @@ package enum ControlInterface {
         )
 
         # What the daemon runs with. Secret values need showSecrets, which only root and the
-        # daemon's own user may ask for.
+        # daemon's own user may ask for. Called with "more": true (envctl does; varlinkctl
+        # call --more), the answer comes in parts of about 64 KiB, all from one generation:
+        # the first has every field and the first settings; each later part has the same
+        # applicationName, environment, instance, configDirectory, generation and loadedAt,
+        # files empty, no lastReload, and the next settings, then the next pendingRestart
+        # entries. Concatenate settings and pendingRestart over the parts. Without more, an
+        # answer larger than one reply may be (1 MiB) is the error
+        # org.varlink.service.ExpectedMore.
         method Describe(showSecrets: ?bool) -> (
           applicationName: string,
           environment: string,
@@ -137,6 +147,9 @@ package enum ControlInterface {
         error ConfigurationRejected (error: ConfigurationError)
         error ReloadRejected (verdict: ReloadVerdict)
         error InvalidMessage (reason: string)
+        # Sent instead of a reply to a connection the daemon does not take: too many are
+        # open, from this user or in all.
+        error TooManyConnections (reason: string)
         """
 }
 
@@ -167,6 +180,28 @@ package struct SettingRecord: Codable, Sendable, Hashable {
         self.type = type
         self.secret = secret
         self.source = source
+    }
+}
+
+extension SourceRecord {
+    /// The record as JSON, as `JSONValueEncoder` makes it, without its reflection (a long
+    /// `Describe` encodes one per setting).
+    package var jsonValue: JSONValue {
+        var members: [String: JSONValue] = ["layer": .string(layer)]
+        if let file { members["file"] = .string(file) }
+        if let section { members["section"] = .string(section) }
+        return .object(members)
+    }
+}
+
+extension SettingRecord {
+    /// The record as JSON, as `JSONValueEncoder` makes it, without its reflection.
+    package var jsonValue: JSONValue {
+        var members: [String: JSONValue] = [
+            "key": .string(key), "type": .string(type), "secret": .bool(secret), "source": source.jsonValue,
+        ]
+        if let value { members["value"] = .string(value) }
+        return .object(members)
     }
 }
 
@@ -261,6 +296,21 @@ package struct DescribeReply: Codable, Sendable, Hashable {
         self.settings = settings
         self.pendingRestart = pendingRestart
         self.lastReload = lastReload
+    }
+}
+
+extension DescribeReply {
+    /// Adds a later part of a `Describe` called with `more`: its settings and restart-only keys.
+    ///
+    /// - Throws: When the part is from another generation or environment than the first.
+    package mutating func append(part: DescribeReply) throws(VarlinkClientError) {
+        guard part.generation == generation, part.environment == environment else {
+            throw VarlinkClientError(
+                "the daemon's description changed between its parts (generation \(generation), then \(part.generation))"
+            )
+        }
+        settings += part.settings
+        pendingRestart += part.pendingRestart
     }
 }
 

@@ -14,13 +14,20 @@ package struct VarlinkClientError: Error, CustomStringConvertible, Sendable {
     package init(_ description: String) { self.description = description }
 }
 
+/// A reply whose parameters are a known record.
+private struct TypedVarlinkReply<Parameters: Decodable>: Decodable {
+    var parameters: Parameters
+    var continues: Bool?
+    var error: String?
+}
+
 /// A blocking varlink client for one call at a time, for command-line tools.
 package struct VarlinkClient: Sendable {
     /// The socket's path.
     package let path: String
-    /// How long a call may take, connecting included.
+    /// How long a call may take, connecting included (with `more`: each further reply too).
     package let timeout: Duration
-    /// The largest reply accepted.
+    /// The largest reply message accepted (a call with `more` may get any number of them).
     package let maximumReplySize: Int
     /// The process that must be listening on `path` (`SO_PEERCRED`), when the caller named one:
     /// a socket found by convention may belong to another daemon.
@@ -38,7 +45,71 @@ package struct VarlinkClient: Sendable {
 
     /// Sends `call` and returns the daemon's reply (which may be an error reply).
     package func call(_ call: VarlinkCall) throws(VarlinkClientError) -> VarlinkReply {
-        let deadline = ContinuousClock.now + timeout
+        var single: VarlinkReply?
+        try exchange(call) { message throws(VarlinkClientError) in
+            single = try Self.decode(message)
+            return false
+        }
+        guard let single else { throw VarlinkClientError("the daemon closed the connection without answering") }
+        return single
+    }
+
+    /// Sends `call` with `more` set and hands each reply to `eachReply`, up to the one without
+    /// `continues` (or an error reply, which ends the call): a long answer comes in parts, each
+    /// at most ``maximumReplySize`` bytes, in any number.
+    package func callWithMore(
+        _ call: VarlinkCall, eachReply: (VarlinkReply) throws(VarlinkClientError) -> Void
+    ) throws(VarlinkClientError) {
+        var call = call
+        call.more = true
+        try exchange(call) { message throws(VarlinkClientError) in
+            let reply = try Self.decode(message)
+            try eachReply(reply)
+            return reply.continues == true && reply.error == nil
+        }
+    }
+
+    /// As ``callWithMore(_:eachReply:)``, with each reply's parameters decoded straight into
+    /// `Parameters` (no ``JSONValue`` in between: a long answer is read at the speed of
+    /// `JSONDecoder`).
+    ///
+    /// - Returns: The error reply that ended the call, or `nil` when it succeeded.
+    package func callWithMore<Parameters: Decodable>(
+        _ call: VarlinkCall, decoding: Parameters.Type, eachReply: (Parameters) throws(VarlinkClientError) -> Void
+    ) throws(VarlinkClientError) -> VarlinkReply? {
+        var call = call
+        call.more = true
+        var failure: VarlinkReply?
+        try exchange(call) { message throws(VarlinkClientError) in
+            if let part = try? JSONDecoder().decode(TypedVarlinkReply<Parameters>.self, from: Data(message)),
+                part.error == nil
+            {
+                try eachReply(part.parameters)
+                return part.continues == true
+            }
+            let reply = try Self.decode(message)
+            guard reply.error != nil else {
+                throw VarlinkClientError("a reply from the daemon cannot be read as \(Parameters.self)")
+            }
+            failure = reply
+            return false
+        }
+        return failure
+    }
+
+    private static func decode(_ message: [UInt8]) throws(VarlinkClientError) -> VarlinkReply {
+        do {
+            return try VarlinkCoding.decode(VarlinkReply.self, from: message)
+        } catch {
+            throw VarlinkClientError("the daemon's reply is not a varlink message: \(error)")
+        }
+    }
+
+    /// Connects, sends `call` and reads replies while `handle` returns `true`.
+    private func exchange(_ call: VarlinkCall, _ handle: ([UInt8]) throws(VarlinkClientError) -> Bool)
+        throws(VarlinkClientError)
+    {
+        var deadline = ContinuousClock.now + timeout
         guard let address = UnixSocket.address(path) else {
             throw VarlinkClientError("'\(path)' is not a usable socket path")
         }
@@ -69,13 +140,32 @@ package struct VarlinkClient: Sendable {
         } catch {
             throw VarlinkClientError("cannot encode the call: \(error)")
         }
-        try send(message, on: descriptor, until: deadline)
-        let replyBytes = try receive(from: descriptor, until: deadline)
+        // A daemon that refuses the connection answers with an error before it reads the call.
         do {
-            return try VarlinkCoding.decode(VarlinkReply.self, from: replyBytes)
+            try send(message, on: descriptor, until: deadline)
         } catch {
-            throw VarlinkClientError("the daemon's reply is not a varlink message: \(error)")
+            if let refusal = try? receive(from: descriptor, until: ContinuousClock.now + .seconds(1)).first {
+                _ = try handle(refusal)
+                return
+            }
+            throw error
         }
+        var framer = VarlinkFramer(maximumMessageSize: maximumReplySize)
+        while true {
+            for reply in try receive(from: descriptor, until: deadline, framer: &framer) {
+                guard try handle(reply) else { return }
+            }
+            // A long answer in parts: each part may take as long as a whole call.
+            deadline = ContinuousClock.now + timeout
+        }
+    }
+
+    /// The replies that the next read completes (at least one).
+    private func receive(from descriptor: Int32, until deadline: ContinuousClock.Instant) throws(VarlinkClientError)
+        -> [[UInt8]]
+    {
+        var framer = VarlinkFramer(maximumMessageSize: maximumReplySize)
+        return try receive(from: descriptor, until: deadline, framer: &framer)
     }
 
     private func send(_ bytes: [UInt8], on descriptor: Int32, until deadline: ContinuousClock.Instant)
@@ -99,10 +189,9 @@ package struct VarlinkClient: Sendable {
         }
     }
 
-    private func receive(from descriptor: Int32, until deadline: ContinuousClock.Instant) throws(VarlinkClientError)
-        -> [UInt8]
-    {
-        var framer = VarlinkFramer(maximumMessageSize: maximumReplySize)
+    private func receive(
+        from descriptor: Int32, until deadline: ContinuousClock.Instant, framer: inout VarlinkFramer
+    ) throws(VarlinkClientError) -> [[UInt8]] {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             try wait(for: Int16(POLLIN), on: descriptor, until: deadline)
@@ -112,12 +201,16 @@ package struct VarlinkClient: Sendable {
                 throw VarlinkClientError("cannot read from \(path): \(UnixSocket.describe(errno))")
             }
             if count == 0 { throw VarlinkClientError("the daemon closed the connection without answering") }
+            var replies: [[UInt8]] = []
             for frame in framer.append(buffer[..<count]) {
                 switch frame {
-                case .message(let bytes): return bytes
-                case .tooLarge: throw VarlinkClientError("the daemon's reply is larger than \(maximumReplySize) bytes")
+                case .message(let bytes):
+                    replies.append(bytes)
+                case .tooLarge:
+                    throw VarlinkClientError("a reply from the daemon is larger than \(maximumReplySize) bytes")
                 }
             }
+            if !replies.isEmpty { return replies }
         }
     }
 

@@ -16,9 +16,10 @@ package struct VarlinkCall: Codable, Sendable, Hashable {
     /// The caller wants to switch protocols after the reply.
     package var upgrade: Bool?
 
-    package init(method: String, parameters: [String: JSONValue]? = nil) {
+    package init(method: String, parameters: [String: JSONValue]? = nil, more: Bool? = nil) {
         self.method = method
         self.parameters = parameters
+        self.more = more
     }
 
     /// The interface part of ``method``, or `nil` if it has none.

@@ -97,14 +97,7 @@ struct Diff: ParsableCommand {
         guard case .daemon(let client) = try location.target(requireDaemon: true) else {
             throw Failure("no daemon to ask: pass --pid, --app-name or --socket")
         }
-        let parameters = try client.ask(
-            ControlInterface.Method.describe, showSecrets ? ["showSecrets": .bool(true)] : [:])
-        let reply: DescribeReply
-        do {
-            reply = try JSONValue.record(DescribeReply.self, from: parameters)
-        } catch {
-            throw Failure("the daemon's description cannot be read: \(error)")
-        }
+        let reply = try client.describe(showSecrets: showSecrets)
         var daemon: [String: Side] = [:]
         for setting in reply.settings {
             let source = Listing.source(setting.source).description

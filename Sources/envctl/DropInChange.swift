@@ -35,15 +35,7 @@ struct DropInChange {
         if case .daemon(let client)? = try? location.target(requireDaemon: true),
             location.configDirectory == nil
         {
-            let reply: DescribeReply
-            do {
-                reply = try JSONValue.record(
-                    DescribeReply.self, from: try client.ask(ControlInterface.Method.describe))
-            } catch let failure as Failure {
-                throw failure
-            } catch {
-                throw Failure("the daemon's description cannot be read: \(error)")
-            }
+            let reply = try client.describe()
             guard let directory = reply.configDirectory else {
                 throw Failure("the daemon reads no configuration directory; pass --config-dir")
             }

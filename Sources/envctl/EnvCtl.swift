@@ -205,6 +205,11 @@ extension VarlinkClient {
             let verdict = parameters["verdict"]?.objectValue
             return "reload rejected by the daemon: "
                 + (verdict?["error"]?.objectValue?["description"]?.stringValue ?? "no reason given")
+        case ControlInterface.Error.tooManyConnections:
+            return "the daemon takes no more connections: "
+                + (parameters["reason"]?.stringValue ?? "too many are open")
+        case ControlInterface.Error.expectedMore:
+            return "the daemon's answer is too long for one reply; ask for it in parts (varlink's more)"
         default:
             let details = parameters.isEmpty ? "" : " \(parameters)"
             return "the daemon answered \(error)\(details)"

@@ -26,13 +26,7 @@ struct Show: ParsableCommand {
             let listing: Listing
             switch try location.target() {
             case .daemon(let client):
-                let parameters = try client.ask(
-                    ControlInterface.Method.describe, showSecrets ? ["showSecrets": .bool(true)] : [:])
-                do {
-                    listing = Listing(try JSONValue.record(DescribeReply.self, from: parameters))
-                } catch {
-                    throw Failure("the daemon's description cannot be read: \(error)")
-                }
+                listing = Listing(try client.describe(showSecrets: showSecrets))
             case .files:
                 listing = Listing(try location.load(), revealSecrets: showSecrets)
             }

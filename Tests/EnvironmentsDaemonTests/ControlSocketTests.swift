@@ -259,7 +259,10 @@ struct ControlSocketTests {
     func badInput() async throws {
         let fixture = try Fixture()
         let environment = try fixture.environment()
-        let service = fixture.service(environment) { $0.maximumMessageSize = 1024 }
+        let service = fixture.service(environment) {
+            $0.maximumMessageSize = 1024
+            $0.maximumPrivilegedMessageSize = 1024  // This process is root.
+        }
         try await Self.whileRunning(service) {
             let malformed = try await Self.exchange(fixture.socket, Array("{\"method\": \u{0}".utf8))
             #expect(malformed.closed)
@@ -301,9 +304,9 @@ struct ControlSocketTests {
             // While they hold every slot, a reload through the environment is not held up.
             try fixture.write(Self.plist("meanwhile"))
             #expect(await service.reloader.reload(trigger: .signal).outcome == .applied)
-            // The fifth is refused at once.
+            // The fifth is refused at once, with a word why.
             let refused = try await Self.exchange(fixture.socket, Array("{}\u{0}".utf8), timeout: .seconds(5))
-            #expect(refused.closed && refused.reply.isEmpty)
+            #expect(refused.closed && refused.reply.contains(ControlInterface.Error.tooManyConnections))
             // Once the idle ones are closed, calls are answered again.
             for descriptor in silent {
                 var buffer = [UInt8](repeating: 0, count: 16)

@@ -10,6 +10,37 @@ struct ControlHandler: Sendable {
     let environment: Environment
     let reloader: ConfigurationReloader
     let applicationName: String
+    /// `Describe` without `more`: the largest single reply; a larger answer is `ExpectedMore`.
+    var maximumUnpagedReplySize = 1 << 20
+    /// `Describe` with `more`: the size one part is cut at.
+    var partSize = 64 << 10
+
+    /// What a call is answered with.
+    enum Answer: Sendable {
+        /// One reply.
+        case reply(VarlinkReply)
+        /// One reply, already encoded with its NUL.
+        case encoded([UInt8])
+        /// Replies made one at a time as the client takes them.
+        case parts(DescribeParts)
+    }
+
+    /// Answers `call`: `Describe` in parts when the caller set `more`, everything else in one reply.
+    func answer(_ call: VarlinkCall, from peer: PeerCredentials) async -> Answer {
+        guard call.method == ControlInterface.Method.describe else { return .reply(await handle(call, from: peer)) }
+        let showSecrets = call.parameters?["showSecrets"]?.boolValue ?? false
+        if showSecrets, let denied = deny(call, peer, reason: "secret values") { return .reply(denied) }
+        let snapshot = environment.snapshot
+        let lastReload = await reloader.lastReloadRecord
+        var parts = DescribeParts(
+            snapshot: snapshot, showSecrets: showSecrets, applicationName: applicationName,
+            lastReload: lastReload.map { Self.verdict($0, environment: snapshot.environmentName) }, partSize: partSize)
+        if call.more == true { return .parts(parts) }
+        guard let message = parts.singleMessage(limit: maximumUnpagedReplySize) else {
+            return .reply(.error(ControlInterface.Error.expectedMore))
+        }
+        return .encoded(message)
+    }
 
     func handle(_ call: VarlinkCall, from peer: PeerCredentials) async -> VarlinkReply {
         let parameters = call.parameters ?? [:]
@@ -31,10 +62,6 @@ struct ControlHandler: Sendable {
                 return VarlinkReply(parameters: ["description": .string(Self.serviceDescription)])
             default: return .error("org.varlink.service.InterfaceNotFound", ["interface": .string(interface)])
             }
-        case ControlInterface.Method.describe:
-            let showSecrets = parameters["showSecrets"]?.boolValue ?? false
-            if showSecrets, let denied = deny(call, peer, reason: "secret values") { return denied }
-            return Self.reply(await describe(showSecrets: showSecrets))
         case ControlInterface.Method.get:
             guard let key = parameters["key"]?.stringValue else {
                 return .error("org.varlink.service.InvalidParameter", ["parameter": .string("key")])
@@ -98,27 +125,6 @@ struct ControlHandler: Sendable {
                 "method": .string(call.method), "uid": .int(Int(peer.uid)),
                 "reason": .string("\(reason): only root and the daemon's own user (uid \(geteuid())) may"),
             ])
-    }
-
-    private func describe(showSecrets: Bool) async -> DescribeReply {
-        let snapshot = environment.snapshot
-        let lastReload = await reloader.lastReloadRecord
-        return DescribeReply(
-            applicationName: applicationName, environment: snapshot.environmentName, instance: snapshot.instanceName,
-            configDirectory: snapshot.location?.directory, generation: Int(snapshot.generation), files: snapshot.files,
-            loadedAt: snapshot.loadedAt.formatted(.iso8601),
-            settings: snapshot.leafKeys.compactMap { key in
-                snapshot.configuredValue(forKey: key).map { Self.setting(key, $0, showSecrets: showSecrets) }
-            },
-            pendingRestart: snapshot.pendingRestart.keys.sorted().map { key in
-                PendingRestartRecord(
-                    key: key,
-                    running: snapshot.configuredValue(forKey: key).map {
-                        Self.setting(key, $0, showSecrets: showSecrets)
-                    },
-                    next: Self.setting(key, snapshot.pendingRestart[key]!, showSecrets: showSecrets))
-            },
-            lastReload: lastReload.map { Self.verdict($0, environment: snapshot.environmentName) })
     }
 
     private func check(candidates: [String: Data]) -> VarlinkReply {

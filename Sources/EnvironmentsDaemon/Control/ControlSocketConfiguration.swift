@@ -3,6 +3,10 @@
 /// The socket speaks varlink (interface `io.swiftenvironments.Configuration`, plus
 /// `org.varlink.service`), so `envctl` and systemd's `varlinkctl` can ask a running daemon
 /// what it runs with, check a configuration and reload it.
+///
+/// Root and the daemon's own user are *privileged* peers (`SO_PEERCRED`); everyone else is
+/// held to per-user limits and can never take the connections kept for privileged peers, so
+/// that no other local user can keep `envctl reload` (and so `systemctl reload`) from the daemon.
 public struct ControlSocketConfiguration: Sendable {
     /// Serve the control socket.
     public var isEnabled: Bool = true
@@ -10,16 +14,44 @@ public struct ControlSocketConfiguration: Sendable {
     /// `$RUNTIME_DIRECTORY` (the unit's `RuntimeDirectory=`), else in `/run/<application>/`
     /// for root or `$XDG_RUNTIME_DIR/<application>/` for other users.
     public var path: String?
-    /// The largest call accepted, in bytes; a larger one is answered with an error and the
-    /// connection closed.
+    /// The largest call accepted from an unprivileged peer, in bytes; a larger one is answered
+    /// with an error and the connection closed.
     public var maximumMessageSize: Int = 64 << 10
-    /// How many clients may be connected at once; more are closed as they connect.
+    /// The largest call accepted from root or the daemon's own user: room for a `Check`
+    /// candidate at the per-file cap (16 MiB), JSON-escaped.
+    public var maximumPrivilegedMessageSize: Int = 48 << 20
+    /// How many clients may be connected at once; more are answered `TooManyConnections` and
+    /// closed as they connect.
     public var maximumConnections: Int = 32
-    /// A connection with no complete call for this long is closed (a call in progress, such
-    /// as a reload, does not count as idle).
+    /// Of ``maximumConnections``, how many only root and the daemon's own user may take: other
+    /// users together never hold more than the rest.
+    public var reservedPrivilegedConnections: Int = 8
+    /// How many connections one unprivileged user (uid) may hold at once.
+    public var maximumConnectionsPerUser: Int = 4
+    /// A connection is closed once this long has passed since its last complete call, or the
+    /// last reply it read whole (a call in progress, such as a reload, does not count): bytes
+    /// that do not complete a call do not keep it open.
     public var idleTimeout: Duration = .seconds(30)
-    /// Replies not yet read by a client beyond this many bytes close its connection.
-    public var maximumUnsentBytes: Int = 16 << 20
+    /// A call must arrive whole within this long of its first byte; else it is answered with an
+    /// error and the connection closed.
+    public var callTimeout: Duration = .seconds(10)
+    /// `Describe` without varlink's `more`: an answer larger than this is the error
+    /// `org.varlink.service.ExpectedMore` (envctl, and `varlinkctl call --more`, ask for it in parts).
+    public var maximumUnpagedReplySize: Int = 1 << 20
+    /// Ignored: replies are made as the client reads them, and one that stops reading is
+    /// closed after ``idleTimeout``.
+    @available(*, deprecated, message: "replies are made as the client reads them; idleTimeout closes one that stops")
+    public var maximumUnsentBytes: Int {
+        get { 16 << 20 }
+        set {}
+    }
+    /// `Describe` with `more`: the size at which one part is cut (a larger single setting goes alone).
+    package var describePartSize: Int = 64 << 10
+    /// Warnings about misbehaving clients: at most this many in each ``clientWarningInterval``;
+    /// the others are counted, and the count logged once the interval is over.
+    package var clientWarningBurst: Int = 5
+    /// See ``clientWarningBurst``.
+    package var clientWarningInterval: Duration = .seconds(10)
 
     /// The default configuration.
     public init() {}
