@@ -212,7 +212,13 @@ struct SetValue: ParsableCommand {
                 return (new, (old, try change.check(new)))
             }
             DropInDocument.warnAboutComments(old, path: change.path)
-            printLine("\(change.path): \(section).\(key) = \(value) (\(checked))")
+            // The value typed may be a password: echoed only when no environment holds the key
+            // as a secret (a `Secrets` entry covers it), and redacted when that cannot be told.
+            let snapshots = (try? change.currentSnapshots()) ?? []
+            let isSecret =
+                snapshots.isEmpty || snapshots.contains { $0.configuredValue(forKey: key)?.isSecret ?? false }
+            let shown = isSecret ? ConfiguredValue.redacted : value
+            printLine("\(change.path): \(section).\(key) = \(shown) (\(checked))")
         }
     }
 }

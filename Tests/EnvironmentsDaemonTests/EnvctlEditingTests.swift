@@ -87,6 +87,23 @@ import Testing
         #expect(after["Common"] == nil)
     }
 
+    @Test("set echoes the value it wrote, but never a secret's")
+    func setDoesNotEchoASecret() throws {
+        let plist = examplePlist().replacingOccurrences(
+            of: "<key>RestartRequired</key>",
+            with: "<key>Secrets</key><array><string>Database</string></array>\n    <key>RestartRequired</key>")
+        let directory = try Directory(plist: plist)
+        let secret = "s3cr3t-\(UUID().uuidString.prefix(8))"
+        let set = try Self.envctl(["set", "Database.Password", secret, "--config-dir", directory.path])
+        #expect(set.status == 0, "\(set.output)")
+        #expect(!set.output.contains(secret), "\(set.output)")
+        #expect(set.output.contains("Common.Database.Password = <redacted>"), "\(set.output)")
+        // The value is in the drop-in all the same.
+        #expect(try String(contentsOfFile: directory.dropIn, encoding: .utf8).contains(secret))
+        let plain = try Self.envctl(["set", "APIHost", "api.other.example.com", "--config-dir", directory.path])
+        #expect(plain.output.contains("Common.APIHost = api.other.example.com"), "\(plain.output)")
+    }
+
     @Test(arguments: [
         (["set", "LogLevel", "loud"], "'LogLevel' is 'loud', expected one of"),
         (["set", "ListenPort", "ninety", "--type", "integer"], "'ninety' is not an integer"),
