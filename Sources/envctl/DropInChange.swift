@@ -125,7 +125,7 @@ struct DropInChange {
     func currentSnapshots() throws -> [EnvironmentSnapshot] {
         var base = try location.options()
         base.configDirectory = directory
-        return environmentNames(base, candidate: nil).compactMap { name in
+        return try environmentNames(base).compactMap { name in
             var options = base
             options.environment = name
             return try? Environment(options: options).snapshot
@@ -138,7 +138,7 @@ struct DropInChange {
         var base = try location.options()
         base.configDirectory = directory
         base.candidateDocuments = [path: contents]
-        let names = environmentNames(base, candidate: contents)
+        let names = try environmentNames(base)
         for name in names {
             var options = base
             options.environment = name
@@ -151,27 +151,16 @@ struct DropInChange {
         return names
     }
 
-    /// `--environment`, else every environment the files (and the candidate) define.
-    private func environmentNames(_ base: EnvironmentOptions, candidate contents: Data?) -> [String] {
-        var names: [String]
-        if let environment = location.environment {
-            names = [environment]
-        } else {
-            names = []
-            let files = ConfigurationLocation(options: base)
-            var paths = [files.mainFile] + ((try? files.dropInFiles()) ?? [])
-            if contents != nil, !paths.contains(path) { paths.append(path) }
-            for file in paths {
-                let data =
-                    file == path && contents != nil ? contents : (try? Data(contentsOf: URL(fileURLWithPath: file)))
-                guard let data,
-                    let root = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
-                else { continue }
-                names += root.keys.filter { !EnvironmentsFile.reservedKeys.contains($0) }
-            }
-            names = Array(Set(names)).sorted()
+    /// `--environment`, else every environment the files (with the candidate, the fleet's
+    /// documents and the drop-ins) define, as `envctl check` finds them.
+    private func environmentNames(_ base: EnvironmentOptions) throws -> [String] {
+        if let environment = location.environment { return [environment] }
+        let names: [String]
+        do {
+            names = try Environment.definedEnvironments(base)
+        } catch {
+            throw Failure("\(error)")
         }
-        if names.isEmpty { names = [BuildInfo.compiled.defaultEnvironment] }
-        return names
+        return names.isEmpty ? [BuildInfo.compiled.defaultEnvironment] : names
     }
 }
