@@ -420,7 +420,9 @@ def scenario_10(h, s):
         "systemd-run", "--unit", unit, "-p", "Type=notify", "-p", "RuntimeDirectory=builtin-e2e",
         "-p", "ConfigurationDirectory=builtin-e2e",
         "-p", "ExecReload=/usr/local/bin/envctl reload --pid $MAINPID",
-        "/usr/local/bin/example-daemon"])
+        # Named explicitly: $CONFIGURATION_DIRECTORY alone would go on to /etc/example-daemon,
+        # which holds the shipped configuration, as its directory holds no Environments.plist.
+        "/usr/local/bin/example-daemon", "--config-dir", "/etc/builtin-e2e"])
     if not s.check(started.returncode == 0, f"systemd-run of a daemon without files ({started.stderr.strip()!r})"):
         return
     try:
