@@ -478,6 +478,18 @@ extension InterpolationTests {
         #expect(error?.description.contains("${Missing}") == true)
     }
 
+    @Test func referenceAsLongAsAFileMakesAShortError() throws {
+        let name = String(repeating: "N", count: 1 << 20)
+        for (value, code) in [
+            ("${\(name)}", EnvironmentError.Code.unresolvedReference), ("${env:\(name)}", .missingEnvironmentVariable),
+            ("${credential:\(name)}", .missingCredential), ("${\(name):x}", .invalidInterpolation),
+        ] {
+            let error = #expect(throws: EnvironmentError.self) { try Environment(values: ["Long": .string(value)]) }
+            #expect(error?.code == code)
+            #expect((error?.description.count ?? .max) < 1_000)
+        }
+    }
+
     @Test func wideFanOutAndFanIn() throws {
         // One value refers to 100,000 keys, and 10,000 keys refer to one.
         var values: [String: SettingValue] = ["Shared": "https://example.com/${Leaf0}"]

@@ -359,10 +359,18 @@ struct Interpolator {
 
     /// `chain` joined with arrows, its middle elided when it is long.
     static func describe(chain: [String]) -> String {
-        let shown = chainKeysShown
-        guard chain.count > 2 * shown + 1 else { return chain.joined(separator: " -> ") }
-        let elided = chain.count - 2 * shown
-        return (chain.prefix(shown) + ["... (\(elided) more)"] + chain.suffix(shown)).joined(separator: " -> ")
+        let count = chainKeysShown
+        let chain = chain.map(shown)
+        guard chain.count > 2 * count + 1 else { return chain.joined(separator: " -> ") }
+        let elided = chain.count - 2 * count
+        return (chain.prefix(count) + ["... (\(elided) more)"] + chain.suffix(count)).joined(separator: " -> ")
+    }
+
+    /// A name from a file (a key, a variable, a credential) as an error shows it: whole if it
+    /// is short, else its start and its length, so that no error is as long as a file.
+    static func shown(_ name: String) -> String {
+        guard name.utf8.count > 128 else { return name }
+        return String(decoding: name.utf8.prefix(64), as: UTF8.self) + "... (\(name.utf8.count) bytes)"
     }
 
     private mutating func piece(
@@ -373,6 +381,7 @@ struct Interpolator {
         if reference.hasPrefix("env:") {
             let name = String(reference.dropFirst(4))
             guard let value = processEnvironment[name] else {
+                let name = Interpolator.shown(name)
                 throw error(
                     .missingEnvironmentVariable,
                     "'${env:\(name)}' in '\(path)': the environment variable \(name) is not set", path: path,
@@ -384,6 +393,7 @@ struct Interpolator {
             return .text(try credential(String(reference.dropFirst(11)), in: path, source: source), isSecret: true)
         }
         let key = reference.trimmingCharacters(in: .whitespaces)
+        let shownKey = Interpolator.shown(key)
         if inChain.contains(key) {
             throw error(
                 .interpolationCycle, "interpolation cycle: \(Interpolator.describe(chain: chain + [key]))", path: path,
@@ -393,13 +403,13 @@ struct Interpolator {
             if let colon = key.firstIndex(of: ":") {
                 throw error(
                     .invalidInterpolation,
-                    "'${\(key)}' in '\(path)' uses the unknown kind '\(key[..<colon])'; known kinds: env, credential",
+                    "'${\(shownKey)}' in '\(path)' uses the unknown kind '\(Interpolator.shown(String(key[..<colon])))'; known kinds: env, credential",
                     path: path, source: source, hint: "Use ${env:NAME}, ${credential:NAME} or ${Key}")
             }
             throw error(
                 .unresolvedReference,
-                "'${\(key)}' in '\(path)' refers to a key with no value (\(Interpolator.describe(chain: chain + [key])))",
-                path: path, source: source, hint: "Define '\(key)', or write '$${' for a literal '${'")
+                "'${\(shownKey)}' in '\(path)' refers to a key with no value (\(Interpolator.describe(chain: chain + [key])))",
+                path: path, source: source, hint: "Define '\(shownKey)', or write '$${' for a literal '${'")
         }
         let referencedSecret = Interpolator.isSecret(key, in: secretPaths)
         switch node {
@@ -416,12 +426,12 @@ struct Interpolator {
             }
             throw error(
                 .unresolvedReference,
-                "'${\(key)}' in '\(path)' refers to \(configured.value.typeName.withArticle); only strings, numbers and booleans can be interpolated",
+                "'${\(shownKey)}' in '\(path)' refers to \(configured.value.typeName.withArticle); only strings, numbers and booleans can be interpolated",
                 path: path, source: source)
         case .branch:
             throw error(
                 .unresolvedReference,
-                "'${\(key)}' in '\(path)' refers to a dictionary; only strings, numbers and booleans can be interpolated",
+                "'${\(shownKey)}' in '\(path)' refers to a dictionary; only strings, numbers and booleans can be interpolated",
                 path: path, source: source)
         }
     }
@@ -430,27 +440,30 @@ struct Interpolator {
         -> String
     {
         if let known = credentials[name] { return known }
+        // As messages show them.
+        let shownName = Interpolator.shown(name)
         // A NUL would end the path early: `db-password\0x` would read `db-password`.
         guard !name.isEmpty, !name.contains("/"), !name.utf8.contains(0), name != ".", name != ".." else {
             throw error(
-                .invalidInterpolation, "'${credential:\(name)}' in '\(path)' is not a valid credential name",
+                .invalidInterpolation, "'${credential:\(shownName)}' in '\(path)' is not a valid credential name",
                 path: path, source: source)
         }
         guard let directory = processEnvironment[EnvironmentOptions.credentialsDirectoryVariable], !directory.isEmpty
         else {
             throw error(
                 .missingCredential,
-                "'${credential:\(name)}' in '\(path)': $CREDENTIALS_DIRECTORY is not set, so credential '\(name)' cannot be read",
+                "'${credential:\(shownName)}' in '\(path)': $CREDENTIALS_DIRECTORY is not set, so credential '\(shownName)' cannot be read",
                 path: path, source: source,
-                hint: "Add LoadCredential=\(name):/path/to/secret to the unit, or set CREDENTIALS_DIRECTORY")
+                hint: "Add LoadCredential=\(shownName):/path/to/secret to the unit, or set CREDENTIALS_DIRECTORY")
         }
         let file = (directory as NSString).appendingPathComponent(name)
+        let shownFile = (directory as NSString).appendingPathComponent(shownName)
         // At most the cap and a line break, and one byte more to tell that it is longer.
         guard let data = Interpolator.contents(of: file, upTo: limits.valueBytes + 3) else {
             throw error(
                 .missingCredential,
-                "'${credential:\(name)}' in '\(path)': credential file \(file) is missing or unreadable",
-                path: path, source: source, hint: "Check the unit's LoadCredential=\(name):... line")
+                "'${credential:\(shownName)}' in '\(path)': credential file \(shownFile) is missing or unreadable",
+                path: path, source: source, hint: "Check the unit's LoadCredential=\(shownName):... line")
         }
         var text = String(decoding: data, as: UTF8.self)
         // One trailing line break; "\r\n" is a single Character, so one removeLast() drops it whole.
@@ -458,8 +471,8 @@ struct Interpolator {
         guard text.utf8.count <= limits.valueBytes else {
             throw error(
                 .interpolationLimitExceeded,
-                "'${credential:\(name)}' in '\(path)': credential file \(file) is longer than \(Interpolator.describe(bytes: limits.valueBytes)), the limit for one value",
-                path: path, source: source, hint: "Check the unit's LoadCredential=\(name):... line")
+                "'${credential:\(shownName)}' in '\(path)': credential file \(shownFile) is longer than \(Interpolator.describe(bytes: limits.valueBytes)), the limit for one value",
+                path: path, source: source, hint: "Check the unit's LoadCredential=\(shownName):... line")
         }
         credentials[name] = text
         return text
