@@ -77,7 +77,8 @@ struct Interpolator {
         /// or a dictionary (`Hosts[0]`), named only in errors.
         let isKey: Bool
         let path: String
-        let source: ValueSource
+        /// The file that set it, for errors.
+        let file: String?
         let text: String
         /// Where the scan goes on: after the last reference handled.
         var position: String.Index
@@ -88,7 +89,7 @@ struct Interpolator {
         init(path: String, isKey: Bool, source: ValueSource, text: String) {
             self.isKey = isKey
             self.path = path
-            self.source = source
+            self.file = source.file
             self.text = text
             self.position = text.startIndex
         }
@@ -256,14 +257,9 @@ struct Interpolator {
     /// not expanded yet (each then kept in `memo`).
     private mutating func expand(_ first: Frame) throws(EnvironmentError) -> Expansion {
         var stack = [first]
-        // The keys on the stack, outermost first, and the same as a set: `${X}` for an X in it
-        // is a cycle.
-        var chain: [String] = []
+        // The keys on the stack: `${X}` for an X in it is a cycle.
         var inChain: Set<String> = []
-        if first.isKey {
-            chain.append(first.path)
-            inChain.insert(first.path)
-        }
+        if first.isKey { inChain.insert(first.path) }
         while let top = stack.indices.last {
             // Scans the top string until it ends or refers to a key to expand first.
             var pushed: Frame?
@@ -284,12 +280,12 @@ struct Interpolator {
                     guard let close = after.firstIndex(of: "}") else {
                         throw error(
                             .invalidInterpolation, "unterminated '${' in the value of '\(stack[top].path)'",
-                            path: stack[top].path, source: stack[top].source,
+                            path: stack[top].path, file: stack[top].file,
                             hint: "Close it with '}', or write '$${' for a literal '${'")
                     }
                     let reference = String(after[after.index(after.startIndex, offsetBy: 2)..<close])
                     stack[top].position = after.index(after: close)
-                    switch try piece(reference, in: stack[top], chain: chain, inChain: inChain) {
+                    switch try piece(reference, in: stack[top], stack: stack, inChain: inChain) {
                     case .text(let piece, let isSecret):
                         try append(piece[...], to: &stack[top])
                         stack[top].isSecret = stack[top].isSecret || isSecret
@@ -302,7 +298,6 @@ struct Interpolator {
                 }
             }
             if let pushed {  // a key, which `piece` found unexpanded and not in the chain
-                chain.append(pushed.path)
                 inChain.insert(pushed.path)
                 stack.append(pushed)
                 continue
@@ -312,7 +307,6 @@ struct Interpolator {
             let expansion = Expansion(text: done.output, isSecret: done.isSecret)
             if done.isKey {
                 memo[done.path] = expansion
-                chain.removeLast()
                 inChain.remove(done.path)
             }
             // Only keys are pushed: the frame below referred to this one.
@@ -333,7 +327,7 @@ struct Interpolator {
             throw error(
                 .interpolationLimitExceeded,
                 "the value of '\(frame.path)' would be longer than \(Interpolator.describe(bytes: limits.valueBytes)) after interpolation, the limit for one value",
-                path: frame.path, source: frame.source,
+                path: frame.path, file: frame.file,
                 hint:
                     "Look for references that repeat a key (each '${A}${A}' doubles the text); interpolation is meant for short values such as URLs and paths"
             )
@@ -342,7 +336,7 @@ struct Interpolator {
             throw error(
                 .interpolationLimitExceeded,
                 "interpolation would build more than \(Interpolator.describe(bytes: limits.totalBytes)) for the whole configuration (reached in the value of '\(frame.path)'), the limit for all values together",
-                path: frame.path, source: frame.source,
+                path: frame.path, file: frame.file,
                 hint:
                     "Look for many keys that copy a long value through '${...}'; interpolation is meant for short values such as URLs and paths"
             )
@@ -366,6 +360,25 @@ struct Interpolator {
         return (chain.prefix(count) + ["... (\(elided) more)"] + chain.suffix(count)).joined(separator: " -> ")
     }
 
+    /// `text` without the white space at its ends: what `trimmingCharacters(in: .whitespaces)`
+    /// returns (tab and the space separators, Unicode's Zs), without its detour through
+    /// NSString, which cost more than all the rest of following a reference.
+    static func trimmingWhitespace(_ text: String) -> String {
+        func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+            if scalar.isASCII { return scalar == " " || scalar == "\t" }
+            return scalar.properties.generalCategory == .spaceSeparator
+        }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.first, let last = scalars.last, isWhitespace(first) || isWhitespace(last) else {
+            return text
+        }
+        var start = scalars.startIndex
+        var end = scalars.endIndex
+        while start < end, isWhitespace(scalars[start]) { start = scalars.index(after: start) }
+        while end > start, isWhitespace(scalars[scalars.index(before: end)]) { end = scalars.index(before: end) }
+        return String(scalars[start..<end])
+    }
+
     /// A name from a file (a key, a variable, a credential) as an error shows it: whole if it
     /// is short, else its start and its length, so that no error is as long as a file.
     static func shown(_ name: String) -> String {
@@ -374,10 +387,12 @@ struct Interpolator {
     }
 
     private mutating func piece(
-        _ reference: String, in frame: Frame, chain: [String], inChain: Set<String>
+        _ reference: String, in frame: Frame, stack: [Frame], inChain: Set<String>
     ) throws(EnvironmentError) -> Piece {
+        // The keys being expanded, outermost first, for errors.
+        var chain: [String] { stack.filter(\.isKey).map(\.path) }
         let path = frame.path
-        let source = frame.source
+        let file = frame.file
         if reference.hasPrefix("env:") {
             let name = String(reference.dropFirst(4))
             guard let value = processEnvironment[name] else {
@@ -385,31 +400,31 @@ struct Interpolator {
                 throw error(
                     .missingEnvironmentVariable,
                     "'${env:\(name)}' in '\(path)': the environment variable \(name) is not set", path: path,
-                    source: source, hint: "Set it (for example with Environment= in the unit file)")
+                    file: file, hint: "Set it (for example with Environment= in the unit file)")
             }
             return .text(value, isSecret: false)
         }
         if reference.hasPrefix("credential:") {
-            return .text(try credential(String(reference.dropFirst(11)), in: path, source: source), isSecret: true)
+            return .text(try credential(String(reference.dropFirst(11)), in: path, file: file), isSecret: true)
         }
-        let key = reference.trimmingCharacters(in: .whitespaces)
+        let key = Interpolator.trimmingWhitespace(reference)
         let shownKey = Interpolator.shown(key)
         if inChain.contains(key) {
             throw error(
                 .interpolationCycle, "interpolation cycle: \(Interpolator.describe(chain: chain + [key]))", path: path,
-                source: source, hint: "Break the cycle by giving one of these keys a literal value")
+                file: file, hint: "Break the cycle by giving one of these keys a literal value")
         }
         guard let node = node(at: key) else {
             if let colon = key.firstIndex(of: ":") {
                 throw error(
                     .invalidInterpolation,
                     "'${\(shownKey)}' in '\(path)' uses the unknown kind '\(Interpolator.shown(String(key[..<colon])))'; known kinds: env, credential",
-                    path: path, source: source, hint: "Use ${env:NAME}, ${credential:NAME} or ${Key}")
+                    path: path, file: file, hint: "Use ${env:NAME}, ${credential:NAME} or ${Key}")
             }
             throw error(
                 .unresolvedReference,
                 "'${\(shownKey)}' in '\(path)' refers to a key with no value (\(Interpolator.describe(chain: chain + [key])))",
-                path: path, source: source, hint: "Define '\(shownKey)', or write '$${' for a literal '${'")
+                path: path, file: file, hint: "Define '\(shownKey)', or write '$${' for a literal '${'")
         }
         let referencedSecret = Interpolator.isSecret(key, in: secretPaths)
         switch node {
@@ -427,16 +442,16 @@ struct Interpolator {
             throw error(
                 .unresolvedReference,
                 "'${\(shownKey)}' in '\(path)' refers to \(configured.value.typeName.withArticle); only strings, numbers and booleans can be interpolated",
-                path: path, source: source)
+                path: path, file: file)
         case .branch:
             throw error(
                 .unresolvedReference,
                 "'${\(shownKey)}' in '\(path)' refers to a dictionary; only strings, numbers and booleans can be interpolated",
-                path: path, source: source)
+                path: path, file: file)
         }
     }
 
-    private mutating func credential(_ name: String, in path: String, source: ValueSource) throws(EnvironmentError)
+    private mutating func credential(_ name: String, in path: String, file: String?) throws(EnvironmentError)
         -> String
     {
         if let known = credentials[name] { return known }
@@ -446,24 +461,24 @@ struct Interpolator {
         guard !name.isEmpty, !name.contains("/"), !name.utf8.contains(0), name != ".", name != ".." else {
             throw error(
                 .invalidInterpolation, "'${credential:\(shownName)}' in '\(path)' is not a valid credential name",
-                path: path, source: source)
+                path: path, file: file)
         }
         guard let directory = processEnvironment[EnvironmentOptions.credentialsDirectoryVariable], !directory.isEmpty
         else {
             throw error(
                 .missingCredential,
                 "'${credential:\(shownName)}' in '\(path)': $CREDENTIALS_DIRECTORY is not set, so credential '\(shownName)' cannot be read",
-                path: path, source: source,
+                path: path, file: file,
                 hint: "Add LoadCredential=\(shownName):/path/to/secret to the unit, or set CREDENTIALS_DIRECTORY")
         }
-        let file = (directory as NSString).appendingPathComponent(name)
+        let credentialFile = (directory as NSString).appendingPathComponent(name)
         let shownFile = (directory as NSString).appendingPathComponent(shownName)
         // At most the cap and a line break, and one byte more to tell that it is longer.
-        guard let data = Interpolator.contents(of: file, upTo: limits.valueBytes + 3) else {
+        guard let data = Interpolator.contents(of: credentialFile, upTo: limits.valueBytes + 3) else {
             throw error(
                 .missingCredential,
                 "'${credential:\(shownName)}' in '\(path)': credential file \(shownFile) is missing or unreadable",
-                path: path, source: source, hint: "Check the unit's LoadCredential=\(shownName):... line")
+                path: path, file: file, hint: "Check the unit's LoadCredential=\(shownName):... line")
         }
         var text = String(decoding: data, as: UTF8.self)
         // One trailing line break; "\r\n" is a single Character, so one removeLast() drops it whole.
@@ -472,7 +487,7 @@ struct Interpolator {
             throw error(
                 .interpolationLimitExceeded,
                 "'${credential:\(shownName)}' in '\(path)': credential file \(shownFile) is longer than \(Interpolator.describe(bytes: limits.valueBytes)), the limit for one value",
-                path: path, source: source, hint: "Check the unit's LoadCredential=\(shownName):... line")
+                path: path, file: file, hint: "Check the unit's LoadCredential=\(shownName):... line")
         }
         credentials[name] = text
         return text
@@ -502,8 +517,8 @@ struct Interpolator {
     }
 
     private func error(
-        _ code: EnvironmentError.Code, _ message: String, path: String, source: ValueSource, hint: String? = nil
+        _ code: EnvironmentError.Code, _ message: String, path: String, file: String?, hint: String? = nil
     ) -> EnvironmentError {
-        EnvironmentError(code, message, key: path, environment: environmentName, file: source.file, hint: hint)
+        EnvironmentError(code, message, key: path, environment: environmentName, file: file, hint: hint)
     }
 }
