@@ -62,7 +62,7 @@ struct Interpolator {
     private var memo: [String: Expansion] = [:]
     /// Credential files read so far, by name.
     private var credentials: [String: String] = [:]
-    /// Bytes built so far, against ``maximumTotalBytes``.
+    /// Bytes built so far, against `limits.totalBytes`.
     private var totalBytes = 0
 
     /// A value after interpolation, and whether a secret went into it.
