@@ -3,7 +3,12 @@
 // The input is a small text configuration (see FuzzInput). For every input:
 // - resolving must end (libFuzzer's -timeout catches a loop) without crashing;
 // - it must fail exactly when the model (InterpolationModel) fails, with one of the model's
-//   error codes: so a cycle is an interpolationCycle error, never a loop or a result;
+//   error codes: so a cycle is an interpolationCycle error, never a loop or a result, and a
+//   value over the cap on one value or more than the cap on all of them together an
+//   interpolationLimitExceeded error, never a result (the caps are `fuzzLimits`, smaller
+//   than the library's 1 MiB and 16 MiB so that inputs reaching them stay fast; Fuzz/run.sh
+//   runs this target under a memory limit, a limit on any one allocation and a time limit,
+//   so an expansion without a bound is an oom-* or timeout-* finding);
 // - when it succeeds, every leaf must hold the model's value and secrecy: each `${Key}`,
 //   `${env:VAR}` and `${credential:NAME}` replaced, `$${` made `${`, nothing else touched, and
 //   a value that used a secret key or a credential secret;
@@ -13,45 +18,55 @@
 
 import Foundation
 
+/// The caps the interpolator and the model work within here: 64 KiB per value (reached by
+/// 17 doublings of one byte), 1 MiB in all (16 such values).
+let fuzzLimits = Interpolator.Limits(valueBytes: 64 << 10, totalBytes: 1 << 20)
+
 /// libFuzzer calls this with each input; a failed check ends the process.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzInterpolation(_ pointer: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let input = FuzzInput(String(decoding: UnsafeBufferPointer(start: pointer, count: size), as: UTF8.self))
     var model = InterpolationModel(
         tree: input.tree, environment: input.environment, secrets: input.secrets,
-        credentials: input.hasCredentials ? FuzzInput.credentials : nil)
+        credentials: input.hasCredentials ? FuzzInput.credentials : nil,
+        maximumValueBytes: fuzzLimits.valueBytes, maximumTotalBytes: fuzzLimits.totalBytes)
 
     // What the model expects, leaf by leaf (in a fixed order: the codes of all failing leaves).
     var expected: [String: (SettingValue, isSecret: Bool)] = [:]
     var failures: [EnvironmentError.Code] = []
-    for (path, node) in model.flat.sorted(by: { $0.key < $1.key }) {
+    // More than the whole-configuration cap: interpolation must fail, with any of its codes.
+    var tooLarge = false
+    for (path, node) in model.flat.sorted(by: { $0.key < $1.key }) where !tooLarge {
         guard case .leaf(let configured) = node else { continue }
         do {
             expected[path] = try model.resolve(configured.value, at: path)
         } catch {
             switch error {
-            case .tooLarge: return 0  // an exponential expansion: not modelled
+            case .tooLarge: tooLarge = true
             case .error(let code): failures.append(code)
             }
         }
     }
 
     var interpolator = Interpolator(
-        tree: input.tree, environmentName: "Fuzz", processEnvironment: input.environment, secretPaths: input.secrets)
+        tree: input.tree, environmentName: "Fuzz", processEnvironment: input.environment, secretPaths: input.secrets,
+        limits: fuzzLimits)
     let resolved: [String: SettingNode]
     do {
         resolved = try interpolator.resolve(input.tree)
     } catch {
         let interpolationErrors: [EnvironmentError.Code] = [
             .interpolationCycle, .unresolvedReference, .missingEnvironmentVariable, .missingCredential,
-            .invalidInterpolation,
+            .invalidInterpolation, .interpolationLimitExceeded,
         ]
-        guard model.isAmbiguous ? interpolationErrors.contains(error.code) : failures.contains(error.code) else {
+        let anyCode = model.isAmbiguous || tooLarge
+        guard anyCode ? interpolationErrors.contains(error.code) : failures.contains(error.code) else {
             fatalError("interpolation failed with \(error.code) (\(error)), the model with \(failures)")
         }
         return 0
     }
     if model.isAmbiguous { return 0 }
+    guard !tooLarge else { fatalError("interpolation built more than the whole-configuration cap") }
     guard failures.isEmpty else { fatalError("interpolation succeeded, the model failed with \(failures)") }
 
     var resultsHoldReferences = false
@@ -59,7 +74,7 @@ public func fuzzInterpolation(_ pointer: UnsafePointer<UInt8>, _ size: Int) -> I
     if !resultsHoldReferences {
         var again = Interpolator(
             tree: resolved, environmentName: "Fuzz", processEnvironment: input.environment,
-            secretPaths: input.secrets)
+            secretPaths: input.secrets, limits: fuzzLimits)
         guard let twice = try? again.resolve(resolved) else { fatalError("a resolved tree does not resolve again") }
         guard twice.mapValues(\.value) == resolved.mapValues(\.value) else {
             fatalError("resolving a resolved tree changed it: \(resolved) then \(twice)")

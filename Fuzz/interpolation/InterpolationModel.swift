@@ -15,12 +15,21 @@ struct InterpolationModel {
     enum Failure: Error {
         /// The error interpolation must report.
         case error(EnvironmentError.Code)
-        /// An expansion grew beyond `maximumLength`: `${A}${A}` chains double at each step.
+        /// More than `maximumTotalBytes` built: interpolation must fail (with
+        /// interpolationLimitExceeded, or another error it met first), which the model does
+        /// not try to tell.
         case tooLarge
     }
 
-    /// Longer expansions are not modelled; the fuzzer skips such inputs.
-    static let maximumLength = 1 << 16
+    /// The caps: a string that holds `${` may be at most `maximumValueBytes` once expanded,
+    /// and all such strings together (each key once, each array element) at most
+    /// `maximumTotalBytes`. The library's are 1 MiB and 16 MiB; the fuzzer gives it and the
+    /// model smaller ones (`fuzzLimits`), so that inputs that reach them run fast.
+    let maximumValueBytes: Int
+    let maximumTotalBytes: Int
+
+    /// Bytes built so far by strings that hold `${`, against `maximumTotalBytes`.
+    private var built = 0
 
     /// Every key path (`Database.Host`) with its node.
     private(set) var flat: [String: SettingNode] = [:]
@@ -36,8 +45,10 @@ struct InterpolationModel {
 
     init(
         tree: [String: SettingNode], environment: [String: String], secrets: Set<String>,
-        credentials: [String: String]?
+        credentials: [String: String]?, maximumValueBytes: Int, maximumTotalBytes: Int
     ) {
+        self.maximumValueBytes = maximumValueBytes
+        self.maximumTotalBytes = maximumTotalBytes
         self.environment = environment
         self.secrets = secrets
         self.credentials = credentials
@@ -105,8 +116,12 @@ struct InterpolationModel {
     /// expanded, outermost first.
     private mutating func expand(_ text: String, chain: [String]) throws(Failure) -> Expansion {
         var result = Expansion(text: "", isSecret: false)
+        // Only a string that holds the bytes `${` is built, and counted against the caps.
+        let bytes = Array(text.utf8)
+        let counted = zip(bytes, bytes.dropFirst()).contains { $0 == UInt8(ascii: "$") && $1 == UInt8(ascii: "{") }
         var index = text.startIndex
         while index < text.endIndex {
+            let before = result.text.utf8.count
             let rest = text[index...]
             if rest.hasPrefix("$${") {
                 result.text += "${"
@@ -121,7 +136,10 @@ struct InterpolationModel {
                 result.text.append(text[index])
                 index = text.index(after: index)
             }
-            guard result.text.utf8.count <= Self.maximumLength else { throw .tooLarge }
+            guard counted else { continue }
+            guard result.text.utf8.count <= maximumValueBytes else { throw .error(.interpolationLimitExceeded) }
+            built += result.text.utf8.count - before
+            guard built <= maximumTotalBytes else { throw .tooLarge }
         }
         return result
     }

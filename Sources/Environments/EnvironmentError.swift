@@ -12,7 +12,8 @@ public struct EnvironmentError: Error, Sendable, Hashable {
             case fileNotFound, fileUnreadable, malformedFile, invalidRoot, invalidSection
             case invalidDropIn, unknownEnvironment, unknownInstance, disallowedEnvironment, missingKey, typeMismatch
             case interpolationCycle, unresolvedReference, missingEnvironmentVariable
-            case missingCredential, invalidInterpolation, validationFailed, decodingFailed
+            case missingCredential, invalidInterpolation, interpolationLimitExceeded, validationFailed
+            case decodingFailed
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -50,6 +51,10 @@ public struct EnvironmentError: Error, Sendable, Hashable {
         public static let missingCredential = Code(.missingCredential)
         /// A `${` without its `}`, or an unknown `${kind:...}`.
         public static let invalidInterpolation = Code(.invalidInterpolation)
+        /// Interpolation would build a value longer than 1 MiB, or more than 16 MiB for the
+        /// whole configuration (what keys that repeat each other, `A2 = ${A1}${A1}`, reach in a
+        /// few lines), or a credential is longer than 1 MiB. The error names the key and its file.
+        public static let interpolationLimitExceeded = Code(.interpolationLimitExceeded)
         /// The application's validation rejected the configuration.
         public static let validationFailed = Code(.validationFailed)
         /// A section could not be decoded into the requested type.

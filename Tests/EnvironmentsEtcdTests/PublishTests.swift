@@ -83,6 +83,17 @@ struct PublishTests {
         #expect(after == before)
         #expect(afterKeys.count == 2)
 
+        // Nor is one whose interpolation has no bound (each key doubles the last): publish
+        // validates with the same interpolation as the daemons, under the same caps.
+        var doubling = ["A1": "x"]
+        for index in 2...30 { doubling["A\(index)"] = "${A\(index - 1)}${A\(index - 1)}" }
+        let hostile = files.appendingPathComponent("70-doubling.plist")
+        try FleetHarness.document(common: doubling).write(to: hostile)
+        let capped = try envctl(["publish"] + endpoints + [hostile.path])
+        #expect(capped.status == 1)
+        #expect(capped.output.contains("not published") && capped.output.contains("1 MiB"), "\(capped.output)")
+        #expect(try await fleet.writer.range(prefix: fleet.prefix).1 == before)
+
         // Bad input: a file that is neither the main document nor a drop-in, no endpoints.
         let stray = files.appendingPathComponent("notes.txt")
         try Data("x".utf8).write(to: stray)

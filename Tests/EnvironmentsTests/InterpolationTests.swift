@@ -315,3 +315,213 @@ extension InterpolationTests {
         #expect(inEnvironments?.code == error?.code)
     }
 }
+
+/// Interpolation costs bounded time, memory and stack whatever the files hold: references are
+/// followed without recursion, one value may grow to 1 MiB and the whole configuration to
+/// 16 MiB; past that, an `interpolationLimitExceeded` error names the key and the file.
+@Suite struct InterpolationLimitTests {
+    /// The documented caps (`Interpolator.maximumValueBytes`, `maximumTotalBytes`).
+    static let valueLimit = 1 << 20
+    static let totalLimit = 16 << 20
+
+    /// `A1` = `seed`, then `A2 = ${A1}${A1}` and so on: `A(n)` is 2^(n-1) times the seed.
+    static func doubling(_ count: Int, seed: String = "x") -> [String: Any] {
+        var values: [String: Any] = ["A1": seed]
+        for index in 2...count { values["A\(index)"] = "${A\(index - 1)}${A\(index - 1)}" }
+        return values
+    }
+
+    @Test func doublingDropInIsRejectedNamingTheFileTheKeyAndTheLimit() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Common": ["Host": "localhost"], "Debug": [:]])
+            let dropIn = try directory.writeXML("Environments.plist.d/50-hostile.plist", ["Debug": Self.doubling(30)])
+            let error = try #require(
+                #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) })
+            #expect(error.code == .interpolationLimitExceeded)
+            // A21 is 2^20 bytes, exactly the cap: A22 is the first value over it.
+            #expect(error.key == "A22")
+            #expect(error.file == dropIn)
+            #expect(error.environment == "Debug")
+            let text = error.description
+            #expect(text.contains(dropIn))
+            #expect(text.contains("'A22'"))
+            #expect(text.contains("1 MiB"))
+            #expect(text.count < 1_000)
+        }
+    }
+
+    @Test func oneValueExactlyAtTheCapLoadsOneByteMoreDoesNot() throws {
+        let kibibyte = String(repeating: "x", count: 1024)
+        let atCap = String(repeating: "${K}", count: 1024)
+        let environment = try Environment(values: ["K": .string(kibibyte), "Full": .string(atCap)])
+        #expect(environment.string("Full")?.utf8.count == Self.valueLimit)
+
+        let error = #expect(throws: EnvironmentError.self) {
+            try Environment(values: ["K": .string(kibibyte), "Full": .string(atCap), "Over": "${Full}y"])
+        }
+        #expect(error?.code == .interpolationLimitExceeded)
+        #expect(error?.key == "Over")
+        // The same inside an array: its element is named.
+        let inArray = #expect(throws: EnvironmentError.self) {
+            try Environment(values: ["K": .string(kibibyte), "List": .array(["ok", .string(atCap + "y")])])
+        }
+        #expect(inArray?.code == .interpolationLimitExceeded)
+        #expect(inArray?.key == "List[1]")
+    }
+
+    @Test func wholeConfigurationExactlyAtTheCapLoadsOneByteMoreDoesNot() throws {
+        // Sixteen values of exactly 1 MiB each: 16 MiB built, the whole cap.
+        var values: [String: SettingValue] = [
+            "K": .string(String(repeating: "k", count: 1024)), "Full0": .string(String(repeating: "${K}", count: 1024)),
+        ]
+        for index in 1..<16 { values["Full\(index)"] = "${Full0}" }
+        let environment = try Environment(values: values)
+        #expect(environment.string("Full15")?.utf8.count == Self.valueLimit)
+
+        values["OneMore"] = "${K}"
+        let error = #expect(throws: EnvironmentError.self) { try Environment(values: values) }
+        #expect(error?.code == .interpolationLimitExceeded)
+        #expect(error?.description.contains("16 MiB") == true)
+        #expect(error?.description.contains("whole configuration") == true)
+    }
+
+    @Test func limitErrorsNeverShowTheValues() throws {
+        try withTemporaryDirectory { directory in
+            let credentials = try directory.makeDirectory("credentials")
+            try directory.write("credentials/db-password", text: "pa55word\n")
+            var debug = Self.doubling(25, seed: "${credential:db-password}")
+            debug["Token"] = "t0ken-t0ken"
+            debug["Copies"] = ["${Token}${Token}"]
+            try directory.writeXML(["Debug": debug, "Secrets": ["Token"]])
+            let error = #expect(throws: EnvironmentError.self) {
+                try Environment(options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
+            }
+            #expect(error?.code == .interpolationLimitExceeded)
+            let text = error?.description ?? ""
+            #expect(!text.contains("pa55word"))
+            #expect(!text.contains("t0ken"))
+        }
+    }
+
+    @Test func credentialLongerThanTheCapIsRejected() throws {
+        try withTemporaryDirectory { directory in
+            let credentials = try directory.makeDirectory("credentials")
+            try directory.write("credentials/huge", text: String(repeating: "s", count: Self.valueLimit + 1))
+            try directory.write("credentials/fits", text: String(repeating: "f", count: Self.valueLimit) + "\n")
+            try directory.writeXML(["Debug": ["Fits": "${credential:fits}"]])
+            let fits = try Environment(
+                options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
+            #expect(fits.string("Fits")?.utf8.count == Self.valueLimit)
+            #expect(fits.configuredValue(forKey: "Fits")?.isSecret == true)
+
+            try directory.writeXML(["Debug": ["Huge": "${credential:huge}"]])
+            let error = #expect(throws: EnvironmentError.self) {
+                try Environment(options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
+            }
+            #expect(error?.code == .interpolationLimitExceeded)
+            #expect(error?.key == "Huge")
+            #expect(error?.description.contains("sss") == false)
+        }
+    }
+
+    /// `K0 = end`, and each further key refers to the one before: forwards (`K1 = ${K0}`),
+    /// backwards (`K0 = ${K1}`, the last one literal) and shuffled, so that whichever key
+    /// resolution starts from, it walks a long chain.
+    static func chain(_ length: Int, order: [Int], end: String) -> [String: SettingValue] {
+        var values: [String: SettingValue] = [:]
+        values.reserveCapacity(length)
+        values["K\(order[0])"] = .string(end)
+        for position in 1..<length { values["K\(order[position])"] = .string("${K\(order[position - 1])}") }
+        return values
+    }
+
+    static let chainLength = 100_000
+    static let orders: [(String, [Int])] = {
+        var generator = SystemRandomNumberGenerator()
+        return [
+            ("forwards", Array(0..<chainLength)), ("backwards", Array((0..<chainLength).reversed())),
+            ("shuffled", Array(0..<chainLength).shuffled(using: &generator)),
+        ]
+    }()
+
+    @Test(arguments: 0..<3)
+    func chainsHundredThousandDeepResolveInEveryKeyOrder(order: Int) throws {
+        let (name, keys) = Self.orders[order]
+        // The chain's first key is secret and holds an escape: every key that copies it holds
+        // the literal `${literal}` and is secret too.
+        let environment = try Environment(
+            values: Self.chain(Self.chainLength, order: keys, end: "$${literal}"), secretKeys: ["K\(keys[0])"])
+        #expect(environment.snapshot.leafKeys.count == Self.chainLength)
+        for position in [1, Self.chainLength / 2, Self.chainLength - 1] {
+            let entry = try #require(environment.configuredValue(forKey: "K\(keys[position])"))
+            #expect(entry.value == .string("${literal}"), "\(name)")
+            #expect(entry.isSecret, "\(name)")
+        }
+    }
+
+    @Test func cycleHundredThousandLongIsAnErrorWithAShortMessage() throws {
+        var values = Self.chain(Self.chainLength, order: Array(0..<Self.chainLength), end: "")
+        values["K0"] = .string("${K\(Self.chainLength - 1)}")
+        let error = #expect(throws: EnvironmentError.self) { try Environment(values: values) }
+        #expect(error?.code == .interpolationCycle)
+        let text = error?.description ?? ""
+        #expect(text.count < 1_000)
+        #expect(text.contains("more)"))
+    }
+
+    @Test func chainEndingInAMissingKeyIsAnErrorWithAShortMessage() throws {
+        let values = Self.chain(Self.chainLength, order: Array(0..<Self.chainLength), end: "${Missing}")
+        let error = #expect(throws: EnvironmentError.self) { try Environment(values: values) }
+        #expect(error?.code == .unresolvedReference)
+        #expect(error?.key == "K0")
+        #expect((error?.description.count ?? .max) < 1_000)
+        #expect(error?.description.contains("${Missing}") == true)
+    }
+
+    @Test func referenceAsLongAsAFileMakesAShortError() throws {
+        let name = String(repeating: "N", count: 1 << 20)
+        for (value, code) in [
+            ("${\(name)}", EnvironmentError.Code.unresolvedReference), ("${env:\(name)}", .missingEnvironmentVariable),
+            ("${credential:\(name)}", .missingCredential), ("${\(name):x}", .invalidInterpolation),
+        ] {
+            let error = #expect(throws: EnvironmentError.self) { try Environment(values: ["Long": .string(value)]) }
+            #expect(error?.code == code)
+            #expect((error?.description.count ?? .max) < 1_000)
+        }
+    }
+
+    @Test func wideFanOutAndFanIn() throws {
+        // One value refers to 100,000 keys, and 10,000 keys refer to one.
+        var values: [String: SettingValue] = ["Shared": "https://example.com/${Leaf0}"]
+        var all = ""
+        for index in 0..<Self.chainLength {
+            values["Leaf\(index)"] = "v"
+            all += "${Leaf\(index)}"
+        }
+        for index in 0..<10_000 { values["Copy\(index)"] = .string("${Shared}/\(index)") }
+        values["All"] = .string(all)
+        values["Secret"] = "${Leaf7}"
+        let environment = try Environment(values: values, secretKeys: ["Leaf7"])
+        #expect(environment.string("All") == String(repeating: "v", count: Self.chainLength))
+        #expect(environment.string("Copy9999") == "https://example.com/v/9999")
+        // Secrecy follows references however wide: All copies Leaf7.
+        #expect(environment.configuredValue(forKey: "All")?.isSecret == true)
+        #expect(environment.configuredValue(forKey: "Copy1")?.isSecret == false)
+    }
+
+    @Test func doublingInArraysAndWithEveryShape() throws {
+        // A fan-out of references that grows as Fibonacci numbers: F(n) = ${F(n-1)}${F(n-2)}.
+        var fibonacci: [String: SettingValue] = ["F0": "a", "F1": "b"]
+        for index in 2..<60 { fibonacci["F\(index)"] = .string("${F\(index - 1)}${F\(index - 2)}") }
+        let error = #expect(throws: EnvironmentError.self) { try Environment(values: fibonacci) }
+        #expect(error?.code == .interpolationLimitExceeded)
+        // Array elements that copy a long value: each within the cap, but 20 MB together.
+        let elements: [String: SettingValue] = [
+            "K": .string(String(repeating: "k", count: 1000)), "Big": .string(String(repeating: "${K}", count: 1024)),
+            "List": .array(Array(repeating: "${Big}", count: 20)),
+        ]
+        let inArrays = #expect(throws: EnvironmentError.self) { try Environment(values: elements) }
+        #expect(inArrays?.code == .interpolationLimitExceeded)
+        #expect(inArrays?.description.contains("whole configuration") == true)
+    }
+}

@@ -8,11 +8,12 @@ import Logging
 struct EnvironmentBenchmarks: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "environment-benchmarks",
-        abstract: "Lookup cost, reload latency, cold load and memory, beside apple/swift-configuration 1.4.0.",
+        abstract:
+            "Lookup cost, reload latency, cold load and memory, beside apple/swift-configuration 1.4.0; the cost of rejecting hostile files.",
         discussion: "Build with -c release. Progress goes to standard error; the results to standard output.")
 
     enum Part: String, CaseIterable, ExpressibleByArgument {
-        case lookup, reload, cold, memory, interop, soak
+        case lookup, reload, cold, memory, interop, soak, hostile
 
         /// The parts a run without `--only` runs: all but the soak, which takes minutes.
         static let byDefault: [Part] = allCases.filter { $0 != .soak }
@@ -43,6 +44,12 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
 
     @Option(help: "Soak: reading threads (0 measures what reloads cost with nothing else running).")
     var soakReaders = 4
+
+    @Option(help: "Hostile: rejected reloads per hostile drop-in.")
+    var hostileRounds = 5
+
+    @Option(help: "Hostile: keys in the chain of references.")
+    var hostileChain = 100_000
 
     @Option(parsing: .upToNextOption, help: .hidden)
     var coldChild: [String] = []
@@ -89,6 +96,11 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
                 }
             }
             report.interop = interop
+        }
+        // Before the memory and cold parts, whose large configurations grow the heap for good.
+        if selected.contains(.hostile) {
+            report.hostile = try HostileBenchmark(rounds: max(hostileRounds, 1), chainLength: max(hostileChain, 2))
+                .run(progress: progress)
         }
         // Memory before the cold loads, whose 100,000-key files grow the heap for good.
         if selected.contains(.memory) {

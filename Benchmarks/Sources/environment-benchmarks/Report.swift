@@ -8,6 +8,7 @@ struct Report: Sendable {
     var memory: MemoryBenchmark.Results?
     var interop: InteropBenchmark.Results?
     var soak: SoakBenchmark.Results?
+    var hostile: [HostileBenchmark.Result] = []
 
     // MARK: JSON
 
@@ -116,6 +117,16 @@ struct Report: Sendable {
                 "heap_kib_per_minute": slope(soak.slope(\.heapBytes)),
                 "passed": soak.passed,
             ]
+        }
+        if !hostile.isEmpty {
+            object["hostile"] = hostile.map {
+                [
+                    "name": $0.name, "file_bytes": $0.fileBytes, "code": $0.code,
+                    "reject_ms_median": rounded($0.milliseconds.median), "reject_ms_max": rounded($0.milliseconds.max),
+                    "reject_cpu_ms_median": rounded($0.cpuMilliseconds.median),
+                    "peak_rss_bytes_above_baseline": $0.peakAboveBaseline,
+                ] as [String: Any]
+            }
         }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
         return String(decoding: data, as: UTF8.self)
@@ -244,6 +255,22 @@ struct Report: Sendable {
             row(
                 "  heap in use after \(memory.reloads.few) / \(memory.reloads.many) reloads",
                 "\(memory.heapAfterFewReloads / 1024) / \(memory.heapAfterManyReloads / 1024) KiB")
+        }
+        if !hostile.isEmpty {
+            rows.append([
+                "Rejecting a hostile drop-in beside 1,000 keys: reload ms (median / max; CPU median), peak RSS above baseline",
+                "", "", "",
+            ])
+            for result in hostile {
+                let peak = Double(result.peakAboveBaseline) / 1e6
+                row(
+                    "  \(result.name) (\(result.fileBytes / 1024) KiB, \(result.code))",
+                    String(
+                        format: "%.1f / %.1f ms; CPU %.1f ms; %.1f MB", result.milliseconds.median,
+                        result.milliseconds.max, result.cpuMilliseconds.median, peak),
+                    result.code == "accepted" ? "(for comparison)" : "CPU < 100 ms, < 50 MB",
+                    result.code == "accepted" ? nil : result.cpuMilliseconds.median < 100 && peak < 50)
+            }
         }
         if let soak {
             rows.append(["Soak: reloads while \(soak.readers.count) threads read (no targets on timing)", "", "", ""])

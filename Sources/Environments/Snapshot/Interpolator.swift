@@ -5,24 +5,115 @@ import Foundation
 /// `$${` is a literal `${`. A reference to another key uses that key's interpolated value,
 /// which must be a string, number or boolean. A value that used a secret key or a credential
 /// becomes secret itself. Cycles and unresolved references are errors showing the chain.
+///
+/// Whatever a file holds, interpolation costs bounded time, memory and stack:
+/// - References are followed with a work stack of its own, not one level of recursion per
+///   reference, so a chain of references as long as the files allow (`K2 = ${K1}`, ...
+///   hundreds of thousands of keys) costs memory in proportion to its length and no stack.
+/// - Each key is expanded once (later references reuse its value) and each credential file is
+///   read once, so the work is proportional to the text of the files plus what is produced.
+/// - What is produced is capped: one value at ``maximumValueBytes`` (1 MiB) and the whole
+///   configuration at ``maximumTotalBytes`` (16 MiB). Past either, loading fails with
+///   ``EnvironmentError/Code/interpolationLimitExceeded``, naming the key and its file (a
+///   running daemon rejects the reload and keeps its last good configuration). Keys that
+///   double each other's text (`A2 = ${A1}${A1}`) reach the first cap within about twenty keys.
+/// - A cycle's or an unresolved reference's chain is shortened in the message when long.
+///
+/// A string without `${` is left as it is (`$` alone, as in `$5`, is literal): it is neither
+/// built again nor counted.
 struct Interpolator {
+    /// The most UTF-8 bytes one value may hold once interpolated: 1 MiB.
+    ///
+    /// A value that holds `${` (a key's string, or a string in an array or a dictionary) is
+    /// built by interpolation; it may be at most this long, as may a credential it reads. Real
+    /// values (URLs, paths, connection strings, a certificate) are a few KiB at most, hundreds
+    /// of times less; anything longer comes from keys that repeat each other.
+    static let maximumValueBytes = 1 << 20
+
+    /// The most UTF-8 bytes interpolation may build for a whole configuration: 16 MiB.
+    ///
+    /// The sum of the lengths of every value interpolation builds (each value that holds `${`,
+    /// counted once, after expansion). It bounds the memory a load or a rejected reload takes
+    /// whatever the files hold. A large real configuration (100,000 keys, each a 100-byte URL
+    /// built from `${Host}`) builds 10 MB; a typical one a few KiB.
+    static let maximumTotalBytes = 16 << 20
+
+    /// The caps one interpolation works within.
+    struct Limits {
+        /// The most UTF-8 bytes one value may hold once interpolated.
+        var valueBytes = Interpolator.maximumValueBytes
+        /// The most UTF-8 bytes interpolation may build in all.
+        var totalBytes = Interpolator.maximumTotalBytes
+    }
+
+    /// How many keys of a cycle's or an unresolved reference's chain an error shows at each
+    /// end; the middle of a longer chain is elided.
+    static let chainKeysShown = 8
+
     let environmentName: String
     let processEnvironment: [String: String]
     let secretPaths: Set<String>
+    /// The documented caps, but for the fuzzer, which uses smaller ones to run faster.
+    let limits: Limits
     private let tree: [String: SettingNode]
     /// Every path of the tree; built on the first `${Key}` reference, since most
     /// configurations have none and a large one would pay for it on every load.
     private var index: [String: SettingNode]?
-    private var memo: [String: (text: String, isSecret: Bool)] = [:]
+    private var memo: [String: Expansion] = [:]
+    /// Credential files read so far, by name.
+    private var credentials: [String: String] = [:]
+    /// Bytes built so far, against `limits.totalBytes`.
+    private var totalBytes = 0
+
+    /// A value after interpolation, and whether a secret went into it.
+    private struct Expansion {
+        var text: String
+        var isSecret: Bool
+    }
+
+    /// One string being expanded: what a level of recursion held before.
+    private struct Frame {
+        /// Whether `path` is a key, which `${...}` can refer to; else an element of an array
+        /// or a dictionary (`Hosts[0]`), named only in errors.
+        let isKey: Bool
+        let path: String
+        /// The file that set it, for errors.
+        let file: String?
+        let text: String
+        /// Where the scan goes on: after the last reference handled.
+        var position: String.Index
+        var output = ""
+        var bytes = 0
+        var isSecret = false
+
+        init(path: String, isKey: Bool, source: ValueSource, text: String) {
+            self.isKey = isKey
+            self.path = path
+            self.file = source.file
+            self.text = text
+            self.position = text.startIndex
+        }
+    }
 
     init(
         tree: [String: SettingNode], environmentName: String, processEnvironment: [String: String],
-        secretPaths: Set<String>
+        secretPaths: Set<String>, limits: Limits = Limits()
     ) {
+        self.limits = limits
         self.tree = tree
         self.environmentName = environmentName
         self.processEnvironment = processEnvironment
         self.secretPaths = secretPaths
+    }
+
+    /// Whether `text` holds a `${` (or `$${`): else interpolation leaves it as it is.
+    static func hasReference(_ text: String) -> Bool {
+        var afterDollar = false
+        for byte in text.utf8 {
+            if afterDollar && byte == UInt8(ascii: "{") { return true }
+            afterDollar = byte == UInt8(ascii: "$")
+        }
+        return false
     }
 
     /// Whether any leaf below `tree` has a `$` to expand or a secrecy to change.
@@ -44,7 +135,7 @@ struct Interpolator {
     private func needsResolving(_ configured: ConfiguredValue, at path: String) -> Bool {
         if Interpolator.isSecret(path, in: secretPaths) != configured.isSecret { return true }
         switch configured.value {
-        case .string(let text): return text.utf8.contains(UInt8(ascii: "$"))
+        case .string(let text): return Interpolator.hasReference(text)
         case .array, .dictionary: return true
         default: return false
         }
@@ -127,17 +218,17 @@ struct Interpolator {
     ) throws(EnvironmentError) -> SettingValue {
         switch value {
         case .string(let text):
-            guard text.utf8.contains(UInt8(ascii: "$")) else { return value }
+            guard Interpolator.hasReference(text) else { return value }
             if isKey, let done = memo[path] {
                 secret = secret || done.isSecret
                 return .string(done.text)
             }
-            let resolved = try expand(text, path: path, source: source, chain: isKey ? [path] : [])
-            if isKey { memo[path] = resolved }
+            let resolved = try expand(Frame(path: path, isKey: isKey, source: source, text: text))
             secret = secret || resolved.isSecret
             return .string(resolved.text)
         case .array(let elements):
             var out: [SettingValue] = []
+            out.reserveCapacity(elements.count)
             for (offset, element) in elements.enumerated() {
                 out.append(
                     try resolveValue(
@@ -156,133 +247,278 @@ struct Interpolator {
         }
     }
 
-    /// Expands one string; `chain` is the list of keys being expanded, for cycle detection.
-    private mutating func expand(
-        _ text: String, path: String, source: ValueSource, chain: [String]
-    ) throws(EnvironmentError) -> (text: String, isSecret: Bool) {
-        var output = ""
-        var isSecret = false
-        var rest = Substring(text)
-        while let dollar = rest.firstIndex(of: "$") {
-            output += rest[..<dollar]
-            let after = rest[dollar...]
-            if after.hasPrefix("$${") {
-                output += "${"
-                rest = after.dropFirst(3)
-            } else if after.hasPrefix("${") {
-                guard let close = after.firstIndex(of: "}") else {
-                    throw error(
-                        .invalidInterpolation, "unterminated '${' in the value of '\(path)'", path: path,
-                        source: source,
-                        hint: "Close it with '}', or write '$${' for a literal '${'")
-                }
-                let reference = String(after[after.index(after.startIndex, offsetBy: 2)..<close])
-                let piece = try value(of: reference, in: path, source: source, chain: chain)
-                output += piece.text
-                isSecret = isSecret || piece.isSecret
-                rest = after[after.index(after: close)...]
-            } else {
-                output += "$"
-                rest = after.dropFirst()
-            }
-        }
-        output += rest
-        return (output, isSecret)
+    /// What a `${...}` stands for: its text now, or a key whose string must be expanded first.
+    private enum Piece {
+        case text(String, isSecret: Bool)
+        case expand(Frame)
     }
 
-    private mutating func value(
-        of reference: String, in path: String, source: ValueSource, chain: [String]
-    ) throws(EnvironmentError) -> (text: String, isSecret: Bool) {
+    /// Expands `first`'s string and, on a work stack, every key's string it refers to that is
+    /// not expanded yet (each then kept in `memo`).
+    private mutating func expand(_ first: Frame) throws(EnvironmentError) -> Expansion {
+        var stack = [first]
+        // The keys on the stack: `${X}` for an X in it is a cycle.
+        var inChain: Set<String> = []
+        if first.isKey { inChain.insert(first.path) }
+        while let top = stack.indices.last {
+            // Scans the top string until it ends or refers to a key to expand first.
+            var pushed: Frame?
+            while pushed == nil {
+                let text = stack[top].text
+                let rest = text[stack[top].position...]
+                guard let dollar = rest.firstIndex(of: "$") else {
+                    try append(rest, to: &stack[top])
+                    stack[top].position = text.endIndex
+                    break
+                }
+                try append(rest[..<dollar], to: &stack[top])
+                let after = rest[dollar...]
+                if after.hasPrefix("$${") {
+                    try append("${", to: &stack[top])
+                    stack[top].position = after.dropFirst(3).startIndex
+                } else if after.hasPrefix("${") {
+                    guard let close = after.firstIndex(of: "}") else {
+                        throw error(
+                            .invalidInterpolation, "unterminated '${' in the value of '\(stack[top].path)'",
+                            path: stack[top].path, file: stack[top].file,
+                            hint: "Close it with '}', or write '$${' for a literal '${'")
+                    }
+                    let reference = String(after[after.index(after.startIndex, offsetBy: 2)..<close])
+                    stack[top].position = after.index(after: close)
+                    switch try piece(reference, in: stack[top], stack: stack, inChain: inChain) {
+                    case .text(let piece, let isSecret):
+                        try append(piece[...], to: &stack[top])
+                        stack[top].isSecret = stack[top].isSecret || isSecret
+                    case .expand(let frame):
+                        pushed = frame
+                    }
+                } else {
+                    try append("$", to: &stack[top])
+                    stack[top].position = after.dropFirst().startIndex
+                }
+            }
+            if let pushed {  // a key, which `piece` found unexpanded and not in the chain
+                inChain.insert(pushed.path)
+                stack.append(pushed)
+                continue
+            }
+            // The top string is done.
+            let done = stack.removeLast()
+            let expansion = Expansion(text: done.output, isSecret: done.isSecret)
+            if done.isKey {
+                memo[done.path] = expansion
+                inChain.remove(done.path)
+            }
+            // Only keys are pushed: the frame below referred to this one.
+            guard let parent = stack.indices.last else { return expansion }
+            try append(expansion.text[...], to: &stack[parent])
+            stack[parent].isSecret =
+                stack[parent].isSecret || expansion.isSecret || Interpolator.isSecret(done.path, in: secretPaths)
+        }
+        // Not reached: the loop returns when the first frame is done.
+        return Expansion(text: "", isSecret: false)
+    }
+
+    /// Appends `piece` to `frame`'s output, within both caps.
+    private mutating func append(_ piece: Substring, to frame: inout Frame) throws(EnvironmentError) {
+        let count = piece.utf8.count
+        if count == 0 { return }
+        if frame.bytes + count > limits.valueBytes {
+            throw error(
+                .interpolationLimitExceeded,
+                "the value of '\(frame.path)' would be longer than \(Interpolator.describe(bytes: limits.valueBytes)) after interpolation, the limit for one value",
+                path: frame.path, file: frame.file,
+                hint:
+                    "Look for references that repeat a key (each '${A}${A}' doubles the text); interpolation is meant for short values such as URLs and paths"
+            )
+        }
+        if totalBytes + count > limits.totalBytes {
+            throw error(
+                .interpolationLimitExceeded,
+                "interpolation would build more than \(Interpolator.describe(bytes: limits.totalBytes)) for the whole configuration (reached in the value of '\(frame.path)'), the limit for all values together",
+                path: frame.path, file: frame.file,
+                hint:
+                    "Look for many keys that copy a long value through '${...}'; interpolation is meant for short values such as URLs and paths"
+            )
+        }
+        frame.bytes += count
+        totalBytes += count
+        frame.output += piece
+    }
+
+    /// `1 MiB (1048576 bytes)`.
+    static func describe(bytes: Int) -> String {
+        bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB (\(bytes) bytes)" : "\(bytes) bytes"
+    }
+
+    /// `chain` joined with arrows, its middle elided when it is long.
+    static func describe(chain: [String]) -> String {
+        let count = chainKeysShown
+        let chain = chain.map(shown)
+        guard chain.count > 2 * count + 1 else { return chain.joined(separator: " -> ") }
+        let elided = chain.count - 2 * count
+        return (chain.prefix(count) + ["... (\(elided) more)"] + chain.suffix(count)).joined(separator: " -> ")
+    }
+
+    /// `text` without the white space at its ends: what `trimmingCharacters(in: .whitespaces)`
+    /// returns (tab and the space separators, Unicode's Zs), without its detour through
+    /// NSString, which cost more than all the rest of following a reference.
+    static func trimmingWhitespace(_ text: String) -> String {
+        func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+            if scalar.isASCII { return scalar == " " || scalar == "\t" }
+            return scalar.properties.generalCategory == .spaceSeparator
+        }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.first, let last = scalars.last, isWhitespace(first) || isWhitespace(last) else {
+            return text
+        }
+        var start = scalars.startIndex
+        var end = scalars.endIndex
+        while start < end, isWhitespace(scalars[start]) { start = scalars.index(after: start) }
+        while end > start, isWhitespace(scalars[scalars.index(before: end)]) { end = scalars.index(before: end) }
+        return String(scalars[start..<end])
+    }
+
+    /// A name from a file (a key, a variable, a credential) as an error shows it: whole if it
+    /// is short, else its start and its length, so that no error is as long as a file.
+    static func shown(_ name: String) -> String {
+        guard name.utf8.count > 128 else { return name }
+        return String(decoding: name.utf8.prefix(64), as: UTF8.self) + "... (\(name.utf8.count) bytes)"
+    }
+
+    private mutating func piece(
+        _ reference: String, in frame: Frame, stack: [Frame], inChain: Set<String>
+    ) throws(EnvironmentError) -> Piece {
+        // The keys being expanded, outermost first, for errors.
+        var chain: [String] { stack.filter(\.isKey).map(\.path) }
+        let path = frame.path
+        let file = frame.file
         if reference.hasPrefix("env:") {
             let name = String(reference.dropFirst(4))
             guard let value = processEnvironment[name] else {
+                let name = Interpolator.shown(name)
                 throw error(
                     .missingEnvironmentVariable,
                     "'${env:\(name)}' in '\(path)': the environment variable \(name) is not set", path: path,
-                    source: source, hint: "Set it (for example with Environment= in the unit file)")
+                    file: file, hint: "Set it (for example with Environment= in the unit file)")
             }
-            return (value, false)
+            return .text(value, isSecret: false)
         }
         if reference.hasPrefix("credential:") {
-            return (try credential(String(reference.dropFirst(11)), in: path, source: source), true)
+            return .text(try credential(String(reference.dropFirst(11)), in: path, file: file), isSecret: true)
         }
-        let key = reference.trimmingCharacters(in: .whitespaces)
-        if chain.contains(key) {
-            let cycle = (chain + [key]).joined(separator: " -> ")
+        let key = Interpolator.trimmingWhitespace(reference)
+        let shownKey = Interpolator.shown(key)
+        if inChain.contains(key) {
             throw error(
-                .interpolationCycle, "interpolation cycle: \(cycle)", path: path, source: source,
-                hint: "Break the cycle by giving one of these keys a literal value")
+                .interpolationCycle, "interpolation cycle: \(Interpolator.describe(chain: chain + [key]))", path: path,
+                file: file, hint: "Break the cycle by giving one of these keys a literal value")
         }
         guard let node = node(at: key) else {
             if let colon = key.firstIndex(of: ":") {
                 throw error(
                     .invalidInterpolation,
-                    "'${\(key)}' in '\(path)' uses the unknown kind '\(key[..<colon])'; known kinds: env, credential",
-                    path: path, source: source, hint: "Use ${env:NAME}, ${credential:NAME} or ${Key}")
+                    "'${\(shownKey)}' in '\(path)' uses the unknown kind '\(Interpolator.shown(String(key[..<colon])))'; known kinds: env, credential",
+                    path: path, file: file, hint: "Use ${env:NAME}, ${credential:NAME} or ${Key}")
             }
-            let trail = (chain + [key]).joined(separator: " -> ")
             throw error(
-                .unresolvedReference, "'${\(key)}' in '\(path)' refers to a key with no value (\(trail))", path: path,
-                source: source, hint: "Define '\(key)', or write '$${' for a literal '${'")
+                .unresolvedReference,
+                "'${\(shownKey)}' in '\(path)' refers to a key with no value (\(Interpolator.describe(chain: chain + [key])))",
+                path: path, file: file, hint: "Define '\(shownKey)', or write '$${' for a literal '${'")
         }
         let referencedSecret = Interpolator.isSecret(key, in: secretPaths)
         switch node {
         case .leaf(let configured):
             switch configured.value {
             case .string(let text):
-                if let done = memo[key] { return (done.text, done.isSecret || referencedSecret) }
-                guard text.contains("$") else { return (text, referencedSecret) }
-                let expanded = try expand(text, path: key, source: configured.source, chain: chain + [key])
-                memo[key] = expanded
-                return (expanded.text, expanded.isSecret || referencedSecret)
+                if let done = memo[key] { return .text(done.text, isSecret: done.isSecret || referencedSecret) }
+                guard Interpolator.hasReference(text) else { return .text(text, isSecret: referencedSecret) }
+                return .expand(Frame(path: key, isKey: true, source: configured.source, text: text))
             case .integer, .double, .bool:
-                return (configured.value.description, referencedSecret)
+                return .text(configured.value.description, isSecret: referencedSecret)
             default:
                 break
             }
             throw error(
                 .unresolvedReference,
-                "'${\(key)}' in '\(path)' refers to \(configured.value.typeName.withArticle); only strings, numbers and booleans can be interpolated",
-                path: path, source: source)
+                "'${\(shownKey)}' in '\(path)' refers to \(configured.value.typeName.withArticle); only strings, numbers and booleans can be interpolated",
+                path: path, file: file)
         case .branch:
             throw error(
                 .unresolvedReference,
-                "'${\(key)}' in '\(path)' refers to a dictionary; only strings, numbers and booleans can be interpolated",
-                path: path, source: source)
+                "'${\(shownKey)}' in '\(path)' refers to a dictionary; only strings, numbers and booleans can be interpolated",
+                path: path, file: file)
         }
     }
 
-    private func credential(_ name: String, in path: String, source: ValueSource) throws(EnvironmentError) -> String {
+    private mutating func credential(_ name: String, in path: String, file: String?) throws(EnvironmentError)
+        -> String
+    {
+        if let known = credentials[name] { return known }
+        // As messages show them.
+        let shownName = Interpolator.shown(name)
         // A NUL would end the path early: `db-password\0x` would read `db-password`.
         guard !name.isEmpty, !name.contains("/"), !name.utf8.contains(0), name != ".", name != ".." else {
             throw error(
-                .invalidInterpolation, "'${credential:\(name)}' in '\(path)' is not a valid credential name",
-                path: path, source: source)
+                .invalidInterpolation, "'${credential:\(shownName)}' in '\(path)' is not a valid credential name",
+                path: path, file: file)
         }
         guard let directory = processEnvironment[EnvironmentOptions.credentialsDirectoryVariable], !directory.isEmpty
         else {
             throw error(
                 .missingCredential,
-                "'${credential:\(name)}' in '\(path)': $CREDENTIALS_DIRECTORY is not set, so credential '\(name)' cannot be read",
-                path: path, source: source,
-                hint: "Add LoadCredential=\(name):/path/to/secret to the unit, or set CREDENTIALS_DIRECTORY")
+                "'${credential:\(shownName)}' in '\(path)': $CREDENTIALS_DIRECTORY is not set, so credential '\(shownName)' cannot be read",
+                path: path, file: file,
+                hint: "Add LoadCredential=\(shownName):/path/to/secret to the unit, or set CREDENTIALS_DIRECTORY")
         }
-        let file = (directory as NSString).appendingPathComponent(name)
-        guard let data = FileManager.default.contents(atPath: file) else {
+        let credentialFile = (directory as NSString).appendingPathComponent(name)
+        let shownFile = (directory as NSString).appendingPathComponent(shownName)
+        // At most the cap and a line break, and one byte more to tell that it is longer.
+        guard let data = Interpolator.contents(of: credentialFile, upTo: limits.valueBytes + 3) else {
             throw error(
                 .missingCredential,
-                "'${credential:\(name)}' in '\(path)': credential file \(file) is missing or unreadable",
-                path: path, source: source, hint: "Check the unit's LoadCredential=\(name):... line")
+                "'${credential:\(shownName)}' in '\(path)': credential file \(shownFile) is missing or unreadable",
+                path: path, file: file, hint: "Check the unit's LoadCredential=\(shownName):... line")
         }
         var text = String(decoding: data, as: UTF8.self)
         // One trailing line break; "\r\n" is a single Character, so one removeLast() drops it whole.
         if text.hasSuffix("\r\n") || text.hasSuffix("\n") { text.removeLast() }
+        guard text.utf8.count <= limits.valueBytes else {
+            throw error(
+                .interpolationLimitExceeded,
+                "'${credential:\(shownName)}' in '\(path)': credential file \(shownFile) is longer than \(Interpolator.describe(bytes: limits.valueBytes)), the limit for one value",
+                path: path, file: file, hint: "Check the unit's LoadCredential=\(shownName):... line")
+        }
+        credentials[name] = text
         return text
     }
 
+    /// The first `limit` bytes of the regular file at `file` (all of it, if shorter), or nil if
+    /// it cannot be read or is no regular file (opened non-blocking, so a FIFO cannot block).
+    private static func contents(of file: String, upTo limit: Int) -> Data? {
+        let descriptor = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while data.count < limit {
+            let wanted = min(buffer.count, limit - data.count)
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, wanted) }
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            data.append(contentsOf: buffer[..<count])
+        }
+        return data
+    }
+
     private func error(
-        _ code: EnvironmentError.Code, _ message: String, path: String, source: ValueSource, hint: String? = nil
+        _ code: EnvironmentError.Code, _ message: String, path: String, file: String?, hint: String? = nil
     ) -> EnvironmentError {
-        EnvironmentError(code, message, key: path, environment: environmentName, file: source.file, hint: hint)
+        EnvironmentError(code, message, key: path, environment: environmentName, file: file, hint: hint)
     }
 }
