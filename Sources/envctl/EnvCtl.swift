@@ -28,7 +28,7 @@ struct LocationOptions: ParsableArguments {
     @Option(
         name: .customLong("config-dir"),
         help:
-            "Read the files in this directory instead of asking a daemon (default: $CONFIGURATION_DIRECTORY, else /etc/<app-name>)."
+            "Read the files in this directory instead of asking a daemon (default: $CONFIGURATION_DIRECTORY, else /etc/<app-name>); with a daemon named too, it must be the directory the daemon reads."
     )
     var configDirectory: String?
 
@@ -111,7 +111,8 @@ struct LocationOptions: ParsableArguments {
                     + "which envctl cannot know: restart it with an absolute --config-dir, or update it")
         }
         if let configDirectory {
-            let given = EnvironmentOptions.absolute(configDirectory, against: EnvironmentOptions.workingDirectory ?? "/")
+            let given = EnvironmentOptions.absolute(
+                configDirectory, against: EnvironmentOptions.workingDirectory ?? "/")
             guard let realGiven = Self.realPath(given), realGiven == Self.realPath(directory) else {
                 throw Failure(
                     "--config-dir \(given) is not the directory the running daemon reads, \(directory): "

@@ -60,7 +60,8 @@ struct PathsAndNamesTests {
         #expect(state.resolvedDirectory?.hasPrefix("/") == true)
         #expect(state.files.allSatisfy { $0.hasPrefix("/") }, "\(state.files)")
 
-        let set = try daemon.envctl(["set", "APIHost", "changed.example.com", "--pid", String(daemon.pid)], currentDirectory: elsewhere)
+        let set = try daemon.envctl(
+            ["set", "APIHost", "changed.example.com", "--pid", String(daemon.pid)], currentDirectory: elsewhere)
         #expect(set.status == 0, "\(set.output)")
         #expect(set.output.contains("by the running daemon"), "\(set.output)")
         // Written in the daemon's directory, applied by it; the decoy untouched.
@@ -92,7 +93,9 @@ struct PathsAndNamesTests {
         #expect(daemon.waitForLog("APIBaseUrl=https://again.example.com/v1"))
     }
 
-    @Test("a hostile --instance or $APP_INSTANCE stops the daemon at start; nothing is made outside its runtime directory")
+    @Test(
+        "a hostile --instance or $APP_INSTANCE stops the daemon at start; nothing is made outside its runtime directory"
+    )
     func hostileInstanceForTheDaemon() throws {
         for (name, problem) in Self.hostileNames {
             for viaVariable in [false, true] where !(viaVariable && name.isEmpty) {
@@ -105,12 +108,15 @@ struct PathsAndNamesTests {
                 let daemon = try DaemonHarness(
                     plist: examplePlist(),
                     extraEnvironment: ["XDG_RUNTIME_DIR": xdg.path].merging(
-                        viaVariable ? ["APP_INSTANCE": name] : [:]) { _, new in new },
+                        viaVariable ? ["APP_INSTANCE": name] : [:]
+                    ) { _, new in new },
                     unsetEnvironment: ["RUNTIME_DIRECTORY"])
                 try daemon.start(arguments: ["--environment", "Staging"] + (viaVariable ? [] : ["--instance", name]))
                 let status = daemon.waitForExit()
                 #expect(status == 1, "\(name.debugDescription): \(daemon.log)")
-                #expect(daemon.log.contains(viaVariable ? "(from $APP_INSTANCE)" : "(from the instance option"), "\(daemon.log)")
+                #expect(
+                    daemon.log.contains(viaVariable ? "(from $APP_INSTANCE)" : "(from the instance option"),
+                    "\(daemon.log)")
                 #expect(daemon.log.contains(problem), "\(name.debugDescription): \(daemon.log)")
                 #expect(daemon.log.contains("systemd's rule"), "\(daemon.log)")
                 #expect(Self.tree(root) == ["xdg", "xdg/a", "xdg/a/b"], "\(name.debugDescription)")
@@ -130,10 +136,19 @@ struct PathsAndNamesTests {
                 (["set", "X", "1", "--app-name", name], [:], "(from --app-name)"),
                 (["reload", "--app-name", name], [:], "(from --app-name)"),
                 (["show", "--app-name", "example-daemon", "--instance", name], [:], "(from --instance)"),
-                (["get", "X", "--config-dir", daemon.configDirectory.path, "--instance", name], [:], "(from --instance)"),
-                (["set", "X", "1", "--config-dir", daemon.configDirectory.path, "--instance", name], [:], "(from --instance)"),
+                (
+                    ["get", "X", "--config-dir", daemon.configDirectory.path, "--instance", name], [:],
+                    "(from --instance)"
+                ),
+                (
+                    ["set", "X", "1", "--config-dir", daemon.configDirectory.path, "--instance", name], [:],
+                    "(from --instance)"
+                ),
                 (["show", "--app-name", "example-daemon"], ["APP_INSTANCE": name], "(from $APP_INSTANCE)"),
-                (["check", "--config-dir", daemon.configDirectory.path], ["APP_INSTANCE": name], "(from $APP_INSTANCE)"),
+                (
+                    ["check", "--config-dir", daemon.configDirectory.path], ["APP_INSTANCE": name],
+                    "(from $APP_INSTANCE)"
+                ),
             ]
             for (arguments, environment, origin) in cases where !(name.isEmpty && environment["APP_INSTANCE"] != nil) {
                 let result = try daemon.envctl(
@@ -153,10 +168,11 @@ struct PathsAndNamesTests {
         try daemon.start()
         _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
         let before = Self.tree(daemon.root)
-        let names = Self.hostileNames + [
-            (".hidden", "starts with '.'"), (".plist", "it is empty"), ("../../x.plist", "holds '/'"),
-            (String(repeating: "b", count: 229), "229 bytes long"),
-        ]
+        let names =
+            Self.hostileNames + [
+                (".hidden", "starts with '.'"), (".plist", "it is empty"), ("../../x.plist", "holds '/'"),
+                (String(repeating: "b", count: 229), "229 bytes long"),
+            ]
         for (name, problem) in names {
             for command in [["set", "X", "1"], ["unset", "X"], ["edit"]] {
                 let result = try daemon.envctl(command + ["--drop-in", name, "--pid", String(daemon.pid)])

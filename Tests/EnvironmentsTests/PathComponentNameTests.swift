@@ -70,7 +70,9 @@ import Testing
                 }
             }
             // An empty variable selects no instance; an explicitly empty instance is refused.
-            #expect(try Environment(options: directory.options(processEnvironment: ["APP_INSTANCE": ""])).snapshot.instanceName == nil)
+            #expect(
+                try Environment(options: directory.options(processEnvironment: ["APP_INSTANCE": ""])).snapshot
+                    .instanceName == nil)
             options.instance = ""
             #expect(throws: EnvironmentError.self) { try Environment(options: options) }
         }

@@ -53,7 +53,8 @@ public struct ConfigurationLocation: Sendable, Hashable {
                 (String($0), "$\(EnvironmentOptions.configurationDirectoryVariable)")
             }
         }
-        candidates.append(("/etc/\(options.applicationName)", nil))
+        candidates.append(
+            ((options.systemConfigurationRoot as NSString).appendingPathComponent(options.applicationName), nil))
         return candidates
     }
 

@@ -85,6 +85,10 @@ public struct EnvironmentOptions: Sendable {
     /// `envctl set`, `unset` and `edit` check before they install a file.
     package var candidateDocuments: [String: Data] = [:]
 
+    /// The directory that holds `<applicationName>/` by default: `/etc`. Tests point it
+    /// elsewhere, as the application name cannot climb out of it.
+    package var systemConfigurationRoot = "/etc"
+
     /// The variable systemd sets from `ConfigurationDirectory=`.
     package static let configurationDirectoryVariable = "CONFIGURATION_DIRECTORY"
     /// The variable systemd sets for `LoadCredential=` and `SetCredential=`.

@@ -23,9 +23,10 @@ package struct ReloadState: Codable, Sendable, Hashable {
     package var environment: String
     /// The selected instance, if any.
     package var instance: String?
-    /// The explicitly selected configuration directory, if any.
+    /// The explicitly selected configuration directory, if any, absolute (a relative
+    /// `--config-dir` is made absolute at start, against the daemon's working directory).
     package var configDirectory: String?
-    /// The directory the configuration was actually read from.
+    /// The directory the configuration was actually read from, absolute.
     package var resolvedDirectory: String?
     /// The generation of the configuration in use.
     package var generation: UInt64
