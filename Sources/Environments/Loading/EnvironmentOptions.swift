@@ -16,7 +16,10 @@ public struct EnvironmentOptions: Sendable {
     /// the environment variable and the build.
     public var environment: String?
     /// A directory selected explicitly (for example by `--config-dir`), which wins over
-    /// `$CONFIGURATION_DIRECTORY` and `/etc/<applicationName>/`. It must exist.
+    /// `$CONFIGURATION_DIRECTORY` and `/etc/<applicationName>/`. It must exist. A relative
+    /// path (and a relative `$CONFIGURATION_DIRECTORY` entry) is made absolute once, when an
+    /// environment is made, against the working directory then; ``Environment/options``
+    /// shows it absolute.
     public var configDirectory: String?
     /// The main file's name, `Environments.plist`; drop-ins live in `<fileName>.d/`.
     public var fileName: String
