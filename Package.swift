@@ -59,8 +59,8 @@ let package = Package(
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
         // The control socket's protocol (varlink framing, the interface's records, a client):
-        // shared by the daemon and envctl, without the rest of either.
-        .target(name: "EnvironmentsControl", dependencies: ["TextEscaping"]),
+        // shared by the daemon and envctl, without the rest of either (the core for its names).
+        .target(name: "EnvironmentsControl", dependencies: ["Environments", "TextEscaping"]),
         // Blocks SIGHUP before main, so a reload during start-up never kills a daemon.
         .target(name: "CEarlySignals"),
         // Ties it together for long-running services: reloads, signals, a Service.

@@ -64,6 +64,8 @@ final class EnvironmentCore: Sendable {
     }
 
     private init(origin: Origin) throws(EnvironmentError) {
+        // Once, here: a relative directory means the one it meant at start, whatever follows.
+        let origin = Origin(options: try origin.options.anchored(), readsFiles: origin.readsFiles)
         let builder = SnapshotBuilder(options: origin.options, overrides: [:], readsFiles: origin.readsFiles)
         store = SnapshotStore(try builder.build(previous: nil, generation: 1))
         state = Locked(WriterState(origin: origin))
@@ -94,6 +96,7 @@ final class EnvironmentCore: Sendable {
     /// - Throws: ``EnvironmentError`` if the configuration cannot be loaded; the core is then
     ///   left as it was.
     func bootstrap(_ options: EnvironmentOptions) throws(EnvironmentError) {
+        let options = try options.anchored()
         _ = try rebuild(startingOver: true) { inputs in
             inputs.origin = Origin(options: options, readsFiles: true)
             inputs.overrides = [:]
@@ -105,10 +108,11 @@ final class EnvironmentCore: Sendable {
     private func loadFromCommandLine() -> EnvironmentSnapshot {
         EnvironmentCore.firstLoad.withLock { _ in
             if let snapshot = store.load() { return snapshot }
-            let options = EnvironmentOptions.fromCommandLine()
+            let options = EnvironmentOptions.fromCommandLine().anchoringPaths()
             let snapshot: EnvironmentSnapshot
             var failure: EnvironmentError?
             do throws(EnvironmentError) {
+                try options.checkNames()
                 snapshot = try SnapshotBuilder(options: options, overrides: [:], readsFiles: true)
                     .build(previous: nil, generation: 1)
             } catch {

@@ -13,7 +13,7 @@ public struct EnvironmentError: Error, Sendable, Hashable {
             case invalidDropIn, unknownEnvironment, unknownInstance, disallowedEnvironment, missingKey, typeMismatch
             case interpolationCycle, unresolvedReference, missingEnvironmentVariable
             case missingCredential, invalidInterpolation, interpolationLimitExceeded, validationFailed
-            case decodingFailed
+            case decodingFailed, invalidName
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -59,6 +59,9 @@ public struct EnvironmentError: Error, Sendable, Hashable {
         public static let validationFailed = Code(.validationFailed)
         /// A section could not be decoded into the requested type.
         public static let decodingFailed = Code(.decodingFailed)
+        /// A name that becomes part of a path (an application name, an instance, a drop-in's
+        /// name) is not a valid one: it could name a file elsewhere.
+        public static let invalidName = Code(.invalidName)
 
         /// The code's name, for example `malformedFile`.
         public var description: String { kind.rawValue }

@@ -1,3 +1,4 @@
+import Environments
 import Foundation
 
 /// A file for `Check` to read in place of the one on disk, or as a new drop-in: what
@@ -15,14 +16,15 @@ package struct CheckCandidate: Codable, Sendable, Hashable {
     }
 
     /// `relative` as an absolute path in `directory`, or `nil` unless it names the main file
-    /// (`fileName`) or a drop-in (`fileName.d/NAME.plist`, not hidden): a caller cannot
+    /// (`fileName`) or a drop-in (`fileName.d/NAME.plist`, `NAME` a valid drop-in name,
+    /// ``PathComponentName``): a caller cannot
     /// make the daemon read anything else.
     package static func absolutePath(_ relative: String, directory: String, fileName: String) -> String? {
         let parts = relative.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let isMain = parts == [fileName]
         let isDropIn =
             parts.count == 2 && parts[0] == fileName + ".d" && parts[1].hasSuffix(".plist")
-            && !parts[1].hasPrefix(".") && !parts[1].contains("\0")
+            && PathComponentName.isValid(String(parts[1].dropLast(".plist".count)), kind: .dropIn)
         guard isMain || isDropIn else { return nil }
         return (directory as NSString).appendingPathComponent(relative)
     }

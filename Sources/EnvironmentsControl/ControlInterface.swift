@@ -111,7 +111,8 @@ package enum ControlInterface {
           environment: string,
           # The instance (a template unit's %i); absent for none.
           instance: ?string,
-          # The directory the configuration files are read from; absent without files.
+          # The directory the configuration files are read from, as an absolute path
+          # (envctl set/unset/edit write there); absent without files.
           configDirectory: ?string,
           generation: int,
           files: []string,

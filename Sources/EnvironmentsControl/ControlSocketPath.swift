@@ -1,3 +1,4 @@
+import Environments
 import Foundation
 
 #if canImport(Glibc)
@@ -15,24 +16,33 @@ import Foundation
 /// - Outside systemd, `/run/<application>/` for root, else `$XDG_RUNTIME_DIR/<application>/`;
 ///   for an instance, its own subdirectory (`/run/<application>/<instance>/`), as a template
 ///   unit's `RuntimeDirectory=<application>/%i` makes it.
+///
+/// The application name and the instance become directories: each must be a valid
+/// ``PathComponentName`` (no `/`, not `..`, what systemd allows), or there is no path.
 package enum ControlSocketPath {
     /// The daemon's socket path, or `nil` when there is no runtime directory to put it in.
+    ///
+    /// - Throws: ``EnvironmentError/Code/invalidName`` for a name that cannot be a directory.
     package static func forDaemon(
         applicationName: String, instance: String? = nil, processEnvironment: [String: String],
         isRoot: Bool = geteuid() == 0
-    ) -> String? {
+    ) throws(EnvironmentError) -> String? {
         if let runtime = runtimeDirectory(in: processEnvironment) {
             return join(runtime, ControlInterface.socketFileName)
         }
-        return forApplication(
+        return try forApplication(
             applicationName, instance: instance, processEnvironment: processEnvironment, isRoot: isRoot)
     }
 
     /// The socket of the daemon called `applicationName`, by convention (`RuntimeDirectory=NAME`).
+    ///
+    /// - Throws: ``EnvironmentError/Code/invalidName`` for a name that cannot be a directory.
     package static func forApplication(
         _ applicationName: String, instance: String? = nil, processEnvironment: [String: String],
         isRoot: Bool = geteuid() == 0
-    ) -> String? {
+    ) throws(EnvironmentError) -> String? {
+        _ = try PathComponentName(applicationName, kind: .applicationName, from: "the application name")
+        if let instance { _ = try PathComponentName(instance, kind: .instance, from: "the instance") }
         let directory = instance.map { join(applicationName, $0) } ?? applicationName
         if !isRoot, let runtime = processEnvironment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
             return join(join(runtime, directory), ControlInterface.socketFileName)
@@ -60,7 +70,7 @@ package enum ControlSocketPath {
         }
         guard let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return nil }
         let name = comm.trimmingCharacters(in: .whitespacesAndNewlines)
-        return name.isEmpty ? nil : forApplication(name, processEnvironment: processEnvironment)
+        return name.isEmpty ? nil : try? forApplication(name, processEnvironment: processEnvironment)
     }
 
     /// The first directory of `$RUNTIME_DIRECTORY`.

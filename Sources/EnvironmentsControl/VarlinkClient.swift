@@ -120,9 +120,10 @@ package struct VarlinkClient: Sendable {
             let code = errno
             switch code {
             case ENOENT, ECONNREFUSED:
+                let stale = DaemonProcess.staleStateNote(inDirectory: (path as NSString).deletingLastPathComponent)
                 throw VarlinkClientError(
                     "no daemon answers on \(path) (\(UnixSocket.describe(code))): is it running, with RuntimeDirectory= in its unit?"
-                )
+                        + (stale.map { "; " + $0 } ?? ""))
             case EACCES, EPERM:
                 throw VarlinkClientError(
                     "cannot connect to \(path): permission denied; try as root or the daemon's user")

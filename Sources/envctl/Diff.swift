@@ -77,10 +77,12 @@ struct Diff: ParsableCommand {
         return sides
     }
 
-    private func load(environment: String, instance: String?) throws -> EnvironmentSnapshot {
+    /// - Parameter directory: The running daemon's directory, for `--running`.
+    private func load(environment: String, instance: String?, directory: String? = nil) throws -> EnvironmentSnapshot {
         var options = try location.options()
         options.environment = environment
         if let instance { options.instance = instance }
+        if let directory { options.configDirectory = directory }
         do {
             return try Environment(options: options).snapshot
         } catch {
@@ -94,17 +96,19 @@ struct Diff: ParsableCommand {
     }
 
     private func runningAndFiles() throws -> (String, [String: Side], String, [String: Side]) {
-        guard case .daemon(let client) = try location.target(requireDaemon: true) else {
+        guard case .daemon(let client) = try location.findTarget(requireDaemon: true) else {
             throw Failure("no daemon to ask: pass --pid, --app-name or --socket")
         }
         let reply = try client.describe(showSecrets: showSecrets)
+        // The files the daemon reads, wherever envctl runs (and --config-dir must name them).
+        let directory = try location.daemonDirectory(reply)
         var daemon: [String: Side] = [:]
         for setting in reply.settings {
             let source = Listing.source(setting.source).description
             daemon[setting.key] = Side(
                 display: setting.value ?? ConfiguredValue.redacted, comparable: setting.value, source: source)
         }
-        var files = sides(try load(environment: reply.environment, instance: reply.instance))
+        var files = sides(try load(environment: reply.environment, instance: reply.instance, directory: directory))
         // A secret the daemon did not reveal cannot be compared; say so rather than guess.
         for (key, side) in daemon where side.comparable == nil { files[key]?.comparable = nil }
         let what = reply.instance.map { ", instance \($0)" } ?? ""

@@ -23,32 +23,36 @@ struct DropInChange {
     let location: LocationOptions
 
     /// The drop-in `name` (with or without `.plist`; default `50-local`) in the directory of
-    /// the daemon that `location` finds, else in the directory the files are read from.
+    /// the daemon that `location` finds (its `Describe` says where: exactly where it reads),
+    /// else in the directory the files are read from, made absolute.
+    ///
+    /// A daemon named explicitly (`--pid`, `--socket`) must answer; `--config-dir` with a daemon
+    /// must name the daemon's directory.
     init(location: LocationOptions, dropIn: String?) throws {
-        var name = dropIn ?? "50-local"
-        if !name.hasSuffix(".plist") { name += ".plist" }
-        guard !name.contains("/"), !name.hasPrefix("."), name != ".plist" else {
-            throw Failure("--drop-in '\(dropIn ?? "")': give a file name such as 50-local (no '/', not hidden)")
+        var base = dropIn ?? "50-local"
+        if base.hasSuffix(".plist") { base.removeLast(".plist".count) }
+        do {
+            _ = try PathComponentName(base, kind: .dropIn, from: "--drop-in")
+        } catch {
+            throw Failure("\(error)")
         }
-        self.name = name
+        self.name = base + ".plist"
         self.location = location
-        if case .daemon(let client)? = try? location.target(requireDaemon: true),
-            location.configDirectory == nil
-        {
-            let reply = try client.describe()
-            guard let directory = reply.configDirectory else {
-                throw Failure("the daemon reads no configuration directory; pass --config-dir")
-            }
-            self.directory = directory
+        try location.checkNames()
+        let target: LocationOptions.Target
+        if location.pid != nil || location.socket != nil {
+            target = try location.findTarget(requireDaemon: true)
+        } else {
+            // `--app-name` alone: its daemon when it runs, else the files.
+            target = (try? location.findTarget(requireDaemon: true)) ?? .files
+        }
+        if case .daemon(let client) = target {
+            self.directory = try location.daemonDirectory(try client.describe())
             self.daemon = client
         } else {
-            self.directory = ConfigurationLocation(options: try location.options()).directory
-            // With an explicit directory, a daemon named as well still checks the change.
-            if location.configDirectory != nil, case .daemon(let client)? = try? location.target(requireDaemon: true) {
-                self.daemon = client
-            } else {
-                self.daemon = nil
-            }
+            let options = try location.options().anchoringPaths()
+            self.directory = ConfigurationLocation(options: options).directory
+            self.daemon = nil
         }
     }
 

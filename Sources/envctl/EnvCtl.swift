@@ -28,7 +28,7 @@ struct LocationOptions: ParsableArguments {
     @Option(
         name: .customLong("config-dir"),
         help:
-            "Read the files in this directory instead of asking a daemon (default: $CONFIGURATION_DIRECTORY, else /etc/<app-name>)."
+            "Read the files in this directory instead of asking a daemon (default: $CONFIGURATION_DIRECTORY, else /etc/<app-name>); with a daemon named too, it must be the directory the daemon reads."
     )
     var configDirectory: String?
 
@@ -70,7 +70,70 @@ struct LocationOptions: ParsableArguments {
     /// `--app-name` alone, its daemon is asked when its socket is there; `$RUNTIME_DIRECTORY`
     /// (an `ExecReload=` command's) names the unit's own daemon for `requireDaemon` commands.
     func target(requireDaemon: Bool = false) throws -> Target {
+        let target = try findTarget(requireDaemon: requireDaemon)
+        if case .daemon(let client) = target, configDirectory != nil {
+            // Files named as well: they must be the daemon's, or a change would go elsewhere.
+            _ = try daemonDirectory(try client.describe())
+        }
+        return target
+    }
+
+    /// The instance: `--instance`, else `$APP_INSTANCE` (empty: none).
+    func selectedInstance(_ environmentVariables: [String: String]) -> (name: String, origin: String)? {
+        if let instance { return (instance, "--instance") }
+        if let value = environmentVariables["APP_INSTANCE"], !value.isEmpty { return (value, "$APP_INSTANCE") }
+        return nil
+    }
+
+    /// Checks `--app-name` and the instance, which become directories (``PathComponentName``).
+    func checkNames(_ environmentVariables: [String: String] = ProcessInfo.processInfo.environment) throws {
+        do {
+            if let applicationName {
+                _ = try PathComponentName(applicationName, kind: .applicationName, from: "--app-name")
+            }
+            if let (name, origin) = selectedInstance(environmentVariables) {
+                _ = try PathComponentName(name, kind: .instance, from: origin)
+            }
+        } catch {
+            throw Failure("\(error)")
+        }
+    }
+
+    /// The directory the daemon that sent `reply` reads, absolute; when `--config-dir` names
+    /// another directory (compared after resolving symbolic links), a failure naming both.
+    func daemonDirectory(_ reply: DescribeReply) throws -> String {
+        guard let directory = reply.configDirectory else {
+            throw Failure("the daemon reads no configuration directory (it runs on its built-in configuration only)")
+        }
+        guard directory.hasPrefix("/") else {
+            throw Failure(
+                "the daemon reports its configuration directory as '\(directory)', relative to its own working directory, "
+                    + "which envctl cannot know: restart it with an absolute --config-dir, or update it")
+        }
+        if let configDirectory {
+            let given = EnvironmentOptions.absolute(
+                configDirectory, against: EnvironmentOptions.workingDirectory ?? "/")
+            guard let realGiven = Self.realPath(given), realGiven == Self.realPath(directory) else {
+                throw Failure(
+                    "--config-dir \(given) is not the directory the running daemon reads, \(directory): "
+                        + "envctl reads and writes only where the daemon does; drop --config-dir, or name the daemon of that directory"
+                )
+            }
+        }
+        return directory
+    }
+
+    /// `realpath(3)` of `path`, or `nil` when it does not resolve.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// As ``target(requireDaemon:)``, without asking a daemon it finds where it reads.
+    func findTarget(requireDaemon: Bool) throws -> Target {
         let environmentVariables = ProcessInfo.processInfo.environment
+        try checkNames(environmentVariables)
         let explicit: String?
         if let socket {
             explicit = socket
@@ -87,10 +150,15 @@ struct LocationOptions: ParsableArguments {
         if !readsFiles || requireDaemon {
             var candidates: [String] = []
             if let applicationName {
-                candidates += [
-                    ControlSocketPath.forApplication(
-                        applicationName, instance: instance, processEnvironment: environmentVariables)
-                ].compactMap { $0 }
+                do {
+                    candidates += [
+                        try ControlSocketPath.forApplication(
+                            applicationName, instance: selectedInstance(environmentVariables)?.name,
+                            processEnvironment: environmentVariables)
+                    ].compactMap { $0 }
+                } catch {
+                    throw Failure("\(error)")
+                }
             }
             if requireDaemon, let runtime = ControlSocketPath.runtimeDirectory(in: environmentVariables) {
                 candidates.append((runtime as NSString).appendingPathComponent(ControlInterface.socketFileName))
@@ -99,9 +167,13 @@ struct LocationOptions: ParsableArguments {
                 return .daemon(client(found))
             }
             if requireDaemon {
+                let stale = candidates.compactMap {
+                    DaemonProcess.staleStateNote(inDirectory: ($0 as NSString).deletingLastPathComponent)
+                }
                 throw Failure(
                     "no daemon to ask: pass --pid, --app-name or --socket"
-                        + (candidates.isEmpty ? "" : " (no socket at \(candidates.joined(separator: ", ")))"))
+                        + (candidates.isEmpty ? "" : " (no socket at \(candidates.joined(separator: ", ")))")
+                        + stale.map { "; " + $0 }.joined())
             }
         }
         return .files
@@ -124,6 +196,7 @@ struct LocationOptions: ParsableArguments {
     func options(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> EnvironmentOptions
     {
+        try checkNames(processEnvironment)
         var options = EnvironmentOptions(
             applicationName: applicationName ?? "envctl", environment: environment,
             configDirectory: configDirectory, processEnvironment: processEnvironment)

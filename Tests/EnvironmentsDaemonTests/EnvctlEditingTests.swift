@@ -112,7 +112,7 @@ import Testing
         (["set", "X", "1", "--type", "float"], "The value 'float' is invalid for '--type <type>'"),
         (["set", "X", "1", "--common", "--environment", "Staging"], "not both"),
         (["unset", "NotSet"], "does not exist; nothing to unset"),
-        (["set", "X", "1", "--drop-in", "../escape"], "give a file name"),
+        (["set", "X", "1", "--drop-in", "../escape"], "drop-in name '../escape' (from --drop-in) cannot be used"),
     ])
     func badInputIsRefusedAndNothingChanges(arguments: [String], message: String) throws {
         let directory = try Directory()

@@ -186,14 +186,16 @@ import Testing
 
     /// `/etc/<applicationName>/` is the one directory nobody named: missing at start, it is the
     /// built-in configuration; gone after the running configuration was read from it, the reload
-    /// is rejected. (The application name reaches a temporary directory through `/etc/..`.)
+    /// is rejected. (`/etc` is a temporary directory here: an application name cannot climb
+    /// out of `/etc`.)
     @Test func theDefaultDirectoryMayBeMissingAtStartButNotVanishLater() throws {
         try withTemporaryDirectory { directory in
-            let name = ".." + directory.path("etc-app")
-            let options = EnvironmentOptions(
+            let name = "etc-app"
+            var options = EnvironmentOptions(
                 applicationName: name, build: BuildInfo(defaultEnvironment: "Debug"), builtInConfiguration: builtIn,
                 processEnvironment: [:])
-            #expect(ConfigurationLocation(options: options).directory == "/etc/" + name)
+            options.systemConfigurationRoot = directory.path
+            #expect(ConfigurationLocation(options: options).directory == directory.path(name))
             let atStart = try Environment(options: options)
             #expect(atStart.string("Value") == "built-in")
             #expect(atStart.snapshot.files.isEmpty)
@@ -213,7 +215,7 @@ import Testing
             behind.processEnvironment["CONFIGURATION_DIRECTORY"] = try directory.makeDirectory("empty")
             try directory.writeXML("etc-app/Environments.plist", ["Debug": ["Value": "file"]])
             let fromDefault = try Environment(options: behind)
-            #expect(fromDefault.snapshot.location?.directory == "/etc/" + name)
+            #expect(fromDefault.snapshot.location?.directory == directory.path(name))
             try FileManager.default.removeItem(atPath: directory.path("etc-app"))
             #expect(throws: EnvironmentError.self) { try fromDefault.reload() }
             #expect(fromDefault.string("Value") == "file")

@@ -53,7 +53,8 @@ public struct ConfigurationLocation: Sendable, Hashable {
                 (String($0), "$\(EnvironmentOptions.configurationDirectoryVariable)")
             }
         }
-        candidates.append(("/etc/\(options.applicationName)", nil))
+        candidates.append(
+            ((options.systemConfigurationRoot as NSString).appendingPathComponent(options.applicationName), nil))
         return candidates
     }
 
@@ -67,6 +68,15 @@ public struct ConfigurationLocation: Sendable, Hashable {
             ConfigurationLocation(directory: directory, fileName: options.fileName, searched: searched)
         }
         for (directory, namedBy) in candidates {
+            if namedBy == nil, !PathComponentName.isValid(options.applicationName, kind: .applicationName) {
+                // `/etc/<name>/` must be a directory of /etc, whatever the name holds.
+                do throws(EnvironmentError) {
+                    _ = try PathComponentName(
+                        options.applicationName, kind: .applicationName, from: "EnvironmentOptions.applicationName")
+                } catch {
+                    return (location(directory), error)
+                }
+            }
             switch FileAccess.presence(of: directory, subject: "the configuration directory") {
             case .unusable(let error):
                 return (location(directory), error)

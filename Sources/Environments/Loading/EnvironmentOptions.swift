@@ -8,13 +8,18 @@ import Foundation
 /// ``fromCommandLine(_:processEnvironment:)`` also honours `--environment NAME`,
 /// `--instance NAME` and `--config-dir DIR`.
 public struct EnvironmentOptions: Sendable {
-    /// The name used for `/etc/<applicationName>/`; by default the executable's name.
+    /// The name used for `/etc/<applicationName>/`; by default the executable's name. Where it
+    /// becomes a directory it must be what systemd allows in a unit's name (ASCII letters,
+    /// digits and `:-_.\`, not `.` or `..`, at most 255 bytes), or loading fails.
     public var applicationName: String
     /// An environment selected explicitly (for example by `--environment`), which wins over
     /// the environment variable and the build.
     public var environment: String?
     /// A directory selected explicitly (for example by `--config-dir`), which wins over
-    /// `$CONFIGURATION_DIRECTORY` and `/etc/<applicationName>/`. It must exist.
+    /// `$CONFIGURATION_DIRECTORY` and `/etc/<applicationName>/`. It must exist. A relative
+    /// path (and a relative `$CONFIGURATION_DIRECTORY` entry) is made absolute once, when an
+    /// environment is made, against the working directory then; ``Environment/options``
+    /// shows it absolute.
     public var configDirectory: String?
     /// The main file's name, `Environments.plist`; drop-ins live in `<fileName>.d/`.
     public var fileName: String
@@ -23,6 +28,11 @@ public struct EnvironmentOptions: Sendable {
     /// An instance selected explicitly (for example by `--instance`, or a template unit's
     /// `%i`), which wins over ``instanceVariable``. An instance's entry in a file's
     /// `Instances` dictionary is layered right above that file's environment section.
+    ///
+    /// An instance names a directory (`/run/<applicationName>/<instance>/`), so it must be what
+    /// systemd allows in a unit's instance: 1 to 255 ASCII letters, digits and `:-_.\@`, not
+    /// `.` or `..`. Loading fails otherwise, and for such a value of ``instanceVariable`` (an
+    /// empty variable selects no instance).
     public var instance: String?
     /// The environment variable that selects an instance: `APP_INSTANCE`. A template unit
     /// sets it with `Environment=APP_INSTANCE=%i`.
@@ -77,6 +87,10 @@ public struct EnvironmentOptions: Sendable {
     /// file or a drop-in, replacing the file there or added to the drop-ins. What
     /// `envctl set`, `unset` and `edit` check before they install a file.
     package var candidateDocuments: [String: Data] = [:]
+
+    /// The directory that holds `<applicationName>/` by default: `/etc`. Tests point it
+    /// elsewhere, as the application name cannot climb out of it.
+    package var systemConfigurationRoot = "/etc"
 
     /// The variable systemd sets from `ConfigurationDirectory=`.
     package static let configurationDirectoryVariable = "CONFIGURATION_DIRECTORY"
@@ -149,5 +163,68 @@ public struct EnvironmentOptions: Sendable {
             index += 1
         }
         return options
+    }
+}
+
+extension EnvironmentOptions {
+    /// These options made to mean the same wherever the process goes next: a relative
+    /// ``configDirectory``, relative `$CONFIGURATION_DIRECTORY` entries and relative candidate
+    /// paths made absolute against `workingDirectory`; and the selected instance checked as a
+    /// name (``PathComponentName``), as it becomes a directory (`/run/<name>/<instance>/`).
+    ///
+    /// An environment does this once, when it is made: a daemon started with `--config-dir cfg`
+    /// reads, watches and reports (the journal, the state file, the control socket) the one
+    /// absolute directory, and envctl run from elsewhere writes exactly where it reads.
+    ///
+    /// - Throws: ``EnvironmentError/Code/invalidName`` for an instance that is not a valid name.
+    package func anchored(at workingDirectory: String? = Self.workingDirectory) throws(EnvironmentError)
+        -> EnvironmentOptions
+    {
+        try checkNames()
+        return anchoringPaths(at: workingDirectory)
+    }
+
+    /// Checks the selected instance as a name (``PathComponentName``).
+    package func checkNames() throws(EnvironmentError) {
+        if let instance {
+            _ = try PathComponentName(instance, kind: .instance, from: "the instance option (--instance)")
+        } else if let value = processEnvironment[instanceVariable], !value.isEmpty {
+            _ = try PathComponentName(value, kind: .instance, from: "$\(instanceVariable)")
+        }
+    }
+
+    /// These options with their relative paths made absolute against `workingDirectory`.
+    package func anchoringPaths(at workingDirectory: String? = Self.workingDirectory) -> EnvironmentOptions {
+        guard let workingDirectory else { return self }
+        var options = self
+        if let directory = configDirectory, !directory.isEmpty {
+            options.configDirectory = Self.absolute(directory, against: workingDirectory)
+        }
+        if let directories = processEnvironment[Self.configurationDirectoryVariable] {
+            options.processEnvironment[Self.configurationDirectoryVariable] =
+                directories.split(separator: ":", omittingEmptySubsequences: false)
+                .map { $0.isEmpty ? "" : Self.absolute(String($0), against: workingDirectory) }
+                .joined(separator: ":")
+        }
+        options.candidateDocuments = Dictionary(
+            candidateDocuments.map { (Self.absolute($0.key, against: workingDirectory), $0.value) },
+            uniquingKeysWith: { _, last in last })
+        return options
+    }
+
+    /// The process's working directory, or `nil` when it cannot be told (it was removed).
+    package static var workingDirectory: String? {
+        guard let path = getcwd(nil, 0) else { return nil }
+        defer { free(path) }
+        return String(cString: path)
+    }
+
+    /// `path` made absolute against `directory`: unchanged when absolute; else joined, without
+    /// `.` components, empty components or a trailing `/` (`..` stays: a symbolic link may
+    /// make it mean something else than the component before it).
+    package static func absolute(_ path: String, against directory: String) -> String {
+        guard !path.hasPrefix("/") else { return path }
+        let components = (directory + "/" + path).split(separator: "/").filter { $0 != "." }
+        return "/" + components.joined(separator: "/")
     }
 }

@@ -1,4 +1,5 @@
 import Environments
+import EnvironmentsControl
 import Foundation
 import Logging
 import SystemdSupport
@@ -93,6 +94,17 @@ package actor ConfigurationReloader {
         reporter.applied(snapshot, changedKeys: nil)
         writeState(snapshot)
     }
+
+    /// Removes the state file on a clean stop (a crash leaves it, and envctl tells it is stale
+    /// from the process it names).
+    package func stop() {
+        isStopped = true
+        guard let stateFile else { return }
+        ReloadState.remove(at: stateFile)
+    }
+
+    /// Set by ``stop()``: a reload that comes later (another service's) writes no state file.
+    private var isStopped = false
 
     /// Sends `READY=1` with `STATUS=` (once) and releases ``waitUntilReady()``.
     package func notifyReady() {
@@ -230,7 +242,7 @@ package actor ConfigurationReloader {
     }
 
     private func writeState(_ snapshot: EnvironmentSnapshot) {
-        guard let stateFile else { return }
+        guard let stateFile, !isStopped else { return }
         let options = environment.options
         var state = ReloadState(
             pid: getpid(), applicationName: options?.applicationName ?? "app", environment: snapshot.environmentName,
@@ -242,6 +254,9 @@ package actor ConfigurationReloader {
                 values[key] = snapshot.configuredValue(forKey: key)?.displayValue() ?? "<unset>"
             })
         state.instance = snapshot.instanceName
+        let process = DaemonProcess.current
+        state.processStartTime = process.startTime
+        state.bootID = process.bootID
         do {
             try state.write(to: stateFile)
         } catch {

@@ -11,15 +11,22 @@ import Foundation
 package struct ReloadState: Codable, Sendable, Hashable {
     /// The daemon's process id.
     package var pid: Int32
+    /// When the daemon started, in clock ticks since boot (`/proc/PID/stat`): with ``bootID``,
+    /// what tells a reader that the daemon is gone even when its id was reused
+    /// (`DaemonProcess/isRunning`).
+    package var processStartTime: UInt64?
+    /// The boot the daemon ran in (`/proc/sys/kernel/random/boot_id`).
+    package var bootID: String?
     /// The application name (for `/etc/<name>/`).
     package var applicationName: String
     /// The selected environment.
     package var environment: String
     /// The selected instance, if any.
     package var instance: String?
-    /// The explicitly selected configuration directory, if any.
+    /// The explicitly selected configuration directory, if any, absolute (a relative
+    /// `--config-dir` is made absolute at start, against the daemon's working directory).
     package var configDirectory: String?
-    /// The directory the configuration was actually read from.
+    /// The directory the configuration was actually read from, absolute.
     package var resolvedDirectory: String?
     /// The generation of the configuration in use.
     package var generation: UInt64
@@ -124,7 +131,7 @@ package struct ReloadState: Codable, Sendable, Hashable {
     }
 
     /// The file name used in `$RUNTIME_DIRECTORY`.
-    package static let defaultFileName = "environment-state.json"
+    package static let defaultFileName = DaemonProcess.stateFileName
 
     /// `$RUNTIME_DIRECTORY/environment-state.json` (systemd sets the variable from
     /// `RuntimeDirectory=`; with several directories, the first), or `nil` without it.
@@ -149,6 +156,13 @@ package struct ReloadState: Codable, Sendable, Hashable {
     /// the daemon's files; root and the daemon's user read it, as they may ask the control
     /// socket the same.
     package static let fileMode: mode_t = 0o600
+
+    /// Removes the state file at `path` if this process wrote it (a daemon that started since
+    /// keeps its own): on a clean stop, so that no file describes a daemon that is gone.
+    package static func remove(at path: String) {
+        guard let state = try? read(from: path), state.pid == getpid() else { return }
+        unlink(path)
+    }
 
     /// Writes the state atomically: a temporary file in the same directory renamed over `path`
     /// (no `fsync`: the file lives in the runtime directory and is rewritten on every reload),

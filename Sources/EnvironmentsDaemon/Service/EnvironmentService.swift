@@ -148,6 +148,8 @@ public struct EnvironmentService: Service, CustomStringConvertible {
         } onGracefulShutdown: {
             if configuration.systemdNotifications { SystemdNotifier(logger: logger).stopping(status: "Stopping") }
         }
+        // A clean stop: no state file may describe this daemon any more (the socket goes too).
+        await reloader.stop()
     }
 
     /// `EnvironmentService(<environment>)`, short enough for service-lifecycle's logs.
@@ -160,12 +162,22 @@ public struct EnvironmentService: Service, CustomStringConvertible {
         guard socket.isEnabled else { return nil }
         let options = environment.options
         let applicationName = options?.applicationName ?? EnvironmentOptions.executableName
-        guard
-            let path = socket.path
-                ?? ControlSocketPath.forDaemon(
-                    applicationName: applicationName, instance: options?.selectedInstance,
-                    processEnvironment: options?.processEnvironment ?? ProcessInfo.processInfo.environment)
-        else { return nil }
+        let path: String
+        do {
+            guard
+                let found = try socket.path
+                    ?? ControlSocketPath.forDaemon(
+                        applicationName: applicationName, instance: options?.selectedInstance,
+                        processEnvironment: options?.processEnvironment ?? ProcessInfo.processInfo.environment)
+            else { return nil }
+            path = found
+        } catch {
+            // A name that would put the socket outside its runtime directory: no socket at all.
+            logger.error(
+                "cannot serve the control socket; envctl and varlinkctl cannot reach this daemon",
+                metadata: ["error": "\(error)"])
+            return nil
+        }
         do {
             let server = try ControlServer(
                 configuration: socket, path: path,

@@ -31,7 +31,9 @@ final class DaemonHarness: @unchecked Sendable {
     private(set) var process: Process?
     var datagrams: [String] = []
 
-    init(plist: String, extraEnvironment: [String: String] = [:]) throws {
+    /// - Parameter unsetEnvironment: Variables the daemon and envctl run without
+    ///   (`RUNTIME_DIRECTORY`, to find the socket by the application's name).
+    init(plist: String, extraEnvironment: [String: String] = [:], unsetEnvironment: [String] = []) throws {
         root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
             "envd-\(UUID().uuidString.prefix(8))")
         configDirectory = root.appendingPathComponent("etc")
@@ -42,10 +44,12 @@ final class DaemonHarness: @unchecked Sendable {
         }
         notify = try NotifySocket(path: root.appendingPathComponent("notify.sock").path)
         self.extraEnvironment = extraEnvironment
+        self.unsetEnvironment = unsetEnvironment
         try plist.write(to: mainFile, atomically: true, encoding: .utf8)
     }
 
     private let extraEnvironment: [String: String]
+    private let unsetEnvironment: [String]
 
     var mainFile: URL { configDirectory.appendingPathComponent("Environments.plist") }
     var stateFile: String { runtimeDirectory.appendingPathComponent("environment-state.json").path }
@@ -62,6 +66,7 @@ final class DaemonHarness: @unchecked Sendable {
         environment["NOTIFY_SOCKET"] = notify.path
         environment["RUNTIME_DIRECTORY"] = runtimeDirectory.path
         environment.merge(extraEnvironment) { _, new in new }
+        for key in unsetEnvironment { environment[key] = nil }
         return environment
     }
 
@@ -69,9 +74,16 @@ final class DaemonHarness: @unchecked Sendable {
     /// user and group id (through `setpriv`, which the daemon's process replaces), with its
     /// runtime directory and notify socket made writable for it; with `umask` (octal, such as
     /// `"000"`), under that umask (through a shell that sets it and then becomes the daemon).
-    func start(arguments: [String] = ["--environment", "Staging"], user: UInt32? = nil, umask: String? = nil) throws {
+    ///
+    /// With `configDirectoryArgument`, that is `--config-dir`'s value (a relative path, say),
+    /// and the daemon runs in `currentDirectory` (default: the test's).
+    func start(
+        arguments: [String] = ["--environment", "Staging"], user: UInt32? = nil, umask: String? = nil,
+        configDirectoryArgument: String? = nil, currentDirectory: URL? = nil
+    ) throws {
         let process = Process()
-        let daemonArguments = ["--config-dir", configDirectory.path] + arguments
+        let daemonArguments = ["--config-dir", configDirectoryArgument ?? configDirectory.path] + arguments
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         if let umask {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments =
@@ -149,12 +161,16 @@ final class DaemonHarness: @unchecked Sendable {
         guard rename(temporary.path, mainFile.path) == 0 else { throw POSIXError(.EIO) }
     }
 
-    /// Runs envctl with `arguments` in the daemon's environment; returns status and output.
-    func envctl(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// Runs envctl with `arguments` in the daemon's environment (with `extraEnvironment`
+    /// added), in `currentDirectory` (default: the test's); returns status and output.
+    func envctl(
+        _ arguments: [String], currentDirectory: URL? = nil, extraEnvironment: [String: String] = [:]
+    ) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: BuiltProducts.envctl)
         process.arguments = arguments
-        process.environment = environment
+        process.environment = environment.merging(extraEnvironment) { _, new in new }
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
