@@ -3,11 +3,12 @@
 # them finds something: a crash, a broken property (the fuzzers fatalError), a hang (-timeout),
 # a leak, or too much memory (-rss_limit_mb, -malloc_limit_mb; see limits() below).
 #
-#   Fuzz/run.sh [SECONDS [TARGET...]]     TARGET: varlink plist interpolation duration logline (default: all)
+#   Fuzz/run.sh [SECONDS [TARGET...]]     TARGET: varlink plist bplist interpolation duration logline (default: all)
 #
 # Targets (each is Fuzz/<target>/*.swift; its first comment says what it checks):
 #   varlink        the control socket's framer and decoder (Sources/EnvironmentsControl)
 #   plist          the fast XML property-list parser, differential against Foundation
+#   bplist         the bounds on a binary property list (values by reference, nesting) before Foundation parses it
 #   interpolation  ${...} interpolation, against a reference model
 #   duration       the duration parser (500ms, 1h 30min), against exact arithmetic
 #   logline        the <N> stderr log line and control-character escaping: one record, no forged <N>
@@ -29,7 +30,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 if [ $# -gt 0 ]; then shift; fi
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(varlink plist interpolation duration logline); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(varlink plist bplist interpolation duration logline); fi
 out=.build-fuzz
 mkdir -p "$out"
 
@@ -80,6 +81,11 @@ build() {
             -I "$out/textescaping-VarlinkFuzz" -L "$out/textescaping-VarlinkFuzz" -lTextEscaping \
             Sources/EnvironmentsControl/*.swift Fuzz/varlink/*.swift -o "$out/varlink-fuzzer"
         ;;
+    bplist)
+        # The walk that bounds a binary property list before Foundation parses it.
+        "${swiftc_fuzzer[@]}" -module-name BinaryPlistFuzz -package-name BinaryPlistFuzz \
+            Sources/Environments/Loading/BinaryPropertyListBounds.swift Fuzz/bplist/*.swift -o "$out/bplist-fuzzer"
+        ;;
     plist)
         # The parser needs only SettingValue.
         "${swiftc_fuzzer[@]}" -module-name PlistFuzz -package-name PlistFuzz \
@@ -111,7 +117,7 @@ build() {
             Fuzz/logline/*.swift -o "$out/logline-fuzzer"
         ;;
     *)
-        echo "unknown target '$1' (targets: varlink plist interpolation duration logline)" >&2
+        echo "unknown target '$1' (targets: varlink plist bplist interpolation duration logline)" >&2
         exit 2
         ;;
     esac
@@ -122,6 +128,7 @@ options() {
     case "$1" in
     varlink) echo "-max_len=8192" ;;
     plist) echo "-max_len=8192 -dict=Fuzz/plist/plist.dict" ;;
+    bplist) echo "-max_len=8192" ;;
     interpolation) echo "-max_len=4096 -dict=Fuzz/interpolation/interpolation.dict" ;;
     duration) echo "-max_len=256 -dict=Fuzz/duration/duration.dict" ;;
     logline) echo "-max_len=40960 -dict=Fuzz/logline/logline.dict" ;;

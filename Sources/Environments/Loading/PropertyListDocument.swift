@@ -48,6 +48,16 @@ struct PropertyListDocument: Sendable {
             self.text = PropertyListDocument.xmlText(of: data)
             return
         }
+        // Foundation builds every reference of a binary property list as a value of its own:
+        // a few hundred bytes that refer to one array 2^40 times would never finish.
+        if BinaryPropertyListBounds.isBinaryPropertyList(data), let problem = BinaryPropertyListBounds.problem(in: data)
+        {
+            throw EnvironmentError(
+                .malformedFile, "not a usable binary property list: \(problem.reason)", file: file,
+                hint:
+                    "Check where this file came from; `plutil -p` shows a sound one, and `plutil -convert xml1` makes it readable"
+            )
+        }
         let object: Any
         do {
             object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)

@@ -1,0 +1,176 @@
+import Foundation
+
+/// What a binary property list expands to, measured before Foundation parses it.
+///
+/// A binary property list refers to its values by number, so one array or dictionary can be
+/// referred to many times: 40 arrays that each hold the one before it twice are 2^40 values in
+/// 300 bytes, and Foundation's parser, which builds every reference as a value of its own, never
+/// finishes. A file that refers to a value many times is not a configuration file; this walks
+/// the references as Foundation would, counting, and stops as soon as either bound is passed:
+///
+/// - at most ``valueBudget(forSize:)`` values, counting a value once for every reference to it:
+///   as many as the file has bytes, or 4,096 for a smaller file. Every reference takes at least
+///   one byte, so a file whose writer repeats no array or dictionary (Foundation, `plutil`,
+///   Python's `plistlib`) always fits;
+/// - at most ``maximumNesting`` levels of arrays and dictionaries.
+///
+/// The walk needs no memory beyond one entry per level and takes time in proportion to the
+/// budget. A structure it cannot follow (a reference or an offset outside the file, a count
+/// past its end) is refused too, rather than handed to a parser that may read it differently.
+enum BinaryPropertyListBounds {
+    /// The deepest nesting of arrays and dictionaries accepted (Foundation refuses XML nested
+    /// more deeply than about 500 levels; our XML parser takes 128).
+    static let maximumNesting = 512
+
+    /// The values (one per reference) a file of `size` bytes may hold.
+    static func valueBudget(forSize size: Int) -> Int { max(size, 4096) }
+
+    /// Why a binary property list is refused.
+    enum Problem: Equatable, Sendable {
+        /// It holds more values, counting every reference, than `budget`.
+        case tooManyValues(budget: Int)
+        /// Arrays and dictionaries nest more deeply than ``BinaryPropertyListBounds/maximumNesting``.
+        case tooDeep
+        /// Its structure cannot be followed; the reason says where.
+        case malformed(String)
+
+        /// A sentence for an error message.
+        var reason: String {
+            switch self {
+            case .tooManyValues(let budget):
+                return
+                    "it refers to its values so many times that it would expand to more than \(budget) values (a binary property list may hold as many as it has bytes)"
+            case .tooDeep:
+                return
+                    "its arrays and dictionaries nest more than \(BinaryPropertyListBounds.maximumNesting) levels deep"
+            case .malformed(let detail):
+                return "its structure is broken: \(detail)"
+            }
+        }
+    }
+
+    /// Whether `data` starts as a binary property list does.
+    static func isBinaryPropertyList(_ data: Data) -> Bool {
+        data.starts(with: Array("bplist".utf8))
+    }
+
+    /// Checks a binary property list; `nil` when Foundation may parse it.
+    static func problem(in data: Data) -> Problem? {
+        data.withUnsafeBytes { buffer in
+            var reader = Reader(bytes: buffer)
+            return reader.check()
+        }
+    }
+
+    private struct Reader {
+        let bytes: UnsafeRawBufferPointer
+        var offsetSize = 0
+        var referenceSize = 0
+        var objectCount = 0
+        var offsetTable = 0
+        /// Where the trailer starts: nothing an object holds may reach past it.
+        var end = 0
+
+        init(bytes: UnsafeRawBufferPointer) {
+            self.bytes = bytes
+        }
+
+        /// An unsigned big-endian integer of `size` (1 to 8) bytes at `offset`, if it fits
+        /// in `Int`.
+        func integer(at offset: Int, size: Int) -> Int? {
+            guard size >= 1, size <= 8, offset >= 0, offset <= bytes.count - size else { return nil }
+            var value: UInt64 = 0
+            for index in offset..<(offset + size) { value = value << 8 | UInt64(bytes[index]) }
+            return value <= UInt64(Int.max) ? Int(value) : nil
+        }
+
+        /// An array's, set's or dictionary's references: where they start and how many there
+        /// are (a dictionary's keys, then its values). `nil` for any other kind of value.
+        func container(_ object: Int) throws(ProblemThrown) -> (start: Int, count: Int)? {
+            guard object >= 0, object < objectCount,
+                let offset = integer(at: offsetTable + object * offsetSize, size: offsetSize)
+            else { throw ProblemThrown(.malformed("a reference to object \(object), which the offset table lacks")) }
+            guard offset >= 8, offset < end else {
+                throw ProblemThrown(.malformed("object \(object) is said to be at \(offset), outside the objects"))
+            }
+            let marker = bytes[offset]
+            let kind = marker >> 4
+            guard kind == 0xA || kind == 0xC || kind == 0xD else { return nil }
+            var count = Int(marker & 0x0F)
+            var start = offset + 1
+            if count == 0x0F {
+                // The count follows as an integer value: 0x1N, then 2^N bytes.
+                guard start < end, bytes[start] >> 4 == 0x1, bytes[start] & 0x0F <= 3 else {
+                    throw ProblemThrown(.malformed("object \(object) has a count that is not an integer"))
+                }
+                let size = 1 << Int(bytes[start] & 0x0F)
+                guard let extended = integer(at: start + 1, size: size) else {
+                    throw ProblemThrown(.malformed("object \(object)'s count runs past the end"))
+                }
+                count = extended
+                start += 1 + size
+            }
+            let references = count.multipliedReportingOverflow(by: kind == 0xD ? 2 : 1)
+            let length = references.partialValue.multipliedReportingOverflow(by: referenceSize)
+            guard !references.overflow, !length.overflow, start <= end, length.partialValue <= end - start else {
+                throw ProblemThrown(.malformed("object \(object) holds more references than the file has room for"))
+            }
+            return (start, references.partialValue)
+        }
+
+        mutating func check() -> Problem? {
+            // "bplist00", objects, the offset table, and a 32-byte trailer.
+            guard bytes.count >= 8 + 32 else { return .malformed("it is shorter than a header and a trailer") }
+            let trailer = bytes.count - 32
+            guard let offsetSize = integer(at: trailer + 6, size: 1),
+                let referenceSize = integer(at: trailer + 7, size: 1),
+                let objectCount = integer(at: trailer + 8, size: 8),
+                let top = integer(at: trailer + 16, size: 8),
+                let offsetTable = integer(at: trailer + 24, size: 8),
+                (1...8).contains(offsetSize), (1...8).contains(referenceSize),
+                offsetTable >= 8, offsetTable <= trailer,
+                objectCount >= 1, objectCount <= (trailer - offsetTable) / offsetSize,
+                top < objectCount
+            else { return .malformed("its trailer does not describe the file") }
+            self.offsetSize = offsetSize
+            self.referenceSize = referenceSize
+            self.objectCount = objectCount
+            self.offsetTable = offsetTable
+            end = offsetTable
+
+            let budget = BinaryPropertyListBounds.valueBudget(forSize: bytes.count)
+            var values = 1
+            // One entry per open array or dictionary: its next reference and its end.
+            var stack: [(next: Int, end: Int)] = []
+            do {
+                if let root = try container(top) {
+                    stack.append((root.start, root.start + root.count * referenceSize))
+                }
+                while let last = stack.last {
+                    if last.next == last.end {
+                        stack.removeLast()
+                        continue
+                    }
+                    stack[stack.count - 1].next += referenceSize
+                    guard let reference = integer(at: last.next, size: referenceSize) else {
+                        return .malformed("a reference does not fit in an integer")
+                    }
+                    values += 1
+                    if values > budget { return .tooManyValues(budget: budget) }
+                    if let child = try container(reference) {
+                        if stack.count >= BinaryPropertyListBounds.maximumNesting { return .tooDeep }
+                        stack.append((child.start, child.start + child.count * referenceSize))
+                    }
+                }
+            } catch {
+                return error.problem
+            }
+            return nil
+        }
+    }
+
+    private struct ProblemThrown: Error {
+        let problem: Problem
+        init(_ problem: Problem) { self.problem = problem }
+    }
+}
