@@ -93,8 +93,10 @@ struct HostileInterpolationTests {
         #expect(deep.contains("<key>K99999</key>"))
         let daemon = try DaemonHarness(plist: deep)
         try daemon.start()
-        #expect(daemon.waitForDatagram { $0.contains("READY=1") } != nil)
-        #expect(daemon.waitForLog("APIBaseUrl=https://chained.example.com/v1"))
+        // A deadline, not a timing goal: a debug build under ThreadSanitizer takes tens of
+        // seconds to load 100,000 keys.
+        #expect(daemon.waitForDatagram(timeout: .seconds(300)) { $0.contains("READY=1") } != nil)
+        #expect(daemon.waitForLog("APIBaseUrl=https://chained.example.com/v1", timeout: .seconds(60)))
 
         let hostile = try DaemonHarness(plist: examplePlist())
         let directory = hostile.configDirectory.appendingPathComponent("Environments.plist.d")

@@ -15,6 +15,8 @@ import Testing
             case integer(UInt8)
             case array([Int])
             case dictionary([(key: Int, value: Int)])
+            /// Bytes as they are: a set (0xC), a UID (0x8), null (0x00).
+            case raw([UInt8])
         }
         var objects: [Object] = []
 
@@ -50,6 +52,8 @@ import Testing
                     Self.marker(0xD, count: entries.count, into: &bytes)
                     for entry in entries { bytes += reference(entry.key) }
                     for entry in entries { bytes += reference(entry.value) }
+                case .raw(let raw):
+                    bytes += raw
                 }
             }
             let table = bytes.count
@@ -138,6 +142,26 @@ import Testing
 
         let truncated = Data("bplist00".utf8) + Data(repeating: 0, count: 20)
         expectRefused(truncated, saying: "structure is broken")
+    }
+
+    @Test("kinds that are no property-list value, and keys that are not strings, are refused")
+    func foreignKindsAreRefused() {
+        // A set (which Foundation parses, and which crashed the bridging to Swift as a
+        // dictionary's key), a UID, null, fill, an unknown marker.
+        for raw: [UInt8] in [[0xC1, 0x00, 0x00], [0x80, 0x01], [0x00], [0x0F], [0x70]] {
+            var builder = Builder()
+            let foreign = builder.add(.raw(raw))
+            expectRefused(builder.finished(around: foreign), saying: "of a kind no property-list value has")
+        }
+        var setKey = Builder()
+        let set = setKey.add(.raw([0xC0]))
+        let dictionary = setKey.add(.dictionary([(set, setKey.add(.integer(1)))]))
+        expectRefused(setKey.finished(around: dictionary), saying: "of a kind no property-list value has")
+
+        var numberKey = Builder()
+        let number = numberKey.add(.integer(7))
+        let keyed = numberKey.add(.dictionary([(number, number)]))
+        expectRefused(numberKey.finished(around: keyed), saying: "a key that is not a string")
     }
 
     @Test("binary files that Foundation writes load, however many values they hold")

@@ -84,9 +84,22 @@ enum BinaryPropertyListBounds {
             return value <= UInt64(Int.max) ? Int(value) : nil
         }
 
-        /// An array's, set's or dictionary's references: where they start and how many there
-        /// are (a dictionary's keys, then its values). `nil` for any other kind of value.
-        func container(_ object: Int) throws(ProblemThrown) -> (start: Int, count: Int)? {
+        /// What one object is, as far as the walk needs to know.
+        enum Entry {
+            /// A string: the only kind a dictionary's key may be.
+            case string
+            /// A boolean, number, date or data.
+            case scalar
+            /// An array or dictionary: where its references start, how many there are (a
+            /// dictionary's keys, then its values), and how many of them are keys.
+            case container(start: Int, references: Int, keys: Int)
+        }
+
+        /// The object numbered `object`. Kinds that are no property-list value (a set, a
+        /// keyed archiver's UID, null, fill, anything unknown) are refused: Foundation's parser
+        /// makes them, but turning them into Swift values can crash (a set as a dictionary's key
+        /// did).
+        func entry(_ object: Int) throws(ProblemThrown) -> Entry {
             guard object >= 0, object < objectCount,
                 let offset = integer(at: offsetTable + object * offsetSize, size: offsetSize)
             else { throw ProblemThrown(.malformed("a reference to object \(object), which the offset table lacks")) }
@@ -95,7 +108,20 @@ enum BinaryPropertyListBounds {
             }
             let marker = bytes[offset]
             let kind = marker >> 4
-            guard kind == 0xA || kind == 0xC || kind == 0xD else { return nil }
+            switch kind {
+            case 0x0 where marker == 0x08 || marker == 0x09: return .scalar  // false, true
+            case 0x1 where marker & 0x0F <= 4: return .scalar  // integers of 1 to 16 bytes
+            case 0x2 where marker == 0x22 || marker == 0x23: return .scalar  // 4- and 8-byte reals
+            case 0x3 where marker == 0x33: return .scalar  // a date
+            case 0x4: return .scalar  // data
+            case 0x5, 0x6: return .string  // ASCII, UTF-16
+            case 0xA, 0xD: break
+            default:
+                throw ProblemThrown(
+                    .malformed(
+                        "object \(object) is of a kind no property-list value has (marker 0x\(String(marker, radix: 16)))"
+                    ))
+            }
             var count = Int(marker & 0x0F)
             var start = offset + 1
             if count == 0x0F {
@@ -115,7 +141,7 @@ enum BinaryPropertyListBounds {
             guard !references.overflow, !length.overflow, start <= end, length.partialValue <= end - start else {
                 throw ProblemThrown(.malformed("object \(object) holds more references than the file has room for"))
             }
-            return (start, references.partialValue)
+            return .container(start: start, references: references.partialValue, keys: kind == 0xD ? count : 0)
         }
 
         mutating func check() -> Problem? {
@@ -140,12 +166,15 @@ enum BinaryPropertyListBounds {
 
             let budget = BinaryPropertyListBounds.valueBudget(forSize: bytes.count)
             var values = 1
-            // One entry per open array or dictionary: its next reference and its end.
-            var stack: [(next: Int, end: Int)] = []
+            // One entry per open array or dictionary: its next reference, where its keys end
+            // (a dictionary's keys come first) and where its references end.
+            var stack: [(next: Int, keysEnd: Int, end: Int)] = []
+            func open(_ entry: Entry) {
+                guard case .container(let start, let references, let keys) = entry else { return }
+                stack.append((start, start + keys * referenceSize, start + references * referenceSize))
+            }
             do {
-                if let root = try container(top) {
-                    stack.append((root.start, root.start + root.count * referenceSize))
-                }
+                open(try entry(top))
                 while let last = stack.last {
                     if last.next == last.end {
                         stack.removeLast()
@@ -157,10 +186,15 @@ enum BinaryPropertyListBounds {
                     }
                     values += 1
                     if values > budget { return .tooManyValues(budget: budget) }
-                    if let child = try container(reference) {
-                        if stack.count >= BinaryPropertyListBounds.maximumNesting { return .tooDeep }
-                        stack.append((child.start, child.start + child.count * referenceSize))
+                    let child = try entry(reference)
+                    if last.next < last.keysEnd, case .string = child {
+                    } else if last.next < last.keysEnd {
+                        return .malformed("a dictionary has a key that is not a string (object \(reference))")
                     }
+                    if case .container = child, stack.count >= BinaryPropertyListBounds.maximumNesting {
+                        return .tooDeep
+                    }
+                    open(child)
                 }
             } catch {
                 return error.problem
