@@ -153,6 +153,11 @@ for target in "${targets[@]}"; do
     build "$target"
 done
 
+# $FUZZ_SEED fixes libFuzzer's random seed (CI sets it, so that a run can be repeated); unset,
+# every run explores differently.
+seed_option=""
+if [ -n "${FUZZ_SEED:-}" ]; then seed_option="-seed=$FUZZ_SEED"; fi
+
 failed=()
 for target in "${targets[@]}"; do
     echo "== fuzzing $target for $seconds s"
@@ -163,7 +168,7 @@ for target in "${targets[@]}"; do
     lsan_options=""
     if [ -f "Fuzz/$target/lsan.supp" ]; then lsan_options="suppressions=$PWD/Fuzz/$target/lsan.supp"; fi
     # shellcheck disable=SC2046 # limits() and options() are meant to split into words
-    if LSAN_OPTIONS="$lsan_options" "$out/$target-fuzzer" -max_total_time="$seconds" $(limits "$target") \
+    if LSAN_OPTIONS="$lsan_options" "$out/$target-fuzzer" -max_total_time="$seconds" $(limits "$target") $seed_option \
         $(options "$target") -artifact_prefix="Fuzz/$target/crashes/" \
         "$out/$target-corpus" >"$log" 2>&1; then
         # libFuzzer's last line: "Done 123456 runs in 61 second(s)".
