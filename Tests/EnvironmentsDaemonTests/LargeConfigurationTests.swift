@@ -54,7 +54,11 @@ struct LargeConfigurationTests {
     }
 
     @Test("show, get, diff --running and set work with about 100,000 keys")
-    func hundredThousandKeys() throws {
+    func hundredThousandKeys() async throws {
+        try await onOwnThread { try Self.hundredThousandKeys() }
+    }
+
+    static func hundredThousandKeys() throws {
         let daemon = try DaemonHarness(plist: examplePlist())
         let directory = daemon.configDirectory.appendingPathComponent("Environments.plist.d")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
