@@ -13,7 +13,8 @@ final class EnvironmentCore: Sendable {
     private struct WriterState {
         /// `nil` only for ``shared`` before its first use or ``bootstrap(_:)``.
         var origin: Origin?
-        var overrides: [String: SettingValue] = [:]
+        /// In the order they were set: a later one wins where two reach the same path.
+        var overrides: [RuntimeOverride] = []
         var observers: [UInt64: @Sendable (EnvironmentChange) -> Void] = [:]
         var nextObserver: UInt64 = 0
         var lastError: EnvironmentError?
@@ -64,7 +65,7 @@ final class EnvironmentCore: Sendable {
     }
 
     private init(origin: Origin) throws(EnvironmentError) {
-        let builder = SnapshotBuilder(options: origin.options, overrides: [:], readsFiles: origin.readsFiles)
+        let builder = SnapshotBuilder(options: origin.options, overrides: [], readsFiles: origin.readsFiles)
         store = SnapshotStore(try builder.build(previous: nil, generation: 1))
         state = Locked(WriterState(origin: origin))
     }
@@ -96,7 +97,7 @@ final class EnvironmentCore: Sendable {
     func bootstrap(_ options: EnvironmentOptions) throws(EnvironmentError) {
         _ = try rebuild(startingOver: true) { inputs in
             inputs.origin = Origin(options: options, readsFiles: true)
-            inputs.overrides = [:]
+            inputs.overrides = []
         }
     }
 
@@ -109,7 +110,7 @@ final class EnvironmentCore: Sendable {
             let snapshot: EnvironmentSnapshot
             var failure: EnvironmentError?
             do throws(EnvironmentError) {
-                snapshot = try SnapshotBuilder(options: options, overrides: [:], readsFiles: true)
+                snapshot = try SnapshotBuilder(options: options, overrides: [], readsFiles: true)
                     .build(previous: nil, generation: 1)
             } catch {
                 Logger(label: "Environments").error("cannot load configuration", metadata: ["error": "\(error)"])
@@ -211,7 +212,7 @@ final class EnvironmentCore: Sendable {
     /// The configuration is rebuilt and validated as on a reload.
     @discardableResult
     func setOverride(_ value: SettingValue?, forKey key: String) throws(EnvironmentError) -> ReloadOutcome {
-        try rebuild { $0.overrides[key] = value }
+        try rebuild { $0.overrides.set(value, forKey: key) }
     }
 
     /// Removes every runtime override.
@@ -222,7 +223,7 @@ final class EnvironmentCore: Sendable {
 
     private struct Inputs {
         var origin: Origin?
-        var overrides: [String: SettingValue]
+        var overrides: [RuntimeOverride]
     }
 
     /// Builds a snapshot from the inputs as `change` leaves them, outside every lock, then

@@ -57,16 +57,118 @@ enum SettingTree {
         }
     }
 
-    /// Turns dotted keys (`Database.Port`) into nested dictionaries.
-    static func expandingDottedKeys(_ values: [String: SettingValue]) -> [String: SettingValue] {
-        var tree: [String: SettingNode] = [:]
-        for key in values.keys.sorted() {
-            let components = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            var value = values[key]!
-            for component in components.dropFirst().reversed() { value = .dictionary([component: value]) }
-            merge([components[0]: value], into: &tree, source: .defaults)
+    /// Turns dotted keys (`Database.Port`) into nested dictionaries, at every depth (a key
+    /// `Pool.Size` inside `Database` is `Database.Pool.Size`), so that one path is one node
+    /// whichever way it was written.
+    ///
+    /// Within one set of values (a file's section, the defaults, one override) a path may be
+    /// set once: the same path written nested and dotted, or a path below one that holds a
+    /// value that is no dictionary, is an ambiguity nothing could settle but the order in
+    /// which a hashed dictionary happens to list its keys; `conflict` makes the error for it
+    /// from the two keys as written (each a list of keys from the top, outermost first), in a
+    /// fixed order. Empty dictionaries merge with anything below them. Dictionaries in arrays
+    /// are values, not paths, and keep their keys.
+    static func expandingDottedKeys(
+        _ values: [String: SettingValue], conflict: (_ first: [String], _ second: [String]) -> EnvironmentError
+    ) throws(EnvironmentError) -> [String: SettingValue] {
+        guard containsDottedKey(values) else { return values }
+        var entries: [DottedEntry] = []
+        collect(values, path: [], written: [], into: &entries)
+        entries.sort {
+            $0.path != $1.path
+                ? $0.path.lexicographicallyPrecedes($1.path) : $0.written.lexicographicallyPrecedes($1.written)
         }
-        return tree.mapValues(\.value)
+        // Sorted by path, every path below P comes right after P (and after other entries at P).
+        for index in entries.indices.dropFirst() {
+            let (first, second) = (entries[index - 1], entries[index])
+            if first.path == second.path || (!first.isEmptyDictionary && second.path.starts(with: first.path)) {
+                throw conflict(first.written, second.written)
+            }
+        }
+        return build(entries[...], depth: 0)
+    }
+
+    /// One value of a set being expanded: its path, its keys as written, and the value (no
+    /// dictionary, or an empty one).
+    private struct DottedEntry {
+        let path: [String]
+        let written: [String]
+        let value: SettingValue
+        var isEmptyDictionary: Bool {
+            if case .dictionary(let dictionary) = value { return dictionary.isEmpty }
+            return false
+        }
+    }
+
+    /// Whether a key at any depth (outside arrays) holds a dot.
+    private static func containsDottedKey(_ values: [String: SettingValue]) -> Bool {
+        for (key, value) in values {
+            if key.utf8.contains(UInt8(ascii: ".")) { return true }
+            if case .dictionary(let dictionary) = value, containsDottedKey(dictionary) { return true }
+        }
+        return false
+    }
+
+    private static func collect(
+        _ values: [String: SettingValue], path: [String], written: [String], into entries: inout [DottedEntry]
+    ) {
+        for (key, value) in values {
+            let path = path + key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            let written = written + [key]
+            if case .dictionary(let dictionary) = value, !dictionary.isEmpty {
+                collect(dictionary, path: path, written: written, into: &entries)
+            } else {
+                entries.append(DottedEntry(path: path, written: written, value: value))
+            }
+        }
+    }
+
+    /// The nested dictionary of sorted entries without conflicts, which share their first
+    /// `depth` components.
+    private static func build(_ entries: ArraySlice<DottedEntry>, depth: Int) -> [String: SettingValue] {
+        var result: [String: SettingValue] = [:]
+        var start = entries.startIndex
+        while start < entries.endIndex {
+            let key = entries[start].path[depth]
+            var end = start + 1
+            while end < entries.endIndex, entries[end].path[depth] == key { end += 1 }
+            let group = entries[start..<end]
+            if group.count == 1, group[start].path.count == depth + 1 {
+                result[key] = group[start].value
+            } else {
+                // An empty dictionary at this path merges with what is below it.
+                let below = group.filter { $0.path.count > depth + 1 }
+                result[key] = .dictionary(build(below[...], depth: depth + 1))
+            }
+            start = end
+        }
+        return result
+    }
+
+    /// How `conflict` errors name a key as written: `'Database.Host'`, or `'Database' > 'Host'`
+    /// for a key inside a dictionary.
+    static func describe(written: [String]) -> String {
+        written.map { "'\(Interpolator.shown($0))'" }.joined(separator: " > ")
+    }
+
+    /// The error for two keys of one set of values that reach the same path (see
+    /// ``expandingDottedKeys(_:conflict:)``), in `place` (`Common in this file`, `the defaults`).
+    static func conflictError(
+        _ first: [String], _ second: [String], in place: String, code: EnvironmentError.Code, file: String? = nil,
+        lines: (Int?, Int?) = (nil, nil)
+    ) -> EnvironmentError {
+        func at(_ line: Int?) -> String { line.map { " (line \($0))" } ?? "" }
+        let firstPath = first.joined(separator: ".")
+        let secondPath = second.joined(separator: ".")
+        let message =
+            firstPath == secondPath
+            ? "'\(Interpolator.shown(firstPath))' is set twice in \(place): by \(describe(written: first))\(at(lines.0)) and by \(describe(written: second))\(at(lines.1))"
+            : "'\(Interpolator.shown(secondPath))' in \(place), set by \(describe(written: second))\(at(lines.1)), is below '\(Interpolator.shown(firstPath))', which \(describe(written: first))\(at(lines.0)) sets to a value that is no dictionary"
+        return EnvironmentError(
+            code, message, key: secondPath, file: file, line: lines.1 ?? lines.0,
+            hint:
+                "A dotted key names the same path as nested dictionaries: set each path once here, either way (a later layer may override it)"
+        )
     }
 
     /// The node at a dotted path.
