@@ -20,7 +20,9 @@ import Testing
                     "Environments.plist",
                     text: ShuffledPlist.xml(
                         [
-                            "Common": ["Database": ["Host": "common-nested", "Port": 5432], "Cache.Host": "common-dotted"],
+                            "Common": [
+                                "Database": ["Host": "common-nested", "Port": 5432], "Cache.Host": "common-dotted",
+                            ],
                             "Debug": ["Database.Host": "debug-dotted", "Cache": ["Host": "debug-nested"]],
                             "Secrets": ["Database.Password"],
                         ], filler: round, using: &random))
@@ -30,7 +32,8 @@ import Testing
                         ["Common": ["Database.Password": "drop-in-dotted", "Queue": ["Depth": 3]]], filler: round,
                         using: &random))
                 let environment = try Environment(
-                    options: directory.options(defaults: ["Database": ["Password": "default-nested"], "Queue.Depth": 1]))
+                    options: directory.options(defaults: ["Database": ["Password": "default-nested"], "Queue.Depth": 1])
+                )
                 let snapshot = environment.snapshot
                 #expect(environment.string("Database.Host") == "debug-dotted", "round \(round)")
                 #expect(environment.int("Database.Port", default: 0) == 5432, "round \(round)")
@@ -92,7 +95,10 @@ import Testing
     @Test("a path set both nested and dotted in one section is an error naming both keys and lines")
     func ambiguityInOneSection() throws {
         let cases: [(section: [String: Any], key: String, mentions: [String])] = [
-            (["Database": ["Host": "a"], "Database.Host": "b"], "Database.Host", ["'Database.Host'", "'Database' > 'Host'"]),
+            (
+                ["Database": ["Host": "a"], "Database.Host": "b"], "Database.Host",
+                ["'Database.Host'", "'Database' > 'Host'"]
+            ),
             (["Database": "a", "Database.Host": "b"], "Database.Host", ["'Database.Host'", "'Database'"]),
             (["A": ["B.C": 1, "B": ["C": 2]]], "A.B.C", ["'A' > 'B.C'", "'A' > 'B' > 'C'"]),
             (["A.B": ["C": 1], "A": ["B.C": 2]], "A.B.C", ["'A.B' > 'C'", "'A' > 'B.C'"]),
@@ -118,7 +124,8 @@ import Testing
                     }
                     #expect(error.message.components(separatedBy: "(line ").count == 3, "case \(index): \(error)")
                     // The same message, whatever the order of the keys.
-                    let text = error.message.replacingOccurrences(of: #"line \d+"#, with: "line", options: .regularExpression)
+                    let text = error.message.replacingOccurrences(
+                        of: #"line \d+"#, with: "line", options: .regularExpression)
                     if let first { #expect(text == first, "case \(index)") } else { first = text }
                 }
             }

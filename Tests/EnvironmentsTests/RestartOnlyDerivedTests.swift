@@ -70,7 +70,8 @@ import Testing
             try write(directory, port: 9090, extra: chain.merging(["Name": "other"]) { _, new in new })
             try environment.reload()
             #expect(environment.string("Health") == "http://localhost:8080/api/health")
-            #expect(environment.snapshot.value(forKey: "Links") == .array(["http://localhost:8080/api/health", "static"]))
+            #expect(
+                environment.snapshot.value(forKey: "Links") == .array(["http://localhost:8080/api/health", "static"]))
             #expect(environment.string("Unrelated") == "other-x")
             #expect(environment.string("Literal") == "${ListenPort}")
             let pending = environment.snapshot.pendingRestart
@@ -85,7 +86,9 @@ import Testing
         try withTemporaryDirectory { directory in
             func write(token: String) throws {
                 try directory.writeXML([
-                    "Common": ["Auth": ["Token": token], "TokenCopy": "${Auth.Token}", "Header": "Bearer ${TokenCopy}"],
+                    "Common": [
+                        "Auth": ["Token": token], "TokenCopy": "${Auth.Token}", "Header": "Bearer ${TokenCopy}",
+                    ],
                     "Secrets": ["Auth"], "RestartRequired": ["Auth.Token"], "Debug": [:],
                 ])
             }

@@ -151,7 +151,8 @@ struct PropertyListDocument: Sendable {
             guard let range = text.range(of: "<key>\(name)</key>", range: start..<text.endIndex) else { return nil }
             start = range.upperBound
         }
-        let found = text.range(of: "<key>\(path[path.count - 1])</key>", options: .backwards, range: text.startIndex..<start)
+        let found = text.range(
+            of: "<key>\(path[path.count - 1])</key>", options: .backwards, range: text.startIndex..<start)
         return found.map { text[..<$0.lowerBound].reduce(1) { $1 == "\n" ? $0 + 1 : $0 } }
     }
 

@@ -36,7 +36,8 @@ struct SnapshotBuilder {
 
         var tree: [String: SettingNode] = [:]
         let defaults = try SettingTree.expandingDottedKeys(options.defaults) { first, second in
-            SettingTree.conflictError(first, second, in: "the defaults (EnvironmentOptions.defaults)", code: .invalidSection)
+            SettingTree.conflictError(
+                first, second, in: "the defaults (EnvironmentOptions.defaults)", code: .invalidSection)
         }
         SettingTree.merge(defaults, into: &tree, source: .defaults)
         var secrets = options.secretKeys
