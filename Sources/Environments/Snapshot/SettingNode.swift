@@ -72,20 +72,54 @@ enum SettingTree {
         _ values: [String: SettingValue], conflict: (_ first: [String], _ second: [String]) -> EnvironmentError
     ) throws(EnvironmentError) -> [String: SettingValue] {
         guard containsDottedKey(values) else { return values }
-        var entries: [DottedEntry] = []
-        collect(values, path: [], written: [], into: &entries)
-        entries.sort {
-            $0.path != $1.path
-                ? $0.path.lexicographicallyPrecedes($1.path) : $0.written.lexicographicallyPrecedes($1.written)
+        return try expanding(values, written: [], conflict: conflict)
+    }
+
+    /// `values`, which holds a dotted key somewhere, expanded; `written` is the keys above it.
+    ///
+    /// Only keys that share their first component with another key or hold a dot are taken
+    /// apart and sorted; the others are kept (or, if a dotted key is below them, expanded
+    /// the same way), so a large configuration with a few dotted keys costs little more.
+    private static func expanding(
+        _ values: [String: SettingValue], written: [String],
+        conflict: (_ first: [String], _ second: [String]) -> EnvironmentError
+    ) throws(EnvironmentError) -> [String: SettingValue] {
+        var groups: [Substring: [String]] = [:]
+        for key in values.keys {
+            groups[key.prefix { $0 != "." }, default: []].append(key)
         }
-        // Sorted by path, every path below P comes right after P (and after other entries at P).
-        for index in entries.indices.dropFirst() {
-            let (first, second) = (entries[index - 1], entries[index])
-            if first.path == second.path || (!first.isEmptyDictionary && second.path.starts(with: first.path)) {
-                throw conflict(first.written, second.written)
+        var result: [String: SettingValue] = [:]
+        result.reserveCapacity(groups.count)
+        // In order, so that of two errors the same one is reported on every run.
+        for first in groups.keys.sorted() {
+            let keys = groups[first] ?? []
+            if keys.count == 1, keys[0].utf8.count == first.utf8.count, let value = values[keys[0]] {
+                if case .dictionary(let dictionary) = value, containsDottedKey(dictionary) {
+                    result[keys[0]] = .dictionary(
+                        try expanding(dictionary, written: written + [keys[0]], conflict: conflict))
+                } else {
+                    result[keys[0]] = value
+                }
+                continue
             }
+            var entries: [DottedEntry] = []
+            for key in keys {
+                if let value = values[key] { collect([key: value], path: [], written: written, into: &entries) }
+            }
+            entries.sort {
+                $0.path != $1.path
+                    ? $0.path.lexicographicallyPrecedes($1.path) : $0.written.lexicographicallyPrecedes($1.written)
+            }
+            // Sorted by path, every path below P comes right after P (and after other entries at P).
+            for index in entries.indices.dropFirst() {
+                let (first, second) = (entries[index - 1], entries[index])
+                if first.path == second.path || (!first.isEmptyDictionary && second.path.starts(with: first.path)) {
+                    throw conflict(first.written, second.written)
+                }
+            }
+            result.merge(build(entries[...], depth: 0)) { _, new in new }
         }
-        return build(entries[...], depth: 0)
+        return result
     }
 
     /// One value of a set being expanded: its path, its keys as written, and the value (no
