@@ -145,14 +145,15 @@ struct PropertyListDocument: Sendable {
     /// the first `<key>path[1]</key>` after it, and so on. A guess where a key name repeats in
     /// an earlier sibling; `nil` if a key is not found or the file is binary.
     func line(ofKeyPath path: [String]) -> Int? {
-        guard let text, !path.isEmpty else { return nil }
-        var start = text.startIndex
+        guard let text else { return nil }
+        var found: Range<String.Index>?
         for name in path {
-            guard let range = text.range(of: "<key>\(name)</key>", range: start..<text.endIndex) else { return nil }
-            start = range.upperBound
+            guard
+                let range = text.range(
+                    of: "<key>\(name)</key>", range: (found?.upperBound ?? text.startIndex)..<text.endIndex)
+            else { return nil }
+            found = range
         }
-        let found = text.range(
-            of: "<key>\(path[path.count - 1])</key>", options: .backwards, range: text.startIndex..<start)
         return found.map { text[..<$0.lowerBound].reduce(1) { $1 == "\n" ? $0 + 1 : $0 } }
     }
 
