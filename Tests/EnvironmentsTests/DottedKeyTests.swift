@@ -178,9 +178,47 @@ import Testing
         #expect(environment.snapshot.value(forKey: "C") == .dictionary(["D": 1, "E": 2]))
         #expect(environment.int("F.G.H.I", default: 0) == 3)
         #expect(environment.int("F.J", default: 0) == 4)
+        // Two empty dictionaries at one path are one.
+        let empty = try Environment(values: ["P.Q": .dictionary([:]), "P": ["Q": .dictionary([:])]])
+        #expect(empty.snapshot.value(forKey: "P") == .dictionary(["Q": .dictionary([:])]))
         // Dictionaries inside arrays are values: their keys stay as written.
         let arrays = try Environment(values: ["List": [["a.b": 1]]])
         #expect(arrays.snapshot.value(forKey: "List") == .array([.dictionary(["a.b": 1])]))
+    }
+
+    @Test("random sets of dotted and nested keys: the same values, or the same error, whatever the order")
+    func randomSets() throws {
+        let names = ["A", "B", "A.B", "B.A", "A.A", "A.B.A"]
+        var random = SplitMix(seed: 7)
+        var errors = 0
+        for _ in 0..<300 {
+            // A random set of three or four keys, each a scalar, an empty dictionary or a
+            // dictionary with one random key.
+            var values: [String: SettingValue] = [:]
+            for _ in 0..<Int.random(in: 3...4, using: &random) {
+                let key = names.randomElement(using: &random) ?? "A"
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: values[key] = .integer(Int.random(in: 0..<9, using: &random))
+                case 1: values[key] = .dictionary([:])
+                default: values[key] = .dictionary([names.randomElement(using: &random) ?? "A": 1])
+                }
+            }
+            var first: Result<[String: SettingValue], EnvironmentError>?
+            for _ in 0..<8 {
+                // A new dictionary each time, built in a new order.
+                var copy: [String: SettingValue] = [:]
+                for (key, value) in values.shuffled(using: &random) { copy[key] = value }
+                let result = Result { () throws(EnvironmentError) in try Environment(values: copy).snapshot.values }
+                if let first {
+                    #expect(result == first, "\(values)")
+                } else {
+                    first = result
+                    if case .failure = result { errors += 1 }
+                }
+            }
+        }
+        // Both kinds of outcome were seen.
+        #expect(errors > 20 && errors < 280, "\(errors) errors")
     }
 
     @Test("the defaults and an override are one set of values each: a path set twice there is an error")

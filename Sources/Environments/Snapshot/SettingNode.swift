@@ -66,13 +66,74 @@ enum SettingTree {
     /// value that is no dictionary, is an ambiguity nothing could settle but the order in
     /// which a hashed dictionary happens to list its keys; `conflict` makes the error for it
     /// from the two keys as written (each a list of keys from the top, outermost first), in a
-    /// fixed order. Empty dictionaries merge with anything below them. Dictionaries in arrays
-    /// are values, not paths, and keep their keys.
+    /// fixed order. Empty dictionaries merge with any dictionary. Dictionaries in arrays are
+    /// values, not paths, and keep their keys.
     static func expandingDottedKeys(
         _ values: [String: SettingValue], conflict: (_ first: [String], _ second: [String]) -> EnvironmentError
     ) throws(EnvironmentError) -> [String: SettingValue] {
         guard containsDottedKey(values) else { return values }
+        if let expanded = inserting(values) { return expanded }
+        // An ambiguity: found again the slow way, in key order, so that the same one is
+        // reported on every run.
         return try expanding(values, written: [], conflict: conflict)
+    }
+
+    /// `values`, which holds a dotted key somewhere, expanded in place: each dotted key is
+    /// taken out and inserted at its path. `nil` for an ambiguity (the rules of
+    /// ``expandingDottedKeys(_:conflict:)``), whichever one is met first.
+    private static func inserting(_ values: [String: SettingValue]) -> [String: SettingValue]? {
+        var result = values
+        var dotted: [(path: [String], value: SettingValue)] = []
+        for (key, value) in values {
+            var value = value
+            if case .dictionary(let dictionary) = value, containsDottedKey(dictionary) {
+                guard let expanded = inserting(dictionary) else { return nil }
+                value = .dictionary(expanded)
+                if !key.utf8.contains(UInt8(ascii: ".")) { result[key] = value }
+            }
+            if key.utf8.contains(UInt8(ascii: ".")) {
+                result.removeValue(forKey: key)
+                dotted.append((key.split(separator: ".", omittingEmptySubsequences: false).map(String.init), value))
+            }
+        }
+        for (path, value) in dotted {
+            guard insert(value, at: path[...], into: &result) else { return nil }
+        }
+        return result
+    }
+
+    /// Inserts `value` (expanded already) at `path` in `dictionary`, merging dictionaries;
+    /// `false` if a value is there already or on the way (an empty dictionary merges).
+    private static func insert(
+        _ value: SettingValue, at path: ArraySlice<String>, into dictionary: inout [String: SettingValue]
+    ) -> Bool {
+        guard let key = path.first else { return false }
+        // Taken out while it changes, so that it is changed in place, not copied.
+        let existing = dictionary.removeValue(forKey: key)
+        if path.count == 1 {
+            switch (existing, value) {
+            case (nil, _):
+                dictionary[key] = value
+                return true
+            case (.dictionary(var children)?, .dictionary(let added)):
+                for (name, element) in added where !insert(element, at: [name][...], into: &children) {
+                    return false
+                }
+                dictionary[key] = .dictionary(children)
+                return true
+            default:
+                return false
+            }
+        }
+        var children: [String: SettingValue]
+        switch existing {
+        case nil: children = [:]
+        case .dictionary(let dictionary)?: children = dictionary
+        default: return false
+        }
+        let inserted = insert(value, at: path.dropFirst(), into: &children)
+        dictionary[key] = .dictionary(children)
+        return inserted
     }
 
     /// `values`, which holds a dotted key somewhere, expanded; `written` is the keys above it.
@@ -113,7 +174,10 @@ enum SettingTree {
             // Sorted by path, every path below P comes right after P (and after other entries at P).
             for index in entries.indices.dropFirst() {
                 let (first, second) = (entries[index - 1], entries[index])
-                if first.path == second.path || (!first.isEmptyDictionary && second.path.starts(with: first.path)) {
+                let bothEmpty = first.isEmptyDictionary && second.isEmptyDictionary
+                if first.path == second.path
+                    ? !bothEmpty : !first.isEmptyDictionary && second.path.starts(with: first.path)
+                {
                     throw conflict(first.written, second.written)
                 }
             }
