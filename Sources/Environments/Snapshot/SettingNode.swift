@@ -108,29 +108,29 @@ enum SettingTree {
         _ value: SettingValue, at path: ArraySlice<String>, into dictionary: inout [String: SettingValue]
     ) -> Bool {
         guard let key = path.first else { return false }
-        // Taken out while it changes, so that it is changed in place, not copied.
-        let existing = dictionary.removeValue(forKey: key)
+        // Taken out while it changes, and held by `children` alone, so that it is changed in
+        // place rather than copied (which would make each insertion cost the whole dictionary).
+        var existing = dictionary.removeValue(forKey: key)
+        var children: [String: SettingValue] = [:]
+        var isDictionary = false
+        if case .dictionary(let found)? = existing {
+            children = found
+            isDictionary = true
+        }
+        if isDictionary { existing = nil }
         if path.count == 1 {
-            switch (existing, value) {
-            case (nil, _):
+            if existing == nil && !isDictionary {
                 dictionary[key] = value
                 return true
-            case (.dictionary(var children)?, .dictionary(let added)):
-                for (name, element) in added where !insert(element, at: [name][...], into: &children) {
-                    return false
-                }
-                dictionary[key] = .dictionary(children)
-                return true
-            default:
+            }
+            guard isDictionary, case .dictionary(let added) = value else { return false }
+            for (name, element) in added where !insert(element, at: [name][...], into: &children) {
                 return false
             }
+            dictionary[key] = .dictionary(children)
+            return true
         }
-        var children: [String: SettingValue]
-        switch existing {
-        case nil: children = [:]
-        case .dictionary(let dictionary)?: children = dictionary
-        default: return false
-        }
+        guard existing == nil else { return false }
         let inserted = insert(value, at: path.dropFirst(), into: &children)
         dictionary[key] = .dictionary(children)
         return inserted
