@@ -159,6 +159,10 @@ public struct Environment: ConfigurationReading, Sendable {
 
     /// Sets (or, with `nil`, removes) a runtime override: the top layer, not persisted.
     /// The configuration is rebuilt and validated as on a reload.
+    ///
+    /// `key` may be a dotted path (`Database.Host`). Where two overrides reach the same path
+    /// (`Database.Host`, and `Database` set to a dictionary with a `Host`), the one set last
+    /// wins; removing it uncovers the other.
     @discardableResult
     public func setOverride(_ value: SettingValue?, forKey key: String) throws(EnvironmentError) -> ReloadOutcome {
         try retainedCore.setOverride(value, forKey: key)

@@ -13,7 +13,8 @@ final class EnvironmentCore: Sendable {
     private struct WriterState {
         /// `nil` only for ``shared`` before its first use or ``bootstrap(_:)``.
         var origin: Origin?
-        var overrides: [String: SettingValue] = [:]
+        /// In the order they were set: a later one wins where two reach the same path.
+        var overrides: [RuntimeOverride] = []
         var observers: [UInt64: @Sendable (EnvironmentChange) -> Void] = [:]
         var nextObserver: UInt64 = 0
         var lastError: EnvironmentError?
@@ -66,7 +67,7 @@ final class EnvironmentCore: Sendable {
     private init(origin: Origin) throws(EnvironmentError) {
         // Once, here: a relative directory means the one it meant at start, whatever follows.
         let origin = Origin(options: try origin.options.anchored(), readsFiles: origin.readsFiles)
-        let builder = SnapshotBuilder(options: origin.options, overrides: [:], readsFiles: origin.readsFiles)
+        let builder = SnapshotBuilder(options: origin.options, overrides: [], readsFiles: origin.readsFiles)
         store = SnapshotStore(try builder.build(previous: nil, generation: 1))
         state = Locked(WriterState(origin: origin))
     }
@@ -99,7 +100,7 @@ final class EnvironmentCore: Sendable {
         let options = try options.anchored()
         _ = try rebuild(startingOver: true) { inputs in
             inputs.origin = Origin(options: options, readsFiles: true)
-            inputs.overrides = [:]
+            inputs.overrides = []
         }
     }
 
@@ -113,7 +114,7 @@ final class EnvironmentCore: Sendable {
             var failure: EnvironmentError?
             do throws(EnvironmentError) {
                 try options.checkNames()
-                snapshot = try SnapshotBuilder(options: options, overrides: [:], readsFiles: true)
+                snapshot = try SnapshotBuilder(options: options, overrides: [], readsFiles: true)
                     .build(previous: nil, generation: 1)
             } catch {
                 Logger(label: "Environments").error("cannot load configuration", metadata: ["error": "\(error)"])
@@ -215,7 +216,7 @@ final class EnvironmentCore: Sendable {
     /// The configuration is rebuilt and validated as on a reload.
     @discardableResult
     func setOverride(_ value: SettingValue?, forKey key: String) throws(EnvironmentError) -> ReloadOutcome {
-        try rebuild { $0.overrides[key] = value }
+        try rebuild { $0.overrides.set(value, forKey: key) }
     }
 
     /// Removes every runtime override.
@@ -226,7 +227,7 @@ final class EnvironmentCore: Sendable {
 
     private struct Inputs {
         var origin: Origin?
-        var overrides: [String: SettingValue]
+        var overrides: [RuntimeOverride]
     }
 
     /// Builds a snapshot from the inputs as `change` leaves them, outside every lock, then

@@ -8,7 +8,7 @@ extension Environment {
     /// - Throws: ``EnvironmentError`` when the files cannot be found, read or parsed, as
     ///   loading would.
     package static func definedEnvironments(_ options: EnvironmentOptions) throws(EnvironmentError) -> [String] {
-        let builder = SnapshotBuilder(options: options, overrides: [:], readsFiles: true)
+        let builder = SnapshotBuilder(options: options, overrides: [], readsFiles: true)
         let files = try builder.readDocuments(ConfigurationLocation.resolved(options), previous: nil)
         return Set(files.flatMap(\.environments.keys)).sorted()
     }

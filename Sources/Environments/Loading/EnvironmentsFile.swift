@@ -24,19 +24,20 @@ package struct EnvironmentsFile: Sendable {
         var instances: [String: [String: SettingValue]] = [:]
         var secrets: [String] = []
         var restartRequired: [String] = []
-        for (key, value) in document.root {
+        // In key order, so that of two errors the same one is reported on every run.
+        for (key, value) in document.root.sorted(by: { $0.key < $1.key }) {
             switch key {
             case "Common":
                 guard case .dictionary(let values) = value else {
                     throw EnvironmentsFile.sectionError(key, value, document, what, expected: "a dictionary (<dict>)")
                 }
-                common = values
+                common = try EnvironmentsFile.expanding(values, section: ["Common"], document, isDropIn: isDropIn)
             case "Instances":
                 guard case .dictionary(let entries) = value else {
                     throw EnvironmentsFile.sectionError(
                         key, value, document, what, expected: "a dictionary of instance names (<dict>)")
                 }
-                for (instance, settings) in entries {
+                for (instance, settings) in entries.sorted(by: { $0.key < $1.key }) {
                     guard case .dictionary(let values) = settings else {
                         throw EnvironmentError(
                             isDropIn ? .invalidDropIn : .invalidSection,
@@ -46,7 +47,8 @@ package struct EnvironmentsFile: Sendable {
                                 "Each entry of Instances is named after an instance and holds the settings it overrides"
                         )
                     }
-                    instances[instance] = values
+                    instances[instance] = try EnvironmentsFile.expanding(
+                        values, section: ["Instances", instance], document, isDropIn: isDropIn)
                 }
             case "Secrets", "RestartRequired":
                 guard case .array(let items) = value else {
@@ -71,7 +73,7 @@ package struct EnvironmentsFile: Sendable {
                             "Top-level keys are `Common`, `Instances`, `Secrets`, `RestartRequired` and one dictionary per environment"
                     )
                 }
-                environments[key] = values
+                environments[key] = try EnvironmentsFile.expanding(values, section: [key], document, isDropIn: isDropIn)
             }
         }
         self.common = common
@@ -84,6 +86,25 @@ package struct EnvironmentsFile: Sendable {
     /// A file built from an in-memory `Environments.plist`-shaped dictionary.
     init(root: [String: SettingValue], label: String) throws(EnvironmentError) {
         try self.init(PropertyListDocument(root: root, file: label), isDropIn: false)
+    }
+
+    /// A section with its dotted keys expanded; a path set twice in it (nested and dotted) is
+    /// an error naming both keys and their lines.
+    private static func expanding(
+        _ values: [String: SettingValue], section: [String], _ document: PropertyListDocument, isDropIn: Bool
+    ) throws(EnvironmentError) -> [String: SettingValue] {
+        try SettingTree.expandingDottedKeys(values) { first, second in
+            let name =
+                switch section.first {
+                case "Common": "Common"
+                case "Instances": "the instance '\(Interpolator.shown(section.last ?? ""))' in Instances"
+                default: "the environment '\(Interpolator.shown(section.first ?? ""))'"
+                }
+            let place = name + " in this \(isDropIn ? "drop-in" : "file")"
+            return SettingTree.conflictError(
+                first, second, in: place, code: isDropIn ? .invalidDropIn : .invalidSection, file: document.file,
+                lines: (document.line(ofKeyPath: section + first), document.line(ofKeyPath: section + second)))
+        }
     }
 
     private static func sectionError(

@@ -151,6 +151,22 @@ struct PropertyListDocument: Sendable {
         return text[..<range.lowerBound].reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
     }
 
+    /// The line of a key inside dictionaries in an XML file: of `<key>path[0]</key>`, then of
+    /// the first `<key>path[1]</key>` after it, and so on. A guess where a key name repeats in
+    /// an earlier sibling; `nil` if a key is not found or the file is binary.
+    func line(ofKeyPath path: [String]) -> Int? {
+        guard let text else { return nil }
+        var found: Range<String.Index>?
+        for name in path {
+            guard
+                let range = text.range(
+                    of: "<key>\(name)</key>", range: (found?.upperBound ?? text.startIndex)..<text.endIndex)
+            else { return nil }
+            found = range
+        }
+        return found.map { text[..<$0.lowerBound].reduce(1) { $1 == "\n" ? $0 + 1 : $0 } }
+    }
+
     /// The bytes of the regular file at `path`. FIFOs, sockets and devices are refused before
     /// anything is read from them (opened non-blocking, so a FIFO without a writer cannot
     /// block a reload), and so is anything larger than ``maximumFileSize``.

@@ -19,10 +19,14 @@ public final class EnvironmentSnapshot: Sendable {
     public let location: ConfigurationLocation?
     /// Key paths whose values are secret (from `Secrets` arrays and the options).
     public let secretKeys: Set<String>
-    /// Key paths that cannot change without a restart.
+    /// Key paths that cannot change without a restart: the options' and the files', and,
+    /// after a reload, every one the running program had (a key taken out of
+    /// `RestartRequired` stays restart-only until a restart; one added holds at once).
     public let restartRequiredKeys: Set<String>
-    /// Restart-only keys whose new value is waiting for a restart, with that new value.
-    /// The snapshot itself still holds the old value.
+    /// Keys whose new value is waiting for a restart, with that new value: restart-only keys
+    /// that changed, and every key whose value is built from one of them through `${...}`
+    /// (directly or through other keys). The snapshot itself holds the old values (a key
+    /// built from a waiting key is interpolated with that key's running value).
     public let pendingRestart: [String: ConfiguredValue]
     /// When the snapshot was built.
     public let loadedAt: Date
@@ -68,11 +72,11 @@ public final class EnvironmentSnapshot: Sendable {
         return values
     }
 
-    /// Whether `other` has the same environment, values, sources, files and pending restarts.
-    /// The generation and load time are not compared.
+    /// Whether `other` has the same environment, values, sources, files, restart-only keys and
+    /// pending restarts. The generation and load time are not compared.
     public func hasSameContent(as other: EnvironmentSnapshot) -> Bool {
         guard environmentName == other.environmentName, table.count == other.table.count, files == other.files,
-            pendingRestart == other.pendingRestart
+            pendingRestart == other.pendingRestart, restartRequiredKeys == other.restartRequiredKeys
         else { return false }
         let sameSources = sources == other.sources
         for (key, entry) in table {

@@ -53,6 +53,16 @@ struct Interpolator {
     let environmentName: String
     let processEnvironment: [String: String]
     let secretPaths: Set<String>
+    /// Paths whose values are final (a restart-only key's running value): kept as they are,
+    /// and their text is used as it is by `${...}` (a `${` in it was a `$${`).
+    let heldPaths: Set<String>
+    /// Whether ``references`` is filled in.
+    var recordsReferences = false
+    /// For each key whose value was expanded, the keys its `${...}` name (an array's
+    /// references are its key's). Filled in only with ``recordsReferences``.
+    private(set) var references: [String: Set<String>] = [:]
+    /// The key being resolved, which owns the references of its array's elements.
+    private var currentKey = ""
     /// The documented caps, but for the fuzzer, which uses smaller ones to run faster.
     let limits: Limits
     private let tree: [String: SettingNode]
@@ -97,9 +107,10 @@ struct Interpolator {
 
     init(
         tree: [String: SettingNode], environmentName: String, processEnvironment: [String: String],
-        secretPaths: Set<String>, limits: Limits = Limits()
+        secretPaths: Set<String>, held: Set<String> = [], limits: Limits = Limits()
     ) {
         self.limits = limits
+        self.heldPaths = held
         self.tree = tree
         self.environmentName = environmentName
         self.processEnvironment = processEnvironment
@@ -192,6 +203,10 @@ struct Interpolator {
         result.reserveCapacity(tree.count)
         for (key, node) in tree {
             let path = prefix.isEmpty ? key : prefix + "." + key
+            if !heldPaths.isEmpty, heldPaths.contains(path) {
+                result[key] = node  // a running value, final
+                continue
+            }
             switch node {
             case .branch(let children, let source):
                 result[key] = .branch(try resolve(children, prefix: path), source)
@@ -201,6 +216,7 @@ struct Interpolator {
                     continue
                 }
                 var secret = Interpolator.isSecret(path, in: secretPaths)
+                currentKey = path
                 let value = try resolveValue(
                     configured.value, path: path, isKey: true, source: configured.source, secret: &secret)
                 result[key] = .leaf(ConfiguredValue(value: value, source: configured.source, isSecret: secret))
@@ -426,16 +442,20 @@ struct Interpolator {
                 "'${\(shownKey)}' in '\(path)' refers to a key with no value (\(Interpolator.describe(chain: chain + [key])))",
                 path: path, file: file, hint: "Define '\(shownKey)', or write '$${' for a literal '${'")
         }
+        if recordsReferences { references[frame.isKey ? frame.path : currentKey, default: []].insert(key) }
         let referencedSecret = Interpolator.isSecret(key, in: secretPaths)
         switch node {
         case .leaf(let configured):
             switch configured.value {
             case .string(let text):
+                if !heldPaths.isEmpty, Interpolator.isSecret(key, in: heldPaths) {
+                    return .text(text, isSecret: configured.isSecret || referencedSecret)
+                }
                 if let done = memo[key] { return .text(done.text, isSecret: done.isSecret || referencedSecret) }
                 guard Interpolator.hasReference(text) else { return .text(text, isSecret: referencedSecret) }
                 return .expand(Frame(path: key, isKey: true, source: configured.source, text: text))
             case .integer, .double, .bool:
-                return .text(configured.value.description, isSecret: referencedSecret)
+                return .text(configured.value.description, isSecret: configured.isSecret || referencedSecret)
             default:
                 break
             }
@@ -449,6 +469,25 @@ struct Interpolator {
                 "'${\(shownKey)}' in '\(path)' refers to a dictionary; only strings, numbers and booleans can be interpolated",
                 path: path, file: file)
         }
+    }
+
+    /// The keys whose values were built from `roots` (or from keys below them) through
+    /// `${...}`, directly or through other keys: known after ``resolve(_:prefix:)`` with
+    /// ``recordsReferences``.
+    func keys(dependingOn roots: Set<String>) -> Set<String> {
+        var referrers: [String: [String]] = [:]
+        for (key, referenced) in references {
+            for name in referenced { referrers[name, default: []].append(key) }
+        }
+        var found: Set<String> = []
+        var work: [String] = []
+        for (name, keys) in referrers where Interpolator.isSecret(name, in: roots) {
+            for key in keys where found.insert(key).inserted { work.append(key) }
+        }
+        while let name = work.popLast() {
+            for key in referrers[name] ?? [] where found.insert(key).inserted { work.append(key) }
+        }
+        return found
     }
 
     private mutating func credential(_ name: String, in path: String, file: String?) throws(EnvironmentError)

@@ -4,13 +4,13 @@ import Foundation
 /// validate. Nothing is swapped here; a thrown error leaves everything as it was.
 struct SnapshotBuilder {
     let options: EnvironmentOptions
-    /// Runtime overrides, dotted keys allowed.
-    let overrides: [String: SettingValue]
+    /// Runtime overrides in the order they were set, dotted keys allowed.
+    let overrides: [RuntimeOverride]
     /// Whether files are read: `false` for an in-memory environment, which uses the options'
     /// built-in configuration alone.
     let readsFiles: Bool
 
-    init(options: EnvironmentOptions, overrides: [String: SettingValue], readsFiles: Bool) {
+    init(options: EnvironmentOptions, overrides: [RuntimeOverride], readsFiles: Bool) {
         self.options = options
         self.overrides = overrides
         self.readsFiles = readsFiles
@@ -35,7 +35,11 @@ struct SnapshotBuilder {
         }
 
         var tree: [String: SettingNode] = [:]
-        SettingTree.merge(SettingTree.expandingDottedKeys(options.defaults), into: &tree, source: .defaults)
+        let defaults = try SettingTree.expandingDottedKeys(options.defaults) { first, second in
+            SettingTree.conflictError(
+                first, second, in: "the defaults (EnvironmentOptions.defaults)", code: .invalidSection)
+        }
+        SettingTree.merge(defaults, into: &tree, source: .defaults)
         var secrets = options.secretKeys
         var restartRequired = options.restartRequiredKeys
         for file in files {
@@ -54,28 +58,33 @@ struct SnapshotBuilder {
             secrets.formUnion(file.secrets)
             restartRequired.formUnion(file.restartRequired)
         }
-        SettingTree.merge(SettingTree.expandingDottedKeys(overrides), into: &tree, source: .override)
+        // Each override in turn, so the later of two that reach one path wins.
+        for override in overrides {
+            let values = try SettingTree.expandingDottedKeys([override.key: override.value]) { first, second in
+                SettingTree.conflictError(
+                    first, second, in: "the override of '\(Interpolator.shown(override.key))'", code: .invalidSection)
+            }
+            SettingTree.merge(values, into: &tree, source: .override)
+        }
 
+        let merged = tree
         var interpolator = Interpolator(
-            tree: tree, environmentName: name, processEnvironment: options.processEnvironment, secretPaths: secrets)
+            tree: merged, environmentName: name, processEnvironment: options.processEnvironment, secretPaths: secrets)
+        let resolved: [String: SettingNode]
         do {
-            tree = try interpolator.resolve(tree)
+            resolved = try interpolator.resolve(merged)
         } catch {
             throw Self.withholdingSecretReferences(error, secretPaths: secrets)
         }
+        tree = resolved
 
         var pending: [String: ConfiguredValue] = [:]
         if let previous, previous.environmentName == name {
-            for key in restartRequired.sorted() {
-                let path = key.split(separator: ".").map(String.init)
-                let old = previous.node(at: key)
-                let new = SettingTree.node(at: path, in: tree)
-                guard old?.contentIgnoringSources != new?.contentIgnoringSources else { continue }
-                pending[key] =
-                    new.map { ConfiguredValue(value: $0.value, source: $0.source, isSecret: $0.containsSecret) }
-                    ?? ConfiguredValue(value: .string("<removed>"), source: .defaults)
-                SettingTree.setNode(old, at: path, in: &tree)
-            }
+            // The running program's restart-only keys hold until it restarts: a key removed
+            // from RestartRequired still waits; one added takes effect at once.
+            restartRequired.formUnion(previous.restartRequiredKeys)
+            (tree, pending) = try holdingRestartOnlyKeys(
+                restartRequired, merged: merged, resolved: resolved, previous: previous, name: name, secrets: secrets)
         }
 
         let snapshot = EnvironmentSnapshot(
@@ -108,6 +117,63 @@ struct SnapshotBuilder {
     }
 
     private let builtInLabel = "<built-in configuration>"
+
+    /// The tree to run with while restart-only keys wait for a restart, and what waits.
+    ///
+    /// A restart-only key whose value changed keeps its running value (`previous`'s), and so
+    /// does every value built from it through `${...}`, directly or through other keys: those
+    /// are interpolated again against the running values. Each is listed in the pending
+    /// restarts with its new value. If the running values cannot be interpolated (a key that
+    /// uses a restart-only key the running program does not have), the reload is rejected.
+    ///
+    /// - Parameters:
+    ///   - merged: The layered tree, before interpolation.
+    ///   - resolved: `merged` interpolated: the new values.
+    private func holdingRestartOnlyKeys(
+        _ restartRequired: Set<String>, merged: [String: SettingNode], resolved: [String: SettingNode],
+        previous: EnvironmentSnapshot, name: String, secrets: Set<String>
+    ) throws(EnvironmentError) -> ([String: SettingNode], [String: ConfiguredValue]) {
+        func waiting(_ node: SettingNode?) -> ConfiguredValue {
+            node.map { ConfiguredValue(value: $0.value, source: $0.source, isSecret: $0.containsSecret) }
+                ?? ConfiguredValue(value: .string("<removed>"), source: .defaults)
+        }
+        var pending: [String: ConfiguredValue] = [:]
+        var held = merged
+        for key in restartRequired.sorted() {
+            let path = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            let old = previous.node(at: key)
+            let new = SettingTree.node(at: path, in: resolved)
+            guard old?.contentIgnoringSources != new?.contentIgnoringSources else { continue }
+            pending[key] = waiting(new)
+            SettingTree.setNode(old, at: path, in: &held)
+        }
+        if pending.isEmpty { return (resolved, pending) }
+
+        var interpolator = Interpolator(
+            tree: held, environmentName: name, processEnvironment: options.processEnvironment, secretPaths: secrets,
+            held: Set(pending.keys))
+        interpolator.recordsReferences = true
+        let running: [String: SettingNode]
+        do {
+            running = try interpolator.resolve(held)
+        } catch {
+            var error = Self.withholdingSecretReferences(error, secretPaths: secrets)
+            let keys = pending.keys.sorted().map(Interpolator.shown).joined(separator: ", ")
+            error.message =
+                "with the restart-only keys that changed (\(keys)) at their running values, as they stay until a restart: "
+                + error.message
+            error.hint = "Restart the service to apply the new values of \(keys) and of the keys that use them"
+            throw error
+        }
+        for key in interpolator.keys(dependingOn: Set(pending.keys)).sorted() where pending[key] == nil {
+            let path = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            let new = SettingTree.node(at: path, in: resolved)
+            guard new?.contentIgnoringSources != SettingTree.node(at: path, in: running)?.contentIgnoringSources
+            else { continue }
+            pending[key] = waiting(new)
+        }
+        return (running, pending)
+    }
 
     /// Every file the configuration is built from, in the order they apply: the base layer's
     /// documents, then the host's files (or the built-in configuration).
@@ -255,5 +321,20 @@ struct SnapshotBuilder {
                 hint: "Select a known environment, or add a '\(requested)' dictionary to \(options.fileName)")
         }
         return requested
+    }
+}
+
+/// One runtime override: a key (dotted paths allowed) and its value.
+struct RuntimeOverride: Sendable, Equatable {
+    let key: String
+    let value: SettingValue
+}
+
+extension [RuntimeOverride] {
+    /// Sets (or, with `nil`, removes) the override of `key`; a set one goes last, so it wins
+    /// over every earlier override that reaches the same path.
+    mutating func set(_ value: SettingValue?, forKey key: String) {
+        removeAll { $0.key == key }
+        if let value { append(RuntimeOverride(key: key, value: value)) }
     }
 }
