@@ -71,14 +71,31 @@ build_text_escaping() {
         -emit-library -static -o "$out/textescaping-$1/libTextEscaping.a" Sources/TextEscaping/*.swift
 }
 
+# The package's Environments module (which EnvironmentsControl imports), with the package name
+# of the fuzzer that uses it, into $out/environments-<package name>/; needs Logging and that
+# package's TextEscaping.
+build_environments() {
+    mkdir -p "$out/environments-$1"
+    swiftc -O -swift-version 6 -parse-as-library -module-name Environments -package-name "$1" \
+        -I "$out/logging" -I "$out/textescaping-$1" \
+        -emit-module -emit-module-path "$out/environments-$1/Environments.swiftmodule" \
+        -emit-library -static -o "$out/environments-$1/libEnvironments.a" \
+        $(find Sources/Environments -name '*.swift' | sort)
+}
+
 # Builds $out/<target>-fuzzer.
 build() {
     case "$1" in
     varlink)
-        # All of EnvironmentsControl's sources, and the TextEscaping module they use.
+        # All of EnvironmentsControl's sources, and the modules they use: TextEscaping and
+        # Environments (with Logging).
+        build_logging
         build_text_escaping VarlinkFuzz
+        build_environments VarlinkFuzz
         "${swiftc_fuzzer[@]}" -module-name VarlinkFuzz -package-name VarlinkFuzz \
             -I "$out/textescaping-VarlinkFuzz" -L "$out/textescaping-VarlinkFuzz" -lTextEscaping \
+            -I "$out/environments-VarlinkFuzz" -L "$out/environments-VarlinkFuzz" -lEnvironments \
+            -I "$out/logging" -L "$out/logging" -lLogging \
             Sources/EnvironmentsControl/*.swift Fuzz/varlink/*.swift -o "$out/varlink-fuzzer"
         ;;
     bplist)

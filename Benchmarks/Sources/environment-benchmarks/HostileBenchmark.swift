@@ -93,7 +93,7 @@ struct HostileBenchmark {
                 do {
                     _ = try environment.reload()
                     code = "accepted"
-                } catch let error as EnvironmentError {
+                } catch {
                     code = error.code.description
                 }
                 timings.append((ContinuousClock.now - start).milliseconds)
