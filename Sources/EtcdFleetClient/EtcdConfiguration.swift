@@ -84,7 +84,9 @@ public struct EtcdConfiguration: Sendable, Hashable {
         for url in urls where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
             throw EtcdError(
                 operation: "configure", message: "endpoint '\(url)' is not an http:// or https:// URL",
-                hint: "list the members' client URLs, for example http://10.0.0.1:2379,http://10.0.0.2:2379")
+                hint:
+                    "list the members' client URLs, for example http://etcd-1.cluster.example:2379,http://etcd-2.cluster.example:2379"
+            )
         }
         guard let prefix = prefix ?? processEnvironment[prefixVariable], !prefix.isEmpty else {
             throw EtcdError(

@@ -108,19 +108,12 @@ import Testing
     func checkWithoutPermission() throws {
         let directory = try EnvctlEditingTests.Directory()
         func checkAsNobody() throws -> (status: Int32, output: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = [
-                "--reuid=65534", "--regid=65534", "--clear-groups", BuiltProducts.envctl, "check", "--config-dir",
-                directory.path,
-            ]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+            try runToEnd(
+                "/usr/bin/setpriv",
+                [
+                    "--reuid=65534", "--regid=65534", "--clear-groups", BuiltProducts.envctl, "check", "--config-dir",
+                    directory.path,
+                ])
         }
         #expect(chmod(directory.path, 0o755) == 0)
         let readable = try checkAsNobody()

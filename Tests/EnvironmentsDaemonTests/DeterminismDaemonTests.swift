@@ -44,20 +44,7 @@ import Testing
         for key in ["SWIFT_DETERMINISTIC_HASHING", "APP_ENVIRONMENT", "APP_INSTANCE", "CONFIGURATION_DIRECTORY"] {
             environment[key] = nil
         }
-        return try (0..<runs).map { _ in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: BuiltProducts.envctl)
-            process.arguments = arguments
-            process.environment = environment
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
+        return try (0..<runs).map { _ in try runToEnd(BuiltProducts.envctl, arguments, environment: environment) }
     }
 
     @Test("get and show answer the same in every process: the higher layer wins, each key listed once")

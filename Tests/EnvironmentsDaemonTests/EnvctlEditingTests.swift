@@ -38,23 +38,12 @@ import Testing
     static func envctl(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (
         status: Int32, output: String
     ) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BuiltProducts.envctl)
-        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         for key in ["APP_ENVIRONMENT", "APP_INSTANCE", "CONFIGURATION_DIRECTORY", "RUNTIME_DIRECTORY", "VISUAL"] {
             environment[key] = nil
         }
         environment.merge(extra) { _, new in new }
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return try runToEnd(BuiltProducts.envctl, arguments, environment: environment)
     }
 
     @Test func setWritesTypedValuesAndUnsetRemovesThem() throws {

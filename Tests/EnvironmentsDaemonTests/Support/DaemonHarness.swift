@@ -242,3 +242,22 @@ func onOwnThread<Result: Sendable>(_ body: @escaping @Sendable () throws -> Resu
         thread.start()
     }
 }
+
+/// Runs `executable` to its end with no terminal (stdin from /dev/null) and returns its exit
+/// status and its output (stdout and stderr together).
+func runToEnd(
+    _ executable: String, _ arguments: [String], environment: [String: String]? = nil
+) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
