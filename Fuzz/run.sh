@@ -4,6 +4,8 @@
 # a leak, or too much memory (-rss_limit_mb, -malloc_limit_mb; see limits() below).
 #
 #   Fuzz/run.sh [SECONDS [TARGET...]]     TARGET: varlink plist bplist interpolation duration logline (default: all)
+#   FUZZ_SEED=N   fixes libFuzzer's random seed (CI: a run that can be repeated)
+#   FUZZ_JOBS=N   runs N targets at once (default 1; each uses one core)
 #
 # Targets (each is Fuzz/<target>/*.swift; its first comment says what it checks):
 #   varlink        the control socket's framer and decoder (Sources/EnvironmentsControl)
@@ -41,47 +43,9 @@ export SWIFT_BACKTRACE=enable=no
 # -use-ld=lld: gold prints a warning for every ASan helper symbol.
 swiftc_fuzzer=(swiftc -O -swift-version 6 -sanitize=fuzzer,address -use-ld=lld -parse-as-library)
 
-# swift-log's Logging module, for the interpolation target (the whole Environments module
-# imports it). Its sources come from a checkout SwiftPM already made, else from a resolve of
-# our own (into .build-fuzz-spm, leaving .build alone).
-build_logging() {
-    local sources=""
-    for checkout in .build/checkouts/swift-log .build-fuzz-spm/checkouts/swift-log; do
-        if [ -d "$checkout/Sources/Logging" ]; then sources="$checkout/Sources/Logging" && break; fi
-    done
-    if [ -z "$sources" ]; then
-        swift package resolve --scratch-path .build-fuzz-spm >&2
-        sources=.build-fuzz-spm/checkouts/swift-log/Sources/Logging
-    fi
-    mkdir -p "$out/logging"
-    # The upcoming features and package name that swift-log's Package.swift sets.
-    swiftc -O -swift-version 6 -parse-as-library -module-name Logging -package-name swift_log \
-        -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility \
-        -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature NonisolatedNonsendingByDefault \
-        -emit-module -emit-module-path "$out/logging/Logging.swiftmodule" \
-        -emit-library -static -o "$out/logging/libLogging.a" $(find "$sources" -name '*.swift' | sort)
-}
-
-# The package's TextEscaping module, with the package name of the fuzzer that uses it (its API
-# is `package`), into $out/textescaping-<package name>/.
-build_text_escaping() {
-    mkdir -p "$out/textescaping-$1"
-    swiftc -O -swift-version 6 -parse-as-library -module-name TextEscaping -package-name "$1" \
-        -emit-module -emit-module-path "$out/textescaping-$1/TextEscaping.swiftmodule" \
-        -emit-library -static -o "$out/textescaping-$1/libTextEscaping.a" Sources/TextEscaping/*.swift
-}
-
-# The package's Environments module (which EnvironmentsControl imports), with the package name
-# of the fuzzer that uses it, into $out/environments-<package name>/; needs Logging and that
-# package's TextEscaping.
-build_environments() {
-    mkdir -p "$out/environments-$1"
-    swiftc -O -swift-version 6 -parse-as-library -module-name Environments -package-name "$1" \
-        -I "$out/logging" -I "$out/textescaping-$1" \
-        -emit-module -emit-module-path "$out/environments-$1/Environments.swiftmodule" \
-        -emit-library -static -o "$out/environments-$1/libEnvironments.a" \
-        $(find Sources/Environments -name '*.swift' | sort)
-}
+# build_logging, build_text_escaping and build_environments: the modules some targets link,
+# built with plain swiftc into $out (scripts/lib/modules.sh).
+source scripts/lib/modules.sh
 
 # Builds $out/<target>-fuzzer.
 build() {
@@ -175,26 +139,41 @@ done
 seed_option=""
 if [ -n "${FUZZ_SEED:-}" ]; then seed_option="-seed=$FUZZ_SEED"; fi
 
-failed=()
-for target in "${targets[@]}"; do
-    echo "== fuzzing $target for $seconds s"
+# Fuzzes one target; its report goes to $out/<target>.result, its status to $out/<target>.status.
+fuzz() {
+    local target="$1" log="$out/$1.log" status=0
     mkdir -p "Fuzz/$target/crashes" "$out/$target-corpus"
     cp Fuzz/$target/corpus/* "$out/$target-corpus/"
-    log="$out/$target.log"
     # A known leak in swift-foundation (see the file) must not stop the interpolation fuzzer.
-    lsan_options=""
+    local lsan_options=""
     if [ -f "Fuzz/$target/lsan.supp" ]; then lsan_options="suppressions=$PWD/Fuzz/$target/lsan.supp"; fi
     # shellcheck disable=SC2046 # limits() and options() are meant to split into words
-    if LSAN_OPTIONS="$lsan_options" "$out/$target-fuzzer" -max_total_time="$seconds" $(limits "$target") $seed_option \
+    LSAN_OPTIONS="$lsan_options" "$out/$target-fuzzer" -max_total_time="$seconds" $(limits "$target") $seed_option \
         $(options "$target") -artifact_prefix="Fuzz/$target/crashes/" \
-        "$out/$target-corpus" >"$log" 2>&1; then
+        "$out/$target-corpus" >"$log" 2>&1 || status=$?
+    if [ "$status" -eq 0 ]; then
         # libFuzzer's last line: "Done 123456 runs in 61 second(s)".
         echo "$target: $(grep -a '^Done ' "$log" | tail -1)"
     else
-        failed+=("$target")
         echo "$target: FAILED (full log: $log); the end of its output:"
         grep -av '^#[0-9]' "$log" | tail -40
     fi
+    echo "$status" >"$out/$target.status"
+}
+
+# $FUZZ_JOBS targets run at once (default 1; each uses one core).
+jobs="${FUZZ_JOBS:-1}"
+echo "== fuzzing ${targets[*]} for $seconds s each, $jobs at a time"
+for target in "${targets[@]}"; do
+    rm -f "$out/$target.status"
+    fuzz "$target" >"$out/$target.result" 2>&1 &
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+done
+wait
+failed=()
+for target in "${targets[@]}"; do
+    cat "$out/$target.result"
+    [ "$(cat "$out/$target.status" 2>/dev/null || echo 1)" = 0 ] || failed+=("$target")
 done
 
 if [ ${#failed[@]} -gt 0 ]; then

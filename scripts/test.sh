@@ -1,43 +1,73 @@
 #!/bin/bash
-# Runs every test: installs the Debian packages the build and the tests need (when missing; etcd
-# for the fleet tests, which start their own cluster; tmux and vi for envctl edit's terminal test),
+# Runs every test: installs the Debian packages the build and the tests need (when missing),
 # builds, runs the Swift Testing suites, then the end-to-end tests under a real systemd
 # (systemd 252 and 257 in containers; see Tests/EndToEnd/README.md).
+#
+# Work that waits overlaps work that computes, on two cores: the containers' root file systems
+# are made while Swift compiles, the release build compiles while the unit tests run, and the
+# Hummingbird example compiles while the end-to-end tests boot containers. The output of a build that runs beside something else goes to a log, printed if
+# the build fails. A table of each step's wall time ends the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-packages=(libsystemd-dev pkg-config systemd-container debootstrap etcd-server etcd-client tmux vim-tiny)
-missing=()
-for package in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    echo "== installing ${missing[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    sudo=()
-    if [ "$(id -u)" != 0 ]; then
-        if command -v sudo >/dev/null; then
-            sudo=(sudo --preserve-env=DEBIAN_FRONTEND)
-        else
-            echo "scripts/test.sh: not root and no sudo: install ${missing[*]} first" >&2
-            exit 1
-        fi
-    fi
-    "${sudo[@]}" apt-get update -qq
-    "${sudo[@]}" apt-get install -y -qq "${missing[@]}"
-fi
-
-# Each step's wall time, printed at the end (.ci/run prints its own phases around this).
-steps=()
-step() {
-    echo "== $1"
-    local started=$SECONDS
-    "${@:2}"
-    steps+=("$(printf '  %-42s %5d s' "$1" $((SECONDS - started)))")
+standalone=$([ -z "${STEPS_FILE:-}" ] && echo 1 || echo 0)
+source scripts/lib/steps.sh
+logs="$(mktemp -d)"
+background=()
+finish() {
+    local status=$?
+    for pid in "${background[@]}"; do kill "$pid" 2>/dev/null || true; done # still running: stop it
+    [ "$standalone" = 1 ] && print_steps "scripts/test.sh steps"
+    exit "$status"
 }
+trap finish EXIT
+
+# Waits for a step started in the background; prints its log if it failed.
+wait_for() { # pid log
+    local status=0
+    wait "$1" || status=$?
+    local remaining=() pid
+    for pid in "${background[@]}"; do [ "$pid" = "$1" ] || remaining+=("$pid"); done
+    background=("${remaining[@]}")
+    if [ "$status" -ne 0 ]; then
+        tail -80 "$2" >&2
+        echo "scripts/test.sh: a background step failed (exit $status); its whole log: $2" >&2
+        exit "$status"
+    fi
+}
+
+# Runs a command with its output in a log: for steps that run beside another.
+logged() { # log command...
+    "${@:2}" >"$1" 2>&1
+}
+
+scripts/install-packages.sh
+
+# The containers' root file systems (cached outside the clone; built only on a machine that
+# has none) are made while Swift compiles.
+step "end-to-end: root file systems (beside the build)" \
+    logged "$logs/rootfs.log" python3 Tests/EndToEnd/run_e2e.py --prepare &
+rootfs=$!
+background+=("$rootfs")
+
 step "swift build --build-tests" swift build --build-tests
+
+step "release build (scripts/build-release.sh, beside the unit tests)" \
+    logged "$logs/release-build.log" scripts/build-release.sh &
+release=$!
+background+=("$release")
 step "swift test" swift test --skip-build
-step "end-to-end tests under systemd" python3 Tests/EndToEnd/run_e2e.py
-step "end-to-end: Hummingbird example (257)" python3 Tests/EndToEnd/run_hummingbird_e2e.py
-echo "== scripts/test.sh steps (wall time)"
-printf '%s\n' "${steps[@]}"
+wait_for "$release" "$logs/release-build.log"
+binaries="$(scripts/build-release.sh --show-bin-path)"
+
+hummingbird_build=(swift build -c release --static-swift-stdlib --package-path Examples/hummingbird-service
+    --scratch-path .build-hummingbird-release)
+step "Hummingbird example: release build (beside the end-to-end tests)" \
+    logged "$logs/hummingbird-build.log" "${hummingbird_build[@]}" &
+hummingbird=$!
+background+=("$hummingbird")
+wait_for "$rootfs" "$logs/rootfs.log"
+step "end-to-end tests under systemd" python3 Tests/EndToEnd/run_e2e.py --binaries "$binaries"
+wait_for "$hummingbird" "$logs/hummingbird-build.log"
+step "end-to-end: Hummingbird example (257)" python3 Tests/EndToEnd/run_hummingbird_e2e.py \
+    --binary "$("${hummingbird_build[@]}" --show-bin-path)/hummingbird-service" --envctl "$binaries/envctl"
+rm -rf "$logs"

@@ -21,6 +21,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import traceback
 
@@ -156,6 +157,29 @@ def print_tables(all_results, selected):
             log(f"  {number + '. ' + title:<58} {verdict}")
 
 
+def prepare_root_file_systems():
+    """Builds the missing root file systems, the suites side by side (debootstrap waits on the
+    network and the disk more than on the processor)."""
+    check_prerequisites(need_swift=False)
+    suites = sorted({configuration.suite for configuration in CONFIGURATIONS})
+    failures = []
+
+    def prepare(suite):
+        try:
+            log(f"Root file system {suite}: {ensure_rootfs(suite)}")
+        except Exception as error:  # noqa: BLE001 - reported below, and again by the run that needs it
+            failures.append(f"{suite}: {error}")
+
+    threads = [threading.Thread(target=prepare, args=(suite,)) for suite in suites]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for failure in failures:
+        log(f"FAIL: {failure}")
+    return 1 if failures else 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binaries", help="a directory with release builds of example-daemon and envctl (default: build them)")
@@ -164,9 +188,13 @@ def main():
     parser.add_argument("--scenario", action="append", choices=[n for n, _ in SCENARIOS],
                         help="run only this scenario (repeatable); each starts from a fresh daemon")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every check and command")
+    parser.add_argument("--prepare", action="store_true",
+                        help="only build the missing root file systems (both suites at once) and exit")
     arguments = parser.parse_args()
     Options.verbose = arguments.verbose
     started = time.monotonic()
+    if arguments.prepare:
+        return prepare_root_file_systems()
 
     def interrupted(signum, _frame):
         raise Interrupted(f"signal {signum}")

@@ -1,8 +1,15 @@
 """Cached Debian root file systems (bookworm: systemd 252; trixie: systemd 257), built once
-with debootstrap from the host's own Debian mirror (or debootstrap's default)."""
+with debootstrap from the host's own Debian mirror (or debootstrap's default).
+
+The cache lives outside the clone ($SWIFT_ENVIRONMENTS_E2E_CACHE, default
+/var/cache/swift-environments-e2e), so a second run on the same machine reuses it while a fresh
+machine builds it. Each root file system is keyed by what it is built from (the suite, the
+debootstrap variant and packages, the mirror): `trixie-<key>`. Changing any of them builds a
+new one; nothing else invalidates it (delete the folder to refresh a suite's packages)."""
 
 import fcntl
 import glob
+import hashlib
 import os
 import shutil
 import subprocess
@@ -87,13 +94,23 @@ def processes_using(path):
     return found
 
 
+VARIANT = "minbase"
+PACKAGES = "systemd,systemd-sysv,dbus"
+
+
+def rootfs_key(suite):
+    """What a root file system is built from, hashed: its folder's suffix."""
+    inputs = "\n".join(["format 1", suite, VARIANT, PACKAGES, debian_mirror() or "default mirror"])
+    return hashlib.sha256(inputs.encode()).hexdigest()[:12]
+
+
 def ensure_rootfs(suite):
     cache = cache_directory()
     os.makedirs(cache, exist_ok=True)
-    target = os.path.join(cache, suite)
+    target = os.path.join(cache, f"{suite}-{rootfs_key(suite)}")
     if rootfs_complete(target):
         return target
-    with open(os.path.join(cache, f".{suite}.lock"), "w") as lock:
+    with open(target + ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         temporary = target + ".tmp"
         deadline = time.monotonic() + 900
@@ -113,13 +130,13 @@ def ensure_rootfs(suite):
         mirror = debian_mirror()
         log(f"  building the {suite} root file system with debootstrap from {mirror or 'its default mirror'} ...")
         started = time.monotonic()
-        with open(os.path.join(cache, f"{suite}.log"), "w") as output:
+        with open(target + ".log", "w") as output:
             result = subprocess.run(
-                ["debootstrap", "--variant=minbase", "--include=systemd,systemd-sysv,dbus", suite, temporary]
+                ["debootstrap", f"--variant={VARIANT}", f"--include={PACKAGES}", suite, temporary]
                 + ([mirror] if mirror else []),
                 stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         if result.returncode != 0 or not rootfs_complete(temporary):
-            raise RuntimeError(f"debootstrap {suite} failed (exit {result.returncode}); see {cache}/{suite}.log")
+            raise RuntimeError(f"debootstrap {suite} failed (exit {result.returncode}); see {target}.log")
         os.rename(temporary, target)
         log(f"  built {target} in {time.monotonic() - started:.0f} s")
         return target

@@ -1,0 +1,50 @@
+# Modules of this package and of swift-log built with plain swiftc, no SwiftPM: for programs
+# that compile part of the package into one module of their own (the fuzzers, Fuzz/run.sh; the
+# read path under ThreadSanitizer, scripts/tsan-read-path.sh). Sourced, not run.
+#
+# The caller sets $out (the output folder) and may set module_flags (default: -O), the swiftc
+# flags every module is compiled with (a sanitizer, say). Each function leaves a module and a
+# static library in a folder of $out; link with -I DIR -L DIR -lNAME.
+
+# swift-log's Logging module, for the interpolation target (the whole Environments module
+# imports it). Its sources come from a checkout SwiftPM already made, else from a resolve of
+# our own (into .build-fuzz-spm, leaving .build alone).
+build_logging() {
+    local sources=""
+    for checkout in .build/checkouts/swift-log .build-fuzz-spm/checkouts/swift-log; do
+        if [ -d "$checkout/Sources/Logging" ]; then sources="$checkout/Sources/Logging" && break; fi
+    done
+    if [ -z "$sources" ]; then
+        swift package resolve --scratch-path .build-fuzz-spm >&2
+        sources=.build-fuzz-spm/checkouts/swift-log/Sources/Logging
+    fi
+    mkdir -p "$out/logging"
+    # The upcoming features and package name that swift-log's Package.swift sets.
+    swiftc "${module_flags[@]:--O}" -swift-version 6 -parse-as-library -module-name Logging -package-name swift_log \
+        -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility \
+        -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature NonisolatedNonsendingByDefault \
+        -emit-module -emit-module-path "$out/logging/Logging.swiftmodule" \
+        -emit-library -static -o "$out/logging/libLogging.a" $(find "$sources" -name '*.swift' | sort)
+}
+
+# The package's TextEscaping module, with the package name of the fuzzer that uses it (its API
+# is `package`), into $out/textescaping-<package name>/.
+build_text_escaping() {
+    mkdir -p "$out/textescaping-$1"
+    swiftc "${module_flags[@]:--O}" -swift-version 6 -parse-as-library -module-name TextEscaping -package-name "$1" \
+        -emit-module -emit-module-path "$out/textescaping-$1/TextEscaping.swiftmodule" \
+        -emit-library -static -o "$out/textescaping-$1/libTextEscaping.a" Sources/TextEscaping/*.swift
+}
+
+# The package's Environments module (which EnvironmentsControl imports), with the package name
+# of the fuzzer that uses it, into $out/environments-<package name>/; needs Logging and that
+# package's TextEscaping.
+build_environments() {
+    mkdir -p "$out/environments-$1"
+    swiftc "${module_flags[@]:--O}" -swift-version 6 -parse-as-library -module-name Environments -package-name "$1" \
+        -I "$out/logging" -I "$out/textescaping-$1" \
+        -emit-module -emit-module-path "$out/environments-$1/Environments.swiftmodule" \
+        -emit-library -static -o "$out/environments-$1/libEnvironments.a" \
+        $(find Sources/Environments -name '*.swift' | sort)
+}
+
