@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Benchmarks, side by side with apple/swift-configuration, in a package of their own so that
-// users of swift-environments and its tests never build the peer.
+// users of swift-environments and its tests never build the peer. Also the one release build
+// graph of CI (scripts/build-release.sh).
 //
 //     swift run -c release --package-path Benchmarks environment-benchmarks [--json]
 //     swift run -c release --package-path Benchmarks fleet-benchmark [--json]
@@ -11,6 +12,11 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "swift-environments", path: ".."),
+        // Not used by a target here: named so that CI's one release build (scripts/build-release.sh)
+        // builds the Hummingbird example in the same graph as the benchmarks, the example daemon
+        // and envctl, compiling swift-nio and this package once (SwiftPM warns that no target
+        // uses it; running the benchmarks never compiles it).
+        .package(name: "hummingbird-service", path: "../Examples/hummingbird-service"),
         .package(
             url: "https://github.com/apple/swift-configuration.git", exact: "1.4.0",
             traits: ["PropertyList", "Reloading"]),

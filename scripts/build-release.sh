@@ -1,9 +1,10 @@
 #!/bin/bash
-# Builds everything that runs optimized, in ONE release build graph, and prints the folder of
-# the binaries: the example daemon and envctl (statically linked, for the end-to-end tests'
-# containers) and the benchmarks. The benchmarks are a package of their own that depends on
-# this one, so building the two executables there too compiles swift-nio, BoringSSL,
-# AsyncHTTPClient and this package once in release instead of once per package.
+# Builds everything CI runs optimized in ONE release build graph: the example daemon, envctl
+# and the Hummingbird example (statically linked, for the end-to-end tests' containers) and the
+# benchmarks. The benchmarks are a package of their own that depends on this package and on
+# the Hummingbird example's, so building all of it there compiles swift-nio, BoringSSL,
+# AsyncHTTPClient, swift-configuration and this package once in release instead of once per
+# package.
 #
 #   scripts/build-release.sh                  builds (in Benchmarks/.build/release)
 #   scripts/build-release.sh --show-bin-path  only prints that folder
@@ -14,4 +15,5 @@ if [ "${1:-}" = --show-bin-path ]; then exec "${build[@]}" --show-bin-path; fi
 "${build[@]}" >&2
 "${build[@]}" --product example-daemon >&2
 "${build[@]}" --product envctl >&2
+"${build[@]}" --product hummingbird-service >&2
 "${build[@]}" --show-bin-path

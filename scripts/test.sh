@@ -4,8 +4,8 @@
 # (systemd 252 and 257 in containers; see Tests/EndToEnd/README.md).
 #
 # Work that waits overlaps work that computes, on two cores: the containers' root file systems
-# are made while Swift compiles, the release build compiles while the unit tests run, and the
-# Hummingbird example compiles while the end-to-end tests boot containers. The output of a build that runs beside something else goes to a log, printed if
+# are made while Swift compiles, and the release build compiles beside the debug build and the
+# unit tests. The output of a build that runs beside something else goes to a log, printed if
 # the build fails. A table of each step's wall time ends the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,25 +49,20 @@ step "end-to-end: root file systems (beside the build)" \
 rootfs=$!
 background+=("$rootfs")
 
-step "swift build --build-tests" swift build --build-tests
-
-step "release build (scripts/build-release.sh, beside the unit tests)" \
+# The release build (scripts/build-release.sh: the containers' binaries and the benchmarks, in
+# one graph) compiles beside the debug build and the unit tests.
+step "release build (scripts/build-release.sh, in the background)" \
     logged "$logs/release-build.log" scripts/build-release.sh &
 release=$!
 background+=("$release")
+
+step "swift build --build-tests" swift build --build-tests
 step "swift test" swift test --skip-build
 wait_for "$release" "$logs/release-build.log"
 binaries="$(scripts/build-release.sh --show-bin-path)"
 
-hummingbird_build=(swift build -c release --static-swift-stdlib --package-path Examples/hummingbird-service
-    --scratch-path .build-hummingbird-release)
-step "Hummingbird example: release build (beside the end-to-end tests)" \
-    logged "$logs/hummingbird-build.log" "${hummingbird_build[@]}" &
-hummingbird=$!
-background+=("$hummingbird")
 wait_for "$rootfs" "$logs/rootfs.log"
 step "end-to-end tests under systemd" python3 Tests/EndToEnd/run_e2e.py --binaries "$binaries"
-wait_for "$hummingbird" "$logs/hummingbird-build.log"
 step "end-to-end: Hummingbird example (257)" python3 Tests/EndToEnd/run_hummingbird_e2e.py \
-    --binary "$("${hummingbird_build[@]}" --show-bin-path)/hummingbird-service" --envctl "$binaries/envctl"
+    --binary "$binaries/hummingbird-service" --envctl "$binaries/envctl"
 rm -rf "$logs"

@@ -8,6 +8,9 @@ import PackageDescription
 let package = Package(
     name: "hummingbird-service",
     platforms: [.macOS(.v15)],
+    // A product, so that a package that depends on this one can build it (CI's one release
+    // build, in the Benchmarks package: scripts/build-release.sh).
+    products: [.executable(name: "hummingbird-service", targets: ["hummingbird-service"])],
     dependencies: [
         .package(name: "swift-environments", path: "../.."),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),

@@ -104,6 +104,29 @@ def rootfs_key(suite):
     return hashlib.sha256(inputs.encode()).hexdigest()[:12]
 
 
+def mounts_under(path):
+    """Mount points at or below path, deepest first."""
+    prefix = os.path.realpath(path).rstrip("/") + "/"
+    points = []
+    with open("/proc/self/mounts") as mounts:
+        for line in mounts:
+            point = line.split()[1].encode().decode("unicode_escape")
+            if (point + "/").startswith(prefix):
+                points.append(point)
+    return sorted(points, key=len, reverse=True)
+
+
+def remove_tree(path):
+    """Removes a root file system folder, first unmounting what an interrupted debootstrap left
+    mounted in it (its /proc, /sys or /dev): removing through such a mount would try to delete
+    the host's own files."""
+    for point in mounts_under(path):
+        subprocess.run(["umount", "--lazy", point], check=False)
+    if mounts_under(path):
+        raise RuntimeError(f"{path} still has mounts ({', '.join(mounts_under(path))}); unmount them and remove it by hand")
+    shutil.rmtree(path, ignore_errors=True)
+
+
 def ensure_rootfs(suite):
     cache = cache_directory()
     os.makedirs(cache, exist_ok=True)
@@ -125,8 +148,8 @@ def ensure_rootfs(suite):
             skip_or_fail(f"no cached root file system at {target} and no debootstrap to build it (apt-get install debootstrap)")
         if os.path.exists(target):
             log(f"  {target} is incomplete; rebuilding it")
-            shutil.rmtree(target)
-        shutil.rmtree(temporary, ignore_errors=True)
+            remove_tree(target)
+        remove_tree(temporary)
         mirror = debian_mirror()
         log(f"  building the {suite} root file system with debootstrap from {mirror or 'its default mirror'} ...")
         started = time.monotonic()
