@@ -93,21 +93,45 @@ public final class EtcdClient: Sendable {
         return ((response.kvs ?? []).compactMap { $0.decoded() }, response.header?.revisionNumber ?? 0)
     }
 
-    /// Writes `puts` and deletes `deletes` in one transaction, only if no key under `prefix`
-    /// changed after `revision`.
+    /// The most keys ``commit(puts:deletes:prefix:ifUnchangedSince:expecting:)`` can expect: etcd
+    /// refuses a transaction with more than `--max-txn-ops` (128 by default) comparisons, and one
+    /// of them covers the whole prefix.
+    public static let maximumExpectedKeys = 127
+
+    /// Writes `puts` and deletes `deletes` in one transaction, only if nothing under `prefix`
+    /// changed after `revision`: no key was written or created after it (one comparison over the
+    /// range), and every key of `expecting` still exists, last changed at the revision given
+    /// for it (a deleted key fails that comparison: etcd compares a missing key's revision as 0).
     ///
-    /// - Returns: The revision of the write, or `nil` if a key under `prefix` changed after
+    /// - Parameter expecting: The keys read at `revision` that must still be there, each with
+    ///   its last-change revision; at most ``maximumExpectedKeys``.
+    /// - Returns: The revision of the write, or `nil` if something under `prefix` changed after
     ///   `revision` (nothing was written).
+    /// - Throws: ``EtcdError`` if etcd cannot be reached or refuses the transaction, or if
+    ///   `expecting` has more than ``maximumExpectedKeys`` keys (nothing is sent).
     public func commit(
-        puts: [(key: String, value: Data)], deletes: [String], prefix: String, ifUnchangedSince revision: Int64
+        puts: [(key: String, value: Data)], deletes: [String], prefix: String, ifUnchangedSince revision: Int64,
+        expecting: [String: Int64] = [:]
     ) async throws(EtcdError) -> Int64? {
+        guard expecting.count <= Self.maximumExpectedKeys else {
+            throw EtcdError(
+                operation: "transaction under \(prefix)",
+                message:
+                    "\(expecting.count) documents under the prefix, more than one transaction can check (\(Self.maximumExpectedKeys), below etcd's default --max-txn-ops of 128)",
+                hint: "merge drop-ins until at most \(Self.maximumExpectedKeys) documents remain")
+        }
+        let unchanged = expecting.keys.sorted().map { key in
+            TransactionRequest.Compare(
+                key: key.base64, range_end: nil, target: "MOD", result: "EQUAL",
+                mod_revision: String(expecting[key]!))
+        }
         let request = TransactionRequest(
             compare: [
                 // Every key in the range was last changed at or before `revision`.
                 .init(
                     key: prefix.base64, range_end: rangeEnd(ofPrefix: prefix), target: "MOD", result: "LESS",
                     mod_revision: String(revision + 1))
-            ],
+            ] + unchanged,
             success: puts.map { .init(request_put: .init(key: $0.key.base64, value: $0.value.base64EncodedString())) }
                 + deletes.map { .init(request_delete_range: .init(key: $0.base64)) },
             failure: [])

@@ -32,22 +32,19 @@ extension JournalLogHandler {
         ///
         /// - ``journal`` when `JOURNAL_STREAM=device:inode` matches standard error (systemd
         ///   connected standard error to the journal, so structured entries are better);
-        /// - ``stderrWithPriorityPrefix`` under a service manager (`INVOCATION_ID` is set) or
-        ///   when standard error is not a terminal;
-        /// - ``stderrPlain`` on a terminal.
+        /// - ``stderrPlain`` otherwise: on a terminal, and in a file or a pipe (a daemon run by
+        ///   hand with `2>daemon.log`, or a unit's `StandardError=file:`), where a line needs its
+        ///   timestamp and a `<N>` prefix would mean nothing to the reader.
+        ///
+        /// ``stderrWithPriorityPrefix`` is for a standard error that something parses as syslog
+        /// does; choose it explicitly.
         public static func automatic() -> Output {
             automatic(standardError: FileDescriptorWriter.standardError)
         }
 
         /// ``automatic()`` for a given descriptor in place of standard error.
         static func automatic(standardError descriptor: Int32) -> Output {
-            if isJournalStream(descriptor) {
-                return .journal
-            }
-            if getenv("INVOCATION_ID") != nil || isatty(descriptor) == 0 {
-                return .stderrWithPriorityPrefix
-            }
-            return .stderrPlain
+            isJournalStream(descriptor) ? .journal : .stderrPlain
         }
 
         /// Whether `JOURNAL_STREAM` names the file `descriptor` refers to.

@@ -127,11 +127,11 @@ public struct JournalLogHandler: LogHandler {
                     priority: SyslogPriority(event.level), message: event.message.description,
                     metadata: metadata),
                 to: descriptor)
-        case .plainLines(let descriptor):
+        case .plainLines(let descriptor, let oneLinePerEntry):
             FileDescriptorWriter.write(
                 LogLineFormatter.plain(
                     timestamp: LogTimestamp.now(), level: event.level, label: label,
-                    message: event.message.description, metadata: metadata),
+                    message: event.message.description, metadata: metadata, oneLinePerEntry: oneLinePerEntry),
                 to: descriptor)
         }
     }

@@ -41,17 +41,25 @@ enum LogLineFormatter {
         return String(decoding: cut(bytes), as: UTF8.self)
     }
 
-    /// Readable lines for a terminal: timestamp, level, label, message and metadata, with
-    /// continuation lines of a multi-line message indented.
+    /// Readable lines: timestamp, level, label, message and metadata. On a terminal, the
+    /// continuation lines of a multi-line message are indented; with `oneLinePerEntry` (a file
+    /// or a pipe, read line by line), line feeds are escaped as `\n` and the line is cut at
+    /// ``maximumLineBytes``, as ``prefixed(priority:message:metadata:)`` does.
     ///
     /// `"2025-01-31T14:05:09.123+0100 info daemon: reloaded generation=3\n"`
     static func plain(
         timestamp: String, level: Logger.Level, label: String, message: String,
-        metadata: Logger.Metadata
+        metadata: Logger.Metadata, oneLinePerEntry: Bool = false
     ) -> String {
-        let lines = self.lines(of: message, metadata: metadata)
         let header =
             "\(timestamp) \(level)\(label.isEmpty ? "" : " \(ControlCharacters.escaped(label))"): "
+        if oneLinePerEntry {
+            var message = Substring(message)
+            if message.last == "\n" || message.last == "\r\n" { message.removeLast() }
+            let line = header + ControlCharacters.escaped(String(message)) + render(metadata) + "\n"
+            return String(decoding: cut(Array(line.utf8)), as: UTF8.self)
+        }
+        let lines = self.lines(of: message, metadata: metadata)
         var text = header + lines[0] + "\n"
         for line in lines.dropFirst() {
             text += continuationIndent + line + "\n"

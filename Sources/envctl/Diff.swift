@@ -13,7 +13,8 @@ struct Diff: ParsableCommand {
             what the running daemon uses with what its files give now for its environment and instance: \
             an edit not yet reloaded, or a restart-only key waiting for a restart. Secret values are \
             compared but printed as <redacted> unless --show-secrets (from a daemon: root and its user \
-            only). Exit status 0 whether or not there are differences; 1 on an error.
+            only). Exit status, as diff(1) and git diff --exit-code: 0 without differences, 1 with \
+            differences, 2 on an error.
             """)
 
     @OptionGroup var location: LocationOptions
@@ -46,24 +47,34 @@ struct Diff: ParsableCommand {
     }
 
     func run() throws {
-        try reportingFailures {
-            let (leftName, left, rightName, right) = running ? try runningAndFiles() : try twoEnvironments()
-            printLine("--- \(leftName)")
-            printLine("+++ \(rightName)")
-            var differences = 0
-            for key in Set(left.keys).union(right.keys).sorted() {
-                let (old, new) = (left[key], right[key])
-                if let old, let new, old.comparable == new.comparable, old.comparable != nil { continue }
-                if let old, let new, old.comparable == nil || new.comparable == nil {
-                    printLine("? \(key) = \(old.display)    # secret, not compared (--show-secrets)")
-                    continue
-                }
-                differences += 1
-                if let old { printLine("- \(key) = \(old.display)    # \(old.source)") }
-                if let new { printLine("+ \(key) = \(new.display)    # \(new.source)") }
-            }
-            if differences == 0 { printLine("# no differences") }
+        var differences = 0
+        do {
+            try reportingFailures { differences = try compare() }
+        } catch let exit as ExitCode where exit == .failure {
+            throw ExitCode(2)  // trouble, as diff(1) says it; 1 means "different"
         }
+        if differences > 0 { throw ExitCode(1) }
+    }
+
+    /// Prints the differences; returns how many keys differ.
+    private func compare() throws -> Int {
+        let (leftName, left, rightName, right) = running ? try runningAndFiles() : try twoEnvironments()
+        printLine("--- \(leftName)")
+        printLine("+++ \(rightName)")
+        var differences = 0
+        for key in Set(left.keys).union(right.keys).sorted() {
+            let (old, new) = (left[key], right[key])
+            if let old, let new, old.comparable == new.comparable, old.comparable != nil { continue }
+            if let old, let new, old.comparable == nil || new.comparable == nil {
+                printLine("? \(key) = \(old.display)    # secret, not compared (--show-secrets)")
+                continue
+            }
+            differences += 1
+            if let old { printLine("- \(key) = \(old.display)    # \(old.source)") }
+            if let new { printLine("+ \(key) = \(new.display)    # \(new.source)") }
+        }
+        if differences == 0 { printLine("# no differences") }
+        return differences
     }
 
     private func sides(_ snapshot: EnvironmentSnapshot) -> [String: Side] {
@@ -81,6 +92,8 @@ struct Diff: ParsableCommand {
     private func load(environment: String, instance: String?, directory: String? = nil) throws -> EnvironmentSnapshot {
         var options = try location.options()
         options.environment = environment
+        options.environmentOrigin =
+            directory == nil ? "given as an argument to envctl diff" : "the running daemon's environment"
         if let instance { options.instance = instance }
         if let directory { options.configDirectory = directory }
         do {

@@ -17,6 +17,7 @@ struct EnvCtl: ParsableCommand {
             Otherwise, and with --config-dir or --environment, it reads the files itself, to check a \
             configuration before it is deployed.
             """,
+        version: LibraryVersion.current,
         subcommands: [
             Show.self, Get.self, Diff.self, Check.self, Reload.self, Edit.self, SetValue.self, Unset.self, Publish.self,
         ]
@@ -200,6 +201,7 @@ struct LocationOptions: ParsableArguments {
         var options = EnvironmentOptions(
             applicationName: applicationName ?? "envctl", environment: environment,
             configDirectory: configDirectory, processEnvironment: processEnvironment)
+        options.environmentOrigin = "selected with --environment"
         options.instance = instance
         if let configuration = try fleet.configuration(processEnvironment: processEnvironment) {
             let state = try FleetOptions.read(configuration)

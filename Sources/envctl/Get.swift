@@ -9,7 +9,9 @@ struct Get: ParsableCommand {
         abstract: "Print the effective value of one key (a dotted path reaches nested dictionaries).",
         discussion: """
             Control characters in the value (a line feed, ESC, NUL) are escaped as Swift string literals \
-            write them, as in every text output of envctl; `envctl show --json` has the exact value.
+            write them, as in every text output of envctl; `envctl show --json` has the exact value. A \
+            secret prints only with --show-secrets; without it, envctl prints nothing on standard output, \
+            says why on standard error and exits 1.
             """)
 
     @OptionGroup var location: LocationOptions
@@ -17,8 +19,14 @@ struct Get: ParsableCommand {
     @Argument(help: "The key, for example APIBaseUrl or Database.Host.")
     var key: String
 
-    @Flag(help: "Print a secret value instead of <redacted> (from a daemon: root and its user only).")
+    @Flag(help: "Print a secret value (from a daemon: root and its user only); without it, a secret prints nothing.")
     var showSecrets = false
+
+    /// A secret asked for without --show-secrets: nothing on standard output (a script must not
+    /// take a placeholder for the value), a sentence on standard error, exit status 1.
+    private static func redacted(_ key: String) -> Failure {
+        Failure("'\(key)' is secret: its value is redacted and not printed; pass --show-secrets to print it")
+    }
 
     func run() throws {
         try reportingFailures {
@@ -29,11 +37,7 @@ struct Get: ParsableCommand {
                 let reply = try client.ask(ControlInterface.Method.get, parameters)
                 guard let setting = try? JSONValue.record(SettingRecord.self, from: reply["setting"]?.objectValue)
                 else { throw Failure("the daemon's answer cannot be read") }
-                guard let value = setting.value else {
-                    printError("'\(key)' is secret; pass --show-secrets to print it")
-                    print(ConfiguredValue.redacted)
-                    return
-                }
+                guard let value = setting.value else { throw Self.redacted(key) }
                 printLine(value)
             case .files:
                 try printFromFiles()
@@ -51,11 +55,7 @@ struct Get: ParsableCommand {
             }
             return
         }
-        if entry.isSecret && !showSecrets {
-            printError("'\(key)' is secret; pass --show-secrets to print it")
-            print(ConfiguredValue.redacted)
-            return
-        }
+        if entry.isSecret && !showSecrets { throw Self.redacted(key) }
         switch entry.value {
         case .array, .dictionary:
             print(ControlCharacters.escapedJSON(try Listing.jsonText(Listing.jsonValue(entry.value))))

@@ -13,7 +13,10 @@ struct Publish: ParsableCommand {
             revision, replaces those documents, and builds the whole resulting configuration as a daemon would \
             (parse, merge, interpolate) for --environment, or for every environment it defines, without any \
             host's own files. Only then does it write, in one transaction that succeeds only if nothing under \
-            the prefix changed after the revision it validated: two operators cannot interleave. The \
+            the prefix changed after the revision it validated (no key written, created or deleted): two \
+            operators cannot interleave, and no combination goes live that was not validated. A publish \
+            after which an environment the fleet defines now is defined no more is refused unless \
+            --allow-removing-environment names it: hosts that run it would reject the whole fleet. The \
             application's own validation runs on each host when the change arrives.
             """)
 
@@ -24,6 +27,11 @@ struct Publish: ParsableCommand {
 
     @Option(help: "Validate with this instance's Instances entries too (default: $APP_INSTANCE).")
     var instance: String?
+
+    @Option(
+        name: .customLong("allow-removing-environment"),
+        help: "Publish even though this environment, defined by the fleet now, would be defined no more (repeatable).")
+    var removableEnvironments: [String] = []
 
     @Argument(help: "The property-list files to publish.")
     var files: [String]
@@ -58,15 +66,28 @@ struct Publish: ParsableCommand {
 
             var state = try FleetOptions.read(configuration)
             let validated = state.revision
+            // Every document read must still be there, unchanged, when the transaction runs.
+            let expected = state.entries.mapValues(\.modRevision)
+            let definedNow = Self.definedEnvironments(state.documents)
             for (key, value) in documents {
                 state.entries[key] = FleetState.Entry(value: value, modRevision: validated + 1)
+            }
+            let removed = definedNow.subtracting(Self.definedEnvironments(state.documents))
+                .subtracting(removableEnvironments).sorted()
+            guard removed.isEmpty else {
+                throw Failure(
+                    "not published: the fleet defines \(removed.joined(separator: ", ")) now and would not after this "
+                        + "publish; hosts that run \(removed.count == 1 ? "it" : "them") would reject the whole fleet. "
+                        + "If that is meant, add "
+                        + removed.map { "--allow-removing-environment \($0)" }.joined(separator: " "))
             }
             let environments = try validate(state)
 
             let puts = documents
             let written = try FleetOptions.blocking { client throws(EtcdError) in
                 try await client.commit(
-                    puts: puts, deletes: [], prefix: configuration.prefix, ifUnchangedSince: validated)
+                    puts: puts, deletes: [], prefix: configuration.prefix, ifUnchangedSince: validated,
+                    expecting: expected)
             }(configuration)
             guard let written else {
                 throw Failure(
@@ -79,6 +100,20 @@ struct Publish: ParsableCommand {
         }
     }
 
+    /// The environments `documents` define: their top-level keys other than the reserved ones.
+    /// A document that does not parse defines none (validation reports it).
+    private static func definedEnvironments(_ documents: [ConfigurationDocument]) -> Set<String> {
+        var names: Set<String> = []
+        for document in documents {
+            guard
+                let root = try? PropertyListSerialization.propertyList(from: document.data, format: nil)
+                    as? [String: Any]
+            else { continue }
+            names.formUnion(root.keys.filter { !EnvironmentsFile.reservedKeys.contains($0) })
+        }
+        return names
+    }
+
     /// Builds the configuration for each environment; returns their names.
     private func validate(_ state: FleetState) throws -> [String] {
         // An empty directory: the fleet alone, no host's files.
@@ -89,15 +124,7 @@ struct Publish: ParsableCommand {
         if let environment {
             names = [environment]
         } else {
-            names = []
-            for document in state.documents {
-                guard
-                    let root = try? PropertyListSerialization.propertyList(from: document.data, format: nil)
-                        as? [String: Any]
-                else { continue }
-                names += root.keys.filter { !EnvironmentsFile.reservedKeys.contains($0) }
-            }
-            names = Array(Set(names)).sorted()
+            names = Self.definedEnvironments(state.documents).sorted()
         }
         if names.isEmpty { names = [BuildInfo.compiled.defaultEnvironment] }
         for name in names {

@@ -10,7 +10,7 @@ enum BuiltInConfiguration {
             "LogLevel": "info",
             "RequestTimeout": "5s",
             "ListenPort": 8080,
-            "HeartbeatInterval": "1s",
+            "HeartbeatInterval": "1min",
             "Database": ["Host": "localhost", "Port": 5432, "Name": "example"],
         ],
         "Debug": ["APIHost": "localhost:8443", "LogLevel": "debug"],

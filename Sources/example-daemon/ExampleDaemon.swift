@@ -14,7 +14,8 @@ import SystemdSupport
 struct ExampleDaemon: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "example-daemon",
-        abstract: "An example daemon that shows live per-environment configuration under systemd.")
+        abstract: "An example daemon that shows live per-environment configuration under systemd.",
+        version: LibraryVersion.current)
 
     @Option(
         name: .customLong("config-dir"),
@@ -54,6 +55,7 @@ struct ExampleDaemon: AsyncParsableCommand {
             applicationName: "example-daemon", environment: environment, configDirectory: configDirectory,
             build: .embedded)
         options.builtInConfiguration = BuiltInConfiguration.environments
+        options.environmentOrigin = "selected with --environment"
         options.instance = instance
         options.validate = { snapshot in
             // The application's own rules: a reload that breaks them is rejected. `rejected`
@@ -113,7 +115,7 @@ struct Worker: Service, CustomStringConvertible {
             }
             group.addTask {
                 while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                    let interval = Environment.shared.duration("HeartbeatInterval", default: .seconds(1))
+                    let interval = Environment.shared.duration("HeartbeatInterval", default: .seconds(60))
                     logger.debug(
                         "heartbeat", metadata: ["generation": "\(Environment.shared.generation)"])
                     try? await Task.sleep(for: max(interval, .milliseconds(100)))

@@ -150,4 +150,89 @@ struct PublishTests {
             #expect(output.contains("published \(fleet.prefix)Environments.plist at revision"), "\(output)")
         }
     }
+
+    @Test("a document deleted or created after the validated revision makes the commit write nothing")
+    func deleteOrCreateAfterValidation() async throws {
+        let cluster = try await EtcdCluster()
+        let fleet = try FleetHarness(cluster: cluster)
+        let client = fleet.writer
+        let main = fleet.prefix + "Environments.plist"
+        let dropIn = fleet.prefix + "Environments.plist.d/50-eu.plist"
+        try await fleet.publish(common: ["Region": "us"])
+        try await client.put(dropIn, FleetHarness.document(common: ["Region": "eu"]))
+
+        // Deleted meanwhile: the drop-in validated with is gone, so that combination is not live.
+        var (keyValues, validated) = try await client.range(prefix: fleet.prefix)
+        var expected = Dictionary(uniqueKeysWithValues: keyValues.map { ($0.key, $0.modRevision) })
+        let deleted = try await client.commit(
+            puts: [], deletes: [dropIn], prefix: fleet.prefix, ifUnchangedSince: validated, expecting: expected)
+        #expect(deleted != nil)
+        let afterDelete = try await client.commit(
+            puts: [(main, FleetHarness.document(common: ["Region": "us", "Owner": "alice"]))], deletes: [],
+            prefix: fleet.prefix, ifUnchangedSince: validated, expecting: expected)
+        #expect(afterDelete == nil, "a commit validated with a drop-in that was deleted since wrote")
+
+        // Created meanwhile: a drop-in nobody validated with.
+        (keyValues, validated) = try await client.range(prefix: fleet.prefix)
+        expected = Dictionary(uniqueKeysWithValues: keyValues.map { ($0.key, $0.modRevision) })
+        try await client.put(dropIn, FleetHarness.document(common: ["Region": "ap"]))
+        let afterCreate = try await client.commit(
+            puts: [(main, FleetHarness.document(common: ["Region": "us", "Owner": "bob"]))], deletes: [],
+            prefix: fleet.prefix, ifUnchangedSince: validated, expecting: expected)
+        #expect(afterCreate == nil, "a commit validated without a drop-in that was created since wrote")
+
+        // Nothing changed since: it writes.
+        (keyValues, validated) = try await client.range(prefix: fleet.prefix)
+        expected = Dictionary(uniqueKeysWithValues: keyValues.map { ($0.key, $0.modRevision) })
+        let written = try await client.commit(
+            puts: [(main, FleetHarness.document(common: ["Owner": "carol"]))], deletes: [], prefix: fleet.prefix,
+            ifUnchangedSince: validated, expecting: expected)
+        #expect(written != nil)
+        let (final, _) = try await client.range(prefix: fleet.prefix)
+        let stored = final.first { $0.key == main }.map { String(decoding: $0.value, as: UTF8.self) } ?? ""
+        #expect(stored.contains("carol") && !stored.contains("alice") && !stored.contains("bob"))
+
+        // More documents than one transaction can check: an error, nothing sent.
+        let many = Dictionary(
+            uniqueKeysWithValues: (0...EtcdClient.maximumExpectedKeys).map { ("\(fleet.prefix)k\($0)", Int64(1)) })
+        await #expect(throws: EtcdError.self) {
+            try await client.commit(
+                puts: [], deletes: [], prefix: fleet.prefix, ifUnchangedSince: validated, expecting: many)
+        }
+    }
+
+    @Test("publish refuses to leave an environment the fleet defines undefined, unless allowed by name")
+    func publishRemovingAnEnvironment() async throws {
+        let cluster = try await EtcdCluster()
+        let fleet = try FleetHarness(cluster: cluster)
+        let endpoints = ["--etcd-endpoints", cluster.endpoints.joined(separator: ","), "--etcd-prefix", fleet.prefix]
+        let files = cluster.root.appendingPathComponent("removing")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        let main = files.appendingPathComponent("Environments.plist")
+        func write(_ environments: [String]) throws {
+            let sections = environments.map { "<key>\($0)</key><dict/>" }.joined()
+            try Data(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <plist version="1.0"><dict><key>Common</key><dict><key>Region</key><string>us</string></dict>\(sections)</dict></plist>
+                """.utf8
+            ).write(to: main)
+        }
+        try write(["Staging", "Production"])
+        let first = try envctl(["publish"] + endpoints + [main.path])
+        #expect(first.status == 0, "\(first.output)")
+
+        try write(["Production"])
+        let refused = try envctl(["publish"] + endpoints + [main.path])
+        #expect(refused.status != 0)
+        #expect(refused.output.contains("the fleet defines Staging now and would not"), "\(refused.output)")
+        #expect(refused.output.contains("--allow-removing-environment Staging"), "\(refused.output)")
+        let (unchanged, _) = try await fleet.writer.range(prefix: fleet.prefix)
+        #expect(unchanged.first.map { String(decoding: $0.value, as: UTF8.self).contains("Staging") } == true)
+
+        let allowed = try envctl(["publish"] + endpoints + ["--allow-removing-environment", "Staging", main.path])
+        #expect(allowed.status == 0, "\(allowed.output)")
+        let (published, _) = try await fleet.writer.range(prefix: fleet.prefix)
+        #expect(published.first.map { String(decoding: $0.value, as: UTF8.self).contains("Staging") } == false)
+    }
 }

@@ -21,7 +21,8 @@ let seconds = Double(CommandLine.arguments.dropFirst().first ?? "10") ?? 10
 let otherKeys = 100
 
 func document(_ n: Int) -> String {
-    var entries = "<key>A</key><integer>\(n)</integer><key>B</key><string>\(n)</string><key>C</key><integer>\(n)</integer>"
+    var entries =
+        "<key>A</key><integer>\(n)</integer><key>B</key><string>\(n)</string><key>C</key><integer>\(n)</integer>"
     for index in 0..<otherKeys { entries += "<key>K\(index)</key><integer>\(n)</integer>" }
     return """
         <?xml version="1.0" encoding="UTF-8"?>
@@ -115,6 +116,8 @@ stop.store(true, ordering: .relaxed)
 while done.load(ordering: .acquiring) < readers { usleep(1000) }
 
 let all = failures.all
-print("read-path-stress: \(n) reloads (\(applied) applied), \(totalReads.load(ordering: .relaxed)) reader rounds, \(readers) readers, \(Int(seconds)) s: \(all.isEmpty ? "no violation" : "\(all.count) violation(s)")")
+print(
+    "read-path-stress: \(n) reloads (\(applied) applied), \(totalReads.load(ordering: .relaxed)) reader rounds, \(readers) readers, \(Int(seconds)) s: \(all.isEmpty ? "no violation" : "\(all.count) violation(s)")"
+)
 for message in all { print("  \(message)") }
 exit(all.isEmpty && applied == n ? 0 : 1)

@@ -56,12 +56,31 @@
             let pipe = try Pipe()
             let handler = JournalLogHandler(
                 label: "term", identifier: nil, levelControl: LogLevelControl(level: .info),
-                output: .stderrPlain, sink: .plainLines(fileDescriptor: pipe.writeEnd),
+                output: .stderrPlain, sink: .plainLines(fileDescriptor: pipe.writeEnd, oneLinePerEntry: false),
                 metadataProvider: nil)
             Logger(label: "term") { _ in handler }.info("hello", metadata: ["a": "1"])
             let text = pipe.readAvailable()
             #expect(text.hasSuffix(" info term: hello a=1\n"))
             #expect(text.split(separator: "\n").count == 1)
+        }
+
+        /// In a file or a pipe: a timestamp on every line, one line per entry, no `<N>`.
+        @Test func plainOutputInAFileIsOneLinePerEntry() throws {
+            let pipe = try Pipe()
+            let handler = JournalLogHandler(
+                label: "file", identifier: nil, levelControl: LogLevelControl(level: .info),
+                output: .stderrPlain, sink: .plainLines(fileDescriptor: pipe.writeEnd, oneLinePerEntry: true),
+                metadataProvider: nil)
+            let logger = Logger(label: "file") { _ in handler }
+            logger.info("two\nlines\r\n<0>forged", metadata: ["k": "v\nw"])
+            logger.warning("next\n")
+            let lines = pipe.readAvailable().split(separator: "\n")
+            #expect(lines.count == 2, "\(lines)")
+            let timestamp = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d{4}/
+            #expect(
+                lines[0].wholeMatch(of: /(.+) info file: two\\nlines\\r\\n<0>forged k=v\\nw/)?.1.wholeMatch(
+                    of: timestamp) != nil, "\(lines[0])")
+            #expect(lines[1].hasSuffix(" warning file: next"), "\(lines[1])")
         }
     }
 #endif

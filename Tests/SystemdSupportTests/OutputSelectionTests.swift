@@ -22,14 +22,14 @@
                 }
             }
 
-            @Test func prefixWhenJournalStreamNamesAnotherFile() throws {
+            @Test func timestampedLinesWhenJournalStreamNamesAnotherFile() throws {
                 let pipe = try Pipe()
                 let otherPipe = try Pipe()
                 let other = try journalStream(of: otherPipe.writeEnd)
-                ProcessEnvironment.with(["JOURNAL_STREAM": other, "INVOCATION_ID": nil]) {
-                    #expect(
-                        JournalLogHandler.Output.automatic(standardError: pipe.writeEnd)
-                            == .stderrWithPriorityPrefix)
+                for invocation in [nil, "0123abcd"] {
+                    ProcessEnvironment.with(["JOURNAL_STREAM": other, "INVOCATION_ID": invocation]) {
+                        #expect(JournalLogHandler.Output.automatic(standardError: pipe.writeEnd) == .stderrPlain)
+                    }
                 }
             }
 
@@ -41,17 +41,17 @@
                 }
             }
 
-            @Test func plainOnATerminalPrefixUnderAServiceManager() throws {
+            @Test func timestampedLinesOnATerminalAndInAFile() throws {
                 let terminal = try PseudoTerminal()
                 #expect(isatty(terminal.follower) == 1)
-                ProcessEnvironment.with(["JOURNAL_STREAM": nil, "INVOCATION_ID": nil]) {
-                    #expect(
-                        JournalLogHandler.Output.automatic(standardError: terminal.follower) == .stderrPlain)
-                }
-                ProcessEnvironment.with(["JOURNAL_STREAM": nil, "INVOCATION_ID": "0123abcd"]) {
-                    #expect(
-                        JournalLogHandler.Output.automatic(standardError: terminal.follower)
-                            == .stderrWithPriorityPrefix)
+                let file = fopen("/dev/null", "w")!
+                defer { fclose(file) }
+                for invocation in [nil, "0123abcd"] {
+                    ProcessEnvironment.with(["JOURNAL_STREAM": nil, "INVOCATION_ID": invocation]) {
+                        #expect(
+                            JournalLogHandler.Output.automatic(standardError: terminal.follower) == .stderrPlain)
+                        #expect(JournalLogHandler.Output.automatic(standardError: fileno(file)) == .stderrPlain)
+                    }
                 }
             }
         }

@@ -15,6 +15,10 @@ public struct EnvironmentOptions: Sendable {
     /// An environment selected explicitly (for example by `--environment`), which wins over
     /// the environment variable and the build.
     public var environment: String?
+    /// How ``environment`` was chosen, in the words an error about it uses: "selected with
+    /// --environment" (what ``fromCommandLine(_:processEnvironment:)`` sets), say, or "given as
+    /// the first argument". `nil`: "set by the application".
+    public var environmentOrigin: String?
     /// A directory selected explicitly (for example by `--config-dir`), which wins over
     /// `$CONFIGURATION_DIRECTORY` and `/etc/<applicationName>/`. It must exist. A relative
     /// path (and a relative `$CONFIGURATION_DIRECTORY` entry) is made absolute once, when an
@@ -162,6 +166,7 @@ public struct EnvironmentOptions: Sendable {
             }
             index += 1
         }
+        if options.environment != nil { options.environmentOrigin = "selected with --environment" }
         return options
     }
 }

@@ -72,10 +72,12 @@ public final class EnvironmentSnapshot: Sendable {
         return values
     }
 
-    /// Whether `other` has the same environment, values, sources, files, restart-only keys and
-    /// pending restarts. The generation and load time are not compared.
+    /// Whether `other` has the same environment, values, sources, restart-only keys and pending
+    /// restarts: whether a reload from one to the other changes anything a reader can see. The
+    /// generation, the load time and the list of files read are not compared: a drop-in that sets
+    /// nothing (added or removed) is not a new configuration.
     public func hasSameContent(as other: EnvironmentSnapshot) -> Bool {
-        guard environmentName == other.environmentName, table.count == other.table.count, files == other.files,
+        guard environmentName == other.environmentName, table.count == other.table.count,
             pendingRestart == other.pendingRestart, restartRequiredKeys == other.restartRequiredKeys
         else { return false }
         let sameSources = sources == other.sources

@@ -300,7 +300,7 @@ struct SnapshotBuilder {
         let requested: String
         let how: String
         if let explicit = options.environment, !explicit.isEmpty {
-            (requested, how) = (explicit, "selected with --environment")
+            (requested, how) = (explicit, options.environmentOrigin ?? "set by the application")
         } else if let fromVariable = options.processEnvironment[options.environmentVariable], !fromVariable.isEmpty {
             (requested, how) = (fromVariable, "selected by $\(options.environmentVariable)")
         } else {

@@ -211,8 +211,13 @@ package actor ConfigurationReloader {
             let new = snapshot.configuredValue(forKey: key).map { $0.displayValue() } ?? "<unset>"
             return "\(key): \(old) -> \(new)"
         }
+        // Values the same, sources or pending restarts not: say what changed rather than "changed: ".
+        let summary =
+            change.changedKeys.isEmpty
+            ? "no value changed (sources or pending restarts did)"
+            : "changed: \(change.changedKeys.joined(separator: ", "))"
         logger.info(
-            "configuration reloaded: generation \(snapshot.generation), changed: \(change.changedKeys.joined(separator: ", "))",
+            "configuration reloaded: generation \(snapshot.generation), \(summary)",
             metadata: [
                 "trigger": "\(trigger.rawValue)", "environment": "\(snapshot.environmentName)",
                 "generation": "\(snapshot.generation)", "changed_keys": "\(change.changedKeys.joined(separator: ","))",

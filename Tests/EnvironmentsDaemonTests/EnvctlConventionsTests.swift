@@ -1,0 +1,126 @@
+import Environments
+import Foundation
+import Testing
+
+/// envctl behaves as command-line tools do: `--version`, `diff`'s exit status as diff(1)'s, a
+/// secret that prints nothing rather than a placeholder, and errors that name how an environment
+/// was chosen. Against the built envctl and example daemon, on files in a temporary directory.
+@Suite("envctl conventions")
+struct EnvctlConventionsTests {
+    /// A configuration directory with two environments that differ in one key, and a secret.
+    private static func configuration() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("envctl-conventions-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0">
+        <dict>
+            <key>Common</key>
+            <dict>
+                <key>APIHost</key><string>api.example.com</string>
+                <key>Token</key><string>not-for-your-eyes</string>
+            </dict>
+            <key>Secrets</key><array><string>Token</string></array>
+            <key>Staging</key><dict><key>APIHost</key><string>staging.example.com</string></dict>
+            <key>Production</key><dict/>
+            <key>Canary</key><dict/>
+        </dict>
+        </plist>
+        """.write(to: directory.appendingPathComponent("Environments.plist"), atomically: true, encoding: .utf8)
+        return directory
+    }
+
+    /// Runs a built executable; its standard output and standard error apart.
+    private static func run(_ executable: String, _ arguments: [String]) throws -> (
+        status: Int32, standardOutput: String, standardError: String
+    ) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        for variable in ["CONFIGURATION_DIRECTORY", "CREDENTIALS_DIRECTORY", "APP_ENVIRONMENT", "APP_INSTANCE"] {
+            environment[variable] = nil
+        }
+        process.environment = environment
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        try process.run()
+        // Small outputs: reading one pipe to its end cannot block the other's writer.
+        let standardOutput = output.fileHandleForReading.readDataToEndOfFile()
+        let standardError = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (
+            process.terminationStatus, String(decoding: standardOutput, as: UTF8.self),
+            String(decoding: standardError, as: UTF8.self)
+        )
+    }
+
+    @Test("--version prints the package's version, for envctl and the example daemon")
+    func version() throws {
+        for executable in [BuiltProducts.envctl, BuiltProducts.exampleDaemon] {
+            let result = try Self.run(executable, ["--version"])
+            #expect(result.status == 0)
+            #expect(result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == LibraryVersion.current)
+        }
+    }
+
+    @Test("diff exits 0 without differences, 1 with differences, 2 on an error")
+    func diffExitStatus() throws {
+        let directory = try Self.configuration()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let base = ["diff", "--config-dir", directory.path]
+
+        let same = try Self.run(BuiltProducts.envctl, base + ["Production", "Canary"])
+        #expect(same.status == 0, "\(same)")
+        #expect(same.standardOutput.contains("# no differences"))
+
+        let different = try Self.run(BuiltProducts.envctl, base + ["Staging", "Production"])
+        #expect(different.status == 1, "\(different)")
+        #expect(different.standardOutput.contains("- APIHost = staging.example.com"))
+        #expect(different.standardOutput.contains("+ APIHost = api.example.com"))
+        #expect(different.standardError.isEmpty, "\(different.standardError)")
+
+        let unknown = try Self.run(BuiltProducts.envctl, base + ["Staging", "Nowhere"])
+        #expect(unknown.status == 2, "\(unknown)")
+        // The environment came from an argument, not a flag: the message says so.
+        #expect(unknown.standardError.contains("unknown environment 'Nowhere' (given as an argument to envctl diff)"))
+        #expect(!unknown.standardError.contains("--environment"), "\(unknown.standardError)")
+    }
+
+    @Test("an unknown environment from --environment is said to come from --environment")
+    func unknownEnvironmentFromFlag() throws {
+        let directory = try Self.configuration()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try Self.run(
+            BuiltProducts.envctl, ["show", "--config-dir", directory.path, "--environment", "Nowhere"])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("unknown environment 'Nowhere' (selected with --environment)"))
+    }
+
+    @Test("get of a secret without --show-secrets prints nothing on stdout, says why on stderr, exits 1")
+    func getSecret() throws {
+        let directory = try Self.configuration()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let base = ["get", "--config-dir", directory.path, "--environment", "Production", "Token"]
+
+        let redacted = try Self.run(BuiltProducts.envctl, base)
+        #expect(redacted.status == 1)
+        #expect(redacted.standardOutput.isEmpty, "\(redacted.standardOutput)")
+        #expect(redacted.standardError.contains("'Token' is secret"))
+        #expect(redacted.standardError.contains("--show-secrets"))
+        #expect(!redacted.standardError.contains("not-for-your-eyes"))
+
+        let shown = try Self.run(BuiltProducts.envctl, base + ["--show-secrets"])
+        #expect(shown.status == 0)
+        #expect(shown.standardOutput == "not-for-your-eyes\n")
+
+        let plain = try Self.run(
+            BuiltProducts.envctl, ["get", "--config-dir", directory.path, "--environment", "Staging", "APIHost"])
+        #expect(plain.status == 0)
+        #expect(plain.standardOutput == "staging.example.com\n")
+    }
+}
