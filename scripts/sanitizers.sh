@@ -1,11 +1,13 @@
 #!/bin/bash
 # Runs the Swift tests under ThreadSanitizer and under AddressSanitizer (LeakSanitizer
 # included), each in a build folder of its own, and fails on any report.
-#   scripts/sanitizers.sh [thread|address]...     (default: both)
+#   scripts/sanitizers.sh [--build-only] [thread|address]...     (default: both)
 # LeakSanitizer's suppressions for the toolchain's own leaks are in .ci/lsan.supp, each with
 # its reason; leaks of ours are fixed, never suppressed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build_only=0
+if [ "${1:-}" = --build-only ]; then build_only=1 && shift; fi
 sanitizers=("$@")
 [ ${#sanitizers[@]} -eq 0 ] && sanitizers=(thread address)
 
@@ -20,6 +22,7 @@ for sanitizer in "${sanitizers[@]}"; do
     scratch=".build-$([ "$sanitizer" = thread ] && echo tsan || echo asan)"
     echo "== swift test --sanitize=$sanitizer (--scratch-path $scratch)"
     swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch"
+    [ "$build_only" = 1 ] && continue
     log="$(mktemp)"
     status=0
     # halt_on_error=0: report every race and carry on, so that one run shows them all; the

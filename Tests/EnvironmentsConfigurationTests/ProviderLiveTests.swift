@@ -12,7 +12,7 @@ import Testing
 /// overrides, and rejected files. Real `SIGHUP`s and `systemctl reload` are covered by the
 /// Hummingbird scenario of the end-to-end suite (a signal here would reach every suite of the
 /// test process).
-@Suite("EnvironmentProvider: live", .timeLimit(.minutes(1)))
+@Suite("EnvironmentProvider: live", .timeLimit(.minutes(10)))
 struct ProviderLiveTests {
     static func plist(_ greeting: String, port: Int = 8080) -> [String: Any] {
         ["Common": ["Greeting": greeting, "HTTP": ["port": port]], "Production": [String: Any]()]
