@@ -232,8 +232,9 @@ struct ControlSocketTests {
 
     static func exchangeBlocking(_ socket: String, _ bytes: [UInt8], replies: Int? = nil, timeout: Duration) throws
         -> (
-        reply: String, closed: Bool
-    ) {
+            reply: String, closed: Bool
+        )
+    {
         let descriptor = UnixSocket.makeStreamSocket()
         defer { close(descriptor) }
         guard let address = UnixSocket.address(socket), UnixSocket.connect(descriptor, to: address) == 0 else {
@@ -282,7 +283,8 @@ struct ControlSocketTests {
             let call = try VarlinkCoding.encode(
                 VarlinkCall(method: ControlInterface.Method.get, parameters: ["key": .string("Greeting")]))
             // Read until three replies came (a loaded machine may send them in several reads).
-            let pipelined = try await Self.exchange(fixture.socket, call + call + call, replies: 3, timeout: .seconds(120))
+            let pipelined = try await Self.exchange(
+                fixture.socket, call + call + call, replies: 3, timeout: .seconds(120))
             #expect(pipelined.reply.split(separator: "\u{0}").count == 3)
             #expect(
                 try await Self.call(fixture.socket, ControlInterface.Method.get, ["key": .string("Greeting")]).error

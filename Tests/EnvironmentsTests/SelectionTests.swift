@@ -127,8 +127,19 @@ import Testing
                 try Environment(options: directory.options(environment: "Nope"))
             }
             #expect(error?.code == .unknownEnvironment)
-            #expect(error?.description.contains("--environment") == true)
+            // Set in code: the message does not claim a flag the program may not have.
+            #expect(error?.description.contains("(set by the application)") == true, "\(String(describing: error))")
+            #expect(error?.description.contains("--environment") == false)
             #expect(error?.description.contains("Debug, Release, Staging") == true)
+
+            // From the command line, and as the application says it chose it.
+            var options = EnvironmentOptions.fromCommandLine(
+                ["app", "--environment", "Nope", "--config-dir", directory.path], processEnvironment: [:])
+            var described = #expect(throws: EnvironmentError.self) { try Environment(options: options) }
+            #expect(described?.description.contains("(selected with --environment)") == true)
+            options.environmentOrigin = "given as the first argument"
+            described = #expect(throws: EnvironmentError.self) { try Environment(options: options) }
+            #expect(described?.description.contains("(given as the first argument)") == true)
         }
     }
 
