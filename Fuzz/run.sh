@@ -129,10 +129,18 @@ limits() {
     esac
 }
 
+# $FUZZ_JOBS targets build and run at once (default 1; each uses one core). Logging, which
+# three targets link, is built once first.
+jobs="${FUZZ_JOBS:-1}"
+case " ${targets[*]} " in *" varlink "* | *" interpolation "* | *" logline "*) build_logging ;; esac
+builds=()
 for target in "${targets[@]}"; do
     echo "== building $target"
-    build "$target"
+    build "$target" &
+    builds+=($!)
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
 done
+for pid in "${builds[@]}"; do wait "$pid"; done # fails the run if any build failed
 
 # $FUZZ_SEED fixes libFuzzer's random seed (CI sets it, so that a run can be repeated); unset,
 # every run explores differently.
@@ -161,8 +169,6 @@ fuzz() {
     echo "$status" >"$out/$target.status"
 }
 
-# $FUZZ_JOBS targets run at once (default 1; each uses one core).
-jobs="${FUZZ_JOBS:-1}"
 echo "== fuzzing ${targets[*]} for $seconds s each, $jobs at a time"
 for target in "${targets[@]}"; do
     rm -f "$out/$target.status"

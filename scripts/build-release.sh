@@ -6,11 +6,13 @@
 # AsyncHTTPClient, swift-configuration and this package once in release instead of once per
 # package.
 #
-#   scripts/build-release.sh                  builds (in Benchmarks/.build/release)
+#   scripts/build-release.sh                  builds (in Benchmarks/.build/release, or the build
+#                                             cache: scripts/lib/scratch.sh)
 #   scripts/build-release.sh --show-bin-path  only prints that folder
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=(swift build -c release --static-swift-stdlib --package-path Benchmarks)
+source scripts/lib/scratch.sh
+build=(swift build -c release --static-swift-stdlib --package-path Benchmarks --scratch-path "$(scratch_path release)")
 if [ "${1:-}" = --show-bin-path ]; then exec "${build[@]}" --show-bin-path; fi
 "${build[@]}" >&2
 "${build[@]}" --product example-daemon >&2

@@ -14,14 +14,16 @@
 # SWIFT_CONFIGURATION=debug|release (default debug) selects the build the tools come from.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/scratch.sh
 prefix="${1:-/usr/local}"
 root="${DESTDIR:-}${prefix}"
 configuration="${SWIFT_CONFIGURATION:-debug}"
 tools=(envctl example-daemon)
 
-swift build -c "$configuration" --product envctl >&2
-swift build -c "$configuration" --product example-daemon >&2
-bin="$(swift build -c "$configuration" --show-bin-path)"
+scratch=(--scratch-path "$(scratch_path debug)")
+swift build "${scratch[@]}" -c "$configuration" --product envctl >&2
+swift build "${scratch[@]}" -c "$configuration" --product example-daemon >&2
+bin="$(swift build "${scratch[@]}" -c "$configuration" --show-bin-path)"
 
 man="$root/share/man/man1"
 mkdir -p "$man" "$root/share/bash-completion/completions" "$root/share/zsh/site-functions" \
@@ -29,7 +31,7 @@ mkdir -p "$man" "$root/share/bash-completion/completions" "$root/share/zsh/site-
 generated="$(mktemp -d)"
 trap 'rm -rf "$generated"' EXIT
 # The plugin writes a page for every executable product; only the tools' pages are installed.
-swift package --allow-writing-to-directory "$generated" generate-manual --configuration "$configuration" \
+swift package "${scratch[@]}" --allow-writing-to-directory "$generated" generate-manual --configuration "$configuration" \
     --output-directory "$generated" >&2
 for tool in "${tools[@]}"; do
     test -f "$generated/$tool.1" || { echo "install-docs: no man page was generated for $tool" >&2; exit 1; }

@@ -6,6 +6,7 @@
 # its reason; leaks of ours are fixed, never suppressed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/scratch.sh
 build_only=0
 if [ "${1:-}" = --build-only ]; then build_only=1 && shift; fi
 sanitizers=("$@")
@@ -19,7 +20,7 @@ for sanitizer in "${sanitizers[@]}"; do
         exit 2
         ;;
     esac
-    scratch=".build-$([ "$sanitizer" = thread ] && echo tsan || echo asan)"
+    scratch="$(scratch_path "$([ "$sanitizer" = thread ] && echo tsan || echo asan)")"
     echo "== swift test --sanitize=$sanitizer (--scratch-path $scratch)"
     swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch"
     [ "$build_only" = 1 ] && continue

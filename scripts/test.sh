@@ -11,6 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 standalone=$([ -z "${STEPS_FILE:-}" ] && echo 1 || echo 0)
 source scripts/lib/steps.sh
+source scripts/lib/scratch.sh
+debug_scratch="$(scratch_path debug)"
 logs="$(mktemp -d)"
 background=()
 finish() {
@@ -56,8 +58,8 @@ step "release build (scripts/build-release.sh, in the background)" \
 release=$!
 background+=("$release")
 
-step "swift build --build-tests" swift build --build-tests
-step "swift test" swift test --skip-build
+step "swift build --build-tests" swift build --build-tests --scratch-path "$debug_scratch"
+step "swift test" swift test --skip-build --scratch-path "$debug_scratch"
 wait_for "$release" "$logs/release-build.log"
 binaries="$(scripts/build-release.sh --show-bin-path)"
 

@@ -11,7 +11,9 @@
 # our own (into .build-fuzz-spm, leaving .build alone).
 build_logging() {
     local sources=""
-    for checkout in .build/checkouts/swift-log .build-fuzz-spm/checkouts/swift-log; do
+    if [ -n "${logging_built:-}" ]; then return 0; fi # once per run
+    source scripts/lib/scratch.sh
+    for checkout in "$(scratch_path debug)/checkouts/swift-log" .build-fuzz-spm/checkouts/swift-log; do
         if [ -d "$checkout/Sources/Logging" ]; then sources="$checkout/Sources/Logging" && break; fi
     done
     if [ -z "$sources" ]; then
@@ -25,6 +27,7 @@ build_logging() {
         -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature NonisolatedNonsendingByDefault \
         -emit-module -emit-module-path "$out/logging/Logging.swiftmodule" \
         -emit-library -static -o "$out/logging/libLogging.a" $(find "$sources" -name '*.swift' | sort)
+    logging_built=1
 }
 
 # The package's TextEscaping module, with the package name of the fuzzer that uses it (its API
