@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "SystemdSupport", targets: ["SystemdSupport"]),
         .executable(name: "envctl", targets: ["envctl"]),
         .executable(name: "example-daemon", targets: ["example-daemon"]),
+        .executable(name: "example-fleet-daemon", targets: ["example-fleet-daemon"]),
         .plugin(name: "EmbedInfoPlist", targets: ["EmbedInfoPlist"]),
     ],
     dependencies: [
@@ -25,7 +26,8 @@ let package = Package(
         // Built only for `EnvironmentsConfiguration` (and its tests): an application that
         // links `Environments` alone never compiles it. No traits: the provider needs none.
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
-        // Built only for the etcd fleet mode (`EnvironmentsEtcd`, envctl, the example daemon).
+        // Built only for the etcd fleet mode (`EnvironmentsEtcd`, envctl, example-fleet-daemon):
+        // `swift run example-daemon` never compiles them.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
@@ -120,13 +122,40 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // What the two example daemons share: their options, rules, built-in configuration and work.
+        .target(
+            name: "ExampleDaemonKit",
+            dependencies: [
+                "Environments",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The README's first command: the library, systemd and its control socket, no fleet.
         .executableTarget(
             name: "example-daemon",
             dependencies: [
                 "Environments",
                 "EnvironmentsDaemon",
+                "ExampleDaemonKit",
+                "SystemdSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            exclude: ["Info.plist"],
+            plugins: [.plugin(name: "EmbedInfoPlist")]
+        ),
+        // The same daemon in fleet mode (etcd, through AsyncHTTPClient).
+        .executableTarget(
+            name: "example-fleet-daemon",
+            dependencies: [
+                "Environments",
+                "EnvironmentsDaemon",
                 "EnvironmentsEtcd",
                 "EtcdFleetClient",
+                "ExampleDaemonKit",
                 "SystemdSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -3,23 +3,32 @@
 # shared machine where timings do not. Each kind runs at two lookup counts; the difference
 # divided by the extra lookups leaves out start-up, file loading and set-up.
 #
-#     Benchmarks/count-instructions.sh [LOOKUPS]      (default 200000)
+#     Benchmarks/count-instructions.sh [LOOKUPS [THREADS]]      (defaults: 200000, 1)
+#
+# With THREADS, that many threads each make LOOKUPS lookups at once (valgrind runs them one
+# at a time, so the count is exact); the figure is per lookup.
 #
 # Needs valgrind and objcopy (apt-get install valgrind binutils).
 set -euo pipefail
 cd "$(dirname "$0")"
 lookups="${1:-200000}"
+threads="${2:-1}"
 command -v valgrind >/dev/null || { echo "count-instructions.sh: install valgrind first" >&2; exit 1; }
-swift build -c release --product lookup-profile >&2
+# $LOOKUP_PROFILE counts another build of lookup-profile (an older commit's, side by side).
+source_binary="${LOOKUP_PROFILE:-}"
+if [ -z "$source_binary" ]; then
+    swift build -c release --product lookup-profile >&2
+    source_binary="$(swift build -c release --show-bin-path)/lookup-profile"
+fi
 # valgrind 3.19 gives up on the DWARF of Swift 6 release builds ("Possibly corrupted debuginfo
 # file"): count a copy without debug information.
 binary="$(mktemp -d)/lookup-profile"
 trap 'rm -rf "$(dirname "$binary")"' EXIT
-objcopy --strip-debug "$(swift build -c release --show-bin-path)/lookup-profile" "$binary"
+objcopy --strip-debug "$source_binary" "$binary"
 
 count() { # kind lookups -> instructions
     local output
-    output="$(SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$binary" "$1" "$2" 2>&1 >/dev/null)" || {
+    output="$(SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$binary" "$1" "$2" "$threads" 2>&1 >/dev/null)" || {
         echo "$output" >&2
         echo "count-instructions.sh: valgrind failed on $1" >&2
         exit 1
@@ -27,12 +36,13 @@ count() { # kind lookups -> instructions
     echo "$output" | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 
+echo "instructions per lookup, $threads thread(s)"
 printf '%-22s %14s %10s\n' "lookup" "instr/lookup" "vs dict"
 dictionary=""
 for kind in dictionary fetch string ours-provider swift-configuration; do
     low="$(count "$kind" "$lookups")"
     high="$(count "$kind" $((lookups * 2)))"
-    per="$(awk -v a="$low" -v b="$high" -v n="$lookups" 'BEGIN { printf "%.1f", (b - a) / n }')"
+    per="$(awk -v a="$low" -v b="$high" -v n="$((lookups * threads))" 'BEGIN { printf "%.1f", (b - a) / n }')"
     [ -z "$dictionary" ] && dictionary="$per"
     ratio="$(awk -v a="$per" -v d="$dictionary" 'BEGIN { printf "%.2fx", a / d }')"
     printf '%-22s %14s %10s\n' "$kind" "$per" "$ratio"

@@ -13,33 +13,24 @@ import Foundation
 /// let baseURL = Environment.shared.url("APIBaseUrl", default: URL(string: "http://localhost")!)
 /// ```
 public struct Environment: ConfigurationReading, Sendable {
-    /// Keeps the core of an environment made with an initializer alive; `nil` for ``shared``,
-    /// whose core lives as long as the process.
-    private let owner: EnvironmentCore?
-    /// The core, unretained: kept alive by ``owner`` or, for ``shared``, by
-    /// `EnvironmentCore.shared`. So copying `Environment.shared` (as every
-    /// `Environment.shared.fetch(…)` does) writes no reference count that threads share.
-    private let core: Unmanaged<EnvironmentCore>
+    /// The core: the environment's own, or for ``shared`` `EnvironmentCore.shared`, which
+    /// lives as long as the process.
+    private let core: EnvironmentCore
 
     private init(owning core: EnvironmentCore) {
-        self.owner = core
-        self.core = .passUnretained(core)
+        self.core = core
     }
 
-    private init(sharing core: EnvironmentCore) {
-        self.owner = nil
-        self.core = .passUnretained(core)
-    }
-
-    /// Runs `body` on the core without retaining it: the reads' hot path. Retaining it would
-    /// make every reading thread write the same reference count, which costs more than the
-    /// lookup itself when two threads read at once (the benchmark's two-thread figures).
+    /// Runs `body` on the core: the reads' hot path. The core is borrowed from this value (or,
+    /// for `Environment.shared`, from a global constant), not retained, so reading through
+    /// `Environment.shared`, as every `Environment.shared.fetch(…)` does, writes no reference
+    /// count that threads share.
     @inline(__always)
     private func withCore<Result>(_ body: (EnvironmentCore) -> Result) -> Result {
-        core._withUnsafeGuaranteedRef(body)
+        body(core)
     }
 
-    private var retainedCore: EnvironmentCore { owner ?? core.takeUnretainedValue() }
+    private var retainedCore: EnvironmentCore { core }
 
     // MARK: - Creating
 
@@ -81,7 +72,7 @@ public struct Environment: ConfigurationReading, Sendable {
     /// from ``EnvironmentOptions/fromCommandLine(_:processEnvironment:)``; if that fails, the
     /// error is logged and `shared` holds an empty configuration (see ``lastError``), so
     /// reads return their defaults and `require` throws.
-    public static let shared = Environment(sharing: EnvironmentCore.shared)
+    public static let shared = Environment(owning: EnvironmentCore.shared)
 
     /// Loads ``shared`` with `options`. Call it once, early in `main`; calling it again
     /// replaces the configuration (observers see the change) and drops runtime overrides.
@@ -102,7 +93,7 @@ public struct Environment: ConfigurationReading, Sendable {
 
     /// The value at a key path in the current snapshot.
     public func value(forKey key: String) -> SettingValue? {
-        core._withUnsafeGuaranteedRef { $0.value(forKey: key) }
+        withCore { $0.value(forKey: key) }
     }
 
     /// The effective value at a key path, with its source, from the current snapshot.

@@ -147,7 +147,7 @@ final class EnvironmentCore: Sendable {
 
     /// The current snapshot. Hold on to it to read several values that belong together.
     var snapshot: EnvironmentSnapshot {
-        // Taken under the reader's announcement, not the store's lock: reading threads never
+        // From this thread's cached view, not under the store's lock: reading threads never
         // wait for one another or for a writer. Returning it retains it.
         store.read { $0 } ?? loadFromCommandLine()
     }

@@ -1,0 +1,235 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A published snapshot, as one thread holds it.
+///
+/// Each thread reads the snapshot through a view of its own, so that what a read retains
+/// (the view) is written by that thread alone: retaining the snapshot itself would make
+/// every reading thread write the same reference count, which costs more than the lookup when
+/// threads read at once. `snapshot` is a constant of the view, so a read borrows it.
+final class SnapshotView: Sendable {
+    let snapshot: EnvironmentSnapshot
+    /// Fills the view's memory to two cache lines (with its header and `snapshot`), so that
+    /// no other thread's view, whose reference count that thread writes on every read, shares
+    /// a line with it.
+    private let padding: (SIMD8<UInt64>, SIMD4<UInt64>, UInt64) = (.zero, .zero, 0)
+
+    init(_ snapshot: EnvironmentSnapshot) {
+        self.snapshot = snapshot
+    }
+}
+
+/// One thread's views of the snapshots it last read, one per store (the most recently used
+/// first), with a try-lock that the thread takes for each read and a writer takes to drop
+/// views of replaced snapshots.
+///
+/// Only the state is shared: the entries are read and written by whoever holds the lock,
+/// the thread (``beginRead()``) or a writer (``drop(store:olderThan:)``). Neither waits for
+/// the other. A read that finds a writer sweeping takes the store's locked path; a writer
+/// that finds the thread reading asks it to empty its cache when the read ends.
+///
+/// Each thread's cache is allocated once, at its first read, and freed when the thread exits
+/// (its thread-specific value's destructor). A read reaches it through that pointer: no
+/// reference count, and no dynamic exclusivity check (the try-lock is what serializes access).
+struct ThreadSnapshotCache: ~Copyable {
+    private struct Entry {
+        let store: UInt64
+        let version: UInt64
+        let view: SnapshotView
+    }
+
+    private enum State {
+        static let idle = 0
+        /// The thread is reading.
+        static let reading = 1
+        /// The thread is reading, and a writer asked it to empty the cache afterwards.
+        static let readingDropWanted = 2
+        /// A writer is dropping views.
+        static let sweeping = 3
+    }
+
+    /// At most this many stores' views per thread: a thread that reads more stores in turn
+    /// takes the locked path more often, and holds no more.
+    private static let capacity = 4
+
+    /// The entries, most recently used first.
+    private struct Entries {
+        /// The most recently used: the one a read looks at first.
+        var first: Entry?
+        var others: [Entry] = []
+    }
+
+    private let state = Atomic<Int>(State.idle)
+    /// Read and written only under the lock. Memory of its own, apart from `state`: what the
+    /// holder of the lock changes never overlaps what the other side accesses meanwhile.
+    private let entries: UnsafeMutablePointer<Entries>
+
+    // MARK: - Reading (the thread that owns the cache)
+
+    /// Takes the lock for a read; `false` if this thread is already reading (a read inside a
+    /// read) or a writer is dropping views, when the caller takes the store's locked path.
+    @inline(__always)
+    func beginRead() -> Bool {
+        state.compareExchange(expected: State.idle, desired: State.reading, ordering: .acquiring).exchanged
+    }
+
+    /// Ends a read that ``beginRead()`` began, first emptying the cache if a writer asked for it.
+    @inline(__always)
+    func endRead() {
+        if state.compareExchange(expected: State.reading, desired: State.idle, ordering: .releasing).exchanged {
+            return
+        }
+        dropAllAndUnlock()
+    }
+
+    private func dropAllAndUnlock() {
+        let dropped = entries.move()
+        entries.initialize(to: Entries())
+        state.store(State.idle, ordering: .releasing)
+        _ = dropped  // the views, and perhaps snapshots, are released here
+    }
+
+    /// The view of `store`'s snapshot at `version`, if this thread holds it.
+    @inline(__always)
+    func view(of store: UInt64, version: UInt64) -> SnapshotView? {
+        if let first = entries.pointee.first, first.store == store {
+            return first.version == version ? first.view : nil
+        }
+        return moveToFirst(store, version)
+    }
+
+    private func moveToFirst(_ store: UInt64, _ version: UInt64) -> SnapshotView? {
+        let index = entries.pointee.others.firstIndex { $0.store == store }
+        guard let index, entries.pointee.others[index].version == version else { return nil }
+        let entry = entries.pointee.others.remove(at: index)
+        if let first = entries.pointee.first { entries.pointee.others.insert(first, at: 0) }
+        entries.pointee.first = entry
+        return entry.view
+    }
+
+    /// Keeps a view of `snapshot`, `store`'s snapshot at `version`, in place of any older one.
+    func keep(_ snapshot: EnvironmentSnapshot, of store: UInt64, version: UInt64) -> SnapshotView {
+        let view = SnapshotView(snapshot)
+        var dropped = entries.pointee.others.filter { $0.store == store }
+        entries.pointee.others.removeAll { $0.store == store }
+        if let first = entries.pointee.first {
+            if first.store == store { dropped.append(first) } else { entries.pointee.others.insert(first, at: 0) }
+        }
+        entries.pointee.first = Entry(store: store, version: version, view: view)
+        if entries.pointee.others.count >= Self.capacity { dropped.append(entries.pointee.others.removeLast()) }
+        _ = dropped
+        return view
+    }
+
+    // MARK: - Writers
+
+    /// Drops, from every thread's cache, the views of `store`'s snapshots older than
+    /// `version` (all of them for `.max`): after a publish, and when a store is freed.
+    static func drop(store: UInt64, olderThan version: UInt64) {
+        let dropped = registry.withLock { caches in
+            caches.flatMap { $0.pointer.pointee.dropViews(of: store, olderThan: version) }
+        }
+        _ = dropped  // released outside the registry's lock
+    }
+
+    private func dropViews(of store: UInt64, olderThan version: UInt64) -> [Entry] {
+        while true {
+            switch state.load(ordering: .relaxed) {
+            case State.idle:
+                guard
+                    state.compareExchange(expected: State.idle, desired: State.sweeping, ordering: .acquiring)
+                        .exchanged
+                else { continue }
+                var dropped = entries.pointee.others.filter { $0.store == store && $0.version < version }
+                entries.pointee.others.removeAll { $0.store == store && $0.version < version }
+                if let first = entries.pointee.first, first.store == store, first.version < version {
+                    dropped.append(first)
+                    entries.pointee.first = nil
+                }
+                state.store(State.idle, ordering: .releasing)
+                return dropped
+            case State.reading:
+                // The thread may be using the view: it empties its cache when its read ends.
+                if state.compareExchange(
+                    expected: State.reading, desired: State.readingDropWanted, ordering: .relaxed
+                ).exchanged {
+                    return []
+                }
+            case State.readingDropWanted:
+                return []
+            default:
+                // Another writer is sweeping this cache, for as long as a few comparisons take.
+                sched_yield()
+            }
+        }
+    }
+
+    // MARK: - Every thread's cache
+
+    /// A thread's cache, as the registry and the thread-specific value hold it.
+    private struct Pointer: @unchecked Sendable {
+        let pointer: UnsafeMutablePointer<ThreadSnapshotCache>
+    }
+
+    private static let registry = Locked<[Pointer]>([])
+    private static let spacing = 128
+
+    /// The thread-specific value that points to each thread's cache, freed when the thread exits.
+    static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let result = pthread_key_create(&key) { pointer in
+            #if canImport(Darwin)
+                ThreadSnapshotCache.threadExited(pointer)
+            #else
+                if let pointer { ThreadSnapshotCache.threadExited(pointer) }
+            #endif
+        }
+        precondition(result == 0, "pthread_key_create failed: \(result)")
+        return key
+    }()
+
+    /// This thread's cache. `key` is ``key``, passed in so that a store that keeps a copy
+    /// does not pay for the lazy global's check on every read.
+    @inline(__always)
+    static func current(key: pthread_key_t) -> UnsafeMutablePointer<ThreadSnapshotCache> {
+        if let pointer = pthread_getspecific(key) { return pointer.assumingMemoryBound(to: ThreadSnapshotCache.self) }
+        return register(key: key)
+    }
+
+    private init() {
+        entries = .allocate(capacity: 1)
+        entries.initialize(to: Entries())
+    }
+
+    deinit {
+        entries.deinitialize(count: 1)
+        entries.deallocate()
+    }
+
+    private static func register(key: pthread_key_t) -> UnsafeMutablePointer<ThreadSnapshotCache> {
+        // Cache lines of its own (two, for adjacent-line prefetch): caches side by side would make
+        // every read on one thread (its state's compare-and-swap) invalidate the others' caches.
+        let size = max(MemoryLayout<ThreadSnapshotCache>.stride, spacing)
+        let pointer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: spacing)
+            .bindMemory(to: ThreadSnapshotCache.self, capacity: 1)
+        pointer.initialize(to: ThreadSnapshotCache())
+        registry.withLock { $0.append(Pointer(pointer: pointer)) }
+        pthread_setspecific(key, pointer)
+        return pointer
+    }
+
+    private static func threadExited(_ raw: UnsafeMutableRawPointer) {
+        let pointer = raw.assumingMemoryBound(to: ThreadSnapshotCache.self)
+        // Out of the registry first: no writer can reach the cache after this.
+        registry.withLock { $0.removeAll { $0.pointer == pointer } }
+        pointer.deinitialize(count: 1)
+        UnsafeMutableRawPointer(pointer).deallocate()
+    }
+}

@@ -1,0 +1,47 @@
+import Environments
+import Logging
+import ServiceLifecycle
+
+/// The example daemons' "work": report the configuration they run with, and a debug heartbeat.
+package struct Worker: Service, CustomStringConvertible {
+    let environment: Environment
+    let logger: Logger
+    package var description: String { "Worker" }
+
+    package init(environment: Environment, logger: Logger) {
+        self.environment = environment
+        self.logger = logger
+    }
+
+    package func run() async throws {
+        let changes = environment.changes()
+        report()
+        await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in changes.cancelOnGracefulShutdown() { report() }
+            }
+            group.addTask {
+                while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                    let interval = Environment.shared.duration("HeartbeatInterval", default: .seconds(60))
+                    logger.debug(
+                        "heartbeat", metadata: ["generation": "\(Environment.shared.generation)"])
+                    try? await Task.sleep(for: max(interval, .milliseconds(100)))
+                }
+            }
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
+    }
+
+    private func report() {
+        let snapshot = Environment.shared.snapshot
+        let baseURL = Environment.shared.fetch("APIBaseUrl") as? String ?? "<unset>"
+        logger.info(
+            "APIBaseUrl=\(baseURL) generation=\(snapshot.generation) environment=\(snapshot.environmentName)",
+            metadata: [
+                "api_base_url": "\(baseURL)", "generation": "\(snapshot.generation)",
+                "request_timeout": "\(Environment.shared.duration("RequestTimeout", default: .seconds(5)))",
+                "listen_port": "\(Environment.shared.int("ListenPort", default: 8080))",
+            ])
+    }
+}
