@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs every test: installs the Debian packages the build and the tests need (when missing),
-# builds, runs the Swift Testing suites, then the end-to-end tests under a real systemd
+# builds, runs the Swift Testing suites, type-checks the snippets of the README and the DocC
+# articles (scripts/check-snippets.py), then the end-to-end tests under a real systemd
 # (systemd 252 and 257 in containers; see Tests/EndToEnd/README.md).
 #
 # Work that waits overlaps work that computes, on two cores: the containers' root file systems
@@ -60,6 +61,8 @@ background+=("$release")
 
 step "swift build --build-tests" swift build --build-tests --scratch-path "$debug_scratch"
 step "swift test" swift test --skip-build --scratch-path "$debug_scratch"
+# Every Swift snippet of the README and the DocC articles, type-checked against that build.
+step "snippets of the README and the articles" python3 scripts/check-snippets.py --scratch-path "$debug_scratch"
 wait_for "$release" "$logs/release-build.log"
 binaries="$(scripts/build-release.sh --show-bin-path)"
 

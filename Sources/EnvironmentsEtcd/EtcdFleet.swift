@@ -26,7 +26,7 @@ import ServiceLifecycle
 public final class EtcdFleet: Sendable {
     /// Where the fleet lives.
     public let configuration: EtcdConfiguration
-    /// The fleet's documents, to put in ``EnvironmentOptions/baseLayer``.
+    /// The fleet's documents, to put in `EnvironmentOptions.baseLayer`.
     public let layer: FleetLayer
     /// Whether the daemon starts from the local cache because etcd did not answer.
     public let startedFromCache: Bool
@@ -57,7 +57,7 @@ public final class EtcdFleet: Sendable {
     /// Reads the fleet's documents: from etcd (one range read, one revision), else from the
     /// local cache.
     ///
-    /// - Throws: ``EtcdError`` when etcd does not answer and there is no cache.
+    /// - Throws: `EtcdError` when etcd does not answer and there is no cache.
     public static func connect(_ configuration: EtcdConfiguration, logger: Logger) async throws(EtcdError)
         -> EtcdFleet
     {

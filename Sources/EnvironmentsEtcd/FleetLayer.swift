@@ -1,7 +1,7 @@
 import Environments
 import EtcdFleetClient
 
-/// The fleet's documents as a ``ConfigurationLayer`` below the host's files: what
+/// The fleet's documents as a `ConfigurationLayer` below the host's files: what
 /// ``EtcdFleet`` last read from etcd (or from its cache), held in memory so that every reload
 /// takes them at once.
 public final class FleetLayer: ConfigurationLayer {

@@ -13,7 +13,7 @@ extension JournalLogHandler {
         /// cannot be delivered, it is written to standard error with a `<N>` prefix instead.
         case journal
         /// Structured entries in journald's native protocol, one datagram each, to the unix
-        /// datagram socket at the given path (see ``JournalSocketSender``). If an entry cannot
+        /// datagram socket at the given path (see `JournalSocketSender`). If an entry cannot
         /// be delivered, it is written to standard error with a `<N>` prefix instead.
         case socket(String)
         /// Lines `<N>message key=value` on standard error, where `N` is the syslog priority;

@@ -8,7 +8,7 @@ import Logging
 /// `trace` and `debug` share priority 7) and `LOGGER_SOURCE` (the module), followed by
 /// every metadata value (handler metadata, then the metadata provider's, then the log
 /// call's; later ones win for equal keys). Metadata keys become valid journal field names
-/// through ``JournalFieldName/sanitize(_:)``; a key that would collide with one of the
+/// through `JournalFieldName.sanitize(_:)`; a key that would collide with one of the
 /// fields above gets the prefix `META_`, so it never replaces them. A key may set other
 /// journal fields such as `MESSAGE_ID` or `DOCUMENTATION`. An array value becomes one
 /// field per element, so a name can repeat. An error passed to the log call is added as
@@ -95,7 +95,7 @@ public struct JournalLogHandler: LogHandler {
     }
 
     /// The level of this handler: the level set through this property if any, else the
-    /// level of ``levelControl`` at the time of reading.
+    /// level of `levelControl` at the time of reading.
     public var logLevel: Logger.Level {
         get { levelOverride ?? levelControl.level }
         set { levelOverride = newValue }
@@ -107,7 +107,7 @@ public struct JournalLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    /// Writes one entry to ``output``.
+    /// Writes one entry to `output`.
     ///
     /// - Parameter event: The entry's level, message, metadata, error and source location.
     public func log(event: LogEvent) {

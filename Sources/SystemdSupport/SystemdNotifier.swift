@@ -93,7 +93,7 @@ public struct SystemdNotifier: Sendable {
 
     /// Pings the service manager's watchdog: `WATCHDOG=1`.
     ///
-    /// Use ``Watchdog`` to ping at the right interval.
+    /// Use `Watchdog` (what `EnvironmentService` runs) to ping at the right interval.
     public func watchdogPing() {
         send([("WATCHDOG", "1")])
     }

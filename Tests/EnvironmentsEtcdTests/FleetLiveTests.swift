@@ -50,8 +50,14 @@ struct FleetLiveTests {
         #expect(fleet.environment?.string("Limit") == "20")
         // A malformed document: rejected too, naming the key.
         try await fleet.writer.put(fleet.prefix + "Environments.plist", Data("<plist><dict>".utf8))
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(await fleet.lastReload?.error?.contains("etcd:\(fleet.prefix)Environments.plist@") == true)
+        // Waits for the rejection (not a fixed time: under load it came after 300 ms once).
+        let malformed = "etcd:\(fleet.prefix)Environments.plist@"
+        let malformedDeadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < malformedDeadline, await fleet.lastReload?.error?.contains(malformed) != true {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let rejectedMalformed = await fleet.lastReload
+        #expect(rejectedMalformed?.error?.contains(malformed) == true, "\(String(describing: rejectedMalformed))")
         #expect(fleet.environment?.string("Limit") == "20")
         try await fleet.publish(common: ["Limit": "30"])
         #expect(await fleet.waitFor("Limit", "30"))
