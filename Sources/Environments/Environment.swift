@@ -14,23 +14,14 @@ import Foundation
 /// ```
 public struct Environment: ConfigurationReading, Sendable {
     /// The core: the environment's own, or for ``shared`` `EnvironmentCore.shared`, which
-    /// lives as long as the process.
+    /// lives as long as the process. Reads borrow it (a constant of this value, or for
+    /// `Environment.shared` of a global constant), so reading through `Environment.shared`, as
+    /// every `Environment.shared.fetch(…)` does, writes no reference count that threads share.
     private let core: EnvironmentCore
 
     private init(owning core: EnvironmentCore) {
         self.core = core
     }
-
-    /// Runs `body` on the core: the reads' hot path. The core is borrowed from this value (or,
-    /// for `Environment.shared`, from a global constant), not retained, so reading through
-    /// `Environment.shared`, as every `Environment.shared.fetch(…)` does, writes no reference
-    /// count that threads share.
-    @inline(__always)
-    private func withCore<Result>(_ body: (EnvironmentCore) -> Result) -> Result {
-        body(core)
-    }
-
-    private var retainedCore: EnvironmentCore { core }
 
     // MARK: - Creating
 
@@ -89,35 +80,35 @@ public struct Environment: ConfigurationReading, Sendable {
     // MARK: - Reading
 
     /// The current snapshot. Hold on to it to read several values that belong together.
-    public var snapshot: EnvironmentSnapshot { withCore { $0.snapshot } }
+    public var snapshot: EnvironmentSnapshot { core.snapshot }
 
     /// The value at a key path in the current snapshot.
     public func value(forKey key: String) -> SettingValue? {
-        withCore { $0.value(forKey: key) }
+        core.value(forKey: key)
     }
 
     /// The effective value at a key path, with its source, from the current snapshot.
     public func configuredValue(forKey key: String) -> ConfiguredValue? {
-        withCore { $0.configuredValue(forKey: key) }
+        core.configuredValue(forKey: key)
     }
 
     /// The value at a key path and whether it is secret, from the current snapshot, without
     /// copying its source: the swift-configuration provider's hot path.
     package func valueAndSecrecy(forKey key: String) -> (value: SettingValue, isSecret: Bool)? {
-        withCore { $0.valueAndSecrecy(forKey: key) }
+        core.valueAndSecrecy(forKey: key)
     }
 
     /// The name of the selected environment.
-    public var environmentName: String { withCore { $0.environmentName } }
+    public var environmentName: String { core.environmentName }
 
     /// The generation of the current snapshot.
-    public var generation: UInt64 { withCore { $0.generation } }
+    public var generation: UInt64 { core.generation }
 
     /// The error that kept the lazily loaded ``shared`` environment from loading, if any.
-    public var lastError: EnvironmentError? { withCore { $0.lastError } }
+    public var lastError: EnvironmentError? { core.lastError }
 
     /// The options this environment loads files with, or `nil` for an in-memory one.
-    public var options: EnvironmentOptions? { withCore { $0.options } }
+    public var options: EnvironmentOptions? { core.options }
 
     // MARK: - Reloading
 
@@ -132,20 +123,20 @@ public struct Environment: ConfigurationReading, Sendable {
     /// - Throws: ``EnvironmentError``; the current snapshot stays in place.
     @discardableResult
     public func reload() throws(EnvironmentError) -> ReloadOutcome {
-        try retainedCore.reload()
+        try core.reload()
     }
 
     /// Builds the configuration exactly as ``reload()`` would, without applying it.
     ///
     /// - Returns: The snapshot a reload would apply now.
     public func check() throws(EnvironmentError) -> EnvironmentSnapshot {
-        try retainedCore.check()
+        try core.check()
     }
 
     /// Builds the configuration as ``check()`` does, with `candidates` (file contents by
     /// absolute path) read in place of the files there, or added to the drop-ins.
     package func check(candidates: [String: Data]) throws(EnvironmentError) -> EnvironmentSnapshot {
-        try retainedCore.check(candidates: candidates)
+        try core.check(candidates: candidates)
     }
 
     /// Sets (or, with `nil`, removes) a runtime override: the top layer, not persisted.
@@ -156,13 +147,13 @@ public struct Environment: ConfigurationReading, Sendable {
     /// wins; removing it uncovers the other.
     @discardableResult
     public func setOverride(_ value: SettingValue?, forKey key: String) throws(EnvironmentError) -> ReloadOutcome {
-        try retainedCore.setOverride(value, forKey: key)
+        try core.setOverride(value, forKey: key)
     }
 
     /// Removes every runtime override.
     @discardableResult
     public func removeAllOverrides() throws(EnvironmentError) -> ReloadOutcome {
-        try retainedCore.removeAllOverrides()
+        try core.removeAllOverrides()
     }
 
     // MARK: - Observing
@@ -178,18 +169,18 @@ public struct Environment: ConfigurationReading, Sendable {
     /// - Returns: A token; pass it to ``removeObserver(_:)`` to stop.
     @discardableResult
     public func onChange(_ callback: @escaping @Sendable (EnvironmentChange) -> Void) -> ObserverToken {
-        retainedCore.onChange(callback)
+        core.onChange(callback)
     }
 
     /// Stops calling an observer.
     public func removeObserver(_ token: ObserverToken) {
-        retainedCore.removeObserver(token)
+        core.removeObserver(token)
     }
 
     /// Every applied change from now on, as an `AsyncSequence`. The stream ends when the
     /// consuming task is cancelled; slow consumers see every change (unbounded buffer).
     public func changes() -> AsyncStream<EnvironmentChange> {
-        retainedCore.changes()
+        core.changes()
     }
 }
 

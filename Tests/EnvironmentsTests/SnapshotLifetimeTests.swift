@@ -45,6 +45,30 @@ import Testing
         }
     }
 
+    @Test func aFreedEnvironmentsSnapshotIsFreedAlthoughThisThreadReadIt() throws {
+        weak var snapshot: EnvironmentSnapshot?
+        do {
+            let environment = try Environment(values: ["Token": "secret"])
+            #expect(environment.string("Token") == "secret")  // this thread now holds a view of it
+            snapshot = environment.snapshot
+            #expect(snapshot != nil)
+        }
+        #expect(snapshot == nil, "the environment is gone, and so is its snapshot")
+    }
+
+    @Test func oneThreadReadingManyEnvironmentsInTurnSeesEachOnesCurrentValues() throws {
+        // More environments than a thread keeps views of (4): every read is still right.
+        let environments = try (0..<7).map { try Environment(values: ["N": .integer($0)]) }
+        for round in 0..<3 {
+            for (index, environment) in environments.enumerated() {
+                #expect(environment.int("N", default: -1) == index + 10 * round)
+            }
+            for (index, environment) in environments.enumerated() {
+                try environment.setOverride(.integer(index + 10 * (round + 1)), forKey: "N")
+            }
+        }
+    }
+
     @Test func aSnapshotHeldByTheCallerStaysValid() throws {
         let environment = try Environment(values: ["A": "1"])
         let held = environment.snapshot

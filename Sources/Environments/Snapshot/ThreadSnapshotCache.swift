@@ -117,15 +117,27 @@ struct ThreadSnapshotCache: ~Copyable {
     /// Keeps a view of `snapshot`, `store`'s snapshot at `version`, in place of any older one.
     func keep(_ snapshot: EnvironmentSnapshot, of store: UInt64, version: UInt64) -> SnapshotView {
         let view = SnapshotView(snapshot)
-        var dropped = entries.pointee.others.filter { $0.store == store }
-        entries.pointee.others.removeAll { $0.store == store }
-        if let first = entries.pointee.first {
-            if first.store == store { dropped.append(first) } else { entries.pointee.others.insert(first, at: 0) }
-        }
+        var dropped = removeEntries { $0.store == store }
+        if let first = entries.pointee.first { entries.pointee.others.insert(first, at: 0) }
         entries.pointee.first = Entry(store: store, version: version, view: view)
         if entries.pointee.others.count >= Self.capacity { dropped.append(entries.pointee.others.removeLast()) }
         _ = dropped
         return view
+    }
+
+    /// Removes and returns the entries (the first one included) that `matches` selects.
+    private func removeEntries(where matches: (Entry) -> Bool) -> [Entry] {
+        var removed: [Entry] = []
+        entries.pointee.others.removeAll { entry in
+            let match = matches(entry)
+            if match { removed.append(entry) }
+            return match
+        }
+        if let first = entries.pointee.first, matches(first) {
+            removed.append(first)
+            entries.pointee.first = nil
+        }
+        return removed
     }
 
     // MARK: - Writers
@@ -147,12 +159,7 @@ struct ThreadSnapshotCache: ~Copyable {
                     state.compareExchange(expected: State.idle, desired: State.sweeping, ordering: .acquiring)
                         .exchanged
                 else { continue }
-                var dropped = entries.pointee.others.filter { $0.store == store && $0.version < version }
-                entries.pointee.others.removeAll { $0.store == store && $0.version < version }
-                if let first = entries.pointee.first, first.store == store, first.version < version {
-                    dropped.append(first)
-                    entries.pointee.first = nil
-                }
+                let dropped = removeEntries { $0.store == store && $0.version < version }
                 state.store(State.idle, ordering: .releasing)
                 return dropped
             case State.reading:
