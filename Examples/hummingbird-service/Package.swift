@@ -17,6 +17,7 @@ let package = Package(
         .package(
             url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1",
             traits: ["ConfigurationSupport"]),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
@@ -28,6 +29,7 @@ let package = Package(
                 .product(name: "EnvironmentsConfiguration", package: "swift-environments"),
                 .product(name: "EnvironmentsDaemon", package: "swift-environments"),
                 .product(name: "SystemdSupport", package: "swift-environments"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,27 +1,60 @@
 import Foundation
+import Logging
+import Synchronization
 
 /// Per-environment configuration for a program: `Environment.shared.fetch("APIBaseUrl")`.
 ///
 /// An environment loads `Environments.plist` (and its drop-ins), selects one environment
 /// section, layers it over `Common` and the compiled-in defaults, interpolates `${...}`
 /// references and keeps the result as one immutable ``EnvironmentSnapshot``. Reads go to the
-/// current snapshot without contending on a lock; ``reload()`` builds a complete new snapshot
-/// and swaps it in only if everything succeeded.
+/// current snapshot without taking a lock; ``reload()`` builds a complete new snapshot and
+/// swaps it in only if everything succeeded.
 ///
 /// ```swift
-/// try Environment.bootstrap(EnvironmentOptions.fromCommandLine())
+/// var options = EnvironmentOptions()
+/// options.environment = "Staging"  // from your own --environment flag, say
+/// try Environment.bootstrap(options)
 /// let baseURL = Environment.shared.url("APIBaseUrl", default: URL(string: "http://localhost")!)
 /// ```
-public struct Environment: ConfigurationReading, Sendable {
-    /// The core: the environment's own, or for ``shared`` `EnvironmentCore.shared`, which
-    /// lives as long as the process. Reads borrow it (a constant of this value, or for
-    /// `Environment.shared` of a global constant), so reading through `Environment.shared`, as
-    /// every `Environment.shared.fetch(…)` does, writes no reference count that threads share.
-    private let core: EnvironmentCore
-
-    private init(owning core: EnvironmentCore) {
-        self.core = core
+///
+/// Changes are applied one at a time: a reload, an override or the bootstrap waits for the one
+/// in progress. Readers never wait for them.
+public final class Environment: ConfigurationReading, Sendable {
+    /// What a snapshot is built from.
+    struct Origin {
+        var options: EnvironmentOptions
+        /// `false` for an in-memory environment: the options' built-in configuration alone.
+        var readsFiles: Bool
     }
+
+    /// What changes build snapshots from; guarded by ``writer``, which every change holds from
+    /// reading its inputs to publishing its snapshot.
+    struct WriterState {
+        /// `nil` only for ``shared`` before its first read or ``bootstrap(_:)``.
+        var origin: Origin?
+        /// In the order they were set: a later one wins where two reach the same path.
+        var overrides: [RuntimeOverride] = []
+        /// Whether ``bootstrap(_:)`` succeeded (it may only once).
+        var isBootstrapped = false
+    }
+
+    /// What ``options`` and ``lastError`` answer: set with each publish, under its own lock so
+    /// that `validate` (which runs while a change holds ``writer``) may ask.
+    struct Status {
+        var options: EnvironmentOptions?
+        var lastError: EnvironmentError?
+    }
+
+    // Locks, always taken in this order: `writer`, then `store`'s or `status`'s (each held
+    // only to copy a value in or out). Readers take none.
+    let store: SnapshotStore
+    let writer: Locked<WriterState>
+    let status: Locked<Status>
+    let observers = ObserverQueue()
+    /// The thread that holds ``writer`` while it builds a snapshot, or 0: a read that this
+    /// thread makes (from `validate`) of a ``shared`` environment not yet loaded must not wait
+    /// for the lock it holds.
+    let buildingThread = Atomic<UInt>(0)
 
     // MARK: - Creating
 
@@ -29,8 +62,8 @@ public struct Environment: ConfigurationReading, Sendable {
     ///
     /// - Throws: ``EnvironmentError`` for a missing or bad file, an unknown or disallowed
     ///   environment, a failed interpolation or a rejected validation.
-    public init(options: EnvironmentOptions) throws(EnvironmentError) {
-        self.init(owning: try EnvironmentCore(options: options))
+    public convenience init(options: EnvironmentOptions) throws(EnvironmentError) {
+        try self.init(origin: Origin(options: options, readsFiles: true))
     }
 
     /// An environment over in-memory values, for tests and for libraries that receive their
@@ -41,176 +74,123 @@ public struct Environment: ConfigurationReading, Sendable {
     ///
     /// - Throws: ``EnvironmentError`` for a reference that cannot be resolved or a
     ///   `LogLevel` that is not a log level.
-    public init(
+    public convenience init(
         values: [String: SettingValue], environmentName: String = "Test", secretKeys: Set<String> = []
     ) throws(EnvironmentError) {
-        self.init(owning: try EnvironmentCore(values: values, environmentName: environmentName, secretKeys: secretKeys))
+        let options = EnvironmentOptions(
+            environment: environmentName, build: BuildInfo(defaultEnvironment: environmentName), defaults: values,
+            builtInConfiguration: [environmentName: .dictionary([:])], processEnvironment: [:],
+            secretKeys: secretKeys)
+        try self.init(origin: Origin(options: options, readsFiles: false))
     }
 
     /// An environment over an in-memory `Environments.plist`-shaped dictionary (`Common` and
     /// one dictionary per environment), selected, layered and checked exactly as files are.
-    public init(
+    public convenience init(
         environments: [String: SettingValue], options: EnvironmentOptions = EnvironmentOptions()
     ) throws(EnvironmentError) {
-        self.init(owning: try EnvironmentCore(environments: environments, options: options))
+        var options = options
+        options.builtInConfiguration = environments
+        try self.init(origin: Origin(options: options, readsFiles: false))
+    }
+
+    private init(origin: Origin) throws(EnvironmentError) {
+        // Once, here: a relative directory means the one it meant at start, whatever follows.
+        let origin = Origin(options: try origin.options.anchored(), readsFiles: origin.readsFiles)
+        let builder = SnapshotBuilder(options: origin.options, overrides: [], readsFiles: origin.readsFiles)
+        store = SnapshotStore(try builder.build(previous: nil, generation: 1))
+        writer = Locked(WriterState(origin: origin))
+        status = Locked(Status(options: origin.readsFiles ? origin.options : nil))
+    }
+
+    /// The shared environment before it is loaded.
+    private init() {
+        store = SnapshotStore()
+        writer = Locked(WriterState())
+        status = Locked(Status())
     }
 
     // MARK: - The shared environment
 
     /// The program's environment.
     ///
-    /// Set it up once at start with ``bootstrap(_:)``. Without that, the first read loads it
-    /// from ``EnvironmentOptions/fromCommandLine(_:processEnvironment:)``; if that fails, the
-    /// error is logged and `shared` holds an empty configuration (see ``lastError``), so
-    /// reads return their defaults and `require` throws.
-    public static let shared = Environment(owning: EnvironmentCore.shared)
+    /// Set it up once, early in `main`, with ``bootstrap(_:)``. A program that reads it without
+    /// that gets the conventional ``EnvironmentOptions/init(applicationName:environment:configDirectory:fileName:environmentVariable:build:defaults:builtInConfiguration:processEnvironment:secretKeys:restartRequiredKeys:validate:)``
+    /// defaults on its first read (no command-line flags: the executable parses those); if
+    /// they do not load, the error is logged and `shared` holds an empty configuration (see
+    /// ``lastError``), so reads return their defaults and `require` throws.
+    public static let shared = Environment()
 
-    /// Loads ``shared`` with `options`. Call it once, early in `main`; calling it again
-    /// replaces the configuration (observers see the change) and drops runtime overrides.
+    /// Loads ``shared`` with `options`, once: as swift-log's `LoggingSystem.bootstrap`, a
+    /// program bootstraps its environment once, early in `main`, from the flags it parsed.
+    ///
+    /// If ``shared`` was read before (and so loaded its defaults), the bootstrapped
+    /// configuration replaces that one and observers see the change.
     ///
     /// - Returns: The shared environment.
-    /// - Throws: ``EnvironmentError`` if the configuration cannot be loaded; `shared` is then
-    ///   left as it was.
+    /// - Throws: ``EnvironmentError`` if the configuration cannot be loaded (`shared` is left
+    ///   as it was, and a later bootstrap may try again), or with code
+    ///   ``EnvironmentError/Code/alreadyBootstrapped`` if an earlier bootstrap succeeded.
     @discardableResult
     public static func bootstrap(_ options: EnvironmentOptions) throws(EnvironmentError) -> Environment {
-        try EnvironmentCore.shared.bootstrap(options)
+        let options = try options.anchored()
+        _ = try shared.apply(startingOver: true) { state throws(EnvironmentError) in
+            guard !state.isBootstrapped else {
+                throw EnvironmentError(
+                    .alreadyBootstrapped, "the shared environment was bootstrapped already",
+                    hint:
+                        "call Environment.bootstrap(_:) once, early in main; to read the files again call reload(), and for another configuration make an Environment(options:) of its own"
+                )
+            }
+            state.isBootstrapped = true
+            state.origin = Origin(options: options, readsFiles: true)
+            state.overrides = []
+        }
         return shared
     }
 
     // MARK: - Reading
 
+    /// Runs `body` on the current snapshot.
+    @inline(__always)
+    private func read<Result>(_ body: (EnvironmentSnapshot) -> Result) -> Result {
+        if let result = store.read(body) { return result }
+        return body(loadDefaults())
+    }
+
     /// The current snapshot. Hold on to it to read several values that belong together.
-    public var snapshot: EnvironmentSnapshot { core.snapshot }
+    public var snapshot: EnvironmentSnapshot {
+        // From this thread's cached view, not under the store's lock: reading threads never
+        // wait for one another or for a writer. Returning it retains it.
+        store.read { $0 } ?? loadDefaults()
+    }
 
     /// The value at a key path in the current snapshot.
     public func value(forKey key: String) -> SettingValue? {
-        core.value(forKey: key)
+        if let entry = store.entry(forKey: key) { return entry?.value }
+        return loadDefaults().table[key]?.value
     }
 
     /// The effective value at a key path, with its source, from the current snapshot.
     public func configuredValue(forKey key: String) -> ConfiguredValue? {
-        core.configuredValue(forKey: key)
+        read { snapshot in snapshot.table[key].map(snapshot.configuredValue) }
     }
 
     /// The value at a key path and whether it is secret, from the current snapshot, without
     /// copying its source: the swift-configuration provider's hot path.
     package func valueAndSecrecy(forKey key: String) -> (value: SettingValue, isSecret: Bool)? {
-        core.valueAndSecrecy(forKey: key)
+        read { $0.table[key].map { ($0.value, $0.isSecret) } }
     }
 
     /// The name of the selected environment.
-    public var environmentName: String { core.environmentName }
+    public var environmentName: String { read { $0.environmentName } }
 
     /// The generation of the current snapshot.
-    public var generation: UInt64 { core.generation }
+    public var generation: UInt64 { read { $0.generation } }
 
     /// The error that kept the lazily loaded ``shared`` environment from loading, if any.
-    public var lastError: EnvironmentError? { core.lastError }
+    public var lastError: EnvironmentError? { status.withLock { $0.lastError } }
 
     /// The options this environment loads files with, or `nil` for an in-memory one.
-    public var options: EnvironmentOptions? { core.options }
-
-    // MARK: - Reloading
-
-    /// Reads, merges, interpolates and validates the configuration again and, if all of that
-    /// succeeds and anything changed, swaps in the new snapshot and notifies observers.
-    ///
-    /// Files are read and the application's `validate` runs before any lock is taken; only the
-    /// swap is locked, so `validate` may read the environment. Restart-only keys keep their old
-    /// value and are listed in ``EnvironmentSnapshot/pendingRestart``.
-    ///
-    /// - Returns: What happened: applied (with the changed keys) or unchanged.
-    /// - Throws: ``EnvironmentError``; the current snapshot stays in place.
-    @discardableResult
-    public func reload() throws(EnvironmentError) -> ReloadOutcome {
-        try core.reload()
-    }
-
-    /// Builds the configuration exactly as ``reload()`` would, without applying it.
-    ///
-    /// - Returns: The snapshot a reload would apply now.
-    public func check() throws(EnvironmentError) -> EnvironmentSnapshot {
-        try core.check()
-    }
-
-    /// Builds the configuration as ``check()`` does, with `candidates` (file contents by
-    /// absolute path) read in place of the files there, or added to the drop-ins.
-    package func check(candidates: [String: Data]) throws(EnvironmentError) -> EnvironmentSnapshot {
-        try core.check(candidates: candidates)
-    }
-
-    /// Sets (or, with `nil`, removes) a runtime override: the top layer, not persisted.
-    /// The configuration is rebuilt and validated as on a reload.
-    ///
-    /// `key` may be a dotted path (`Database.Host`). Where two overrides reach the same path
-    /// (`Database.Host`, and `Database` set to a dictionary with a `Host`), the one set last
-    /// wins; removing it uncovers the other.
-    @discardableResult
-    public func setOverride(_ value: SettingValue?, forKey key: String) throws(EnvironmentError) -> ReloadOutcome {
-        try core.setOverride(value, forKey: key)
-    }
-
-    /// Removes every runtime override.
-    @discardableResult
-    public func removeAllOverrides() throws(EnvironmentError) -> ReloadOutcome {
-        try core.removeAllOverrides()
-    }
-
-    // MARK: - Observing
-
-    /// Calls `callback` after every applied change, on the thread that applied it.
-    /// Changes applied by reloads that run at the same time on different threads may arrive
-    /// out of order; ``EnvironmentSnapshot/generation`` tells which is newer.
-    ///
-    /// The environment holds `callback` until ``removeObserver(_:)``: a callback that captures
-    /// an environment of its own (not ``shared``) keeps that environment alive until then.
-    /// The change itself carries both snapshots, so most callbacks need not capture it.
-    ///
-    /// - Returns: A token; pass it to ``removeObserver(_:)`` to stop.
-    @discardableResult
-    public func onChange(_ callback: @escaping @Sendable (EnvironmentChange) -> Void) -> ObserverToken {
-        core.onChange(callback)
-    }
-
-    /// Stops calling an observer.
-    public func removeObserver(_ token: ObserverToken) {
-        core.removeObserver(token)
-    }
-
-    /// Every applied change from now on, as an `AsyncSequence`. The stream ends when the
-    /// consuming task is cancelled; slow consumers see every change (unbounded buffer).
-    public func changes() -> AsyncStream<EnvironmentChange> {
-        core.changes()
-    }
-}
-
-/// Identifies an observer registered with ``Environment/onChange(_:)``.
-public struct ObserverToken: Sendable, Hashable {
-    let rawValue: UInt64
-}
-
-/// An applied configuration change.
-public struct EnvironmentChange: Sendable {
-    /// The snapshot before the change.
-    public var previous: EnvironmentSnapshot
-    /// The snapshot now in place.
-    public var current: EnvironmentSnapshot
-    /// The leaf keys whose values changed, added or removed.
-    public var changedKeys: [String]
-}
-
-/// What a reload did.
-public enum ReloadOutcome: Sendable {
-    /// A new snapshot was swapped in.
-    case applied(EnvironmentChange)
-    /// The new configuration equals the current one: nothing was swapped, nobody notified.
-    case unchanged(EnvironmentSnapshot)
-
-    /// The snapshot in place after the reload.
-    public var snapshot: EnvironmentSnapshot {
-        switch self {
-        case .applied(let change): change.current
-        case .unchanged(let snapshot): snapshot
-        }
-    }
+    public var options: EnvironmentOptions? { status.withLock { $0.options } }
 }

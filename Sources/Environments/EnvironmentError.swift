@@ -13,7 +13,7 @@ public struct EnvironmentError: Error, Sendable, Hashable {
             case invalidDropIn, unknownEnvironment, unknownInstance, disallowedEnvironment, missingKey, typeMismatch
             case interpolationCycle, unresolvedReference, missingEnvironmentVariable
             case missingCredential, invalidInterpolation, interpolationLimitExceeded, validationFailed
-            case decodingFailed, invalidName
+            case decodingFailed, invalidName, alreadyBootstrapped
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -62,6 +62,8 @@ public struct EnvironmentError: Error, Sendable, Hashable {
         /// A name that becomes part of a path (an application name, an instance, a drop-in's
         /// name) is not a valid one: it could name a file elsewhere.
         public static let invalidName = Code(.invalidName)
+        /// ``Environment/bootstrap(_:)`` was called after an earlier call had succeeded.
+        public static let alreadyBootstrapped = Code(.alreadyBootstrapped)
 
         /// The code's name, for example `malformedFile`.
         public var description: String { kind.rawValue }

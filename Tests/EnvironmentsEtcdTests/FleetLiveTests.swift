@@ -86,6 +86,8 @@ struct FleetLiveTests {
         }
         #expect(await fleet.waitFor("Counter", "40"), "\(cluster.log)")
         #expect(fleet.fleet?.client.currentEndpoint != inUse)
+        // Observers run on the environment's queue, after the value is in place.
+        for _ in 0..<600 where seen.withLock({ $0.last }) != 40 { try await Task.sleep(for: .milliseconds(100)) }
         let values = seen.withLock { $0 }
         // Every applied value is newer than the one before: nothing went back or was skipped over
         // on the way to the last.

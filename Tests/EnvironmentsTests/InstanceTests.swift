@@ -49,10 +49,6 @@ import Testing
             var options = directory.options(processEnvironment: ["APP_INSTANCE": "us-east"])
             options.instance = "eu-west"
             #expect(try Environment(options: options).string("Region") == "eu-west")
-            // `--instance NAME` on the command line.
-            let parsed = EnvironmentOptions.fromCommandLine(
-                ["daemon", "--instance", "eu-west"], processEnvironment: [:])
-            #expect(parsed.selectedInstance == "eu-west")
         }
     }
 

@@ -1,3 +1,4 @@
+import Dispatch
 import Environments
 import Foundation
 import Testing
@@ -8,12 +9,8 @@ import Testing
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Debug": ["A": 1, "B": 1, "C": 1]])
             let environment = try Environment(options: directory.options())
-            let received = Locked<[[String]]>([])
-            let generations = Locked<[UInt64]>([])
-            environment.onChange { change in
-                received.withLock { $0.append(change.changedKeys) }
-                generations.withLock { $0.append(change.current.generation) }
-            }
+            let received = Received()
+            environment.onChange(received.record)
 
             try directory.writeXML(["Debug": ["A": 2, "B": 1, "C": 1]])
             try environment.reload()
@@ -24,19 +21,23 @@ import Testing
             try directory.writeXML(["Debug": ["A": 2, "B": 3, "D": 4]])
             try environment.reload()
 
-            #expect(received.value == [["A"], ["C"], ["B", "D"]])
-            #expect(generations.value == [2, 3, 4])
+            received.wait(for: 3)
+            #expect(received.keys == [["A"], ["C"], ["B", "D"]])
+            #expect(received.changes.value.map(\.current.generation) == [2, 3, 4])
         }
     }
 
     @Test func theCallbackSeesTheNewSnapshotInPlace() throws {
         let environment = try Environment(values: ["A": 1])
         let seen = Locked<[Int]>([])
+        let received = Received()
         let token = environment.onChange { change in
             seen.withLock { $0.append(environment.int("A", default: 0)) }
             seen.withLock { $0.append(change.previous.int("A", default: 0)) }
+            received.record(change)
         }
         try environment.setOverride(2, forKey: "A")
+        received.wait(for: 1)
         #expect(seen.value == [2, 1])
         // The callback captures its environment: removing it lets both go.
         environment.removeObserver(token)
@@ -44,15 +45,91 @@ import Testing
 
     @Test func removedObserversAreNotCalled() throws {
         let environment = try Environment(values: ["A": 1])
-        let first = Locked(0)
-        let second = Locked(0)
-        let token = environment.onChange { _ in first.withLock { $0 += 1 } }
-        environment.onChange { _ in second.withLock { $0 += 1 } }
+        let first = Received()
+        let second = Received()
+        let token = environment.onChange(first.record)
+        environment.onChange(second.record)
         try environment.setOverride(2, forKey: "A")
+        first.wait(for: 1)
         environment.removeObserver(token)
         try environment.setOverride(3, forKey: "A")
-        #expect(first.value == 1)
-        #expect(second.value == 2)
+        second.wait(for: 2)
+        #expect(first.changes.value.count == 1)
+        #expect(second.changes.value.count == 2)
+    }
+
+    @Test func anObserverRegisteredAfterAChangeDoesNotReceiveIt() throws {
+        let environment = try Environment(values: ["A": 1])
+        try environment.setOverride(2, forKey: "A")
+        let received = Received()
+        environment.onChange(received.record)
+        try environment.setOverride(3, forKey: "A")
+        received.wait(for: 1)
+        #expect(received.changes.value.map(\.current.generation) == [3])
+    }
+
+    /// Callbacks run on the environment's queue: a reload returns while a callback is still
+    /// blocked, and the callback never runs on the thread that reloaded.
+    @Test func callbacksRunOnTheirOwnQueueNotOnTheReloadingThread() throws {
+        let environment = try Environment(values: ["A": 0])
+        let release = DispatchSemaphore(value: 0)
+        let received = Received()
+        let reloadingThread = pthread_self()
+        let onReloadingThread = Locked<[Bool]>([])
+        environment.onChange { change in
+            onReloadingThread.withLock { $0.append(pthread_equal(pthread_self(), reloadingThread) != 0) }
+            release.wait()
+            received.record(change)
+        }
+        // Two changes while the first callback is blocked: neither waits for it.
+        try environment.setOverride(1, forKey: "A")
+        try environment.setOverride(2, forKey: "A")
+        #expect(environment.int("A", default: 0) == 2)
+        #expect(received.changes.value.isEmpty)
+        release.signal()
+        release.signal()
+        received.wait(for: 2)
+        #expect(received.changes.value.map(\.current.generation) == [2, 3])
+        #expect(onReloadingThread.value == [false, false])
+    }
+
+    /// Changes from many threads at once: every one applies (none is lost to a retry), and the
+    /// observer sees them one at a time, generations increasing by one.
+    @Test func concurrentChangesAllApplyAndArriveInOrder() throws {
+        let environment = try Environment(values: [:])
+        let received = Received()
+        environment.onChange(received.record)
+        let threads = 4
+        let perThread = 50
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for index in 0..<perThread {
+                _ = try? environment.setOverride(.integer(index), forKey: "T\(thread)")
+            }
+        }
+        received.wait(for: threads * perThread)
+        let generations = received.changes.value.map(\.current.generation)
+        #expect(generations == Array(2...UInt64(1 + threads * perThread)))
+        for thread in 0..<threads { #expect(environment.int("T\(thread)", default: -1) == perThread - 1) }
+    }
+
+    @Test func removingAnObserverFromItsOwnCallbackDoesNotWaitForItself() throws {
+        let environment = try Environment(values: ["A": 0])
+        let received = Received()
+        let token = Locked<ObserverToken?>(nil)
+        token.withLock {
+            $0 = environment.onChange { change in
+                if let token = token.value { environment.removeObserver(token) }
+                received.record(change)
+            }
+        }
+        try environment.setOverride(1, forKey: "A")
+        received.wait(for: 1)
+        try environment.setOverride(2, forKey: "A")
+        let probe = Received()
+        environment.onChange(probe.record)
+        try environment.setOverride(3, forKey: "A")
+        probe.wait(for: 1)
+        #expect(received.changes.value.count == 1)
     }
 
     @Test func changesStreamDeliversAppliedChanges() async throws {

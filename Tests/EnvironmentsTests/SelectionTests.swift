@@ -132,9 +132,9 @@ import Testing
             #expect(error?.description.contains("--environment") == false)
             #expect(error?.description.contains("Debug, Release, Staging") == true)
 
-            // From the command line, and as the application says it chose it.
-            var options = EnvironmentOptions.fromCommandLine(
-                ["app", "--environment", "Nope", "--config-dir", directory.path], processEnvironment: [:])
+            // As the application says it chose it.
+            var options = directory.options(environment: "Nope")
+            options.environmentOrigin = "selected with --environment"
             var described = #expect(throws: EnvironmentError.self) { try Environment(options: options) }
             #expect(described?.description.contains("(selected with --environment)") == true)
             options.environmentOrigin = "given as the first argument"
@@ -295,77 +295,6 @@ import Testing
             }
             #expect(error?.code == .disallowedEnvironment)
             #expect(error?.description.contains("Production, Staging") == true)
-        }
-    }
-}
-
-/// `EnvironmentOptions.fromCommandLine(_:processEnvironment:)`.
-@Suite struct CommandLineTests {
-    @Test func separateValues() {
-        let options = EnvironmentOptions.fromCommandLine(
-            ["daemon", "--environment", "Staging", "--config-dir", "/srv/config"], processEnvironment: [:])
-        #expect(options.environment == "Staging")
-        #expect(options.configDirectory == "/srv/config")
-    }
-
-    @Test func equalsValues() {
-        let options = EnvironmentOptions.fromCommandLine(
-            ["daemon", "--environment=Production", "--config-dir=/srv/a=b"], processEnvironment: [:])
-        #expect(options.environment == "Production")
-        #expect(options.configDirectory == "/srv/a=b")
-    }
-
-    @Test func otherArgumentsAreIgnored() {
-        let options = EnvironmentOptions.fromCommandLine(
-            ["daemon", "--verbose", "serve", "--port", "80", "--environment", "Staging", "-x"],
-            processEnvironment: [:])
-        #expect(options.environment == "Staging")
-        #expect(options.configDirectory == nil)
-    }
-
-    @Test func withoutFlagsNothingIsSelected() {
-        let options = EnvironmentOptions.fromCommandLine(["daemon"], processEnvironment: ["A": "B"])
-        #expect(options.environment == nil)
-        #expect(options.configDirectory == nil)
-        #expect(options.processEnvironment == ["A": "B"])
-        #expect(options.environmentVariable == "APP_ENVIRONMENT")
-        #expect(options.fileName == "Environments.plist")
-    }
-
-    @Test func theProgramNameIsNotAFlag() {
-        let options = EnvironmentOptions.fromCommandLine(
-            ["--environment", "Staging"], processEnvironment: [:])
-        #expect(options.environment == nil)
-        #expect(EnvironmentOptions.fromCommandLine([], processEnvironment: [:]).environment == nil)
-    }
-
-    @Test func aFlagWithoutValueIsIgnored() {
-        let options = EnvironmentOptions.fromCommandLine(["daemon", "--environment"], processEnvironment: [:])
-        #expect(options.environment == nil)
-    }
-
-    @Test func argumentsAfterDoubleDashAreNotOptions() {
-        let options = EnvironmentOptions.fromCommandLine(
-            ["daemon", "--", "--environment", "Staging"], processEnvironment: [:])
-        #expect(options.environment == nil)
-    }
-
-    @Test func theLastOccurrenceWins() {
-        let options = EnvironmentOptions.fromCommandLine(
-            ["daemon", "--environment", "Staging", "--environment=Production"], processEnvironment: [:])
-        #expect(options.environment == "Production")
-    }
-
-    @Test func commandLineOptionsLoad() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["Debug": ["Name": "debug"], "Staging": ["Name": "staging"]])
-            let options = EnvironmentOptions.fromCommandLine(
-                ["daemon", "--environment=Staging", "--config-dir", directory.path],
-                processEnvironment: ["APP_ENVIRONMENT": "Debug"])
-            let environment = try Environment(options: options)
-            #expect(environment.environmentName == "Staging")
-            #expect(environment.string("Name") == "staging")
-            #expect(environment.snapshot.files == [directory.mainFile])
         }
     }
 }

@@ -1,45 +1,59 @@
 import Environments
 import Foundation
-import Synchronization
 import Testing
 
-/// `Environment.shared` and `bootstrap`. Serialized: they set process-wide state.
+/// `Environment.shared` and its once-only `bootstrap`. One test: the process has one shared
+/// environment, and one successful bootstrap.
 @Suite(.serialized) struct SharedEnvironmentTests {
-    @Test func bootstrapAgainReplacesTheConfigurationAndTellsObservers() throws {
-        try withTemporaryDirectory { first in
-            try withTemporaryDirectory { second in
-                try first.writeXML(["Common": ["APIBaseUrl": "https://api.example.com"], "Debug": [:]])
-                try second.writeXML(["Common": ["APIBaseUrl": "https://other.example.com"], "Debug": [:]])
-                let environment = try Environment.bootstrap(first.options())
-                #expect(environment.snapshot === Environment.shared.snapshot)
-                #expect(Environment.shared.fetch("APIBaseUrl") as? String == "https://api.example.com")
+    @Test func bootstrapSucceedsOnceAndAFailedOneLeavesNoTrace() async throws {
+        try await withTemporaryDirectory { first in
+            try await withTemporaryDirectory { second in
+                // A failing bootstrap leaves the shared environment unbootstrapped.
+                let missing = #expect(throws: EnvironmentError.self) {
+                    try Environment.bootstrap(first.options())
+                }
+                #expect(missing?.code == .fileNotFound)
+
+                // The application's validate may read the shared environment it is loading:
+                // it sees the configuration in place (none yet), instead of waiting for itself.
+                try first.writeXML(["Common": ["APIBaseUrl": "https://${Host}/v1"], "Debug": ["Host": "localhost"]])
+                var options = first.options()
+                let seenByValidate = Locked<[String?]>([])
+                options.validate = { snapshot in
+                    seenByValidate.withLock {
+                        $0.append(Environment.shared.string("APIBaseUrl"))
+                        $0.append(Environment.shared.options?.configDirectory)
+                        $0.append(snapshot.string("APIBaseUrl"))
+                    }
+                }
+                let environment = try Environment.bootstrap(options)
+                #expect(environment === Environment.shared)
+                #expect(Environment.shared.fetch("APIBaseUrl") as? String == "https://localhost/v1")
+                #expect(Environment.shared.lastError == nil)
+                #expect(Environment.shared.options?.configDirectory == first.path)
+                #expect(seenByValidate.value == [nil, nil, "https://localhost/v1"])
+
+                // Once only: a second bootstrap is an error, and changes nothing.
                 let generation = Environment.shared.generation
-                let seen = Locked<[String]>([])
-                let token = Environment.shared.onChange { change in seen.withLock { $0 += change.changedKeys } }
-                defer { Environment.shared.removeObserver(token) }
-                try Environment.bootstrap(second.options())
-                #expect(Environment.shared.fetch("APIBaseUrl") as? String == "https://other.example.com")
-                #expect(Environment.shared.generation == generation + 1)
-                #expect(seen.withLock { $0 } == ["APIBaseUrl"])
-            }
-        }
-    }
+                let stream = Environment.shared.changes()
+                try second.writeXML(["Common": ["APIBaseUrl": "https://other.example.com"], "Debug": [:]])
+                let again = #expect(throws: EnvironmentError.self) {
+                    try Environment.bootstrap(second.options())
+                }
+                #expect(again?.code == .alreadyBootstrapped)
+                #expect(again?.hint?.contains("reload()") == true)
+                #expect(Environment.shared.fetch("APIBaseUrl") as? String == "https://localhost/v1")
+                #expect(Environment.shared.generation == generation)
 
-    @Test func bootstrapWithOptions() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["Common": ["APIBaseUrl": "https://${Host}/v1"], "Debug": ["Host": "localhost"]])
-            let environment = try Environment.bootstrap(directory.options())
-            #expect(Environment.shared.snapshot === environment.snapshot)
-            #expect(Environment.shared.fetch("APIBaseUrl") as? String == "https://localhost/v1")
-            #expect(environment.lastError == nil)
-
-            // A failing bootstrap leaves the shared environment as it was.
-            try FileManager.default.removeItem(atPath: directory.mainFile)
-            let error = #expect(throws: EnvironmentError.self) {
-                try Environment.bootstrap(directory.options())
+                // The bootstrapped files are what reloads read.
+                try first.writeXML(["Common": ["APIBaseUrl": "https://${Host}/v2"], "Debug": ["Host": "localhost"]])
+                try Environment.shared.reload()
+                #expect(Environment.shared.fetch("APIBaseUrl") as? String == "https://localhost/v2")
+                var changes = stream.makeAsyncIterator()
+                let change = try #require(await changes.next())
+                #expect(change.changedKeys == ["APIBaseUrl"])
+                #expect(change.current.generation == generation + 1)
             }
-            #expect(error?.code == .fileNotFound)
-            #expect(Environment.shared.fetch("APIBaseUrl") as? String == "https://localhost/v1")
         }
     }
 }

@@ -5,8 +5,9 @@ import Foundation
 /// The defaults follow systemd's conventions: files in `$CONFIGURATION_DIRECTORY` (set by
 /// `ConfigurationDirectory=`), else `/etc/<applicationName>/`; the environment from the
 /// `APP_ENVIRONMENT` variable, else the build; the instance from `APP_INSTANCE`, if set.
-/// ``fromCommandLine(_:processEnvironment:)`` also honours `--environment NAME`,
-/// `--instance NAME` and `--config-dir DIR`.
+/// The library parses no command line: a program that takes `--environment`, `--instance` or
+/// `--config-dir` flags (with swift-argument-parser, say) sets ``environment``, ``instance``
+/// and ``configDirectory`` from them.
 public struct EnvironmentOptions: Sendable {
     /// The name used for `/etc/<applicationName>/`; by default the executable's name. Where it
     /// becomes a directory it must be what systemd allows in a unit's name (ASCII letters,
@@ -16,8 +17,7 @@ public struct EnvironmentOptions: Sendable {
     /// the environment variable and the build.
     public var environment: String?
     /// How ``environment`` was chosen, in the words an error about it uses: "selected with
-    /// --environment" (what ``fromCommandLine(_:processEnvironment:)`` sets), say, or "given as
-    /// the first argument". `nil`: "set by the application".
+    /// --environment", say, or "given as the first argument". `nil`: "set by the application".
     public var environmentOrigin: String?
     /// A directory selected explicitly (for example by `--config-dir`), which wins over
     /// `$CONFIGURATION_DIRECTORY` and `/etc/<applicationName>/`. It must exist. A relative
@@ -73,8 +73,9 @@ public struct EnvironmentOptions: Sendable {
     public var baseLayer: (any ConfigurationLayer)?
     /// The application's own check of a new configuration: throw to reject it. It runs on
     /// every load and reload, after interpolation and before the new snapshot is swapped in.
-    /// It runs before any lock is taken, so it may read the environment (which still serves
-    /// the current snapshot); to judge the new configuration, read the snapshot it is given.
+    /// It may read the environment (which still serves the current snapshot), but must not
+    /// change it (reload, override or bootstrap it: changes apply one at a time, so that would
+    /// wait for itself); to judge the new configuration, read the snapshot it is given.
     /// Report a rejected value with ``EnvironmentError/rejected(key:in:reason:hint:)``, which
     /// shows a secret value as `<redacted>`; in anything else it throws, the text of every
     /// secret value (of four characters or more) is replaced by `<redacted>`.
@@ -135,39 +136,6 @@ public struct EnvironmentOptions: Sendable {
         let path = CommandLine.arguments.first ?? "app"
         let name = (path as NSString).lastPathComponent
         return name.isEmpty ? "app" : name
-    }
-
-    /// Options from the command line: `--environment NAME` (or `--environment=NAME`),
-    /// `--instance NAME` and `--config-dir DIR` (or `--config-dir=DIR`); every other argument
-    /// is ignored.
-    ///
-    /// This is what ``Environment/shared`` uses when the program did not call
-    /// ``Environment/bootstrap(_:)``.
-    public static func fromCommandLine(
-        _ arguments: [String] = CommandLine.arguments,
-        processEnvironment: [String: String] = ProcessInfo.processInfo.environment
-    ) -> EnvironmentOptions {
-        var options = EnvironmentOptions(processEnvironment: processEnvironment)
-        var index = arguments.startIndex == arguments.endIndex ? arguments.endIndex : arguments.startIndex + 1
-        while index < arguments.endIndex {
-            let argument = arguments[index]
-            if argument == "--" { break }
-            for (flag, keyPath) in [
-                ("--environment", \EnvironmentOptions.environment),
-                ("--instance", \EnvironmentOptions.instance),
-                ("--config-dir", \EnvironmentOptions.configDirectory),
-            ] {
-                if argument == flag, index + 1 < arguments.endIndex {
-                    options[keyPath: keyPath] = arguments[index + 1]
-                    index += 1
-                } else if argument.hasPrefix(flag + "=") {
-                    options[keyPath: keyPath] = String(argument.dropFirst(flag.count + 1))
-                }
-            }
-            index += 1
-        }
-        if options.environment != nil { options.environmentOrigin = "selected with --environment" }
-        return options
     }
 }
 

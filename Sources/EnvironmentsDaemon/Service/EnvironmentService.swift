@@ -14,7 +14,7 @@ import SystemdSupport
 /// ```swift
 /// let signals = await ReloadSignals.trap()          // first: SIGHUP must never kill us
 /// LoggingSystem.bootstrap(JournalLogHandler.factory())
-/// let environment = try Environment.bootstrap(.fromCommandLine())
+/// let environment = try Environment.bootstrap(EnvironmentOptions())
 /// let service = EnvironmentService(environment: environment, reloadSignals: signals, logger: logger)
 /// let group = ServiceGroup(services: [service, app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
 /// try await group.run()

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Configuration
 import Environments
 import EnvironmentsConfiguration
@@ -13,10 +14,20 @@ let signals = await ReloadSignals.trap()
 LoggingSystem.bootstrap(JournalLogHandler.factory(identifier: "hummingbird-service"))
 let logger = Logger(label: "hummingbird-service")
 
+/// The service's flags: the library parses no command line, the program does.
+struct Flags: ParsableArguments {
+    @Option(name: .customLong("config-dir"), help: "The directory holding Environments.plist.")
+    var configDirectory: String?
+    @Option(help: "The environment to run in (default: $APP_ENVIRONMENT, else the build's).")
+    var environment: String?
+}
+let flags = Flags.parseOrExit()
+
 // Environments.plist in --config-dir, $CONFIGURATION_DIRECTORY or /etc/hummingbird-service/;
 // the environment from --environment, $APP_ENVIRONMENT or the build. Without any file the
 // service runs on its built-in configuration.
-var options = EnvironmentOptions.fromCommandLine()
+var options = EnvironmentOptions(environment: flags.environment, configDirectory: flags.configDirectory)
+options.environmentOrigin = "selected with --environment"
 options.applicationName = "hummingbird-service"
 options.builtInConfiguration = [
     "Common": [
