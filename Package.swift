@@ -17,6 +17,9 @@ let package = Package(
         .executable(name: "envctl", targets: ["envctl"]),
         .executable(name: "example-daemon", targets: ["example-daemon"]),
         .executable(name: "example-fleet-daemon", targets: ["example-fleet-daemon"]),
+        // A product only so that the Benchmarks package's release graph (scripts/build-release.sh)
+        // can build it; it lives here because it drives the fleet client, which is `package`.
+        .executable(name: "fleet-benchmark", targets: ["fleet-benchmark"]),
         .plugin(name: "EmbedInfoPlist", targets: ["EmbedInfoPlist"]),
     ],
     dependencies: [
@@ -165,6 +168,22 @@ let package = Package(
             ],
             exclude: ["Info.plist"],
             plugins: [.plugin(name: "EmbedInfoPlist")]
+        ),
+        // Fleet mode's benchmark: ms from a `put` in etcd until 20 environments in one process
+        // applied it, beside a bare watch (the floor), on a local etcd cluster it starts
+        // (Benchmarks/README.md).
+        .executableTarget(
+            name: "fleet-benchmark",
+            dependencies: [
+                "Environments",
+                "EnvironmentsDaemon",
+                "EnvironmentsEtcd",
+                "EtcdFleetClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Benchmarks/Sources/fleet-benchmark"
         ),
         // Embeds an application's Info.plist into its executable at build time.
         .plugin(

@@ -6,7 +6,7 @@ import PackageDescription
 // graph of CI (scripts/build-release.sh).
 //
 //     swift run -c release --package-path Benchmarks environment-benchmarks [--json]
-//     swift run -c release --package-path Benchmarks fleet-benchmark [--json]
+//     swift run -c release fleet-benchmark [--json]   (a target of the root package)
 let package = Package(
     name: "swift-environments-benchmarks",
     platforms: [.macOS(.v15)],
@@ -61,20 +61,6 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // Not imported: named so that the Reloading trait's dependency is in the graph.
                 .product(name: "Metrics", package: "swift-metrics"),
-            ]
-        ),
-        // Fleet mode: ms from a `put` in etcd until 20 environments in one process applied it,
-        // beside a bare watch (the floor), on a local etcd cluster it starts.
-        .executableTarget(
-            name: "fleet-benchmark",
-            dependencies: [
-                .product(name: "Environments", package: "swift-environments"),
-                .product(name: "EnvironmentsDaemon", package: "swift-environments"),
-                // Also provides the `EtcdFleetClient` module.
-                .product(name: "EnvironmentsEtcd", package: "swift-environments"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ]

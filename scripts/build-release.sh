@@ -18,4 +18,5 @@ if [ "${1:-}" = --show-bin-path ]; then exec "${build[@]}" --show-bin-path; fi
 "${build[@]}" --product example-daemon >&2
 "${build[@]}" --product envctl >&2
 "${build[@]}" --product hummingbird-service >&2
+"${build[@]}" --product fleet-benchmark >&2
 "${build[@]}" --show-bin-path

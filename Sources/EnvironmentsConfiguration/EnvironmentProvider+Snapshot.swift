@@ -14,7 +14,7 @@ extension EnvironmentProvider {
         public let providerName: String
 
         /// Creates a snapshot over one of the environment's snapshots.
-        public init(environmentSnapshot: EnvironmentSnapshot, providerName: String = "EnvironmentProvider") {
+        package init(environmentSnapshot: EnvironmentSnapshot, providerName: String = "EnvironmentProvider") {
             self.environmentSnapshot = environmentSnapshot
             self.providerName = providerName
         }

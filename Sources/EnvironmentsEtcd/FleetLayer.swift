@@ -17,7 +17,7 @@ public final class FleetLayer: ConfigurationLayer {
     }
 
     /// The revision the documents were read at.
-    public var revision: Int64 { state.withLock { $0.revision } }
+    package var revision: Int64 { state.withLock { $0.revision } }
 
     /// The whole state.
     var current: FleetState { state.withLock { $0 } }

@@ -14,9 +14,9 @@ import NIOSSL
 /// a watch that ends that way is resumed by its caller from the last revision it applied.
 /// With a user configured, it authenticates once per endpoint and again when etcd says the
 /// token expired.
-public final class EtcdClient: Sendable {
+package final class EtcdClient: Sendable {
     /// How to reach etcd.
-    public let configuration: EtcdConfiguration
+    package let configuration: EtcdConfiguration
     private let http: HTTPClient
     private let logger: Logger
 
@@ -35,7 +35,7 @@ public final class EtcdClient: Sendable {
     /// A client for `configuration`; nothing is sent until the first call.
     ///
     /// - Throws: ``EtcdError`` if a TLS file cannot be loaded.
-    public init(configuration: EtcdConfiguration, logger: Logger = Logger(label: "EnvironmentsEtcd")) throws(EtcdError)
+    package init(configuration: EtcdConfiguration, logger: Logger = Logger(label: "EnvironmentsEtcd")) throws(EtcdError)
     {
         self.configuration = configuration
         self.logger = logger
@@ -64,18 +64,18 @@ public final class EtcdClient: Sendable {
     }
 
     /// Closes every connection. Call it once, when done.
-    public func shutdown() async {
+    package func shutdown() async {
         try? await http.shutdown()
     }
 
     /// The endpoint calls go to now.
-    public var currentEndpoint: String {
+    package var currentEndpoint: String {
         let index = state.withLock { $0.endpointIndex }
         return configuration.endpoints[index % max(configuration.endpoints.count, 1)]
     }
 
     /// Moves on to the endpoint after `failed`, unless another call already did.
-    public func rotate(after failed: String) {
+    package func rotate(after failed: String) {
         state.withLock { state in
             let count = configuration.endpoints.count
             guard count > 1, configuration.endpoints[state.endpointIndex % count] == failed else { return }
@@ -86,7 +86,7 @@ public final class EtcdClient: Sendable {
     // MARK: - Key-value calls
 
     /// Every key under `prefix` and the revision they were read at: one consistent set.
-    public func range(prefix: String) async throws(EtcdError) -> (keyValues: [EtcdKeyValue], revision: Int64) {
+    package func range(prefix: String) async throws(EtcdError) -> (keyValues: [EtcdKeyValue], revision: Int64) {
         let response: RangeResponse = try await call(
             "/v3/kv/range", RangeRequest(key: prefix.base64, range_end: rangeEnd(ofPrefix: prefix)),
             operation: "range \(prefix)")
@@ -96,7 +96,7 @@ public final class EtcdClient: Sendable {
     /// The most keys ``commit(puts:deletes:prefix:ifUnchangedSince:expecting:)`` can expect: etcd
     /// refuses a transaction with more than `--max-txn-ops` (128 by default) comparisons, and one
     /// of them covers the whole prefix.
-    public static let maximumExpectedKeys = 127
+    package static let maximumExpectedKeys = 127
 
     /// Writes `puts` and deletes `deletes` in one transaction, only if nothing under `prefix`
     /// changed after `revision`: no key was written or created after it (one comparison over the
@@ -109,7 +109,7 @@ public final class EtcdClient: Sendable {
     ///   `revision` (nothing was written).
     /// - Throws: ``EtcdError`` if etcd cannot be reached or refuses the transaction, or if
     ///   `expecting` has more than ``maximumExpectedKeys`` keys (nothing is sent).
-    public func commit(
+    package func commit(
         puts: [(key: String, value: Data)], deletes: [String], prefix: String, ifUnchangedSince revision: Int64,
         expecting: [String: Int64] = [:]
     ) async throws(EtcdError) -> Int64? {
@@ -142,7 +142,7 @@ public final class EtcdClient: Sendable {
 
     /// Writes one key (tests and tools; a fleet publishes with ``commit(puts:deletes:prefix:ifUnchangedSince:)``).
     @discardableResult
-    public func put(_ key: String, _ value: Data) async throws(EtcdError) -> Int64 {
+    package func put(_ key: String, _ value: Data) async throws(EtcdError) -> Int64 {
         struct Put: Encodable {
             var key: String
             var value: String
@@ -155,7 +155,7 @@ public final class EtcdClient: Sendable {
     // MARK: - Watching
 
     /// What a watch reports.
-    public enum WatchUpdate: Sendable, Equatable {
+    package enum WatchUpdate: Sendable, Equatable {
         /// The watch is in place: every change after `revision` will follow.
         case created(revision: Int64)
         /// Changes of one revision: each key's new value, or `nil` for a deleted key.
@@ -165,16 +165,16 @@ public final class EtcdClient: Sendable {
     }
 
     /// One key's change.
-    public struct EtcdChange: Sendable, Equatable {
+    package struct EtcdChange: Sendable, Equatable {
         /// The key.
-        public var key: String
+        package var key: String
         /// The new value, or `nil` if the key was deleted.
-        public var value: Data?
+        package var value: Data?
         /// The revision of the change.
-        public var modRevision: Int64
+        package var modRevision: Int64
 
         /// A change of `key` to `value` (`nil`: deleted) at `modRevision`.
-        public init(key: String, value: Data?, modRevision: Int64) {
+        package init(key: String, value: Data?, modRevision: Int64) {
             self.key = key
             self.value = value
             self.modRevision = modRevision
@@ -186,7 +186,7 @@ public final class EtcdClient: Sendable {
     /// The stream ends with an error when the endpoint goes away (call ``rotate(after:)`` and
     /// watch again from the last revision applied), and ends when the task iterating it is
     /// cancelled.
-    public func watch(prefix: String, from revision: Int64) -> AsyncThrowingStream<WatchUpdate, any Error> {
+    package func watch(prefix: String, from revision: Int64) -> AsyncThrowingStream<WatchUpdate, any Error> {
         let endpoint = currentEndpoint
         let operation = "watch \(prefix) from revision \(revision)"
         let body = WatchCreateRequest(

@@ -16,7 +16,7 @@ public struct EtcdError: Error, Sendable, CustomStringConvertible {
     public internal(set) var endpointUnavailable = false
 
     /// An error about `operation`.
-    public init(operation: String, endpoint: String? = nil, message: String, code: Int? = nil, hint: String? = nil) {
+    package init(operation: String, endpoint: String? = nil, message: String, code: Int? = nil, hint: String? = nil) {
         self.operation = operation
         self.endpoint = endpoint
         self.message = message
@@ -25,7 +25,7 @@ public struct EtcdError: Error, Sendable, CustomStringConvertible {
     }
 
     /// Whether etcd refused because the revision asked for was compacted away (code 11).
-    public var isCompacted: Bool { code == 11 || message.contains("required revision has been compacted") }
+    package var isCompacted: Bool { code == 11 || message.contains("required revision has been compacted") }
 
     /// Whether the authentication token is missing, invalid or expired (code 16), so that
     /// authenticating again may help.

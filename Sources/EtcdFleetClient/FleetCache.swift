@@ -11,19 +11,19 @@ import Foundation
 /// One JSON file, `fleet-cache.json`, in the cache directory (`CacheDirectory=` or
 /// `StateDirectory=`), written atomically (a temporary file renamed over it) and readable by
 /// its owner only: fleet documents may hold secrets.
-public struct FleetCache: Sendable {
+package struct FleetCache: Sendable {
     /// The file.
-    public let path: String
+    package let path: String
 
     /// The cache in `directory`.
-    public init(directory: String) {
+    package init(directory: String) {
         path = (directory as NSString).appendingPathComponent("fleet-cache.json")
     }
 
     /// The cached state, or `nil` if there is none or it is for another prefix.
     ///
     /// - Throws: ``EtcdError`` if the file exists but cannot be read or decoded.
-    public func load(prefix: String) throws(EtcdError) -> FleetState? {
+    package func load(prefix: String) throws(EtcdError) -> FleetState? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         do {
             let state = try JSONDecoder().decode(FleetState.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
@@ -40,7 +40,7 @@ public struct FleetCache: Sendable {
     /// No `fsync`: after a power loss the cache may be older, never torn; etcd is the truth.
     ///
     /// - Throws: ``EtcdError`` if the directory is not writable.
-    public func store(_ state: FleetState) throws(EtcdError) {
+    package func store(_ state: FleetState) throws(EtcdError) {
         do {
             try AtomicFile.replace(path, with: try JSONEncoder().encode(state), mode: 0o600)
         } catch {

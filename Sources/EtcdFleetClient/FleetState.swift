@@ -6,40 +6,40 @@ import Foundation
 /// The keys mirror the files: `PREFIX/Environments.plist` holds a whole `Environments.plist`,
 /// `PREFIX/Environments.plist.d/NAME.plist` a drop-in (XML or binary property lists). Other
 /// keys under the prefix are ignored, as other files in a configuration directory are.
-public struct FleetState: Sendable, Hashable, Codable {
+package struct FleetState: Sendable, Hashable, Codable {
     /// The prefix the keys live under, with its trailing `/`.
-    public var prefix: String
+    package var prefix: String
     /// The revision the documents were read at.
-    public var revision: Int64
+    package var revision: Int64
     /// The documents' keys, values and last-change revisions, by key.
-    public var entries: [String: Entry]
+    package var entries: [String: Entry]
 
     /// One key of the fleet.
-    public struct Entry: Sendable, Hashable, Codable {
+    package struct Entry: Sendable, Hashable, Codable {
         /// The document's bytes.
-        public var value: Data
+        package var value: Data
         /// The revision of the key's last change.
-        public var modRevision: Int64
+        package var modRevision: Int64
 
         /// A document's bytes and the revision of its last change.
-        public init(value: Data, modRevision: Int64) {
+        package init(value: Data, modRevision: Int64) {
             self.value = value
             self.modRevision = modRevision
         }
     }
 
     /// The main file's key under `prefix`.
-    public static func mainKey(prefix: String, fileName: String = "Environments.plist") -> String {
+    package static func mainKey(prefix: String, fileName: String = "Environments.plist") -> String {
         prefix + fileName
     }
 
     /// A drop-in's key under `prefix`; `name` with or without `.plist`.
-    public static func dropInKey(prefix: String, name: String, fileName: String = "Environments.plist") -> String {
+    package static func dropInKey(prefix: String, name: String, fileName: String = "Environments.plist") -> String {
         prefix + fileName + ".d/" + (name.hasSuffix(".plist") ? name : name + ".plist")
     }
 
     /// Whether `key` is one of the fleet's documents.
-    public static func isDocumentKey(_ key: String, prefix: String, fileName: String = "Environments.plist") -> Bool {
+    package static func isDocumentKey(_ key: String, prefix: String, fileName: String = "Environments.plist") -> Bool {
         if key == mainKey(prefix: prefix, fileName: fileName) { return true }
         let dropIns = prefix + fileName + ".d/"
         guard key.hasPrefix(dropIns) else { return false }
@@ -48,7 +48,7 @@ public struct FleetState: Sendable, Hashable, Codable {
     }
 
     /// The state of `keyValues`, read at `revision`, keeping the document keys only.
-    public init(prefix: String, revision: Int64, keyValues: [EtcdKeyValue]) {
+    package init(prefix: String, revision: Int64, keyValues: [EtcdKeyValue]) {
         self.prefix = prefix
         self.revision = revision
         entries = [:]
@@ -61,7 +61,7 @@ public struct FleetState: Sendable, Hashable, Codable {
     ///
     /// - Returns: Whether a document changed.
     @discardableResult
-    public mutating func apply(_ changes: [EtcdClient.EtcdChange], at revision: Int64) -> Bool {
+    package mutating func apply(_ changes: [EtcdClient.EtcdChange], at revision: Int64) -> Bool {
         var changed = false
         for change in changes where Self.isDocumentKey(change.key, prefix: prefix) {
             if let value = change.value {
@@ -80,7 +80,7 @@ public struct FleetState: Sendable, Hashable, Codable {
 
     /// The documents, lowest first: the main document, then the drop-ins in byte order of their
     /// names. Each names its key and its revision (`etcd:/fleet/app/Environments.plist@42`).
-    public var documents: [ConfigurationDocument] {
+    package var documents: [ConfigurationDocument] {
         entries.keys.sorted { lhs, rhs in
             let lhsMain = lhs == Self.mainKey(prefix: prefix)
             let rhsMain = rhs == Self.mainKey(prefix: prefix)

@@ -4,16 +4,16 @@ import Foundation
 // 64-bit integers are strings, fields at their zero value are left out.
 
 /// A key and its value at a revision.
-public struct EtcdKeyValue: Sendable, Hashable {
+package struct EtcdKeyValue: Sendable, Hashable {
     /// The key.
-    public var key: String
+    package var key: String
     /// The value's bytes.
-    public var value: Data
+    package var value: Data
     /// The revision of the key's last change.
-    public var modRevision: Int64
+    package var modRevision: Int64
 
     /// A key, its value and the revision of its last change.
-    public init(key: String, value: Data, modRevision: Int64) {
+    package init(key: String, value: Data, modRevision: Int64) {
         self.key = key
         self.value = value
         self.modRevision = modRevision

@@ -19,7 +19,7 @@ public final class LogLevelControl: Sendable {
     /// Creates a control.
     ///
     /// - Parameter level: The initial level.
-    public init(level: Logger.Level = .info) {
+    package init(level: Logger.Level = .info) {
         self.storage = Atomic(Self.code(for: level))
     }
 

@@ -11,21 +11,21 @@ import Foundation
 /// a service on its built-in configuration. Only `/etc/<applicationName>/` may be missing. A
 /// directory that cannot be looked at (a dangling or looping symbolic link, not a directory,
 /// no permission, an I/O error) is an error wherever it comes from.
-public struct ConfigurationLocation: Sendable, Hashable {
+package struct ConfigurationLocation: Sendable, Hashable {
     /// The directory searched.
-    public var directory: String
+    package var directory: String
     /// The main file, `<directory>/Environments.plist`.
-    public var mainFile: String
+    package var mainFile: String
     /// The drop-in directory, `<directory>/Environments.plist.d`.
-    public var dropInDirectory: String
+    package var dropInDirectory: String
     /// Every directory that was considered, in order, for error messages.
-    public var searchedDirectories: [String]
+    package var searchedDirectories: [String]
 
     /// Resolves the location for the given options.
     ///
     /// This never fails: a directory that is missing or cannot be looked at is chosen as it is,
     /// and loading from it reports the problem.
-    public init(options: EnvironmentOptions) {
+    package init(options: EnvironmentOptions) {
         self = Self.resolve(options).location
     }
 
@@ -117,7 +117,7 @@ public struct ConfigurationLocation: Sendable, Hashable {
     ///
     /// No drop-in directory is no drop-ins; one that cannot be listed (a dangling or looping
     /// link, no permission, an I/O error) or that is not a directory is an error.
-    public func dropInFiles() throws(EnvironmentError) -> [String] {
+    package func dropInFiles() throws(EnvironmentError) -> [String] {
         let names: [String]
         switch FileAccess.presence(of: dropInDirectory, subject: "the drop-in directory") {
         case .absent:

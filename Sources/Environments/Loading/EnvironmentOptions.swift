@@ -82,7 +82,7 @@ public struct EnvironmentOptions: Sendable {
     public var validate: (@Sendable (EnvironmentSnapshot) throws -> Void)?
 
     /// The instance selected: ``instance``, else ``instanceVariable``'s value; `nil` for none.
-    public var selectedInstance: String? {
+    package var selectedInstance: String? {
         if let instance, !instance.isEmpty { return instance }
         if let value = processEnvironment[instanceVariable], !value.isEmpty { return value }
         return nil

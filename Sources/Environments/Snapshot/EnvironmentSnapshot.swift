@@ -16,7 +16,7 @@ public final class EnvironmentSnapshot: Sendable {
     /// The files that were read, in the order they were applied.
     public let files: [String]
     /// Where the configuration was looked for, for error messages.
-    public let location: ConfigurationLocation?
+    package let location: ConfigurationLocation?
     /// Key paths whose values are secret (from `Secrets` arrays and the options).
     public let secretKeys: Set<String>
     /// Key paths that cannot change without a restart: the options' and the files', and,
@@ -76,7 +76,7 @@ public final class EnvironmentSnapshot: Sendable {
     /// restarts: whether a reload from one to the other changes anything a reader can see. The
     /// generation, the load time and the list of files read are not compared: a drop-in that sets
     /// nothing (added or removed) is not a new configuration.
-    public func hasSameContent(as other: EnvironmentSnapshot) -> Bool {
+    package func hasSameContent(as other: EnvironmentSnapshot) -> Bool {
         guard environmentName == other.environmentName, table.count == other.table.count,
             pendingRestart == other.pendingRestart, restartRequiredKeys == other.restartRequiredKeys
         else { return false }
@@ -94,7 +94,7 @@ public final class EnvironmentSnapshot: Sendable {
 
     /// The leaf keys whose value or secrecy differs between `older` and this snapshot,
     /// including keys added or removed, sorted.
-    public func changedKeys(since older: EnvironmentSnapshot) -> [String] {
+    package func changedKeys(since older: EnvironmentSnapshot) -> [String] {
         let mine = Set(leafKeys)
         let theirs = Set(older.leafKeys)
         return mine.union(theirs).filter { key in

@@ -24,7 +24,7 @@ public enum SettingValue: Sendable, Hashable {
     case dictionary([String: SettingValue])
 
     /// The name of the value's type, as used in error messages (`string`, `integer`, ...).
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .string: "string"
         case .integer: "integer"
@@ -65,7 +65,7 @@ public enum SettingValue: Sendable, Hashable {
     /// Swift dictionary literal) into a ``SettingValue``.
     ///
     /// Returns `nil` for values a property list cannot hold.
-    public init?(propertyList value: Any) {
+    package init?(propertyList value: Any) {
         switch value {
         case let value as SettingValue:
             self = value
@@ -148,7 +148,7 @@ public enum SettingValue: Sendable, Hashable {
     }
 
     /// A property-list object for this value, suitable for `PropertyListSerialization`.
-    public var propertyListObject: Any {
+    package var propertyListObject: Any {
         switch self {
         case .array(let values): values.map(\.propertyListObject) as NSArray
         case .dictionary(let values):

@@ -35,9 +35,9 @@ public struct ValueSource: Sendable, Hashable {
     }
 
     /// The compiled-in defaults.
-    public static let defaults = ValueSource(layer: .defaults)
+    package static let defaults = ValueSource(layer: .defaults)
     /// A runtime override.
-    public static let override = ValueSource(layer: .override)
+    package static let override = ValueSource(layer: .override)
 }
 
 extension ValueSource: CustomStringConvertible {
@@ -77,7 +77,7 @@ public struct ConfiguredValue: Sendable, Hashable {
     }
 
     /// The placeholder shown instead of a secret value.
-    public static let redacted = "<redacted>"
+    package static let redacted = "<redacted>"
 }
 
 extension ConfiguredValue: CustomStringConvertible {

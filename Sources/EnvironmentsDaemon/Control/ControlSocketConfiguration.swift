@@ -16,32 +16,32 @@ public struct ControlSocketConfiguration: Sendable {
     public var path: String?
     /// The largest call accepted from an unprivileged peer, in bytes; a larger one is answered
     /// with an error and the connection closed.
-    public var maximumMessageSize: Int = 64 << 10
+    package var maximumMessageSize: Int = 64 << 10
     /// The largest call accepted from root or the daemon's own user: room for a `Check`
     /// candidate at the per-file cap (16 MiB), JSON-escaped.
-    public var maximumPrivilegedMessageSize: Int = 48 << 20
+    package var maximumPrivilegedMessageSize: Int = 48 << 20
     /// How many clients may be connected at once; more are answered `TooManyConnections` and
     /// closed as they connect.
-    public var maximumConnections: Int = 32
+    package var maximumConnections: Int = 32
     /// Of ``maximumConnections``, how many only root and the daemon's own user may take: other
     /// users together never hold more than the rest.
-    public var reservedPrivilegedConnections: Int = 8
+    package var reservedPrivilegedConnections: Int = 8
     /// How many connections one unprivileged user (uid) may hold at once.
-    public var maximumConnectionsPerUser: Int = 4
+    package var maximumConnectionsPerUser: Int = 4
     /// A connection is closed once this long has passed since its last complete call, or the
     /// last reply it read whole (a call in progress, such as a reload, does not count): bytes
     /// that do not complete a call do not keep it open.
-    public var idleTimeout: Duration = .seconds(30)
+    package var idleTimeout: Duration = .seconds(30)
     /// A call must arrive whole within this long of its first byte; else it is answered with an
     /// error and the connection closed.
-    public var callTimeout: Duration = .seconds(10)
+    package var callTimeout: Duration = .seconds(10)
     /// `Describe` without varlink's `more`: an answer larger than this is the error
     /// `org.varlink.service.ExpectedMore` (envctl, and `varlinkctl call --more`, ask for it in parts).
-    public var maximumUnpagedReplySize: Int = 1 << 20
+    package var maximumUnpagedReplySize: Int = 1 << 20
     /// Ignored: replies are made as the client reads them, and one that stops reading is
     /// closed after ``idleTimeout``.
     @available(*, deprecated, message: "replies are made as the client reads them; idleTimeout closes one that stops")
-    public var maximumUnsentBytes: Int {
+    package var maximumUnsentBytes: Int {
         get { 16 << 20 }
         set {}
     }

@@ -18,8 +18,8 @@ public struct ReloadSignals: Sendable {
 
     /// Whether the handler that runs before `main` was installed (always `false` outside
     /// Linux, and when the process was started with `SIGHUP` ignored).
-    public static var trappedBeforeMain: Bool { environments_early_sighup_handler_installed() != 0 }
+    package static var trappedBeforeMain: Bool { environments_early_sighup_handler_installed() != 0 }
 
     /// How many `SIGHUP`s arrived before ``trap()`` took over.
-    public static var signalsBeforeTrap: Int { Int(environments_early_sighup_count()) }
+    package static var signalsBeforeTrap: Int { Int(environments_early_sighup_count()) }
 }
