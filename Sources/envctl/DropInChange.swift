@@ -53,6 +53,11 @@ struct DropInChange {
             let options = try location.options().anchoringPaths()
             self.directory = ConfigurationLocation(options: options).directory
             self.daemon = nil
+            if let name = location.applicationName, location.configDirectory == nil {
+                printError(
+                    "no running daemon of \(name) to check the change: changing the files in \(directory), checked by envctl alone"
+                )
+            }
         }
     }
 
@@ -106,8 +111,14 @@ struct DropInChange {
     /// - Returns: What was checked, for a confirmation line.
     @discardableResult
     func check(_ contents: Data) throws -> String {
-        let environments = try checkFiles(contents)
+        let (environments, unreadable) = try checkFiles(contents)
         var checked = "checked for \(environments.joined(separator: ", "))"
+        if !unreadable.isEmpty {
+            // Not read, so not checked here: only the daemon, which has it, can.
+            checked +=
+                "; credential \(unreadable.joined(separator: ", ")) not readable here"
+                + (daemon == nil ? ", not checked" : "")
+        }
         if let daemon {
             guard let text = String(data: contents, encoding: .utf8) else {
                 throw Failure("\(path): not UTF-8 text; the daemon checks XML property lists")
@@ -137,22 +148,24 @@ struct DropInChange {
     }
 
     /// Builds the configuration from the files, with the candidate, for every environment
-    /// they define (or `--environment`'s only); returns their names.
-    private func checkFiles(_ contents: Data) throws -> [String] {
+    /// they define (or `--environment`'s only); returns their names, and the credentials that
+    /// could not be read here (each a placeholder in what was checked).
+    private func checkFiles(_ contents: Data) throws -> (environments: [String], unreadable: [String]) {
         var base = try location.options()
         base.configDirectory = directory
         base.candidateDocuments = [path: contents]
         let names = try environmentNames(base)
+        var unreadable: Set<String> = []
         for name in names {
             var options = base
             options.environment = name
             do {
-                _ = try Environment(options: options)
+                unreadable.formUnion(try Environment(options: options).snapshot.unreadableCredentials.values.joined())
             } catch {
                 throw Failure("environment \(name): \(error)")
             }
         }
-        return names
+        return (names, unreadable.sorted())
     }
 
     /// `--environment`, else every environment the files (with the candidate, the fleet's

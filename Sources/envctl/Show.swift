@@ -23,14 +23,23 @@ struct Show: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let listing: Listing
+            var listing: Listing
             switch try location.target() {
             case .daemon(let client):
                 listing = Listing(try client.describe(showSecrets: showSecrets))
+                let process = location.daemonProcess(client).map { ", pid \($0)" } ?? ""
+                listing.origin = "from the running daemon\(process) (\(client.path))"
             case .files:
-                listing = Listing(try location.load(), revealSecrets: showSecrets)
+                let snapshot = try location.load()
+                listing = Listing(snapshot, revealSecrets: showSecrets)
+                let directory = snapshot.location?.directory ?? "the built-in configuration"
+                listing.origin =
+                    "from the files in \(directory), environment \(snapshot.environmentName) "
+                    + "(\(location.environmentChoice())); not from a running daemon"
             }
             if json {
+                // The JSON stays one object; where it comes from goes to standard error.
+                if let origin = listing.origin { printError(origin) }
                 print(ControlCharacters.escapedJSON(try listing.json()))
             } else {
                 print(listing.table, terminator: "")
