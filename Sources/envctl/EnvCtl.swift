@@ -15,7 +15,10 @@ struct EnvCtl: ParsableCommand {
             With --pid, --socket, or --app-name alone, envctl asks the running daemon over its control \
             socket (varlink, $RUNTIME_DIRECTORY/\(ControlInterface.socketFileName)) what it runs with. \
             Otherwise, and with --config-dir or --environment, it reads the files itself, to check a \
-            configuration before it is deployed.
+            configuration before it is deployed. Without any of these (or a unit's \
+            $CONFIGURATION_DIRECTORY) envctl asks which configuration to read; it does not guess. \
+            Reading files, a ${credential:NAME} that cannot be read here (no $CREDENTIALS_DIRECTORY) \
+            shows as <credential NAME: not readable here>.
             """,
         version: LibraryVersion.current,
         subcommands: [
@@ -35,7 +38,7 @@ struct LocationOptions: ParsableArguments {
 
     @Option(
         help:
-            "Read the files for this environment instead of asking a daemon (default: $APP_ENVIRONMENT, else the build's)."
+            "Read the files for this environment instead of asking a daemon (default: $APP_ENVIRONMENT, else envctl's build's: Debug or Release)."
     )
     var environment: String?
 
@@ -47,7 +50,9 @@ struct LocationOptions: ParsableArguments {
 
     @Option(
         name: .customLong("app-name"),
-        help: "The application: its running daemon's socket (/run/<app-name>/), else its files in /etc/<app-name>/.")
+        help:
+            "The application: its running daemon's socket (/run/<app-name>/) and the files it reads, else (said on stderr) its files in /etc/<app-name>/."
+    )
     var applicationName: String?
 
     @OptionGroup var fleet: FleetOptions
@@ -161,19 +166,16 @@ struct LocationOptions: ParsableArguments {
         return directory
     }
 
-    /// The process id of the daemon `client` asks: `--pid`, else the one its state file
-    /// (`environment-state.json`, beside the socket) names while that process runs; `nil` when
-    /// it cannot be told.
+    /// The process id of the daemon `client` asks: `--pid`, else the peer of a connection to its
+    /// socket (`SO_PEERCRED`); `nil` when it cannot be told.
     func daemonProcess(_ client: VarlinkClient) -> Int32? {
         if let pid, socket == nil { return pid }
-        struct Recorded: Decodable { var pid: Int32 }
-        let directory = (client.path as NSString).deletingLastPathComponent
-        let state = (directory as NSString).appendingPathComponent(DaemonProcess.stateFileName)
-        guard let data = FileManager.default.contents(atPath: state),
-            let recorded = try? JSONDecoder().decode(Recorded.self, from: data),
-            DaemonProcess.staleStateNote(inDirectory: directory) == nil
-        else { return nil }
-        return recorded.pid
+        guard let address = UnixSocket.address(client.path) else { return nil }
+        let descriptor = UnixSocket.makeStreamSocket()
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        guard UnixSocket.connect(descriptor, to: address) == 0 else { return nil }
+        return PeerCredentials.of(descriptor)?.pid
     }
 
     /// `realpath(3)` of `path`, or `nil` when it does not resolve.
