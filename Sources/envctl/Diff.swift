@@ -138,7 +138,9 @@ struct Diff: ParsableCommand {
                 display: setting.value ?? ConfiguredValue.redacted, comparable: setting.value, source: source)
         }
         var files = sides(
-            try load(try location.options(), environment: reply.environment, instance: reply.instance, directory: directory))
+            try load(
+                try location.options(directory: directory), environment: reply.environment, instance: reply.instance,
+                directory: directory))
         // A secret the daemon did not reveal cannot be compared; say so rather than guess.
         for (key, side) in daemon where side.comparable == nil { files[key]?.comparable = nil }
         // Nor can a credential envctl could not read, which the daemon did.

@@ -138,8 +138,7 @@ struct DropInChange {
     /// The configuration the files give now, for every environment they define (or
     /// `--environment`'s only); environments that do not build are left out.
     func currentSnapshots() throws -> [EnvironmentSnapshot] {
-        var base = try location.options()
-        base.configDirectory = directory
+        let base = try location.options(directory: directory)
         return try environmentNames(base).compactMap { name in
             var options = base
             options.environment = name
@@ -151,8 +150,7 @@ struct DropInChange {
     /// they define (or `--environment`'s only); returns their names, and the credentials that
     /// could not be read here (each a placeholder in what was checked).
     private func checkFiles(_ contents: Data) throws -> (environments: [String], unreadable: [String]) {
-        var base = try location.options()
-        base.configDirectory = directory
+        var base = try location.options(directory: directory)
         base.candidateDocuments = [path: contents]
         let names = try environmentNames(base)
         var unreadable: Set<String> = []

@@ -252,10 +252,13 @@ struct LocationOptions: ParsableArguments {
     ///
     /// Without `--app-name`, `--config-dir` or `$CONFIGURATION_DIRECTORY` there is nothing to
     /// read: ``nothingNamed``.
-    func options(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) throws
-        -> EnvironmentOptions
-    {
-        var options = try localOptions(processEnvironment)
+    ///
+    /// - Parameter directory: The directory to read, the running daemon's: then nothing else
+    ///   needs to name one.
+    func options(
+        processEnvironment: [String: String] = ProcessInfo.processInfo.environment, directory: String? = nil
+    ) throws -> EnvironmentOptions {
+        var options = try localOptions(processEnvironment, directory: directory)
         if let configuration = try fleet.configuration(processEnvironment: processEnvironment) {
             let state = try FleetOptions.read(configuration)
             options.baseLayer = FixedDocuments(held: state.documents)
@@ -264,15 +267,16 @@ struct LocationOptions: ParsableArguments {
     }
 
     /// ``options(processEnvironment:)`` without the fleet's documents (which it reads from etcd).
-    func localOptions(_ processEnvironment: [String: String]) throws -> EnvironmentOptions {
+    func localOptions(_ processEnvironment: [String: String], directory: String? = nil) throws
+        -> EnvironmentOptions
+    {
         try checkNames(processEnvironment)
-        // With --pid or --socket, the caller reads in the daemon's directory.
-        guard namesSomething(processEnvironment) else { throw Self.nothingNamed }
+        guard directory != nil || namesSomething(processEnvironment) else { throw Self.nothingNamed }
         // The name matters only for /etc/<name>/, which `--app-name` names; with a directory
         // given it is not used.
         var options = EnvironmentOptions(
             applicationName: applicationName ?? "envctl", environment: environment,
-            configDirectory: configDirectory, processEnvironment: processEnvironment)
+            configDirectory: directory ?? configDirectory, processEnvironment: processEnvironment)
         options.environmentOrigin = "selected with --environment"
         options.instance = instance
         options.unreadableCredentialsAsPlaceholders = true
@@ -285,13 +289,21 @@ struct LocationOptions: ParsableArguments {
     func filesOptions(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> EnvironmentOptions
     {
-        var options = try options(processEnvironment: processEnvironment)
-        if configDirectory == nil, let path = try applicationSocket(processEnvironment),
+        guard configDirectory == nil, let path = try applicationSocket(processEnvironment),
             FileManager.default.fileExists(atPath: path)
-        {
-            options.configDirectory = try daemonDirectory(try client(path).describe())
+        else { return try options(processEnvironment: processEnvironment) }
+        let reply: DescribeReply
+        do {
+            reply = try client(path).describe()
+        } catch let failure as Failure {
+            // A socket left behind by a daemon that is gone: its files are still where they were.
+            let directory = ConfigurationLocation(
+                options: try localOptions(processEnvironment).anchoringPaths()
+            ).directory
+            printError("\(failure.description): reading the files in \(directory) instead")
+            return try options(processEnvironment: processEnvironment)
         }
-        return options
+        return try options(processEnvironment: processEnvironment, directory: try daemonDirectory(reply))
     }
 
     /// The configuration the files give.

@@ -26,6 +26,9 @@ struct Listing {
     var lastReload: ReloadVerdictRecord?
     /// Where the values come from, for the table's first line: the running daemon, or files.
     var origin: String?
+    /// The same for JSON, as `readFrom`: `{"daemon": {"pid": N, "socket": PATH}}` or
+    /// `{"files": {"directory": DIR, "environmentChosenBy": HOW}}`.
+    var readFrom: [String: Any]?
     /// Credentials the files use that cannot be read here, by name.
     var unreadableCredentials: [String] = []
 
@@ -154,6 +157,7 @@ struct Listing {
             "pendingRestart": pendingRestart,
         ]
         if let instance { object["instance"] = instance }
+        if let readFrom { object["readFrom"] = readFrom }
         if let lastReload, let data = try? JSONEncoder().encode(lastReload),
             let decoded = try? JSONSerialization.jsonObject(with: data)
         {

@@ -27,8 +27,9 @@ struct Show: ParsableCommand {
             switch try location.target() {
             case .daemon(let client):
                 listing = Listing(try client.describe(showSecrets: showSecrets))
-                let process = location.daemonProcess(client).map { ", pid \($0)" } ?? ""
-                listing.origin = "from the running daemon\(process) (\(client.path))"
+                let process = location.daemonProcess(client)
+                listing.origin = "from the running daemon\(process.map { ", pid \($0)" } ?? "") (\(client.path))"
+                listing.readFrom = ["daemon": ["socket": client.path, "pid": process.map { $0 as Any } ?? NSNull()]]
             case .files:
                 let snapshot = try location.load()
                 listing = Listing(snapshot, revealSecrets: showSecrets)
@@ -36,10 +37,11 @@ struct Show: ParsableCommand {
                 listing.origin =
                     "from the files in \(directory), environment \(snapshot.environmentName) "
                     + "(\(location.environmentChoice())); not from a running daemon"
+                listing.readFrom = [
+                    "files": ["directory": directory, "environmentChosenBy": location.environmentChoice()]
+                ]
             }
             if json {
-                // The JSON stays one object; where it comes from goes to standard error.
-                if let origin = listing.origin { printError(origin) }
                 print(ControlCharacters.escapedJSON(try listing.json()))
             } else {
                 print(listing.table, terminator: "")

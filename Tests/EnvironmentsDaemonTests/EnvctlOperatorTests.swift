@@ -251,11 +251,15 @@ struct EnvctlOperatorTests {
             shown.standardOutput.hasPrefix(
                 "# from the files in \(files.configDirectory), environment Staging (--environment); not from a running daemon\n"
             ), "\(shown.standardOutput)")
-        // --json stays one JSON object; the same words go to standard error.
+        // --json stays one JSON object, and says it in a member of its own; nothing on stderr.
         let json = try Self.envctl(["show", "--json", "--config-dir", files.configDirectory, "--environment", "Staging"])
         #expect(json.status == 0, "\(json)")
-        #expect((try? JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8))) is [String: Any])
-        #expect(json.standardError.contains("from the files in \(files.configDirectory)"), "\(json.standardError)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        let readFrom = (object["readFrom"] as? [String: Any])?["files"] as? [String: Any]
+        #expect(readFrom?["directory"] as? String == files.configDirectory, "\(json.standardOutput)")
+        #expect(readFrom?["environmentChosenBy"] as? String == "--environment", "\(json.standardOutput)")
+        #expect(json.standardError.isEmpty, "\(json.standardError)")
 
         // In a unit (systemd sets $CONFIGURATION_DIRECTORY), that directory is the obvious one.
         let inUnit = try Self.envctl(
@@ -292,6 +296,11 @@ struct EnvctlOperatorTests {
             #expect(
                 fromDaemon.output.hasPrefix("# from the running daemon, pid \(daemon.pid) (\(socket))\n"),
                 "\(fromDaemon.output)")
+            let json = try daemon.envctl(["show", "--json"] + arguments)
+            let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
+            let readFrom = (object?["readFrom"] as? [String: Any])?["daemon"] as? [String: Any]
+            #expect(readFrom?["pid"] as? Int == Int(daemon.pid), "\(json.output)")
+            #expect(readFrom?["socket"] as? String == socket, "\(json.output)")
         }
     }
 }
