@@ -10,7 +10,8 @@ import Foundation
 /// The check runs on the files for every environment they define (so a change for Staging
 /// cannot break Production), and, when a daemon is found (`--app-name`, `--pid`, `--socket`),
 /// through its `Check` with the new file as a candidate, so that the application's own
-/// validation counts too.
+/// validation counts too: for the daemon's environment, the daemon's check is the one that
+/// counts (it has the credentials and defaults envctl does not).
 struct DropInChange {
     /// The configuration directory the drop-in belongs to.
     let directory: String
@@ -20,6 +21,8 @@ struct DropInChange {
     let name: String
     /// The running daemon to check with, if one was found.
     let daemon: VarlinkClient?
+    /// The environment the daemon runs: its own check is the one that counts for it.
+    let daemonEnvironment: String?
     let location: LocationOptions
 
     /// The drop-in `name` (with or without `.plist`; default `50-local`) in the directory of
@@ -47,9 +50,12 @@ struct DropInChange {
             target = (try? location.findTarget(requireDaemon: true)) ?? .files
         }
         if case .daemon(let client) = target {
-            self.directory = try location.daemonDirectory(try client.describe())
+            let reply = try client.describe()
+            self.directory = try location.daemonDirectory(reply)
             self.daemon = client
+            self.daemonEnvironment = reply.environment
         } else {
+            self.daemonEnvironment = nil
             let options = try location.options().anchoringPaths()
             self.directory = ConfigurationLocation(options: options).directory
             self.daemon = nil
@@ -112,12 +118,13 @@ struct DropInChange {
     @discardableResult
     func check(_ contents: Data) throws -> String {
         let (environments, unreadable) = try checkFiles(contents)
-        var checked = "checked for \(environments.joined(separator: ", "))"
-        if !unreadable.isEmpty {
-            // Not read, so not checked here: only the daemon, which has it, can.
-            checked +=
-                "; credential \(unreadable.joined(separator: ", ")) not readable here"
-                + (daemon == nil ? ", not checked" : "")
+        var parts: [String] = []
+        if !environments.isEmpty {
+            // A credential not read here is not checked here: only the daemon, which has it, can.
+            let note =
+                unreadable.isEmpty
+                ? "" : " (credential \(unreadable.joined(separator: ", ")) not readable here, not checked)"
+            parts.append("checked for \(environments.joined(separator: ", "))\(note)")
         }
         if let daemon {
             guard let text = String(data: contents, encoding: .utf8) else {
@@ -130,9 +137,9 @@ struct DropInChange {
             } catch let failure as Failure {
                 throw Failure("the running daemon rejects it: \(failure.description)")
             }
-            checked += "; by the running daemon (environment \(reply["environment"]?.stringValue ?? "?"))"
+            parts.append("checked by the running daemon (environment \(reply["environment"]?.stringValue ?? "?"))")
         }
-        return checked
+        return parts.joined(separator: "; ")
     }
 
     /// The configuration the files give now, for every environment they define (or
@@ -152,7 +159,9 @@ struct DropInChange {
     private func checkFiles(_ contents: Data) throws -> (environments: [String], unreadable: [String]) {
         var base = try location.options(directory: directory)
         base.candidateDocuments = [path: contents]
-        let names = try environmentNames(base)
+        // The daemon's environment is the daemon's to check, with its own defaults, credentials
+        // and validation (``check(_:)``); envctl checks the others, which no daemon here runs.
+        let names = try environmentNames(base).filter { daemon == nil || $0 != daemonEnvironment }
         var unreadable: Set<String> = []
         for name in names {
             var options = base

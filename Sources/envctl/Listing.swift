@@ -117,7 +117,8 @@ struct Listing {
         if !unreadableCredentials.isEmpty {
             lines.append(
                 "# not readable here: credential \(unreadableCredentials.joined(separator: ", ")) "
-                    + "(\(Listing.unreadableReason())); the running daemon has them: envctl show --app-name NAME asks it")
+                    + "(\(Listing.unreadableReason())); the running daemon has them: envctl show --app-name NAME asks it"
+            )
         }
         if let lastReload, lastReload.outcome == .rejected {
             lines.append(

@@ -103,7 +103,9 @@ struct EnvctlOperatorTests {
         table.split(separator: "\n").map(String.init).first { $0.hasPrefix(key + " ") }
     }
 
-    @Test("without $CREDENTIALS_DIRECTORY, show, get, diff, check, set and edit read the files; the credential is not readable here")
+    @Test(
+        "without $CREDENTIALS_DIRECTORY, show, get, diff, check, set and edit read the files; the credential is not readable here"
+    )
     func filesWithoutTheCredential() throws {
         let files = try Files()
         let location = ["--config-dir", files.configDirectory]
@@ -178,7 +180,8 @@ struct EnvctlOperatorTests {
         let withCredential = try Self.envctl(["show"] + staging, environment: credentials)
         #expect(Self.row("Database.Password", in: withCredential.standardOutput)?.contains("= <redacted>") == true)
         #expect(!withCredential.standardOutput.contains("not readable here"), "\(withCredential.standardOutput)")
-        let secret = try Self.envctl(["get", "Database.Password", "--show-secrets"] + staging, environment: credentials)
+        let secret = try Self.envctl(
+            ["get", "Database.Password", "--show-secrets"] + staging, environment: credentials)
         #expect(secret.standardOutput == Self.secret + "\n", "\(secret)")
         // A credential missing where $CREDENTIALS_DIRECTORY says is the daemon's error, not a placeholder.
         let empty = files.root.appendingPathComponent("empty").path
@@ -202,15 +205,18 @@ struct EnvctlOperatorTests {
         let set = try daemon.envctl(["set", "LogLevel", "debug", "--pid", pid], extraEnvironment: shell)
         #expect(set.status == 0, "\(set.output)")
         #expect(set.output.contains("by the running daemon (environment Staging)"), "\(set.output)")
-        #expect(set.output.contains("credential db-password not readable here"), "\(set.output)")
-        #expect(!set.output.contains("not checked"), "\(set.output)")
+        // Staging is the daemon's to check; envctl checks Production, without the credential.
+        #expect(
+            set.output.contains("checked for Production (credential db-password not readable here, not checked)"),
+            "\(set.output)")
         #expect(daemon.waitForDatagram { $0.contains("READY=1") && $0.contains("generation 2") } != nil)
 
         let diff = try daemon.envctl(["diff", "--running", "--pid", pid], extraEnvironment: shell)
         #expect(diff.status == 0, "\(diff.output)")
         #expect(diff.output.contains("# no differences"), "\(diff.output)")
         // As root the daemon reveals the credential; the files' side has none to compare with.
-        let revealed = try daemon.envctl(["diff", "--running", "--show-secrets", "--pid", pid], extraEnvironment: shell)
+        let revealed = try daemon.envctl(
+            ["diff", "--running", "--show-secrets", "--pid", pid], extraEnvironment: shell)
         #expect(revealed.status == 0, "\(revealed.output)")
         #expect(
             revealed.output.contains("# credential db-password not readable here, not compared"), "\(revealed.output)")
@@ -228,6 +234,29 @@ struct EnvctlOperatorTests {
         for output in [set.output, diff.output, check.output, refused.output] {
             #expect(!output.contains(Self.secret), "\(output)")
         }
+    }
+
+    @Test("for the daemon's environment the daemon's check decides: a value from the daemon's own environment")
+    func theDaemonDecidesForItsEnvironment() throws {
+        // Staging takes a value from the daemon's environment (Environment= in its unit), which
+        // an operator's shell does not have: envctl alone cannot build Staging, the daemon can.
+        let plist = examplePlist().replacingOccurrences(
+            of: "<key>APIHost</key><string>staging.example.com</string>",
+            with:
+                "<key>APIHost</key><string>staging.example.com</string><key>Region</key><string>${env:EXAMPLE_REGION}</string>"
+        )
+        let daemon = try DaemonHarness(plist: plist, extraEnvironment: ["EXAMPLE_REGION": "eu-west"])
+        try daemon.start()
+        _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
+        let set = try Self.envctl(["set", "LogLevel", "debug", "--pid", String(daemon.pid)])
+        #expect(set.status == 0, "\(set)")
+        #expect(set.standardOutput.contains("checked by the running daemon (environment Staging)"), "\(set)")
+        #expect(daemon.waitForDatagram { $0.contains("READY=1") && $0.contains("generation 2") } != nil)
+        // Without the daemon, envctl says what is missing, naming the environment and the variable.
+        let alone = try Self.envctl(["set", "LogLevel", "notice", "--config-dir", daemon.configDirectory.path])
+        #expect(alone.status == 1, "\(alone)")
+        #expect(alone.standardError.contains("environment Staging"), "\(alone.standardError)")
+        #expect(alone.standardError.contains("EXAMPLE_REGION is not set"), "\(alone.standardError)")
     }
 
     @Test("envctl says what it reads: no guess from its own name, the daemon or the files, a fallback to files")
@@ -252,7 +281,9 @@ struct EnvctlOperatorTests {
                 "# from the files in \(files.configDirectory), environment Staging (--environment); not from a running daemon\n"
             ), "\(shown.standardOutput)")
         // --json stays one JSON object, and says it in a member of its own; nothing on stderr.
-        let json = try Self.envctl(["show", "--json", "--config-dir", files.configDirectory, "--environment", "Staging"])
+        let json = try Self.envctl([
+            "show", "--json", "--config-dir", files.configDirectory, "--environment", "Staging",
+        ])
         #expect(json.status == 0, "\(json)")
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
@@ -281,8 +312,10 @@ struct EnvctlOperatorTests {
         #expect(fallback.status == 0, "\(fallback)")
         #expect(
             fallback.standardError.contains(
-                "no running daemon of \(name) (no socket at /") && fallback.standardError.contains(
-                    "): reading the files in \(files.configDirectory) instead"), "\(fallback.standardError)")
+                "no running daemon of \(name) (no socket at /")
+                && fallback.standardError.contains(
+                    "): reading the files in \(files.configDirectory) instead"),
+            "\(fallback.standardError)")
         #expect(fallback.standardOutput.hasPrefix("# from the files in \(files.configDirectory)"))
 
         // From a daemon: which one.
