@@ -46,7 +46,7 @@ struct Check: ParsableCommand {
             printLine(summary(try location.load()))
             return
         }
-        let base = try location.options()
+        let base = try location.filesOptions()
         let names: [String]
         do {
             names = try Environment.definedEnvironments(base)
@@ -78,6 +78,12 @@ struct Check: ParsableCommand {
     private func summary(_ snapshot: EnvironmentSnapshot) -> String {
         var summary = "OK: environment \(snapshot.environmentName), \(snapshot.leafKeys.count) settings from "
         summary += snapshot.files.isEmpty ? "the built-in configuration" : snapshot.files.joined(separator: ", ")
+        let unreadable = Set(snapshot.unreadableCredentials.values.joined()).sorted()
+        if !unreadable.isEmpty {
+            summary +=
+                "; credential \(unreadable.joined(separator: ", ")) not checked: not readable here "
+                + "(\(Listing.unreadableReason())); envctl check --app-name NAME has the running daemon check it"
+        }
         return summary
     }
 }

@@ -41,9 +41,12 @@ struct Diff: ParsableCommand {
     /// One side's effective value of a key.
     struct Side: Equatable {
         var display: String
-        /// What is compared: the value's text, or nil for a secret the daemon did not reveal.
+        /// What is compared: the value's text, or nil for a secret the daemon did not reveal,
+        /// or a credential that cannot be read here.
         var comparable: String?
         var source: String
+        /// Why it is not compared, when ``comparable`` is nil.
+        var notCompared = "secret, not compared (--show-secrets)"
     }
 
     func run() throws {
@@ -66,7 +69,8 @@ struct Diff: ParsableCommand {
             let (old, new) = (left[key], right[key])
             if let old, let new, old.comparable == new.comparable, old.comparable != nil { continue }
             if let old, let new, old.comparable == nil || new.comparable == nil {
-                printLine("? \(key) = \(old.display)    # secret, not compared (--show-secrets)")
+                let why = new.comparable == nil ? new.notCompared : old.notCompared
+                printLine("? \(key) = \(old.display)    # \(why)")
                 continue
             }
             differences += 1
@@ -82,15 +86,23 @@ struct Diff: ParsableCommand {
         for key in snapshot.leafKeys {
             guard let value = snapshot.configuredValue(forKey: key) else { continue }
             sides[key] = Side(
-                display: value.displayValue(revealSecrets: showSecrets), comparable: value.value.description,
-                source: value.source.description)
+                display: Listing.display(value, key: key, in: snapshot, revealSecrets: showSecrets),
+                comparable: value.value.description, source: value.source.description)
+            if let names = snapshot.unreadableCredentials[key], !names.isEmpty {
+                sides[key]?.notCompared =
+                    "credential \(names.sorted().joined(separator: ", ")) not readable here, not compared"
+            }
         }
         return sides
     }
 
-    /// - Parameter directory: The running daemon's directory, for `--running`.
-    private func load(environment: String, instance: String?, directory: String? = nil) throws -> EnvironmentSnapshot {
-        var options = try location.options()
+    /// - Parameters:
+    ///   - base: The options to read with (``LocationOptions/filesOptions(processEnvironment:)``).
+    ///   - directory: The running daemon's directory, for `--running`.
+    private func load(
+        _ base: EnvironmentOptions, environment: String, instance: String?, directory: String? = nil
+    ) throws -> EnvironmentSnapshot {
+        var options = base
         options.environment = environment
         options.environmentOrigin =
             directory == nil ? "given as an argument to envctl diff" : "the running daemon's environment"
@@ -105,7 +117,11 @@ struct Diff: ParsableCommand {
 
     private func twoEnvironments() throws -> (String, [String: Side], String, [String: Side]) {
         let (a, b) = (environments[0], environments[1])
-        return (a, sides(try load(environment: a, instance: nil)), b, sides(try load(environment: b, instance: nil)))
+        let base = try location.filesOptions()
+        return (
+            a, sides(try load(base, environment: a, instance: nil)), b,
+            sides(try load(base, environment: b, instance: nil))
+        )
     }
 
     private func runningAndFiles() throws -> (String, [String: Side], String, [String: Side]) {
@@ -121,9 +137,14 @@ struct Diff: ParsableCommand {
             daemon[setting.key] = Side(
                 display: setting.value ?? ConfiguredValue.redacted, comparable: setting.value, source: source)
         }
-        var files = sides(try load(environment: reply.environment, instance: reply.instance, directory: directory))
+        var files = sides(
+            try load(
+                try location.options(directory: directory), environment: reply.environment, instance: reply.instance,
+                directory: directory))
         // A secret the daemon did not reveal cannot be compared; say so rather than guess.
         for (key, side) in daemon where side.comparable == nil { files[key]?.comparable = nil }
+        // Nor can a credential envctl could not read, which the daemon did.
+        for (key, side) in files where side.notCompared.hasPrefix("credential") { files[key]?.comparable = nil }
         let what = reply.instance.map { ", instance \($0)" } ?? ""
         return (
             "running daemon (\(reply.applicationName), environment \(reply.environment)\(what), generation \(reply.generation))",

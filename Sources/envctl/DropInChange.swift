@@ -10,7 +10,8 @@ import Foundation
 /// The check runs on the files for every environment they define (so a change for Staging
 /// cannot break Production), and, when a daemon is found (`--app-name`, `--pid`, `--socket`),
 /// through its `Check` with the new file as a candidate, so that the application's own
-/// validation counts too.
+/// validation counts too: for the daemon's environment, the daemon's check is the one that
+/// counts (it has the credentials and defaults envctl does not).
 struct DropInChange {
     /// The configuration directory the drop-in belongs to.
     let directory: String
@@ -20,6 +21,8 @@ struct DropInChange {
     let name: String
     /// The running daemon to check with, if one was found.
     let daemon: VarlinkClient?
+    /// The environment the daemon runs: its own check is the one that counts for it.
+    let daemonEnvironment: String?
     let location: LocationOptions
 
     /// The drop-in `name` (with or without `.plist`; default `50-local`) in the directory of
@@ -47,12 +50,20 @@ struct DropInChange {
             target = (try? location.findTarget(requireDaemon: true)) ?? .files
         }
         if case .daemon(let client) = target {
-            self.directory = try location.daemonDirectory(try client.describe())
+            let reply = try client.describe()
+            self.directory = try location.daemonDirectory(reply)
             self.daemon = client
+            self.daemonEnvironment = reply.environment
         } else {
+            self.daemonEnvironment = nil
             let options = try location.options().anchoringPaths()
             self.directory = ConfigurationLocation(options: options).directory
             self.daemon = nil
+            if let name = location.applicationName, location.configDirectory == nil {
+                printError(
+                    "no running daemon of \(name) to check the change: changing the files in \(directory), checked by envctl alone"
+                )
+            }
         }
     }
 
@@ -106,8 +117,15 @@ struct DropInChange {
     /// - Returns: What was checked, for a confirmation line.
     @discardableResult
     func check(_ contents: Data) throws -> String {
-        let environments = try checkFiles(contents)
-        var checked = "checked for \(environments.joined(separator: ", "))"
+        let (environments, unreadable) = try checkFiles(contents)
+        var parts: [String] = []
+        if !environments.isEmpty {
+            // A credential not read here is not checked here: only the daemon, which has it, can.
+            let note =
+                unreadable.isEmpty
+                ? "" : " (credential \(unreadable.joined(separator: ", ")) not readable here, not checked)"
+            parts.append("checked for \(environments.joined(separator: ", "))\(note)")
+        }
         if let daemon {
             guard let text = String(data: contents, encoding: .utf8) else {
                 throw Failure("\(path): not UTF-8 text; the daemon checks XML property lists")
@@ -119,16 +137,15 @@ struct DropInChange {
             } catch let failure as Failure {
                 throw Failure("the running daemon rejects it: \(failure.description)")
             }
-            checked += "; by the running daemon (environment \(reply["environment"]?.stringValue ?? "?"))"
+            parts.append("checked by the running daemon (environment \(reply["environment"]?.stringValue ?? "?"))")
         }
-        return checked
+        return parts.joined(separator: "; ")
     }
 
     /// The configuration the files give now, for every environment they define (or
     /// `--environment`'s only); environments that do not build are left out.
     func currentSnapshots() throws -> [EnvironmentSnapshot] {
-        var base = try location.options()
-        base.configDirectory = directory
+        let base = try location.options(directory: directory)
         return try environmentNames(base).compactMap { name in
             var options = base
             options.environment = name
@@ -137,22 +154,25 @@ struct DropInChange {
     }
 
     /// Builds the configuration from the files, with the candidate, for every environment
-    /// they define (or `--environment`'s only); returns their names.
-    private func checkFiles(_ contents: Data) throws -> [String] {
-        var base = try location.options()
-        base.configDirectory = directory
+    /// they define (or `--environment`'s only); returns their names, and the credentials that
+    /// could not be read here (each a placeholder in what was checked).
+    private func checkFiles(_ contents: Data) throws -> (environments: [String], unreadable: [String]) {
+        var base = try location.options(directory: directory)
         base.candidateDocuments = [path: contents]
-        let names = try environmentNames(base)
+        // The daemon's environment is the daemon's to check, with its own defaults, credentials
+        // and validation (``check(_:)``); envctl checks the others, which no daemon here runs.
+        let names = try environmentNames(base).filter { daemon == nil || $0 != daemonEnvironment }
+        var unreadable: Set<String> = []
         for name in names {
             var options = base
             options.environment = name
             do {
-                _ = try Environment(options: options)
+                unreadable.formUnion(try Environment(options: options).snapshot.unreadableCredentials.values.joined())
             } catch {
                 throw Failure("environment \(name): \(error)")
             }
         }
-        return names
+        return (names, unreadable.sorted())
     }
 
     /// `--environment`, else every environment the files (with the candidate, the fleet's

@@ -14,9 +14,10 @@ struct Edit: ParsableCommand {
             commented template when it does not exist yet) in $VISUAL, $EDITOR, editor or vi. When the \
             editor exits, the whole resulting configuration is checked as for set (every environment the \
             files define, and the running daemon's own validation when one is found); only a valid \
-            result replaces the drop-in, atomically. On an invalid one envctl shows the error with its \
-            file and line and asks whether to edit again or discard; without a terminal to ask on, it \
-            discards and exits 1. An unchanged copy installs nothing. The editor runs without holding \
+            result replaces the drop-in, atomically. On an invalid one envctl shows the error with the \
+            line in the edited copy and asks whether to edit again or discard; without a terminal to ask \
+            on, it keeps the copy (in $TMPDIR, else /tmp: envctl-edit-XXXXXX/NAME.plist, mode 0600), \
+            says where and how to install it once fixed, and exits 1. An unchanged copy installs nothing. The editor runs without holding \
             anything; if the drop-in changed meanwhile (another envctl, or by hand), nothing is \
             installed: envctl says so, keeps your version in the temporary copy and exits 1. The file \
             keeps its owner, group, mode and ACLs, and a new one takes them as for set.
@@ -79,7 +80,19 @@ struct Edit: ParsableCommand {
                     printLine("\(change.path): installed (\(checked))")
                     return
                 case .failure(let failure):
-                    printError(failure.description.replacingOccurrences(of: scratch, with: change.path))
+                    // The check read the edited text as the drop-in: its lines are the copy's,
+                    // so the error names the copy, which holds them.
+                    let error = failure.description.replacingOccurrences(of: change.path, with: scratch)
+                    guard Self.canAskToEditAgain else {
+                        // No terminal to edit again on (a script as $EDITOR, a pipe): the text is
+                        // kept, never lost, where only its owner can read it.
+                        keepScratch = true
+                        throw Failure(
+                            "\(error); \(change.path) was not changed: your rejected version is kept in \(scratch) "
+                                + "(mode 0600, yours; it may hold secrets): fix it there and install it with "
+                                + Self.installCommand(from: scratch) + ", then delete it")
+                    }
+                    printError(error)
                     guard Self.askToEditAgain() else {
                         throw Failure("\(change.path): discarded; nothing was installed")
                     }
@@ -188,9 +201,28 @@ struct Edit: ParsableCommand {
         }
     }
 
+    /// This very command with `$VISUAL` copying `file` in as the edited text: what installs a
+    /// kept version once it is fixed (checked as any edit is).
+    static func installCommand(from file: String, arguments: [String] = CommandLine.arguments) -> String {
+        let command = ["envctl"] + arguments.dropFirst()
+        return "VISUAL=" + shellQuoted("cp -- " + shellQuoted(file)) + " "
+            + command.map(shellQuoted).joined(separator: " ")
+    }
+
+    /// `text` as one word for `sh`: as it is when it holds only characters that need no quoting,
+    /// else in single quotes.
+    static func shellQuoted(_ text: String) -> String {
+        let plain = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@%+,")
+        if !text.isEmpty, text.allSatisfy(plain.contains) { return text }
+        return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// Whether there is a terminal to ask on whether to edit again.
+    static var canAskToEditAgain: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1 }
+
     /// Asks on the terminal whether to edit again; `false` (discard) without a terminal.
     static func askToEditAgain() -> Bool {
-        guard isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 else { return false }
+        guard canAskToEditAgain else { return false }
         FileHandle.standardError.write(Data("envctl: edit again? [Y/n, n discards] ".utf8))
         guard let answer = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased() else {
             return false

@@ -15,7 +15,10 @@ struct EnvCtl: ParsableCommand {
             With --pid, --socket, or --app-name alone, envctl asks the running daemon over its control \
             socket (varlink, $RUNTIME_DIRECTORY/\(ControlInterface.socketFileName)) what it runs with. \
             Otherwise, and with --config-dir or --environment, it reads the files itself, to check a \
-            configuration before it is deployed.
+            configuration before it is deployed. Without any of these (or a unit's \
+            $CONFIGURATION_DIRECTORY) envctl asks which configuration to read; it does not guess. \
+            Reading files, a ${credential:NAME} that cannot be read here (no $CREDENTIALS_DIRECTORY) \
+            shows as <credential NAME: not readable here>.
             """,
         version: LibraryVersion.current,
         subcommands: [
@@ -35,7 +38,7 @@ struct LocationOptions: ParsableArguments {
 
     @Option(
         help:
-            "Read the files for this environment instead of asking a daemon (default: $APP_ENVIRONMENT, else the build's)."
+            "Read the files for this environment instead of asking a daemon (default: $APP_ENVIRONMENT, else envctl's build's: Debug or Release)."
     )
     var environment: String?
 
@@ -47,7 +50,9 @@ struct LocationOptions: ParsableArguments {
 
     @Option(
         name: .customLong("app-name"),
-        help: "The application: its running daemon's socket (/run/<app-name>/), else its files in /etc/<app-name>/.")
+        help:
+            "The application: its running daemon's socket (/run/<app-name>/) and the files it reads, else (said on stderr) its files in /etc/<app-name>/."
+    )
     var applicationName: String?
 
     @OptionGroup var fleet: FleetOptions
@@ -65,6 +70,43 @@ struct LocationOptions: ParsableArguments {
     enum Target {
         case daemon(VarlinkClient)
         case files
+    }
+
+    /// What envctl says when nothing names what to read: it does not guess (its own name would
+    /// be `/etc/envctl/`, which is no daemon's).
+    static let nothingNamed = Failure(
+        "which configuration? envctl reads no default: pass --app-name NAME (its running daemon, else the files in /etc/NAME/), "
+            + "--config-dir DIR (the files in DIR), or --pid PID or --socket PATH (a running daemon)")
+
+    /// Whether the command line (or the unit envctl runs in) names what to read: a daemon
+    /// (`--pid`, `--socket`, `--app-name`), a directory (`--config-dir`), or
+    /// `$CONFIGURATION_DIRECTORY`, which systemd sets for a unit's own commands
+    /// (`ExecStartPre=envctl check`).
+    func namesSomething(_ environmentVariables: [String: String]) -> Bool {
+        pid != nil || socket != nil || applicationName != nil || configDirectory != nil
+            || !(environmentVariables[EnvironmentOptions.configurationDirectoryVariable] ?? "").isEmpty
+    }
+
+    /// The socket of `--app-name`'s daemon (`--instance`'s, with one) by convention; `nil`
+    /// without `--app-name`.
+    func applicationSocket(_ environmentVariables: [String: String]) throws -> String? {
+        guard let applicationName else { return nil }
+        do {
+            return try ControlSocketPath.forApplication(
+                applicationName, instance: selectedInstance(environmentVariables)?.name,
+                processEnvironment: environmentVariables)
+        } catch {
+            throw Failure("\(error)")
+        }
+    }
+
+    /// How the environment read from files is chosen, for what envctl says about it.
+    func environmentChoice(_ environmentVariables: [String: String] = ProcessInfo.processInfo.environment)
+        -> String
+    {
+        if environment != nil { return "--environment" }
+        if !(environmentVariables["APP_ENVIRONMENT"] ?? "").isEmpty { return "$APP_ENVIRONMENT" }
+        return "envctl's default; pass --environment NAME for another"
     }
 
     /// The daemon to ask, or the files. With `--socket` or `--pid` a daemon is required; with
@@ -124,6 +166,18 @@ struct LocationOptions: ParsableArguments {
         return directory
     }
 
+    /// The process id of the daemon `client` asks: `--pid`, else the peer of a connection to its
+    /// socket (`SO_PEERCRED`); `nil` when it cannot be told.
+    func daemonProcess(_ client: VarlinkClient) -> Int32? {
+        if let pid, socket == nil { return pid }
+        guard let address = UnixSocket.address(client.path) else { return nil }
+        let descriptor = UnixSocket.makeStreamSocket()
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        guard UnixSocket.connect(descriptor, to: address) == 0 else { return nil }
+        return PeerCredentials.of(descriptor)?.pid
+    }
+
     /// `realpath(3)` of `path`, or `nil` when it does not resolve.
     static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
@@ -150,17 +204,7 @@ struct LocationOptions: ParsableArguments {
         let readsFiles = configDirectory != nil || environment != nil || fleet.etcdEndpoints != nil
         if !readsFiles || requireDaemon {
             var candidates: [String] = []
-            if let applicationName {
-                do {
-                    candidates += [
-                        try ControlSocketPath.forApplication(
-                            applicationName, instance: selectedInstance(environmentVariables)?.name,
-                            processEnvironment: environmentVariables)
-                    ].compactMap { $0 }
-                } catch {
-                    throw Failure("\(error)")
-                }
-            }
+            if let found = try applicationSocket(environmentVariables) { candidates.append(found) }
             if requireDaemon, let runtime = ControlSocketPath.runtimeDirectory(in: environmentVariables) {
                 candidates.append((runtime as NSString).appendingPathComponent(ControlInterface.socketFileName))
             }
@@ -176,7 +220,17 @@ struct LocationOptions: ParsableArguments {
                         + (candidates.isEmpty ? "" : " (no socket at \(candidates.joined(separator: ", ")))")
                         + stale.map { "; " + $0 }.joined())
             }
+            if let applicationName, let looked = candidates.first {
+                // Asked for a daemon by name, and none runs: say so, and where the files are.
+                let directory = ConfigurationLocation(
+                    options: try localOptions(environmentVariables).anchoringPaths()
+                ).directory
+                printError(
+                    "no running daemon of \(applicationName) (no socket at \(looked)): reading the files in \(directory) instead"
+                )
+            }
         }
+        guard namesSomething(environmentVariables) else { throw Self.nothingNamed }
         return .files
     }
 
@@ -193,16 +247,18 @@ struct LocationOptions: ParsableArguments {
     }
 
     /// Options for reading the files, with the fleet's documents below them when etcd options
-    /// are given.
-    func options(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) throws
-        -> EnvironmentOptions
-    {
-        try checkNames(processEnvironment)
-        var options = EnvironmentOptions(
-            applicationName: applicationName ?? "envctl", environment: environment,
-            configDirectory: configDirectory, processEnvironment: processEnvironment)
-        options.environmentOrigin = "selected with --environment"
-        options.instance = instance
+    /// are given. A credential this shell cannot read (no `$CREDENTIALS_DIRECTORY`: systemd
+    /// gives it to the daemon alone) reads as `<credential NAME: not readable here>`, a secret.
+    ///
+    /// Without `--app-name`, `--config-dir` or `$CONFIGURATION_DIRECTORY` there is nothing to
+    /// read: ``nothingNamed``.
+    ///
+    /// - Parameter directory: The directory to read, the running daemon's: then nothing else
+    ///   needs to name one.
+    func options(
+        processEnvironment: [String: String] = ProcessInfo.processInfo.environment, directory: String? = nil
+    ) throws -> EnvironmentOptions {
+        var options = try localOptions(processEnvironment, directory: directory)
         if let configuration = try fleet.configuration(processEnvironment: processEnvironment) {
             let state = try FleetOptions.read(configuration)
             options.baseLayer = FixedDocuments(held: state.documents)
@@ -210,10 +266,50 @@ struct LocationOptions: ParsableArguments {
         return options
     }
 
+    /// ``options(processEnvironment:)`` without the fleet's documents (which it reads from etcd).
+    func localOptions(_ processEnvironment: [String: String], directory: String? = nil) throws
+        -> EnvironmentOptions
+    {
+        try checkNames(processEnvironment)
+        guard directory != nil || namesSomething(processEnvironment) else { throw Self.nothingNamed }
+        // The name matters only for /etc/<name>/, which `--app-name` names; with a directory
+        // given it is not used.
+        var options = EnvironmentOptions(
+            applicationName: applicationName ?? "envctl", environment: environment,
+            configDirectory: directory ?? configDirectory, processEnvironment: processEnvironment)
+        options.environmentOrigin = "selected with --environment"
+        options.instance = instance
+        options.unreadableCredentialsAsPlaceholders = true
+        return options
+    }
+
+    /// ``options(processEnvironment:)`` in the directory the running daemon of `--app-name`
+    /// reads, when it runs and no `--config-dir` is given: it may have been started with a
+    /// `--config-dir` of its own, and `/etc/<app-name>/` is then not its configuration.
+    func filesOptions(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) throws
+        -> EnvironmentOptions
+    {
+        guard configDirectory == nil, let path = try applicationSocket(processEnvironment),
+            FileManager.default.fileExists(atPath: path)
+        else { return try options(processEnvironment: processEnvironment) }
+        let reply: DescribeReply
+        do {
+            reply = try client(path).describe()
+        } catch let failure as Failure {
+            // A socket left behind by a daemon that is gone: its files are still where they were.
+            let directory = ConfigurationLocation(
+                options: try localOptions(processEnvironment).anchoringPaths()
+            ).directory
+            printError("\(failure.description): reading the files in \(directory) instead")
+            return try options(processEnvironment: processEnvironment)
+        }
+        return try options(processEnvironment: processEnvironment, directory: try daemonDirectory(reply))
+    }
+
     /// The configuration the files give.
     func load() throws -> EnvironmentSnapshot {
         do {
-            return try Environment(options: options()).snapshot
+            return try Environment(options: filesOptions()).snapshot
         } catch let failure as Failure {
             throw failure
         } catch {

@@ -55,6 +55,16 @@ struct Get: ParsableCommand {
             }
             return
         }
+        // A credential this shell cannot read was never read: there is no value to print, and
+        // its placeholder must not pass for one.
+        let unreadable = snapshot.unreadableCredentials.filter { $0.key == key || $0.key.hasPrefix(key + ".") }
+        if !unreadable.isEmpty {
+            let names = Set(unreadable.values.joined()).sorted().joined(separator: ", ")
+            throw Failure(
+                "'\(key)' is built from credential \(names), which cannot be read here (\(Listing.unreadableReason())): "
+                    + "envctl has no value to print; ask the running daemon, as root or its user: "
+                    + "envctl get \(key) --show-secrets --app-name NAME")
+        }
         if entry.isSecret && !showSecrets { throw Self.redacted(key) }
         switch entry.value {
         case .array, .dictionary:

@@ -24,6 +24,13 @@ struct Listing {
     var rows: [Row]
     var pendingRestart: [String]
     var lastReload: ReloadVerdictRecord?
+    /// Where the values come from, for the table's first line: the running daemon, or files.
+    var origin: String?
+    /// The same for JSON, as `readFrom`: `{"daemon": {"pid": N, "socket": PATH}}` or
+    /// `{"files": {"directory": DIR, "environmentChosenBy": HOW}}`.
+    var readFrom: [String: Any]?
+    /// Credentials the files use that cannot be read here, by name.
+    var unreadableCredentials: [String] = []
 
     /// The files' configuration.
     init(_ snapshot: EnvironmentSnapshot, revealSecrets: Bool) {
@@ -33,14 +40,38 @@ struct Listing {
         files = snapshot.files
         pendingRestart = []
         lastReload = nil
+        unreadableCredentials = Set(snapshot.unreadableCredentials.values.joined()).sorted()
         rows = snapshot.leafKeys.compactMap { key in
             guard let entry = snapshot.configuredValue(forKey: key) else { return nil }
             let hidden = entry.isSecret && !revealSecrets
+            let display = Listing.display(entry, key: key, in: snapshot, revealSecrets: revealSecrets)
             return Row(
-                key: key, display: entry.displayValue(revealSecrets: revealSecrets),
-                json: hidden ? ConfiguredValue.redacted : Listing.jsonValue(entry.value), source: entry.source,
-                secret: entry.isSecret)
+                key: key, display: display,
+                json: hidden ? display : Listing.jsonValue(entry.value), source: entry.source, secret: entry.isSecret)
         }
+    }
+
+    /// A value read from files as envctl shows it: its text, `<redacted>` for a secret, and
+    /// for a secret built from a credential that cannot be read here (an operator's shell has
+    /// no `$CREDENTIALS_DIRECTORY`), `<credential NAME: not readable here>`, which says why
+    /// there is nothing to reveal (with `revealSecrets`, the text around it shows).
+    static func display(
+        _ entry: ConfiguredValue, key: String, in snapshot: EnvironmentSnapshot, revealSecrets: Bool
+    ) -> String {
+        if !revealSecrets, let names = snapshot.unreadableCredentials[key], !names.isEmpty {
+            return names.sorted().map(UnreadableCredential.placeholder).joined(separator: " ")
+        }
+        return entry.displayValue(revealSecrets: revealSecrets)
+    }
+
+    /// Why credentials cannot be read here, for a note: `$CREDENTIALS_DIRECTORY` is not set,
+    /// or this user may not read them.
+    static func unreadableReason(_ environmentVariables: [String: String] = ProcessInfo.processInfo.environment)
+        -> String
+    {
+        (environmentVariables["CREDENTIALS_DIRECTORY"] ?? "").isEmpty
+            ? "$CREDENTIALS_DIRECTORY is not set: systemd gives credentials (LoadCredential=) to the daemon alone"
+            : "this user may not read them in $CREDENTIALS_DIRECTORY"
     }
 
     /// What a daemon runs with.
@@ -79,9 +110,16 @@ struct Listing {
     /// a line feed, ESC or CR cannot forge a line or drive the terminal).
     var table: String {
         var lines: [String] = []
+        if let origin { lines.append("# \(origin)") }
         lines.append(
             "# environment \(environment)" + (instance.map { ", instance \($0)" } ?? "") + ", generation \(generation)")
         lines.append("# files: \(files.isEmpty ? "(built-in configuration)" : files.joined(separator: ", "))")
+        if !unreadableCredentials.isEmpty {
+            lines.append(
+                "# not readable here: credential \(unreadableCredentials.joined(separator: ", ")) "
+                    + "(\(Listing.unreadableReason())); the running daemon has them: envctl show --app-name NAME asks it"
+            )
+        }
         if let lastReload, lastReload.outcome == .rejected {
             lines.append(
                 "# last reload (\(lastReload.trigger)) rejected, running generation \(lastReload.generation): "
@@ -120,6 +158,7 @@ struct Listing {
             "pendingRestart": pendingRestart,
         ]
         if let instance { object["instance"] = instance }
+        if let readFrom { object["readFrom"] = readFrom }
         if let lastReload, let data = try? JSONEncoder().encode(lastReload),
             let decoded = try? JSONSerialization.jsonObject(with: data)
         {

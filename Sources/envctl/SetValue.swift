@@ -151,7 +151,7 @@ struct SetValue: ParsableCommand {
             --app-name, --pid or --socket, else in --config-dir, $CONFIGURATION_DIRECTORY or \
             /etc/<app-name>. Before anything is written, the configuration with the changed drop-in is \
             built for every environment the files define and, when a daemon is found, checked by it \
-            (its own validation included). Only then the drop-in is replaced atomically; on any error \
+            (its own validation included; for the environment it runs, its check is the one that counts). Only then the drop-in is replaced atomically; on any error \
             nothing changes and envctl exits 1. The daemon applies the new file on its next reload \
             (its file watcher, or systemctl reload).
 

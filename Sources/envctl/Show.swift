@@ -23,12 +23,23 @@ struct Show: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let listing: Listing
+            var listing: Listing
             switch try location.target() {
             case .daemon(let client):
                 listing = Listing(try client.describe(showSecrets: showSecrets))
+                let process = location.daemonProcess(client)
+                listing.origin = "from the running daemon\(process.map { ", pid \($0)" } ?? "") (\(client.path))"
+                listing.readFrom = ["daemon": ["socket": client.path, "pid": process.map { $0 as Any } ?? NSNull()]]
             case .files:
-                listing = Listing(try location.load(), revealSecrets: showSecrets)
+                let snapshot = try location.load()
+                listing = Listing(snapshot, revealSecrets: showSecrets)
+                let directory = snapshot.location?.directory ?? "the built-in configuration"
+                listing.origin =
+                    "from the files in \(directory), environment \(snapshot.environmentName) "
+                    + "(\(location.environmentChoice())); not from a running daemon"
+                listing.readFrom = [
+                    "files": ["directory": directory, "environmentChosenBy": location.environmentChoice()]
+                ]
             }
             if json {
                 print(ControlCharacters.escapedJSON(try listing.json()))

@@ -120,7 +120,7 @@ import Testing
         return path
     }
 
-    @Test func editInstallsAValidResultAndDiscardsAnInvalidOneWithoutATerminal() throws {
+    @Test func editInstallsAValidResultAndKeepsAnInvalidOneWithoutATerminal() throws {
         let directory = try Directory()
         let editor = try Self.scriptedEditor(in: directory)
         defer { unlink(editor) }
@@ -153,10 +153,30 @@ import Testing
         let refused = try Self.envctl(
             ["edit", "--config-dir", directory.path], environment: ["EDITOR": editor, "NEW_CONTENTS": bad])
         #expect(refused.status == 1, "\(refused.output)")
-        // The error names the drop-in and the line, and nothing was installed.
-        #expect(refused.output.contains("Environments.plist.d/50-local.plist:7:"), "\(refused.output)")
-        #expect(refused.output.contains("discarded; nothing was installed"), "\(refused.output)")
         #expect(try directory.contents() == before)
+        // No terminal to edit again on: the rejected text is kept, private, and the error's line
+        // is the kept file's, which holds it.
+        let kept = try #require(
+            refused.output.components(separatedBy: "your rejected version is kept in ").dropFirst().first?
+                .components(separatedBy: " ").first, "\(refused.output)")
+        defer { try? FileManager.default.removeItem(atPath: (kept as NSString).deletingLastPathComponent) }
+        #expect(kept.hasSuffix("/50-local.plist") && !kept.hasPrefix(directory.path), "\(kept)")
+        #expect(refused.output.contains("\(kept):7:"), "\(refused.output)")
+        #expect(!refused.output.contains("Environments.plist.d/50-local.plist:7:"), "\(refused.output)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: kept)) == Data(contentsOf: URL(fileURLWithPath: bad)))
+        var status = stat()
+        #expect(stat(kept, &status) == 0 && status.st_mode & 0o777 == 0o600 && status.st_uid == geteuid())
+        // Fixed there, the command the error gives installs it.
+        #expect(refused.output.contains("VISUAL='cp -- \(kept)' envctl edit --config-dir \(directory.path)"))
+        try FileManager.default.removeItem(atPath: kept)
+        try FileManager.default.copyItem(atPath: good, toPath: kept)
+        let reinstalled = try Self.envctl(
+            ["edit", "--config-dir", directory.path], environment: ["EDITOR": "cp -- \(kept)"])
+        #expect(reinstalled.status == 0, "\(reinstalled.output)")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: directory.dropIn)) == Data(contentsOf: URL(fileURLWithPath: good))
+        )
+        try FileManager.default.removeItem(atPath: directory.dropIn)
 
         let unchanged = try Self.envctl(["edit", "--config-dir", directory.path], environment: ["EDITOR": "true"])
         #expect(unchanged.status == 0 && unchanged.output.contains("no changes"), "\(unchanged.output)")

@@ -94,6 +94,59 @@ struct PathsAndNamesTests {
         #expect(daemon.waitForLog("APIBaseUrl=https://again.example.com/v1"))
     }
 
+    @Test("a daemon found by --app-name: every subcommand reads the directory it was started with, not /etc/NAME")
+    func daemonFoundByApplicationName() throws {
+        // The conventional socket of example-daemon's instance: /run/example-daemon/<instance>/
+        // for root, else $XDG_RUNTIME_DIR/example-daemon/<instance>/. A fresh instance, so that
+        // nothing else's daemon answers; no $RUNTIME_DIRECTORY, so only the name finds it.
+        let instance = "paths-\(UUID().uuidString.prefix(8).lowercased())"
+        let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "envd-xdg-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let daemon = try DaemonHarness(
+            plist: examplePlist(apiHost: "own.example.com"), extraEnvironment: ["XDG_RUNTIME_DIR": root.path],
+            unsetEnvironment: ["RUNTIME_DIRECTORY"])
+        let runtime =
+            geteuid() == 0 ? "/run/example-daemon/\(instance)" : root.path + "/example-daemon/\(instance)"
+        defer {
+            try? FileManager.default.removeItem(atPath: runtime)
+            rmdir((runtime as NSString).deletingLastPathComponent)  // only when empty
+        }
+        try daemon.start(arguments: ["--environment", "Staging", "--instance", instance])
+        _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
+        #expect(FileManager.default.fileExists(atPath: runtime + "/configuration.varlink"))
+        let name = ["--app-name", "example-daemon", "--instance", instance]
+        let files = name + ["--environment", "Staging"]
+
+        // Reading files for the daemon: its directory, as Describe says.
+        let shown = try daemon.envctl(["show"] + files)
+        #expect(shown.status == 0, "\(shown.output)")
+        #expect(shown.output.contains("# from the files in \(daemon.configDirectory.path)"), "\(shown.output)")
+        #expect(shown.output.contains("APIHost") && shown.output.contains("own.example.com"), "\(shown.output)")
+        let got = try daemon.envctl(["get", "APIHost"] + files)
+        #expect(got.output == "own.example.com\n", "\(got.output)")
+        let checked = try daemon.envctl(["check"] + files)
+        #expect(checked.status == 0, "\(checked.output)")
+        #expect(checked.output.contains(daemon.configDirectory.path), "\(checked.output)")
+        let diff = try daemon.envctl(["diff", "--running"] + name)
+        #expect(diff.status == 0, "\(diff.output)")
+        #expect(diff.output.hasSuffix("# no differences\n"), "\(diff.output)")
+        let environments = try daemon.envctl(["diff", "Staging", "Staging"] + name)
+        #expect(environments.status == 0, "\(environments.output)")
+        // Asking the daemon itself.
+        let fromDaemon = try daemon.envctl(["show"] + name)
+        #expect(fromDaemon.output.hasPrefix("# from the running daemon, pid \(daemon.pid)"), "\(fromDaemon.output)")
+        // Changing: in its directory, and applied by it.
+        let set = try daemon.envctl(["set", "APIHost", "changed.example.com"] + name)
+        #expect(set.status == 0, "\(set.output)")
+        #expect(set.output.contains(daemon.configDirectory.path), "\(set.output)")
+        #expect(daemon.waitForLog("APIBaseUrl=https://changed.example.com/v1"))
+        for output in [shown.output, got.output, checked.output, diff.output, set.output] {
+            #expect(!output.contains("/etc/example-daemon"), "\(output)")
+        }
+    }
+
     @Test(
         "a hostile --instance or $APP_INSTANCE stops the daemon at start; nothing is made outside its runtime directory"
     )

@@ -43,8 +43,10 @@ struct TerminalOutputTests {
         #expect(shown.status == 0, "\(shown.output)")
         #expect(Self.rawControls(shown.output).isEmpty, "\(shown.output)")
         let lines = shown.output.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-        // Two header lines and one line per setting: no forged line.
-        #expect(lines.count == 2 + 7, "\(shown.output)")
+        // Three header lines (where from, the environment, the files) and one line per setting:
+        // no forged line.
+        #expect(lines.count == 3 + 7, "\(shown.output)")
+        #expect(lines.filter { $0.hasPrefix("# from the files in ") }.count == 1)
         #expect(lines.filter { $0.hasPrefix("# environment") }.count == 1)
         #expect(lines.contains { $0.hasPrefix(Self.escapedKey) && $0.contains(" = \(Self.escapedValue)    # ") })
         #expect(lines.contains { $0.hasPrefix(#"Bell\u{7}"#) && $0.contains(#"= ring\u{7} "#) })

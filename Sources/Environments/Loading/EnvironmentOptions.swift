@@ -93,6 +93,12 @@ public struct EnvironmentOptions: Sendable {
     /// `envctl set`, `unset` and `edit` check before they install a file.
     package var candidateDocuments: [String: Data] = [:]
 
+    /// Whether a `${credential:NAME}` that cannot be read here (`$CREDENTIALS_DIRECTORY` is not
+    /// set, or this user may not read the file) stands for `<credential NAME: not readable
+    /// here>` instead of failing the load: how envctl reads the files from an operator's shell.
+    /// The value stays secret; `EnvironmentSnapshot.unreadableCredentials` names the keys.
+    package var unreadableCredentialsAsPlaceholders = false
+
     /// The directory that holds `<applicationName>/` by default: `/etc`. Tests point it
     /// elsewhere, as the application name cannot climb out of it.
     package var systemConfigurationRoot = "/etc"

@@ -32,6 +32,10 @@ public final class EnvironmentSnapshot: Sendable {
     public let loadedAt: Date
     /// The key paths of values that are not dictionaries, sorted: what a listing shows.
     public let leafKeys: [String]
+    /// Keys whose value holds `<credential NAME: not readable here>` instead of a credential
+    /// that could not be read (`EnvironmentOptions.unreadableCredentialsAsPlaceholders`),
+    /// with the credentials' names; empty otherwise.
+    package let unreadableCredentials: [String: Set<String>]
 
     /// The one table reads use: every key path (dictionaries and their members) with its
     /// value, the index of its source in ``sources`` and its secrecy.
@@ -48,7 +52,8 @@ public final class EnvironmentSnapshot: Sendable {
         location: ConfigurationLocation?,
         secretKeys: Set<String>,
         restartRequiredKeys: Set<String>,
-        pendingRestart: [String: ConfiguredValue]
+        pendingRestart: [String: ConfiguredValue],
+        unreadableCredentials: [String: Set<String>] = [:]
     ) {
         self.environmentName = environmentName
         self.instanceName = instanceName
@@ -62,6 +67,7 @@ public final class EnvironmentSnapshot: Sendable {
         self.secretKeys = secretKeys
         self.restartRequiredKeys = restartRequiredKeys
         self.pendingRestart = pendingRestart
+        self.unreadableCredentials = unreadableCredentials
         self.loadedAt = Date()
     }
 

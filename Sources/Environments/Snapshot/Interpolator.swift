@@ -72,6 +72,14 @@ struct Interpolator {
     private var memo: [String: Expansion] = [:]
     /// Credential files read so far, by name.
     private var credentials: [String: String] = [:]
+    /// Whether a credential that cannot be read here becomes ``UnreadableCredential/placeholder(_:)``
+    /// instead of an error (`EnvironmentOptions.unreadableCredentialsAsPlaceholders`).
+    let usesPlaceholders: Bool
+    /// Credentials found unreadable here, by name: each is checked once.
+    private var unreadableNames: Set<String> = []
+    /// For each key whose own text named a credential that could not be read here, the
+    /// credentials' names as messages show them. Filled in only with ``usesPlaceholders``.
+    private var unreadableByKey: [String: Set<String>] = [:]
     /// Bytes built so far, against `limits.totalBytes`.
     private var totalBytes = 0
 
@@ -107,9 +115,12 @@ struct Interpolator {
 
     init(
         tree: [String: SettingNode], environmentName: String, processEnvironment: [String: String],
-        secretPaths: Set<String>, held: Set<String> = [], limits: Limits = Limits()
+        secretPaths: Set<String>, held: Set<String> = [], limits: Limits = Limits(), usesPlaceholders: Bool = false
     ) {
         self.limits = limits
+        self.usesPlaceholders = usesPlaceholders
+        // Keys built from a key that used a placeholder hold the placeholder too.
+        self.recordsReferences = usesPlaceholders
         self.heldPaths = held
         self.tree = tree
         self.environmentName = environmentName
@@ -421,7 +432,13 @@ struct Interpolator {
             return .text(value, isSecret: false)
         }
         if reference.hasPrefix("credential:") {
-            return .text(try credential(String(reference.dropFirst(11)), in: path, file: file), isSecret: true)
+            let name = String(reference.dropFirst(11))
+            guard let text = try credential(name, in: path, file: file) else {
+                let shownName = Interpolator.shown(name)
+                unreadableByKey[frame.isKey ? frame.path : currentKey, default: []].insert(shownName)
+                return .text(UnreadableCredential.placeholder(shownName), isSecret: true)
+            }
+            return .text(text, isSecret: true)
         }
         let key = Interpolator.trimmingWhitespace(reference)
         let shownKey = Interpolator.shown(key)
@@ -490,10 +507,25 @@ struct Interpolator {
         return found
     }
 
+    /// Every key whose value holds ``UnreadableCredential/placeholder(_:)`` (its own text named
+    /// the credential, or it was built from such a key through `${...}`), with the names of
+    /// the credentials: known after ``resolve(_:prefix:)`` with ``usesPlaceholders``.
+    func keysWithUnreadableCredentials() -> [String: Set<String>] {
+        var result = unreadableByKey
+        for (root, names) in unreadableByKey {
+            for key in keys(dependingOn: [root]) { result[key, default: []].formUnion(names) }
+        }
+        return result
+    }
+
+    /// The text of credential `name`; `nil` when it cannot be read here and
+    /// ``usesPlaceholders``: `$CREDENTIALS_DIRECTORY` is not set, or this user may not read
+    /// its file (a missing file is an error all the same).
     private mutating func credential(_ name: String, in path: String, file: String?) throws(EnvironmentError)
-        -> String
+        -> String?
     {
         if let known = credentials[name] { return known }
+        if unreadableNames.contains(name) { return nil }
         // As messages show them.
         let shownName = Interpolator.shown(name)
         // A NUL would end the path early: `db-password\0x` would read `db-password`.
@@ -504,6 +536,10 @@ struct Interpolator {
         }
         guard let directory = processEnvironment[EnvironmentOptions.credentialsDirectoryVariable], !directory.isEmpty
         else {
+            if usesPlaceholders {
+                unreadableNames.insert(name)
+                return nil
+            }
             throw error(
                 .missingCredential,
                 "'${credential:\(shownName)}' in '\(path)': $CREDENTIALS_DIRECTORY is not set, so credential '\(shownName)' cannot be read",
@@ -512,6 +548,10 @@ struct Interpolator {
         }
         let credentialFile = (directory as NSString).appendingPathComponent(name)
         let shownFile = (directory as NSString).appendingPathComponent(shownName)
+        if usesPlaceholders, access(credentialFile, R_OK) != 0, errno == EACCES || errno == EPERM {
+            unreadableNames.insert(name)
+            return nil
+        }
         // At most the cap and a line break, and one byte more to tell that it is longer.
         guard let data = Interpolator.contents(of: credentialFile, upTo: limits.valueBytes + 3) else {
             throw error(
@@ -559,5 +599,15 @@ struct Interpolator {
         _ code: EnvironmentError.Code, _ message: String, path: String, file: String?, hint: String? = nil
     ) -> EnvironmentError {
         EnvironmentError(code, message, key: path, environment: environmentName, file: file, hint: hint)
+    }
+}
+
+/// What a `${credential:NAME}` stands for where the credential cannot be read: envctl reading
+/// the files from an operator's shell, which has no `$CREDENTIALS_DIRECTORY` (systemd gives
+/// it to the daemon alone) or may not read the daemon's credential files.
+package enum UnreadableCredential {
+    /// `<credential NAME: not readable here>`: never the credential's text, which was not read.
+    package static func placeholder(_ shownName: String) -> String {
+        "<credential \(shownName): not readable here>"
     }
 }

@@ -69,7 +69,8 @@ struct SnapshotBuilder {
 
         let merged = tree
         var interpolator = Interpolator(
-            tree: merged, environmentName: name, processEnvironment: options.processEnvironment, secretPaths: secrets)
+            tree: merged, environmentName: name, processEnvironment: options.processEnvironment, secretPaths: secrets,
+            usesPlaceholders: options.unreadableCredentialsAsPlaceholders)
         let resolved: [String: SettingNode]
         do {
             resolved = try interpolator.resolve(merged)
@@ -90,7 +91,8 @@ struct SnapshotBuilder {
         let snapshot = EnvironmentSnapshot(
             environmentName: name, instanceName: instance, generation: generation, tree: tree,
             files: files.map(\.file).filter { $0 != builtInLabel }, location: location, secretKeys: secrets,
-            restartRequiredKeys: restartRequired, pendingRestart: pending)
+            restartRequiredKeys: restartRequired, pendingRestart: pending,
+            unreadableCredentials: interpolator.keysWithUnreadableCredentials())
         if let key = options.logLevelKey, let entry = snapshot.configuredValue(forKey: key) {
             let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
             guard case .string(let level) = entry.value, levels.contains(level.lowercased()) else {
@@ -151,7 +153,7 @@ struct SnapshotBuilder {
 
         var interpolator = Interpolator(
             tree: held, environmentName: name, processEnvironment: options.processEnvironment, secretPaths: secrets,
-            held: Set(pending.keys))
+            held: Set(pending.keys), usesPlaceholders: options.unreadableCredentialsAsPlaceholders)
         interpolator.recordsReferences = true
         let running: [String: SettingNode]
         do {
