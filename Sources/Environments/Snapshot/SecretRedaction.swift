@@ -2,7 +2,7 @@ import Foundation
 
 extension ConfigurationReading {
     /// The value at a key path as logs, listings and errors show it: its text, or
-    /// `<redacted>` (``ConfiguredValue/redacted``) when it is secret; `nil` when the key has no
+    /// `<redacted>` when it is secret; `nil` when the key has no
     /// value.
     ///
     /// A value is secret when its key is listed in `Secrets` (or in

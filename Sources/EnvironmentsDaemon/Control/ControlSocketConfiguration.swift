@@ -7,6 +7,8 @@
 /// Root and the daemon's own user are *privileged* peers (`SO_PEERCRED`); everyone else is
 /// held to per-user limits and can never take the connections kept for privileged peers, so
 /// that no other local user can keep `envctl reload` (and so `systemctl reload`) from the daemon.
+/// The limits (sizes, connections, timeouts) are fixed; the article <doc:ControlSocket> lists
+/// them.
 public struct ControlSocketConfiguration: Sendable {
     /// Serve the control socket.
     public var isEnabled: Bool = true
@@ -38,13 +40,6 @@ public struct ControlSocketConfiguration: Sendable {
     /// `Describe` without varlink's `more`: an answer larger than this is the error
     /// `org.varlink.service.ExpectedMore` (envctl, and `varlinkctl call --more`, ask for it in parts).
     package var maximumUnpagedReplySize: Int = 1 << 20
-    /// Ignored: replies are made as the client reads them, and one that stops reading is
-    /// closed after ``idleTimeout``.
-    @available(*, deprecated, message: "replies are made as the client reads them; idleTimeout closes one that stops")
-    package var maximumUnsentBytes: Int {
-        get { 16 << 20 }
-        set {}
-    }
     /// `Describe` with `more`: the size at which one part is cut (a larger single setting goes alone).
     package var describePartSize: Int = 64 << 10
     /// Warnings about misbehaving clients: at most this many in each ``clientWarningInterval``;
