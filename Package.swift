@@ -179,6 +179,7 @@ let package = Package(
                 "EnvironmentsDaemon",
                 "EnvironmentsEtcd",
                 "EtcdFleetClient",
+                "EtcdTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -214,11 +215,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // A real etcd cluster on loopback ports, for the etcd tests and fleet-benchmark.
+        .target(
+            name: "EtcdTestSupport",
+            dependencies: ["EtcdFleetClient", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/EtcdTestSupport"
+        ),
         // Against a real three-member etcd cluster (Debian's etcd-server), started by the tests.
         .testTarget(
             name: "EnvironmentsEtcdTests",
             dependencies: [
-                "EnvironmentsEtcd", "EtcdFleetClient", "Environments", "EnvironmentsDaemon",
+                "EnvironmentsEtcd", "EtcdFleetClient", "EtcdTestSupport", "Environments", "EnvironmentsDaemon",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -24,7 +24,8 @@ func document(keys: Int) -> Data {
             case 1: xml += "<key>Port\(index)</key><integer>\(8000 + index)</integer>\n"
             case 2: xml += "<key>Enabled\(index)</key><true/>\n"
             case 3: xml += "<key>Ratio\(index)</key><real>0.\(index)5</real>\n"
-            default: xml += "<key>Hosts\(index)</key><array><string>a.example</string><string>b.example</string></array>\n"
+            default:
+                xml += "<key>Hosts\(index)</key><array><string>a.example</string><string>b.example</string></array>\n"
             }
         }
         xml += "</dict>\n"

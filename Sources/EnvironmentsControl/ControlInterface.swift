@@ -206,6 +206,15 @@ extension SettingRecord {
     }
 }
 
+extension PendingRestartRecord {
+    /// The record as JSON, as `JSONValueEncoder` makes it, without its reflection.
+    package var jsonValue: JSONValue {
+        var members: [String: JSONValue] = ["key": .string(key), "next": next.jsonValue]
+        if let running { members["running"] = running.jsonValue }
+        return .object(members)
+    }
+}
+
 /// `PendingRestart` in the interface.
 package struct PendingRestartRecord: Codable, Sendable, Hashable {
     package var key: String

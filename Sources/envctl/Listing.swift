@@ -10,7 +10,7 @@ struct Listing {
         /// The value as shown: the value, or `<redacted>`.
         var display: String
         /// The value for JSON: typed where known, else the text.
-        var json: Any
+        var json: JSONValue
         var source: ValueSource
         var secret: Bool
         /// For a restart-only key whose new value waits: the value it will take after a restart.
@@ -28,7 +28,7 @@ struct Listing {
     var origin: String?
     /// The same for JSON, as `readFrom`: `{"daemon": {"pid": N, "socket": PATH}}` or
     /// `{"files": {"directory": DIR, "environmentChosenBy": HOW}}`.
-    var readFrom: [String: Any]?
+    var readFrom: [String: JSONValue]?
     /// Credentials the files use that cannot be read here, by name.
     var unreadableCredentials: [String] = []
 
@@ -47,7 +47,8 @@ struct Listing {
             let display = Listing.display(entry, key: key, in: snapshot, revealSecrets: revealSecrets)
             return Row(
                 key: key, display: display,
-                json: hidden ? display : Listing.jsonValue(entry.value), source: entry.source, secret: entry.isSecret)
+                json: hidden ? .string(display) : Listing.jsonValue(entry.value), source: entry.source,
+                secret: entry.isSecret)
         }
     }
 
@@ -86,7 +87,7 @@ struct Listing {
         rows = reply.settings.map { setting in
             let display = setting.value ?? ConfiguredValue.redacted
             var row = Row(
-                key: setting.key, display: display, json: display, source: Listing.source(setting.source),
+                key: setting.key, display: display, json: .string(display), source: Listing.source(setting.source),
                 secret: setting.secret)
             if let waiting = pending[setting.key] { row.pendingNext = waiting.next.value ?? ConfiguredValue.redacted }
             return row
@@ -95,7 +96,7 @@ struct Listing {
         for waiting in reply.pendingRestart where waiting.running == nil {
             rows.append(
                 Row(
-                    key: waiting.key, display: "<unset>", json: NSNull(), source: Listing.source(waiting.next.source),
+                    key: waiting.key, display: "<unset>", json: .null, source: Listing.source(waiting.next.source),
                     secret: waiting.next.secret, pendingNext: waiting.next.value ?? ConfiguredValue.redacted))
         }
     }
@@ -137,59 +138,74 @@ struct Listing {
         return out
     }
 
+    /// One setting in `show --json`.
+    private struct SettingDocument: Encodable {
+        var value: JSONValue
+        var source: String
+        var layer: String
+        var secret: Bool
+        var file: String?
+        var section: String?
+        var pendingRestart: Bool?
+        var runningValue: String?
+        var nextValue: String?
+    }
+
+    /// What `show --json` prints.
+    private struct Document: Encodable {
+        var environment: String
+        var instance: String?
+        var generation: Int
+        var files: [String]
+        var settings: [String: SettingDocument]
+        var pendingRestart: [String]
+        var readFrom: [String: JSONValue]?
+        var lastReload: ReloadVerdictRecord?
+    }
+
     func json() throws -> String {
-        var settings: [String: Any] = [:]
+        var settings: [String: SettingDocument] = [:]
         for row in rows {
-            var item: [String: Any] = [
-                "value": row.json, "source": row.source.description, "layer": row.source.layer.rawValue,
-                "secret": row.secret,
-            ]
-            if let file = row.source.file { item["file"] = file }
-            if let section = row.source.section { item["section"] = section }
+            var item = SettingDocument(
+                value: row.json, source: row.source.description, layer: row.source.layer.rawValue, secret: row.secret,
+                file: row.source.file, section: row.source.section)
             if let next = row.pendingNext {
-                item["pendingRestart"] = true
-                item["runningValue"] = row.display
-                item["nextValue"] = next
+                item.pendingRestart = true
+                item.runningValue = row.display
+                item.nextValue = next
             }
             settings[row.key] = item
         }
-        var object: [String: Any] = [
-            "environment": environment, "generation": generation, "files": files, "settings": settings,
-            "pendingRestart": pendingRestart,
-        ]
-        if let instance { object["instance"] = instance }
-        if let readFrom { object["readFrom"] = readFrom }
-        if let lastReload, let data = try? JSONEncoder().encode(lastReload),
-            let decoded = try? JSONSerialization.jsonObject(with: data)
-        {
-            object["lastReload"] = decoded
-        }
-        return try Listing.jsonText(object)
+        return try Listing.jsonText(
+            Document(
+                environment: environment, instance: instance, generation: generation, files: files, settings: settings,
+                pendingRestart: pendingRestart, readFrom: readFrom, lastReload: lastReload))
     }
 
-    /// `object` as pretty JSON. Every value in it comes from ``jsonValue(_:)`` or is text, so
-    /// serializing should not fail; if it ever does, that is an error, not a crash.
-    static func jsonText(_ object: Any) throws -> String {
+    /// `value` as pretty JSON, keys sorted. Every value in it comes from ``jsonValue(_:)`` or is
+    /// text, so encoding should not fail; if it ever does, that is an error, not a crash.
+    static func jsonText(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
-            let data = try JSONSerialization.data(
-                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-            return String(decoding: data, as: UTF8.self)
+            return String(decoding: try encoder.encode(value), as: UTF8.self)
         } catch {
             throw Failure("the configuration cannot be written as JSON: \(error)")
         }
     }
 
-    static func jsonValue(_ value: SettingValue) -> Any {
+    static func jsonValue(_ value: SettingValue) -> JSONValue {
         switch value {
-        case .string(let text): text
-        case .integer(let number): number
+        case .string(let text): .string(text)
+        case .integer(let number): .int(number)
         // JSON has no NaN or infinity: those are the strings "nan", "inf" and "-inf".
-        case .double(let number): number.isFinite ? number : number.isNaN ? "nan" : number < 0 ? "-inf" : "inf"
-        case .bool(let flag): flag
-        case .date(let date): date.formatted(.iso8601)
-        case .data(let data): data.base64EncodedString()
-        case .array(let values): values.map(jsonValue)
-        case .dictionary(let values): values.mapValues(jsonValue)
+        case .double(let number):
+            number.isFinite ? .double(number) : .string(number.isNaN ? "nan" : number < 0 ? "-inf" : "inf")
+        case .bool(let flag): .bool(flag)
+        case .date(let date): .string(date.formatted(.iso8601))
+        case .data(let data): .string(data.base64EncodedString())
+        case .array(let values): .array(values.map(jsonValue))
+        case .dictionary(let values): .object(values.mapValues(jsonValue))
         }
     }
 }

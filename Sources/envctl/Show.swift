@@ -29,7 +29,9 @@ struct Show: ParsableCommand {
                 listing = Listing(try client.describe(showSecrets: showSecrets))
                 let process = location.daemonProcess(client)
                 listing.origin = "from the running daemon\(process.map { ", pid \($0)" } ?? "") (\(client.path))"
-                listing.readFrom = ["daemon": ["socket": client.path, "pid": process.map { $0 as Any } ?? NSNull()]]
+                listing.readFrom = [
+                    "daemon": .object(["socket": .string(client.path), "pid": process.map { .int(Int($0)) } ?? .null])
+                ]
             case .files:
                 let snapshot = try location.load()
                 listing = Listing(snapshot, revealSecrets: showSecrets)
@@ -38,7 +40,9 @@ struct Show: ParsableCommand {
                     "from the files in \(directory), environment \(snapshot.environmentName) "
                     + "(\(location.environmentChoice())); not from a running daemon"
                 listing.readFrom = [
-                    "files": ["directory": directory, "environmentChosenBy": location.environmentChoice()]
+                    "files": .object([
+                        "directory": .string(directory), "environmentChosenBy": .string(location.environmentChoice()),
+                    ])
                 ]
             }
             if json {

@@ -1,6 +1,7 @@
 import Environments
 import EnvironmentsEtcd
 import EtcdFleetClient
+import EtcdTestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import EtcdFleetClient
+import EtcdTestSupport
 import Foundation
 import Testing
 

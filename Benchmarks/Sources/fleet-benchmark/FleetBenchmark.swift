@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import EtcdFleetClient
+import EtcdTestSupport
 import Foundation
 import Logging
 
@@ -54,11 +55,11 @@ struct FleetBenchmark: AsyncParsableCommand {
         #if DEBUG
             progress("warning: a debug build; numbers mean little (use swift run -c release)")
         #endif
-        guard FileManager.default.isExecutableFile(atPath: LocalEtcdCluster.binary) else {
-            throw BenchmarkFailure("\(LocalEtcdCluster.binary) not found (apt-get install etcd-server)")
+        guard FileManager.default.isExecutableFile(atPath: EtcdCluster.binary) else {
+            throw BenchmarkFailure("\(EtcdCluster.binary) not found (apt-get install etcd-server)")
         }
         progress("starting a \(members)-member etcd cluster")
-        let cluster = try await LocalEtcdCluster(size: members)
+        let cluster = try await EtcdCluster(size: members)
         let signals = Self.killClusterOnInterrupt(cluster)
         defer {
             signals.forEach { $0.cancel() }
@@ -69,7 +70,7 @@ struct FleetBenchmark: AsyncParsableCommand {
         if !report.failures.isEmpty { throw ExitCode(1) }
     }
 
-    private func measure(_ cluster: LocalEtcdCluster, logger: Logger) async throws -> Report {
+    private func measure(_ cluster: EtcdCluster, logger: Logger) async throws -> Report {
         let endpoints = cluster.endpoints
         let prefix = "/fleet/fleet-benchmark/"
         let writer = try EtcdClient(configuration: EtcdConfiguration(endpoints: endpoints, prefix: "/"), logger: logger)
@@ -134,7 +135,7 @@ struct FleetBenchmark: AsyncParsableCommand {
 
     /// Kills the cluster and exits on SIGINT or SIGTERM, so that an interrupted run leaves no
     /// etcd behind.
-    private static func killClusterOnInterrupt(_ cluster: LocalEtcdCluster) -> [any DispatchSourceSignal] {
+    private static func killClusterOnInterrupt(_ cluster: EtcdCluster) -> [any DispatchSourceSignal] {
         [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

@@ -31,10 +31,17 @@ struct ControlHandler: Sendable {
         let showSecrets = call.parameters?["showSecrets"]?.boolValue ?? false
         if showSecrets, let denied = deny(call, peer, reason: "secret values") { return .reply(denied) }
         let snapshot = environment.snapshot
-        let lastReload = await reloader.lastReloadRecord
+        var lastReload: [String: JSONValue]?
+        if let record = await reloader.lastReloadRecord {
+            do {
+                lastReload = try JSONValue.parameters(of: Self.verdict(record, environment: snapshot.environmentName))
+            } catch {
+                return .reply(Self.encodingFailure(error))
+            }
+        }
         var parts = DescribeParts(
-            snapshot: snapshot, showSecrets: showSecrets, applicationName: applicationName,
-            lastReload: lastReload.map { Self.verdict($0, environment: snapshot.environmentName) }, partSize: partSize)
+            snapshot: snapshot, showSecrets: showSecrets, applicationName: applicationName, lastReload: lastReload,
+            partSize: partSize)
         if call.more == true { return .parts(parts) }
         guard let message = parts.singleMessage(limit: maximumUnpagedReplySize) else {
             return .reply(.error(ControlInterface.Error.expectedMore))
@@ -73,10 +80,7 @@ struct ControlHandler: Sendable {
             if showSecrets, configured.isSecret, let denied = deny(call, peer, reason: "secret values") {
                 return denied
             }
-            return VarlinkReply(parameters: [
-                "setting": .object(
-                    (try? JSONValue.parameters(of: Self.setting(key, configured, showSecrets: showSecrets))) ?? [:])
-            ])
+            return Self.reply(["setting": Self.setting(key, configured, showSecrets: showSecrets)])
         case ControlInterface.Method.check:
             if let denied = deny(call, peer, reason: "checking the configuration") { return denied }
             var candidates: [String: Data] = [:]
@@ -101,12 +105,8 @@ struct ControlHandler: Sendable {
             if let denied = deny(call, peer, reason: "reloading") { return denied }
             let record = await reloader.reload(trigger: .api)
             let verdict = Self.verdict(record, environment: environment.environmentName)
-            if verdict.outcome == .rejected {
-                return .error(
-                    ControlInterface.Error.reloadRejected,
-                    ["verdict": .object((try? JSONValue.parameters(of: verdict)) ?? [:])])
-            }
-            return VarlinkReply(parameters: ["verdict": .object((try? JSONValue.parameters(of: verdict)) ?? [:])])
+            return Self.reply(
+                ["verdict": verdict], error: verdict.outcome == .rejected ? ControlInterface.Error.reloadRejected : nil)
         default:
             if call.interface == ControlInterface.name || call.interface == "org.varlink.service" {
                 return .error("org.varlink.service.MethodNotFound", ["method": .string(call.method)])
@@ -136,9 +136,7 @@ struct ControlHandler: Sendable {
                     environment: built.environmentName, generation: Int(current.generation),
                     changedKeys: built.changedKeys(since: current), pendingRestart: built.pendingRestart.keys.sorted()))
         } catch {
-            return .error(
-                ControlInterface.Error.configurationRejected,
-                ["error": .object((try? JSONValue.parameters(of: Self.errorRecord(error))) ?? [:])])
+            return Self.reply(["error": Self.errorRecord(error)], error: ControlInterface.Error.configurationRejected)
         }
     }
 
@@ -171,13 +169,20 @@ struct ControlHandler: Sendable {
             finishedMonotonicUSec: Int(record.finishedMonotonicMicroseconds))
     }
 
-    private static func reply(_ record: some Encodable) -> VarlinkReply {
+    /// A reply whose parameters are `record`'s members, or (with `error`) a failed call's reply
+    /// with them; if `record` cannot be encoded, an error that says why, never an empty record
+    /// that looks like an answer.
+    private static func reply(_ record: some Encodable, error name: String? = nil) -> VarlinkReply {
         do {
-            return VarlinkReply(parameters: try JSONValue.parameters(of: record))
+            return VarlinkReply(parameters: try JSONValue.parameters(of: record), error: name)
         } catch {
-            return .error(
-                ControlInterface.Error.invalidMessage, ["reason": .string("cannot encode the reply: \(error)")])
+            return encodingFailure(error)
         }
+    }
+
+    /// The reply when a reply cannot be encoded: an error that says why.
+    private static func encodingFailure(_ error: any Error) -> VarlinkReply {
+        .error(ControlInterface.Error.invalidMessage, ["reason": .string("cannot encode the reply: \(error)")])
     }
 
     /// `org.varlink.service` itself, as varlink.org defines it.

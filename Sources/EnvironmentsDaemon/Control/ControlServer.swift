@@ -211,7 +211,7 @@ final class ControlServer: Sendable {
                     guard !connection.refused, !connection.gone else { continue }
                     switch answer {
                     case nil: break
-                    case .reply(let reply)?: append(ControlServer.encode(reply), to: connection)
+                    case .reply(let reply)?: append(server.encode(reply), to: connection)
                     case .encoded(let bytes)?: append(bytes, to: connection)
                     case .parts(let parts)?: connection.parts = parts
                     }
@@ -305,7 +305,7 @@ final class ControlServer: Sendable {
                     warn("refusing a connection: \(reason)", peer)
                     // A word before closing, so that envctl can say why; it is small enough for
                     // any socket buffer, and a client that cannot take it loses nothing.
-                    let bytes = ControlServer.encode(
+                    let bytes = server.encode(
                         .error(ControlInterface.Error.tooManyConnections, ["reason": .string(reason)]))
                     _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                     close(descriptor)
@@ -391,7 +391,7 @@ final class ControlServer: Sendable {
             connection.closing = true
             connection.refused = true
             append(
-                ControlServer.encode(.error(ControlInterface.Error.invalidMessage, ["reason": .string(reason)])),
+                server.encode(.error(ControlInterface.Error.invalidMessage, ["reason": .string(reason)])),
                 to: connection)
         }
 
@@ -514,8 +514,19 @@ final class ControlServer: Sendable {
             && fcntl(descriptor, F_SETFD, FD_CLOEXEC) == 0
     }
 
-    private static func encode(_ reply: VarlinkReply) -> [UInt8] {
-        (try? VarlinkCoding.encode(reply)) ?? Array("{\"error\":\"\(ControlInterface.Error.invalidMessage)\"}\0".utf8)
+    /// `reply` as a message; if it cannot be encoded, the error is logged and the client gets
+    /// `InvalidMessage` with the reason, never silence.
+    fileprivate func encode(_ reply: VarlinkReply) -> [UInt8] {
+        do {
+            return try VarlinkCoding.encode(reply)
+        } catch {
+            logger.error("control socket: cannot encode a reply", metadata: ["error": "\(error)"])
+            let failure = VarlinkReply.error(
+                ControlInterface.Error.invalidMessage, ["reason": .string("cannot encode the reply: \(error)")])
+            // A reply of one short string always encodes; the literal is for the impossible case.
+            return (try? VarlinkCoding.encode(failure))
+                ?? Array("{\"error\":\"\(ControlInterface.Error.invalidMessage)\"}\0".utf8)
+        }
     }
 
     // MARK: - Binding

@@ -25,7 +25,7 @@ struct DescribeParts: Sendable {
 
     init(
         snapshot: EnvironmentSnapshot, showSecrets: Bool, applicationName: String,
-        lastReload: ReloadVerdictRecord?, partSize: Int
+        lastReload: [String: JSONValue]?, partSize: Int
     ) {
         self.snapshot = snapshot
         self.showSecrets = showSecrets
@@ -39,9 +39,7 @@ struct DescribeParts: Sendable {
         if let directory = snapshot.location?.directory { common["configDirectory"] = .string(directory) }
         var first: [UInt8] = []
         Self.appendMember("files", .array(snapshot.files.map(JSONValue.string)), to: &first)
-        if let lastReload, let record = try? JSONValue.parameters(of: lastReload) {
-            Self.appendMember("lastReload", .object(record), to: &first)
-        }
+        if let lastReload { Self.appendMember("lastReload", .object(lastReload), to: &first) }
         commonMembers = Array(JSONValue.object(common).jsonText().dropFirst().dropLast())
         firstPartMembers = first
     }
@@ -99,7 +97,7 @@ struct DescribeParts: Sendable {
                     ControlHandler.setting(key, $0, showSecrets: showSecrets)
                 },
                 next: ControlHandler.setting(key, next, showSecrets: showSecrets))
-            Self.appendElement(record, to: &pending)
+            Self.appendElement(record.jsonValue, to: &pending)
         }
     }
 
@@ -129,10 +127,8 @@ struct DescribeParts: Sendable {
         text += value.jsonText()
     }
 
-    private static func appendElement(_ record: some Encodable, to text: inout [UInt8]) {
-        // The records hold strings, booleans and integers only: their encoding cannot fail.
-        guard let members = try? JSONValue.parameters(of: record) else { return }
+    private static func appendElement(_ element: JSONValue, to text: inout [UInt8]) {
         if !text.isEmpty { text.append(UInt8(ascii: ",")) }
-        text += JSONValue.object(members).jsonText()
+        text += element.jsonText()
     }
 }

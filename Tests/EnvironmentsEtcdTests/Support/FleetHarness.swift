@@ -2,6 +2,7 @@ import Environments
 import EnvironmentsDaemon
 import EnvironmentsEtcd
 import EtcdFleetClient
+import EtcdTestSupport
 import Foundation
 import Logging
 import ServiceLifecycle

@@ -7,78 +7,104 @@ import Logging
 #endif
 
 /// A real etcd cluster (Debian's `etcd`, 3.4) on loopback ports chosen free, in a temporary
-/// directory: started, killed and restarted member by member, removed at the end.
-final class EtcdCluster: @unchecked Sendable {
-    struct Member {
-        var name: String
-        var clientPort: Int
-        var peerPort: Int
-        var process: Process?
-        var endpoint: String { "http://127.0.0.1:\(clientPort)" }
-        var peerURL: String { "http://127.0.0.1:\(peerPort)" }
+/// directory: started, killed and restarted member by member, removed at the end. The etcd
+/// tests and `fleet-benchmark` use it.
+package final class EtcdCluster: @unchecked Sendable {
+    /// One member: its name, ports and, while it runs, its process.
+    package struct Member {
+        package var name: String
+        package var clientPort: Int
+        package var peerPort: Int
+        package var process: Process?
+        package var endpoint: String { "http://127.0.0.1:\(clientPort)" }
+        package var peerURL: String { "http://127.0.0.1:\(peerPort)" }
     }
 
-    let root: URL
-    private(set) var members: [Member]
+    /// The temporary directory: the members' data and their log (callers may put more there).
+    package let root: URL
+    private let lock = NSLock()
+    private var storedMembers: [Member]
     private let logFile: URL
 
-    /// Every member's client URL.
-    var endpoints: [String] { members.map(\.endpoint) }
+    /// The members, as they are now.
+    package var members: [Member] { lock.withLock { storedMembers } }
 
-    /// Whether the `etcd` binary is installed (`apt-get install etcd-server`).
-    static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/etcd") }
+    /// Every member's client URL.
+    package var endpoints: [String] { members.map(\.endpoint) }
+
+    /// The etcd binary (`apt-get install etcd-server`).
+    package static let binary = "/usr/bin/etcd"
+
+    /// Whether the `etcd` binary is installed.
+    package static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: binary) }
 
     /// Starts `size` members and waits until the cluster answers.
-    init(size: Int = 3) async throws {
+    package init(size: Int = 3) async throws {
         root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
             "etcd-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         logFile = root.appendingPathComponent("etcd.log")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         var ports = try Self.freePorts(size * 2)
-        members = (1...size).map { index in
+        storedMembers = (1...size).map { index in
             Member(name: "m\(index)", clientPort: ports.removeFirst(), peerPort: ports.removeFirst())
         }
-        for index in members.indices { try launch(index, state: "new") }
-        try await waitUntilAnswering()
+        do {
+            for index in 0..<size { try launch(index, state: "new") }
+            try await waitUntilAnswering()
+        } catch {
+            stop()
+            throw error
+        }
     }
 
     deinit {
-        for member in members { Self.kill(member.process) }
+        stop()
+    }
+
+    /// Kills every member and removes the directory. Safe to call more than once, and from a
+    /// signal handler's queue.
+    package func stop() {
+        killAll()
         try? FileManager.default.removeItem(at: root)
     }
 
     /// Kills one member (SIGKILL: no goodbye to its peers or clients).
-    func kill(_ index: Int) {
-        Self.kill(members[index].process)
-        members[index].process = nil
+    package func kill(_ index: Int) {
+        let process = lock.withLock { () -> Process? in
+            defer { storedMembers[index].process = nil }
+            return storedMembers[index].process
+        }
+        guard let process, process.isRunning else { return }
+        // SIGKILL: children of the process inherit its blocked signals, SIGTERM among them.
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
     }
 
     /// Starts a killed member again on its data.
-    func restart(_ index: Int) throws {
+    package func restart(_ index: Int) throws {
         try launch(index, state: "existing")
     }
 
     /// Kills every member.
-    func killAll() {
+    package func killAll() {
         for index in members.indices { kill(index) }
     }
 
     /// Starts every killed member again and waits until the cluster answers.
-    func restartAll() async throws {
-        for index in members.indices where members[index].process == nil { try restart(index) }
+    package func restartAll() async throws {
+        for (index, member) in members.enumerated() where member.process == nil { try restart(index) }
         try await waitUntilAnswering()
     }
 
-    /// A client for these members, writing as tests do.
-    func client(endpoints: [String]? = nil) throws -> EtcdClient {
+    /// A client for these members (all of them, or `endpoints`).
+    package func client(endpoints: [String]? = nil, logger: Logger = Logger(label: "etcd-tests")) throws -> EtcdClient {
         try EtcdClient(
-            configuration: EtcdConfiguration(endpoints: endpoints ?? self.endpoints, prefix: "/"),
-            logger: Logger(label: "etcd-tests"))
+            configuration: EtcdConfiguration(endpoints: endpoints ?? self.endpoints, prefix: "/"), logger: logger)
     }
 
     /// Compacts the key-value store up to `revision` (`etcdctl compaction --physical`).
-    func compact(_ revision: Int64) throws {
+    package func compact(_ revision: Int64) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/etcdctl")
         process.arguments = [
@@ -93,17 +119,18 @@ final class EtcdCluster: @unchecked Sendable {
     }
 
     /// The members' log, for failure messages.
-    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+    package var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
     private func launch(_ index: Int, state: String) throws {
-        let member = members[index]
+        let all = members
+        let member = all[index]
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/etcd")
+        process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = [
             "--name", member.name, "--data-dir", root.appendingPathComponent(member.name).path,
             "--listen-client-urls", member.endpoint, "--advertise-client-urls", member.endpoint,
             "--listen-peer-urls", member.peerURL, "--initial-advertise-peer-urls", member.peerURL,
-            "--initial-cluster", members.map { "\($0.name)=\($0.peerURL)" }.joined(separator: ","),
+            "--initial-cluster", all.map { "\($0.name)=\($0.peerURL)" }.joined(separator: ","),
             "--initial-cluster-state", state, "--initial-cluster-token", root.lastPathComponent,
             "--heartbeat-interval", "50", "--election-timeout", "500", "--log-level", "warn",
         ]
@@ -112,26 +139,20 @@ final class EtcdCluster: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         try process.run()
-        members[index].process = process
+        lock.withLock { storedMembers[index].process = process }
     }
 
     /// Waits until a read succeeds on some member (a leader is elected).
     private func waitUntilAnswering(timeout: Duration = .seconds(30)) async throws {
-        let client = try self.client()
+        let client = try self.client(logger: Logger(label: "etcd-cluster", factory: { _ in SwiftLogNoOpLogHandler() }))
         defer { Task { await client.shutdown() } }
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if (try? await client.range(prefix: "/health-check/")) != nil { return }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw EtcdError(operation: "start the test cluster", message: "no member answered within \(timeout): \(log)")
-    }
-
-    private static func kill(_ process: Process?) {
-        guard let process, process.isRunning else { return }
-        // SIGKILL: children of the test process inherit its blocked signals, SIGTERM among them.
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        throw EtcdError(
+            operation: "start the local etcd cluster", message: "no member answered within \(timeout): \(log)")
     }
 
     /// Ports nobody listens on now: bound to port 0, noted, closed.
