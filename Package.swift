@@ -202,7 +202,7 @@ let package = Package(
         .testTarget(
             name: "EnvironmentsConfigurationTests",
             dependencies: [
-                "EnvironmentsConfiguration", "Environments", "EnvironmentsDaemon", "FileWatching", "SystemdSupport",
+                "EnvironmentsConfiguration", "Environments", "EnvironmentsDaemon", "FileWatching", "SystemdSupport", "TestSupport",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ConfigurationTesting", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
@@ -211,9 +211,15 @@ let package = Package(
         .testTarget(
             name: "EnvironmentsDaemonTests",
             dependencies: [
-                "EnvironmentsDaemon", "Environments", "EnvironmentsControl", "SystemdSupport",
+                "EnvironmentsDaemon", "Environments", "EnvironmentsControl", "SystemdSupport", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // What the suites share: the built executables, running them, running a service.
+        .target(
+            name: "TestSupport",
+            dependencies: ["EnvironmentsDaemon"],
+            path: "Tests/TestSupport"
         ),
         // A real etcd cluster on loopback ports, for the etcd tests and fleet-benchmark.
         .target(
@@ -226,6 +232,7 @@ let package = Package(
             name: "EnvironmentsEtcdTests",
             dependencies: [
                 "EnvironmentsEtcd", "EtcdFleetClient", "EtcdTestSupport", "Environments", "EnvironmentsDaemon",
+                "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -5,6 +5,7 @@ import EnvironmentsDaemon
 import Foundation
 import Logging
 import Synchronization
+import TestSupport
 import Testing
 
 /// Watches through a `ConfigReader` while the environment changes for real: files edited
@@ -32,21 +33,6 @@ struct ProviderLiveTests {
             logger: Logger(label: "provider-tests"))
     }
 
-    /// Runs `service` while `body` runs, once its files are watched.
-    static func whileRunning<Result: Sendable>(
-        _ service: EnvironmentService, _ body: @Sendable () async throws -> Result
-    ) async throws -> Result {
-        try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask {
-                try await service.run()
-                return nil
-            }
-            await service.reloader.waitUntilReady()
-            let result = try await body()
-            group.cancelAll()
-            return result
-        }
-    }
 
     @Test("a saved file reaches watchString, and a scoped watchInt, through the file watcher")
     func fileChange() async throws {
@@ -54,7 +40,7 @@ struct ProviderLiveTests {
             try directory.write(Self.plist("hello"))
             let environment = try Environment(options: directory.options())
             let reader = ConfigReader(provider: EnvironmentProvider(environment: environment))
-            try await Self.whileRunning(Self.service(for: environment, watchFiles: true)) {
+            try await Self.service(for: environment, watchFiles: true).whileRunning {
                 try await reader.watchString(forKey: "Greeting") { updates in
                     var values = updates.makeAsyncIterator()
                     #expect(try await values.next() == "hello")
@@ -78,7 +64,7 @@ struct ProviderLiveTests {
             let environment = try Environment(options: directory.options())
             let service = Self.service(for: environment, watchFiles: false)
             let reader = ConfigReader(provider: EnvironmentProvider(environment: environment))
-            try await Self.whileRunning(service) {
+            try await service.whileRunning {
                 try await reader.watchString(forKey: "Greeting") { updates in
                     var values = updates.makeAsyncIterator()
                     #expect(try await values.next() == "hello")
@@ -105,7 +91,7 @@ struct ProviderLiveTests {
             let service = Self.service(for: environment, watchFiles: false)
             let provider = EnvironmentProvider(environment: environment)
             let seen = Seen()
-            try await Self.whileRunning(service) {
+            try await service.whileRunning {
                 try await provider.watchSnapshot { updates in
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {

@@ -1,5 +1,6 @@
 import EnvironmentsDaemon
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -107,7 +108,7 @@ import Testing
     @Test("envctl check as a user who may not read the files fails with the cause", .enabled(if: getuid() == 0))
     func checkWithoutPermission() throws {
         let directory = try EnvctlEditingTests.Directory()
-        func checkAsNobody() throws -> (status: Int32, output: String) {
+        func checkAsNobody() throws -> FinishedProcess {
             try runToEnd(
                 "/usr/bin/setpriv",
                 [

@@ -4,6 +4,7 @@ import EnvironmentsDaemon
 import Foundation
 import Logging
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -108,17 +109,8 @@ struct ControlSocketAbuseTests {
         }
     }
 
-    static func envctl(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BuiltProducts.envctl)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    static func envctl(_ arguments: [String]) throws -> FinishedProcess {
+        try runToEnd(BuiltProducts.envctl, arguments)
     }
 
     @Test(
@@ -136,7 +128,7 @@ struct ControlSocketAbuseTests {
         }
         let script = try Self.script(in: fixture)
         let seconds = 4.0
-        try await ControlSocketTests.whileRunning(service) {
+        try await service.whileRunning {
             // Three users at once, so that together they would take every connection if they could.
             let storms = try [65534, 65533, 65532].map {
                 try Misbehaving(uid: $0, script: script, arguments: ["storm", fixture.socket, "\(seconds)"])
@@ -196,7 +188,7 @@ struct ControlSocketAbuseTests {
             $0.maximumConnectionsPerUser = 3
         }
         let script = try Self.script(in: fixture)
-        try await ControlSocketTests.whileRunning(service) {
+        try await service.whileRunning {
             var holders: [Misbehaving] = []
             defer { holders.forEach { $0.finish() } }
             var answered: [Int] = []
@@ -269,7 +261,7 @@ struct ControlSocketAbuseTests {
         let opening = Array(#"{"method":"io.swiftenvironments.Configuration.Get","parameters":{"key":""#.utf8)
         // A call that never ends: the call deadline closes it, with a word why.
         let deadline = Self.service(fixture, environment, log: LogLines()) { $0.callTimeout = .milliseconds(200) }
-        try await ControlSocketTests.whileRunning(deadline) {
+        try await deadline.whileRunning {
             let descriptor = UnixSocket.makeStreamSocket()
             defer { close(descriptor) }
             #expect(UnixSocket.connect(descriptor, to: try #require(UnixSocket.address(fixture.socket))) == 0)
@@ -281,7 +273,7 @@ struct ControlSocketAbuseTests {
         }
         // Whitespace between calls is no call either: the idle time runs on.
         let idle = Self.service(fixture, environment, log: LogLines()) { $0.idleTimeout = .milliseconds(200) }
-        try await ControlSocketTests.whileRunning(idle) {
+        try await idle.whileRunning {
             let descriptor = UnixSocket.makeStreamSocket()
             defer { close(descriptor) }
             #expect(UnixSocket.connect(descriptor, to: try #require(UnixSocket.address(fixture.socket))) == 0)
@@ -309,7 +301,7 @@ extension ControlSocketAbuseTests {
         let environment = try fixture.environment()
         let log = LogLines()
         let service = Self.service(fixture, environment, log: log) { $0.idleTimeout = .milliseconds(300) }
-        try await ControlSocketTests.whileRunning(service) {
+        try await service.whileRunning {
             let descriptor = UnixSocket.makeStreamSocket()
             defer { close(descriptor) }
             #expect(UnixSocket.connect(descriptor, to: try #require(UnixSocket.address(fixture.socket))) == 0)

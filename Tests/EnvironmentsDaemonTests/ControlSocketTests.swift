@@ -4,6 +4,7 @@ import EnvironmentsDaemon
 import Foundation
 import Logging
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -78,21 +79,6 @@ struct ControlSocketTests {
         }
     }
 
-    /// Runs `service` while `body` runs; the socket is served once `READY=1` would go out.
-    static func whileRunning<Result: Sendable>(
-        _ service: EnvironmentService, _ body: @Sendable () async throws -> Result
-    ) async throws -> Result {
-        try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask {
-                try await service.run()
-                return nil
-            }
-            await service.reloader.waitUntilReady()
-            let result = try await body()
-            group.cancelAll()
-            return result
-        }
-    }
 
     static func call(_ socket: String, _ method: String, _ parameters: [String: JSONValue] = [:]) async throws
         -> VarlinkReply
@@ -107,7 +93,7 @@ struct ControlSocketTests {
     func methods() async throws {
         let fixture = try Fixture()
         let environment = try fixture.environment()
-        try await Self.whileRunning(fixture.service(environment)) {
+        try await fixture.service(environment).whileRunning {
             let info = try await Self.call(fixture.socket, "org.varlink.service.GetInfo")
             #expect(
                 info.parameters?["interfaces"]
@@ -182,7 +168,7 @@ struct ControlSocketTests {
     func permissions() async throws {
         let fixture = try Fixture()
         let environment = try fixture.environment()
-        try await Self.whileRunning(fixture.service(environment)) {
+        try await fixture.service(environment).whileRunning {
             func asNobody(_ arguments: [String]) async throws -> (status: Int32, output: String) {
                 try await onThread { try asNobodyBlocking(arguments) }
             }
@@ -270,7 +256,7 @@ struct ControlSocketTests {
             $0.maximumMessageSize = 1024
             $0.maximumPrivilegedMessageSize = 1024  // This process is root.
         }
-        try await Self.whileRunning(service) {
+        try await service.whileRunning {
             let malformed = try await Self.exchange(fixture.socket, Array("{\"method\": \u{0}".utf8))
             #expect(malformed.closed)
             #expect(malformed.reply.contains(ControlInterface.Error.invalidMessage))
@@ -300,7 +286,7 @@ struct ControlSocketTests {
             $0.maximumConnections = 4
             $0.idleTimeout = .milliseconds(300)
         }
-        try await Self.whileRunning(service) {
+        try await service.whileRunning {
             // Four clients that connect and say nothing (one sends half a call).
             var silent: [Int32] = []
             defer { silent.forEach { close($0) } }
@@ -343,11 +329,11 @@ struct ControlSocketTests {
         #expect(bound == 0)
         close(stale)
         let environment = try fixture.environment()
-        try await Self.whileRunning(fixture.service(environment)) {
+        try await fixture.service(environment).whileRunning {
             #expect(try await Self.call(fixture.socket, ControlInterface.Method.describe).error == nil)
             // A second service on the same path does not steal the first one's socket.
             let second = fixture.service(try fixture.environment())
-            try await Self.whileRunning(second) {}
+            try await second.whileRunning {}
             #expect(try await Self.call(fixture.socket, ControlInterface.Method.describe).error == nil)
         }
     }

@@ -1,5 +1,6 @@
 import EnvironmentsDaemon
 import Foundation
+import TestSupport
 import Testing
 
 /// The same files give the same answer in every process: each envctl run below is a fresh
@@ -39,7 +40,7 @@ import Testing
 
     /// Runs envctl `runs` times in fresh processes, each with its own hash seed; returns
     /// their statuses and outputs.
-    private static func answers(_ arguments: [String]) throws -> [(status: Int32, output: String)] {
+    private static func answers(_ arguments: [String]) throws -> [FinishedProcess] {
         var environment = ProcessInfo.processInfo.environment
         for key in ["SWIFT_DETERMINISTIC_HASHING", "APP_ENVIRONMENT", "APP_INSTANCE", "CONFIGURATION_DIRECTORY"] {
             environment[key] = nil

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The build-time tool behind the EmbedInfoPlist plugin, run as the plugin runs it.

@@ -1,5 +1,6 @@
 import Environments
 import Foundation
+import TestSupport
 import Testing
 
 /// envctl behaves as command-line tools do: `--version`, `diff`'s exit status as diff(1)'s, a
@@ -32,31 +33,8 @@ struct EnvctlConventionsTests {
     }
 
     /// Runs a built executable; its standard output and standard error apart.
-    private static func run(_ executable: String, _ arguments: [String]) throws -> (
-        status: Int32, standardOutput: String, standardError: String
-    ) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        for variable in ["CONFIGURATION_DIRECTORY", "CREDENTIALS_DIRECTORY", "APP_ENVIRONMENT", "APP_INSTANCE"] {
-            environment[variable] = nil
-        }
-        process.environment = environment
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        try process.run()
-        // Small outputs: reading one pipe to its end cannot block the other's writer.
-        let standardOutput = output.fileHandleForReading.readDataToEndOfFile()
-        let standardError = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: standardOutput, as: UTF8.self),
-            String(decoding: standardError, as: UTF8.self)
-        )
+    private static func run(_ executable: String, _ arguments: [String]) throws -> FinishedProcess {
+        try runToEnd(executable, arguments, environment: operatorEnvironment(), separately: true)
     }
 
     @Test("--version prints the package's version, for envctl and the example daemon")

@@ -1,5 +1,6 @@
 import EnvironmentsControl
 import Foundation
+import TestSupport
 import Testing
 
 /// `envctl set`, `unset` and `edit`: a drop-in changes only after the whole resulting
@@ -35,15 +36,8 @@ import Testing
     }
 
     /// Runs envctl with no terminal (stdin from /dev/null).
-    static func envctl(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (
-        status: Int32, output: String
-    ) {
-        var environment = ProcessInfo.processInfo.environment
-        for key in ["APP_ENVIRONMENT", "APP_INSTANCE", "CONFIGURATION_DIRECTORY", "RUNTIME_DIRECTORY", "VISUAL"] {
-            environment[key] = nil
-        }
-        environment.merge(extra) { _, new in new }
-        return try runToEnd(BuiltProducts.envctl, arguments, environment: environment)
+    static func envctl(_ arguments: [String], environment extra: [String: String] = [:]) throws -> FinishedProcess {
+        try runToEnd(BuiltProducts.envctl, arguments, environment: operatorEnvironment(extra))
     }
 
     @Test func setWritesTypedValuesAndUnsetRemovesThem() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -67,35 +68,8 @@ struct EnvctlOperatorTests {
 
     /// Runs envctl as from a login shell (none of the variables systemd sets for a unit), with
     /// `extra` added; its standard output and standard error apart.
-    static func envctl(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (
-        status: Int32, standardOutput: String, standardError: String
-    ) {
-        var environment = ProcessInfo.processInfo.environment
-        for variable in [
-            "CONFIGURATION_DIRECTORY", "CREDENTIALS_DIRECTORY", "RUNTIME_DIRECTORY", "APP_ENVIRONMENT", "APP_INSTANCE",
-            "VISUAL",
-        ] {
-            environment[variable] = nil
-        }
-        environment.merge(extra) { _, new in new }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BuiltProducts.envctl)
-        process.arguments = arguments
-        process.environment = environment
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        try process.run()
-        // Small outputs: reading one pipe to its end cannot block the other's writer.
-        let standardOutput = output.fileHandleForReading.readDataToEndOfFile()
-        let standardError = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: standardOutput, as: UTF8.self),
-            String(decoding: standardError, as: UTF8.self)
-        )
+    static func envctl(_ arguments: [String], environment extra: [String: String] = [:]) throws -> FinishedProcess {
+        try runToEnd(BuiltProducts.envctl, arguments, environment: operatorEnvironment(extra), separately: true)
     }
 
     /// The line of `key` in a `show` table.

@@ -1,5 +1,6 @@
 import EnvironmentsControl
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -193,7 +194,7 @@ struct DescribePartsTests {
             $0.describePartSize = 300
             $0.maximumUnpagedReplySize = 2000
         }
-        try await ControlSocketTests.whileRunning(service) {
+        try await service.whileRunning {
             // A restart-only key waits, and there is a last reload to report.
             try fixture.write(Self.plist(port: 9090))
             #expect(try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.reload).error == nil)
@@ -235,7 +236,7 @@ struct DescribePartsTests {
         }
         // With room for it, the answer without more is one reply with the same settings.
         let roomy = fixture.service(try fixture.environment())
-        try await ControlSocketTests.whileRunning(roomy) {
+        try await roomy.whileRunning {
             let single = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.describe)
             #expect(single.error == nil && single.continues == nil)
             let whole = try JSONValue.record(DescribeReply.self, from: single.parameters)

@@ -1,6 +1,7 @@
 import EtcdFleetClient
 import EtcdTestSupport
 import Foundation
+import TestSupport
 import Testing
 
 /// `envctl publish`, `show` and `get` against a real cluster, and the transaction that keeps two
@@ -9,31 +10,8 @@ import Testing
     "envctl and the fleet", .serialized,
     .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"))
 struct PublishTests {
-    /// envctl beside the test bundle in the build directory.
-    private static var envctl: String {
-        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            let candidate = url.appendingPathComponent("envctl")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
-        }
-        return ".build/debug/envctl"
-    }
-
-    private func envctl(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.envctl)
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["CONFIGURATION_DIRECTORY"] = nil
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    private func envctl(_ arguments: [String]) throws -> FinishedProcess {
+        try runToEnd(BuiltProducts.envctl, arguments, environment: operatorEnvironment())
     }
 
     @Test("publish validates, writes in one transaction, and show/get read the result below the files")
@@ -131,7 +109,7 @@ struct PublishTests {
         let files = cluster.root.appendingPathComponent("race")
         try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
         let endpoints = ["--etcd-endpoints", cluster.endpoints.joined(separator: ","), "--etcd-prefix", fleet.prefix]
-        let outcomes = try await withThrowingTaskGroup(of: (Int32, String).self) { group in
+        let outcomes = try await withThrowingTaskGroup(of: FinishedProcess.self) { group in
             for writer in 0..<4 {
                 let file = files.appendingPathComponent("\(writer)/Environments.plist")
                 try FileManager.default.createDirectory(
@@ -141,13 +119,13 @@ struct PublishTests {
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        let won = outcomes.filter { $0.0 == 0 }
-        let lost = outcomes.filter { $0.0 != 0 }
+        let won = outcomes.filter { $0.status == 0 }.map(\.output)
+        let lost = outcomes.filter { $0.status != 0 }.map(\.output)
         #expect(!won.isEmpty, "\(outcomes)")
-        for (_, output) in lost {
+        for output in lost {
             #expect(output.contains("nothing was written"), "\(output)")
         }
-        for (_, output) in won {
+        for output in won {
             #expect(output.contains("published \(fleet.prefix)Environments.plist at revision"), "\(output)")
         }
     }

@@ -1,24 +1,9 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
 #endif
-
-/// Where the package's executables are: beside the test bundle in the build directory.
-enum BuiltProducts {
-    static var directory: URL {
-        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("example-daemon").path) {
-                return url
-            }
-        }
-        return URL(fileURLWithPath: ".build/debug")
-    }
-    static var exampleDaemon: String { directory.appendingPathComponent("example-daemon").path }
-    static var envctl: String { directory.appendingPathComponent("envctl").path }
-}
 
 /// A temporary directory with an Environments.plist, a notify socket, a runtime directory
 /// and a credentials directory, and the example daemon running on it.
@@ -241,23 +226,4 @@ func onOwnThread<Result: Sendable>(_ body: @escaping @Sendable () throws -> Resu
         thread.stackSize = 8 << 20
         thread.start()
     }
-}
-
-/// Runs `executable` to its end with no terminal (stdin from /dev/null) and returns its exit
-/// status and its output (stdout and stderr together).
-func runToEnd(
-    _ executable: String, _ arguments: [String], environment: [String: String]? = nil
-) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
