@@ -33,7 +33,6 @@ struct ProviderLiveTests {
             logger: Logger(label: "provider-tests"))
     }
 
-
     @Test("a saved file reaches watchString, and a scoped watchInt, through the file watcher")
     func fileChange() async throws {
         try await withConfigurationDirectory { directory in

@@ -79,7 +79,6 @@ struct ControlSocketTests {
         }
     }
 
-
     static func call(_ socket: String, _ method: String, _ parameters: [String: JSONValue] = [:]) async throws
         -> VarlinkReply
     {
