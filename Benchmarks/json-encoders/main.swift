@@ -76,6 +76,32 @@ try compare("10,000 Reload verdicts") { ours in
     }
     return total
 }
+// A record as varlink parameters ([String: JSONValue]): the encoder straight into the tree,
+// against JSONEncoder's text decoded back by JSONDecoder.
+let decoder = JSONDecoder()
+try compare("10,000 verdicts as parameters") { ours in
+    var total = 0
+    for _ in 0..<10_000 {
+        let value: JSONValue =
+            ours ? try JSONValueEncoder().encode(verdict) : try decoder.decode(JSONValue.self, from: foundation.encode(verdict))
+        if case .object(let members) = value { total += members.count }
+    }
+    return total
+}
+let describe1000 = describe(settings: 1_000)
+try compare("Describe 1000 as parameters") { ours in
+    let value: JSONValue =
+        ours
+        ? try JSONValueEncoder().encode(describe1000)
+        : try decoder.decode(JSONValue.self, from: foundation.encode(describe1000))
+    if case .object(let members) = value { return members.count }
+    return 0
+}
+// A parameters tree as message text (what VarlinkCoding.encode does with a reply).
+let tree = try JSONValueEncoder().encode(describe1000)
+try compare("Describe 1000 tree as text") { ours in
+    ours ? tree.jsonText().count : try foundation.encode(tree).count
+}
 // Both make the same text (sorted keys), so the comparison is of equal work.
 let sample = describe(settings: 3)
 let ourText = String(decoding: try JSONValueEncoder().encode(sample).jsonText(), as: UTF8.self)

@@ -168,7 +168,9 @@ package struct ReloadState: Codable, Sendable, Hashable {
     /// (no `fsync`: the file lives in the runtime directory and is rewritten on every reload),
     /// with ``fileMode``.
     package func write(to path: String) throws {
-        var text = try JSONValueEncoder().encode(self).jsonText(pretty: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var text = try encoder.encode(self)
         text.append(UInt8(ascii: "\n"))
         try AtomicFile.replace(path, with: text, mode: Self.fileMode)
     }
