@@ -8,8 +8,12 @@ import Foundation
 /// Integers that do not fit an `Int` and non-finite reals are errors, as they are for
 /// `JSONEncoder`.
 ///
-/// The control socket answers every call with a record; encoding it to text and parsing that
-/// text back cost more than the reload a `Reload` call runs (the soak benchmark's profile).
+/// The control socket answers every call with a record, whose members become the reply's
+/// parameters. Made with `JSONEncoder` and read back by `JSONDecoder`, the parameters cost 9 to
+/// 12 times as much; and `JSONEncoder` writes a `JSONValue` tree as text 3.6 times slower than
+/// ``JSONValue/jsonText(pretty:)`` (Benchmarks/json-encoders.sh, in Benchmarks/README.md). Where
+/// a whole record becomes text, as the state file and `envctl show --json` do, `JSONEncoder` is
+/// used: there it is as fast or faster.
 package struct JSONValueEncoder: Sendable {
     package init() {}
 

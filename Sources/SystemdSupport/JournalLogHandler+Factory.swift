@@ -11,7 +11,7 @@ extension JournalLogHandler {
     /// ```
     ///
     /// - Parameters:
-    ///   - identifier: The `SYSLOG_IDENTIFIER`; the default is ``defaultIdentifier``.
+    ///   - identifier: The `SYSLOG_IDENTIFIER`; the default is the program's name (the last path component of `argv[0]`).
     ///   - levelControl: The control that sets the level of every logger.
     ///   - output: Where entries go; the default is ``Output/automatic()``.
     ///   - metadataProvider: An optional provider of contextual metadata for every logger.
@@ -34,7 +34,7 @@ extension JournalLogHandler {
     /// provider every handler uses.
     ///
     /// - Parameters:
-    ///   - identifier: The `SYSLOG_IDENTIFIER`; the default is ``defaultIdentifier``.
+    ///   - identifier: The `SYSLOG_IDENTIFIER`; the default is the program's name (the last path component of `argv[0]`).
     ///   - levelControl: The control that sets the level of every logger.
     ///   - output: Where entries go; the default is ``Output/automatic()``.
     /// - Returns: A function that makes a handler for a label and a metadata provider.

@@ -52,11 +52,11 @@ public struct JournalLogHandler: LogHandler {
     ///
     /// - Parameters:
     ///   - label: The logger's label.
-    ///   - identifier: The `SYSLOG_IDENTIFIER`; the default is ``defaultIdentifier``.
+    ///   - identifier: The `SYSLOG_IDENTIFIER`; the default is the program's name (the last path component of `argv[0]`).
     ///   - levelControl: The control that sets the level.
     ///   - output: Where entries go; the default is ``Output/automatic()``.
     ///   - metadataProvider: An optional provider of contextual metadata.
-    public init(
+    package init(
         label: String,
         identifier: String? = nil,
         levelControl: LogLevelControl = .shared,
@@ -89,7 +89,7 @@ public struct JournalLogHandler: LogHandler {
     }
 
     /// The program's name (the last path component of `argv[0]`), the default identifier.
-    public static var defaultIdentifier: String {
+    package static var defaultIdentifier: String {
         let name = CommandLine.arguments.first?.split(separator: "/").last.map(String.init)
         return name ?? "swift"
     }

@@ -185,6 +185,23 @@ import Testing
         }
     }
 
+    /// A type of the application's own: errors name it by its Swift name, and the library's
+    /// types inside collections by the file's words.
+    @Test func typeMismatchNamesAnApplicationsOwnType() throws {
+        struct LogFormat: SettingValueConvertible {
+            init?(settingValue: SettingValue) {
+                guard case .string("json") = settingValue else { return nil }
+            }
+        }
+        let environment = try Environment(values: ["Format": 5, "Formats": ["json", "text"], "Ports": [1, "x"]])
+        let own = #expect(throws: EnvironmentError.self) { try environment.require("Format", as: LogFormat.self) }
+        #expect(own?.description.contains("expected LogFormat") == true, "\(String(describing: own))")
+        let array = #expect(throws: EnvironmentError.self) { try environment.require("Ports", as: [Int].self) }
+        #expect(array?.description.contains("expected array of integer") == true, "\(String(describing: array))")
+        let nested = #expect(throws: EnvironmentError.self) { try environment.require("Formats", as: [LogFormat].self) }
+        #expect(nested?.description.contains("expected array of LogFormat") == true, "\(String(describing: nested))")
+    }
+
     @Test func typeMismatchNamesKeyTypesAndSource() throws {
         try load { environment, directory in
             let error = #expect(throws: EnvironmentError.self) {

@@ -12,7 +12,8 @@ import Foundation
 /// while a debug build is not.
 public struct BuildInfo: Sendable, Hashable {
     /// The build configuration this code was compiled in: `Debug` or `Release`.
-    public static var compiledConfiguration: String {
+    @usableFromInline
+    package static var compiledConfiguration: String {
         #if DEBUG
             "Debug"
         #else

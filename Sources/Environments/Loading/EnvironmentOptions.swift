@@ -138,7 +138,8 @@ public struct EnvironmentOptions: Sendable {
     }
 
     /// The running executable's file name.
-    public static var executableName: String {
+    @usableFromInline
+    package static var executableName: String {
         let path = CommandLine.arguments.first ?? "app"
         let name = (path as NSString).lastPathComponent
         return name.isEmpty ? "app" : name

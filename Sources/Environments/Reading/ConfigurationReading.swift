@@ -42,7 +42,7 @@ extension ConfigurationReading {
         let snapshot = self.snapshot
         let configured = configuredValue(forKey: key) ?? ConfiguredValue(value: value, source: .defaults)
         throw EnvironmentError.typeMismatch(
-            fullKeyPath(key), configured, expected: T.settingTypeName, environment: snapshot.environmentName)
+            fullKeyPath(key), configured, expected: SettingTypeName.of(T.self), environment: snapshot.environmentName)
     }
 
     /// The value at a key path converted to `T`, which must be there.

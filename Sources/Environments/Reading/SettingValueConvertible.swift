@@ -4,23 +4,38 @@ import Foundation
 ///
 /// Conversions are lenient where interpolation makes it necessary: `${env:PORT}` yields a
 /// string, so numeric and boolean strings convert to numbers and booleans.
+///
+/// Errors name a type of your own by its Swift name (`LogFormat`), and the library's
+/// conversions by the words a configuration file uses (`integer`, `array of string`).
 public protocol SettingValueConvertible: Sendable {
-    /// The type's name in error messages, for example `integer`.
-    static var settingTypeName: String { get }
     /// Converts a value, or returns `nil` if it has another type.
     init?(settingValue: SettingValue)
 }
 
-extension SettingValue: SettingValueConvertible {
+/// A conforming type of the library's own, named in errors as a configuration file would.
+package protocol NamedSettingType {
+    /// The type's name in error messages, for example `integer`.
+    static var settingTypeName: String { get }
+}
+
+/// The names of setting types in error messages.
+package enum SettingTypeName {
+    /// `type`'s name: the library's word for it (`integer`), else its Swift name.
+    package static func of<T>(_ type: T.Type) -> String {
+        (type as? any NamedSettingType.Type)?.settingTypeName ?? String(describing: type)
+    }
+}
+
+extension SettingValue: SettingValueConvertible, NamedSettingType {
     /// `value`.
-    public static var settingTypeName: String { "value" }
+    package static var settingTypeName: String { "value" }
     /// Any value.
     public init?(settingValue: SettingValue) { self = settingValue }
 }
 
-extension String: SettingValueConvertible {
+extension String: SettingValueConvertible, NamedSettingType {
     /// `string`.
-    public static var settingTypeName: String { "string" }
+    package static var settingTypeName: String { "string" }
     /// Strings; numbers and booleans as text.
     public init?(settingValue: SettingValue) {
         switch settingValue {
@@ -31,9 +46,9 @@ extension String: SettingValueConvertible {
     }
 }
 
-extension Int: SettingValueConvertible {
+extension Int: SettingValueConvertible, NamedSettingType {
     /// `integer`.
-    public static var settingTypeName: String { "integer" }
+    package static var settingTypeName: String { "integer" }
     /// Integers, integral reals and decimal strings.
     public init?(settingValue: SettingValue) {
         switch settingValue {
@@ -49,9 +64,9 @@ extension Int: SettingValueConvertible {
     }
 }
 
-extension Double: SettingValueConvertible {
+extension Double: SettingValueConvertible, NamedSettingType {
     /// `real`.
-    public static var settingTypeName: String { "real" }
+    package static var settingTypeName: String { "real" }
     /// Reals, integers and numeric strings.
     public init?(settingValue: SettingValue) {
         switch settingValue {
@@ -65,9 +80,9 @@ extension Double: SettingValueConvertible {
     }
 }
 
-extension Bool: SettingValueConvertible {
+extension Bool: SettingValueConvertible, NamedSettingType {
     /// `boolean`.
-    public static var settingTypeName: String { "boolean" }
+    package static var settingTypeName: String { "boolean" }
     /// Booleans, the integers 0 and 1, and the strings true/false, yes/no, on/off, 1/0.
     public init?(settingValue: SettingValue) {
         switch settingValue {
@@ -85,9 +100,9 @@ extension Bool: SettingValueConvertible {
     }
 }
 
-extension URL: SettingValueConvertible {
+extension URL: SettingValueConvertible, NamedSettingType {
     /// `URL`.
-    public static var settingTypeName: String { "URL" }
+    package static var settingTypeName: String { "URL" }
     /// Strings that parse as a URL with a scheme.
     public init?(settingValue: SettingValue) {
         guard case .string(let text) = settingValue, let url = URL(string: text), url.scheme != nil else { return nil }
@@ -95,9 +110,9 @@ extension URL: SettingValueConvertible {
     }
 }
 
-extension Duration: SettingValueConvertible {
+extension Duration: SettingValueConvertible, NamedSettingType {
     /// `duration`.
-    public static var settingTypeName: String { "duration" }
+    package static var settingTypeName: String { "duration" }
     /// Numbers (seconds) and strings with systemd's time units.
     public init?(settingValue: SettingValue) {
         switch settingValue {
@@ -115,9 +130,9 @@ extension Duration: SettingValueConvertible {
     }
 }
 
-extension Date: SettingValueConvertible {
+extension Date: SettingValueConvertible, NamedSettingType {
     /// `date`.
-    public static var settingTypeName: String { "date" }
+    package static var settingTypeName: String { "date" }
     /// Dates and ISO 8601 strings.
     public init?(settingValue: SettingValue) {
         switch settingValue {
@@ -130,9 +145,9 @@ extension Date: SettingValueConvertible {
     }
 }
 
-extension Data: SettingValueConvertible {
+extension Data: SettingValueConvertible, NamedSettingType {
     /// `data`.
-    public static var settingTypeName: String { "data" }
+    package static var settingTypeName: String { "data" }
     /// Data.
     public init?(settingValue: SettingValue) {
         guard case .data(let value) = settingValue else { return nil }
@@ -140,9 +155,9 @@ extension Data: SettingValueConvertible {
     }
 }
 
-extension Array: SettingValueConvertible where Element: SettingValueConvertible {
+extension Array: SettingValueConvertible, NamedSettingType where Element: SettingValueConvertible {
     /// `array of <element>`.
-    public static var settingTypeName: String { "array of \(Element.settingTypeName)" }
+    package static var settingTypeName: String { "array of \(SettingTypeName.of(Element.self))" }
     /// Arrays whose every element converts.
     public init?(settingValue: SettingValue) {
         guard case .array(let values) = settingValue else { return nil }
@@ -155,9 +170,9 @@ extension Array: SettingValueConvertible where Element: SettingValueConvertible 
     }
 }
 
-extension Dictionary: SettingValueConvertible where Key == String, Value: SettingValueConvertible {
+extension Dictionary: SettingValueConvertible, NamedSettingType where Key == String, Value: SettingValueConvertible {
     /// `dictionary of <value>`.
-    public static var settingTypeName: String { "dictionary of \(Value.settingTypeName)" }
+    package static var settingTypeName: String { "dictionary of \(SettingTypeName.of(Value.self))" }
     /// Dictionaries whose every value converts.
     public init?(settingValue: SettingValue) {
         guard case .dictionary(let values) = settingValue else { return nil }

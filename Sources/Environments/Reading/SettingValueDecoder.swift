@@ -26,7 +26,7 @@ struct SettingValueDecoder: Decoder {
     }
 
     func convert<T: SettingValueConvertible>(_ type: T.Type) throws -> T {
-        guard let converted = T(settingValue: value) else { throw mismatch(T.settingTypeName, value) }
+        guard let converted = T(settingValue: value) else { throw mismatch(SettingTypeName.of(T.self), value) }
         return converted
     }
 
