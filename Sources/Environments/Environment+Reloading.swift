@@ -69,7 +69,7 @@ extension Environment {
         startingOver: Bool = false, _ change: (inout WriterState) throws(EnvironmentError) -> Void
     ) throws(EnvironmentError) -> ReloadOutcome {
         try writer.withLock { (state: inout WriterState) throws(EnvironmentError) -> ReloadOutcome in
-            buildingThread.store(SerialThread.currentThreadID(), ordering: .relaxed)
+            buildingThread.store(currentThreadID(), ordering: .relaxed)
             defer { buildingThread.store(0, ordering: .relaxed) }
             var next = state
             try change(&next)
@@ -109,7 +109,7 @@ extension Environment {
     /// `validate` of a bootstrap in progress, which holds ``writer``, reads an empty
     /// configuration instead of waiting for itself.
     func loadDefaults() -> EnvironmentSnapshot {
-        if buildingThread.load(ordering: .relaxed) == SerialThread.currentThreadID() {
+        if buildingThread.load(ordering: .relaxed) == currentThreadID() {
             return Self.emptySnapshot(options: EnvironmentOptions())
         }
         return writer.withLock { state in
@@ -151,4 +151,13 @@ extension Environment {
             files: [], location: ConfigurationLocation(options: options), secretKeys: [],
             restartRequiredKeys: [], pendingRestart: [:])
     }
+}
+
+/// Names the calling thread, for as long as it runs; never 0.
+private func currentThreadID() -> UInt {
+    #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+    #else
+        UInt(pthread_self())
+    #endif
 }

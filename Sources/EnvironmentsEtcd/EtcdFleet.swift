@@ -37,10 +37,8 @@ public final class EtcdFleet: Sendable {
     let logger: Logger
     /// Why etcd could not be read at start, when ``startedFromCache``.
     let startError: EtcdError?
-    /// Cache writes happen here, off the tasks' threads, newest state only: one thread for
-    /// every fleet of the process (not a `DispatchQueue`: see ``SerialThread``).
-    private var cacheQueue: SerialThread { Self.cacheThread }
-    private static let cacheThread = SerialThread(name: "EtcdFleet cache")
+    /// Cache writes happen here, off the tasks' threads, newest state only.
+    private let cacheQueue = DispatchQueue(label: "EtcdFleet.cache")
     private let pendingCache = Locked<FleetState?>(nil)
 
     private init(

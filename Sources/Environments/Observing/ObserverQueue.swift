@@ -1,30 +1,38 @@
+import Dispatch
 import Synchronization
 
-/// An environment's observers and where they run: one thread that runs the observers of every
-/// environment (``SerialThread``), so that a reload (on whatever thread it runs, holding the
-/// environment's writer lock) never runs application code, and callbacks see the changes one
-/// at a time in the order they were applied.
+/// An environment's observers and the serial queue they run on: the environment's own
+/// executor for callbacks, so that a reload (on whatever thread it runs, holding the
+/// environment's writer lock) never runs application code after its snapshot is in place,
+/// and callbacks see the changes one at a time in the order they were applied.
 ///
-/// The registry is only touched on that thread: a registration is queued like a change, so an
+/// The registry is only touched on the queue: a registration is queued like a change, so an
 /// observer receives exactly the changes applied after ``add(_:)`` returned.
 final class ObserverQueue: @unchecked Sendable {
     typealias Callback = @Sendable (EnvironmentChange) -> Void
 
-    /// The thread every environment's observers run on: started by the first observer.
-    static let thread = SerialThread(name: "Environments observers")
-
+    private let queue = DispatchQueue(label: "Environments.observers")
     private let nextToken = Atomic<UInt64>(0)
     /// How many observers are registered or queued for registration: with none, a change is
     /// not queued, so that nothing holds the replaced snapshot (and a rotated secret) longer.
     private let registered = Atomic<Int>(0)
-    /// Touched only on ``thread``, which is what makes this type `Sendable`.
+    /// Touched only on `queue`, which is what makes this type `Sendable`.
     private var callbacks: [(token: UInt64, callback: Callback)] = []
+
+    /// Marks `queue`, so that ``remove(_:)`` called from a callback does not wait for itself.
+    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    init() {
+        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+    }
+
+    private var isOnQueue: Bool { DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) }
 
     /// Registers `callback` for every change delivered after this returns.
     func add(_ callback: @escaping Callback) -> ObserverToken {
         let token = nextToken.add(1, ordering: .relaxed).newValue
         registered.add(1, ordering: .sequentiallyConsistent)
-        Self.thread.async { self.callbacks.append((token, callback)) }
+        queue.async { self.callbacks.append((token, callback)) }
         return ObserverToken(rawValue: token)
     }
 
@@ -36,18 +44,20 @@ final class ObserverQueue: @unchecked Sendable {
             self.callbacks.remove(at: index)
             self.registered.subtract(1, ordering: .sequentiallyConsistent)
         }
-        if waiting {
-            Self.thread.sync(removal)
+        if isOnQueue {
+            removal()
+        } else if waiting {
+            queue.sync(execute: removal)
         } else {
-            Self.thread.async(removal)
+            queue.async(execute: removal)
         }
     }
 
-    /// Calls every registered callback with `change`, on ``thread``, after the changes queued
+    /// Calls every registered callback with `change`, on the queue, after the changes queued
     /// before it.
     func deliver(_ change: EnvironmentChange) {
         guard registered.load(ordering: .sequentiallyConsistent) > 0 else { return }
-        Self.thread.async {
+        queue.async {
             for (_, callback) in self.callbacks { callback(change) }
         }
     }

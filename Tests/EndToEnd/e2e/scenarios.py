@@ -124,8 +124,9 @@ def scenario_3(h, s):
     s.check(line is not None, f"the new value in the journal: {h.start_line()!r}")
     h.check_applied_entry(s, h.wait_applied(h.cursor_before, h.generation), h.generation, ["APIBaseUrl", "APIHost"])
     h.check_still_running(s, main_pid, "after the reload")
-    # The example's worker observes changes: its observers' thread writes nothing of its own to
-    # the journal (libdispatch's worker threads did, under SystemCallFilter=~@resources).
+    # No noise from the runtime in the journal: libdispatch's worker threads (Swift concurrency,
+    # NIO, the observers' queue) set their priority, which the unit allows (setpriority alone
+    # of @resources); each refusal used to log a line.
     noise = [first(entry, "MESSAGE") for entry in h.daemon_entries()
              if "Failed to set thread priority" in (first(entry, "MESSAGE") or "")]
     s.check(not noise, f"no thread-priority warnings from the daemon in the journal: {noise[:2]}")
