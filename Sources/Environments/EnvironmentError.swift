@@ -109,7 +109,7 @@ public struct EnvironmentError: Error, Sendable, Hashable {
 
     /// `file:line: ` (or `file: `) when a file is known, else empty: the prefix editors and
     /// compilers use, so terminals can jump to the spot.
-    public var location: String {
+    package var location: String {
         guard let file else { return "" }
         if let line { return "\(file):\(line)" }
         return file

@@ -8,7 +8,7 @@ extension EnvironmentProvider {
     /// `EnvironmentSnapshot`: values that belong together, from one reload.
     public struct Snapshot: ConfigSnapshot, CustomStringConvertible {
         /// The environment's snapshot that answers every read.
-        public let environmentSnapshot: EnvironmentSnapshot
+        package let environmentSnapshot: EnvironmentSnapshot
 
         /// The name of the provider that made the snapshot.
         public let providerName: String

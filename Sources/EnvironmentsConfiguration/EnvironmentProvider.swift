@@ -40,7 +40,7 @@ public import Environments
 /// The provider keeps nothing but a reference to the environment: create as many as you like.
 public struct EnvironmentProvider: Sendable {
     /// The environment whose values the provider serves.
-    public let environment: Environment
+    package let environment: Environment
 
     /// The provider's name in swift-configuration's diagnostics and access reports.
     public let providerName: String

@@ -25,7 +25,7 @@ import ServiceLifecycle
 ///   catches up when etcd returns; with no cache either, ``connect(_:logger:)`` fails.
 public final class EtcdFleet: Sendable {
     /// Where the fleet lives.
-    public let configuration: EtcdConfiguration
+    package let configuration: EtcdConfiguration
     /// The fleet's documents, to put in `EnvironmentOptions.baseLayer`.
     public let layer: FleetLayer
     /// Whether the daemon starts from the local cache because etcd did not answer.

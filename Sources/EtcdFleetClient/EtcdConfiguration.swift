@@ -44,9 +44,9 @@ public struct EtcdConfiguration: Sendable, Hashable {
     }
 
     /// The variable that lists the endpoints, comma-separated: `ENVIRONMENTS_ETCD_ENDPOINTS`.
-    public static let endpointsVariable = "ENVIRONMENTS_ETCD_ENDPOINTS"
+    package static let endpointsVariable = "ENVIRONMENTS_ETCD_ENDPOINTS"
     /// The variable that holds the prefix: `ENVIRONMENTS_ETCD_PREFIX`.
-    public static let prefixVariable = "ENVIRONMENTS_ETCD_PREFIX"
+    package static let prefixVariable = "ENVIRONMENTS_ETCD_PREFIX"
 
     /// A configuration; `endpoints` and `prefix` are normalized (spaces trimmed, one trailing
     /// `/` on the prefix).

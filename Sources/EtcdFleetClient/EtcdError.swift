@@ -13,7 +13,7 @@ public struct EtcdError: Error, Sendable, CustomStringConvertible {
     public var hint: String?
     /// Whether the endpoint could not answer (unreachable, no leader), so that another
     /// endpoint may.
-    public internal(set) var endpointUnavailable = false
+    package internal(set) var endpointUnavailable = false
 
     /// An error about `operation`.
     package init(operation: String, endpoint: String? = nil, message: String, code: Int? = nil, hint: String? = nil) {

@@ -36,7 +36,7 @@ public struct SystemdNotifier: Sendable {
     /// Creates a notifier that logs failures at `debug` level through `logger`.
     ///
     /// - Parameter logger: The logger for the rare case that a notification cannot be sent.
-    public init(logger: Logger) {
+    package init(logger: Logger) {
         self.logger = logger
     }
 

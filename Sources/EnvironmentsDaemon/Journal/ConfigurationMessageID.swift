@@ -4,16 +4,16 @@
 /// ```sh
 /// journalctl -u example-daemon MESSAGE_ID=952e4cbc030a4670aea6c53a74365a46 -o verbose
 /// ```
-public enum ConfigurationMessageID {
+package enum ConfigurationMessageID {
     /// A configuration was applied, at start or by a reload. The entry carries
     /// `CONFIG_ENVIRONMENT`, `CONFIG_GENERATION`, `CONFIG_SOURCE_FILE` (repeated),
     /// `CONFIG_SETTING=Key=value` (repeated, secrets redacted), `CONFIG_SETTING_SOURCE=Key=source`
     /// (repeated) and, after a reload, `CONFIG_CHANGED_KEY` (repeated).
-    public static let applied = "952e4cbc030a4670aea6c53a74365a46"
+    package static let applied = "952e4cbc030a4670aea6c53a74365a46"
     /// A reload was rejected; the last good configuration stays. The entry carries
     /// `CONFIG_ERROR`, `CONFIG_ERROR_CODE`, and `CONFIG_FILE` and `CONFIG_LINE` where known.
-    public static let rejected = "c7876320c0e5489388c8c976a77710ce"
+    package static let rejected = "c7876320c0e5489388c8c976a77710ce"
     /// Restart-only keys changed; their old values stay until a restart. The entry carries
     /// `CONFIG_PENDING_RESTART=Key=new value` (repeated, secrets redacted).
-    public static let pendingRestart = "d27bae4e53404fe1b9deceadf1821d7e"
+    package static let pendingRestart = "d27bae4e53404fe1b9deceadf1821d7e"
 }
