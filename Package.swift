@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // The reload metrics' API (CoreMetrics); the application picks the backend.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         // Built only for `EnvironmentsConfiguration` (and its tests): an application that
         // links `Environments` alone never compiles it. No traits: the provider needs none.
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
@@ -79,6 +81,7 @@ let package = Package(
                 "SystemdSupport",
                 "FileWatching",
                 "CEarlySignals",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -213,6 +216,7 @@ let package = Package(
             dependencies: [
                 "EnvironmentsDaemon", "Environments", "EnvironmentsControl", "SystemdSupport", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
         // What the suites share: the built executables, running them, running a service.

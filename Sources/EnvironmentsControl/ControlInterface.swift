@@ -41,11 +41,11 @@ package enum ControlInterface {
 
         # Where an effective value came from.
         type Source (
-          # defaults, common, environment, instance or override
+          # defaults, common, environment, instance, environmentVariable or override
           layer: string,
           # The file that set it; absent for compiled-in defaults, overrides and built-in configuration.
           file: ?string,
-          # Common, the environment's section, or Instances.NAME.
+          # Common, the environment's section, Instances.NAME, or the variable's name.
           section: ?string
         )
 
@@ -97,6 +97,21 @@ package enum ControlInterface {
           finishedMonotonicUSec: int
         )
 
+        # A log level set with io.systemd.service.SetLogLevel, which wins over the setting
+        # until the daemon restarts.
+        type LogLevelOverride (
+          # The key it overrides, LogLevel.
+          key: string,
+          # swift-log's level: critical, error, warning, notice, info or debug.
+          level: string,
+          # The BSD syslog level that was asked for, 0 to 7.
+          syslogLevel: int,
+          # Who set it.
+          uid: int,
+          # When, ISO 8601.
+          setAt: string
+        )
+
         # What the daemon runs with. Secret values need showSecrets, which only root and the
         # daemon's own user may ask for. Called with "more": true (envctl does; varlinkctl
         # call --more), the answer comes in parts of about 64 KiB, all from one generation:
@@ -119,7 +134,9 @@ package enum ControlInterface {
           loadedAt: string,
           settings: []Setting,
           pendingRestart: []PendingRestart,
-          lastReload: ?ReloadVerdict
+          lastReload: ?ReloadVerdict,
+          # In the first part only.
+          logLevelOverride: ?LogLevelOverride
         )
 
         # One effective setting.
@@ -277,6 +294,23 @@ package struct ReloadVerdictRecord: Codable, Sendable, Hashable {
     }
 }
 
+/// `LogLevelOverride` in the interface.
+package struct LogLevelOverrideRecord: Codable, Sendable, Hashable {
+    package var key: String
+    package var level: String
+    package var syslogLevel: Int
+    package var uid: Int
+    package var setAt: String
+
+    package init(key: String, level: String, syslogLevel: Int, uid: Int, setAt: String) {
+        self.key = key
+        self.level = level
+        self.syslogLevel = syslogLevel
+        self.uid = uid
+        self.setAt = setAt
+    }
+}
+
 /// The output of `Describe`.
 package struct DescribeReply: Codable, Sendable, Hashable {
     package var applicationName: String
@@ -289,6 +323,7 @@ package struct DescribeReply: Codable, Sendable, Hashable {
     package var settings: [SettingRecord]
     package var pendingRestart: [PendingRestartRecord]
     package var lastReload: ReloadVerdictRecord?
+    package var logLevelOverride: LogLevelOverrideRecord?
 
     package init(
         applicationName: String, environment: String, instance: String? = nil, configDirectory: String? = nil,

@@ -29,6 +29,12 @@ package enum JSONValue: Sendable, Hashable {
         }
     }
 
+    /// The elements, if this is an array.
+    package var arrayValue: [JSONValue]? {
+        if case .array(let value) = self { return value }
+        return nil
+    }
+
     /// The members, if this is an object.
     package var objectValue: [String: JSONValue]? {
         if case .object(let value) = self { return value }

@@ -138,12 +138,18 @@ public final class EtcdFleet: Sendable {
 
     /// The service that keeps the fleet configuration live for `environmentService`: run it in
     /// the same `ServiceGroup`.
+    ///
+    /// The environment of `environmentService` was built from the documents read at
+    /// ``connect(_:logger:)``, so they are good: they are cached now, and a daemon that runs for
+    /// days against an unchanged fleet can still start from its cache during an outage.
     public func service(for environmentService: EnvironmentService) async -> some Service {
         let reloader = environmentService.reloader
         if startedFromCache {
             await reloader.setStatusNote(
                 "fleet configuration from the local cache at revision \(layer.revision) (etcd unreachable)",
                 for: "etcd")
+        } else {
+            cacheLater(layer.current)
         }
         return FleetWatch(fleet: self, reloader: reloader)
     }

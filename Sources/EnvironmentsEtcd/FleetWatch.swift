@@ -21,6 +21,16 @@ struct FleetWatch: Service, CustomStringConvertible {
         var needsFullRead = fleet.startedFromCache
         var offline = fleet.startedFromCache
         var delay: Duration = .milliseconds(100)
+        // The revision of the fleet documents the configuration in use was built from, for
+        // `environments_fleet_revision_lag`; `inSync` while the last documents applied.
+        var appliedRevision = state.revision
+        var inSync = true
+        func record(_ state: FleetState, applied: Bool?) {  // nil: the documents did not change
+            if let applied { inSync = applied }
+            if inSync { appliedRevision = state.revision }
+            reloader.metrics.fleetRevisionLag(state.revision - appliedRevision)
+        }
+        record(state, applied: nil)
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let endpoint = client.currentEndpoint
             do {
@@ -30,10 +40,11 @@ struct FleetWatch: Service, CustomStringConvertible {
                     needsFullRead = false
                     if read.entries != state.entries {
                         state = read
-                        await apply(state)
+                        record(state, applied: await apply(state))
                     } else {
                         state.revision = revision
                         fleet.layer.update(state)
+                        record(state, applied: nil)
                     }
                 }
                 for try await update in client.watch(prefix: prefix, from: state.revision + 1)
@@ -54,7 +65,12 @@ struct FleetWatch: Service, CustomStringConvertible {
                         var next = state
                         let changed = next.apply(changes, at: revision)
                         state = next
-                        if changed { await apply(state) } else { fleet.layer.update(state) }
+                        if changed {
+                            record(state, applied: await apply(state))
+                        } else {
+                            fleet.layer.update(state)
+                            record(state, applied: nil)
+                        }
                     case .compacted(let revision):
                         logger.notice(
                             "the fleet's revision was compacted away; reading it whole",
@@ -85,11 +101,13 @@ struct FleetWatch: Service, CustomStringConvertible {
         }
     }
 
-    /// Takes `state` as the fleet's documents, reloads, and caches it once applied.
-    private func apply(_ state: FleetState) async {
+    /// Takes `state` as the fleet's documents, reloads, and caches it once applied; whether
+    /// the configuration in use now comes from them (`false` when the reload was rejected).
+    private func apply(_ state: FleetState) async -> Bool {
         fleet.layer.update(state)
         let record = await reloader.reload(trigger: .etcd)
-        guard record.outcome != .rejected else { return }
+        guard record.outcome != .rejected else { return false }
         fleet.cacheLater(state)
+        return true
     }
 }

@@ -24,6 +24,8 @@ struct Listing {
     var rows: [Row]
     var pendingRestart: [String]
     var lastReload: ReloadVerdictRecord?
+    /// A log level set with `io.systemd.service.SetLogLevel`, which wins over the setting.
+    var logLevelOverride: LogLevelOverrideRecord?
     /// Where the values come from, for the table's first line: the running daemon, or files.
     var origin: String?
     /// The same for JSON, as `readFrom`: `{"daemon": {"pid": N, "socket": PATH}}` or
@@ -82,6 +84,7 @@ struct Listing {
         generation = reply.generation
         files = reply.files
         lastReload = reply.lastReload
+        logLevelOverride = reply.logLevelOverride
         pendingRestart = reply.pendingRestart.map(\.key)
         let pending = Dictionary(reply.pendingRestart.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         rows = reply.settings.map { setting in
@@ -126,6 +129,12 @@ struct Listing {
                 "# last reload (\(lastReload.trigger)) rejected, running generation \(lastReload.generation): "
                     + (lastReload.error?.description ?? "no reason given"))
         }
+        if let override = logLevelOverride {
+            lines.append(
+                "# log level \(override.level) (syslog \(override.syslogLevel)) set by io.systemd.service.SetLogLevel "
+                    + "from uid \(override.uid) at \(override.setAt): it overrides \(override.key) until the daemon restarts"
+            )
+        }
         var out = lines.map { ControlCharacters.escaped($0) + "\n" }.joined()
         let keys = rows.map { ControlCharacters.escaped($0.key) }
         let width = min(keys.map(\.count).max() ?? 0, 40)
@@ -133,6 +142,9 @@ struct Listing {
             var line = key.padding(toLength: max(width, key.count), withPad: " ", startingAt: 0)
             line += " = \(row.display)    # \(row.source)"
             if let next = row.pendingNext { line += " (pending restart: \(next) after restart)" }
+            if let override = logLevelOverride, row.key == override.key {
+                line += " (overridden: \(override.level), by io.systemd.service.SetLogLevel until restart)"
+            }
             out += ControlCharacters.escaped(line) + "\n"
         }
         return out
@@ -161,6 +173,7 @@ struct Listing {
         var pendingRestart: [String]
         var readFrom: [String: JSONValue]?
         var lastReload: ReloadVerdictRecord?
+        var logLevelOverride: LogLevelOverrideRecord?
     }
 
     func json() throws -> String {
@@ -179,7 +192,8 @@ struct Listing {
         return try Listing.jsonText(
             Document(
                 environment: environment, instance: instance, generation: generation, files: files, settings: settings,
-                pendingRestart: pendingRestart, readFrom: readFrom, lastReload: lastReload))
+                pendingRestart: pendingRestart, readFrom: readFrom, lastReload: lastReload,
+                logLevelOverride: logLevelOverride))
     }
 
     /// `value` as pretty JSON, keys sorted. Every value in it comes from ``jsonValue(_:)`` or is

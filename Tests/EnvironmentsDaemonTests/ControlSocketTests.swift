@@ -96,7 +96,9 @@ struct ControlSocketTests {
             let info = try await Self.call(fixture.socket, "org.varlink.service.GetInfo")
             #expect(
                 info.parameters?["interfaces"]
-                    == .array([.string("org.varlink.service"), .string(ControlInterface.name)]))
+                    == .array([
+                        .string("org.varlink.service"), .string(ControlInterface.name), .string("io.systemd.service"),
+                    ]))
             let interface = try await Self.call(
                 fixture.socket, "org.varlink.service.GetInterfaceDescription",
                 ["interface": .string(ControlInterface.name)])

@@ -147,6 +147,22 @@ struct FleetLiveTests {
         }
     }
 
+    @Test("the first good read is cached: a daemon that never saw a change starts from it while etcd is down")
+    func firstReadIsCached() async throws {
+        let cluster = try await EtcdCluster()
+        let host = try FleetHarness(cluster: cluster)
+        try await host.publish(common: ["Version": "1"])
+        try await host.start()
+        await host.stop()
+        #expect(
+            FileManager.default.fileExists(atPath: host.cacheDirectory.appendingPathComponent("fleet-cache.json").path))
+        cluster.killAll()
+        try await host.start()
+        #expect(host.fleet?.startedFromCache == true)
+        #expect(host.environment?.string("Version") == "1")
+        await host.stop()
+    }
+
     @Test("a watch that resumes from a compacted revision reads the fleet whole")
     func compaction() async throws {
         let cluster = try await EtcdCluster()

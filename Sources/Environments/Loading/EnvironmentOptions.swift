@@ -41,6 +41,18 @@ public struct EnvironmentOptions: Sendable {
     /// The environment variable that selects an instance: `APP_INSTANCE`. A template unit
     /// sets it with `Environment=APP_INSTANCE=%i`.
     public var instanceVariable: String = "APP_INSTANCE"
+    /// The prefix of the environment variables that set keys, above the files and below
+    /// runtime overrides: with `APP_`, `APP_Database__Port=6432` sets `Database.Port` (`__`
+    /// for each level of nesting). A level no file spells that way is matched ignoring case;
+    /// the value takes the type of the value it replaces (an integer stays an integer, and one
+    /// that does not parse is an error naming the variable); a key no file has is added as a
+    /// string; the text is not interpolated. ``environmentVariable`` and ``instanceVariable``
+    /// are not keys. `nil` (or empty) turns the layer off.
+    ///
+    /// The variables are read from ``processEnvironment``, which does not change while the
+    /// process runs: a reload applies the same ones again, and changing one (a unit's
+    /// `Environment=` line) takes a restart.
+    public var variablePrefix: String? = "APP_"
     /// Whether an instance that no file's `Instances` dictionary names is an error (listing
     /// the known instances) rather than an instance with no settings of its own.
     public var requiresKnownInstance = false

@@ -58,6 +58,10 @@ struct SnapshotBuilder {
             secrets.formUnion(file.secrets)
             restartRequired.formUnion(file.restartRequired)
         }
+        if let prefix = options.variablePrefix, !prefix.isEmpty {
+            try VariableOverrides(prefix: prefix, options: options).apply(
+                to: &tree, environment: name, secretPaths: secrets)
+        }
         // Each override in turn, so the later of two that reach one path wins.
         for override in overrides {
             let values = try SettingTree.expandingDottedKeys([override.key: override.value]) { first, second in

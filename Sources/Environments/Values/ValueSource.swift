@@ -2,7 +2,8 @@
 ///
 /// Layers apply lowest first: ``Layer/defaults``; then, file by file (any base layer such as
 /// etcd's documents, the main file, then each drop-in), ``Layer/common``,
-/// ``Layer/environment`` and ``Layer/instance``; and last ``Layer/override``.
+/// ``Layer/environment`` and ``Layer/instance``; then ``Layer/environmentVariable``; and last
+/// ``Layer/override``.
 public struct ValueSource: Sendable, Hashable {
     /// A layer of the configuration.
     public enum Layer: String, Sendable, Hashable, CaseIterable {
@@ -15,6 +16,9 @@ public struct ValueSource: Sendable, Hashable {
         /// A file's `Instances` entry for the selected instance, above that file's environment
         /// section.
         case instance
+        /// An environment variable with ``EnvironmentOptions/variablePrefix``
+        /// (`APP_Database__Port`); ``ValueSource/section`` names it.
+        case environmentVariable
         /// A runtime override set through ``Environment/setOverride(_:forKey:)``; not persisted.
         case override
     }
@@ -24,7 +28,7 @@ public struct ValueSource: Sendable, Hashable {
     /// The file that set the value, or `nil` for defaults, overrides and in-memory configuration.
     public var file: String?
     /// The section of the file that set the value: `Common`, the environment's name, or
-    /// `Instances.NAME`.
+    /// `Instances.NAME`; for ``Layer/environmentVariable``, the variable's name.
     public var section: String?
 
     /// Creates a source.
@@ -41,11 +45,13 @@ public struct ValueSource: Sendable, Hashable {
 }
 
 extension ValueSource: CustomStringConvertible {
-    /// For example `/etc/app/Environments.plist [Production]` or `defaults`.
+    /// For example `/etc/app/Environments.plist [Production]`, `$APP_Database__Port` or
+    /// `defaults`.
     public var description: String {
         switch layer {
         case .defaults: return "defaults"
         case .override: return "override"
+        case .environmentVariable: return "$\(section ?? "?")"
         case .common, .environment, .instance:
             let section = section ?? (layer == .common ? "Common" : layer.rawValue)
             return "\(file ?? "built-in") [\(section)]"

@@ -6,6 +6,7 @@ import Foundation
 ///
 /// Anyone who can connect may `Describe` and `Get` (secrets redacted). `Reload`, `Check` and
 /// secret values are for root and the daemon's own user only (checked with `SO_PEERCRED`).
+/// systemd's `io.systemd.service` is answered too (`ControlHandler+SystemdService.swift`).
 struct ControlHandler: Sendable {
     let environment: Environment
     let reloader: ConfigurationReloader
@@ -39,9 +40,20 @@ struct ControlHandler: Sendable {
                 return .reply(Self.encodingFailure(error))
             }
         }
+        var logLevelOverride: [String: JSONValue]?
+        if let override = await reloader.logLevelOverride {
+            let record = LogLevelOverrideRecord(
+                key: reloader.logLevelKey, level: override.level.rawValue, syslogLevel: override.syslogLevel,
+                uid: Int(override.uid), setAt: override.setAt.formatted(.iso8601))
+            do {
+                logLevelOverride = try JSONValue.parameters(of: record)
+            } catch {
+                return .reply(Self.encodingFailure(error))
+            }
+        }
         var parts = DescribeParts(
             snapshot: snapshot, showSecrets: showSecrets, applicationName: applicationName, lastReload: lastReload,
-            partSize: partSize)
+            logLevelOverride: logLevelOverride, partSize: partSize)
         if call.more == true { return .parts(parts) }
         guard let message = parts.singleMessage(limit: maximumUnpagedReplySize) else {
             return .reply(.error(ControlInterface.Error.expectedMore))
@@ -56,7 +68,10 @@ struct ControlHandler: Sendable {
             return VarlinkReply(parameters: [
                 "vendor": .string("swift-environments"), "product": .string(applicationName),
                 "version": .string("1"), "url": .string("https://github.com/swift-environments"),
-                "interfaces": .array([.string("org.varlink.service"), .string(ControlInterface.name)]),
+                "interfaces": .array([
+                    .string("org.varlink.service"), .string(ControlInterface.name),
+                    .string(Self.systemdServiceInterface),
+                ]),
             ])
         case "org.varlink.service.GetInterfaceDescription":
             guard let interface = parameters["interface"]?.stringValue else {
@@ -67,6 +82,8 @@ struct ControlHandler: Sendable {
                 return VarlinkReply(parameters: ["description": .string(ControlInterface.description)])
             case "org.varlink.service":
                 return VarlinkReply(parameters: ["description": .string(Self.serviceDescription)])
+            case Self.systemdServiceInterface:
+                return VarlinkReply(parameters: ["description": .string(Self.systemdServiceDescription)])
             default: return .error("org.varlink.service.InterfaceNotFound", ["interface": .string(interface)])
             }
         case ControlInterface.Method.get:
@@ -107,6 +124,8 @@ struct ControlHandler: Sendable {
             let verdict = Self.verdict(record, environment: environment.environmentName)
             return Self.reply(
                 ["verdict": verdict], error: verdict.outcome == .rejected ? ControlInterface.Error.reloadRejected : nil)
+        case _ where call.interface == Self.systemdServiceInterface:
+            return await handleSystemdService(call, from: peer)
         default:
             if call.interface == ControlInterface.name || call.interface == "org.varlink.service" {
                 return .error("org.varlink.service.MethodNotFound", ["method": .string(call.method)])

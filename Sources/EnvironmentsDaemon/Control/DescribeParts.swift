@@ -14,7 +14,8 @@ struct DescribeParts: Sendable {
     private let showSecrets: Bool
     /// The members every part carries, as JSON text without the braces.
     private let commonMembers: [UInt8]
-    /// The members only the first part carries (`files`, `lastReload`), each with a leading comma.
+    /// The members only the first part carries (`files`, `lastReload`, `logLevelOverride`), each
+    /// with a leading comma.
     private let firstPartMembers: [UInt8]
     private let pendingKeys: [String]
     /// A part is closed once its text reaches this many bytes (a single larger setting goes alone).
@@ -25,7 +26,7 @@ struct DescribeParts: Sendable {
 
     init(
         snapshot: EnvironmentSnapshot, showSecrets: Bool, applicationName: String,
-        lastReload: [String: JSONValue]?, partSize: Int
+        lastReload: [String: JSONValue]?, logLevelOverride: [String: JSONValue]? = nil, partSize: Int
     ) {
         self.snapshot = snapshot
         self.showSecrets = showSecrets
@@ -40,6 +41,7 @@ struct DescribeParts: Sendable {
         var first: [UInt8] = []
         Self.appendMember("files", .array(snapshot.files.map(JSONValue.string)), to: &first)
         if let lastReload { Self.appendMember("lastReload", .object(lastReload), to: &first) }
+        if let logLevelOverride { Self.appendMember("logLevelOverride", .object(logLevelOverride), to: &first) }
         commonMembers = Array(JSONValue.object(common).jsonText().dropFirst().dropLast())
         firstPartMembers = first
     }

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Environments
 import EnvironmentsControl
 import Foundation
@@ -16,6 +17,8 @@ package actor ConfigurationReloader {
     let levelControl: LogLevelControl?
     let logLevelKey: String
     let logger: Logger
+    /// The reload metrics (swift-metrics).
+    package nonisolated let metrics: ReloadMetrics
     private var lastReload: ReloadState.LastReload?
 
     /// Creates a reloader.
@@ -28,11 +31,14 @@ package actor ConfigurationReloader {
     ///   - levelControl: Receives the `LogLevel` setting after every load, or `nil`.
     ///   - logLevelKey: The key that holds the log level.
     ///   - logger: Where reloads are logged.
+    ///   - metricsFactory: Makes the reload metrics (``ReloadMetrics``); `nil` for the factory
+    ///     the process bootstrapped with `MetricsSystem.bootstrap`.
     package init(
         environment: Environment, notifier: SystemdNotifier = SystemdNotifier(), reporter: ConfigurationReporter,
         stateFile: String? = ReloadState.defaultPath(), levelControl: LogLevelControl? = .shared,
-        logLevelKey: String = "LogLevel", logger: Logger
+        logLevelKey: String = "LogLevel", logger: Logger, metricsFactory: (any MetricsFactory)? = nil
     ) {
+        self.metrics = ReloadMetrics(factory: metricsFactory)
         self.environment = environment
         self.notifier = notifier
         self.reporter = reporter
@@ -70,6 +76,7 @@ package actor ConfigurationReloader {
     /// The file watcher switched to polling (with the kernel's reason) or back to inotify
     /// (`nil`): `STATUS=` says so from now on.
     package func filesPolled(because reason: String?) {
+        metrics.polling(reason != nil)
         setStatusNote(reason.map { "watching files by polling (\($0))" }, for: "files")
     }
 
@@ -93,6 +100,7 @@ package actor ConfigurationReloader {
             ])
         reporter.applied(snapshot, changedKeys: nil)
         writeState(snapshot)
+        metrics.loaded(generation: snapshot.generation)
     }
 
     /// Removes the state file on a clean stop (a crash leaves it, and envctl tells it is stale
@@ -124,16 +132,30 @@ package actor ConfigurationReloader {
     /// Reloads quietly, without `RELOADING=1`, to pick up a change made between the first
     /// load and the start of watching; reports only if something changed.
     package func catchUp() {
+        let started = MonotonicClock.nowMicroseconds()
         let outcome: ReloadOutcome
         do {
             outcome = try environment.reload()
         } catch {
             reportRejection(error, trigger: .fileChange)
+            metrics.reloaded(
+                ReloadState.LastReload(
+                    rejectedWith: error, startedMonotonicMicroseconds: started,
+                    finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(),
+                    trigger: ReloadTrigger.fileChange.rawValue, generation: environment.generation),
+                trigger: .fileChange)
             return
         }
         guard case .applied(let change) = outcome else { return }
         announce(change, trigger: .fileChange)
         writeState(change.current)
+        metrics.reloaded(
+            ReloadState.LastReload(
+                outcome: .applied, startedMonotonicMicroseconds: started,
+                finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(),
+                trigger: ReloadTrigger.fileChange.rawValue, generation: change.current.generation,
+                changedKeys: change.changedKeys),
+            trigger: .fileChange)
     }
 
     /// Reloads the configuration and reports the result. Never throws: a rejected
@@ -171,6 +193,7 @@ package actor ConfigurationReloader {
                 generation: snapshot.generation)
         }
         lastReload = record
+        metrics.reloaded(record, trigger: trigger)
         let snapshot = environment.snapshot
         // The state file first: when systemd sees READY=1, `envctl reload` can read the verdict.
         writeState(snapshot)
@@ -237,12 +260,47 @@ package actor ConfigurationReloader {
     }
 
     private func applyLogLevel(_ snapshot: EnvironmentSnapshot) {
-        guard let levelControl, case .string(let text)? = snapshot.configuredValue(forKey: logLevelKey)?.value,
+        guard let levelControl, logLevelOverride == nil,
+            case .string(let text)? = snapshot.configuredValue(forKey: logLevelKey)?.value,
             let level = Logger.Level(rawValue: text.lowercased())
         else { return }
         if levelControl.level != level {
             levelControl.level = level
             logger.notice("log level is now \(level)")
+        }
+    }
+
+    /// The log level set through `io.systemd.service.SetLogLevel`, which wins over the
+    /// `LogLevel` setting until a restart; `nil` when there is none.
+    package private(set) var logLevelOverride: LogLevelOverride?
+    /// The level before the override, for when it is removed and no `LogLevel` is set.
+    private var levelWithoutOverride: Logger.Level?
+
+    /// Whether the log level can be set at all (the service follows a `LogLevelControl`).
+    package nonisolated var controlsLogLevel: Bool { levelControl != nil }
+
+    private static func overrideMessage(_ override: LogLevelOverride, uid: UInt32, key: String) -> String {
+        "log level is now \(override.level), set by io.systemd.service.SetLogLevel from uid \(uid) "
+            + "(syslog level \(override.syslogLevel)); it overrides \(key) until the daemon restarts"
+    }
+
+    /// Sets the log level above the `LogLevel` setting until a restart, or with `nil` goes back
+    /// to the setting. Logged at `notice`, with who asked.
+    package func overrideLogLevel(_ override: LogLevelOverride?, uid: UInt32) {
+        guard let levelControl else { return }
+        let previous = logLevelOverride
+        logLevelOverride = override
+        if previous == nil { levelWithoutOverride = levelControl.level }
+        if let override {
+            levelControl.level = override.level
+            logger.notice(
+                "\(Self.overrideMessage(override, uid: uid, key: logLevelKey))")
+        } else if previous != nil {
+            levelControl.level = levelWithoutOverride ?? levelControl.level
+            applyLogLevel(environment.snapshot)
+            logger.notice(
+                "log level override removed by uid \(uid); the log level is \(levelControl.level) again (\(logLevelKey))"
+            )
         }
     }
 

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Environments
 import EnvironmentsControl
 import FileWatching
@@ -44,6 +45,10 @@ public struct EnvironmentService: Service, CustomStringConvertible {
         public var systemdNotifications: Bool = true
         /// The varlink control socket that `envctl` and `varlinkctl` ask.
         public var controlSocket: ControlSocketConfiguration = ControlSocketConfiguration()
+        /// Makes the reload metrics (`environments_reloads_total`, ...); `nil` for the factory the
+        /// process bootstrapped with `MetricsSystem.bootstrap`, which is how applications choose
+        /// a backend. Tests give each service its own.
+        package var metricsFactory: (any MetricsFactory)?
 
         /// The default configuration.
         public init() {}
@@ -77,7 +82,8 @@ public struct EnvironmentService: Service, CustomStringConvertible {
             notifier: configuration.systemdNotifications ? SystemdNotifier(logger: logger) : .disabled,
             reporter: ConfigurationReporter(output: configuration.journalOutput, logger: logger),
             stateFile: configuration.stateFile, levelControl: configuration.levelControl,
-            logLevelKey: environment.options?.logLevelKey ?? "LogLevel", logger: logger)
+            logLevelKey: environment.options?.logLevelKey ?? "LogLevel", logger: logger,
+            metricsFactory: configuration.metricsFactory)
     }
 
     /// Returns once ``run()`` has loaded the configuration, watches the files and sent

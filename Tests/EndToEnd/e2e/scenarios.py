@@ -2,6 +2,7 @@
 (`Harness.fresh_start`), so any one of them can run alone (`run_e2e.py --scenario N`)."""
 
 import contextlib
+import collections
 import json
 import os
 import plistlib
@@ -22,7 +23,7 @@ SCENARIOS = [
     ("3", "good edit + systemctl reload"),
     ("4", "malformed file + reload, then fixed"),
     ("5", "edit without systemctl (rename, in place)"),
-    ("6", "LogLevel debug/info by reload"),
+    ("6", "LogLevel debug/info by reload; on 255+, SetLogLevel with varlinkctl"),
     ("7", "watchdog; restart-only key pending"),
     ("8", "plist drop-in; unit drop-in selects Staging"),
     ("9", "stop: STOPPING=1, clean exit"),
@@ -124,12 +125,19 @@ def scenario_3(h, s):
     s.check(line is not None, f"the new value in the journal: {h.start_line()!r}")
     h.check_applied_entry(s, h.wait_applied(h.cursor_before, h.generation), h.generation, ["APIBaseUrl", "APIHost"])
     h.check_still_running(s, main_pid, "after the reload")
-    # No noise from the runtime in the journal: libdispatch's worker threads (Swift concurrency,
+    # No flood from the runtime in the journal: libdispatch's worker threads (Swift concurrency,
     # NIO, the observers' queue) set their priority, which the unit allows (setpriority alone
-    # of @resources); each refusal used to log a line.
-    noise = [first(entry, "MESSAGE") for entry in h.daemon_entries()
+    # of @resources); each refusal by the filter (errno=1) used to log a line, about 80 a
+    # minute. What stays is the kernel refusing an unprivileged process a higher priority
+    # (errno=13, EACCES): libdispatch logs that once per process and queue priority, as for
+    # any Swift service that runs as an ordinary user.
+    noise = [(first(entry, "_PID"), first(entry, "MESSAGE")) for entry in h.daemon_entries()
              if "Failed to set thread priority" in (first(entry, "MESSAGE") or "")]
-    s.check(not noise, f"no thread-priority warnings from the daemon in the journal: {noise[:2]}")
+    refused = [message for _, message in noise if not message.endswith("errno=13")]
+    s.check(not refused, f"no thread-priority refusals by the unit's system call filter: {refused[:2]}")
+    per_process = collections.Counter(pid for pid, _ in noise)
+    s.check(all(count <= 2 for count in per_process.values()),
+            f"at most two 'Failed to set thread priority ... errno=13' lines per daemon process: {dict(per_process)}")
 
 
 MALFORMED = b"""<?xml version="1.0" encoding="UTF-8"?>
@@ -292,6 +300,47 @@ def scenario_6(h, s):
                 "heartbeat entries (µs after it) later than 0.9 s after 'log level is now info', in 2.5 s")
         if later:
             s.note(f"heartbeats in flight at the switch, µs after it: {later}")
+    if h.c.version >= 255:
+        set_log_level_by_varlinkctl(h, s)
+
+
+def set_log_level_by_varlinkctl(h, s):
+    """systemd's io.systemd.service on the control socket, called with varlinkctl as for
+    systemd's own daemons: Ping, SetLogLevel over LogLevel=info and back, Reload; another user
+    may Ping but not set the level."""
+    socket = "/run/example-daemon/configuration.varlink"
+    ping = h.container.run(["varlinkctl", "call", socket, "io.systemd.service.Ping", "{}"])
+    s.equal(ping.returncode, 0, f"varlinkctl call io.systemd.service.Ping ({ping.stderr.strip()!r})")
+    introspect = h.container.run(["varlinkctl", "introspect", socket, "io.systemd.service"])
+    s.check(introspect.returncode == 0 and "method SetLogLevel" in introspect.stdout,
+            f"varlinkctl introspect io.systemd.service (exit {introspect.returncode}, {introspect.stderr.strip()!r})")
+    nobody = h.container.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                              "varlinkctl", "call", socket, "io.systemd.service.SetLogLevel", '{"level":7}'])
+    s.check(nobody.returncode != 0 and "PermissionDenied" in nobody.stdout + nobody.stderr,
+            f"another user's SetLogLevel is refused (exit {nobody.returncode}: {(nobody.stdout + nobody.stderr).strip()[:200]!r})")
+    mark = h.cursor()
+    called = h.container.run(["varlinkctl", "call", socket, "io.systemd.service.SetLogLevel", '{"level":7}'])
+    s.equal(called.returncode, 0, f"varlinkctl call io.systemd.service.SetLogLevel level 7 ({called.stderr.strip()!r})")
+    notice = h.wait_entries(mark, lambda e: (first(e, "MESSAGE") or "").startswith(
+        "log level is now debug, set by io.systemd.service.SetLogLevel from uid 0"))
+    s.check(bool(notice), "the daemon logged who set the level")
+    beats = h.wait_entries(mark, is_heartbeat, timeout=3.5, count=2)
+    s.check(len(beats) >= 2, f"heartbeat entries at debug while LogLevel is info (found {len(beats)} within 3.5 s)")
+    shown = h.container.run(["envctl", "show", "--app-name", "example-daemon"])
+    s.check("# log level debug (syslog 7) set by io.systemd.service.SetLogLevel from uid 0" in shown.stdout
+            and any(line.startswith("LogLevel ") and "(overridden: debug" in line for line in shown.stdout.splitlines()),
+            f"envctl show says LogLevel is overridden and by what: {shown.stdout.splitlines()[:6]}")
+    # A reload through io.systemd.service keeps the override.
+    reload = h.container.run(["varlinkctl", "call", socket, "io.systemd.service.Reload", "{}"])
+    s.equal(reload.returncode, 0, f"varlinkctl call io.systemd.service.Reload ({reload.stderr.strip()!r})")
+    mark = h.cursor()
+    beats = h.wait_entries(mark, is_heartbeat, timeout=2.5, count=1)
+    s.check(len(beats) >= 1, "still at debug after the reload")
+    removed = h.container.run(["varlinkctl", "call", socket, "io.systemd.service.SetLogLevel", '{"level":null}'])
+    s.equal(removed.returncode, 0, f"SetLogLevel with a null level removes the override ({removed.stderr.strip()!r})")
+    back = h.wait_entries(mark, lambda e: (first(e, "MESSAGE") or "").startswith("log level override removed by uid 0"))
+    s.check(bool(back) and "the log level is info again" in (first(back[0], "MESSAGE") or ""),
+            f"back at LogLevel=info: {[first(e, 'MESSAGE') for e in back]}")
 
 
 def scenario_7(h, s):

@@ -6,6 +6,8 @@ import EnvironmentsDaemon
 import Foundation
 import Hummingbird
 import Logging
+import Metrics
+import Prometheus
 import ServiceLifecycle
 import SystemdSupport
 
@@ -13,6 +15,9 @@ import SystemdSupport
 let signals = await ReloadSignals.trap()
 LoggingSystem.bootstrap(JournalLogHandler.factory(identifier: "hummingbird-service"))
 let logger = Logger(label: "hummingbird-service")
+// The reload metrics (environments_reloads_total, ...) and any others, served at GET /metrics.
+let metricsRegistry = PrometheusCollectorRegistry()
+MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metricsRegistry))
 
 /// The service's flags: the library parses no command line, the program does.
 struct Flags: ParsableArguments {
@@ -63,6 +68,13 @@ router.get("config") { _, _ -> ServiceDescription in
         environment: current.environmentName, generation: current.generation,
         greeting: snapshot.string(forKey: "Greeting", default: "Hello"),
         port: snapshot.scoped(to: "HTTP").int(forKey: "port", default: 8080))
+}
+
+// Prometheus's text format, for a scraper on loopback (the unit binds nothing else).
+router.get("metrics") { _, _ -> Response in
+    Response(
+        status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+        body: ResponseBody(byteBuffer: ByteBuffer(bytes: metricsRegistry.emitToBuffer())))
 }
 
 let app = Application(

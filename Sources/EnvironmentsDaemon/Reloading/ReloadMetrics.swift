@@ -1,0 +1,85 @@
+import CoreMetrics
+import Foundation
+
+/// The reload metrics, through swift-metrics, so that any backend an application bootstraps
+/// (`MetricsSystem.bootstrap`, swift-prometheus, swift-otel) gets them. The names follow
+/// Prometheus's own `prometheus_config_last_reload_successful`:
+///
+/// | metric | type | meaning |
+/// | --- | --- | --- |
+/// | `environments_reloads_total{result, trigger}` | counter | reloads by result (`applied`, `unchanged`, `rejected`) and trigger (`file`, `signal`, `control`, `fleet`) |
+/// | `environments_last_reload_successful` | gauge | 1 when the last load or reload was good, 0 after a rejected one |
+/// | `environments_last_reload_success_timestamp_seconds` | gauge | Unix time of the last good load or reload |
+/// | `environments_generation` | gauge | the configuration generation in use |
+/// | `environments_reload_duration_seconds` | timer | how long reloads take, each result |
+/// | `environments_watch_polling` | gauge | 1 while the file watcher polls (inotify unavailable) |
+///
+/// | `environments_fleet_revision_lag` | gauge | fleet mode: etcd revisions between the newest seen and the one in use |
+package struct ReloadMetrics: Sendable {
+    private let factory: any MetricsFactory
+    private let lastSuccessful: Gauge
+    private let lastSuccessTimestamp: Gauge
+    private let generation: Gauge
+    private let duration: CoreMetrics.Timer
+    private let watchPolling: Gauge
+    private let fleetRevisionLag: Gauge
+
+    /// Metrics made by `factory`, or by the factory the process bootstrapped.
+    init(factory: (any MetricsFactory)? = nil) {
+        let factory = factory ?? MetricsSystem.factory
+        self.factory = factory
+        lastSuccessful = Gauge(label: "environments_last_reload_successful", factory: factory)
+        lastSuccessTimestamp = Gauge(label: "environments_last_reload_success_timestamp_seconds", factory: factory)
+        generation = Gauge(label: "environments_generation", factory: factory)
+        duration = CoreMetrics.Timer(label: "environments_reload_duration_seconds", factory: factory)
+        watchPolling = Gauge(label: "environments_watch_polling", factory: factory)
+        fleetRevisionLag = Gauge(label: "environments_fleet_revision_lag", factory: factory)
+    }
+
+    /// The configuration loaded at start: good, at `generation`.
+    func loaded(generation value: UInt64, at date: Date = Date()) {
+        lastSuccessful.record(1)
+        lastSuccessTimestamp.record(date.timeIntervalSince1970)
+        generation.record(Double(value))
+        watchPolling.record(0)
+    }
+
+    /// A reload's result.
+    func reloaded(_ record: ReloadState.LastReload, trigger: ReloadTrigger, at date: Date = Date()) {
+        Counter(
+            label: "environments_reloads_total",
+            dimensions: [("result", record.outcome.rawValue), ("trigger", Self.label(of: trigger))], factory: factory
+        ).increment()
+        let microseconds = record.finishedMonotonicMicroseconds &- record.startedMonotonicMicroseconds
+        duration.recordNanoseconds(Int64(clamping: microseconds) &* 1_000)
+        generation.record(Double(record.generation))
+        if record.outcome == .rejected {
+            lastSuccessful.record(0)
+        } else {
+            lastSuccessful.record(1)
+            lastSuccessTimestamp.record(date.timeIntervalSince1970)
+        }
+    }
+
+    /// Fleet mode: how many etcd revisions the configuration in use is behind the newest one
+    /// the watch saw (0 when every change is applied; more after a rejected one).
+    package func fleetRevisionLag(_ revisions: Int64) {
+        fleetRevisionLag.record(Double(max(revisions, 0)))
+    }
+
+    /// Whether the file watcher polls.
+    func polling(_ isPolling: Bool) {
+        watchPolling.record(isPolling ? 1 : 0)
+    }
+
+    /// The `trigger` label: `file`, `signal`, `control` (the control socket, or the application)
+    /// or `fleet`.
+    static func label(of trigger: ReloadTrigger) -> String {
+        switch trigger {
+        case .fileChange: "file"
+        case .signal: "signal"
+        case .api: "control"
+        case .etcd: "fleet"
+        }
+    }
+}
