@@ -20,14 +20,7 @@ struct ProviderLiveTests {
     }
 
     static func service(for environment: Environment, watchFiles: Bool) -> EnvironmentService {
-        var configuration = EnvironmentService.Configuration()
-        configuration.watchFiles = watchFiles
-        configuration.stateFile = nil
-        configuration.watchdog = false
-        configuration.systemdNotifications = false
-        configuration.levelControl = nil
-        configuration.journalOutput = .stderrWithPriorityPrefix
-        configuration.controlSocket = .disabled
+        let configuration = EnvironmentService.Configuration.inTest(controlSocket: nil, watchFiles: watchFiles)
         return EnvironmentService(
             environment: environment, reloadSignals: nil, configuration: configuration,
             logger: Logger(label: "provider-tests"))

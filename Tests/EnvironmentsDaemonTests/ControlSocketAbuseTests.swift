@@ -43,14 +43,7 @@ struct ControlSocketAbuseTests {
         _ fixture: ControlSocketTests.Fixture, _ environment: Environment, log: LogLines,
         configure: (inout ControlSocketConfiguration) -> Void
     ) -> EnvironmentService {
-        var configuration = EnvironmentService.Configuration()
-        configuration.watchFiles = false
-        configuration.stateFile = nil
-        configuration.watchdog = false
-        configuration.systemdNotifications = false
-        configuration.levelControl = nil
-        configuration.journalOutput = .stderrWithPriorityPrefix
-        configuration.controlSocket = ControlSocketConfiguration(path: fixture.socket)
+        var configuration = EnvironmentService.Configuration.inTest(controlSocket: fixture.socket)
         configure(&configuration.controlSocket)
         return EnvironmentService(
             environment: environment, reloadSignals: nil, configuration: configuration,

@@ -64,14 +64,7 @@ struct ControlSocketTests {
         func service(_ environment: Environment, configure: (inout ControlSocketConfiguration) -> Void = { _ in })
             -> EnvironmentService
         {
-            var configuration = EnvironmentService.Configuration()
-            configuration.watchFiles = false
-            configuration.stateFile = nil
-            configuration.watchdog = false
-            configuration.systemdNotifications = false
-            configuration.levelControl = nil
-            configuration.journalOutput = .stderrWithPriorityPrefix
-            configuration.controlSocket = ControlSocketConfiguration(path: socket)
+            var configuration = EnvironmentService.Configuration.inTest(controlSocket: socket)
             configure(&configuration.controlSocket)
             return EnvironmentService(
                 environment: environment, reloadSignals: nil, configuration: configuration,

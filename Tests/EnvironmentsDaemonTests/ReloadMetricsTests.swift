@@ -4,6 +4,7 @@ import EnvironmentsDaemon
 import Foundation
 import Logging
 import MetricsTestKit
+import TestSupport
 import Testing
 
 /// The reload metrics of an `EnvironmentService`, read with swift-metrics' test kit: reloads by
@@ -16,14 +17,8 @@ struct ReloadMetricsTests {
         try fixture.write(SystemdServiceInterfaceTests.plist(logLevel: "info"))
         let environment = try fixture.environment()
         let metrics = TestMetrics()
-        var configuration = EnvironmentService.Configuration()
-        configuration.watchFiles = false  // each reload below has the one trigger it names
-        configuration.stateFile = nil
-        configuration.watchdog = false
-        configuration.systemdNotifications = false
-        configuration.levelControl = nil
-        configuration.journalOutput = .stderrWithPriorityPrefix
-        configuration.controlSocket = ControlSocketConfiguration(path: fixture.socket)
+        // Files not watched: each reload below has the one trigger it names.
+        var configuration = EnvironmentService.Configuration.inTest(controlSocket: fixture.socket)
         configuration.metricsFactory = metrics
         let service = EnvironmentService(
             environment: environment, reloadSignals: nil, configuration: configuration,

@@ -32,14 +32,8 @@ struct SystemdServiceInterfaceTests {
     private func service(_ fixture: ControlSocketTests.Fixture, _ environment: Environment, control: LogLevelControl)
         -> EnvironmentService
     {
-        var configuration = EnvironmentService.Configuration()
-        configuration.watchFiles = false
-        configuration.stateFile = nil
-        configuration.watchdog = false
-        configuration.systemdNotifications = false
+        var configuration = EnvironmentService.Configuration.inTest(controlSocket: fixture.socket)
         configuration.levelControl = control
-        configuration.journalOutput = .stderrWithPriorityPrefix
-        configuration.controlSocket = ControlSocketConfiguration(path: fixture.socket)
         return EnvironmentService(
             environment: environment, reloadSignals: nil, configuration: configuration,
             logger: Logger(label: "systemd-service-tests"))

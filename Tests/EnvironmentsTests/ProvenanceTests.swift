@@ -77,8 +77,12 @@ import Testing
         #expect(
             ValueSource(layer: .instance, file: "/etc/app/x.plist", section: "Instances.eu").description
                 == "/etc/app/x.plist [Instances.eu]")
+        #expect(
+            ValueSource(layer: .environmentVariable, section: "APP_Database__Port").description
+                == "$APP_Database__Port")
         // Lowest first.
-        #expect(ValueSource.Layer.allCases == [.defaults, .common, .environment, .instance, .override])
+        #expect(
+            ValueSource.Layer.allCases == [.defaults, .common, .environment, .instance, .environmentVariable, .override])
     }
 
     @Test func snapshotListsFilesInOrder() throws {
