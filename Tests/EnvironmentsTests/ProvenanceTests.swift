@@ -82,7 +82,9 @@ import Testing
                 == "$APP_Database__Port")
         // Lowest first.
         #expect(
-            ValueSource.Layer.allCases == [.defaults, .common, .environment, .instance, .environmentVariable, .override])
+            ValueSource.Layer.allCases == [
+                .defaults, .common, .environment, .instance, .environmentVariable, .override,
+            ])
     }
 
     @Test func snapshotListsFilesInOrder() throws {
