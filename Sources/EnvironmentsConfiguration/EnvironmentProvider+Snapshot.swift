@@ -1,5 +1,5 @@
-public import Configuration
-public import Environments
+import Configuration
+import Environments
 
 extension EnvironmentProvider {
     /// One generation of the environment as a swift-configuration `ConfigSnapshot`.

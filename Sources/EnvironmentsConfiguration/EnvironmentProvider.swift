@@ -1,5 +1,5 @@
-public import Configuration
-public import Environments
+import Configuration
+import Environments
 
 /// A live `ConfigProvider` for apple/swift-configuration over an `Environment`.
 ///

@@ -39,6 +39,20 @@ struct SystemdServiceInterfaceTests {
             logger: Logger(label: "systemd-service-tests"))
     }
 
+    /// Runs `body` while a service with `LogLevel` info (and a control at info) answers on a
+    /// fixture's socket.
+    private func whileServing(
+        _ body: @Sendable (ControlSocketTests.Fixture, Environment, LogLevelControl) async throws -> Void
+    ) async throws {
+        let fixture = try ControlSocketTests.Fixture()
+        try fixture.write(Self.plist(logLevel: "info"))
+        let environment = try fixture.environment()
+        let control = LogLevelControl(level: .info)
+        try await service(fixture, environment, control: control).whileRunning {
+            try await body(fixture, environment, control)
+        }
+    }
+
     private func call(_ fixture: ControlSocketTests.Fixture, _ method: String, _ parameters: [String: JSONValue] = [:])
         async throws -> VarlinkReply
     {
@@ -53,10 +67,7 @@ struct SystemdServiceInterfaceTests {
 
     @Test("Ping answers; the interface is listed and introspects")
     func ping() async throws {
-        let fixture = try ControlSocketTests.Fixture()
-        try fixture.write(Self.plist(logLevel: "info"))
-        let environment = try fixture.environment()
-        try await service(fixture, environment, control: LogLevelControl(level: .info)).whileRunning {
+        try await whileServing { fixture, environment, control in
             let pong = try await call(fixture, "Ping")
             #expect(pong.error == nil)
             #expect(pong.parameters == [:])
@@ -78,11 +89,7 @@ struct SystemdServiceInterfaceTests {
 
     @Test("SetLogLevel overrides LogLevel until it is removed; reloads keep it; envctl show says so")
     func setLogLevel() async throws {
-        let fixture = try ControlSocketTests.Fixture()
-        try fixture.write(Self.plist(logLevel: "info"))
-        let environment = try fixture.environment()
-        let control = LogLevelControl(level: .info)
-        try await service(fixture, environment, control: control).whileRunning {
+        try await whileServing { fixture, environment, control in
             #expect(control.level == .info)
             #expect(try await describe(fixture).logLevelOverride == nil)
 
@@ -133,10 +140,7 @@ struct SystemdServiceInterfaceTests {
 
     @Test("a rejected Reload is an error with the verdict; the daemon keeps its configuration")
     func rejectedReload() async throws {
-        let fixture = try ControlSocketTests.Fixture()
-        try fixture.write(Self.plist(logLevel: "info"))
-        let environment = try fixture.environment()
-        try await service(fixture, environment, control: LogLevelControl(level: .info)).whileRunning {
+        try await whileServing { fixture, environment, control in
             try fixture.write("<plist><dict>")
             let reload = try await call(fixture, "Reload")
             #expect(reload.error == ControlInterface.Error.reloadRejected)
@@ -148,10 +152,7 @@ struct SystemdServiceInterfaceTests {
 
     @Test("GetEnvironment lists the process environment, to root and the daemon's user")
     func getEnvironment() async throws {
-        let fixture = try ControlSocketTests.Fixture()
-        try fixture.write(Self.plist(logLevel: "info"))
-        let environment = try fixture.environment()
-        try await service(fixture, environment, control: LogLevelControl(level: .info)).whileRunning {
+        try await whileServing { fixture, environment, control in
             let reply = try await call(fixture, "GetEnvironment")
             let variables = try #require(reply.parameters?["environment"]?.arrayValue).compactMap(\.stringValue)
             let path = try #require(ProcessInfo.processInfo.environment["PATH"])
@@ -164,11 +165,7 @@ struct SystemdServiceInterfaceTests {
         "another user may Ping, but not Reload, SetLogLevel or GetEnvironment", .enabled(if: getuid() == 0),
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
     func permissions() async throws {
-        let fixture = try ControlSocketTests.Fixture()
-        try fixture.write(Self.plist(logLevel: "info"))
-        let environment = try fixture.environment()
-        let control = LogLevelControl(level: .info)
-        try await service(fixture, environment, control: control).whileRunning {
+        try await whileServing { fixture, environment, control in
             // One varlink call as uid 65534, by a client that is not ours.
             let client = """
                 import json, socket, sys

@@ -49,14 +49,9 @@ extension ControlHandler {
             if let denied = systemdDeny(peer) { return denied }
             let record = await reloader.reload(trigger: .api)
             guard record.outcome == .rejected else { return VarlinkReply(parameters: [:]) }
-            let verdict = Self.verdict(record, environment: environment.environmentName)
-            do {
-                return VarlinkReply(
-                    parameters: ["verdict": .object(try JSONValue.parameters(of: verdict))],
-                    error: ControlInterface.Error.reloadRejected)
-            } catch {
-                return .error(ControlInterface.Error.reloadRejected)
-            }
+            return Self.reply(
+                ["verdict": Self.verdict(record, environment: environment.environmentName)],
+                error: ControlInterface.Error.reloadRejected)
         case "SetLogLevel":
             if let extra = parameters.keys.sorted().first(where: { $0 != "level" }) {
                 return Self.invalidParameter(extra)

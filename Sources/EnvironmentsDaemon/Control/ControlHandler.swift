@@ -191,7 +191,7 @@ struct ControlHandler: Sendable {
     /// A reply whose parameters are `record`'s members, or (with `error`) a failed call's reply
     /// with them; if `record` cannot be encoded, an error that says why, never an empty record
     /// that looks like an answer.
-    private static func reply(_ record: some Encodable, error name: String? = nil) -> VarlinkReply {
+    static func reply(_ record: some Encodable, error name: String? = nil) -> VarlinkReply {
         do {
             return VarlinkReply(parameters: try JSONValue.parameters(of: record), error: name)
         } catch {

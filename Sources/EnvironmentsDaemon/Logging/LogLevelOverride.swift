@@ -27,10 +27,4 @@ package struct LogLevelOverride: Sendable, Hashable {
         self.uid = uid
         self.setAt = setAt
     }
-
-    /// How logs and `envctl show` name it.
-    package var summary: String {
-        "\(level) (syslog level \(syslogLevel)), set by io.systemd.service.SetLogLevel from uid \(uid) at "
-            + setAt.formatted(.iso8601)
-    }
 }

@@ -133,29 +133,24 @@ package actor ConfigurationReloader {
     /// load and the start of watching; reports only if something changed.
     package func catchUp() {
         let started = MonotonicClock.nowMicroseconds()
-        let outcome: ReloadOutcome
+        let trigger = ReloadTrigger.fileChange
+        let record: ReloadState.LastReload
         do {
-            outcome = try environment.reload()
-        } catch {
-            reportRejection(error, trigger: .fileChange)
-            metrics.reloaded(
-                ReloadState.LastReload(
-                    rejectedWith: error, startedMonotonicMicroseconds: started,
-                    finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(),
-                    trigger: ReloadTrigger.fileChange.rawValue, generation: environment.generation),
-                trigger: .fileChange)
-            return
-        }
-        guard case .applied(let change) = outcome else { return }
-        announce(change, trigger: .fileChange)
-        writeState(change.current)
-        metrics.reloaded(
-            ReloadState.LastReload(
+            guard case .applied(let change) = try environment.reload() else { return }
+            announce(change, trigger: trigger)
+            writeState(change.current)
+            record = ReloadState.LastReload(
                 outcome: .applied, startedMonotonicMicroseconds: started,
-                finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(),
-                trigger: ReloadTrigger.fileChange.rawValue, generation: change.current.generation,
-                changedKeys: change.changedKeys),
-            trigger: .fileChange)
+                finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
+                generation: change.current.generation, changedKeys: change.changedKeys)
+        } catch {
+            reportRejection(error, trigger: trigger)
+            record = ReloadState.LastReload(
+                rejectedWith: error, startedMonotonicMicroseconds: started,
+                finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
+                generation: environment.generation)
+        }
+        metrics.reloaded(record, trigger: trigger)
     }
 
     /// Reloads the configuration and reports the result. Never throws: a rejected
