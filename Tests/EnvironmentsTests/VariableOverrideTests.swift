@@ -123,6 +123,8 @@ import Testing
             let environment = try environment(
                 directory, ["APP_Database__Host": "secret.example"], secretKeys: ["Database.Host"])
             let configured = try #require(environment.configuredValue(forKey: "Database.Host"))
+            #expect(configured.value == .string("secret.example"))
+            #expect(configured.source.layer == .environmentVariable)
             #expect(configured.isSecret)
             #expect(!configured.description.contains("secret.example"))
         }
