@@ -2,10 +2,11 @@
 # Installs the Debian packages the build and the tests need, when missing: libsystemd for the
 # build; etcd for the fleet tests, which start their own cluster; tmux and vi for envctl edit's
 # terminal test; systemd-nspawn and debootstrap for the end-to-end tests under a real systemd;
-# procps (pgrep) for .ci/run to stop what a failed run left running.
+# procps (pgrep) for .ci/run to stop what a failed run left running; dpkg-dev, debhelper and
+# lintian for the Debian package (scripts/package-deb.sh).
 set -euo pipefail
 
-packages=(libsystemd-dev pkg-config systemd-container debootstrap etcd-server etcd-client tmux vim-tiny procps)
+packages=(libsystemd-dev pkg-config systemd-container debootstrap etcd-server etcd-client tmux vim-tiny procps dpkg-dev debhelper lintian)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""End-to-end test of the Debian package (scripts/package-deb.sh) with the real dpkg, apt and
+systemd of a fresh Debian container: trixie (systemd 257), and bookworm (systemd 252) with
+--suite bookworm.
+
+  install    `apt-get install ./example-daemon_VERSION_ARCH.deb` (offline: the container has
+             no network, and the package needs nothing that it lacks); the package's
+             maintainer scripts enabled and started example-daemon.service, which runs
+             /usr/bin/example-daemon on the conffiles in /etc/example-daemon with the
+             credential postinst made; systemd's trigger put the catalog entries in the
+             journal's catalog; man pages and completions are in place
+  reload     an edit of a conffile + systemctl reload: envctl answers the new value
+  reinstall  `apt-get install --reinstall`: the edited conffile is kept, the service restarted
+  purge      `apt-get purge`: the service stopped, units, conffiles, credential, enablement
+             symlinks and catalog entries gone
+
+Reuses the e2e package's containers and root file systems. Python 3 standard library only.
+
+  sudo python3 Tests/EndToEnd/run_deb_e2e.py [--deb FILE | --binaries DIR] [--suite trixie|bookworm] [-v]
+"""
+
+import argparse
+import os
+import plistlib
+import shutil
+import subprocess
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run_e2e as e2e  # noqa: E402
+from e2e.common import APPLIED_ID, CONFIG_DIR, CREDENTIAL_FILE, MAIN_FILE, SHIPPED_DROPIN, Options, debug, wait_for  # noqa: E402
+
+UNIT = "example-daemon.service"
+VERSIONS = {"trixie": 257, "bookworm": 252}
+APT = {"DEBIAN_FRONTEND": "noninteractive"}
+
+
+class Run:
+    def __init__(self, container, suite):
+        self.c = container
+        self.suite = suite
+        self.failures = []
+        self.passed = 0
+
+    def check(self, condition, message):
+        if condition:
+            self.passed += 1
+            debug(f"ok: {message}")
+        else:
+            self.failures.append(f"{self.suite}: {message}")
+            e2e.log(f"    FAIL: {message}")
+        return condition
+
+    def systemctl(self, *arguments):
+        return self.c.run(["systemctl", *arguments], timeout=60)
+
+    def show(self, *properties):
+        out = self.systemctl("show", UNIT, *[f"--property={p}" for p in properties]).stdout
+        return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+
+    def exists(self, path):
+        return self.c.run(["test", "-e", path]).returncode == 0
+
+    def apt_get(self, *arguments):
+        """apt-get in /var/tmp, where the package is (`apt-get install ./FILE.deb`)."""
+        started = time.monotonic()
+        result = self.c.run(["sh", "-c", 'cd /var/tmp && exec apt-get -y -q "$@"', "apt-get", *arguments], timeout=300, env=APT)
+        e2e.log(f"  apt-get {' '.join(arguments)}: exit {result.returncode} ({time.monotonic() - started:.1f} s)")
+        if result.returncode != 0 or Options.verbose:
+            e2e.log("    " + (result.stdout + result.stderr).strip().replace("\n", "\n    "))
+        return result
+
+    def catalog_lists_applied(self):
+        return APPLIED_ID in self.c.run(["journalctl", "--list-catalog", APPLIED_ID]).stdout
+
+    def envctl_get(self, key):
+        result = self.c.run(["envctl", "get", key, "--app-name", "example-daemon"])
+        return result.stdout.strip() if result.returncode == 0 else f"(exit {result.returncode}: {result.stderr.strip()})"
+
+    def status(self):
+        """StatusText once no reload is in flight (the file watcher may be applying the same edit)."""
+        settled = wait_for(lambda: (lambda t: None if t.startswith("Reloading") else t)(self.show("StatusText").get("StatusText", "")), 3.0)
+        return settled or self.show("StatusText").get("StatusText", "")
+
+
+def scenario(run, deb):
+    c = run.c
+    name = os.path.basename(deb)
+    package = f"/var/tmp/{name}"  # readable by apt's _apt user, unlike /root
+    shutil.copyfile(deb, c.host_path(package))
+    os.chmod(c.host_path(package), 0o644)
+
+    # install
+    result = run.apt_get("install", f"./{name}")
+    if not run.check(result.returncode == 0, f"apt-get install ./{name} exit status"):
+        return
+    status = c.run(["dpkg-query", "-W", "-f", "${Status} ${Version}", "example-daemon"]).stdout
+    run.check(status.startswith("install ok installed "), f"dpkg-query: {status!r}")
+    run.check(run.systemctl("is-enabled", UNIT).stdout.strip() == "enabled", "the unit is enabled (deb-systemd-helper enable)")
+    props = run.show("ActiveState", "SubState", "StatusText", "MainPID", "FragmentPath", "ExecStart")
+    e2e.log(f"  after the installation: {props.get('ActiveState')}/{props.get('SubState')}, {props.get('StatusText')!r}, "
+            f"{props.get('FragmentPath')}")
+    run.check((props.get("ActiveState"), props.get("SubState")) == ("active", "running"),
+              f"the unit started on installation (deb-systemd-invoke start): {props.get('ActiveState')}/{props.get('SubState')}")
+    run.check(props.get("StatusText") == "Environment Release, configuration generation 1", f"StatusText: {props.get('StatusText')!r}")
+    run.check("path=/usr/bin/example-daemon " in props.get("ExecStart", ""), f"ExecStart runs /usr/bin/example-daemon: {props.get('ExecStart')!r}")
+    run.check((props.get("FragmentPath") or "").endswith("/lib/systemd/system/example-daemon.service"),
+              f"the unit is the package's, in /usr/lib or /lib: {props.get('FragmentPath')!r}")
+    conffiles = c.run(["dpkg-query", "-W", "-f", "${Conffiles}", "example-daemon"]).stdout
+    listed = sorted(line.split()[0] for line in conffiles.splitlines() if line.strip())
+    run.check(listed == sorted([MAIN_FILE, SHIPPED_DROPIN]), f"conffiles: {listed}")
+    run.check(c.run(["stat", "-c", "%a %U", CREDENTIAL_FILE]).stdout.strip() == "600 root",
+              f"postinst made {CREDENTIAL_FILE}, 0600 root")
+    run.check(run.catalog_lists_applied(), f"journalctl --list-catalog has {APPLIED_ID} (systemd's trigger ran --update-catalog)")
+    for path in ("/usr/bin/envctl", "/usr/share/man/man1/envctl.1.gz", "/usr/share/man/man1/example-daemon.1.gz",
+                 "/usr/share/bash-completion/completions/envctl", "/usr/share/zsh/vendor-completions/_envctl",
+                 "/usr/share/fish/vendor_completions.d/envctl.fish", "/usr/share/doc/example-daemon/copyright",
+                 "/usr/lib/systemd/catalog/environments.catalog"):
+        run.check(run.exists(path), f"{path} is installed")
+    run.check(run.envctl_get("APIHost") == "api.example.com", f"envctl get APIHost: {run.envctl_get('APIHost')!r}")
+    credentials = {"CREDENTIALS_DIRECTORY": f"/run/credentials/{UNIT}"}
+    secret = c.run(["cat", CREDENTIAL_FILE]).stdout
+    revealed = c.run(["envctl", "get", "--app-name", "example-daemon", "--show-secrets", "Database.Password"], env=credentials)
+    run.check(bool(secret) and revealed.stdout.strip() == secret, "the daemon's Database.Password is the credential postinst made")
+    shown = c.run(["envctl", "show", "--app-name", "example-daemon"])
+    run.check(shown.returncode == 0 and "# environment Release, generation 1" in shown.stdout,
+              f"envctl show: {shown.stdout.splitlines()[:2]} {shown.stderr.strip()!r}")
+
+    # reload: an edit of a conffile, as an editor saves it, then systemctl reload.
+    plist = plistlib.loads(c.read(MAIN_FILE))
+    plist["Common"]["APIHost"] = "packaged.example.com"
+    c.write_atomic(MAIN_FILE, plistlib.dumps(plist, fmt=plistlib.FMT_XML))
+    result = run.systemctl("reload", UNIT)
+    run.check(result.returncode == 0, f"systemctl reload exit status ({result.stderr.strip()!r})")
+    run.check(run.envctl_get("APIHost") == "packaged.example.com", f"after the reload, envctl get APIHost: {run.envctl_get('APIHost')!r}")
+    run.check(run.status() == "Environment Release, configuration generation 2", f"StatusText after the reload: {run.status()!r}")
+    main_pid = run.show("MainPID").get("MainPID")
+
+    # reinstall: the edited conffile stays, the service is restarted (deb-systemd-invoke restart).
+    result = run.apt_get("install", "--reinstall", f"./{name}")
+    run.check(result.returncode == 0, "apt-get install --reinstall exit status")
+    props = run.show("ActiveState", "MainPID", "StatusText")
+    run.check(props.get("ActiveState") == "active" and props.get("MainPID") not in ("0", main_pid),
+              f"restarted by the reinstallation: MainPID {main_pid} -> {props.get('MainPID')}, {props.get('ActiveState')}")
+    run.check(run.envctl_get("APIHost") == "packaged.example.com", f"the edited conffile is kept: envctl get APIHost {run.envctl_get('APIHost')!r}")
+    main_pid = props.get("MainPID")
+
+    # purge
+    result = run.apt_get("purge", "example-daemon")
+    run.check(result.returncode == 0, "apt-get purge exit status")
+    run.check(c.run(["dpkg-query", "-W", "-f", "${Status}", "example-daemon"]).stdout.strip() in ("", "unknown ok not-installed"),
+              "dpkg no longer knows the package")
+    run.check(not run.exists(f"/proc/{main_pid}"), f"the daemon (PID {main_pid}) stopped (deb-systemd-invoke stop)")
+    props = run.show("LoadState", "ActiveState")
+    run.check(props == {"LoadState": "not-found", "ActiveState": "inactive"}, f"systemd no longer has the unit: {props}")
+    for path in ("/usr/lib/systemd/system/example-daemon.service", "/lib/systemd/system/example-daemon.service",
+                 "/usr/lib/systemd/system/example-daemon@.service", "/lib/systemd/system/example-daemon@.service",
+                 "/etc/systemd/system/multi-user.target.wants/example-daemon.service",
+                 "/var/lib/systemd/deb-systemd-helper-enabled/example-daemon.service.dsh-also",
+                 CONFIG_DIR, CREDENTIAL_FILE, "/run/example-daemon", "/usr/bin/example-daemon", "/usr/bin/envctl",
+                 "/usr/lib/systemd/catalog/environments.catalog"):
+        run.check(not run.exists(path), f"{path} is gone")
+    run.check(not run.catalog_lists_applied(), f"journalctl --list-catalog no longer has {APPLIED_ID}")
+
+
+def run_suite(suite, deb):
+    started = time.monotonic()
+    e2e.log(f"\n=== {suite} (systemd {VERSIONS[suite]}): {os.path.basename(deb)}")
+    container = e2e.Container(f"e2e-deb-{suite}-{os.getpid()}", e2e.ensure_rootfs(suite))
+    run = Run(container, suite)
+    try:
+        container.prepare()
+        container.boot()
+        version = container.run(["systemctl", "--version"]).stdout.split()
+        if run.check(version[1:2] == [str(VERSIONS[suite])], f"systemd {VERSIONS[suite]} in the container: {version[:2]}"):
+            scenario(run, deb)
+    except Exception:  # noqa: BLE001 - a harness error is a failed run
+        traceback.print_exc()
+        run.failures.append(f"{suite}: the scenario aborted")
+    finally:
+        if run.failures and container.pid:
+            e2e.log(container.run(["journalctl", "--no-pager", "-n", "60"]).stdout)
+        container.shutdown()
+    e2e.log(f"  {suite}: {run.passed} checks passed, {len(run.failures)} failed ({time.monotonic() - started:.0f} s)")
+    return run
+
+
+def package(binaries):
+    command = [os.path.join(e2e.ROOT, "scripts", "package-deb.sh")] + (["--bin-dir", binaries] if binaries else [])
+    e2e.log("  " + " ".join(command))
+    result = subprocess.run(command, cwd=e2e.ROOT, stdout=subprocess.PIPE, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"scripts/package-deb.sh failed (exit {result.returncode})")
+    return result.stdout.strip().splitlines()[-1]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--deb", help="the package to test (default: build it with scripts/package-deb.sh)")
+    parser.add_argument("--binaries", help="release builds of example-daemon and envctl for scripts/package-deb.sh --bin-dir")
+    parser.add_argument("--suite", action="append", choices=sorted(VERSIONS), help="the container's Debian suite (default: trixie; repeatable)")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    arguments = parser.parse_args()
+    Options.verbose = arguments.verbose
+    e2e.check_prerequisites(need_swift=arguments.deb is None and arguments.binaries is None)
+    started = time.monotonic()
+    try:
+        deb = os.path.abspath(arguments.deb) if arguments.deb else package(arguments.binaries)
+    except RuntimeError as error:
+        e2e.log(f"FAIL: {error}")
+        return 1
+    runs = [run_suite(suite, deb) for suite in arguments.suite or ["trixie"]]
+    passed, failures = sum(run.passed for run in runs), [f for run in runs for f in run.failures]
+    e2e.log("=" * 100)
+    e2e.log(f"Debian package under systemd: {passed} checks passed, {len(failures)} failed ({time.monotonic() - started:.0f} s)")
+    for failure in failures:
+        e2e.log(f"  FAILED: {failure}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
