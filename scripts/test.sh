@@ -2,7 +2,8 @@
 # Runs every test: installs the Debian packages the build and the tests need (when missing),
 # builds, runs the Swift Testing suites, type-checks the snippets of the README and the DocC
 # articles (scripts/check-snippets.py), then the end-to-end tests under a real systemd
-# (systemd 252 and 257 in containers; see Tests/EndToEnd/README.md).
+# (systemd 252 and 257 in containers; see Tests/EndToEnd/README.md), and the Debian package
+# (scripts/package-deb.sh and lintian), installed, reloaded and purged with apt under 257.
 #
 # Work that waits overlaps work that computes, on two cores: the containers' root file systems
 # are made while Swift compiles, and the release build compiles beside the debug build and the
@@ -70,4 +71,9 @@ wait_for "$rootfs" "$logs/rootfs.log"
 step "end-to-end tests under systemd" python3 Tests/EndToEnd/run_e2e.py --binaries "$binaries"
 step "end-to-end: Hummingbird example (257)" python3 Tests/EndToEnd/run_hummingbird_e2e.py \
     --binary "$binaries/hummingbird-service" --envctl "$binaries/envctl"
+# The Debian package of the same binaries (lintian must report no error), installed with
+# `apt-get install ./FILE.deb`, reloaded and purged in a systemd 257 container.
+step "Debian package (scripts/package-deb.sh, lintian)" \
+    scripts/package-deb.sh --bin-dir "$binaries" --output-dir "$logs/deb"
+step "end-to-end: Debian package (257)" python3 Tests/EndToEnd/run_deb_e2e.py --deb "$logs"/deb/example-daemon_*.deb
 rm -rf "$logs"
