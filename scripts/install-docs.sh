@@ -35,7 +35,10 @@ swift package "${scratch[@]}" --allow-writing-to-directory "$generated" generate
     --output-directory "$generated" >&2
 for tool in "${tools[@]}"; do
     test -f "$generated/$tool.1" || { echo "install-docs: no man page was generated for $tool" >&2; exit 1; }
-    install -m 0644 "$generated/$tool.1" "$man/"
+    # An empty line in a command's discussion is a paragraph break: .Pp in mdoc (groff warns
+    # about empty input lines).
+    sed 's/^$/.Pp/' "$generated/$tool.1" >"$generated/$tool.1.fixed"
+    install -m 0644 "$generated/$tool.1.fixed" "$man/$tool.1"
 done
 for tool in "${tools[@]}"; do
     "$bin/$tool" --generate-completion-script bash > "$root/share/bash-completion/completions/$tool"

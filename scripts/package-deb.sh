@@ -91,6 +91,8 @@ for unit in example-daemon.service example-daemon@.service; do
 done
 # Man pages and completions, from the argument parsers (the debug build: they are the same).
 DESTDIR="$source_dir/docs" scripts/install-docs.sh /usr
+# Completions are sourced, not run: no #! line (lintian: bash-completion-with-hashbang).
+sed -i '1{/^#!/d}' "$source_dir"/docs/usr/share/bash-completion/completions/*
 
 # debian/changelog: one entry for this version, dated by the commit (reproducible).
 commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
