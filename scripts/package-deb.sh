@@ -90,7 +90,9 @@ for unit in example-daemon.service example-daemon@.service; do
     fi
 done
 # Man pages and completions, from the argument parsers (the debug build: they are the same).
+SECONDS=0
 DESTDIR="$source_dir/docs" scripts/install-docs.sh /usr
+echo "== man pages and completions: ${SECONDS} s" >&2
 # Completions are sourced, not run: no #! line (lintian: bash-completion-with-hashbang).
 sed -i '1{/^#!/d}' "$source_dir"/docs/usr/share/bash-completion/completions/*
 
@@ -108,6 +110,7 @@ example-daemon ($version) unstable; urgency=medium
 EOF
 
 echo "== dpkg-buildpackage -b (example-daemon $version, $arch)" >&2
+SECONDS=0
 (cd "$source_dir" && dpkg-buildpackage -b --no-sign) >"$work/build.log" 2>&1 || {
     cat "$work/build.log" >&2
     echo "package-deb: dpkg-buildpackage failed" >&2
@@ -118,7 +121,7 @@ deb="$work/example-daemon_${version}_${arch}.deb"
 mkdir -p "$output_dir"
 cp "$deb" "$output_dir/"
 deb="$(cd "$output_dir" && pwd)/$(basename "$deb")"
-echo "== $deb ($(du -h "$deb" | cut -f1))" >&2
+echo "== $deb ($(du -h "$deb" | cut -f1), built in ${SECONDS} s)" >&2
 dpkg-deb --field "$deb" Package Version Architecture Depends Installed-Size >&2
 
 if [ "$lintian" = 1 ]; then
@@ -129,9 +132,11 @@ if [ "$lintian" = 1 ]; then
     }
     # Errors fail; warnings and information are printed (packaging/debian/*.lintian-overrides
     # says why the overridden ones do not apply).
+    SECONDS=0
     lintian --fail-on error --display-info "$deb" >&2 || {
         echo "package-deb: lintian reported errors" >&2
         exit 1
     }
+    echo "== lintian: no errors (${SECONDS} s)" >&2
 fi
 echo "$deb"

@@ -3,7 +3,7 @@
 # builds, runs the Swift Testing suites, type-checks the snippets of the README and the DocC
 # articles (scripts/check-snippets.py), then the end-to-end tests under a real systemd
 # (systemd 252 and 257 in containers; see Tests/EndToEnd/README.md), and the Debian package
-# (scripts/package-deb.sh and lintian), installed, reloaded and purged with apt under 257.
+# (scripts/package-deb.sh and lintian), installed, reloaded and purged with apt under 257 and 252.
 #
 # Work that waits overlaps work that computes, on two cores: the containers' root file systems
 # are made while Swift compiles, and the release build compiles beside the debug build and the
@@ -72,8 +72,8 @@ step "end-to-end tests under systemd" python3 Tests/EndToEnd/run_e2e.py --binari
 step "end-to-end: Hummingbird example (257)" python3 Tests/EndToEnd/run_hummingbird_e2e.py \
     --binary "$binaries/hummingbird-service" --envctl "$binaries/envctl"
 # The Debian package of the same binaries (lintian must report no error), installed with
-# `apt-get install ./FILE.deb`, reloaded and purged in a systemd 257 container.
+# `apt-get install ./FILE.deb`, reloaded, reinstalled and purged in systemd 257 and 252 containers.
 step "Debian package (scripts/package-deb.sh, lintian)" \
     scripts/package-deb.sh --bin-dir "$binaries" --output-dir "$logs/deb"
-step "end-to-end: Debian package (257)" python3 Tests/EndToEnd/run_deb_e2e.py --deb "$logs"/deb/example-daemon_*.deb
+step "end-to-end: Debian package (257, 252)" python3 Tests/EndToEnd/run_deb_e2e.py --deb "$logs"/deb/example-daemon_*.deb
 rm -rf "$logs"

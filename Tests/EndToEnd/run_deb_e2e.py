@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """End-to-end test of the Debian package (scripts/package-deb.sh) with the real dpkg, apt and
-systemd of a fresh Debian container: trixie (systemd 257), and bookworm (systemd 252) with
---suite bookworm.
+systemd of fresh Debian containers: trixie (systemd 257) and bookworm (systemd 252).
 
   install    `apt-get install ./example-daemon_VERSION_ARCH.deb` (offline: the container has
              no network, and the package needs nothing that it lacks); the package's
@@ -16,7 +15,7 @@ systemd of a fresh Debian container: trixie (systemd 257), and bookworm (systemd
 
 Reuses the e2e package's containers and root file systems. Python 3 standard library only.
 
-  sudo python3 Tests/EndToEnd/run_deb_e2e.py [--deb FILE | --binaries DIR] [--suite trixie|bookworm] [-v]
+  sudo python3 Tests/EndToEnd/run_deb_e2e.py [--deb FILE | --binaries DIR] [--suite trixie|bookworm]... [-v]
 """
 
 import argparse
@@ -147,7 +146,16 @@ def scenario(run, deb):
     run.check(run.envctl_get("APIHost") == "packaged.example.com", f"the edited conffile is kept: envctl get APIHost {run.envctl_get('APIHost')!r}")
     main_pid = props.get("MainPID")
 
-    # purge
+    # purge: what must go is there before (the units are in /usr/lib or /lib, as the building
+    # machine's debhelper put them; on merged /usr each is seen at both).
+    units = [f"{directory}/{unit}" for directory in ("/usr/lib/systemd/system", "/lib/systemd/system")
+             for unit in ("example-daemon.service", "example-daemon@.service")]
+    owned = ["/etc/systemd/system/multi-user.target.wants/example-daemon.service",
+             "/var/lib/systemd/deb-systemd-helper-enabled/example-daemon.service.dsh-also",
+             CONFIG_DIR, CREDENTIAL_FILE, "/run/example-daemon", "/usr/bin/example-daemon", "/usr/bin/envctl",
+             "/usr/lib/systemd/catalog/environments.catalog"]
+    missing = [path for path in owned if not run.exists(path)]
+    run.check(not missing and any(run.exists(path) for path in units[:2]), f"before the purge, all is there: missing {missing}")
     result = run.apt_get("purge", "example-daemon")
     run.check(result.returncode == 0, "apt-get purge exit status")
     run.check(c.run(["dpkg-query", "-W", "-f", "${Status}", "example-daemon"]).stdout.strip() in ("", "unknown ok not-installed"),
@@ -155,12 +163,7 @@ def scenario(run, deb):
     run.check(not run.exists(f"/proc/{main_pid}"), f"the daemon (PID {main_pid}) stopped (deb-systemd-invoke stop)")
     props = run.show("LoadState", "ActiveState")
     run.check(props == {"LoadState": "not-found", "ActiveState": "inactive"}, f"systemd no longer has the unit: {props}")
-    for path in ("/usr/lib/systemd/system/example-daemon.service", "/lib/systemd/system/example-daemon.service",
-                 "/usr/lib/systemd/system/example-daemon@.service", "/lib/systemd/system/example-daemon@.service",
-                 "/etc/systemd/system/multi-user.target.wants/example-daemon.service",
-                 "/var/lib/systemd/deb-systemd-helper-enabled/example-daemon.service.dsh-also",
-                 CONFIG_DIR, CREDENTIAL_FILE, "/run/example-daemon", "/usr/bin/example-daemon", "/usr/bin/envctl",
-                 "/usr/lib/systemd/catalog/environments.catalog"):
+    for path in units + owned:
         run.check(not run.exists(path), f"{path} is gone")
     run.check(not run.catalog_lists_applied(), f"journalctl --list-catalog no longer has {APPLIED_ID}")
 
@@ -200,7 +203,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deb", help="the package to test (default: build it with scripts/package-deb.sh)")
     parser.add_argument("--binaries", help="release builds of example-daemon and envctl for scripts/package-deb.sh --bin-dir")
-    parser.add_argument("--suite", action="append", choices=sorted(VERSIONS), help="the container's Debian suite (default: trixie; repeatable)")
+    parser.add_argument("--suite", action="append", choices=sorted(VERSIONS), help="only this Debian suite (repeatable; default: trixie and bookworm)")
     parser.add_argument("-v", "--verbose", action="store_true")
     arguments = parser.parse_args()
     Options.verbose = arguments.verbose
@@ -211,7 +214,7 @@ def main():
     except RuntimeError as error:
         e2e.log(f"FAIL: {error}")
         return 1
-    runs = [run_suite(suite, deb) for suite in arguments.suite or ["trixie"]]
+    runs = [run_suite(suite, deb) for suite in arguments.suite or ["trixie", "bookworm"]]
     passed, failures = sum(run.passed for run in runs), [f for run in runs for f in run.failures]
     e2e.log("=" * 100)
     e2e.log(f"Debian package under systemd: {passed} checks passed, {len(failures)} failed ({time.monotonic() - started:.0f} s)")
