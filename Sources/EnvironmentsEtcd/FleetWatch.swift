@@ -105,7 +105,7 @@ struct FleetWatch: Service, CustomStringConvertible {
     /// the configuration in use now comes from them (`false` when the reload was rejected).
     private func apply(_ state: FleetState) async -> Bool {
         fleet.layer.update(state)
-        let record = await reloader.reload(trigger: .etcd)
+        let record = await reloader.reload(trigger: .etcd, fleetRevision: state.revision)
         guard record.outcome != .rejected else { return false }
         fleet.cacheLater(state)
         return true
