@@ -72,7 +72,8 @@ package struct ConfigurationReporter: Sendable {
     /// Reports a reload that found nothing to change.
     package func unchanged(_ snapshot: EnvironmentSnapshot, cause: ReloadCause) {
         var entry = JournalEntry()
-        let message = "Configuration reloaded, nothing changed: generation \(snapshot.generation)"
+        let message =
+            "Configuration reloaded (\(cause.trigger.rawValue)), nothing changed: generation \(snapshot.generation)"
         entry.append("MESSAGE", message)
         entry.append("MESSAGE_ID", ConfigurationMessageID.unchanged)
         entry.append("PRIORITY", "6")
@@ -80,8 +81,7 @@ package struct ConfigurationReporter: Sendable {
         if let instance = snapshot.instanceName { entry.append("CONFIG_INSTANCE", instance) }
         entry.append("CONFIG_GENERATION", String(snapshot.generation))
         Self.append(cause, to: &entry)
-        // The reloader logs this one itself: on standard error, one line is enough.
-        sendToJournalOnly(entry)
+        send(entry, level: .info, text: message)
     }
 
     /// `CONFIG_TRIGGER` (`start` without a cause), `CONFIG_CALLER_UID`, `CONFIG_FLEET_REVISION`.
@@ -130,20 +130,18 @@ package struct ConfigurationReporter: Sendable {
         send(entry, level: .warning, text: message)
     }
 
-    /// Sends `entry` to the journal; whether it was delivered (`false` without one).
-    @discardableResult
-    private func sendToJournalOnly(_ entry: JournalEntry) -> Bool {
+    /// Sends `entry` to the journal; without one (or when it is not delivered), logs `text` and
+    /// `details` instead.
+    private func send(_ entry: JournalEntry, level: Logger.Level, text: String, details: [String] = []) {
         var entry = entry
         entry.append("SYSLOG_IDENTIFIER", identifier)
+        let delivered: Bool
         switch output {
-        case .journal: return Journal.send(entry)
-        case .socket: return socketSender?.send(entry) ?? false
-        case .stderrWithPriorityPrefix, .stderrPlain: return false
+        case .journal: delivered = Journal.send(entry)
+        case .socket: delivered = socketSender?.send(entry) ?? false
+        case .stderrWithPriorityPrefix, .stderrPlain: delivered = false
         }
-    }
-
-    private func send(_ entry: JournalEntry, level: Logger.Level, text: String, details: [String] = []) {
-        if !sendToJournalOnly(entry) {
+        if !delivered {
             let metadata: Logger.Metadata = ["message_id": "\(entry.values(named: "MESSAGE_ID").first ?? "")"]
             logger.log(level: level, "\(text)", metadata: metadata)
             for line in details { logger.log(level: level, "\(line)", metadata: metadata) }

@@ -212,9 +212,7 @@ package actor ConfigurationReloader {
                     finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
                     generation: snapshot.generation, changedKeys: change.changedKeys)
             case .unchanged(let snapshot):
-                logger.info(
-                    "configuration reloaded, nothing changed",
-                    metadata: ["trigger": "\(trigger.rawValue)", "generation": "\(snapshot.generation)"])
+                // One entry, in the journal or the log.
                 reporter.unchanged(snapshot, cause: cause)
                 remember(.unchanged, snapshot, cause: cause)
                 record = ReloadState.LastReload(
