@@ -42,25 +42,53 @@ package final class EtcdClient: Sendable {
         var httpConfiguration = HTTPClient.Configuration(
             timeout: .init(connect: .milliseconds(Self.milliseconds(configuration.requestTimeout))))
         if let files = configuration.tls {
-            do {
-                var tls = TLSConfiguration.makeClientConfiguration()
-                if let authority = files.certificateAuthority {
-                    tls.trustRoots = .file(authority)
-                }
-                if let certificate = files.certificate {
-                    tls.certificateChain = try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) }
-                }
-                if let key = files.privateKey {
-                    tls.privateKey = .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))
-                }
-                httpConfiguration.tlsConfiguration = tls
-            } catch {
-                throw EtcdError(
-                    operation: "load TLS files", message: "\(error)",
-                    hint: "check the etcd-ca.pem, etcd-client.pem and etcd-client.key credentials")
-            }
+            httpConfiguration.tlsConfiguration = try Self.tlsConfiguration(files)
         }
         http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration)
+    }
+
+    /// The TLS configuration of `files`, each loaded now: a file that is missing, not PEM, or a
+    /// client certificate that expired is an error at once, naming the file.
+    private static func tlsConfiguration(_ files: EtcdConfiguration.TLSFiles) throws(EtcdError) -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        func load<Value>(_ what: String, _ path: String, _ body: () throws -> Value) throws(EtcdError) -> Value {
+            do {
+                return try body()
+            } catch {
+                throw EtcdError(
+                    operation: "load TLS files", message: "cannot load the \(what) \(path): \(error)",
+                    hint:
+                        "check --etcd-cacert, --etcd-cert and --etcd-key (or their variables and credentials): PEM files this user may read"
+                )
+            }
+        }
+        if let authority = files.certificateAuthority {
+            let certificates = try load("CA bundle", authority) { try NIOSSLCertificate.fromPEMFile(authority) }
+            guard !certificates.isEmpty else {
+                throw EtcdError(
+                    operation: "load TLS files", message: "the CA bundle \(authority) holds no certificate",
+                    hint: "name the PEM file of the CA that signed the members' certificates (--etcd-cacert)")
+            }
+            tls.trustRoots = .certificates(certificates)
+        }
+        if let path = files.certificate {
+            let chain = try load("client certificate", path) { try NIOSSLCertificate.fromPEMFile(path) }
+            if let leaf = chain.first {
+                let expiry = Date(timeIntervalSince1970: TimeInterval(leaf.notValidAfter))
+                guard expiry > Date() else {
+                    throw EtcdError(
+                        operation: "load TLS files",
+                        message: "the client certificate \(path) expired on \(expiry.formatted(.iso8601))",
+                        hint: "renew it (openssl x509 -in \(path) -noout -dates shows its dates)")
+                }
+            }
+            tls.certificateChain = chain.map { .certificate($0) }
+        }
+        if let path = files.privateKey {
+            tls.privateKey = .privateKey(
+                try load("client key", path) { try NIOSSLPrivateKey(file: path, format: .pem) })
+        }
+        return tls
     }
 
     /// Closes every connection. Call it once, when done.
@@ -277,20 +305,23 @@ package final class EtcdClient: Sendable {
         _ path: String, _ body: Body, operation: String
     ) async throws(EtcdError) -> Response {
         var failures: [String] = []
+        var hints: [String] = []
         for _ in 0..<max(configuration.endpoints.count, 1) {
             let endpoint = currentEndpoint
             do {
                 return try await callOnce(endpoint, path, body, operation: operation, reauthenticate: true)
             } catch  where error.endpointUnavailable {
                 failures.append("\(endpoint): \(error.message)")
+                if let hint = error.hint, !hints.contains(hint) { hints.append(hint) }
                 rotate(after: endpoint)
             }
         }
+        hints.append(
+            "check the members with `etcdctl --endpoints \(configuration.endpoints.joined(separator: ",")) endpoint health`"
+        )
         throw EtcdError(
             operation: operation, message: "no endpoint answered (\(failures.joined(separator: "; ")))",
-            hint:
-                "check the members with `etcdctl --endpoints \(configuration.endpoints.joined(separator: ",")) endpoint health`"
-        )
+            hint: hints.joined(separator: "; "))
     }
 
     private func callOnce<Body: Encodable, Response: Decodable>(
@@ -341,8 +372,56 @@ package final class EtcdClient: Sendable {
                 Data((try await response.body.collect(upTo: Self.maximumResponseSize)).readableBytesView)
             )
         } catch {
-            throw EtcdError(operation: operation, endpoint: endpoint, message: "\(error)").unavailable()
+            var failure = EtcdError(operation: operation, endpoint: endpoint, message: "\(error)")
+            if let (message, hint) = Self.explainTLSFailure(
+                error, endpoint: endpoint, presentsCertificate: configuration.tls?.certificate != nil)
+            {
+                failure.message = message
+                failure.hint = hint
+            }
+            throw failure.unavailable()
         }
+    }
+
+    /// What a TLS failure means, in words, and what to check; `nil` for another error.
+    static func explainTLSFailure(_ error: any Error, endpoint: String, presentsCertificate: Bool)
+        -> (message: String, hint: String)?
+    {
+        let text = "\(error)"
+        let authority = "the CA bundle (--etcd-cacert)"
+        let host = URL(string: endpoint).map { "\($0.host ?? "HOST"):\($0.port ?? 2379)" } ?? "HOST:PORT"
+        let check = "openssl s_client -connect \(host) -CAfile CA.pem shows the member's certificate and why it fails"
+        if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
+            return (
+                "TLS: the member's certificate does not name the host of \(endpoint) (\(text))",
+                "use the name the certificate lists in its subjectAltName, or reissue it with this one; \(check)"
+            )
+        }
+        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            return (
+                "TLS: the member's certificate cannot be verified with \(authority): signed by another CA, expired or not yet valid (\(text))",
+                check
+            )
+        }
+        if text.contains("ALERT_BAD_CERTIFICATE") || text.contains("ALERT_UNKNOWN_CA")
+            || text.contains("ALERT_CERTIFICATE_REQUIRED") || text.contains("ALERT_CERTIFICATE_EXPIRED")
+        {
+            return (
+                "TLS: the member refused this client's certificate (\(text))",
+                "etcd's --client-cert-auth wants a client certificate (--etcd-cert, --etcd-key) signed by its --trusted-ca-file"
+            )
+        }
+        if endpoint.hasPrefix("https://"), !presentsCertificate, text.contains("remoteConnectionClosed") {
+            // TLS 1.3: the member checks the client's certificate after the handshake, and closes.
+            return (
+                "the member closed the connection: it may require a client certificate, and none was given (\(text))",
+                "etcd's --client-cert-auth wants a client certificate (--etcd-cert, --etcd-key) signed by its --trusted-ca-file"
+            )
+        }
+        if text.contains("WRONG_VERSION_NUMBER") {
+            return ("TLS: \(endpoint) does not speak TLS (\(text))", "use its http:// URL, or enable TLS on the member")
+        }
+        return nil
     }
 
     /// A POST of `body` as JSON to `path` on `endpoint`, with `token` if any.
@@ -376,12 +455,23 @@ package final class EtcdClient: Sendable {
         -> EtcdError
     {
         let decoded = try? JSONDecoder().decode(GatewayError.self, from: data)
-        let message = decoded?.message ?? decoded?.error ?? "HTTP \(status.code)"
+        // Not JSON (the gateway's own refusals are text): the start of the text, on one line.
+        let text = String(decoding: data.prefix(300), as: UTF8.self).split(whereSeparator: \.isNewline)
+            .joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        let message =
+            decoded?.message ?? decoded?.error
+            ?? (text.isEmpty ? "HTTP \(status.code)" : "HTTP \(status.code): \(text)")
         var error = EtcdError(operation: operation, endpoint: endpoint, message: message, code: decoded?.code)
         // Unavailable (no leader, stopping) or a gateway error: another member may answer.
         if status.code >= 500 || decoded?.code == 14 { error = error.unavailable() }
         if error.isAuthenticationFailure || decoded?.code == 7 {
             error.hint = "check the etcd-user and etcd-password credentials and the user's role on the prefix"
+        }
+        if message.contains("CommonName of client sending a request against gateway") {
+            error.hint =
+                "with authentication on, etcd 3.4's JSON gateway refuses a client certificate that has a CommonName "
+                + "(etcd would take it for the user): issue the client certificate without a CommonName "
+                + "(a subject of O= only, with its subjectAltName)"
         }
         return error
     }

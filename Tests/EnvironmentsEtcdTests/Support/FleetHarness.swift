@@ -55,10 +55,14 @@ final class FleetHarness: @unchecked Sendable {
     /// Connects to etcd (or the cache) and runs the service and the fleet watch.
     ///
     /// - Parameter validate: The application's check: here, `Limit` must be a number up to 100.
-    func start(endpoints: [String]? = nil) async throws {
-        let configuration = EtcdConfiguration(
+    /// - Parameters:
+    ///   - endpoints: The endpoints (default: every member's).
+    ///   - configure: Changes the configuration: TLS files, a user.
+    func start(endpoints: [String]? = nil, configure: (inout EtcdConfiguration) -> Void = { _ in }) async throws {
+        var configuration = EtcdConfiguration(
             endpoints: endpoints ?? cluster.endpoints, prefix: prefix, cacheDirectory: cacheDirectory.path,
             requestTimeout: .seconds(2))
+        configure(&configuration)
         let logger = Logger(label: "fleet-tests")
         let fleet = try await EtcdFleet.connect(configuration, logger: logger)
         var options = EnvironmentOptions(
