@@ -54,8 +54,12 @@ public final class EtcdFleet: Sendable {
         self.logger = logger
     }
 
-    /// Reads the fleet's documents: from etcd (one range read, one revision), else from the
-    /// local cache.
+    /// Reads the fleet's documents: from etcd (the layout's keys only, at one revision), else
+    /// from the local cache.
+    ///
+    /// Documents past a limit (how many, how large one, how large all together) are not an
+    /// error here: the environment built from ``layer`` fails with the limit, the key and how
+    /// to change it, as it fails with a malformed document.
     ///
     /// - Throws: `EtcdError` when etcd does not answer and there is no cache.
     public static func connect(_ configuration: EtcdConfiguration, logger: Logger) async throws(EtcdError)
@@ -64,14 +68,17 @@ public final class EtcdFleet: Sendable {
         let client = try EtcdClient(configuration: configuration, logger: logger)
         let cache = configuration.cacheDirectory.map(FleetCache.init(directory:))
         do {
-            let (keyValues, revision) = try await client.range(prefix: configuration.prefix)
-            let state = FleetState(prefix: configuration.prefix, revision: revision, keyValues: keyValues)
+            let state = try await client.readFleet()
             logger.info(
                 "fleet configuration read from etcd",
                 metadata: [
-                    "etcd_prefix": "\(configuration.prefix)", "etcd_revision": "\(revision)",
+                    "etcd_prefix": "\(configuration.prefix)", "etcd_revision": "\(state.revision)",
                     "etcd_endpoint": "\(client.currentEndpoint)", "documents": "\(state.entries.count)",
                 ])
+            // The environment built from it fails with this reason, as with a malformed document.
+            if let violation = state.violation {
+                logger.error("\(violation)", metadata: ["etcd_revision": "\(state.revision)"])
+            }
             return EtcdFleet(
                 configuration: configuration, client: client, state: state, cache: cache, startError: nil,
                 logger: logger)

@@ -22,8 +22,14 @@ public struct EtcdConfiguration: Sendable, Hashable {
     /// Where the last good fleet configuration is cached on local disk (a daemon that starts
     /// while etcd is unreachable starts from it); `nil` for no cache.
     public var cacheDirectory: String?
-    /// How long one request may take.
+    /// How long one request may take. A watch that receives nothing for this long (not even
+    /// the answer to the progress request it sends every half of it) is abandoned for the next
+    /// endpoint, so a stalled member is noticed within it.
     public var requestTimeout: Duration
+    /// What the fleet's documents may hold; from `$ENVIRONMENTS_ETCD_MAX_DOCUMENTS`,
+    /// `$ENVIRONMENTS_ETCD_MAX_DOCUMENT_BYTES` and `$ENVIRONMENTS_ETCD_MAX_TOTAL_BYTES` with
+    /// ``resolve(endpoints:prefix:processEnvironment:)``.
+    package var limits = FleetLimits()
 
     /// PEM files for TLS to etcd.
     public struct TLSFiles: Sendable, Hashable {
@@ -73,9 +79,13 @@ public struct EtcdConfiguration: Sendable, Hashable {
     /// - In `$CREDENTIALS_DIRECTORY`: `etcd-user` and `etcd-password` (authentication),
     ///   `etcd-ca.pem`, `etcd-client.pem` and `etcd-client.key` (TLS), each used when present.
     /// - The cache in `$CACHE_DIRECTORY` (`CacheDirectory=`), else `$STATE_DIRECTORY`.
+    /// - `$ENVIRONMENTS_ETCD_MAX_DOCUMENTS` (127), `$ENVIRONMENTS_ETCD_MAX_DOCUMENT_BYTES`
+    ///   (16 MiB) and `$ENVIRONMENTS_ETCD_MAX_TOTAL_BYTES` (64 MiB): the limits on the fleet's
+    ///   documents, in bytes with an optional `K`, `M` or `G` (powers of 1024).
     ///
     /// - Throws: ``EtcdError`` when endpoints are given without a prefix, an endpoint is not an
-    ///   `http` or `https` URL, or a credential file cannot be read.
+    ///   `http` or `https` URL, a limit is not a positive number, or a credential file cannot be
+    ///   read.
     public static func resolve(
         endpoints: String?, prefix: String?, processEnvironment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(EtcdError) -> EtcdConfiguration? {
@@ -110,6 +120,7 @@ public struct EtcdConfiguration: Sendable, Hashable {
                 privateKey: file("etcd-client.key"))
             if tls != TLSFiles() { configuration.tls = tls }
         }
+        configuration.limits = try FleetLimits(processEnvironment: processEnvironment)
         configuration.cacheDirectory = [processEnvironment["CACHE_DIRECTORY"], processEnvironment["STATE_DIRECTORY"]]
             .compactMap { $0?.split(separator: ":").first.map(String.init) }.first { !$0.isEmpty }
         return configuration

@@ -41,12 +41,19 @@ struct GatewayKeyValue: Decodable {
 
 struct RangeRequest: Encodable {
     var key: String
-    var range_end: String
+    var range_end: String?
+    /// Read at this revision (the gateway takes 64-bit integers as strings); `nil`: the newest.
+    var revision: String?
+    /// At most this many keys; `more` says whether there were others.
+    var limit: String?
+    /// Names and revisions only, no values.
+    var keys_only: Bool?
 }
 
 struct RangeResponse: Decodable {
     var header: GatewayHeader?
     var kvs: [GatewayKeyValue]?
+    var more: Bool?
 }
 
 struct WatchCreateRequest: Encodable {
@@ -56,6 +63,13 @@ struct WatchCreateRequest: Encodable {
         var start_revision: String
     }
     var create_request: Create
+}
+
+/// Asks the member to answer on the watch stream at once (etcd 3.4 and later): proof that the
+/// member and the stream are alive while no change comes.
+struct WatchProgressRequest: Encodable {
+    struct Progress: Encodable {}
+    var progress_request = Progress()
 }
 
 /// One message of a watch stream.

@@ -55,12 +55,24 @@ final class FleetHarness: @unchecked Sendable {
     /// Connects to etcd (or the cache) and runs the service and the fleet watch.
     ///
     /// - Parameter validate: The application's check: here, `Limit` must be a number up to 100.
-    func start(endpoints: [String]? = nil) async throws {
-        let configuration = EtcdConfiguration(
+    /// - Parameter limits: The limits on the fleet's documents.
+    func start(endpoints: [String]? = nil, limits: FleetLimits = FleetLimits()) async throws {
+        var configuration = EtcdConfiguration(
             endpoints: endpoints ?? cluster.endpoints, prefix: prefix, cacheDirectory: cacheDirectory.path,
             requestTimeout: .seconds(2))
+        configuration.limits = limits
         let logger = Logger(label: "fleet-tests")
         let fleet = try await EtcdFleet.connect(configuration, logger: logger)
+        do {
+            try await run(fleet, logger: logger)
+        } catch {
+            // As a daemon that cannot start exits: nothing runs the watch, which would close it.
+            await fleet.client.shutdown()
+            throw error
+        }
+    }
+
+    private func run(_ fleet: EtcdFleet, logger: Logger) async throws {
         var options = EnvironmentOptions(
             applicationName: "fleet-tests", configDirectory: hostDirectory.path,
             build: BuildInfo(defaultEnvironment: "Production"), processEnvironment: [:])
