@@ -362,70 +362,168 @@ package final class EtcdClient: Sendable {
     /// for the rest of the message.
     private var maximumWatchMessageSize: Int { (configuration.limits.totalBytes / 3 + 1) * 4 + (1 << 20) }
 
+    /// How often a watch checks whether it is time to ask its member for a sign of life.
+    private static let stallCheckInterval: Duration = .milliseconds(250)
+
+    /// A watch of the keys from `key` to `rangeEnd`, on the current endpoint.
+    ///
+    /// A watch that hears nothing for half of `requestTimeout` asks its member, on a connection
+    /// of its own, for the newest revision among those keys (a linearizable read, so a member
+    /// cut off from the leader cannot answer it either). The watch fails as the endpoint's
+    /// unavailability when the member does not answer within `requestTimeout`, or when it
+    /// answered a revision that the watch still has not delivered at the next check: a member
+    /// stopped with its connections open (SIGSTOP, a hung disk, a network that drops packets)
+    /// is noticed within one and a half `requestTimeout` (7.5 s by default), and the caller
+    /// moves to the next endpoint.
+    ///
+    /// Why not etcd's own progress requests on the watch stream: the JSON gateway of etcd 3.4
+    /// holds every answer back while a request body is still open, so a stream that stays
+    /// open for them delivers nothing in time; and progress notifications come every 10
+    /// minutes unless every member runs with `--experimental-watch-progress-notify-interval`.
     private func watch(key: String, rangeEnd: String, from revision: Int64, name: String)
         -> AsyncThrowingStream<WatchUpdate, any Error>
     {
         let endpoint = currentEndpoint
         let operation = "watch \(name) from revision \(revision)"
-        let maximumMessageSize = maximumWatchMessageSize
-        let body = WatchCreateRequest(
+        let stallTimeout = configuration.requestTimeout
+        let create = WatchCreateRequest(
             create_request: .init(key: key.base64, range_end: rangeEnd, start_revision: String(revision)))
+        let probe = RangeRequest(
+            key: key.base64, range_end: rangeEnd, limit: "1", keys_only: true, sort_order: "DESCEND",
+            sort_target: "MOD")
         return AsyncThrowingStream { continuation in
             let task = Task {
+                // When the stream last brought a byte, and the newest revision it delivered.
+                let heard = Locked(ContinuousClock.now)
+                let delivered = Locked(revision - 1)
                 do {
                     let token = try await self.token(for: endpoint)
-                    let request = try self.makeRequest(endpoint, "/v3/watch", body, token: token, operation: operation)
-                    let response: HTTPClientResponse
-                    do {
-                        response = try await self.http.execute(request, deadline: .distantFuture, logger: self.logger)
-                    } catch {
-                        throw EtcdError(operation: operation, endpoint: endpoint, message: "\(error)")
-                    }
-                    guard response.status == .ok else {
-                        let bytes = try await response.body.collect(upTo: Self.maximumResponseSize)
-                        throw Self.error(
-                            from: Data(bytes.readableBytesView), status: response.status, operation, endpoint)
-                    }
-                    // Lines are looked for in the bytes that arrive only, so a long message costs
-                    // time in proportion to its length.
-                    var pending: [UInt8] = []
-                    var searched = 0
-                    for try await chunk in response.body {
-                        pending.append(contentsOf: chunk.readableBytesView)
-                        var lineStart = 0
-                        while let newline = pending[searched...].firstIndex(of: UInt8(ascii: "\n")) {
-                            if let update = try Self.update(
-                                fromLine: Data(pending[lineStart..<newline]), operation, endpoint)
-                            {
-                                continuation.yield(update)
+                    let request = try self.makeRequest(
+                        endpoint, "/v3/watch", create, token: token, operation: operation)
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            try await self.receive(
+                                request, from: endpoint, operation: operation, heard: heard, delivered: delivered,
+                                into: continuation)
+                        }
+                        group.addTask {
+                            var asked = ContinuousClock.now
+                            var behind: Int64?
+                            while true {
+                                try await Task.sleep(for: Self.stallCheckInterval)
+                                let now = ContinuousClock.now
+                                guard now - heard.withLock({ $0 }) >= stallTimeout / 2, now - asked >= stallTimeout / 2
+                                else { continue }
+                                asked = now
+                                let newest = try await self.newestRevision(
+                                    probe, on: endpoint, watching: operation, silence: now - heard.withLock { $0 })
+                                let reached = delivered.withLock { $0 }
+                                if let behind, behind > reached {
+                                    var error = EtcdError(
+                                        operation: operation, endpoint: endpoint,
+                                        message:
+                                            "the member has had revision \(behind) of the watched keys for \(Self.seconds(stallTimeout / 2)), and the watch has delivered up to \(reached) only: it is stalled",
+                                        hint: "the next endpoint takes over, from the last revision applied")
+                                    error.endpointUnavailable = true
+                                    throw error
+                                }
+                                behind = newest > reached ? newest : nil
                             }
-                            lineStart = newline + 1
-                            searched = lineStart
                         }
-                        if lineStart > 0 {
-                            pending.removeFirst(lineStart)
-                        }
-                        searched = pending.count
-                        if pending.count > maximumMessageSize {
-                            var error = EtcdError(
-                                operation: operation, endpoint: endpoint,
-                                message:
-                                    "a watch message is larger than \(FleetLimits.describe(bytes: maximumMessageSize)) (the fleet's documents may hold \(FleetLimits.describe(bytes: self.configuration.limits.totalBytes)) together, \(FleetLimits.totalBytesVariable))"
-                            )
-                            error.responseTooLarge = true
-                            throw error
-                        }
+                        // The first to end (the stream, with an error; the check, with a stall)
+                        // ends the other.
+                        try await group.next()
+                        group.cancelAll()
                     }
-                    if let update = try Self.update(fromLine: Data(pending), operation, endpoint) {
-                        continuation.yield(update)
-                    }
-                    throw EtcdError(operation: operation, endpoint: endpoint, message: "the watch stream ended")
+                    continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
                 }
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+
+    /// The newest revision among the keys `probe` covers, asked of `endpoint` alone; an error
+    /// marked as the endpoint's unavailability when it does not answer within the request timeout.
+    private func newestRevision(
+        _ probe: RangeRequest, on endpoint: String, watching operation: String, silence: Duration
+    )
+        async throws(EtcdError) -> Int64
+    {
+        do {
+            let response: RangeResponse = try await callOnce(
+                endpoint, "/v3/kv/range", probe, operation: "ask \(endpoint) for a sign of life",
+                maximumResponseSize: FleetLimits.listedBytes, reauthenticate: true)
+            return (response.kvs ?? []).compactMap { $0.decoded()?.modRevision }.max() ?? 0
+        } catch {
+            var stalled = EtcdError(
+                operation: operation, endpoint: endpoint,
+                message:
+                    "nothing on the watch for \(Self.seconds(silence)), and the member does not answer either (\(error.message)): it is stalled or cut off",
+                hint: "the next endpoint takes over, from the last revision applied")
+            stalled.endpointUnavailable = true
+            throw stalled
+        }
+    }
+
+    /// `2.3 s`.
+    private static func seconds(_ duration: Duration) -> String {
+        String(format: "%.1f s", Double(milliseconds(duration)) / 1000)
+    }
+
+    /// Sends `request` to `endpoint` and yields what its answer says, noting in `heard` when
+    /// each byte arrives and in `delivered` the newest revision yielded; ends with an error.
+    private func receive(
+        _ request: HTTPClientRequest, from endpoint: String, operation: String, heard: Locked<ContinuousClock.Instant>,
+        delivered: Locked<Int64>, into continuation: AsyncThrowingStream<WatchUpdate, any Error>.Continuation
+    ) async throws {
+        let maximumMessageSize = maximumWatchMessageSize
+        let response: HTTPClientResponse
+        do {
+            response = try await http.execute(request, deadline: .distantFuture, logger: logger)
+        } catch {
+            throw EtcdError(operation: operation, endpoint: endpoint, message: "\(error)")
+        }
+        heard.withLock { $0 = .now }
+        guard response.status == .ok else {
+            let bytes = try await response.body.collect(upTo: Self.maximumResponseSize)
+            throw Self.error(from: Data(bytes.readableBytesView), status: response.status, operation, endpoint)
+        }
+        // Lines are looked for in the bytes that arrive only, so a long message costs time in
+        // proportion to its length.
+        var pending: [UInt8] = []
+        var searched = 0
+        for try await chunk in response.body {
+            heard.withLock { $0 = .now }
+            pending.append(contentsOf: chunk.readableBytesView)
+            var lineStart = 0
+            while let newline = pending[searched...].firstIndex(of: UInt8(ascii: "\n")) {
+                if let update = try Self.update(fromLine: Data(pending[lineStart..<newline]), operation, endpoint) {
+                    if case .changes(let revision, _) = update { delivered.withLock { $0 = max($0, revision) } }
+                    continuation.yield(update)
+                }
+                lineStart = newline + 1
+                searched = lineStart
+            }
+            if lineStart > 0 {
+                pending.removeFirst(lineStart)
+            }
+            searched = pending.count
+            if pending.count > maximumMessageSize {
+                var error = EtcdError(
+                    operation: operation, endpoint: endpoint,
+                    message:
+                        "a watch message is larger than \(FleetLimits.describe(bytes: maximumMessageSize)) (the fleet's documents may hold \(FleetLimits.describe(bytes: configuration.limits.totalBytes)) together, \(FleetLimits.totalBytesVariable))"
+                )
+                error.responseTooLarge = true
+                throw error
+            }
+        }
+        if let update = try Self.update(fromLine: Data(pending), operation, endpoint) {
+            continuation.yield(update)
+        }
+        throw EtcdError(operation: operation, endpoint: endpoint, message: "the watch stream ended")
     }
 
     private static func update(fromLine line: Data, _ operation: String, _ endpoint: String) throws(EtcdError)

@@ -22,9 +22,10 @@ public struct EtcdConfiguration: Sendable, Hashable {
     /// Where the last good fleet configuration is cached on local disk (a daemon that starts
     /// while etcd is unreachable starts from it); `nil` for no cache.
     public var cacheDirectory: String?
-    /// How long one request may take. A watch that receives nothing for this long (not even
-    /// the answer to the progress request it sends every half of it) is abandoned for the next
-    /// endpoint, so a stalled member is noticed within it.
+    /// How long one request may take (5 s by default). A watch that hears nothing for half of
+    /// it asks its member for a sign of life; when the member does not answer within it, or
+    /// the watch lags behind what the member answered, the next endpoint takes over: a stalled
+    /// member is noticed within one and a half of it (7.5 s by default).
     public var requestTimeout: Duration
     /// What the fleet's documents may hold; from `$ENVIRONMENTS_ETCD_MAX_DOCUMENTS`,
     /// `$ENVIRONMENTS_ETCD_MAX_DOCUMENT_BYTES` and `$ENVIRONMENTS_ETCD_MAX_TOTAL_BYTES` with

@@ -48,6 +48,10 @@ struct RangeRequest: Encodable {
     var limit: String?
     /// Names and revisions only, no values.
     var keys_only: Bool?
+    /// `ASCEND` or `DESCEND`.
+    var sort_order: String?
+    /// What to sort by: `KEY`, `MOD`, ...
+    var sort_target: String?
 }
 
 struct RangeResponse: Decodable {
@@ -63,13 +67,6 @@ struct WatchCreateRequest: Encodable {
         var start_revision: String
     }
     var create_request: Create
-}
-
-/// Asks the member to answer on the watch stream at once (etcd 3.4 and later): proof that the
-/// member and the stream are alive while no change comes.
-struct WatchProgressRequest: Encodable {
-    struct Progress: Encodable {}
-    var progress_request = Progress()
 }
 
 /// One message of a watch stream.

@@ -56,10 +56,13 @@ final class FleetHarness: @unchecked Sendable {
     ///
     /// - Parameter validate: The application's check: here, `Limit` must be a number up to 100.
     /// - Parameter limits: The limits on the fleet's documents.
-    func start(endpoints: [String]? = nil, limits: FleetLimits = FleetLimits()) async throws {
+    /// - Parameter requestTimeout: How long one request may take, and a watch may hear nothing.
+    func start(
+        endpoints: [String]? = nil, limits: FleetLimits = FleetLimits(), requestTimeout: Duration = .seconds(2)
+    ) async throws {
         var configuration = EtcdConfiguration(
             endpoints: endpoints ?? cluster.endpoints, prefix: prefix, cacheDirectory: cacheDirectory.path,
-            requestTimeout: .seconds(2))
+            requestTimeout: requestTimeout)
         configuration.limits = limits
         let logger = Logger(label: "fleet-tests")
         let fleet = try await EtcdFleet.connect(configuration, logger: logger)
