@@ -11,7 +11,8 @@ import NIOSSL
 ///
 /// It talks to one endpoint at a time. When that member cannot be reached (refused, reset,
 /// timed out, or "no leader"), the next endpoint takes over for this call and every later one;
-/// a watch that ends that way is resumed by its caller from the last revision it applied.
+/// a watch that ends that way, or whose member stalls, is resumed by its caller from the last
+/// revision it applied. Every request has a deadline (`requestTimeout`).
 /// With a user configured, it authenticates once per endpoint and again when etcd says the
 /// token expired.
 package final class EtcdClient: Sendable {
