@@ -58,6 +58,13 @@ public final class EtcdFleet: Sendable {
         self.logger = logger
     }
 
+    deinit {
+        // A fleet whose watch never ran (the environment built from it failed, and the daemon
+        // exits) still holds its client's connections: close them. Closing twice is harmless.
+        let client = client
+        Task { await client.shutdown() }
+    }
+
     /// Reads the fleet's documents: from etcd (the layout's keys only, at one revision), else
     /// from the local cache.
     ///
