@@ -22,8 +22,15 @@ public struct EtcdConfiguration: Sendable, Hashable {
     /// Where the last good fleet configuration is cached on local disk (a daemon that starts
     /// while etcd is unreachable starts from it); `nil` for no cache.
     public var cacheDirectory: String?
-    /// How long one request may take.
+    /// How long one request may take (5 s by default). A watch that hears nothing for half of
+    /// it asks its member for a sign of life; when the member does not answer within it, or
+    /// the watch lags behind what the member answered, the next endpoint takes over: a stalled
+    /// member is noticed within one and a half of it (7.5 s by default).
     public var requestTimeout: Duration
+    /// What the fleet's documents may hold; from `$ENVIRONMENTS_ETCD_MAX_DOCUMENTS`,
+    /// `$ENVIRONMENTS_ETCD_MAX_DOCUMENT_BYTES` and `$ENVIRONMENTS_ETCD_MAX_TOTAL_BYTES` with
+    /// ``resolve(endpoints:prefix:processEnvironment:)``.
+    package var limits = FleetLimits()
 
     /// PEM files for TLS to etcd.
     public struct TLSFiles: Sendable, Hashable {
@@ -90,11 +97,15 @@ public struct EtcdConfiguration: Sendable, Hashable {
     /// | password file | `--etcd-password-file` | `$ENVIRONMENTS_ETCD_PASSWORD_FILE` | `etcd-password` |
     ///
     /// The password is only ever read from a file. The cache is in `$CACHE_DIRECTORY`
-    /// (`CacheDirectory=`), else `$STATE_DIRECTORY`.
+    /// (`CacheDirectory=`), else `$STATE_DIRECTORY`. `$ENVIRONMENTS_ETCD_MAX_DOCUMENTS` (127),
+    /// `$ENVIRONMENTS_ETCD_MAX_DOCUMENT_BYTES` (16 MiB) and `$ENVIRONMENTS_ETCD_MAX_TOTAL_BYTES`
+    /// (64 MiB) are the limits on the fleet's documents, in bytes with an optional `K`, `M` or `G`
+    /// (powers of 1024).
     ///
     /// - Throws: ``EtcdError`` when endpoints are given without a prefix, an endpoint is not an
     ///   `http` or `https` URL, TLS files are given for an `http://` endpoint, a user has no
-    ///   password, a certificate and its key come one without the other, or a file cannot be read.
+    ///   password, a certificate and its key come one without the other, a limit is not a
+    ///   positive number, or a file cannot be read.
     public static func resolve(
         endpoints: String?, prefix: String?, certificateAuthority: String? = nil, certificate: String? = nil,
         privateKey: String? = nil, userName: String? = nil, passwordFile: String? = nil,
@@ -162,6 +173,7 @@ public struct EtcdConfiguration: Sendable, Hashable {
             }
             configuration.tls = tls
         }
+        configuration.limits = try FleetLimits(processEnvironment: processEnvironment)
         configuration.cacheDirectory = [processEnvironment["CACHE_DIRECTORY"], processEnvironment["STATE_DIRECTORY"]]
             .compactMap { $0?.split(separator: ":").first.map(String.init) }.first { !$0.isEmpty }
         return configuration

@@ -59,12 +59,15 @@ struct FleetOptions: ParsableArguments {
         }
     }
 
-    /// The fleet's documents, read at one revision.
-    static func read(_ configuration: EtcdConfiguration) throws -> FleetState {
-        try blocking { client throws(EtcdError) in
-            let (keyValues, revision) = try await client.range(prefix: configuration.prefix)
-            return FleetState(prefix: configuration.prefix, revision: revision, keyValues: keyValues)
-        }(configuration)
+    /// The fleet's documents, read at one revision (the layout's keys only, as a daemon reads
+    /// them).
+    ///
+    /// - Parameter acceptingViolation: Whether a state past a limit is returned (its
+    ///   `violation` says which) rather than an error that names the limit.
+    static func read(_ configuration: EtcdConfiguration, acceptingViolation: Bool = false) throws -> FleetState {
+        let state = try blocking { client throws(EtcdError) in try await client.readFleet() }(configuration)
+        if let violation = state.violation, !acceptingViolation { throw Failure("\(violation)") }
+        return state
     }
 
     /// Runs `body` with a client for `configuration` and waits for it: envctl's commands are

@@ -135,6 +135,19 @@ package final class EtcdCluster: @unchecked Sendable {
         process.waitUntilExit()
     }
 
+    /// Stops one member with SIGSTOP: its process and its connections stay, and nothing is
+    /// answered on them until ``resume(_:)``. Pair every call with a `defer { resume(index) }`.
+    package func pause(_ index: Int) {
+        guard let process = members[index].process, process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGSTOP)
+    }
+
+    /// Lets a member stopped by ``pause(_:)`` go on (SIGCONT).
+    package func resume(_ index: Int) {
+        guard let process = members[index].process, process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGCONT)
+    }
+
     /// Starts a killed member again on its data.
     package func restart(_ index: Int) throws {
         try launch(index, state: "existing")
