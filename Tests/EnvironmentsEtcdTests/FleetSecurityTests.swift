@@ -143,6 +143,39 @@ struct FleetSecurityTests {
         #expect(!refused.output.contains("not-the-password"))
     }
 
+    @Test("TLS and a user: a member stopped with SIGSTOP is left, the watch resumes on another with a token of its own")
+    func stalledMemberWithTLSAndUser() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificates = try Certificates(in: directory)
+        let cluster = try await EtcdCluster(tls: certificates.tls)
+        try cluster.enableAuthentication(rootPassword: "root-secret-1")
+        try cluster.addUser("fleet", password: "fleet-secret-2", prefix: "/fleet/")
+        let host = try FleetHarness(cluster: cluster)
+        try await host.publish(common: ["Counter": "0"])
+        try await host.start(requestTimeout: .seconds(5)) { configuration in
+            configuration.tls = certificates.clientFiles
+            configuration.userName = "fleet"
+            configuration.password = "fleet-secret-2"
+        }
+        try await host.publish(common: ["Counter": "1"])
+        #expect(await host.waitFor("Counter", "1"))
+        let inUse = try #require(host.fleet?.client.currentEndpoint)
+        let victim = try #require(cluster.members.firstIndex { $0.endpoint == inUse })
+        let writer = try cluster.client(endpoints: cluster.endpoints.filter { $0 != inUse })
+        cluster.pause(victim)
+        defer { cluster.resume(victim) }
+        for counter in 2...6 {
+            try await writer.put(
+                host.prefix + "Environments.plist", FleetHarness.document(common: ["Counter": "\(counter)"]))
+        }
+        #expect(await host.waitFor("Counter", "6", timeout: .seconds(60)), "\(cluster.log)")
+        #expect(host.fleet?.client.currentEndpoint != inUse)
+        cluster.resume(victim)
+        await writer.shutdown()
+        await host.stop()
+    }
+
     @Test(
         "a wrong CA, a name that does not match, no client certificate: errors that name the endpoint; the daemon starts from its cache"
     )
