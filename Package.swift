@@ -126,6 +126,8 @@ let package = Package(
                 "Environments",
                 "EnvironmentsControl",
                 "EtcdFleetClient",
+                // The journal's reader (envctl history); no daemon code.
+                "SystemdSupport",
                 "TextEscaping",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

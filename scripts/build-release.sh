@@ -1,5 +1,5 @@
 #!/bin/bash
-# Builds everything CI runs optimized in ONE release build graph: the example daemon, envctl
+# Builds everything CI runs optimized in ONE release build graph: the example daemons, envctl
 # and the Hummingbird example (statically linked, for the end-to-end tests' containers) and the
 # benchmarks. The benchmarks are a package of their own that depends on this package and on
 # the Hummingbird example's, so building all of it there compiles swift-nio, BoringSSL,
@@ -17,6 +17,7 @@ if [ "${1:-}" = --show-bin-path ]; then exec "${build[@]}" --show-bin-path; fi
 "${build[@]}" >&2
 "${build[@]}" --product example-daemon >&2
 "${build[@]}" --product envctl >&2
+"${build[@]}" --product example-fleet-daemon >&2
 "${build[@]}" --product hummingbird-service >&2
 "${build[@]}" --product fleet-benchmark >&2
 "${build[@]}" --show-bin-path

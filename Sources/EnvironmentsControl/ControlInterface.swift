@@ -18,6 +18,7 @@ package enum ControlInterface {
         package static let get = "\(name).Get"
         package static let check = "\(name).Check"
         package static let reload = "\(name).Reload"
+        package static let history = "\(name).History"
     }
 
     /// Fully qualified error names.
@@ -87,7 +88,7 @@ package enum ControlInterface {
           outcome: (applied, unchanged, rejected),
           # The environment in use afterwards.
           environment: string,
-          # signal, file-change or api
+          # signal, file-change, api or etcd
           trigger: string,
           # The generation in use afterwards.
           generation: int,
@@ -159,6 +160,39 @@ package enum ControlInterface {
         # ReloadRejected, and the daemon keeps its last good configuration. Root and the
         # daemon's own user only.
         method Reload() -> (verdict: ReloadVerdict)
+
+        # One changed key: its value before and after, as envctl show prints them (secrets
+        # <redacted>); absent where the key was not set, or with valuesOmitted.
+        type SettingChange (key: string, previous: ?string, value: ?string)
+
+        # One load or reload attempt.
+        type HistoryEntry (
+          # When it finished, ISO 8601, UTC.
+          time: string,
+          outcome: (loaded, applied, unchanged, rejected),
+          # The generation in use afterwards (rejected: the one kept).
+          generation: int,
+          environment: string,
+          instance: ?string,
+          # start, signal, file-change, api (a control call, or the application) or etcd
+          trigger: string,
+          # A control call's caller.
+          callerUID: ?int,
+          # A fleet change's etcd revision.
+          fleetRevision: ?int,
+          # In key order; fewer than changedKeyCount when too many to keep.
+          changes: []SettingChange,
+          changedKeyCount: int,
+          # The changes' values were too large to keep: only their keys are listed.
+          valuesOmitted: bool,
+          error: ?ConfigurationError,
+          pid: ?int
+        )
+
+        # The daemon's last loads and reloads, oldest first: at most limit (100) entries in
+        # at most 768 KiB, so that the answer is one reply; dropped counts the older ones it no
+        # longer has. The journal keeps them longer (envctl history reads it first).
+        method History() -> (entries: []HistoryEntry, limit: int, dropped: int)
 
         error NoSuchSetting (key: string)
         error PermissionDenied (method: string, uid: int, reason: string)

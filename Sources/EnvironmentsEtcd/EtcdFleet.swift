@@ -18,8 +18,12 @@ import ServiceLifecycle
 /// - A change in etcd is applied through the same reload as a file change (journal entry,
 ///   `STATUS=`, observers, state file); one the application's validation rejects is rejected
 ///   on this host with the usual error, and the last good configuration stays.
-/// - When the member in use fails, the next endpoint takes over and the watch resumes from
-///   the last revision applied, so no update is lost; a compacted revision leads to a full read.
+/// - Only the layout's keys are read and watched (`PREFIX/Environments.plist`,
+///   `PREFIX/Environments.plist.d/NAME.plist`), within limits named when exceeded.
+/// - When the member in use fails, or stalls (noticed within one and a half
+///   `EtcdConfiguration.requestTimeout`, 7.5 s by default), the next endpoint takes over and the
+///   watch resumes from the last revision applied, so no update is lost; a compacted revision
+///   leads to a full read.
 /// - The last good fleet configuration is cached on local disk. A daemon that starts while
 ///   etcd is unreachable starts from the cache, says so in the journal and in `STATUS=`, and
 ///   catches up when etcd returns; with no cache either, ``connect(_:logger:)`` fails.
@@ -54,8 +58,19 @@ public final class EtcdFleet: Sendable {
         self.logger = logger
     }
 
-    /// Reads the fleet's documents: from etcd (one range read, one revision), else from the
-    /// local cache.
+    deinit {
+        // A fleet whose watch never ran (the environment built from it failed, and the daemon
+        // exits) still holds its client's connections: close them. Closing twice is harmless.
+        let client = client
+        Task { await client.shutdown() }
+    }
+
+    /// Reads the fleet's documents: from etcd (the layout's keys only, at one revision), else
+    /// from the local cache.
+    ///
+    /// Documents past a limit (how many, how large one, how large all together) are not an
+    /// error here: the environment built from ``layer`` fails with the limit, the key and how
+    /// to change it, as it fails with a malformed document.
     ///
     /// - Throws: `EtcdError` when etcd does not answer and there is no cache.
     public static func connect(_ configuration: EtcdConfiguration, logger: Logger) async throws(EtcdError)
@@ -64,14 +79,17 @@ public final class EtcdFleet: Sendable {
         let client = try EtcdClient(configuration: configuration, logger: logger)
         let cache = configuration.cacheDirectory.map(FleetCache.init(directory:))
         do {
-            let (keyValues, revision) = try await client.range(prefix: configuration.prefix)
-            let state = FleetState(prefix: configuration.prefix, revision: revision, keyValues: keyValues)
+            let state = try await client.readFleet()
             logger.info(
                 "fleet configuration read from etcd",
                 metadata: [
-                    "etcd_prefix": "\(configuration.prefix)", "etcd_revision": "\(revision)",
+                    "etcd_prefix": "\(configuration.prefix)", "etcd_revision": "\(state.revision)",
                     "etcd_endpoint": "\(client.currentEndpoint)", "documents": "\(state.entries.count)",
                 ])
+            // The environment built from it fails with this reason, as with a malformed document.
+            if let violation = state.violation {
+                logger.error("\(violation)", metadata: ["etcd_revision": "\(state.revision)"])
+            }
             return EtcdFleet(
                 configuration: configuration, client: client, state: state, cache: cache, startError: nil,
                 logger: logger)

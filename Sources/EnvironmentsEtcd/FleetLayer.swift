@@ -12,8 +12,17 @@ public final class FleetLayer: ConfigurationLayer {
     }
 
     /// The documents, lowest first: the main document, then the drop-ins by name.
+    ///
+    /// - Throws: `EnvironmentError` (`fileUnreadable`) naming the key, when the documents
+    ///   exceed a limit: how many there are, how large one is, how large all are together.
     public func documents() throws(EnvironmentError) -> [ConfigurationDocument] {
-        state.withLock { $0.documents }
+        let (documents, violation) = state.withLock { ($0.documents, $0.violation) }
+        if let violation {
+            throw EnvironmentError(
+                .fileUnreadable, "the fleet exceeds its limit on \(violation.limit): \(violation.message)",
+                file: "etcd:\(violation.key)", hint: violation.hint)
+        }
+        return documents
     }
 
     /// The revision the documents were read at.

@@ -3,7 +3,7 @@ import EtcdFleetClient
 import Logging
 import ServiceLifecycle
 
-/// Watches the fleet's prefix and reloads the environment on every change of its documents.
+/// Watches the fleet's documents and reloads the environment on every change of them.
 struct FleetWatch: Service, CustomStringConvertible {
     let fleet: EtcdFleet
     let reloader: ConfigurationReloader
@@ -35,21 +35,18 @@ struct FleetWatch: Service, CustomStringConvertible {
             let endpoint = client.currentEndpoint
             do {
                 if needsFullRead {
-                    let (keyValues, revision) = try await client.range(prefix: prefix)
-                    let read = FleetState(prefix: prefix, revision: revision, keyValues: keyValues)
+                    let read = try await client.readFleet()
                     needsFullRead = false
-                    if read.entries != state.entries {
+                    if read.entries != state.entries || read.violation != state.violation {
                         state = read
                         record(state, applied: await apply(state))
                     } else {
-                        state.revision = revision
+                        state.revision = read.revision
                         fleet.layer.update(state)
                         record(state, applied: nil)
                     }
                 }
-                for try await update in client.watch(prefix: prefix, from: state.revision + 1)
-                    .cancelOnGracefulShutdown()
-                {
+                for try await update in client.watchFleet(from: state.revision + 1).cancelOnGracefulShutdown() {
                     delay = .milliseconds(100)
                     if offline {
                         offline = false
@@ -61,9 +58,18 @@ struct FleetWatch: Service, CustomStringConvertible {
                     switch update {
                     case .created:
                         break
+                    case .changes(_, let changes)
+                    where state.violation != nil
+                        && changes.contains(where: { FleetState.isDocumentKey($0.key, prefix: prefix) }):
+                        // Past a limit, the state lacks what was not read: read it whole again.
+                        needsFullRead = true
                     case .changes(let revision, let changes):
                         var next = state
-                        let changed = next.apply(changes, at: revision)
+                        var changed = next.apply(changes, at: revision)
+                        if changed {
+                            next.enforce(fleet.configuration.limits)
+                            changed = next.entries != state.entries || next.violation != state.violation
+                        }
                         state = next
                         if changed {
                             record(state, applied: await apply(state))
@@ -80,6 +86,13 @@ struct FleetWatch: Service, CustomStringConvertible {
                     if needsFullRead { break }
                 }
             } catch let error as EtcdError where error.isCompacted {
+                needsFullRead = true
+            } catch let error as EtcdError where error.responseTooLarge {
+                // A message larger than the documents may be together (many revisions at once
+                // after a pause, or keys that are not documents): read the documents whole.
+                logger.notice(
+                    "a fleet watch message is too large; reading the fleet whole",
+                    metadata: ["error": "\(error)", "etcd_revision": "\(state.revision)"])
                 needsFullRead = true
             } catch {
                 if Task.isCancelled || Task.isShuttingDownGracefully { return }
@@ -105,7 +118,7 @@ struct FleetWatch: Service, CustomStringConvertible {
     /// the configuration in use now comes from them (`false` when the reload was rejected).
     private func apply(_ state: FleetState) async -> Bool {
         fleet.layer.update(state)
-        let record = await reloader.reload(trigger: .etcd)
+        let record = await reloader.reload(trigger: .etcd, fleetRevision: state.revision)
         guard record.outcome != .rejected else { return false }
         fleet.cacheLater(state)
         return true

@@ -22,8 +22,15 @@ public struct EtcdConfiguration: Sendable, Hashable {
     /// Where the last good fleet configuration is cached on local disk (a daemon that starts
     /// while etcd is unreachable starts from it); `nil` for no cache.
     public var cacheDirectory: String?
-    /// How long one request may take.
+    /// How long one request may take (5 s by default). A watch that hears nothing for half of
+    /// it asks its member for a sign of life; when the member does not answer within it, or
+    /// the watch lags behind what the member answered, the next endpoint takes over: a stalled
+    /// member is noticed within one and a half of it (7.5 s by default).
     public var requestTimeout: Duration
+    /// What the fleet's documents may hold; from `$ENVIRONMENTS_ETCD_MAX_DOCUMENTS`,
+    /// `$ENVIRONMENTS_ETCD_MAX_DOCUMENT_BYTES` and `$ENVIRONMENTS_ETCD_MAX_TOTAL_BYTES` with
+    /// ``resolve(endpoints:prefix:processEnvironment:)``.
+    package var limits = FleetLimits()
 
     /// PEM files for TLS to etcd.
     public struct TLSFiles: Sendable, Hashable {
@@ -47,6 +54,16 @@ public struct EtcdConfiguration: Sendable, Hashable {
     package static let endpointsVariable = "ENVIRONMENTS_ETCD_ENDPOINTS"
     /// The variable that holds the prefix: `ENVIRONMENTS_ETCD_PREFIX`.
     package static let prefixVariable = "ENVIRONMENTS_ETCD_PREFIX"
+    /// The variable that names the CA bundle file (`--etcd-cacert`).
+    package static let certificateAuthorityVariable = "ENVIRONMENTS_ETCD_CACERT"
+    /// The variable that names the client certificate file (`--etcd-cert`).
+    package static let certificateVariable = "ENVIRONMENTS_ETCD_CERT"
+    /// The variable that names the client key file (`--etcd-key`).
+    package static let privateKeyVariable = "ENVIRONMENTS_ETCD_KEY"
+    /// The variable that holds the etcd user's name (`--etcd-user`).
+    package static let userVariable = "ENVIRONMENTS_ETCD_USER"
+    /// The variable that names the file with the etcd user's password (`--etcd-password-file`).
+    package static let passwordFileVariable = "ENVIRONMENTS_ETCD_PASSWORD_FILE"
 
     /// A configuration; `endpoints` and `prefix` are normalized (spaces trimmed, one trailing
     /// `/` on the prefix).
@@ -65,19 +82,34 @@ public struct EtcdConfiguration: Sendable, Hashable {
         self.requestTimeout = requestTimeout
     }
 
-    /// The configuration from command-line values (which win) and the process environment, or
-    /// `nil` when no endpoints are given (fleet mode off).
+    /// The configuration from command-line values (which win), the process environment and
+    /// systemd credentials, or `nil` when no endpoints are given (fleet mode off). Each value
+    /// is taken from the first of these that has it:
     ///
-    /// - `--etcd-endpoints` / `$ENVIRONMENTS_ETCD_ENDPOINTS`: `URL[,URL...]`.
-    /// - `--etcd-prefix` / `$ENVIRONMENTS_ETCD_PREFIX`: the key prefix.
-    /// - In `$CREDENTIALS_DIRECTORY`: `etcd-user` and `etcd-password` (authentication),
-    ///   `etcd-ca.pem`, `etcd-client.pem` and `etcd-client.key` (TLS), each used when present.
-    /// - The cache in `$CACHE_DIRECTORY` (`CacheDirectory=`), else `$STATE_DIRECTORY`.
+    /// | what | option | variable | credential in `$CREDENTIALS_DIRECTORY` |
+    /// |---|---|---|---|
+    /// | endpoints, `URL[,URL...]` | `--etcd-endpoints` | `$ENVIRONMENTS_ETCD_ENDPOINTS` | |
+    /// | key prefix | `--etcd-prefix` | `$ENVIRONMENTS_ETCD_PREFIX` | |
+    /// | CA bundle (PEM) | `--etcd-cacert` | `$ENVIRONMENTS_ETCD_CACERT` | `etcd-ca.pem` |
+    /// | client certificate (PEM) | `--etcd-cert` | `$ENVIRONMENTS_ETCD_CERT` | `etcd-client.pem` |
+    /// | client key (PEM) | `--etcd-key` | `$ENVIRONMENTS_ETCD_KEY` | `etcd-client.key` |
+    /// | user | `--etcd-user` | `$ENVIRONMENTS_ETCD_USER` | `etcd-user` |
+    /// | password file | `--etcd-password-file` | `$ENVIRONMENTS_ETCD_PASSWORD_FILE` | `etcd-password` |
+    ///
+    /// The password is only ever read from a file. The cache is in `$CACHE_DIRECTORY`
+    /// (`CacheDirectory=`), else `$STATE_DIRECTORY`. `$ENVIRONMENTS_ETCD_MAX_DOCUMENTS` (127),
+    /// `$ENVIRONMENTS_ETCD_MAX_DOCUMENT_BYTES` (16 MiB) and `$ENVIRONMENTS_ETCD_MAX_TOTAL_BYTES`
+    /// (64 MiB) are the limits on the fleet's documents, in bytes with an optional `K`, `M` or `G`
+    /// (powers of 1024).
     ///
     /// - Throws: ``EtcdError`` when endpoints are given without a prefix, an endpoint is not an
-    ///   `http` or `https` URL, or a credential file cannot be read.
+    ///   `http` or `https` URL, TLS files are given for an `http://` endpoint, a user has no
+    ///   password, a certificate and its key come one without the other, a limit is not a
+    ///   positive number, or a file cannot be read.
     public static func resolve(
-        endpoints: String?, prefix: String?, processEnvironment: [String: String] = ProcessInfo.processInfo.environment
+        endpoints: String?, prefix: String?, certificateAuthority: String? = nil, certificate: String? = nil,
+        privateKey: String? = nil, userName: String? = nil, passwordFile: String? = nil,
+        processEnvironment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(EtcdError) -> EtcdConfiguration? {
         guard let list = endpoints ?? processEnvironment[endpointsVariable], !list.isEmpty else { return nil }
         let urls = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -85,7 +117,7 @@ public struct EtcdConfiguration: Sendable, Hashable {
             throw EtcdError(
                 operation: "configure", message: "endpoint '\(url)' is not an http:// or https:// URL",
                 hint:
-                    "list the members' client URLs, for example http://etcd-1.cluster.example:2379,http://etcd-2.cluster.example:2379"
+                    "list the members' client URLs, for example https://etcd-1.cluster.example:2379,https://etcd-2.cluster.example:2379"
             )
         }
         guard let prefix = prefix ?? processEnvironment[prefixVariable], !prefix.isEmpty else {
@@ -94,22 +126,54 @@ public struct EtcdConfiguration: Sendable, Hashable {
                 hint: "pass --etcd-prefix or set $\(prefixVariable), for example /fleet/example-daemon/")
         }
         var configuration = EtcdConfiguration(endpoints: urls, prefix: prefix)
-        if let credentials = processEnvironment["CREDENTIALS_DIRECTORY"], !credentials.isEmpty {
-            func file(_ name: String) -> String? {
-                let path = (credentials as NSString).appendingPathComponent(name)
-                return FileManager.default.fileExists(atPath: path) ? path : nil
-            }
-            if let user = file("etcd-user") {
-                let name = try read(user)
-                let password = try file("etcd-password").map { path throws(EtcdError) in try read(path) } ?? ""
-                configuration.userName = name
-                configuration.password = password
-            }
-            let tls = TLSFiles(
-                certificateAuthority: file("etcd-ca.pem"), certificate: file("etcd-client.pem"),
-                privateKey: file("etcd-client.key"))
-            if tls != TLSFiles() { configuration.tls = tls }
+        let credentials = processEnvironment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 }
+        /// The credential's path, when the unit has it.
+        func credential(_ name: String) -> String? {
+            guard let credentials else { return nil }
+            let path = (credentials as NSString).appendingPathComponent(name)
+            return FileManager.default.fileExists(atPath: path) ? path : nil
         }
+        /// The option's value, else the variable's, else the credential's path.
+        func value(_ option: String?, _ variable: String, credential name: String? = nil) -> String? {
+            if let option, !option.isEmpty { return option }
+            if let text = processEnvironment[variable], !text.isEmpty { return text }
+            return name.flatMap(credential)
+        }
+        // The user: its name from the option or variable, else the `etcd-user` credential file.
+        var user = value(userName, userVariable)
+        if user == nil, let file = credential("etcd-user") { user = try read(file) }
+        if let user {
+            guard let file = value(passwordFile, passwordFileVariable, credential: "etcd-password") else {
+                throw EtcdError(
+                    operation: "configure", message: "etcd user '\(user)' is given without a password",
+                    hint:
+                        "pass --etcd-password-file FILE (or $\(passwordFileVariable)), or give the unit the credential etcd-password (LoadCredential=etcd-password:/etc/credstore/...)"
+                )
+            }
+            configuration.userName = user
+            configuration.password = try read(file)
+        }
+        let tls = TLSFiles(
+            certificateAuthority: value(certificateAuthority, certificateAuthorityVariable, credential: "etcd-ca.pem"),
+            certificate: value(certificate, certificateVariable, credential: "etcd-client.pem"),
+            privateKey: value(privateKey, privateKeyVariable, credential: "etcd-client.key"))
+        if tls != TLSFiles() {
+            guard (tls.certificate == nil) == (tls.privateKey == nil) else {
+                throw EtcdError(
+                    operation: "configure",
+                    message: tls.certificate == nil
+                        ? "a client key is given without its certificate"
+                        : "a client certificate is given without its key",
+                    hint: "pass both --etcd-cert and --etcd-key (or neither)")
+            }
+            if let plain = urls.first(where: { $0.hasPrefix("http://") }) {
+                throw EtcdError(
+                    operation: "configure", message: "TLS files are given, but endpoint '\(plain)' is plain http://",
+                    hint: "use https:// endpoints with --etcd-cacert, --etcd-cert and --etcd-key")
+            }
+            configuration.tls = tls
+        }
+        configuration.limits = try FleetLimits(processEnvironment: processEnvironment)
         configuration.cacheDirectory = [processEnvironment["CACHE_DIRECTORY"], processEnvironment["STATE_DIRECTORY"]]
             .compactMap { $0?.split(separator: ":").first.map(String.init) }.first { !$0.isEmpty }
         return configuration
@@ -121,7 +185,7 @@ public struct EtcdConfiguration: Sendable, Hashable {
         } catch {
             throw EtcdError(
                 operation: "read credential", message: "cannot read \(path): \(error.localizedDescription)",
-                hint: "check LoadCredential= in the unit")
+                hint: "check the file's path and permissions, or LoadCredential= in the unit")
         }
     }
 }

@@ -14,6 +14,9 @@ public struct EtcdError: Error, Sendable, CustomStringConvertible {
     /// Whether the endpoint could not answer (unreachable, no leader), so that another
     /// endpoint may.
     package internal(set) var endpointUnavailable = false
+    /// Whether the endpoint answered with more than the caller would read, so that another
+    /// endpoint would not help.
+    package internal(set) var responseTooLarge = false
 
     /// An error about `operation`.
     package init(operation: String, endpoint: String? = nil, message: String, code: Int? = nil, hint: String? = nil) {

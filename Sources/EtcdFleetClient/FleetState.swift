@@ -5,7 +5,8 @@ import Foundation
 ///
 /// The keys mirror the files: `PREFIX/Environments.plist` holds a whole `Environments.plist`,
 /// `PREFIX/Environments.plist.d/NAME.plist` a drop-in (XML or binary property lists). Other
-/// keys under the prefix are ignored, as other files in a configuration directory are.
+/// keys under the prefix are ignored, as other files in a configuration directory are: they
+/// are never read.
 package struct FleetState: Sendable, Hashable, Codable {
     /// The prefix the keys live under, with its trailing `/`.
     package var prefix: String
@@ -13,6 +14,9 @@ package struct FleetState: Sendable, Hashable, Codable {
     package var revision: Int64
     /// The documents' keys, values and last-change revisions, by key.
     package var entries: [String: Entry]
+    /// The limit the documents exceed, if any: then ``entries`` may lack documents (those past
+    /// the limit are not read), and a configuration built from this state fails with it.
+    package var violation: FleetLimitViolation?
 
     /// One key of the fleet.
     package struct Entry: Sendable, Hashable, Codable {
@@ -38,6 +42,11 @@ package struct FleetState: Sendable, Hashable, Codable {
         prefix + fileName + ".d/" + (name.hasSuffix(".plist") ? name : name + ".plist")
     }
 
+    /// The drop-in directory's key prefix: `PREFIX/Environments.plist.d/`.
+    package static func dropInDirectory(prefix: String, fileName: String = "Environments.plist") -> String {
+        prefix + fileName + ".d/"
+    }
+
     /// Whether `key` is one of the fleet's documents.
     package static func isDocumentKey(_ key: String, prefix: String, fileName: String = "Environments.plist") -> Bool {
         if key == mainKey(prefix: prefix, fileName: fileName) { return true }
@@ -48,12 +57,42 @@ package struct FleetState: Sendable, Hashable, Codable {
     }
 
     /// The state of `keyValues`, read at `revision`, keeping the document keys only.
-    package init(prefix: String, revision: Int64, keyValues: [EtcdKeyValue]) {
+    package init(
+        prefix: String, revision: Int64, keyValues: [EtcdKeyValue], violation: FleetLimitViolation? = nil
+    ) {
         self.prefix = prefix
         self.revision = revision
+        self.violation = violation
         entries = [:]
         for keyValue in keyValues where Self.isDocumentKey(keyValue.key, prefix: prefix) {
             entries[keyValue.key] = Entry(value: keyValue.value, modRevision: keyValue.modRevision)
+        }
+    }
+
+    /// Checks ``entries`` against `limits` and sets ``violation`` to the first limit they
+    /// exceed (`nil` if none), dropping a document past its size: so a state a watch built is
+    /// held to the limits the read is held to.
+    package mutating func enforce(_ limits: FleetLimits) {
+        violation = nil
+        let keys = documentKeys
+        if keys.count > limits.documents {
+            violation = .documents(keys.count, key: keys[limits.documents], prefix: prefix, limits: limits)
+            return
+        }
+        var total = 0
+        for key in keys {
+            let entry = entries[key]!
+            if entry.value.count > limits.documentBytes {
+                violation = .documentBytes(
+                    entry.value.count, atLeast: false, key: key, modRevision: entry.modRevision, limits: limits)
+                entries[key] = nil
+                return
+            }
+            total += entry.value.count
+            if total > limits.totalBytes {
+                violation = .totalBytes(total, atLeast: false, key: key, prefix: prefix, limits: limits)
+                return
+            }
         }
     }
 
@@ -81,15 +120,19 @@ package struct FleetState: Sendable, Hashable, Codable {
     /// The documents, lowest first: the main document, then the drop-ins in byte order of their
     /// names. Each names its key and its revision (`etcd:/fleet/app/Environments.plist@42`).
     package var documents: [ConfigurationDocument] {
+        documentKeys.map { key in
+            let entry = entries[key]!
+            return ConfigurationDocument(origin: "etcd:\(key)@\(entry.modRevision)", data: entry.value)
+        }
+    }
+
+    /// The documents' keys in the order of ``documents``.
+    private var documentKeys: [String] {
         entries.keys.sorted { lhs, rhs in
             let lhsMain = lhs == Self.mainKey(prefix: prefix)
             let rhsMain = rhs == Self.mainKey(prefix: prefix)
             if lhsMain != rhsMain { return lhsMain }
             return Array(lhs.utf8).lexicographicallyPrecedes(Array(rhs.utf8))
-        }
-        .map { key in
-            let entry = entries[key]!
-            return ConfigurationDocument(origin: "etcd:\(key)@\(entry.modRevision)", data: entry.value)
         }
     }
 }

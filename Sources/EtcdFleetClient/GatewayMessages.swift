@@ -41,12 +41,23 @@ struct GatewayKeyValue: Decodable {
 
 struct RangeRequest: Encodable {
     var key: String
-    var range_end: String
+    var range_end: String?
+    /// Read at this revision (the gateway takes 64-bit integers as strings); `nil`: the newest.
+    var revision: String?
+    /// At most this many keys; `more` says whether there were others.
+    var limit: String?
+    /// Names and revisions only, no values.
+    var keys_only: Bool?
+    /// `ASCEND` or `DESCEND`.
+    var sort_order: String?
+    /// What to sort by: `KEY`, `MOD`, ...
+    var sort_target: String?
 }
 
 struct RangeResponse: Decodable {
     var header: GatewayHeader?
     var kvs: [GatewayKeyValue]?
+    var more: Bool?
 }
 
 struct WatchCreateRequest: Encodable {

@@ -11,9 +11,12 @@ struct Diff: ParsableCommand {
             etcd options choose which) once for each environment and prints every key whose effective \
             value differs, with the source of each side. `envctl diff --running --app-name NAME` compares \
             what the running daemon uses with what its files give now for its environment and instance: \
-            an edit not yet reloaded, or a restart-only key waiting for a restart. Secret values are \
-            compared but printed as <redacted> unless --show-secrets (from a daemon: root and its user \
-            only). Exit status, as diff(1) and git diff --exit-code: 0 without differences, 1 with \
+            an edit not yet reloaded, or a restart-only key waiting for a restart. \
+            `envctl diff --generation N --app-name NAME` compares the running daemon's generation N (from \
+            the journal's entry for it, else from the daemon's history of its last reloads) with the one \
+            it runs now. Secret values are compared but printed as <redacted> unless --show-secrets (from \
+            a daemon: root and its user only; the history keeps no secret value, so not with \
+            --generation). Exit status, as diff(1) and git diff --exit-code: 0 without differences, 1 with \
             differences, 2 on an error.
             """)
 
@@ -22,6 +25,9 @@ struct Diff: ParsableCommand {
     @Flag(help: "Compare the running daemon with the files on disk.")
     var running = false
 
+    @Option(help: "Compare the running daemon's generation N (from its history) with the one it runs now.")
+    var generation: Int?
+
     @Flag(help: "Print secret values instead of <redacted>.")
     var showSecrets = false
 
@@ -29,7 +35,17 @@ struct Diff: ParsableCommand {
     var environments: [String] = []
 
     func validate() throws {
-        if running {
+        if let generation {
+            guard !running, environments.isEmpty else {
+                throw ValidationError(
+                    "--generation compares the running daemon with its own past: give no environments, nor --running")
+            }
+            guard generation > 0 else { throw ValidationError("generations count from 1") }
+            guard !showSecrets else {
+                throw ValidationError(
+                    "--generation compares what the history keeps, and it keeps no secret value: drop --show-secrets")
+            }
+        } else if running {
             guard environments.isEmpty else {
                 throw ValidationError("--running compares one daemon with its files: give no environments")
             }
@@ -61,7 +77,14 @@ struct Diff: ParsableCommand {
 
     /// Prints the differences; returns how many keys differ.
     private func compare() throws -> Int {
-        let (leftName, left, rightName, right) = running ? try runningAndFiles() : try twoEnvironments()
+        let (leftName, left, rightName, right) =
+            if let generation {
+                try pastAndRunning(generation)
+            } else if running {
+                try runningAndFiles()
+            } else {
+                try twoEnvironments()
+            }
         printLine("--- \(leftName)")
         printLine("+++ \(rightName)")
         var differences = 0

@@ -22,7 +22,8 @@ struct EnvCtl: ParsableCommand {
             """,
         version: LibraryVersion.current,
         subcommands: [
-            Show.self, Get.self, Diff.self, Check.self, Reload.self, Edit.self, SetValue.self, Unset.self, Publish.self,
+            Show.self, Get.self, Diff.self, History.self, Check.self, Reload.self, Edit.self, SetValue.self, Unset.self,
+            Publish.self,
         ]
     )
 }

@@ -12,8 +12,9 @@ struct Publish: ParsableCommand {
             other NAME.plist a drop-in (PREFIX/Environments.plist.d/NAME.plist). envctl reads the fleet at one \
             revision, replaces those documents, and builds the whole resulting configuration as a daemon would \
             (parse, merge, interpolate) for --environment, or for every environment it defines, without any \
-            host's own files. Only then does it write, in one transaction that succeeds only if nothing under \
-            the prefix changed after the revision it validated (no key written, created or deleted): two \
+            host's own files. Only then does it write, in one transaction that succeeds only if none of the \
+            fleet's documents changed after the revision it validated (no document written, created or deleted; \
+            other keys under the prefix do not count): two \
             operators cannot interleave, and no combination goes live that was not validated. A publish \
             after which an environment the fleet defines now is defined no more is refused unless \
             --allow-removing-environment names it: hosts that run it would reject the whole fleet. The \
@@ -64,14 +65,27 @@ struct Publish: ParsableCommand {
                 }
             }
 
-            var state = try FleetOptions.read(configuration)
+            var state = try FleetOptions.read(configuration, acceptingViolation: true)
             let validated = state.revision
             // Every document read must still be there, unchanged, when the transaction runs.
-            let expected = state.entries.mapValues(\.modRevision)
+            var expected = state.entries.mapValues(\.modRevision)
+            if let violation = state.violation {
+                // Only documents too large to read are fixed by publishing them again.
+                guard violation.limit == "document bytes",
+                    Set(violation.unread.keys).isSubset(of: documents.map(\.key))
+                else {
+                    throw Failure("not published: \(violation)")
+                }
+                expected.merge(violation.unread) { old, _ in old }
+            }
             let definedNow = Self.definedEnvironments(state.documents)
             for (key, value) in documents {
                 state.entries[key] = FleetState.Entry(value: value, modRevision: validated + 1)
             }
+            // The daemons would refuse what is past their limits (envctl's own, from the same
+            // variables): so is it here.
+            state.enforce(configuration.limits)
+            if let violation = state.violation { throw Failure("not published: \(violation)") }
             let removed = definedNow.subtracting(Self.definedEnvironments(state.documents))
                 .subtracting(removableEnvironments).sorted()
             guard removed.isEmpty else {
@@ -84,14 +98,15 @@ struct Publish: ParsableCommand {
             let environments = try validate(state)
 
             let puts = documents
+            let expecting = expected
             let written = try FleetOptions.blocking { client throws(EtcdError) in
                 try await client.commit(
                     puts: puts, deletes: [], prefix: configuration.prefix, ifUnchangedSince: validated,
-                    expecting: expected)
+                    expecting: expecting)
             }(configuration)
             guard let written else {
                 throw Failure(
-                    "the fleet under \(configuration.prefix) changed after revision \(validated), which was validated; "
+                    "the fleet's documents under \(configuration.prefix) changed after revision \(validated), which was validated; "
                         + "nothing was written: run publish again to validate the new state")
             }
             printLine(

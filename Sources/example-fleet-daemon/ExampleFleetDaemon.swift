@@ -31,6 +31,35 @@ struct ExampleFleetDaemon: AsyncParsableCommand {
         help: "The fleet's key prefix in etcd (default: $ENVIRONMENTS_ETCD_PREFIX), e.g. /fleet/example-daemon/.")
     var etcdPrefix: String?
 
+    @Option(
+        name: .customLong("etcd-cacert"),
+        help: "The CA bundle (PEM) that signed the etcd members' certificates (default: $ENVIRONMENTS_ETCD_CACERT).")
+    var etcdCertificateAuthority: String?
+
+    @Option(
+        name: .customLong("etcd-cert"),
+        help: "This client's TLS certificate (PEM) for etcd's --client-cert-auth (default: $ENVIRONMENTS_ETCD_CERT).")
+    var etcdCertificate: String?
+
+    @Option(
+        name: .customLong("etcd-key"),
+        help:
+            "The private key (PEM) of --etcd-cert (default: $ENVIRONMENTS_ETCD_KEY, else the credential etcd-client.key)."
+    )
+    var etcdKey: String?
+
+    @Option(
+        name: .customLong("etcd-user"),
+        help: "The etcd user to authenticate as (default: $ENVIRONMENTS_ETCD_USER, else the credential etcd-user).")
+    var etcdUser: String?
+
+    @Option(
+        name: .customLong("etcd-password-file"),
+        help:
+            "The file that holds the etcd user's password (default: $ENVIRONMENTS_ETCD_PASSWORD_FILE, else the credential etcd-password); never the password itself."
+    )
+    var etcdPasswordFile: String?
+
     func run() async throws {
         // First of all: a SIGHUP during start-up must not kill the daemon.
         let reloadSignals = await ReloadSignals.trap()
@@ -40,7 +69,12 @@ struct ExampleFleetDaemon: AsyncParsableCommand {
         let environment: Environment
         let fleet: EtcdFleet
         do {
-            guard let etcd = try EtcdConfiguration.resolve(endpoints: etcdEndpoints, prefix: etcdPrefix) else {
+            guard
+                let etcd = try EtcdConfiguration.resolve(
+                    endpoints: etcdEndpoints, prefix: etcdPrefix, certificateAuthority: etcdCertificateAuthority,
+                    certificate: etcdCertificate, privateKey: etcdKey, userName: etcdUser,
+                    passwordFile: etcdPasswordFile)
+            else {
                 throw ValidationError(
                     "fleet mode needs --etcd-endpoints (or $ENVIRONMENTS_ETCD_ENDPOINTS); without a fleet, run example-daemon"
                 )

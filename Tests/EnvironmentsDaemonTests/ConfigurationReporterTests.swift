@@ -1,4 +1,5 @@
 import Environments
+import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation
 import Logging
@@ -64,7 +65,7 @@ struct ConfigurationReporterTests {
             to: fixture.root.appendingPathComponent("password"), atomically: true, encoding: .utf8)
         try Self.plist(host: "one.example.com").write(to: fixture.mainFile, atomically: true, encoding: .utf8)
         let environment = try fixture.environment()
-        fixture.reporter.applied(environment.snapshot, changedKeys: nil)
+        fixture.reporter.applied(environment.snapshot, change: nil, cause: nil)
         let fields = try fixture.nextEntry()
         func values(_ name: String) -> [String] { fields.filter { $0.0 == name }.map(\.1) }
         #expect(values("MESSAGE_ID") == [ConfigurationMessageID.applied])
@@ -72,6 +73,8 @@ struct ConfigurationReporterTests {
         #expect(values("SYSLOG_IDENTIFIER") == ["reporter-test"])
         #expect(values("CONFIG_ENVIRONMENT") == ["Staging"])
         #expect(values("CONFIG_GENERATION") == ["1"])
+        #expect(values("CONFIG_TRIGGER") == ["start"])
+        #expect(values("CONFIG_CHANGED_KEY").isEmpty)
         #expect(values("CONFIG_SOURCE_FILE") == [fixture.mainFile.path])
         #expect(
             values("CONFIG_SETTING") == [
@@ -82,7 +85,9 @@ struct ConfigurationReporterTests {
         #expect(!fields.contains { $0.1.contains("hunter2") })
     }
 
-    @Test("a reload: applied with changed keys, rejected with file and line, pending restart; state file follows")
+    @Test(
+        "a reload: applied with changed keys, their values before and who asked; rejected with file and line; unchanged; pending restart; state file and history follow"
+    )
     func reloadPipeline() async throws {
         let fixture = try Fixture()
         try "pw".write(to: fixture.root.appendingPathComponent("password"), atomically: true, encoding: .utf8)
@@ -95,12 +100,26 @@ struct ConfigurationReporterTests {
         _ = try fixture.nextEntry()
 
         try Self.plist(host: "two.example.com").write(to: fixture.mainFile, atomically: true, encoding: .utf8)
-        let applied = await reloader.reload(trigger: .api)
+        let applied = await reloader.reload(trigger: .api, callerUID: 4242)
         #expect(applied.outcome == .applied)
         #expect(applied.changedKeys == ["APIBaseUrl", "Host"])
         let entry = try fixture.nextEntry()
         #expect(entry.filter { $0.0 == "CONFIG_CHANGED_KEY" }.map(\.1) == ["APIBaseUrl", "Host"])
+        #expect(
+            entry.filter { $0.0 == "CONFIG_PREVIOUS_SETTING" }.map(\.1) == [
+                "APIBaseUrl=https://one.example.com/v1", "Host=one.example.com",
+            ])
         #expect(entry.contains { $0 == ("CONFIG_GENERATION", "2") })
+        #expect(entry.contains { $0 == ("CONFIG_TRIGGER", "api") })
+        #expect(entry.contains { $0 == ("CONFIG_CALLER_UID", "4242") })
+
+        let unchanged = await reloader.reload(trigger: .etcd, fleetRevision: 77)
+        #expect(unchanged.outcome == .unchanged)
+        let same = try fixture.nextEntry()
+        #expect(same.contains { $0 == ("MESSAGE_ID", ConfigurationMessageID.unchanged) })
+        #expect(same.contains { $0 == ("CONFIG_TRIGGER", "etcd") })
+        #expect(same.contains { $0 == ("CONFIG_FLEET_REVISION", "77") })
+        #expect(same.contains { $0 == ("CONFIG_GENERATION", "2") })
 
         try "<plist><dict>\n<key>Common</key>\n<strin>x</string>".write(
             to: fixture.mainFile, atomically: true, encoding: .utf8)
@@ -112,6 +131,8 @@ struct ConfigurationReporterTests {
         #expect(rejection.contains { $0 == ("CONFIG_FILE", fixture.mainFile.path) })
         #expect(rejection.contains { $0 == ("CONFIG_LINE", "3") })
         #expect(rejection.contains { $0 == ("CONFIG_ERROR_CODE", "malformedFile") })
+        #expect(rejection.contains { $0 == ("CONFIG_TRIGGER", "signal") })
+        #expect(!rejection.contains { $0.0 == "CONFIG_CALLER_UID" })
         #expect(environment.string("Host", default: "") == "two.example.com")
 
         try Self.plist(host: "two.example.com", port: 9090).write(
@@ -128,5 +149,23 @@ struct ConfigurationReporterTests {
         #expect(state.lastReload?.trigger == "file-change")
         #expect(state.environment == "Staging")
         #expect(state.resolvedDirectory == fixture.root.path)
+
+        let history = await reloader.historyReply
+        #expect(history.entries.map(\.outcome) == [.loaded, .applied, .unchanged, .rejected, .applied])
+        #expect(history.entries.map(\.generation) == [1, 2, 2, 2, 3])
+        #expect(history.entries.map(\.trigger) == ["start", "api", "etcd", "signal", "file-change"])
+        #expect(history.entries[1].callerUID == 4242)
+        #expect(history.entries[1].triggerDescription == "control call from uid 4242")
+        #expect(history.entries[2].fleetRevision == 77)
+        #expect(
+            history.entries[1].changes == [
+                SettingChangeRecord(
+                    key: "APIBaseUrl", previous: "https://one.example.com/v1", value: "https://two.example.com/v1"),
+                SettingChangeRecord(key: "Host", previous: "one.example.com", value: "two.example.com"),
+            ])
+        #expect(history.entries[3].error?.code == "malformedFile")
+        #expect(history.entries[3].error?.line == 3)
+        #expect(history.entries.allSatisfy { $0.pid == Int(getpid()) })
+        #expect(history.dropped == 0)
     }
 }

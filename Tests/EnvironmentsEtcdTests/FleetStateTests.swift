@@ -40,4 +40,40 @@ import Testing
         #expect(deleted)
         #expect(state.documents.map(\.origin) == ["etcd:/fleet/app/Environments.plist.d/10-a.plist@4"])
     }
+
+    @Test func limitsNameTheFirstDocumentPastThem() {
+        let prefix = "/fleet/app/"
+        let main = prefix + "Environments.plist"
+        let dropIn = prefix + "Environments.plist.d/10-a.plist"
+        var state = FleetState(
+            prefix: prefix, revision: 3,
+            keyValues: [
+                .init(key: main, value: Data(count: 600), modRevision: 2),
+                .init(key: dropIn, value: Data(count: 500), modRevision: 3),
+            ])
+        var limits = FleetLimits()
+        state.enforce(limits)
+        #expect(state.violation == nil)
+
+        limits.documents = 1
+        state.enforce(limits)
+        #expect(state.violation?.limit == "documents")
+        #expect(state.violation?.key == dropIn)
+        #expect(state.violation?.description.contains("ENVIRONMENTS_ETCD_MAX_DOCUMENTS") == true)
+
+        limits = FleetLimits()
+        limits.totalBytes = 1000
+        state.enforce(limits)
+        #expect(state.violation?.limit == "total bytes")
+        #expect(state.violation?.key == dropIn)
+
+        limits = FleetLimits()
+        limits.documentBytes = 550
+        state.enforce(limits)
+        #expect(state.violation?.limit == "document bytes")
+        #expect(state.violation?.key == main)
+        #expect(state.violation?.unread == [main: 2])
+        #expect(state.entries[main] == nil, "a document past its size is not kept")
+        #expect(state.violation?.description.contains("ENVIRONMENTS_ETCD_MAX_DOCUMENT_BYTES") == true)
+    }
 }

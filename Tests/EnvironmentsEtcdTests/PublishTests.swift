@@ -180,6 +180,64 @@ struct PublishTests {
         }
     }
 
+    @Test("keys outside the layout: 50 blobs of 1.3 MB neither stop envctl nor block a publish; a document change does")
+    func foreignKeysDoNotCount() async throws {
+        let cluster = try await EtcdCluster()
+        let fleet = try FleetHarness(cluster: cluster)
+        let endpoints = ["--etcd-endpoints", cluster.endpoints.joined(separator: ","), "--etcd-prefix", fleet.prefix]
+        let blob = Data(repeating: UInt8(ascii: "x"), count: 1_300_000)
+        try await fleet.publish(common: ["Owner": "nobody"])
+        for index in 0..<50 {
+            try await fleet.writer.put(fleet.prefix + "blobs/\(index)", blob)
+        }
+        let files = cluster.root.appendingPathComponent("foreign")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        let dropIn = files.appendingPathComponent("50-eu.plist")
+        try FleetHarness.document(common: ["Region": "eu"]).write(to: dropIn)
+        let published = try envctl(["publish"] + endpoints + [dropIn.path])
+        #expect(published.status == 0, "\(published.output)")
+        let host = cluster.root.appendingPathComponent("foreign-host")
+        try FileManager.default.createDirectory(at: host, withIntermediateDirectories: true)
+        let got = try envctl(["get", "Region", "--config-dir", host.path, "--environment", "Production"] + endpoints)
+        #expect(got.status == 0 && got.output == "eu\n", "\(got.output)")
+
+        // After the validated revision: a key outside the layout written does not refuse the
+        // commit; a drop-in created, the main document written or a drop-in deleted does.
+        let client = fleet.writer
+        let main = fleet.prefix + "Environments.plist"
+        let eu = fleet.prefix + "Environments.plist.d/50-eu.plist"
+        // As envctl reads: the documents only (a range over the whole prefix is past 64 MiB).
+        let reader = try EtcdClient(
+            configuration: EtcdConfiguration(endpoints: cluster.endpoints, prefix: fleet.prefix))
+        defer { Task { await reader.shutdown() } }
+        func readDocuments() async throws -> (expected: [String: Int64], revision: Int64) {
+            let state = try await reader.readFleet()
+            #expect(state.violation == nil)
+            return (state.entries.mapValues(\.modRevision), state.revision)
+        }
+        func commit(_ owner: String, _ read: (expected: [String: Int64], revision: Int64)) async throws -> Int64? {
+            try await client.commit(
+                puts: [(main, FleetHarness.document(common: ["Owner": owner]))], deletes: [], prefix: fleet.prefix,
+                ifUnchangedSince: read.revision, expecting: read.expected)
+        }
+        var read = try await readDocuments()
+        try await client.put(fleet.prefix + "blobs/7", blob + Data("2".utf8))
+        try await client.put(fleet.prefix + "notes", Data("x".utf8))
+        #expect(try await commit("alice", read) != nil, "a key outside the layout refused the commit")
+
+        read = try await readDocuments()
+        try await client.put(fleet.prefix + "Environments.plist.d/60-new.plist", FleetHarness.document())
+        #expect(try await commit("bob", read) == nil, "a drop-in created after validation did not refuse the commit")
+
+        read = try await readDocuments()
+        try await client.put(main, FleetHarness.document(common: ["Owner": "carol"]))
+        #expect(try await commit("dave", read) == nil, "the main document written after validation did not refuse")
+
+        read = try await readDocuments()
+        _ = try await client.commit(puts: [], deletes: [eu], prefix: fleet.prefix, ifUnchangedSince: read.revision)
+        #expect(try await commit("erin", read) == nil, "a drop-in deleted after validation did not refuse the commit")
+    }
+
     @Test("publish refuses to leave an environment the fleet defines undefined, unless allowed by name")
     func publishRemovingAnEnvironment() async throws {
         let cluster = try await EtcdCluster()

@@ -16,8 +16,36 @@ package final class EtcdCluster: @unchecked Sendable {
         package var clientPort: Int
         package var peerPort: Int
         package var process: Process?
-        package var endpoint: String { "http://127.0.0.1:\(clientPort)" }
+        /// `http://127.0.0.1:PORT`, or with TLS `https://HOST:PORT`.
+        package var endpoint: String
+        /// Where it listens for clients: always 127.0.0.1.
+        package var listenURL: String
         package var peerURL: String { "http://127.0.0.1:\(peerPort)" }
+    }
+
+    /// TLS on the members' client URLs (peers talk plain HTTP on loopback), made with
+    /// ``TestCertificates``.
+    package struct TLS: Sendable {
+        /// The members' certificate and key.
+        package var certificate: String
+        package var key: String
+        /// With a CA, members require a client certificate it signed (`--client-cert-auth`).
+        package var clientAuthority: String?
+        /// The host name in the endpoints clients use: it must match the members' certificate.
+        package var host: String
+        /// What the cluster's own client (and etcdctl) presents and trusts.
+        package var client: EtcdConfiguration.TLSFiles
+
+        package init(
+            certificate: String, key: String, clientAuthority: String?, host: String = "localhost",
+            client: EtcdConfiguration.TLSFiles
+        ) {
+            self.certificate = certificate
+            self.key = key
+            self.clientAuthority = clientAuthority
+            self.host = host
+            self.client = client
+        }
     }
 
     /// The temporary directory: the members' data and their log (callers may put more there).
@@ -25,6 +53,14 @@ package final class EtcdCluster: @unchecked Sendable {
     private let lock = NSLock()
     private var storedMembers: [Member]
     private let logFile: URL
+    private let tls: TLS?
+    private let authTokenTTL: Int?
+    /// root's password once ``enableAuthentication(rootPassword:)`` ran.
+    private var rootPassword: String? {
+        get { lock.withLock { storedRootPassword } }
+        set { lock.withLock { storedRootPassword = newValue } }
+    }
+    private var storedRootPassword: String?
 
     /// The members, as they are now.
     package var members: [Member] { lock.withLock { storedMembers } }
@@ -39,7 +75,17 @@ package final class EtcdCluster: @unchecked Sendable {
     package static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: binary) }
 
     /// Starts `size` members and waits until the cluster answers.
-    package init(size: Int = 3) async throws {
+    ///
+    /// - Parameters:
+    ///   - tls: TLS on the client URLs, or `nil` for plain HTTP.
+    ///   - authTokenTTL: etcd's `--auth-token-ttl` in seconds (default 300).
+    ///   - waitsUntilAnswering: Whether to wait until a read succeeds (else until the client
+    ///     ports take connections: for members whose certificate no client accepts).
+    package init(size: Int = 3, tls: TLS? = nil, authTokenTTL: Int? = nil, waitsUntilAnswering: Bool = true)
+        async throws
+    {
+        self.tls = tls
+        self.authTokenTTL = authTokenTTL
         root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
             "etcd-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -47,11 +93,19 @@ package final class EtcdCluster: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         var ports = try Self.freePorts(size * 2)
         storedMembers = (1...size).map { index in
-            Member(name: "m\(index)", clientPort: ports.removeFirst(), peerPort: ports.removeFirst())
+            let clientPort = ports.removeFirst()
+            return Member(
+                name: "m\(index)", clientPort: clientPort, peerPort: ports.removeFirst(), process: nil,
+                endpoint: tls.map { "https://\($0.host):\(clientPort)" } ?? "http://127.0.0.1:\(clientPort)",
+                listenURL: "\(tls == nil ? "http" : "https")://127.0.0.1:\(clientPort)")
         }
         do {
             for index in 0..<size { try launch(index, state: "new") }
-            try await waitUntilAnswering()
+            if waitsUntilAnswering {
+                try await waitUntilAnswering()
+            } else {
+                try await waitUntilListening()
+            }
         } catch {
             stop()
             throw error
@@ -81,6 +135,19 @@ package final class EtcdCluster: @unchecked Sendable {
         process.waitUntilExit()
     }
 
+    /// Stops one member with SIGSTOP: its process and its connections stay, and nothing is
+    /// answered on them until ``resume(_:)``. Pair every call with a `defer { resume(index) }`.
+    package func pause(_ index: Int) {
+        guard let process = members[index].process, process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGSTOP)
+    }
+
+    /// Lets a member stopped by ``pause(_:)`` go on (SIGCONT).
+    package func resume(_ index: Int) {
+        guard let process = members[index].process, process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGCONT)
+    }
+
     /// Starts a killed member again on its data.
     package func restart(_ index: Int) throws {
         try launch(index, state: "existing")
@@ -97,25 +164,60 @@ package final class EtcdCluster: @unchecked Sendable {
         try await waitUntilAnswering()
     }
 
-    /// A client for these members (all of them, or `endpoints`).
+    /// A client for these members (all of them, or `endpoints`): with TLS, the cluster's client
+    /// files; with authentication on, as root.
     package func client(endpoints: [String]? = nil, logger: Logger = Logger(label: "etcd-tests")) throws -> EtcdClient {
         try EtcdClient(
-            configuration: EtcdConfiguration(endpoints: endpoints ?? self.endpoints, prefix: "/"), logger: logger)
+            configuration: EtcdConfiguration(
+                endpoints: endpoints ?? self.endpoints, prefix: "/", userName: rootPassword == nil ? nil : "root",
+                password: rootPassword, tls: tls?.client),
+            logger: logger)
+    }
+
+    /// Turns etcd's authentication on, with `root` as the only user (`etcdctl user add`,
+    /// `auth enable`); the cluster's own client authenticates as root from now on.
+    package func enableAuthentication(rootPassword password: String) throws {
+        try etcdctl(["user", "add", "root:\(password)"])
+        try etcdctl(["user", "grant-role", "root", "root"])
+        try etcdctl(["auth", "enable"])
+        rootPassword = password
+    }
+
+    /// Adds a user who may read and write the keys under `prefix`, and nothing else.
+    package func addUser(_ name: String, password: String, prefix: String) throws {
+        try etcdctl(["role", "add", name])
+        try etcdctl(["role", "grant-permission", name, "--prefix=true", "readwrite", prefix])
+        try etcdctl(["user", "add", "\(name):\(password)"])
+        try etcdctl(["user", "grant-role", name, name])
+    }
+
+    /// Runs `etcdctl` against the running members (as root once authentication is on).
+    package func etcdctl(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/etcdctl")
+        var options = ["--endpoints", members.filter { $0.process != nil }.map(\.endpoint).joined(separator: ",")]
+        if let client = tls?.client {
+            if let authority = client.certificateAuthority { options += ["--cacert", authority] }
+            if let certificate = client.certificate { options += ["--cert", certificate] }
+            if let key = client.privateKey { options += ["--key", key] }
+        }
+        if let rootPassword { options += ["--user", "root:\(rootPassword)"] }
+        process.arguments = options + arguments
+        process.environment = ["ETCDCTL_API": "3"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw EtcdError(operation: "etcdctl \(arguments.joined(separator: " "))", message: text)
+        }
     }
 
     /// Compacts the key-value store up to `revision` (`etcdctl compaction --physical`).
     package func compact(_ revision: Int64) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/etcdctl")
-        process.arguments = [
-            "--endpoints", members.filter { $0.process != nil }.map(\.endpoint).joined(separator: ","), "compaction",
-            "--physical", String(revision),
-        ]
-        process.environment = ["ETCDCTL_API": "3"]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw POSIXError(.EIO) }
+        try etcdctl(["compaction", "--physical", String(revision)])
     }
 
     /// The members' log, for failure messages.
@@ -128,12 +230,21 @@ package final class EtcdCluster: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = [
             "--name", member.name, "--data-dir", root.appendingPathComponent(member.name).path,
-            "--listen-client-urls", member.endpoint, "--advertise-client-urls", member.endpoint,
+            "--listen-client-urls", member.listenURL, "--advertise-client-urls", member.endpoint,
             "--listen-peer-urls", member.peerURL, "--initial-advertise-peer-urls", member.peerURL,
             "--initial-cluster", all.map { "\($0.name)=\($0.peerURL)" }.joined(separator: ","),
             "--initial-cluster-state", state, "--initial-cluster-token", root.lastPathComponent,
             "--heartbeat-interval", "50", "--election-timeout", "500", "--log-level", "warn",
+            // Cheap password hashing: authentication tests add users.
+            "--bcrypt-cost", "4",
         ]
+        if let tls {
+            process.arguments! += ["--cert-file", tls.certificate, "--key-file", tls.key]
+            if let authority = tls.clientAuthority {
+                process.arguments! += ["--client-cert-auth", "--trusted-ca-file", authority]
+            }
+        }
+        if let authTokenTTL { process.arguments! += ["--auth-token-ttl", String(authTokenTTL)] }
         let log = try FileHandle(forWritingTo: logFile)
         log.seekToEndOfFile()
         process.standardOutput = log
@@ -153,6 +264,34 @@ package final class EtcdCluster: @unchecked Sendable {
         }
         throw EtcdError(
             operation: "start the local etcd cluster", message: "no member answered within \(timeout): \(log)")
+    }
+
+    /// Waits until every member's client port takes a TCP connection.
+    private func waitUntilListening(timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        for member in members {
+            while !Self.takesConnections(member.clientPort) {
+                guard ContinuousClock.now < deadline else {
+                    throw EtcdError(operation: "start the local etcd cluster", message: "no member listens: \(log)")
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    private static func takesConnections(_ port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
     }
 
     /// Ports nobody listens on now: bound to port 0, noted, closed.

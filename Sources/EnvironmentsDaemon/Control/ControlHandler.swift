@@ -4,7 +4,7 @@ import Foundation
 
 /// Answers the control socket's calls from the environment and its reloader.
 ///
-/// Anyone who can connect may `Describe` and `Get` (secrets redacted). `Reload`, `Check` and
+/// Anyone who can connect may `Describe`, `Get` and `History` (secrets redacted). `Reload`, `Check` and
 /// secret values are for root and the daemon's own user only (checked with `SO_PEERCRED`).
 /// systemd's `io.systemd.service` is answered too (`ControlHandler+SystemdService.swift`).
 struct ControlHandler: Sendable {
@@ -120,10 +120,16 @@ struct ControlHandler: Sendable {
             return check(candidates: candidates)
         case ControlInterface.Method.reload:
             if let denied = deny(call, peer, reason: "reloading") { return denied }
-            let record = await reloader.reload(trigger: .api)
+            let record = await reloader.reload(trigger: .api, callerUID: peer.uid)
             let verdict = Self.verdict(record, environment: environment.environmentName)
             return Self.reply(
                 ["verdict": verdict], error: verdict.outcome == .rejected ? ControlInterface.Error.reloadRejected : nil)
+        case ControlInterface.Method.history:
+            guard parameters.isEmpty else {
+                return .error(
+                    "org.varlink.service.InvalidParameter", ["parameter": .string(parameters.keys.sorted()[0])])
+            }
+            return Self.reply(await reloader.historyReply)
         case _ where call.interface == Self.systemdServiceInterface:
             return await handleSystemdService(call, from: peer)
         default:

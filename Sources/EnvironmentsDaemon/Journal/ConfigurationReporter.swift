@@ -1,4 +1,5 @@
 import Environments
+import EnvironmentsControl
 import Logging
 import SystemdSupport
 
@@ -33,9 +34,11 @@ package struct ConfigurationReporter: Sendable {
         }
     }
 
-    /// Reports the configuration now in effect.
-    package func applied(_ snapshot: EnvironmentSnapshot, changedKeys: [String]?) {
+    /// Reports the configuration now in effect: loaded at start (`change` and `cause` `nil`),
+    /// or applied by a reload.
+    package func applied(_ snapshot: EnvironmentSnapshot, change: EnvironmentChange?, cause: ReloadCause?) {
         var entry = JournalEntry()
+        let changedKeys = change?.changedKeys
         let what = changedKeys == nil ? "loaded" : "reloaded"
         let message =
             "Configuration \(what): environment \(snapshot.environmentName)"
@@ -56,12 +59,40 @@ package struct ConfigurationReporter: Sendable {
             entry.append("CONFIG_SETTING_SOURCE", "\(key)=\(value.source)")
             lines.append("  \(setting)    # \(value.source)")
         }
-        for key in changedKeys ?? [] { entry.append("CONFIG_CHANGED_KEY", key) }
+        Self.append(cause, to: &entry)
+        for key in changedKeys ?? [] {
+            entry.append("CONFIG_CHANGED_KEY", key)
+            if let previous = change?.previous.configuredValue(forKey: key) {
+                entry.append("CONFIG_PREVIOUS_SETTING", "\(key)=\(previous.displayValue())")
+            }
+        }
         send(entry, level: .info, text: message, details: lines)
     }
 
+    /// Reports a reload that found nothing to change.
+    package func unchanged(_ snapshot: EnvironmentSnapshot, cause: ReloadCause) {
+        var entry = JournalEntry()
+        let message =
+            "Configuration reloaded (\(cause.trigger.rawValue)), nothing changed: generation \(snapshot.generation)"
+        entry.append("MESSAGE", message)
+        entry.append("MESSAGE_ID", ConfigurationMessageID.unchanged)
+        entry.append("PRIORITY", "6")
+        entry.append("CONFIG_ENVIRONMENT", snapshot.environmentName)
+        if let instance = snapshot.instanceName { entry.append("CONFIG_INSTANCE", instance) }
+        entry.append("CONFIG_GENERATION", String(snapshot.generation))
+        Self.append(cause, to: &entry)
+        send(entry, level: .info, text: message)
+    }
+
+    /// `CONFIG_TRIGGER` (`start` without a cause), `CONFIG_CALLER_UID`, `CONFIG_FLEET_REVISION`.
+    private static func append(_ cause: ReloadCause?, to entry: inout JournalEntry) {
+        entry.append("CONFIG_TRIGGER", cause?.trigger.rawValue ?? ReloadCause.startTrigger)
+        if let uid = cause?.callerUID { entry.append("CONFIG_CALLER_UID", String(uid)) }
+        if let revision = cause?.fleetRevision { entry.append("CONFIG_FLEET_REVISION", String(revision)) }
+    }
+
     /// Reports a rejected reload.
-    package func rejected(_ error: EnvironmentError, keeping snapshot: EnvironmentSnapshot) {
+    package func rejected(_ error: EnvironmentError, keeping snapshot: EnvironmentSnapshot, cause: ReloadCause? = nil) {
         var entry = JournalEntry()
         let message =
             "Configuration reload rejected, keeping generation \(snapshot.generation): \(error)"
@@ -76,6 +107,7 @@ package struct ConfigurationReporter: Sendable {
         if let file = error.file { entry.append("CONFIG_FILE", file) }
         if let line = error.line { entry.append("CONFIG_LINE", String(line)) }
         if let key = error.key { entry.append("CONFIG_KEY", key) }
+        if let cause { Self.append(cause, to: &entry) }
         send(entry, level: .error, text: message)
     }
 
@@ -98,6 +130,8 @@ package struct ConfigurationReporter: Sendable {
         send(entry, level: .warning, text: message)
     }
 
+    /// Sends `entry` to the journal; without one (or when it is not delivered), logs `text` and
+    /// `details` instead.
     private func send(_ entry: JournalEntry, level: Logger.Level, text: String, details: [String] = []) {
         var entry = entry
         entry.append("SYSLOG_IDENTIFIER", identifier)

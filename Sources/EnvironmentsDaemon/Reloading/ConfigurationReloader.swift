@@ -20,6 +20,8 @@ package actor ConfigurationReloader {
     /// The reload metrics (swift-metrics).
     package nonisolated let metrics: ReloadMetrics
     private var lastReload: ReloadState.LastReload?
+    /// The last loads and reloads, for the control socket's `History`.
+    private var history = ReloadHistory()
 
     /// Creates a reloader.
     ///
@@ -83,6 +85,35 @@ package actor ConfigurationReloader {
     /// The last reload attempt, or `nil` before the first.
     package var lastReloadRecord: ReloadState.LastReload? { lastReload }
 
+    /// The last loads and reloads, oldest first (``ReloadHistory`` says how many).
+    package var historyReply: HistoryReply {
+        HistoryReply(entries: history.entries, limit: ReloadHistory.maximumEntries, dropped: history.dropped)
+    }
+
+    /// Adds an attempt to the history.
+    private func remember(
+        _ outcome: ReloadHistoryRecord.Outcome, _ snapshot: EnvironmentSnapshot, cause: ReloadCause?,
+        change: EnvironmentChange? = nil, error: EnvironmentError? = nil
+    ) {
+        var record = ReloadHistoryRecord(
+            time: ReloadHistory.timestamp(), outcome: outcome, generation: Int(snapshot.generation),
+            environment: snapshot.environmentName, instance: snapshot.instanceName,
+            trigger: cause?.trigger.rawValue ?? ReloadCause.startTrigger, callerUID: cause?.callerUID.map(Int.init),
+            fleetRevision: cause?.fleetRevision.map(Int.init), pid: Int(getpid()))
+        if let change {
+            let kept = ReloadHistory.changes(of: change.changedKeys, from: change.previous, to: change.current)
+            record.changes = kept.changes
+            record.valuesOmitted = kept.valuesOmitted
+            record.changedKeyCount = change.changedKeys.count
+        }
+        if let error {
+            record.error = ConfigurationErrorRecord(
+                code: "\(error.code)", message: error.message, description: error.description, key: error.key,
+                file: error.file, line: error.line)
+        }
+        history.append(record)
+    }
+
     private var isReady = false
     private var readyWaiters: [CheckedContinuation<Void, Never>] = []
 
@@ -98,7 +129,8 @@ package actor ConfigurationReloader {
                 "environment": "\(snapshot.environmentName)", "generation": "\(snapshot.generation)",
                 "files": "\(snapshot.files.joined(separator: ", "))",
             ])
-        reporter.applied(snapshot, changedKeys: nil)
+        reporter.applied(snapshot, change: nil, cause: nil)
+        remember(.loaded, snapshot, cause: nil)
         writeState(snapshot)
         metrics.loaded(generation: snapshot.generation)
     }
@@ -134,17 +166,18 @@ package actor ConfigurationReloader {
     package func catchUp() {
         let started = MonotonicClock.nowMicroseconds()
         let trigger = ReloadTrigger.fileChange
+        let cause = ReloadCause(trigger: trigger)
         let record: ReloadState.LastReload
         do {
             guard case .applied(let change) = try environment.reload() else { return }
-            announce(change, trigger: trigger)
+            announce(change, cause: cause)
             writeState(change.current)
             record = ReloadState.LastReload(
                 outcome: .applied, startedMonotonicMicroseconds: started,
                 finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
                 generation: change.current.generation, changedKeys: change.changedKeys)
         } catch {
-            reportRejection(error, trigger: trigger)
+            reportRejection(error, cause: cause)
             record = ReloadState.LastReload(
                 rejectedWith: error, startedMonotonicMicroseconds: started,
                 finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
@@ -155,8 +188,16 @@ package actor ConfigurationReloader {
 
     /// Reloads the configuration and reports the result. Never throws: a rejected
     /// configuration is logged and reported, and the last good one stays.
+    ///
+    /// - Parameters:
+    ///   - trigger: What started the reload.
+    ///   - callerUID: A control call's caller, for the history and the journal.
+    ///   - fleetRevision: A fleet change's etcd revision, for the history and the journal.
     @discardableResult
-    package func reload(trigger: ReloadTrigger) -> ReloadState.LastReload {
+    package func reload(trigger: ReloadTrigger, callerUID: UInt32? = nil, fleetRevision: Int64? = nil)
+        -> ReloadState.LastReload
+    {
+        let cause = ReloadCause(trigger: trigger, callerUID: callerUID, fleetRevision: fleetRevision)
         let started = MonotonicClock.nowMicroseconds()
         notifier.reloading(status: "Reloading configuration (\(trigger.rawValue))")
         let record: ReloadState.LastReload
@@ -165,15 +206,15 @@ package actor ConfigurationReloader {
             switch outcome {
             case .applied(let change):
                 let snapshot = change.current
-                announce(change, trigger: trigger)
+                announce(change, cause: cause)
                 record = ReloadState.LastReload(
                     outcome: .applied, startedMonotonicMicroseconds: started,
                     finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
                     generation: snapshot.generation, changedKeys: change.changedKeys)
             case .unchanged(let snapshot):
-                logger.info(
-                    "configuration reloaded, nothing changed",
-                    metadata: ["trigger": "\(trigger.rawValue)", "generation": "\(snapshot.generation)"])
+                // One entry, in the journal or the log.
+                reporter.unchanged(snapshot, cause: cause)
+                remember(.unchanged, snapshot, cause: cause)
                 record = ReloadState.LastReload(
                     outcome: .unchanged, startedMonotonicMicroseconds: started,
                     finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
@@ -181,7 +222,7 @@ package actor ConfigurationReloader {
             }
         } catch {
             let snapshot = environment.snapshot
-            reportRejection(error, trigger: trigger)
+            reportRejection(error, cause: cause)
             record = ReloadState.LastReload(
                 rejectedWith: error, startedMonotonicMicroseconds: started,
                 finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
@@ -198,15 +239,16 @@ package actor ConfigurationReloader {
         return record
     }
 
-    private func reportRejection(_ error: EnvironmentError, trigger: ReloadTrigger) {
+    private func reportRejection(_ error: EnvironmentError, cause: ReloadCause) {
         let snapshot = environment.snapshot
-        var metadata: Logger.Metadata = ["trigger": "\(trigger.rawValue)", "error_code": "\(error.code)"]
+        var metadata: Logger.Metadata = ["trigger": "\(cause.trigger.rawValue)", "error_code": "\(error.code)"]
         if let file = error.file { metadata["config_file"] = "\(file)" }
         if let line = error.line { metadata["config_line"] = "\(line)" }
         if let key = error.key { metadata["config_key"] = "\(key)" }
         logger.error(
             "configuration reload rejected, keeping generation \(snapshot.generation): \(error)", metadata: metadata)
-        reporter.rejected(error, keeping: snapshot)
+        reporter.rejected(error, keeping: snapshot, cause: cause)
+        remember(.rejected, snapshot, cause: cause, error: error)
     }
 
     /// Sends `STOPPING=1`.
@@ -215,10 +257,11 @@ package actor ConfigurationReloader {
     }
 
     /// An applied change: the log level, the log, the journal, pending restarts.
-    private func announce(_ change: EnvironmentChange, trigger: ReloadTrigger) {
+    private func announce(_ change: EnvironmentChange, cause: ReloadCause) {
         applyLogLevel(change.current)
-        logChange(change, trigger: trigger)
-        reporter.applied(change.current, changedKeys: change.changedKeys)
+        logChange(change, trigger: cause.trigger)
+        reporter.applied(change.current, change: change, cause: cause)
+        remember(.applied, change.current, cause: cause, change: change)
         if !change.current.pendingRestart.isEmpty { reportPending(change.current) }
     }
 

@@ -4,8 +4,29 @@ package enum ReloadTrigger: String, Sendable, Hashable {
     case signal
     /// A configuration file or drop-in changed on disk.
     case fileChange = "file-change"
-    /// The application called ``ConfigurationReloader/reload(trigger:)`` itself.
+    /// The application called ``ConfigurationReloader/reload(trigger:callerUID:fleetRevision:)``
+    /// itself, or a control call did.
     case api
     /// The fleet configuration in etcd changed (`EnvironmentsEtcd`).
     case etcd
+}
+
+/// What started a reload, and who or what asked: the history (`envctl history`) and the
+/// journal's `CONFIG_TRIGGER`, `CONFIG_CALLER_UID` and `CONFIG_FLEET_REVISION` tell it.
+package struct ReloadCause: Sendable, Hashable {
+    /// What started it.
+    package var trigger: ReloadTrigger
+    /// A control call's caller (`SO_PEERCRED`).
+    package var callerUID: UInt32?
+    /// A fleet change's etcd revision.
+    package var fleetRevision: Int64?
+
+    package init(trigger: ReloadTrigger, callerUID: UInt32? = nil, fleetRevision: Int64? = nil) {
+        self.trigger = trigger
+        self.callerUID = callerUID
+        self.fleetRevision = fleetRevision
+    }
+
+    /// The trigger of the load at start, in the history and the journal.
+    package static let startTrigger = "start"
 }

@@ -55,12 +55,32 @@ final class FleetHarness: @unchecked Sendable {
     /// Connects to etcd (or the cache) and runs the service and the fleet watch.
     ///
     /// - Parameter validate: The application's check: here, `Limit` must be a number up to 100.
-    func start(endpoints: [String]? = nil) async throws {
-        let configuration = EtcdConfiguration(
+    /// - Parameters:
+    ///   - endpoints: The endpoints (default: every member's).
+    ///   - limits: The limits on the fleet's documents.
+    ///   - requestTimeout: How long one request may take, and a watch may hear nothing.
+    ///   - configure: Changes the configuration: TLS files, a user.
+    func start(
+        endpoints: [String]? = nil, limits: FleetLimits = FleetLimits(), requestTimeout: Duration = .seconds(2),
+        configure: (inout EtcdConfiguration) -> Void = { _ in }
+    ) async throws {
+        var configuration = EtcdConfiguration(
             endpoints: endpoints ?? cluster.endpoints, prefix: prefix, cacheDirectory: cacheDirectory.path,
-            requestTimeout: .seconds(2))
+            requestTimeout: requestTimeout)
+        configuration.limits = limits
+        configure(&configuration)
         let logger = Logger(label: "fleet-tests")
         let fleet = try await EtcdFleet.connect(configuration, logger: logger)
+        do {
+            try await run(fleet, logger: logger)
+        } catch {
+            // As a daemon that cannot start exits: nothing runs the watch, which would close it.
+            await fleet.client.shutdown()
+            throw error
+        }
+    }
+
+    private func run(_ fleet: EtcdFleet, logger: Logger) async throws {
         var options = EnvironmentOptions(
             applicationName: "fleet-tests", configDirectory: hostDirectory.path,
             build: BuildInfo(defaultEnvironment: "Production"), processEnvironment: [:])

@@ -1,0 +1,172 @@
+import EnvironmentsControl
+import Foundation
+import SystemdSupport
+
+/// Where `envctl history` and `envctl diff --generation` find a daemon's loads and reloads:
+/// the journal entries the daemon wrote (they outlive it), else the daemon's own last ones
+/// (its control socket's `History`).
+struct ReloadHistorySource {
+    /// The running daemon, when there is one.
+    var client: VarlinkClient?
+    /// Its process id, when known.
+    var pid: Int32?
+    /// The systemd unit whose journal entries are read: `--unit`, else the running daemon's
+    /// (`/proc/PID/cgroup`), else `--app-name`'s (`NAME.service`, `NAME@INSTANCE.service`).
+    var unit: String?
+
+    /// The journal entries of configuration events.
+    static let messageIDs = [
+        ConfigurationMessageID.applied, ConfigurationMessageID.rejected, ConfigurationMessageID.unchanged,
+    ]
+
+    /// Finds the daemon (if one runs) and its unit.
+    init(location: LocationOptions, unit: String?) throws {
+        let environmentVariables = ProcessInfo.processInfo.environment
+        if location.configDirectory != nil || location.environment != nil || location.fleet.etcdEndpoints != nil {
+            throw Failure(
+                "the history is a running daemon's: name it with --app-name, --pid or --socket (not --config-dir, --environment or etcd options)"
+            )
+        }
+        let namesDaemon = location.pid != nil || location.socket != nil
+        if namesDaemon || location.applicationName != nil || unit == nil {
+            do {
+                if case .daemon(let client) = try location.findTarget(requireDaemon: true) {
+                    self.client = client
+                    pid = location.daemonProcess(client)
+                }
+            } catch let failure as Failure {
+                // --app-name or --unit alone: a daemon that is stopped still has its journal.
+                if namesDaemon || (location.applicationName == nil && unit == nil) { throw failure }
+            }
+        }
+        if let unit {
+            self.unit = unit
+        } else if let pid, let found = Self.unit(ofProcess: pid) {
+            self.unit = found
+        } else if let name = location.applicationName {
+            let instance = location.selectedInstance(environmentVariables)?.name
+            self.unit = instance.map { "\(name)@\($0).service" } ?? "\(name).service"
+        }
+    }
+
+    /// The `.service` unit a process runs in, from its control group (`/proc/PID/cgroup`);
+    /// `nil` outside one.
+    static func unit(ofProcess pid: Int32) -> String? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") {
+            // cgroup v2 `0::/system.slice/NAME.service`, or v1's `1:name=systemd:/...`.
+            guard let path = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).last
+            else { continue }
+            if let unit = path.split(separator: "/").last(where: { $0.hasSuffix(".service") }) {
+                return String(unit)
+            }
+        }
+        return nil
+    }
+
+    /// The newest configuration entries of ``unit`` in the journal, oldest first (none
+    /// without a unit).
+    func journalEntries(limit: Int) throws -> [JournalReader.Entry] {
+        guard let unit else { return [] }
+        do {
+            return try JournalReader.entries(
+                matching: ["MESSAGE_ID": Self.messageIDs, "_SYSTEMD_UNIT": [unit]], limit: limit)
+        } catch {
+            throw Failure("\(error)")
+        }
+    }
+
+    /// Why the journal had nothing, for a note: nothing was written there, or this user may
+    /// not read it.
+    var emptyJournalNote: String {
+        guard let unit else {
+            return "no journal to read: the daemon runs in no systemd service (--unit names one)"
+        }
+        let who =
+            getuid() == 0
+            ? "" : " (as uid \(getuid()): root and the systemd-journal and adm groups read the system's journal)"
+        return "no configuration entries of \(unit) in the journal\(who)"
+    }
+
+    /// The daemon's own history.
+    func daemonHistory() throws -> HistoryReply {
+        guard let client else {
+            throw Failure("no daemon to ask for its history: it is not running, or pass --pid, --app-name or --socket")
+        }
+        let reply: VarlinkReply
+        do {
+            reply = try client.call(VarlinkCall(method: ControlInterface.Method.history))
+        } catch {
+            throw Failure("\(error)")
+        }
+        if let error = reply.error {
+            if error == "org.varlink.service.MethodNotFound" {
+                throw Failure("the daemon at \(client.path) keeps no history (an older version): read its journal")
+            }
+            throw Failure("the daemon answered \(error)")
+        }
+        do {
+            return try JSONValue.record(HistoryReply.self, from: reply.parameters)
+        } catch {
+            throw Failure("the daemon's history cannot be read: \(error)")
+        }
+    }
+
+    /// The record of a journal entry the daemon wrote; `nil` for another entry.
+    static func record(_ entry: JournalReader.Entry) -> ReloadHistoryRecord? {
+        guard let id = entry.value("MESSAGE_ID"), let generation = entry.value("CONFIG_GENERATION").flatMap(Int.init),
+            let environment = entry.value("CONFIG_ENVIRONMENT")
+        else { return nil }
+        let trigger = entry.value("CONFIG_TRIGGER")
+        let changedKeys = entry.values("CONFIG_CHANGED_KEY").sorted()
+        let outcome: ReloadHistoryRecord.Outcome
+        switch id {
+        case ConfigurationMessageID.applied:
+            // Before CONFIG_TRIGGER, a load at start was the entry without changed keys.
+            let atStart =
+                trigger == "start"
+                || (trigger == nil && (entry.value("MESSAGE") ?? "").hasPrefix("Configuration loaded"))
+            outcome = atStart ? .loaded : .applied
+        case ConfigurationMessageID.rejected: outcome = .rejected
+        case ConfigurationMessageID.unchanged: outcome = .unchanged
+        default: return nil
+        }
+        let time = Date(timeIntervalSince1970: Double(entry.realtimeMicroseconds) / 1_000_000)
+        var record = ReloadHistoryRecord(
+            time: time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)), outcome: outcome,
+            generation: generation, environment: environment, instance: entry.value("CONFIG_INSTANCE"),
+            trigger: trigger ?? (outcome == .loaded ? "start" : "unknown"),
+            callerUID: entry.value("CONFIG_CALLER_UID").flatMap(Int.init),
+            fleetRevision: entry.value("CONFIG_FLEET_REVISION").flatMap(Int.init),
+            changedKeyCount: changedKeys.count, pid: entry.value("_PID").flatMap(Int.init))
+        if outcome == .applied {
+            let current = settings(entry.values("CONFIG_SETTING"), keys: changedKeys)
+            let previous = settings(entry.values("CONFIG_PREVIOUS_SETTING"), keys: changedKeys)
+            record.changes = changedKeys.map {
+                SettingChangeRecord(key: $0, previous: previous[$0], value: current[$0])
+            }
+        }
+        if outcome == .rejected, let description = entry.value("CONFIG_ERROR") {
+            record.error = ConfigurationErrorRecord(
+                code: entry.value("CONFIG_ERROR_CODE") ?? "unknown", message: description, description: description,
+                key: entry.value("CONFIG_KEY"), file: entry.value("CONFIG_FILE"),
+                line: entry.value("CONFIG_LINE").flatMap(Int.init))
+        }
+        return record
+    }
+
+    /// `Key=value` fields as a dictionary. A key is what comes before the first `=`, unless
+    /// one of `keys` (which may hold `=`) is a longer prefix.
+    static func settings(_ fields: [String], keys: [String] = []) -> [String: String] {
+        let tricky = keys.filter { $0.contains("=") }
+        var settings: [String: String] = [:]
+        for field in fields {
+            if let key = tricky.filter({ field.hasPrefix($0 + "=") }).max(by: { $0.count < $1.count }) {
+                settings[key] = String(field.dropFirst(key.count + 1))
+            } else if let equals = field.firstIndex(of: "=") {
+                settings[String(field[..<equals])] = String(field[field.index(after: equals)...])
+            }
+        }
+        return settings
+    }
+}

@@ -1,0 +1,201 @@
+import Environments
+import EnvironmentsControl
+import EnvironmentsDaemon
+import Foundation
+import Logging
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The daemon's history of loads and reloads: its limits, the control socket's `History`, and
+/// `envctl history` and `envctl diff --generation` reading it from a service in this process.
+/// (The end-to-end suite reads the journal's entries under systemd.)
+@Suite("reload history", .serialized, .timeLimit(.minutes(10)))
+struct ReloadHistoryTests {
+    static func record(_ generation: Int, changes: [SettingChangeRecord] = []) -> ReloadHistoryRecord {
+        ReloadHistoryRecord(
+            time: ReloadHistory.timestamp(), outcome: .applied, generation: generation, environment: "Production",
+            trigger: "signal", changes: changes, changedKeyCount: changes.count)
+    }
+
+    @Test("at most 100 entries, about 768 KiB in all, the newest always kept; dropped ones counted")
+    func limits() {
+        var history = ReloadHistory()
+        for generation in 1...150 { history.append(Self.record(generation)) }
+        #expect(history.entries.count == ReloadHistory.maximumEntries)
+        #expect(history.entries.first?.generation == 51)
+        #expect(history.entries.last?.generation == 150)
+        #expect(history.dropped == 50)
+
+        // Entries of about 100 KiB each: the total bound drops the oldest.
+        let big = (0..<1000).map {
+            SettingChangeRecord(key: "Key\($0)", previous: String(repeating: "a", count: 30), value: "b")
+        }
+        for generation in 151...170 { history.append(Self.record(generation, changes: big)) }
+        let text = try? JSONEncoder().encode(HistoryReply(entries: history.entries, limit: 100, dropped: 0))
+        #expect((text?.count ?? .max) <= ReloadHistory.maximumBytes + (64 << 10))
+        #expect(history.entries.last?.generation == 170)
+        #expect(history.entries.count < 20)
+        #expect(history.dropped == 170 - history.entries.count)
+
+        // One entry larger than everything still stays: the newest is always there.
+        let huge = (0..<50_000).map { SettingChangeRecord(key: "K\($0)", previous: "x", value: "y") }
+        history.append(Self.record(171, changes: huge))
+        #expect(history.entries.map(\.generation) == [171])
+    }
+
+    @Test("a reload that changes more than an entry keeps: the keys without values, then as many keys as fit")
+    func largeChange() throws {
+        let directory = "/tmp/history-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func environment(value: String, count: Int) throws -> EnvironmentSnapshot {
+            let keys = (0..<count).map { "<key>Key\($0)</key><string>\(value)</string>" }.joined()
+            try "<plist><dict><key>Common</key><dict>\(keys)</dict><key>Production</key><dict/></dict></plist>"
+                .write(toFile: directory + "/Environments.plist", atomically: true, encoding: .utf8)
+            return try Environment(
+                options: EnvironmentOptions(
+                    applicationName: "history", environment: "Production", configDirectory: directory)
+            ).snapshot
+        }
+        let before = try environment(value: String(repeating: "a", count: 100), count: 2000)
+        let after = try environment(value: String(repeating: "b", count: 100), count: 2000)
+        let keys = before.leafKeys
+        let kept = ReloadHistory.changes(of: keys, from: before, to: after)
+        #expect(kept.valuesOmitted)
+        #expect(kept.changes.count == 2000)
+        #expect(kept.changes.allSatisfy { $0.previous == nil && $0.value == nil })
+
+        let small = ReloadHistory.changes(of: ["Key1", "Key0"], from: before, to: after)
+        #expect(!small.valuesOmitted)
+        #expect(small.changes.map(\.key) == ["Key0", "Key1"])
+        #expect(small.changes[0].previous == String(repeating: "a", count: 100))
+
+        let many = (0..<20_000).map { "SomeRatherLongKeyName.\($0)" }
+        let truncated = ReloadHistory.changes(of: many, from: before, to: after)
+        #expect(truncated.valuesOmitted)
+        #expect(truncated.changes.count < many.count)
+        #expect(truncated.changes.count > 1000)
+    }
+
+    /// Runs `body` while a service answers on a fixture's socket, reloaded through the socket
+    /// twice (one applied, one rejected) after its start.
+    private func whileServing(
+        _ body: @Sendable (ControlSocketTests.Fixture) async throws -> Void
+    ) async throws {
+        let fixture = try ControlSocketTests.Fixture()
+        let environment = try fixture.environment()
+        try await fixture.service(environment).whileRunning {
+            try fixture.write(ControlSocketTests.plist("bonjour"))
+            let applied = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.reload)
+            #expect(applied.error == nil)
+            try fixture.write("<plist><dict>\n<key>Common</key>\n<strin>x</string>")
+            let rejected = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.reload)
+            #expect(rejected.error == ControlInterface.Error.reloadRejected)
+            try await body(fixture)
+        }
+    }
+
+    @Test("History over the socket: start, applied with values before and after (secrets redacted), rejected with why")
+    func overTheSocket() async throws {
+        try await whileServing { fixture in
+            let reply = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.history)
+            let history = try JSONValue.record(HistoryReply.self, from: reply.parameters)
+            #expect(history.limit == 100)
+            #expect(history.entries.map(\.outcome) == [.loaded, .applied, .rejected])
+            #expect(history.entries.map(\.generation) == [1, 2, 2])
+            #expect(history.entries[0].trigger == "start")
+            #expect(history.entries[1].trigger == "api")
+            #expect(history.entries[1].callerUID == Int(getuid()))
+            #expect(
+                history.entries[1].changes == [
+                    SettingChangeRecord(key: "Greeting", previous: "hello", value: "bonjour")
+                ])
+            #expect(history.entries[2].error?.code == "malformedFile")
+            #expect(history.entries[2].error?.file == fixture.mainFile)
+            let text = String(describing: reply.parameters)
+            #expect(!text.contains("hunter2"))
+
+            let extra = try await ControlSocketTests.call(
+                fixture.socket, ControlInterface.Method.history, ["x": .int(1)])
+            #expect(extra.error == "org.varlink.service.InvalidParameter")
+        }
+    }
+
+    @Test("envctl history lists the daemon's entries; --json; diff --generation rebuilds a past generation")
+    func envctl() async throws {
+        try await whileServing { fixture in
+            let history = try runToEnd(
+                BuiltProducts.envctl, ["history", "--socket", fixture.socket, "--from", "daemon"],
+                environment: operatorEnvironment(), separately: true)
+            #expect(history.status == 0, "\(history.output)")
+            let lines = history.standardOutput.split(separator: "\n").map(String.init)
+            #expect(lines.first?.hasPrefix("# from the running daemon, pid \(getpid())") == true, "\(lines)")
+            #expect(
+                lines.contains { $0.contains("generation 1  loaded at start, pid \(getpid()), environment Production") }
+            )
+            #expect(
+                lines.contains {
+                    $0.contains("generation 2  applied  control call from uid \(getuid()): 1 key changed")
+                })
+            #expect(lines.contains("    Greeting: hello -> bonjour"))
+            #expect(lines.contains { $0.contains("generation 2  rejected  control call from uid \(getuid())") })
+            #expect(lines.contains { $0.hasPrefix("    ") && $0.contains(fixture.mainFile) && $0.contains("line 3") })
+            #expect(!history.output.contains("hunter2"))
+
+            let automatic = try runToEnd(
+                BuiltProducts.envctl, ["history", "--socket", fixture.socket, "-n", "1"],
+                environment: operatorEnvironment(), separately: true)
+            #expect(automatic.status == 0, "\(automatic.output)")
+            #expect(automatic.standardOutput.contains("# from the running daemon"))
+            // The test runs in some unit's control group, or in none.
+            #expect(
+                automatic.standardOutput.contains("no configuration entries of")
+                    || automatic.standardOutput.contains("no journal to read: the daemon runs in no systemd service"))
+            #expect(automatic.standardOutput.contains("rejected"))
+            #expect(!automatic.standardOutput.contains("loaded at start"))
+
+            let json = try runToEnd(
+                BuiltProducts.envctl, ["history", "--socket", fixture.socket, "--from", "daemon", "--json"],
+                environment: operatorEnvironment(), separately: true)
+            #expect(json.status == 0, "\(json.output)")
+            struct Output: Decodable {
+                var readFrom: String
+                var entries: [ReloadHistoryRecord]
+            }
+            let output = try JSONDecoder().decode(Output.self, from: Data(json.standardOutput.utf8))
+            #expect(output.entries.map(\.generation) == [1, 2, 2])
+
+            let diff = try runToEnd(
+                BuiltProducts.envctl, ["diff", "--generation", "1", "--socket", fixture.socket],
+                environment: operatorEnvironment(), separately: true)
+            #expect(diff.status == 1, "\(diff.output)")
+            #expect(diff.standardOutput.contains("--- generation 1 (rebuilt from the running daemon's history)"))
+            #expect(diff.standardOutput.contains("- Greeting = hello"))
+            #expect(diff.standardOutput.contains("+ Greeting = bonjour"))
+            #expect(!diff.standardOutput.contains("ListenPort"))
+            #expect(!diff.output.contains("hunter2"))
+
+            let same = try runToEnd(
+                BuiltProducts.envctl, ["diff", "--generation", "2", "--socket", fixture.socket],
+                environment: operatorEnvironment(), separately: true)
+            #expect(same.status == 0, "\(same.output)")
+            #expect(same.standardOutput.contains("# no differences"))
+
+            let future = try runToEnd(
+                BuiltProducts.envctl, ["diff", "--generation", "9", "--socket", fixture.socket],
+                environment: operatorEnvironment(), separately: true)
+            #expect(future.status == 2)
+            #expect(future.standardError.contains("there is no generation 9 yet"))
+
+            let secrets = try runToEnd(
+                BuiltProducts.envctl, ["diff", "--generation", "1", "--show-secrets", "--socket", fixture.socket],
+                environment: operatorEnvironment(), separately: true)
+            #expect(secrets.status != 0)
+            #expect(secrets.standardError.contains("keeps no secret value"))
+        }
+    }
+}
