@@ -93,6 +93,11 @@ done
 SECONDS=0
 DESTDIR="$source_dir/docs" scripts/install-docs.sh /usr
 echo "== man pages and completions: ${SECONDS} s" >&2
+# They describe the tools: envctl's subcommands, the daemon's flags (mdoc), a completion that parses.
+docs="$source_dir/docs/usr/share"
+grep -q 'diff' "$docs/man/man1/envctl.1"
+grep -q 'Fl -instance' "$docs/man/man1/example-daemon.1"
+bash -n "$docs/bash-completion/completions/envctl"
 # Completions are sourced, not run: no #! line (lintian: bash-completion-with-hashbang).
 sed -i '1{/^#!/d}' "$source_dir"/docs/usr/share/bash-completion/completions/*
 
