@@ -3,7 +3,7 @@ import Synchronization
 /// When each watching environment applied each change, and when each bare watch received it.
 ///
 /// Environments record the `Counter` they applied, from their `onChange` observer; bare
-/// watches record the revision of each message, which the writer learns from its `put`.
+/// watches record the revision of each message, which the writer learns from its transaction.
 final class Arrivals: Sendable {
     private struct State {
         /// By watcher: when it applied each counter (the first time).

@@ -5,19 +5,20 @@ import EtcdTestSupport
 import Foundation
 import Logging
 
-/// ms from a `put` in etcd until every one of 20 environments in this process has applied the
-/// change, beside the floor: the same watch delivered to a bare client that does nothing with it.
+/// ms from a publish in etcd (a transaction, as `envctl publish` writes it) until every one of
+/// 20 environments in this process has applied the change, beside the floor: the same watch
+/// delivered to a bare client that does nothing with it; and what etcd and this process use.
 @main
 struct FleetBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleet-benchmark",
         abstract:
-            "Fleet mode: ms from an etcd put until N environments in one process applied it, beside a bare watch.",
+            "Fleet mode: ms from an etcd transaction until N environments in one process applied it, beside a bare watch.",
         discussion: """
             Starts a local etcd cluster (/usr/bin/etcd) on free loopback ports in a temporary directory, \
             kills it at the end. Build with -c release. Progress goes to standard error; the results to \
-            standard output. Exits 1 only if a change was not applied everywhere within 10 s (or a put \
-            failed); missed targets are a result, not a failure.
+            standard output. Exits 1 only if a change was not applied everywhere within 10 s (or a \
+            transaction failed); missed targets are a result, not a failure.
             """)
 
     @Option(help: "Environments watching the fleet, each with its own EtcdFleet and EnvironmentService.")

@@ -160,6 +160,10 @@ struct Report {
                         idleRanges, idleRanges / idle.seconds, extra * 1e6 / max(idleRanges, 1)))
             }
             lines.append(String(format: "  this process idle: %.3f s CPU in %.1f s", idle.benchmarkCPU, idle.seconds))
+            let idleConnections: [String] = idle.after.connections.map { String($0) }
+            lines.append("  connections to each member's client port, idle: " + idleConnections.joined(separator: ", "))
+            let idleMemory: [String] = idle.after.members.map { mib($0?.residentKiB) }
+            lines.append("  etcd VmRSS by member after the idle time, MiB: " + idleMemory.joined(separator: ", "))
         }
         return lines
     }
@@ -197,6 +201,8 @@ struct Report {
                 "cpu_s_by_member": idle.memberCPU.map(rounded), "benchmark_cpu_s": rounded(idle.benchmarkCPU),
             ]
             if let idleRanges { idleObject["ranges"] = idleRanges }
+            idleObject["connections"] = idle.after.connections
+            idleObject["vmrss_kib_after"] = idle.after.members.map { $0?.residentKiB ?? -1 }
             if let idleBaseline {
                 idleObject["baseline_cpu_s"] = rounded(idleBaseline.clusterCPU)
                 idleObject["baseline_seconds"] = rounded(idleBaseline.seconds)
