@@ -1,19 +1,16 @@
-import EtcdFleetClient
 import Foundation
 
 /// Writes changes one at a time and times their arrival.
 struct Measurement {
-    /// Writes the fleet's main document.
-    let writer: EtcdClient
-    /// The main document's key.
-    let key: String
+    /// Writes the fleet's main document, in a transaction as `envctl publish` does.
+    let writer: FleetWriter
     let arrivals: Arrivals
     /// How long a change may take to reach every environment and bare watch.
     var timeout: Duration = .seconds(10)
     /// The pause after each change, so that changes do not pile up.
     var pause: Duration = .milliseconds(20)
 
-    /// What one change took, in ms from just before its `put`.
+    /// What one change took, in ms from just before its transaction.
     struct Sample {
         /// By environment: until it applied the change.
         var applied: [Double]
@@ -27,12 +24,12 @@ struct Measurement {
         var failures: [String] = []
         for counter in counters {
             let document = FleetDocument.data(counter: counter)
-            let start = ContinuousClock.now
             let revision: Int64
+            let start: ContinuousClock.Instant
             do {
-                revision = try await writer.put(key, document)
+                (revision, start) = try await writer.publish(document)
             } catch {
-                failures.append("change \(counter): the put failed: \(error)")
+                failures.append("change \(counter): the transaction failed: \(error)")
                 continue
             }
             let change = await arrivals.wait(counter: counter, revision: revision, until: start + timeout)

@@ -7,10 +7,14 @@ struct Report {
     var members: Int
     /// Whether each fleet wrote its cache on every change.
     var fleetCache: Bool
+    /// Whether each service watched its host directory with inotify.
+    var watchHostFiles: Bool
     /// Until the slowest of the environments applied each change.
     var slowest: Statistics
     /// Until the fastest of the environments applied each change.
     var fastest: Statistics
+    /// Until half of the environments applied each change (the median environment's time).
+    var median: Statistics
     /// Until the bare watch received each change, while the environments ran.
     var floor: Statistics
     /// Until the bare watch received each change, with no environment running.
@@ -18,6 +22,25 @@ struct Report {
     /// Until the slowest of as many bare watches as environments received each change, with
     /// no environment running: etcd's fan-out and the watch streams alone.
     var bareSlowest: Statistics
+    /// etcd's and this process's use over the measured changes, with the environments.
+    var usage: UsageDelta
+    /// The same with as many bare watches and no environment.
+    var bareUsage: UsageDelta
+    /// etcd's counters at the end of the measured changes (curl), with the environments.
+    var metrics: EtcdMetrics?
+    var bareMetrics: EtcdMetrics?
+    /// With every environment watching and nothing published (--idle-seconds).
+    var idle: UsageDelta?
+    /// For as long, before any watcher started: etcd's own idle CPU.
+    var idleBaseline: UsageDelta?
+    /// Range calls etcd handled in that time: the watches' keepalive probes.
+    var idleRanges: Double?
+    /// With --envctl: ms from the launch of `envctl publish` until every environment applied
+    /// the change, and until envctl exited.
+    var envctlApplied: Statistics
+    var envctlExited: Statistics
+    /// This process's soft limit on open files (raised to the hard limit).
+    var openFileLimit: UInt64 = 0
     var failures: [String]
 
     /// The target on the ratio: p99 within this many times the floor's p99.
@@ -42,10 +65,13 @@ struct Report {
         func met(_ met: Bool) -> String { met ? "met: yes" : "met: no" }
         var lines = [
             "fleet-benchmark: \(watchers) watching environments in one process, \(changes) changes, "
-                + "\(members)-member etcd cluster" + (fleetCache ? "" : ", no fleet cache"),
+                + "\(members)-member etcd cluster" + (fleetCache ? "" : ", no fleet cache")
+                + (watchHostFiles ? "" : ", host directories not watched"),
+            "each change is one transaction, as envctl publish writes it (after envctl's read and validation)",
             "",
-            label("ms from the put until") + "   p50 ms   p99 ms   max ms changes",
+            label("ms from the transaction until") + "   p50 ms   p99 ms   max ms changes",
             row("\(watchers) environments applied (slowest)", slowest),
+            row("\(watchers) environments applied (median)", median),
             row("\(watchers) environments applied (fastest)", fastest),
             row("bare watch delivered (floor)", floor),
             row("bare watch alone, no environments", floorAlone),
@@ -57,10 +83,89 @@ struct Report {
                 ratioToFloorAlone, ratioToBareSlowest),
             label(String(format: "target: p99 within %.0fx the floor", Self.ratioTarget)) + met(ratioMet),
             label(String(format: "target: p99 under %.0f ms", Self.p99Target)) + met(p99Met),
-            "failures (timeouts, failed puts): \(failures.count)",
         ]
+        if envctlApplied.count > 0 {
+            lines += [
+                "",
+                label("ms from the launch of envctl publish until") + "   p50 ms   p99 ms   max ms changes",
+                row("\(watchers) environments applied (slowest)", envctlApplied),
+                row("envctl exited", envctlExited),
+            ]
+        }
+        lines += [""] + resources()
+        lines.append("failures (timeouts, failed transactions): \(failures.count)")
         lines += failures.map { "  \($0)" }
         return lines.joined(separator: "\n")
+    }
+
+    /// The lines on etcd's and this process's CPU, memory and connections.
+    private func resources() -> [String] {
+        func mib(_ kib: Int?) -> String {
+            guard let kib else { return "-" }
+            return String(format: "%.1f", Double(kib) / 1024)
+        }
+        func cpu(_ delta: UsageDelta, per count: Double, _ unit: String, _ what: String) -> String {
+            let members: [String] = delta.memberCPU.map { String(format: "%.3f", $0) }
+            let total = String(format: "%.3f s in %.1f s", delta.clusterCPU, delta.seconds)
+            let per = String(format: "%.2f ms", delta.clusterCPU * 1000 / count)
+            return "etcd CPU \(what): \(total) (by member: \(members.joined(separator: ", "))); \(per) per \(unit)"
+        }
+        var memory: [String] = []
+        for index in usage.before.members.indices {
+            let before = mib(usage.before.members[index]?.residentKiB)
+            let after = mib(usage.after.members[index]?.residentKiB)
+            let peak = mib(usage.after.members[index]?.peakResidentKiB)
+            memory.append("\(before) -> \(after) (\(peak))")
+        }
+        let connections: [String] = usage.after.connections.map { String($0) }
+        let perWatcher = usage.clusterCPU * 1e6 / Double(changes * watchers)
+        var lines: [String] = [
+            cpu(usage, per: Double(changes), "change", "over the measured changes with \(watchers) environments"),
+            String(format: "  per change and watcher: %.1f µs", perWatcher),
+            cpu(bareUsage, per: Double(changes), "change", "over the measured changes with \(watchers) bare watches"),
+            "etcd memory by member, MiB (VmRSS before -> after the measured changes (VmHWM after)): "
+                + memory.joined(separator: ", "),
+            "connections to each member's client port: " + connections.joined(separator: ", "),
+        ]
+        if let metrics {
+            let watchers: [String] = metrics.watchers.map { String(Int($0)) }
+            let streams: [String] = metrics.watchStreams.map { String(Int($0)) }
+            lines.append(
+                "etcd watchers by member: \(watchers.joined(separator: ", ")); "
+                    + "watch streams: \(streams.joined(separator: ", "))")
+        }
+        let processCPU = String(
+            format: "%.3f s over the measured changes (%.2f ms per change)", usage.benchmarkCPU,
+            usage.benchmarkCPU * 1000 / Double(changes))
+        let rss = mib(usage.after.benchmark?.residentKiB)
+        let hwm = mib(usage.after.benchmark?.peakResidentKiB)
+        lines.append(
+            "this process: CPU \(processCPU), VmRSS \(rss) MiB, VmHWM \(hwm) MiB; open files limit \(openFileLimit)")
+        if let idle {
+            lines.append(cpu(idle, per: idle.seconds, "s", "idle (nothing published) with \(watchers) environments"))
+            // The watchers' share: what etcd used idle beyond its own idle CPU with no watcher.
+            var extra = idle.clusterCPU
+            if let idleBaseline {
+                lines.append(cpu(idleBaseline, per: idleBaseline.seconds, "s", "idle with no watcher"))
+                extra -= idleBaseline.clusterCPU / idleBaseline.seconds * idle.seconds
+                lines.append(
+                    String(
+                        format: "  the watchers' share: %.2f ms per s, %.1f µs per s and watcher",
+                        extra * 1000 / idle.seconds, extra * 1e6 / idle.seconds / Double(watchers)))
+            }
+            if let idleRanges {
+                lines.append(
+                    String(
+                        format: "  reads (keepalive probes) meanwhile: %.0f, %.1f/s; %.1f µs of etcd CPU per read",
+                        idleRanges, idleRanges / idle.seconds, extra * 1e6 / max(idleRanges, 1)))
+            }
+            lines.append(String(format: "  this process idle: %.3f s CPU in %.1f s", idle.benchmarkCPU, idle.seconds))
+            let idleConnections: [String] = idle.after.connections.map { String($0) }
+            lines.append("  connections to each member's client port, idle: " + idleConnections.joined(separator: ", "))
+            let idleMemory: [String] = idle.after.members.map { mib($0?.residentKiB) }
+            lines.append("  etcd VmRSS by member after the idle time, MiB: " + idleMemory.joined(separator: ", "))
+        }
+        return lines
     }
 
     func json() throws -> String {
@@ -70,7 +175,7 @@ struct Report {
                 "max": rounded(statistics.max), "count": statistics.count,
             ]
         }
-        let object: [String: Any] = [
+        var object: [String: Any] = [
             "watchers": watchers, "changes": changes, "members": members, "fleet_cache": fleetCache,
             "environments_applied_slowest_ms": figures(slowest),
             "environments_applied_fastest_ms": figures(fastest),
@@ -84,9 +189,52 @@ struct Report {
                 "p99_within_2x_floor": ratioMet, "p99_under_50_ms": p99Met,
             ],
             "failures": failures,
+            "transaction_like_envctl_publish": true,
+            "watch_host_files": watchHostFiles,
+            "environments_applied_median_ms": figures(median),
+            "etcd": usageObject(usage, bareUsage, metrics: metrics),
+            "open_file_limit": openFileLimit,
         ]
+        if let idle {
+            var idleObject: [String: Any] = [
+                "seconds": rounded(idle.seconds), "cpu_s": rounded(idle.clusterCPU),
+                "cpu_s_by_member": idle.memberCPU.map(rounded), "benchmark_cpu_s": rounded(idle.benchmarkCPU),
+            ]
+            if let idleRanges { idleObject["ranges"] = idleRanges }
+            idleObject["connections"] = idle.after.connections
+            idleObject["vmrss_kib_after"] = idle.after.members.map { $0?.residentKiB ?? -1 }
+            if let idleBaseline {
+                idleObject["baseline_cpu_s"] = rounded(idleBaseline.clusterCPU)
+                idleObject["baseline_seconds"] = rounded(idleBaseline.seconds)
+            }
+            object["idle"] = idleObject
+        }
+        if envctlApplied.count > 0 {
+            object["envctl_publish_launch_to_applied_ms"] = figures(envctlApplied)
+            object["envctl_publish_launch_to_exit_ms"] = figures(envctlExited)
+        }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         return String(decoding: data, as: UTF8.self)
+    }
+
+    private func usageObject(_ usage: UsageDelta, _ bare: UsageDelta, metrics: EtcdMetrics?) -> [String: Any] {
+        var object: [String: Any] = [
+            "cpu_s": rounded(usage.clusterCPU), "cpu_s_by_member": usage.memberCPU.map(rounded),
+            "cpu_ms_per_change": rounded(usage.clusterCPU * 1000 / Double(changes)),
+            "bare_watches_cpu_s": rounded(bare.clusterCPU),
+            "vmrss_kib_before": usage.before.members.map { $0?.residentKiB ?? -1 },
+            "vmrss_kib_after": usage.after.members.map { $0?.residentKiB ?? -1 },
+            "vmhwm_kib_after": usage.after.members.map { $0?.peakResidentKiB ?? -1 },
+            "connections": usage.after.connections,
+            "benchmark_cpu_s": rounded(usage.benchmarkCPU),
+            "benchmark_vmrss_kib": usage.after.benchmark?.residentKiB ?? -1,
+            "benchmark_vmhwm_kib": usage.after.benchmark?.peakResidentKiB ?? -1,
+        ]
+        if let metrics {
+            object["watchers"] = metrics.watchers
+            object["watch_streams"] = metrics.watchStreams
+        }
+        return object
     }
 
     /// Three decimals; NaN (no samples) becomes -1, which JSON can hold.

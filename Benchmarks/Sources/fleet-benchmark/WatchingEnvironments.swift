@@ -23,10 +23,13 @@ final class WatchingEnvironments: Sendable {
 
     /// Connects `count` fleets, starts their services and returns once every one is ready.
     /// Each environment's `onChange` records in `arrivals` the `Counter` it applied. With
-    /// `fleetCache`, each fleet caches its documents in a directory of its own.
+    /// `fleetCache`, each fleet caches its documents in a directory of its own. With
+    /// `watchFiles`, each service watches its (empty) host directory with inotify, as a daemon
+    /// does; inotify instances are limited per user (`fs.inotify.max_user_instances`, 128 by
+    /// default), so hundreds of services in one process go without (one per host does not).
     static func start(
-        count: Int, endpoints: [String], prefix: String, root: URL, fleetCache: Bool, arrivals: Arrivals,
-        logger: Logger
+        count: Int, endpoints: [String], prefix: String, root: URL, fleetCache: Bool, watchFiles: Bool,
+        arrivals: Arrivals, logger: Logger, progress: (String) -> Void
     ) async throws -> WatchingEnvironments {
         var environments: [Environment] = []
         var services: [any Service] = []
@@ -59,12 +62,14 @@ final class WatchingEnvironments: Sendable {
             configuration.levelControl = nil
             configuration.controlSocket = .disabled
             configuration.journalOutput = .stderrPlain
+            configuration.watchFiles = watchFiles
             let service = EnvironmentService(
                 environment: environment, reloadSignals: nil, configuration: configuration, logger: logger)
             services.append(service)
             services.append(await fleet.service(for: service))
             environments.append(environment)
             environmentServices.append(service)
+            if (index + 1) % 100 == 0 && index + 1 < count { progress("\(index + 1) of \(count) fleets connected") }
         }
         let group = ServiceGroup(services: services, logger: logger)
         let running = Task { try await group.run() }
