@@ -9,7 +9,9 @@ import NIOSSL
 /// A client for etcd's v3 JSON gateway (`/v3/kv/range`, `/v3/watch`, `/v3/kv/txn`), over
 /// AsyncHTTPClient.
 ///
-/// It talks to one endpoint at a time. When that member cannot be reached (refused, reset,
+/// It talks to one endpoint at a time, starting with the one this host's machine id picks
+/// (``firstEndpoint(among:identity:)``), so that a fleet's hosts spread over the members rather
+/// than all watching the first. When that member cannot be reached (refused, reset,
 /// timed out, or "no leader"), the next endpoint takes over for this call and every later one;
 /// a watch that ends that way, or whose member stalls, is resumed by its caller from the last
 /// revision it applied. Every request has a deadline (`requestTimeout`).
@@ -25,7 +27,7 @@ package final class EtcdClient: Sendable {
         var endpointIndex = 0
         var tokens: [String: String] = [:]
     }
-    private let state = Locked(State())
+    private let state: Locked<State>
 
     /// The largest answer read into memory by default (transactions, errors, tools' ranges): a
     /// bound on what a misbehaving endpoint can make the daemon hold. The fleet's documents are
@@ -39,6 +41,7 @@ package final class EtcdClient: Sendable {
     {
         self.configuration = configuration
         self.logger = logger
+        state = Locked(State(endpointIndex: Self.firstEndpoint(among: configuration.endpoints.count)))
         var httpConfiguration = HTTPClient.Configuration(
             timeout: .init(connect: .milliseconds(Self.milliseconds(configuration.requestTimeout))))
         if let files = configuration.tls {
@@ -103,6 +106,25 @@ package final class EtcdClient: Sendable {
     }
 
     /// Moves on to the endpoint after `failed`, unless another call already did.
+    /// The index of the endpoint a host starts with: one that `identity` (its
+    /// `/etc/machine-id`, else its host name) picks by hash, the same at every start of that
+    /// host. With every host's endpoints listed in one order, as a fleet's unit lists them,
+    /// the hosts' watches spread over the members instead of all landing on the first (measured
+    /// with 500 watchers: the first member took 501 watches and 80–85% of etcd's CPU).
+    package static func firstEndpoint(among count: Int, identity: String = hostIdentity) -> Int {
+        guard count > 1 else { return 0 }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
+        for byte in identity.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int(hash % UInt64(count))
+    }
+
+    /// What tells this host from the others: `/etc/machine-id`, else the host name.
+    package static var hostIdentity: String {
+        let machineID = (try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        return machineID.flatMap { $0.isEmpty ? nil : $0 } ?? ProcessInfo.processInfo.hostName
+    }
+
     package func rotate(after failed: String) {
         state.withLock { state in
             let count = configuration.endpoints.count

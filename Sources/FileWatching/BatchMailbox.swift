@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Hands batches from a watch loop thread to the task running ``FileWatcher/run(onChange:)``.
 ///
 /// Batches delivered while the consumer is busy are merged into one, so a slow callback
@@ -21,7 +19,7 @@ final class BatchMailbox: Sendable {
         var waiter: CheckedContinuation<Item?, any Error>?
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     /// Tells the consumer that watching has started.
     func markReady() {

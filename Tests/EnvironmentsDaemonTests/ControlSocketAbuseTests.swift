@@ -3,7 +3,6 @@ import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation
 import Logging
-import Synchronization
 import TestSupport
 import Testing
 
@@ -21,7 +20,7 @@ struct ControlSocketAbuseTests {
 
     /// Log lines the service writes, for counting.
     final class LogLines: Sendable {
-        let lines = Mutex<[(Logger.Level, String)]>([])
+        let lines = Locked<[(Logger.Level, String)]>([])
         var all: [(Logger.Level, String)] { lines.withLock { $0 } }
         func count(_ predicate: (Logger.Level, String) -> Bool) -> Int { all.filter(predicate).count }
     }

@@ -76,4 +76,20 @@ import Testing
         #expect(state.entries[main] == nil, "a document past its size is not kept")
         #expect(state.violation?.description.contains("ENVIRONMENTS_ETCD_MAX_DOCUMENT_BYTES") == true)
     }
+
+    @Test("hosts start on the member their machine id picks: the same every start, spread evenly over the members")
+    func hostsSpreadOverTheMembers() {
+        #expect(EtcdClient.firstEndpoint(among: 1, identity: "any") == 0)
+        let identity = "0123456789abcdef0123456789abcdef"
+        #expect(
+            EtcdClient.firstEndpoint(among: 3, identity: identity)
+                == EtcdClient.firstEndpoint(among: 3, identity: identity))
+        var counts = [0, 0, 0]
+        for _ in 0..<3000 {
+            let machineID = UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            counts[EtcdClient.firstEndpoint(among: 3, identity: machineID)] += 1
+        }
+        #expect(counts.allSatisfy { (850...1150).contains($0) }, "\(counts)")
+        #expect(!EtcdClient.hostIdentity.isEmpty)
+    }
 }

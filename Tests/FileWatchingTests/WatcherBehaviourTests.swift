@@ -100,7 +100,7 @@
                     let watcher = FileWatcher(
                         files: [first, second], directories: [], debounce: .milliseconds(20),
                         logger: testLogger)
-                    let state = Mutex((running: 0, maximum: 0, paths: Set<String>()))
+                    let state = LockedState((running: 0, maximum: 0, paths: Set<String>()))
                     let ready = Flag()
                     let task = Task {
                         try await watcher.run(onReady: { ready.set() }) { batch in

@@ -47,7 +47,7 @@ let environment = try Environment(
         processEnvironment: [:]))
 
 final class Failures: Sendable {
-    private let messages = Mutex<[String]>([])
+    private let messages = Locked<[String]>([])
     func add(_ message: String) { messages.withLock { if $0.count < 20 { $0.append(message) } } }
     var all: [String] { messages.withLock { $0 } }
 }
