@@ -37,19 +37,13 @@ package struct ConfigurationReporter: Sendable {
     /// Reports the configuration now in effect: loaded at start (`change` and `cause` `nil`),
     /// or applied by a reload.
     package func applied(_ snapshot: EnvironmentSnapshot, change: EnvironmentChange?, cause: ReloadCause?) {
-        var entry = JournalEntry()
         let changedKeys = change?.changedKeys
         let what = changedKeys == nil ? "loaded" : "reloaded"
         let message =
             "Configuration \(what): environment \(snapshot.environmentName)"
             + (snapshot.instanceName.map { ", instance \($0)" } ?? "") + ", generation \(snapshot.generation), "
             + "\(snapshot.leafKeys.count) settings"
-        entry.append("MESSAGE", message)
-        entry.append("MESSAGE_ID", ConfigurationMessageID.applied)
-        entry.append("PRIORITY", "6")
-        entry.append("CONFIG_ENVIRONMENT", snapshot.environmentName)
-        if let instance = snapshot.instanceName { entry.append("CONFIG_INSTANCE", instance) }
-        entry.append("CONFIG_GENERATION", String(snapshot.generation))
+        var entry = Self.entry(message, id: ConfigurationMessageID.applied, priority: "6", snapshot)
         for file in snapshot.files { entry.append("CONFIG_SOURCE_FILE", file) }
         var lines: [String] = []
         for key in snapshot.leafKeys {
@@ -71,17 +65,26 @@ package struct ConfigurationReporter: Sendable {
 
     /// Reports a reload that found nothing to change.
     package func unchanged(_ snapshot: EnvironmentSnapshot, cause: ReloadCause) {
-        var entry = JournalEntry()
         let message =
             "Configuration reloaded (\(cause.trigger.rawValue)), nothing changed: generation \(snapshot.generation)"
+        var entry = Self.entry(message, id: ConfigurationMessageID.unchanged, priority: "6", snapshot)
+        Self.append(cause, to: &entry)
+        send(entry, level: .info, text: message)
+    }
+
+    /// An entry's first fields: `MESSAGE`, `MESSAGE_ID`, `PRIORITY`, and the snapshot's
+    /// `CONFIG_ENVIRONMENT`, `CONFIG_INSTANCE` (for an instance) and `CONFIG_GENERATION`.
+    private static func entry(_ message: String, id: String, priority: String, _ snapshot: EnvironmentSnapshot)
+        -> JournalEntry
+    {
+        var entry = JournalEntry()
         entry.append("MESSAGE", message)
-        entry.append("MESSAGE_ID", ConfigurationMessageID.unchanged)
-        entry.append("PRIORITY", "6")
+        entry.append("MESSAGE_ID", id)
+        entry.append("PRIORITY", priority)
         entry.append("CONFIG_ENVIRONMENT", snapshot.environmentName)
         if let instance = snapshot.instanceName { entry.append("CONFIG_INSTANCE", instance) }
         entry.append("CONFIG_GENERATION", String(snapshot.generation))
-        Self.append(cause, to: &entry)
-        send(entry, level: .info, text: message)
+        return entry
     }
 
     /// `CONFIG_TRIGGER` (`start` without a cause), `CONFIG_CALLER_UID`, `CONFIG_FLEET_REVISION`.
@@ -93,15 +96,9 @@ package struct ConfigurationReporter: Sendable {
 
     /// Reports a rejected reload.
     package func rejected(_ error: EnvironmentError, keeping snapshot: EnvironmentSnapshot, cause: ReloadCause? = nil) {
-        var entry = JournalEntry()
         let message =
             "Configuration reload rejected, keeping generation \(snapshot.generation): \(error)"
-        entry.append("MESSAGE", message)
-        entry.append("MESSAGE_ID", ConfigurationMessageID.rejected)
-        entry.append("PRIORITY", "3")
-        entry.append("CONFIG_ENVIRONMENT", snapshot.environmentName)
-        if let instance = snapshot.instanceName { entry.append("CONFIG_INSTANCE", instance) }
-        entry.append("CONFIG_GENERATION", String(snapshot.generation))
+        var entry = Self.entry(message, id: ConfigurationMessageID.rejected, priority: "3", snapshot)
         entry.append("CONFIG_ERROR", error.description)
         entry.append("CONFIG_ERROR_CODE", error.code.description)
         if let file = error.file { entry.append("CONFIG_FILE", file) }
@@ -114,16 +111,10 @@ package struct ConfigurationReporter: Sendable {
     /// Reports restart-only keys whose new values wait for a restart.
     package func pendingRestart(_ snapshot: EnvironmentSnapshot) {
         guard !snapshot.pendingRestart.isEmpty else { return }
-        var entry = JournalEntry()
         let keys = snapshot.pendingRestart.keys.sorted()
         let message =
             "Restart required: \(keys.joined(separator: ", ")) changed but keep their old value until the service restarts"
-        entry.append("MESSAGE", message)
-        entry.append("MESSAGE_ID", ConfigurationMessageID.pendingRestart)
-        entry.append("PRIORITY", "4")
-        entry.append("CONFIG_ENVIRONMENT", snapshot.environmentName)
-        if let instance = snapshot.instanceName { entry.append("CONFIG_INSTANCE", instance) }
-        entry.append("CONFIG_GENERATION", String(snapshot.generation))
+        var entry = Self.entry(message, id: ConfigurationMessageID.pendingRestart, priority: "4", snapshot)
         for key in keys {
             entry.append("CONFIG_PENDING_RESTART", "\(key)=\(snapshot.pendingRestart[key]!.displayValue())")
         }
