@@ -168,18 +168,18 @@ public final class Environment: ConfigurationReading, Sendable {
     /// The value at a key path in the current snapshot.
     public func value(forKey key: String) -> SettingValue? {
         if let entry = store.entry(forKey: key) { return entry?.value }
-        return loadDefaults().table[key]?.value
+        return loadDefaults().entry(forKey: key)?.value
     }
 
     /// The effective value at a key path, with its source, from the current snapshot.
     public func configuredValue(forKey key: String) -> ConfiguredValue? {
-        read { snapshot in snapshot.table[key].map(snapshot.configuredValue) }
+        read { snapshot in snapshot.entry(forKey: key).map(snapshot.configuredValue) }
     }
 
     /// The value at a key path and whether it is secret, from the current snapshot, without
     /// copying its source: the swift-configuration provider's hot path.
     package func valueAndSecrecy(forKey key: String) -> (value: SettingValue, isSecret: Bool)? {
-        read { $0.table[key].map { ($0.value, $0.isSecret) } }
+        read { $0.entry(forKey: key).map { ($0.value, $0.isSecret) } }
     }
 
     /// The name of the selected environment.

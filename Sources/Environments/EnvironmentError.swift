@@ -13,7 +13,7 @@ public struct EnvironmentError: Error, Sendable, Hashable {
             case invalidDropIn, unknownEnvironment, unknownInstance, disallowedEnvironment, missingKey, typeMismatch
             case interpolationCycle, unresolvedReference, missingEnvironmentVariable
             case missingCredential, invalidInterpolation, interpolationLimitExceeded, validationFailed
-            case decodingFailed, invalidName, alreadyBootstrapped
+            case decodingFailed, invalidName, alreadyBootstrapped, invalidKey
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -64,6 +64,10 @@ public struct EnvironmentError: Error, Sendable, Hashable {
         public static let invalidName = Code(.invalidName)
         /// ``Environment/bootstrap(_:)`` was called after an earlier call had succeeded.
         public static let alreadyBootstrapped = Code(.alreadyBootstrapped)
+        /// A key path is malformed (an empty component: a leading, trailing or doubled `.`; a
+        /// quote not closed) or past a bound of ``SettingPath`` (depth, length). The error names
+        /// the key as written and, for a file, the file and the line.
+        public static let invalidKey = Code(.invalidKey)
 
         /// The code's name, for example `malformedFile`.
         public var description: String { kind.rawValue }

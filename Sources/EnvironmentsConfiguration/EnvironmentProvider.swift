@@ -56,10 +56,14 @@ public struct EnvironmentProvider: Sendable {
         self.providerName = providerName
     }
 
-    /// The dotted path (`Database.Host`) that a key's components name.
+    /// The path (``SettingPath``'s text, `Database.Host`) that a key's components name, each
+    /// component literal: `["Upstreams", "api.example.com"]` is `Upstreams."api.example.com"`.
     static func path(of key: AbsoluteConfigKey) -> String {
         let components = key.components
-        return components.count == 1 ? components[0] : components.joined(separator: ".")
+        if components.count == 1 { return SettingPath.quoted(components[0]) }
+        var path = ""
+        for component in components { path = SettingPath.joined(path, component) }
+        return path
     }
 
     /// The lookup of `path` as `type` in one snapshot.

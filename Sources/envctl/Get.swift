@@ -57,7 +57,10 @@ struct Get: ParsableCommand {
         }
         // A credential this shell cannot read was never read: there is no value to print, and
         // its placeholder must not pass for one.
-        let unreadable = snapshot.unreadableCredentials.filter { $0.key == key || $0.key.hasPrefix(key + ".") }
+        let canonical = (try? SettingPath(parsing: key).description) ?? key
+        let unreadable = snapshot.unreadableCredentials.filter {
+            $0.key == canonical || $0.key.hasPrefix(canonical + ".")
+        }
         if !unreadable.isEmpty {
             let names = Set(unreadable.values.joined()).sorted().joined(separator: ", ")
             throw Failure(

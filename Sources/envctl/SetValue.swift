@@ -73,13 +73,14 @@ enum DropInDocument {
         return location.environment ?? "Common"
     }
 
-    /// The key path's components; an empty component is an error.
+    /// The key path's components (``SettingPath``: `Upstreams."api.example.com".Port`); a
+    /// malformed path, or one past its bounds, is an error.
     static func components(_ key: String) throws -> [String] {
-        let parts = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard !parts.contains(where: \.isEmpty) else {
-            throw Failure("'\(key)' is not a key path: no empty parts (Database.Host)")
+        do {
+            return try SettingPath(parsing: key).components
+        } catch {
+            throw Failure("\(error.message). \(error.hint ?? "")")
         }
-        return parts
     }
 
     /// `dictionary` with `value` at `path` (`nil` removes it), creating dictionaries on the way.
@@ -90,7 +91,7 @@ enum DropInDocument {
     ) throws -> [String: Any] {
         var dictionary = dictionary
         let key = path.first!
-        let here = trail.isEmpty ? key : trail + "." + key
+        let here = SettingPath.joined(trail, key)
         if path.count == 1 {
             dictionary[key] = value
             return dictionary
@@ -192,7 +193,7 @@ struct SetValue: ParsableCommand {
                 // A key path through a value that is not a dictionary where the files set it now.
                 for snapshot in try change.currentSnapshots() {
                     for end in 1..<path.count {
-                        let prefix = path[..<end].joined(separator: ".")
+                        let prefix = try SettingPath(components: Array(path[..<end])).description
                         guard let found = snapshot.configuredValue(forKey: prefix) else { continue }
                         if case .dictionary = found.value { continue }
                         let article = "aeiou".contains(found.value.typeName.prefix(1)) ? "an" : "a"

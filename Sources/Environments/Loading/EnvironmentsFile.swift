@@ -24,6 +24,7 @@ package struct EnvironmentsFile: Sendable {
         var instances: [String: [String: SettingValue]] = [:]
         var secrets: [String] = []
         var restartRequired: [String] = []
+        var pathBytes = 0
         // In key order, so that of two errors the same one is reported on every run.
         for (key, value) in document.root.sorted(by: { $0.key < $1.key }) {
             switch key {
@@ -31,7 +32,8 @@ package struct EnvironmentsFile: Sendable {
                 guard case .dictionary(let values) = value else {
                     throw EnvironmentsFile.sectionError(key, value, document, what, expected: "a dictionary (<dict>)")
                 }
-                common = try EnvironmentsFile.expanding(values, section: ["Common"], document, isDropIn: isDropIn)
+                common = try EnvironmentsFile.expanding(
+                    values, section: ["Common"], document, isDropIn: isDropIn, pathBytes: &pathBytes)
             case "Instances":
                 guard case .dictionary(let entries) = value else {
                     throw EnvironmentsFile.sectionError(
@@ -48,7 +50,7 @@ package struct EnvironmentsFile: Sendable {
                         )
                     }
                     instances[instance] = try EnvironmentsFile.expanding(
-                        values, section: ["Instances", instance], document, isDropIn: isDropIn)
+                        values, section: ["Instances", instance], document, isDropIn: isDropIn, pathBytes: &pathBytes)
                 }
             case "Secrets", "RestartRequired":
                 guard case .array(let items) = value else {
@@ -60,7 +62,15 @@ package struct EnvironmentsFile: Sendable {
                         throw EnvironmentsFile.sectionError(
                             key, item, document, what, expected: "an array of key names (strings)")
                     }
-                    names.append(name)
+                    do {
+                        names.append(try SettingPath(parsing: name).description)
+                    } catch {
+                        var error = error
+                        error.message = "in \(key): " + error.message
+                        error.file = document.file
+                        error.line = document.line(ofKey: key)
+                        throw error
+                    }
                 }
                 if key == "Secrets" { secrets = names } else { restartRequired = names }
             default:
@@ -73,7 +83,8 @@ package struct EnvironmentsFile: Sendable {
                             "Top-level keys are `Common`, `Instances`, `Secrets`, `RestartRequired` and one dictionary per environment"
                     )
                 }
-                environments[key] = try EnvironmentsFile.expanding(values, section: [key], document, isDropIn: isDropIn)
+                environments[key] = try EnvironmentsFile.expanding(
+                    values, section: [key], document, isDropIn: isDropIn, pathBytes: &pathBytes)
             }
         }
         self.common = common
@@ -88,22 +99,34 @@ package struct EnvironmentsFile: Sendable {
         try self.init(PropertyListDocument(root: root, file: label), isDropIn: false)
     }
 
-    /// A section with its dotted keys expanded; a path set twice in it (nested and dotted) is
-    /// an error naming both keys and their lines.
+    /// A section with its top-level keys taken as paths (``SectionKeys``); a path set twice in
+    /// it, or a key that is no valid path, is an error naming the key and its line.
     private static func expanding(
-        _ values: [String: SettingValue], section: [String], _ document: PropertyListDocument, isDropIn: Bool
+        _ values: [String: SettingValue], section: [String], _ document: PropertyListDocument, isDropIn: Bool,
+        pathBytes: inout Int
     ) throws(EnvironmentError) -> [String: SettingValue] {
-        try SettingTree.expandingDottedKeys(values) { first, second in
-            let name =
-                switch section.first {
-                case "Common": "Common"
-                case "Instances": "the instance '\(Interpolator.shown(section.last ?? ""))' in Instances"
-                default: "the environment '\(Interpolator.shown(section.first ?? ""))'"
-                }
-            let place = name + " in this \(isDropIn ? "drop-in" : "file")"
-            return SettingTree.conflictError(
-                first, second, in: place, code: isDropIn ? .invalidDropIn : .invalidSection, file: document.file,
-                lines: (document.line(ofKeyPath: section + first), document.line(ofKeyPath: section + second)))
+        let name =
+            switch section.first {
+            case "Common": "Common"
+            case "Instances": "the instance '\(Interpolator.shown(section.last ?? ""))' in Instances"
+            default: "the environment '\(Interpolator.shown(section.first ?? ""))'"
+            }
+        let place = name + " in this \(isDropIn ? "drop-in" : "file")"
+        let code: EnvironmentError.Code = isDropIn ? .invalidDropIn : .invalidSection
+        do {
+            return try SectionKeys.expand(values, totalPathBytes: &pathBytes) { first, second, path in
+                SettingTree.conflictError(
+                    first, second, path: path, in: place, code: code, file: document.file,
+                    lines: (document.line(ofKeyPath: section + first), document.line(ofKeyPath: section + second)))
+            }
+        } catch {
+            var failure = error.error
+            if failure.code == .invalidKey {
+                failure.message = "in \(place): " + failure.message
+            }
+            failure.file = failure.file ?? document.file
+            failure.line = failure.line ?? document.line(ofKeyPath: section + error.written)
+            throw failure
         }
     }
 

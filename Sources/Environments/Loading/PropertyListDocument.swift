@@ -103,7 +103,7 @@ struct PropertyListDocument: Sendable {
         guard let (path, reason) = firstUnsupportedValue(in: dictionary, path: []) else {
             return EnvironmentError(.malformedFile, "the property list holds values of unsupported types", file: file)
         }
-        let key = path.reduce("") { $0.isEmpty ? $1 : $1.hasPrefix("[") ? $0 + $1 : $0 + "." + $1 }
+        let key = path.reduce("") { $1.hasPrefix("[") ? $0 + $1 : SettingPath.joined($0, $1) }
         let last = path.last { !$0.hasPrefix("[") }
         return EnvironmentError(
             .malformedFile, "'\(key)' holds \(reason)", key: key, file: file,

@@ -139,7 +139,8 @@ extension ConfigurationReading {
             } else if error.file == nil, let path = error.key {
                 // The value's own entry, or the array that holds it (`Endpoints[1].URL`).
                 var candidate = Substring(path.prefix { $0 != "[" })
-                while configuredValue(forKey: String(candidate)) == nil, let dot = candidate.lastIndex(of: ".") {
+                while configuredValue(forKey: String(candidate)) == nil, let dot = SettingPath.parentEnd(of: candidate)
+                {
                     candidate = candidate[..<dot]
                 }
                 if let source = configuredValue(forKey: String(candidate))?.source {

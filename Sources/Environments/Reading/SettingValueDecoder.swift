@@ -10,10 +10,17 @@ struct SettingValueDecoder: Decoder {
     let prefix: String?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    /// The dotted key path of the current position, for errors.
+    /// The key path of the current position, for errors: `Endpoints[1].URL`, a key that holds a
+    /// dot quoted (``SettingPath``).
     var keyPath: String {
-        let parts = (prefix.map { [$0] } ?? []) + codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-        return parts.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+        Self.describe(
+            (prefix.map { [$0] } ?? [])
+                + codingPath.map { $0.intValue.map { "[\($0)]" } ?? SettingPath.quoted($0.stringValue) })
+    }
+
+    /// `parts` (a path's canonical text first, then quoted keys and `[N]` indices) as one path.
+    static func describe(_ parts: [String]) -> String {
+        parts.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
     }
 
     func mismatch(_ expected: String, _ found: SettingValue) -> EnvironmentError {

@@ -74,7 +74,10 @@ public final class EnvironmentSnapshot: Sendable {
     /// The whole effective configuration as one dictionary.
     public var values: [String: SettingValue] {
         var values: [String: SettingValue] = [:]
-        for (key, entry) in table where !key.contains(".") { values[key] = entry.value }
+        for (key, entry) in table where SettingPath.parentEnd(of: key[...]) == nil {
+            guard let name = try? SettingPath(parsing: key).components[0] else { continue }
+            values[name] = entry.value
+        }
         return values
     }
 
@@ -110,19 +113,32 @@ public final class EnvironmentSnapshot: Sendable {
         }.sorted()
     }
 
+    /// The entry at a key path: `key` as the table spells it (canonical, see ``SettingPath``),
+    /// else, if it has quotes, in its canonical spelling (`"Database".Port` is `Database.Port`).
+    @inline(__always)
+    func entry(forKey key: String) -> SettingEntry? {
+        if let entry = table[key] { return entry }
+        return SettingPath.isPlain(key) ? nil : entry(canonicalizing: key)
+    }
+
+    private func entry(canonicalizing key: String) -> SettingEntry? {
+        guard let canonical = SettingPath.canonical(key), canonical != key else { return nil }
+        return table[canonical]
+    }
+
     func configuredValue(_ entry: SettingEntry) -> ConfiguredValue {
         ConfiguredValue(value: entry.value, source: sources[entry.sourceIndex], isSecret: entry.isSecret)
     }
 
-    /// The node at a dotted key path, rebuilt from the table (for restart-only keys).
+    /// The node at a key path (canonical text), rebuilt from the table (for restart-only keys).
     func node(at key: String) -> SettingNode? {
         guard let entry = table[key] else { return nil }
         // A dictionary that came from a branch has its members in the table too.
         if case .dictionary(let children) = entry.value,
-            children.keys.first.map({ table[key + "." + $0] != nil }) ?? true
+            children.keys.first.map({ table[SettingPath.joined(key, $0)] != nil }) ?? true
         {
             var nodes: [String: SettingNode] = [:]
-            for child in children.keys { nodes[child] = node(at: key + "." + child) }
+            for child in children.keys { nodes[child] = node(at: SettingPath.joined(key, child)) }
             return .branch(nodes, sources[entry.sourceIndex])
         }
         return .leaf(configuredValue(entry))
@@ -131,10 +147,10 @@ public final class EnvironmentSnapshot: Sendable {
 
 extension EnvironmentSnapshot: ConfigurationReading {
     /// The value at a key path.
-    public func value(forKey key: String) -> SettingValue? { table[key]?.value }
+    public func value(forKey key: String) -> SettingValue? { entry(forKey: key)?.value }
 
     /// The effective value at a key path, with its source.
-    public func configuredValue(forKey key: String) -> ConfiguredValue? { table[key].map(configuredValue) }
+    public func configuredValue(forKey key: String) -> ConfiguredValue? { entry(forKey: key).map(configuredValue) }
 
     /// The snapshot itself.
     public var snapshot: EnvironmentSnapshot { self }

@@ -125,7 +125,7 @@ struct Interpolator {
         self.tree = tree
         self.environmentName = environmentName
         self.processEnvironment = processEnvironment
-        self.secretPaths = secretPaths
+        self.secretPaths = Interpolator.folded(secretPaths)
     }
 
     /// Whether `text` holds a `${` (or `$${`): else interpolation leaves it as it is.
@@ -141,7 +141,7 @@ struct Interpolator {
     /// Whether any leaf below `tree` has a `$` to expand or a secrecy to change.
     private func needsResolving(_ tree: [String: SettingNode], prefix: String) -> Bool {
         for (key, node) in tree {
-            let path = prefix.isEmpty ? key : prefix + "." + key
+            let path = SettingPath.joined(prefix, key)
             switch node {
             case .branch(let children, _):
                 if needsResolving(children, prefix: path) { return true }
@@ -171,35 +171,33 @@ struct Interpolator {
             SettingTree.flatten(tree, into: &flat)
             index = flat
         }
-        return index?[path]
+        if let node = index?[path] { return node }
+        guard !SettingPath.isPlain(path), let canonical = SettingPath.canonical(path) else { return nil }
+        return index?[canonical]
     }
 
-    /// Whether `path` or one of its parents is listed as secret.
+    /// Whether `path` or one of its parents is listed as secret, however either is spelled:
+    /// `secretPaths` is folded (``folded(_:)``), and so is `path` here, so that a key set as
+    /// `APP_DATABASE__PASSWORD` or written `database.password` in a drop-in is as secret as
+    /// `Database.Password`.
     static func isSecret(_ path: String, in secretPaths: Set<String>) -> Bool {
         if secretPaths.isEmpty { return false }
-        var candidate = Substring(path)
-        while true {
-            if secretPaths.contains(String(candidate)) { return true }
-            guard let dot = candidate.lastIndex(of: ".") else { return false }
-            candidate = candidate[..<dot]
-        }
+        return isListed(path.lowercased(), in: secretPaths)
     }
 
-    /// The tree unchanged but for every leaf's secrecy, for when interpolation failed.
-    static func markingSecrets(
-        _ tree: [String: SettingNode], secretPaths: Set<String>, prefix: String = ""
-    ) -> [String: SettingNode] {
-        tree.reduce(into: [:]) { result, element in
-            let (key, node) = element
-            let path = prefix.isEmpty ? key : prefix + "." + key
-            switch node {
-            case .branch(let children, let source):
-                result[key] = .branch(markingSecrets(children, secretPaths: secretPaths, prefix: path), source)
-            case .leaf(let configured):
-                var configured = configured
-                configured.isSecret = isSecret(path, in: secretPaths)
-                result[key] = .leaf(configured)
-            }
+    /// Secret paths as ``isSecret(_:in:)`` compares them: lower-cased.
+    static func folded(_ secretPaths: Set<String>) -> Set<String> {
+        Set(secretPaths.map { $0.lowercased() })
+    }
+
+    /// Whether `path` (a canonical text) or one of its parents is in `paths`, spelled exactly.
+    static func isListed(_ path: String, in paths: Set<String>) -> Bool {
+        if paths.isEmpty { return false }
+        var candidate = Substring(path)
+        while true {
+            if paths.contains(String(candidate)) { return true }
+            guard let dot = SettingPath.parentEnd(of: candidate) else { return false }
+            candidate = candidate[..<dot]
         }
     }
 
@@ -213,7 +211,7 @@ struct Interpolator {
         var result: [String: SettingNode] = [:]
         result.reserveCapacity(tree.count)
         for (key, node) in tree {
-            let path = prefix.isEmpty ? key : prefix + "." + key
+            let path = SettingPath.joined(prefix, key)
             if !heldPaths.isEmpty, heldPaths.contains(path) {
                 result[key] = node  // a running value, final
                 continue
@@ -266,7 +264,7 @@ struct Interpolator {
             var out: [String: SettingValue] = [:]
             for (key, element) in values {
                 out[key] = try resolveValue(
-                    element, path: path + "." + key, isKey: false, source: source, secret: &secret)
+                    element, path: SettingPath.joined(path, key), isKey: false, source: source, secret: &secret)
             }
             return .dictionary(out)
         default:
@@ -465,7 +463,7 @@ struct Interpolator {
         case .leaf(let configured):
             switch configured.value {
             case .string(let text):
-                if !heldPaths.isEmpty, Interpolator.isSecret(key, in: heldPaths) {
+                if !heldPaths.isEmpty, Interpolator.isListed(key, in: heldPaths) {
                     return .text(text, isSecret: configured.isSecret || referencedSecret)
                 }
                 if let done = memo[key] { return .text(done.text, isSecret: done.isSecret || referencedSecret) }
@@ -498,7 +496,7 @@ struct Interpolator {
         }
         var found: Set<String> = []
         var work: [String] = []
-        for (name, keys) in referrers where Interpolator.isSecret(name, in: roots) {
+        for (name, keys) in referrers where Interpolator.isListed(name, in: roots) {
             for key in keys where found.insert(key).inserted { work.append(key) }
         }
         while let name = work.popLast() {

@@ -116,8 +116,8 @@ extension EnvironmentSnapshot {
             if let context {
                 let parts =
                     (key.map { [$0] } ?? [])
-                    + context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-                let path = parts.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+                    + context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? SettingPath.quoted($0.stringValue) }
+                let path = SettingValueDecoder.describe(parts)
                 if holdsSecret(path) {
                     return "the secret value of '\(path)' was refused (details withheld: they would show it)"
                 }
@@ -132,7 +132,7 @@ extension EnvironmentSnapshot {
         var candidate = Substring(path.prefix { $0 != "[" })
         while true {
             if let entry = table[String(candidate)] { return entry.isSecret }
-            guard let dot = candidate.lastIndex(of: ".") else { return false }
+            guard let dot = SettingPath.parentEnd(of: candidate) else { return false }
             candidate = candidate[..<dot]
         }
     }

@@ -13,7 +13,7 @@ struct SettingEntry: Sendable, Equatable {
     var isSecret: Bool { packed & 1 != 0 }
 }
 
-/// A merged tree flattened into one table keyed by dotted path, with each source stored once.
+/// A merged tree flattened into one table keyed by path (``SettingPath``'s canonical text), with each source stored once.
 struct SettingTable {
     private(set) var entries: [String: SettingEntry] = [:]
     private(set) var sources: [ValueSource] = []
@@ -47,7 +47,7 @@ struct SettingTable {
         if collectingValues { values.reserveCapacity(tree.count) }
         var containsSecret = false
         for (key, node) in tree {
-            let path = prefix.isEmpty ? key : prefix + "." + key
+            let path = SettingPath.joined(prefix, key)
             switch node {
             case .leaf(let configured):
                 entries[path] = SettingEntry(

@@ -35,13 +35,13 @@ struct SnapshotBuilder {
         }
 
         var tree: [String: SettingNode] = [:]
-        let defaults = try SettingTree.expandingDottedKeys(options.defaults) { first, second in
-            SettingTree.conflictError(
-                first, second, in: "the defaults (EnvironmentOptions.defaults)", code: .invalidSection)
-        }
+        var pathBytes = 0
+        let defaults = try Self.expanding(
+            options.defaults, in: "the defaults (EnvironmentOptions.defaults)", pathBytes: &pathBytes)
         SettingTree.merge(defaults, into: &tree, source: .defaults)
-        var secrets = options.secretKeys
-        var restartRequired = options.restartRequiredKeys
+        var secrets = try Self.canonical(options.secretKeys, in: "EnvironmentOptions.secretKeys")
+        var restartRequired = try Self.canonical(
+            options.restartRequiredKeys, in: "EnvironmentOptions.restartRequiredKeys")
         for file in files {
             let label = file.file == builtInLabel ? nil : file.file
             SettingTree.merge(
@@ -59,15 +59,15 @@ struct SnapshotBuilder {
             restartRequired.formUnion(file.restartRequired)
         }
         if let prefix = options.variablePrefix, !prefix.isEmpty {
-            try VariableOverrides(prefix: prefix, options: options).apply(
+            try VariableOverrides(prefix: prefix, options: options, declared: secrets.union(restartRequired)).apply(
                 to: &tree, environment: name, secretPaths: secrets)
         }
         // Each override in turn, so the later of two that reach one path wins.
         for override in overrides {
-            let values = try SettingTree.expandingDottedKeys([override.key: override.value]) { first, second in
-                SettingTree.conflictError(
-                    first, second, in: "the override of '\(Interpolator.shown(override.key))'", code: .invalidSection)
-            }
+            var overrideBytes = 0
+            let values = try Self.expanding(
+                [override.key: override.value], in: "the override of '\(Interpolator.shown(override.key))'",
+                pathBytes: &overrideBytes)
             SettingTree.merge(values, into: &tree, source: .override)
         }
 
@@ -124,6 +124,37 @@ struct SnapshotBuilder {
 
     private let builtInLabel = "<built-in configuration>"
 
+    /// A section that is no file's (the defaults, one override) with its top-level keys taken
+    /// as paths (``SectionKeys``).
+    private static func expanding(_ values: [String: SettingValue], in place: String, pathBytes: inout Int)
+        throws(EnvironmentError) -> [String: SettingValue]
+    {
+        do {
+            return try SectionKeys.expand(values, totalPathBytes: &pathBytes) { first, second, path in
+                SettingTree.conflictError(first, second, path: path, in: place, code: .invalidSection)
+            }
+        } catch {
+            var failure = error.error
+            if failure.code == .invalidKey { failure.message = "in \(place): " + failure.message }
+            throw failure
+        }
+    }
+
+    /// Key paths given in the options, in their canonical text (``SettingPath``).
+    private static func canonical(_ keys: Set<String>, in place: String) throws(EnvironmentError) -> Set<String> {
+        var result: Set<String> = []
+        for key in keys.sorted() {
+            do {
+                result.insert(try SettingPath(parsing: key).description)
+            } catch {
+                var error = error
+                error.message = "in \(place): " + error.message
+                throw error
+            }
+        }
+        return result
+    }
+
     /// The tree to run with while restart-only keys wait for a restart, and what waits.
     ///
     /// A restart-only key whose value changed keeps its running value (`previous`'s), and so
@@ -146,7 +177,7 @@ struct SnapshotBuilder {
         var pending: [String: ConfiguredValue] = [:]
         var held = merged
         for key in restartRequired.sorted() {
-            let path = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            guard let path = try? SettingPath(parsing: key).components else { continue }
             let old = previous.node(at: key)
             let new = SettingTree.node(at: path, in: resolved)
             guard old?.contentIgnoringSources != new?.contentIgnoringSources else { continue }
@@ -172,7 +203,7 @@ struct SnapshotBuilder {
             throw error
         }
         for key in interpolator.keys(dependingOn: Set(pending.keys)).sorted() where pending[key] == nil {
-            let path = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            guard let path = try? SettingPath(parsing: key).components else { continue }
             let new = SettingTree.node(at: path, in: resolved)
             guard new?.contentIgnoringSources != SettingTree.node(at: path, in: running)?.contentIgnoringSources
             else { continue }
@@ -234,7 +265,7 @@ struct SnapshotBuilder {
     /// keys only.
     static func withholdingSecretReferences(_ error: EnvironmentError, secretPaths: Set<String>) -> EnvironmentError {
         guard error.code == .unresolvedReference || error.code == .invalidInterpolation, let key = error.key,
-            Interpolator.isSecret(String(key.prefix { $0 != "[" }), in: secretPaths)
+            Interpolator.isSecret(String(key.prefix { $0 != "[" }), in: Interpolator.folded(secretPaths))
         else { return error }
         var withheld = error
         withheld.message =

@@ -84,7 +84,7 @@ final class SnapshotStore: Sendable {
     /// path of every lookup.
     @inline(__always)
     func entry(forKey key: String) -> SettingEntry?? {
-        read { $0.table[key] }
+        read { $0.entry(forKey: key) }
     }
 
     /// Fetches the current snapshot into the thread's cache (which the caller holds).
