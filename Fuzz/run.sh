@@ -3,7 +3,7 @@
 # them finds something: a crash, a broken property (the fuzzers fatalError), a hang (-timeout),
 # a leak, or too much memory (-rss_limit_mb, -malloc_limit_mb; see limits() below).
 #
-#   Fuzz/run.sh [SECONDS [TARGET...]]     TARGET: varlink plist bplist interpolation duration logline (default: all)
+#   Fuzz/run.sh [SECONDS [TARGET...]]     TARGET: varlink plist bplist interpolation duration logline keys (default: all)
 #   FUZZ_SEED=N   fixes libFuzzer's random seed (CI: a run that can be repeated)
 #   FUZZ_JOBS=N   runs N targets at once (default 1; each uses one core)
 #
@@ -14,6 +14,7 @@
 #   interpolation  ${...} interpolation, against a reference model
 #   duration       the duration parser (500ms, 1h 30min), against exact arithmetic
 #   logline        the <N> stderr log line and control-character escaping: one record, no forged <N>
+#   keys           key paths (SettingPath, a section's keys, APP_ variables): bounded, round-tripping, deterministic
 #
 # How: each target is one executable that swiftc builds with -sanitize=fuzzer,address from the
 # fuzzer's files and the library sources it tests, compiled into one module so that internal
@@ -32,7 +33,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 if [ $# -gt 0 ]; then shift; fi
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(varlink plist bplist interpolation duration logline); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(varlink plist bplist interpolation duration logline keys); fi
 out=.build-fuzz
 mkdir -p "$out"
 
@@ -83,6 +84,15 @@ build() {
             $(find Sources/Environments -name '*.swift' | sort) Fuzz/interpolation/*.swift \
             -o "$out/interpolation-fuzzer"
         ;;
+    keys)
+        # Paths, sections and variables: all of Environments, and Logging.
+        build_logging
+        build_text_escaping KeyFuzz
+        "${swiftc_fuzzer[@]}" -module-name KeyFuzz -package-name KeyFuzz \
+            -I "$out/logging" -L "$out/logging" -lLogging \
+            -I "$out/textescaping-KeyFuzz" -L "$out/textescaping-KeyFuzz" -lTextEscaping \
+            $(find Sources/Environments -name '*.swift' | sort) Fuzz/keys/*.swift -o "$out/keys-fuzzer"
+        ;;
     duration)
         "${swiftc_fuzzer[@]}" -module-name DurationFuzz -package-name DurationFuzz \
             Sources/Environments/Reading/DurationParser.swift Fuzz/duration/*.swift -o "$out/duration-fuzzer"
@@ -98,7 +108,7 @@ build() {
             Fuzz/logline/*.swift -o "$out/logline-fuzzer"
         ;;
     *)
-        echo "unknown target '$1' (targets: varlink plist bplist interpolation duration logline)" >&2
+        echo "unknown target '$1' (targets: varlink plist bplist interpolation duration logline keys)" >&2
         exit 2
         ;;
     esac
@@ -113,6 +123,7 @@ options() {
     interpolation) echo "-max_len=4096 -dict=Fuzz/interpolation/interpolation.dict" ;;
     duration) echo "-max_len=256 -dict=Fuzz/duration/duration.dict" ;;
     logline) echo "-max_len=40960 -dict=Fuzz/logline/logline.dict" ;;
+    keys) echo "-max_len=16384 -dict=Fuzz/keys/keys.dict" ;;
     esac
 }
 
@@ -132,7 +143,7 @@ limits() {
 # $FUZZ_JOBS targets build and run at once (default 1; each uses one core). Logging, which
 # three targets link, is built once first.
 jobs="${FUZZ_JOBS:-1}"
-case " ${targets[*]} " in *" varlink "* | *" interpolation "* | *" logline "*) build_logging ;; esac
+case " ${targets[*]} " in *" varlink "* | *" interpolation "* | *" logline "* | *" keys "*) build_logging ;; esac
 builds=()
 for target in "${targets[@]}"; do
     echo "== building $target"

@@ -90,7 +90,7 @@ private func compare(
 ) {
     guard resolved.count == original.count else { fatalError("keys changed: \(original.keys) to \(resolved.keys)") }
     for (key, before) in original {
-        let path = prefix.isEmpty ? key : prefix + "." + key
+        let path = SettingPath.joined(prefix, key)
         switch (before, resolved[key]) {
         case (.branch(let children, let source), .branch(let after, let afterSource)?):
             guard source == afterSource else { fatalError("the source of \(path) changed") }

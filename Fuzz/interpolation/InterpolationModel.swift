@@ -33,6 +33,8 @@ struct InterpolationModel {
 
     /// Every key path (`Database.Host`) with its node.
     private(set) var flat: [String: SettingNode] = [:]
+    /// The components of each path in `flat`.
+    private var componentsOf: [String: [String]] = [:]
     /// Whether two nodes have the same dotted path (a key `a.b` next to `a` → `b`, or `b` next
     /// to `""` → `b`): then what `${a.b}` means is not defined, and the fuzzer only checks that
     /// nothing crashes or hangs and that any error is an interpolation error.
@@ -52,22 +54,31 @@ struct InterpolationModel {
         self.environment = environment
         self.secrets = secrets
         self.credentials = credentials
-        add(tree, prefix: "")
+        add(tree, prefix: "", components: [])
     }
 
-    private mutating func add(_ tree: [String: SettingNode], prefix: String) {
+    private mutating func add(_ tree: [String: SettingNode], prefix: String, components: [String]) {
         for (key, node) in tree {
-            // As the library joins paths, where an empty key (`<key/>`) adds nothing.
-            let path = prefix.isEmpty ? key : prefix + "." + key
+            // As the library joins paths: a key that holds a dot, or is empty, quoted.
+            let path = SettingPath.joined(prefix, key)
             if flat.updateValue(node, forKey: path) != nil { isAmbiguous = true }
-            if case .branch(let children, _) = node { add(children, prefix: path) }
+            componentsOf[path] = components + [key]
+            if case .branch(let children, _) = node { add(children, prefix: path, components: components + [key]) }
         }
     }
 
-    /// Whether `path` or a dictionary above it is listed in `Secrets`.
+    /// Whether `path` or a dictionary above it is listed in `Secrets`, ignoring case.
     func isListed(_ path: String) -> Bool {
-        let components = path.split(separator: ".", omittingEmptySubsequences: false)
-        return (1...components.count).contains { secrets.contains(components.prefix($0).joined(separator: ".")) }
+        guard let components = componentsOf[path] ?? (try? SettingPath(parsing: path).components) else {
+            return false
+        }
+        let folded = Set(secrets.map { $0.lowercased() })
+        var prefix = ""
+        for component in components {
+            prefix = SettingPath.joined(prefix, component)
+            if folded.contains(prefix.lowercased()) { return true }
+        }
+        return false
     }
 
     /// The leaf at `path` after interpolation.
@@ -163,7 +174,7 @@ struct InterpolationModel {
         }
         let key = reference.trimmingCharacters(in: .whitespaces)
         guard !chain.contains(key) else { throw .error(.interpolationCycle) }
-        guard let node = flat[key] else {
+        guard let node = flat[key] ?? SettingPath.canonical(key).flatMap({ flat[$0] }) else {
             throw .error(key.contains(":") ? .invalidInterpolation : .unresolvedReference)
         }
         let listed = isListed(key)

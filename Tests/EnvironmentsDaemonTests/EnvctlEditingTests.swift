@@ -91,7 +91,7 @@ import Testing
         (["set", "LogLevel", "loud"], "'LogLevel' is 'loud', expected one of"),
         (["set", "ListenPort", "ninety", "--type", "integer"], "'ninety' is not an integer"),
         (["set", "APIHost.Name", "x"], "'APIHost' is a string"),
-        (["set", "Database..Host", "x"], "is not a key path"),
+        (["set", "Database..Host", "x"], "is not a valid key path"),
         (["set", "X", "1", "--type", "float"], "The value 'float' is invalid for '--type <type>'"),
         (["set", "X", "1", "--common", "--environment", "Staging"], "not both"),
         (["unset", "NotSet"], "does not exist; nothing to unset"),

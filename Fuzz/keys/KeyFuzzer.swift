@@ -1,0 +1,104 @@
+// libFuzzer target for key paths (SettingPath, SectionKeys, the variable layer): the one
+// bounded type every surface makes paths with.
+//
+// The input is lines of text (readable in the corpus):
+//   p TEXT           a path's text form: parsed, it must round-trip (its description parses to
+//                    the same components, and the components give the same description) and
+//                    stay within the bounds; refused, the error must be `invalidKey`
+//   k KEY=VALUE      a key at the top of `Common` (a path: dots and quotes are syntax)
+//   n KEY/A/B=VALUE  a key at the top of `Common` holding nested dictionaries A, B (literal keys)
+//   v NAME=VALUE     the variable APP_NAME (`__` separates levels)
+//   s PATH           a `Secrets` entry
+// For every input, loading must end without crashing (libFuzzer's -timeout and memory limits
+// catch a cost without a bound: a deep or long key, thousands of variables); when it loads,
+// every listed key must read back, parse to itself and stay within the bounds, every value
+// below a secret (matched ignoring case) must be secret, and building again from the keys in
+// another order must give the same values or the same error.
+// Built by Fuzz/run.sh with all of Sources/Environments (and swift-log), so internals are visible.
+
+import Foundation
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzKeys(_ pointer: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let text = String(decoding: UnsafeBufferPointer(start: pointer, count: size), as: UTF8.self)
+    var common: [(String, SettingValue)] = []
+    var variables: [String: String] = [:]
+    var secrets: Set<String> = []
+    for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+        let body = String(line.dropFirst(2))
+        switch line.first {
+        case "p": checkPath(body)
+        case "k", "n":
+            let parts = body.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let value = SettingValue.string(parts.count > 1 ? String(parts[1]) : "")
+            if line.first == "k" {
+                common.append((String(parts[0]), value))
+            } else {
+                let keys = parts[0].split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+                var nested = value
+                for key in keys.dropFirst().reversed() { nested = .dictionary([key: nested]) }
+                common.append((keys[0], nested))
+            }
+        case "v":
+            let parts = body.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            variables["APP_" + parts[0]] = parts.count > 1 ? String(parts[1]) : ""
+        case "s": secrets.insert(body)
+        default: break
+        }
+    }
+    let first = load(common, variables: variables, secrets: secrets)
+    let second = load(common.reversed(), variables: variables, secrets: secrets)
+    switch (first, second) {
+    case (.success(let a), .success(let b)):
+        guard a.values == b.values else { fatalError("the order of the keys changed the values") }
+        check(a, secrets: secrets)
+    case (.failure(let a), .failure(let b)):
+        guard a.message == b.message else { fatalError("the order of the keys changed the error: \(a) / \(b)") }
+    default:
+        fatalError("the order of the keys changed whether the configuration loads")
+    }
+    return 0
+}
+
+private func checkPath(_ text: String) {
+    do {
+        let path = try SettingPath(parsing: text)
+        guard path.components.count <= SettingPath.maximumDepth,
+            path.description.utf8.count <= SettingPath.maximumBytes,
+            path.components.allSatisfy({ $0.utf8.count <= SettingPath.maximumComponentBytes })
+        else { fatalError("a path past the bounds: \(text)") }
+        guard try SettingPath(parsing: path.description) == path,
+            try SettingPath(components: path.components).description == path.description
+        else { fatalError("the text form does not round-trip: \(text) -> \(path.description)") }
+    } catch {
+        guard error.code == .invalidKey else { fatalError("\(text): \(error.code), expected invalidKey") }
+    }
+}
+
+private func load(_ common: [(String, SettingValue)], variables: [String: String], secrets: Set<String>)
+    -> Result<EnvironmentSnapshot, EnvironmentError>
+{
+    var section: [String: SettingValue] = [:]
+    for (key, value) in common { section[key] = value }
+    let options = EnvironmentOptions(
+        environment: "Test", build: BuildInfo(defaultEnvironment: "Test"), processEnvironment: variables,
+        secretKeys: secrets)
+    return Result { () throws(EnvironmentError) in
+        try Environment(environments: ["Common": .dictionary(section), "Test": .dictionary([:])], options: options)
+            .snapshot
+    }
+}
+
+private func check(_ snapshot: EnvironmentSnapshot, secrets: Set<String>) {
+    let folded = secrets.compactMap { try? SettingPath(parsing: $0).components.map { $0.lowercased() } }
+    for key in snapshot.leafKeys {
+        guard let path = try? SettingPath(parsing: key), path.description == key else {
+            fatalError("a listed key is not canonical: \(key)")
+        }
+        guard let entry = snapshot.configuredValue(forKey: key) else { fatalError("\(key) does not read back") }
+        let lowered = path.components.map { $0.lowercased() }
+        if folded.contains(where: { lowered.starts(with: $0) }), !entry.isSecret {
+            fatalError("\(key) is below a secret but not secret")
+        }
+    }
+}
