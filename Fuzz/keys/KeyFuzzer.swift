@@ -47,7 +47,12 @@ public func fuzzKeys(_ pointer: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         }
     }
     let first = load(common, variables: variables, secrets: secrets)
-    let second = load(common.reversed(), variables: variables, secrets: secrets)
+    // The same keys inserted in another order (a dictionary's layout, and so the order it
+    // lists them in, follows the order of insertion where hashes collide).
+    var firstOccurrences: [(String, SettingValue)] = []
+    var seen: Set<String> = []
+    for entry in common where seen.insert(entry.0).inserted { firstOccurrences.append(entry) }
+    let second = load(firstOccurrences.reversed(), variables: variables, secrets: secrets)
     switch (first, second) {
     case (.success(let a), .success(let b)):
         guard a.values == b.values else { fatalError("the order of the keys changed the values") }
@@ -79,7 +84,8 @@ private func load(_ common: [(String, SettingValue)], variables: [String: String
     -> Result<EnvironmentSnapshot, EnvironmentError>
 {
     var section: [String: SettingValue] = [:]
-    for (key, value) in common { section[key] = value }
+    // The first of two equal keys (the input may repeat one), whatever the order given.
+    for (key, value) in common where section[key] == nil { section[key] = value }
     let options = EnvironmentOptions(
         environment: "Test", build: BuildInfo(defaultEnvironment: "Test"), processEnvironment: variables,
         secretKeys: secrets)

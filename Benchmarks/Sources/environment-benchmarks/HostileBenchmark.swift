@@ -56,7 +56,26 @@ struct HostileBenchmark {
         for index in 1..<chainLength { valid["K\(index)"] = "${K\(index - 1)}" }
         var plain: [String: String] = [:]
         for index in 0..<chainLength { plain["K\(index)"] = "K\(index + 1)" }
+        // Key paths (issue 31.1): one dotted key far past the depth cap (once a stack overflow),
+        // many keys past it, and for comparison keys at the cap and as many flat keys of the
+        // same bytes (memory and time must stay linear in the file: compare the last two).
+        let component = "Level000"
+        func path(_ depth: Int, _ index: Int) -> String {
+            (Array(repeating: component, count: depth - 1) + ["K\(index)"]).joined(separator: ".")
+        }
+        let oneDeep = [Array(repeating: component, count: 100_000).joined(separator: "."): "x"]
+        var pastCap: [String: String] = [:]
+        for index in 0..<2_000 { pastCap[path(SettingPath.maximumDepth + 1, index)] = "x" }
+        var atCap: [String: String] = [:]
+        for index in 0..<2_000 { atCap[path(SettingPath.maximumDepth, index)] = "x" }
+        var flat: [String: String] = [:]
+        let flatKey = String(repeating: "k", count: path(SettingPath.maximumDepth, 0).utf8.count - 6)
+        for index in 0..<2_000 { flat[flatKey + String(format: "%06d", index)] = "x" }
         return [
+            ("one key of 100000 components", oneDeep, true),
+            ("2000 keys of \(SettingPath.maximumDepth + 1) components", pastCap, true),
+            ("(valid: 2000 keys of \(SettingPath.maximumDepth) components)", atCap, false),
+            ("(valid: 2000 flat keys, the same bytes)", flat, false),
             ("doubling, 30 keys", doubling, true), ("fan-out, 100000 references to 1 KiB", fanOut, true),
             ("40 copies of 1 MB", copies, true), ("chain of \(chainLength) to the doubling", chain, true),
             ("cycle of \(chainLength)", cycle, true),

@@ -66,7 +66,7 @@ package struct EnvironmentsFile: Sendable {
                         names.append(try SettingPath(parsing: name).description)
                     } catch {
                         var error = error
-                        error.message = "in \(key): " + error.message
+                        error.message = "in \(key) in this \(what): " + error.message
                         error.file = document.file
                         error.line = document.line(ofKey: key)
                         throw error

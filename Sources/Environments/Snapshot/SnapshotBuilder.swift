@@ -320,7 +320,7 @@ struct SnapshotBuilder {
             } catch  where error.code == .fileNotFound {
                 // Removed since the directory was listed: it is not there.
             } catch var error {
-                if error.code != .invalidDropIn { error.message = "drop-in " + error.message }
+                if error.code != .invalidDropIn && error.code != .invalidKey { error.message = "drop-in " + error.message }
                 throw error
             }
         }
