@@ -49,10 +49,10 @@ struct DropInChange {
                     == (LocationOptions.realPath(right.directory) ?? right.directory)
         }
 
-        /// `environment Staging, instance a, process 12`.
+        /// `environment Staging, instance a (process 12)`.
         var summary: String {
             "environment \(environment)" + (instance.map { ", instance \($0)" } ?? "")
-                + (process.map { ", process \($0)" } ?? "")
+                + (process.map { " (process \($0))" } ?? "")
         }
     }
 

@@ -27,11 +27,20 @@ import Testing
         }
     }
 
-    /// A file's bytes, mode and owner.
-    static func fingerprint(_ path: String) throws -> (Data, mode_t, uid_t, gid_t) {
+    /// A file's bytes, mode, owner and group.
+    struct Fingerprint: Equatable {
+        var contents: Data
+        var mode: mode_t
+        var owner: uid_t
+        var group: gid_t
+    }
+
+    static func fingerprint(_ path: String) throws -> Fingerprint {
         var status = stat()
         guard lstat(path, &status) == 0 else { throw POSIXError(.ENOENT) }
-        return (try Data(contentsOf: URL(fileURLWithPath: path)), status.st_mode, status.st_uid, status.st_gid)
+        return Fingerprint(
+            contents: try Data(contentsOf: URL(fileURLWithPath: path)), mode: status.st_mode, owner: status.st_uid,
+            group: status.st_gid)
     }
 
     @Test(
@@ -64,9 +73,7 @@ import Testing
         unlink(path)
 
         let after = try [linked, pointed, name("REGULAR1")].map(Self.fingerprint)
-        #expect(before.map(\.0) == after.map(\.0))
-        #expect(before.map(\.1) == after.map(\.1))
-        #expect(before.map(\.2) == after.map(\.2) && before.map(\.3) == after.map(\.3))
+        #expect(before == after)
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: name("SYMLINK1"))) == pointed)
     }
 
@@ -90,7 +97,7 @@ import Testing
 
         #expect(try Data(contentsOf: URL(fileURLWithPath: file.path)) == contents)
         let after = try Self.fingerprint(target)
-        #expect(before.0 == after.0 && before.1 == after.1 && before.2 == after.2 && before.3 == after.3)
+        #expect(before == after)
         // The killed envctl's file is gone; the links, not envctl's, are where they were.
         let entries = try FileManager.default.contentsOfDirectory(atPath: directory.dropIns).sorted()
         #expect(
