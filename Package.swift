@@ -221,6 +221,8 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
+        // envctl's own code, against real files (its commands are tested as a process, above).
+        .testTarget(name: "EnvctlTests", dependencies: ["envctl"]),
         // What the suites share: the built executables, running them, running a service.
         .target(
             name: "TestSupport",

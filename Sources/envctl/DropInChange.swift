@@ -12,6 +12,13 @@ import Foundation
 /// through its `Check` with the new file as a candidate, so that the application's own
 /// validation counts too: for the daemon's environment, the daemon's check is the one that
 /// counts (it has the credentials and defaults envctl does not).
+///
+/// What the check relies on is recorded when the change begins (``began``: the daemon's
+/// environment, instance and directory, or that none was found) and compared with what is true
+/// when it is installed: a daemon restarted meanwhile into another environment or instance, or
+/// gone, or one started where none ran, would leave an environment that the change was meant
+/// for checked by no one. Then nothing is installed (``DaemonChanged``): the operator runs the
+/// command again, against what runs now.
 struct DropInChange {
     /// The configuration directory the drop-in belongs to.
     let directory: String
@@ -24,6 +31,36 @@ struct DropInChange {
     /// The environment the daemon runs: its own check is the one that counts for it.
     let daemonEnvironment: String?
     let location: LocationOptions
+    /// The daemon the change is checked with, as it was when the change began; `nil`: none.
+    let began: DaemonState?
+
+    /// What a check by the daemon stands for: the environment and instance it runs, and the
+    /// directory it reads.
+    struct DaemonState: Equatable {
+        var environment: String
+        var instance: String?
+        var directory: String
+        /// Its process, for messages only (a restart into the same state changes nothing).
+        var process: Int32?
+
+        static func == (left: DaemonState, right: DaemonState) -> Bool {
+            left.environment == right.environment && left.instance == right.instance
+                && (LocationOptions.realPath(left.directory) ?? left.directory)
+                    == (LocationOptions.realPath(right.directory) ?? right.directory)
+        }
+
+        /// `environment Staging, instance a (process 12)`.
+        var summary: String {
+            "environment \(environment)" + (instance.map { ", instance \($0)" } ?? "")
+                + (process.map { " (process \($0))" } ?? "")
+        }
+    }
+
+    /// The daemon no longer is what the change was checked against: nothing was installed.
+    struct DaemonChanged: Error, CustomStringConvertible {
+        /// What changed, in a sentence.
+        var description: String
+    }
 
     /// The drop-in `name` (with or without `.plist`; default `50-local`) in the directory of
     /// the daemon that `location` finds (its `Describe` says where: exactly where it reads),
@@ -54,8 +91,12 @@ struct DropInChange {
             self.directory = try location.daemonDirectory(reply)
             self.daemon = client
             self.daemonEnvironment = reply.environment
+            self.began = DaemonState(
+                environment: reply.environment, instance: reply.instance, directory: directory,
+                process: location.daemonProcess(client))
         } else {
             self.daemonEnvironment = nil
+            self.began = nil
             let options = try location.options().anchoringPaths()
             self.directory = ConfigurationLocation(options: options).directory
             self.daemon = nil
@@ -94,19 +135,25 @@ struct DropInChange {
     /// - Parameter make: The new contents from the current ones (`nil`: no drop-in yet), and
     ///   what to return.
     func update<Result>(_ make: (Data?) throws -> (contents: Data, result: Result)) throws -> Result {
-        try file.withLock {
-            for _ in 0..<Self.attempts {
-                let old = try current()
-                let (contents, result) = try make(old)
-                do {
-                    try file.replace(expecting: old, with: contents)
-                    return result
-                } catch is DropInFile.Changed {
-                    continue
+        do {
+            return try file.withLock {
+                for _ in 0..<Self.attempts {
+                    let old = try current()
+                    let (contents, result) = try make(old)
+                    do {
+                        try file.replace(expecting: old, with: contents)
+                        return result
+                    } catch is DropInFile.Changed {
+                        continue
+                    }
                 }
+                throw Failure(
+                    "\(path) kept changing while envctl checked a change to it (something writes it without envctl's lock); nothing was written"
+                )
             }
+        } catch let changed as DaemonChanged {
             throw Failure(
-                "\(path) kept changing while envctl checked a change to it (something writes it without envctl's lock); nothing was written"
+                "\(changed.description); nothing was written. Run the command again to check it against what runs now"
             )
         }
     }
@@ -115,8 +162,11 @@ struct DropInChange {
     /// with file and line.
     ///
     /// - Returns: What was checked, for a confirmation line.
+    /// - Throws: ``DaemonChanged`` when the daemon is not what it was when the change began
+    ///   (``verifyDaemon()``); a ``Failure`` when the change is not valid.
     @discardableResult
     func check(_ contents: Data) throws -> String {
+        try verifyDaemon()
         let (environments, unreadable) = try checkFiles(contents)
         var parts: [String] = []
         if !environments.isEmpty {
@@ -137,9 +187,62 @@ struct DropInChange {
             } catch let failure as Failure {
                 throw Failure("the running daemon rejects it: \(failure.description)")
             }
-            parts.append("checked by the running daemon (environment \(reply["environment"]?.stringValue ?? "?"))")
+            // Restarted into another environment between the question and this check: its
+            // answer is for an environment that the files' check left to it, not that one.
+            let checkedEnvironment = reply["environment"]?.stringValue ?? "?"
+            if let began, checkedEnvironment != began.environment {
+                throw DaemonChanged(
+                    description:
+                        "the daemon now runs environment \(checkedEnvironment), not \(began.environment) as when this change began, so \(began.environment) was checked by no one"
+                )
+            }
+            parts.append("checked by the running daemon (environment \(checkedEnvironment))")
         }
         return parts.joined(separator: "; ")
+    }
+
+    /// Compares the daemon now with ``began``, the daemon when the change began.
+    ///
+    /// - Throws: ``DaemonChanged`` when it is gone or does not answer, runs another environment
+    ///   or instance, or reads another directory; or when none ran and one of ``location``'s
+    ///   reads this directory now (its own validation would not have been asked).
+    func verifyDaemon() throws {
+        guard let daemon, let began else {
+            // Only where the start looked for one without requiring it (`--app-name`, or the
+            // unit's `$RUNTIME_DIRECTORY`): `--pid` and `--socket` require one at the start.
+            guard case .daemon(let client)? = try? location.findTarget(requireDaemon: true),
+                let reply = try? client.describe(), let found = reply.configDirectory,
+                let now = LocationOptions.realPath(found), now == LocationOptions.realPath(directory)
+            else { return }
+            let state = DaemonState(
+                environment: reply.environment, instance: reply.instance, directory: found,
+                process: location.daemonProcess(client))
+            throw DaemonChanged(
+                description:
+                    "a daemon started on \(directory) while this change was made (\(state.summary)); none ran when it began, so its own check was not asked for"
+            )
+        }
+        let reply: DescribeReply
+        do {
+            reply = try daemon.describe()
+        } catch let failure as Failure {
+            throw DaemonChanged(
+                description:
+                    "the daemon this change is checked with (\(began.summary), socket \(daemon.path)) no longer answers: \(failure.description)"
+            )
+        }
+        let now = DaemonState(
+            environment: reply.environment, instance: reply.instance,
+            directory: reply.configDirectory ?? "(none)", process: location.daemonProcess(daemon))
+        guard now == began else {
+            var message =
+                "the daemon was restarted while this change was made: it now runs \(now.summary), not \(began.summary) as when the change began"
+            if now.directory != began.directory { message += ", and reads \(now.directory), not \(began.directory)" }
+            if now.environment != began.environment {
+                message += "; \(began.environment) would be left to a check without the daemon's own validation"
+            }
+            throw DaemonChanged(description: message)
+        }
     }
 
     /// The configuration the files give now, for every environment they define (or

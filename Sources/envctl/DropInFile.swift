@@ -17,15 +17,29 @@ import Foundation
 /// and removes it when done; a waiter that got the lock of a removed file tries again. A lock
 /// file left by a killed `envctl` is a small hidden file that the next one takes and removes.
 ///
+/// **Nothing in the directory is trusted.** A group-writable drop-in directory lets its group
+/// put anything under the lock's name, and `envctl` often runs as root. So `envctl` writes,
+/// truncates, chmods or chowns only a file it made itself (`O_CREAT|O_EXCL|O_NOFOLLOW`), and
+/// only through its descriptor: a lock file that was there already is opened read-only
+/// (`O_NOFOLLOW`: a symbolic link is refused), refused unless it is a regular file with a
+/// single name (a hard link planted as the lock would make it another file), and, once
+/// locked, removed and made anew. Another user's lock file is read, never written.
+///
 /// **Leftovers.** The new contents go to a hidden temporary file beside the drop-in
-/// (`.NAME.XXXXXXXX.envctl-new`), renamed over it. Hidden files are not drop-ins to the daemon
-/// or its file watcher, so neither the lock nor a temporary file left by a killed `envctl`
-/// is read or starts a reload; the next change removes such leftovers while it holds the lock.
+/// (`.NAME.XXXXXXXX.envctl-new`, made with `O_CREAT|O_EXCL|O_NOFOLLOW`: a name that is taken,
+/// by a file or a link, is never opened, and another is drawn), renamed over it. Hidden files
+/// are not drop-ins to the daemon or its file watcher, so neither the lock nor a temporary file
+/// left by a killed `envctl` is read or starts a reload; the next change removes such
+/// leftovers while it holds the lock: regular files with one name only, by name (`unlink`
+/// follows no link).
 struct DropInFile {
     /// The drop-in's path.
     let path: String
     /// The main file, `Environments.plist`, whose permissions a new drop-in may take.
     let mainFile: String
+    /// Draws the random part of a temporary file's name (``randomTemporaryPart()``); a test
+    /// draws names that are taken, to see that they are passed over.
+    var drawTemporaryPart: () -> String = DropInFile.randomTemporaryPart
 
     /// The longest `set`, `unset` or `edit` waits for another one's lock.
     static let lockWaitLimit: Duration = .seconds(60)
@@ -148,6 +162,7 @@ struct DropInFile {
         let lock = try acquireLock()
         defer {
             // Removed while still held: a waiter that then gets it sees that its file is gone.
+            // `unlink` removes the name only: it follows no link and changes no file.
             unlink(lockPath)
             close(lock)
             if createdDirectory { rmdir(directory) }
@@ -170,95 +185,172 @@ struct DropInFile {
         guard FileManager.default.fileExists(atPath: parent) else {
             throw Failure("the configuration directory \(parent) does not exist; make it first (mkdir -p \(parent))")
         }
-        if mkdir(directory, 0o755) != 0, errno != EEXIST {
+        guard mkdir(directory, 0o755) == 0 else {
+            if errno == EEXIST { return false }  // another envctl made it meanwhile
             throw Failure("cannot make \(directory): \(Self.describe(errno))")
         }
-        chmod(directory, 0o755)  // whatever the umask, as before
+        // 0755 whatever the umask, as before; on the directory this process made, never
+        // through a link put in its place.
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        if descriptor >= 0 {
+            var made = stat()
+            if fstat(descriptor, &made) == 0, made.st_uid == geteuid() { fchmod(descriptor, 0o755) }
+            close(descriptor)
+        }
         return true
     }
 
+    /// The lock file as opened: its descriptor, and whether this process made it.
+    private struct OpenedLock {
+        var descriptor: Int32
+        var created: Bool
+    }
+
     /// The locked lock file's descriptor.
+    ///
+    /// Only a lock file this process made is written (its process id) or given a mode. One
+    /// that was there already (a killed `envctl`'s, or another's that has not locked it yet)
+    /// is opened read-only, which `flock` needs no more than; once locked, it is removed and
+    /// made anew, so that the lock file a waiter reads is its holder's own.
     private func acquireLock() throws -> Int32 {
         let start = ContinuousClock.now
         var pause: Duration = .milliseconds(1)
         var noticed = false
-        var descriptor = try openLockFile()
+        var lock = try openLockFile()
         while true {
-            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
+            if flock(lock.descriptor, LOCK_EX | LOCK_NB) == 0 {
                 // The lock of the file that is there now, not of one its last holder removed.
-                var held = stat()
-                var current = stat()
-                if fstat(descriptor, &held) == 0, stat(lockPath, &current) == 0, held.st_dev == current.st_dev,
-                    held.st_ino == current.st_ino
-                {
-                    let text = Array("\(getpid())\n".utf8)
-                    if ftruncate(descriptor, 0) == 0 { _ = pwrite(descriptor, text, text.count, 0) }
-                    return descriptor
+                if isCurrentLock(lock.descriptor) {
+                    if lock.created {
+                        let text = Array("\(getpid())\n".utf8)
+                        _ = pwrite(lock.descriptor, text, text.count, 0)
+                        return lock.descriptor
+                    }
+                    // Not this process's file: removed (its name only) and made anew. Where it
+                    // cannot be removed (another user's, in a sticky directory), it is held as
+                    // it is, unwritten.
+                    guard unlink(lockPath) == 0 else { return lock.descriptor }
                 }
-                close(descriptor)
-                descriptor = try openLockFile()
+                close(lock.descriptor)
+                lock = try openLockFile()
                 continue
             }
             let error = errno
             guard error == EWOULDBLOCK || error == EINTR else {
-                close(descriptor)
+                close(lock.descriptor)
                 throw Failure("cannot lock \(lockPath): \(Self.describe(error))")
             }
             let waited = ContinuousClock.now - start
             if waited >= Self.lockWaitLimit {
-                close(descriptor)
+                let holder = lockHolder(lock.descriptor)
+                close(lock.descriptor)
                 throw Failure(
-                    "another envctl\(lockHolder()) has been changing \(directory) for over \(Self.lockWaitLimit.components.seconds) s (it holds \(lockPath)); nothing was written. Try again when it is done."
+                    "another envctl\(holder) has been changing \(directory) for over \(Self.lockWaitLimit.components.seconds) s (it holds \(lockPath)); nothing was written. Try again when it is done."
                 )
             }
             if waited >= Self.lockWaitNotice, !noticed {
                 noticed = true
-                printError("waiting for another envctl\(lockHolder()), which is changing \(directory)")
+                printError("waiting for another envctl\(lockHolder(lock.descriptor)), which is changing \(directory)")
             }
             usleep(UInt32(pause.components.attoseconds / 1_000_000_000_000))
             pause = min(pause * 2, .milliseconds(50))
         }
     }
 
-    /// Opens (creating) the lock file: readable and writable by its owner, and by the
-    /// directory's group when that group may write the directory.
-    private func openLockFile() throws -> Int32 {
+    /// Whether the lock file's name still names the open file `descriptor`.
+    private func isCurrentLock(_ descriptor: Int32) -> Bool {
+        var held = stat()
+        var current = stat()
+        return fstat(descriptor, &held) == 0 && lstat(lockPath, &current) == 0 && held.st_dev == current.st_dev
+            && held.st_ino == current.st_ino
+    }
+
+    /// Opens the lock file: a new one (`O_EXCL`: made by this process, never an existing one
+    /// or a link's target), readable and writable by its owner and readable by the directory's
+    /// group when that group may write the directory; else the existing one, read-only,
+    /// without following a symbolic link, and only if it is a regular file with no other
+    /// name (a hard link planted as the lock is refused, and its file left as it is).
+    private func openLockFile() throws -> OpenedLock {
         for _ in 0..<100 {
-            let descriptor = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            var descriptor = open(lockPath, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if descriptor >= 0 {
                 var directoryStatus = stat()
-                var status = stat()
-                if fstat(descriptor, &status) == 0, status.st_uid == geteuid(), stat(directory, &directoryStatus) == 0 {
-                    if directoryStatus.st_mode & S_IWGRP != 0 {
-                        _ = fchown(descriptor, uid_t.max, directoryStatus.st_gid)
-                        fchmod(descriptor, 0o660)
-                    } else {
-                        fchmod(descriptor, 0o600)
-                    }
+                if stat(directory, &directoryStatus) == 0, directoryStatus.st_mode & S_IWGRP != 0 {
+                    // The group's members may wait for it (read-only, as for any lock file not theirs).
+                    _ = fchown(descriptor, uid_t.max, directoryStatus.st_gid)
+                    fchmod(descriptor, 0o640)
+                } else {
+                    fchmod(descriptor, 0o600)
                 }
-                return descriptor
+                return OpenedLock(descriptor: descriptor, created: true)
+            }
+            var error = errno
+            if error == EEXIST {
+                descriptor = open(lockPath, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                if descriptor >= 0 {
+                    var status = stat()
+                    guard fstat(descriptor, &status) == 0 else {
+                        error = errno
+                        close(descriptor)
+                        throw Failure("cannot open the lock \(lockPath): \(Self.describe(error))")
+                    }
+                    if status.st_mode & S_IFMT != S_IFREG || status.st_nlink > 1 {
+                        close(descriptor)
+                        let what =
+                            status.st_mode & S_IFMT != S_IFREG
+                            ? "not a regular file" : "a file with \(status.st_nlink) names (hard links)"
+                        throw Failure(
+                            "\(lockPath) is \(what), not a lock file envctl made: envctl does not use it, and nothing was written. Look at what it is, remove it (rm \(lockPath)), and try again"
+                        )
+                    }
+                    return OpenedLock(descriptor: descriptor, created: false)
+                }
+                error = errno
+                if error == ENOENT { continue }  // its holder removed it meanwhile
+                if error == EACCES {
+                    throw Failure(
+                        "cannot open the lock \(lockPath): \(Self.describe(error)) (another user's lock file, which envctl needs to read: run envctl as that user or as root, or remove it once no envctl runs)"
+                    )
+                }
+            }
+            if error == ELOOP {
+                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: lockPath)) ?? "?"
+                throw Failure(
+                    "\(lockPath) is a symbolic link (to \(target)), not a lock file envctl made: envctl does not follow it, and nothing was written. Remove the link (rm \(lockPath)) and try again"
+                )
             }
             // The directory went away with the last holder (it had made it): make it again.
-            if errno == ENOENT, (try? makeDirectory()) != nil { continue }
-            throw Failure("cannot open the lock \(lockPath): \(Self.describe(errno))")
+            if error == ENOENT, (try? makeDirectory()) != nil { continue }
+            throw Failure("cannot open the lock \(lockPath): \(Self.describe(error))")
         }
         throw Failure("cannot open the lock \(lockPath): the directory keeps disappearing")
     }
 
-    /// ` (process N)`, from the lock file, or nothing.
-    private func lockHolder() -> String {
-        guard let text = try? String(contentsOfFile: lockPath, encoding: .utf8),
-            let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    /// ` (process N)`, from the open lock file, or nothing (when it names no live process).
+    private func lockHolder(_ descriptor: Int32) -> String {
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        guard count > 0,
+            let pid = Int32(
+                String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+            pid > 0, kill(pid, 0) == 0 || errno == EPERM
         else { return "" }
         return " (process \(pid))"
     }
 
     /// Removes the temporary files of changes that never finished (their `envctl` was
-    /// killed); with the lock held, no other change can be under way.
+    /// killed); with the lock held, no other change can be under way. Only what such a file
+    /// can be is removed, a regular file with one name; a symbolic link or a hard link under
+    /// such a name is left as it is (`unlink` would not follow it, but it is not envctl's).
     private func removeLeftovers() {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
         for name in names where name.hasPrefix(".") && name.hasSuffix(Self.temporarySuffix) {
-            unlink((directory as NSString).appendingPathComponent(name))
+            let leftover = (directory as NSString).appendingPathComponent(name)
+            var status = stat()
+            guard lstat(leftover, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1 else {
+                continue
+            }
+            unlink(leftover)
         }
     }
 
@@ -309,17 +401,23 @@ struct DropInFile {
     }
 
     /// A new hidden file beside the drop-in, readable by its owner only until it gets its
-    /// permissions.
-    private func makeTemporaryFile() throws -> (path: String, descriptor: Int32) {
-        let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+    /// permissions: made by this process (`O_CREAT|O_EXCL|O_NOFOLLOW`), so never a file or a
+    /// link that was there already; a name that is taken is passed over for another.
+    func makeTemporaryFile() throws -> (path: String, descriptor: Int32) {
         for _ in 0..<100 {
-            let random = String((0..<8).map { _ in letters.randomElement() ?? "x" })
-            let path = (directory as NSString).appendingPathComponent(".\(name).\(random)\(Self.temporarySuffix)")
+            let path = (directory as NSString).appendingPathComponent(
+                ".\(name).\(drawTemporaryPart())\(Self.temporarySuffix)")
             let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if descriptor >= 0 { return (path, descriptor) }
             guard errno == EEXIST else { throw Failure("cannot write in \(directory): \(Self.describe(errno))") }
         }
         throw Failure("cannot write in \(directory): no free temporary name")
+    }
+
+    /// Eight random letters and digits.
+    static func randomTemporaryPart() -> String {
+        let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        return String((0..<8).map { _ in letters.randomElement() ?? "x" })
     }
 
     /// Gives the new file the old one's owner, group, mode and extended attributes.

@@ -19,8 +19,11 @@ struct Edit: ParsableCommand {
             on, it keeps the copy (in $TMPDIR, else /tmp: envctl-edit-XXXXXX/NAME.plist, mode 0600), \
             says where and how to install it once fixed, and exits 1. An unchanged copy installs nothing. The editor runs without holding \
             anything; if the drop-in changed meanwhile (another envctl, or by hand), nothing is \
-            installed: envctl says so, keeps your version in the temporary copy and exits 1. The file \
-            keeps its owner, group, mode and ACLs, and a new one takes them as for set.
+            installed: envctl says so, keeps your version in the temporary copy and exits 1. So too \
+            when the daemon it checks with is not what it was when the editor opened: restarted into \
+            another environment or instance, stopped, or started where none ran (the environment the \
+            edit was opened for would be checked by no daemon). The file keeps its owner, group, mode \
+            and ACLs, and a new one takes them as for set.
             """)
 
     @OptionGroup var location: LocationOptions
@@ -71,6 +74,13 @@ struct Edit: ParsableCommand {
                     throw Failure(
                         "\(change.path) was changed by someone else while you edited it; your version was not installed and is kept in \(scratch). Run envctl edit again and carry your changes over (diff -u \(change.path) \(scratch) shows both)."
                     )
+                } catch let changed as DropInChange.DaemonChanged {
+                    // Checked against what runs now, the environment the edit was opened for
+                    // may be left unchecked: the operator edits again, against what runs now.
+                    keepScratch = true
+                    throw Failure(
+                        "\(changed.description). Your version was not installed and is kept in \(scratch); to check it against what runs now and install it: "
+                            + Self.installCommand(from: scratch))
                 } catch let failure as Failure {
                     keepScratch = true
                     throw Failure("\(failure.description); your version is kept in \(scratch)")

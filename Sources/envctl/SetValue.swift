@@ -158,7 +158,8 @@ struct SetValue: ParsableCommand {
 
             set, unset and edit take a lock in the drop-in directory (.envctl.lock, flock) from reading \
             the drop-in to replacing it, so concurrent changes apply one after the other and none is \
-            lost; they wait for it at most 60 s. The replaced drop-in keeps its owner, group, mode and \
+            lost; they wait for it at most 60 s. A .envctl.lock that envctl did not make is never written: \
+            one that is a symbolic link, a hard link or not a regular file is refused (remove it). The replaced drop-in keeps its owner, group, mode and \
             ACLs (and other extended attributes). A new drop-in takes the owner, group and mode of the \
             most restrictive of the configuration's files (Environments.plist and the other drop-ins: \
             the one that gives others the fewest permissions, then its group), so whoever may read the \
