@@ -66,12 +66,14 @@ build() {
     bplist)
         # The walk that bounds a binary property list before Foundation parses it.
         "${swiftc_fuzzer[@]}" -module-name BinaryPlistFuzz -package-name BinaryPlistFuzz \
-            Sources/Environments/Loading/BinaryPropertyListBounds.swift Fuzz/bplist/*.swift -o "$out/bplist-fuzzer"
+            Sources/Environments/Loading/BinaryPropertyListBounds.swift Sources/Environments/Loading/DuplicateKeys.swift \
+            Fuzz/bplist/*.swift -o "$out/bplist-fuzzer"
         ;;
     plist)
-        # The parser needs only SettingValue.
+        # The parser needs only SettingValue and the duplicate-key list.
         "${swiftc_fuzzer[@]}" -module-name PlistFuzz -package-name PlistFuzz \
             Sources/Environments/Loading/XMLPropertyListParser.swift Sources/Environments/Values/SettingValue.swift \
+            Sources/Environments/Loading/DuplicateKeys.swift \
             Fuzz/plist/*.swift -o "$out/plist-fuzzer"
         ;;
     interpolation)

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs every test: installs the Debian packages the build and the tests need (when missing),
-# builds, runs the Swift Testing suites, type-checks the snippets of the README and the DocC
+# builds, runs the Swift Testing suites, compares the plist corpus with Python's plistlib
+# (scripts/plist-corpus-compare.py), type-checks the snippets of the README and the DocC
 # articles (scripts/check-snippets.py), then the end-to-end tests under a real systemd
 # (systemd 252 and 257 in containers; see Tests/EndToEnd/README.md), and the Debian package
 # (scripts/package-deb.sh and lintian), installed, reloaded and purged with apt under 257 and 252.
@@ -62,6 +63,9 @@ background+=("$release")
 
 step "swift build --build-tests" swift build --build-tests --scratch-path "$debug_scratch"
 step "swift test" swift test --skip-build --scratch-path "$debug_scratch"
+# Real property lists from public repositories (Tests/PlistCorpus), read by our loader and by
+# Python's plistlib, compared value by value; differences must be listed exceptions.
+step "plist corpus against plistlib" python3 scripts/plist-corpus-compare.py --scratch-path "$debug_scratch"
 # Every Swift snippet of the README and the DocC articles, type-checked against that build.
 step "snippets of the README and the articles" python3 scripts/check-snippets.py --scratch-path "$debug_scratch"
 wait_for "$release" "$logs/release-build.log"

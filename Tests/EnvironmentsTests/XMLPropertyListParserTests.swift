@@ -325,7 +325,6 @@ import Testing
         "<date></date>",
         "<date>2024-02-29T12:34:56</date>",
         "<date>2024-2-29T12:34:56Z</date>",
-        "<data/>",
         "<unknown/>",
         // Keys equal as Swift strings but not as Foundation's: left to Foundation.
         "<dict><key>e\u{301}</key><string>1</string><key>\u{E9}</key><string>2</string></dict>",
@@ -383,6 +382,43 @@ import Testing
         let error = #expect(throws: EnvironmentError.self) { try PropertyListDocument(data: data, file: "test.plist") }
         #expect(error?.code == .malformedFile)
         #expect(error?.line != nil)
+    }
+
+    // MARK: - Empty data (issue 32.2)
+
+    /// `<data/>` and `<data></data>` are zero bytes for Apple's and Python's readers; Foundation on
+    /// Linux refuses the first, so the parser reads it, and the document expands it for Foundation
+    /// when the parser leaves the file to it.
+    @Test(arguments: ["<data/>", "<data></data>", "<data>\n    </data>"])
+    func emptyDataIsZeroBytes(element: String) throws {
+        let data = Self.document("<dict><key>Blob</key>\(element)<key>Name</key><string>x</string></dict>")
+        #expect(XMLPropertyListParser.parse(data) == .dictionary(["Blob": .data(Data()), "Name": "x"]))
+        let document = try PropertyListDocument(data: data, file: "test.plist")
+        #expect(document.root == ["Blob": .data(Data()), "Name": "x"])
+    }
+
+    @Test func emptyDataIsZeroBytesWhereFoundationParses() throws {
+        // `<true></true>` leaves the file to Foundation; the `<data/>` in CDATA is text, kept as is.
+        let data = Self.document(
+            """
+            <dict><key>Blob</key><data/><key>Flag</key><true></true>
+            <key>List</key><array><data/><data>AAE=</data></array>
+            <key>Text</key><string><![CDATA[<data/>]]></string></dict>
+            """)
+        #expect(XMLPropertyListParser.parse(data) == nil)
+        #expect(XMLPropertyListParser.scan(data).emptyData.count == 2)
+        let document = try PropertyListDocument(data: data, file: "test.plist")
+        #expect(
+            document.root == [
+                "Blob": .data(Data()), "Flag": true, "List": [.data(Data()), .data(Data([0, 1]))], "Text": "<data/>",
+            ])
+    }
+
+    @Test func emptyDataInABinaryPropertyList() throws {
+        let binary = try PropertyListSerialization.data(
+            fromPropertyList: ["Blob": Data(), "List": [Data()]], format: .binary, options: 0)
+        let document = try PropertyListDocument(data: binary, file: "test.plist")
+        #expect(document.root == ["Blob": .data(Data()), "List": [.data(Data())]])
     }
 
     @Test func documentStillChecksTheRootType() {

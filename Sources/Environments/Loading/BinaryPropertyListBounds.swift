@@ -56,10 +56,41 @@ enum BinaryPropertyListBounds {
 
     /// Checks a binary property list; `nil` when Foundation may parse it.
     static func problem(in data: Data) -> Problem? {
-        data.withUnsafeBytes { buffer in
+        inspect(data).problem
+    }
+
+    /// What the walk of a binary property list finds.
+    struct Inspection: Sendable {
+        /// Why Foundation must not parse the file, or `nil` when it may.
+        var problem: Problem?
+        /// Keys written more than once in one dictionary (binary files have no lines).
+        var duplicates = PropertyListDuplicateKeys()
+        /// When a dictionary has duplicate keys, a copy of the file in which the first copy of
+        /// each refers to the last copy's value. Foundation's binary reader keeps the first copy
+        /// of a duplicate key; its XML reader, Apple's, and Python's `plistlib` keep the last,
+        /// and so does Foundation given this copy. `nil` when no key repeats.
+        var lastCopiesFirst: Data?
+    }
+
+    /// Checks a binary property list and finds the keys written more than once in one
+    /// dictionary (each dictionary is examined once, however often it is referred to).
+    static func inspect(_ data: Data) -> Inspection {
+        let (problem, duplicates, patches) = data.withUnsafeBytes { buffer in
             var reader = Reader(bytes: buffer)
-            return reader.check()
+            let problem = reader.check()
+            return (problem, reader.duplicates, reader.patches)
         }
+        var inspection = Inspection(problem: problem, duplicates: duplicates)
+        if problem == nil, !patches.isEmpty {
+            var copy = data
+            for patch in patches {
+                copy.replaceSubrange(
+                    (copy.startIndex + patch.offset)..<(copy.startIndex + patch.offset + patch.size),
+                    with: data[(data.startIndex + patch.from)..<(data.startIndex + patch.from + patch.size)])
+            }
+            inspection.lastCopiesFirst = copy
+        }
+        return inspection
     }
 
     private struct Reader {
@@ -70,6 +101,15 @@ enum BinaryPropertyListBounds {
         var offsetTable = 0
         /// Where the trailer starts: nothing an object holds may reach past it.
         var end = 0
+        /// Keys written more than once in one dictionary.
+        var duplicates = PropertyListDuplicateKeys()
+        /// References to copy (`size` bytes from `from` to `offset`) so that Foundation, which
+        /// keeps a duplicate key's first copy, reads the last copy's value.
+        var patches: [(offset: Int, from: Int, size: Int)] = []
+        /// The dictionaries already examined for duplicate keys.
+        private var examined: Set<Int> = []
+        /// The key strings decoded so far, by object.
+        private var keyNames: [Int: String] = [:]
 
         init(bytes: UnsafeRawBufferPointer) {
             self.bytes = bytes
@@ -122,7 +162,19 @@ enum BinaryPropertyListBounds {
                         "object \(object) is of a kind no property-list value has (marker 0x\(String(marker, radix: 16)))"
                     ))
             }
-            var count = Int(marker & 0x0F)
+            let (count, start) = try self.count(at: offset, object: object)
+            let references = count.multipliedReportingOverflow(by: kind == 0xD ? 2 : 1)
+            let length = references.partialValue.multipliedReportingOverflow(by: referenceSize)
+            guard !references.overflow, !length.overflow, start <= end, length.partialValue <= end - start else {
+                throw ProblemThrown(.malformed("object \(object) holds more references than the file has room for"))
+            }
+            return .container(start: start, references: references.partialValue, keys: kind == 0xD ? count : 0)
+        }
+
+        /// The count of the object at `offset` and where its content starts: the low nibble of
+        /// its marker, or (when that is 0xF) the integer that follows.
+        func count(at offset: Int, object: Int) throws(ProblemThrown) -> (count: Int, start: Int) {
+            var count = Int(bytes[offset] & 0x0F)
             var start = offset + 1
             if count == 0x0F {
                 // The count follows as an integer value: 0x1N, then 2^N bytes.
@@ -136,12 +188,65 @@ enum BinaryPropertyListBounds {
                 count = extended
                 start += 1 + size
             }
-            let references = count.multipliedReportingOverflow(by: kind == 0xD ? 2 : 1)
-            let length = references.partialValue.multipliedReportingOverflow(by: referenceSize)
-            guard !references.overflow, !length.overflow, start <= end, length.partialValue <= end - start else {
-                throw ProblemThrown(.malformed("object \(object) holds more references than the file has room for"))
+            return (count, start)
+        }
+
+        /// The string a dictionary's key refers to (ASCII or UTF-16), decoded once.
+        mutating func keyName(_ object: Int) throws(ProblemThrown) -> String {
+            if let name = keyNames[object] { return name }
+            guard case .string = try entry(object),
+                let offset = integer(at: offsetTable + object * offsetSize, size: offsetSize)
+            else { throw ProblemThrown(.malformed("a dictionary has a key that is not a string (object \(object))")) }
+            let (count, start) = try self.count(at: offset, object: object)
+            let utf16 = bytes[offset] >> 4 == 0x6
+            let (length, overflow) = count.multipliedReportingOverflow(by: utf16 ? 2 : 1)
+            guard !overflow, start <= end, length <= end - start else {
+                throw ProblemThrown(.malformed("string \(object) runs past the objects"))
             }
-            return .container(start: start, references: references.partialValue, keys: kind == 0xD ? count : 0)
+            let content = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)])
+            let name =
+                utf16
+                ? String(
+                    decoding: (0..<count).map { UInt16(content[2 * $0]) << 8 | UInt16(content[2 * $0 + 1]) },
+                    as: UTF16.self)
+                : String(decoding: content, as: Unicode.ASCII.self)
+            keyNames[object] = name
+            return name
+        }
+
+        /// Records the duplicate keys of the dictionary `object` (once), whose keys start at
+        /// `start`, and the references to copy so that the last copy of each is read.
+        mutating func examine(
+            dictionary object: Int, start: Int, keys: Int, path: [String]
+        ) throws(ProblemThrown) -> [String] {
+            var names: [String] = []
+            names.reserveCapacity(keys)
+            for index in 0..<keys {
+                guard let reference = integer(at: start + index * referenceSize, size: referenceSize) else {
+                    throw ProblemThrown(.malformed("a reference does not fit in an integer"))
+                }
+                names.append(try keyName(reference))
+            }
+            guard examined.insert(object).inserted else { return names }
+            // Foundation compares keys code unit by code unit; Swift's `String` equality is
+            // canonical equivalence, so a match is checked again.
+            var first: [String: Int] = [:]
+            var last: [Int: Int] = [:]
+            for (index, name) in names.enumerated() {
+                guard let earlier = first[name] else {
+                    first[name] = index
+                    continue
+                }
+                guard names[earlier].utf16.elementsEqual(name.utf16) else { continue }
+                duplicates.append(PropertyListDuplicateKey(path: path, key: name, firstLine: nil, line: nil))
+                last[earlier] = index
+            }
+            let values = start + keys * referenceSize
+            for (earlier, later) in last {
+                patches.append(
+                    (values + earlier * referenceSize, values + later * referenceSize, referenceSize))
+            }
+            return names
         }
 
         mutating func check() -> Problem? {
@@ -166,18 +271,24 @@ enum BinaryPropertyListBounds {
 
             let budget = BinaryPropertyListBounds.valueBudget(forSize: bytes.count)
             var values = 1
-            // One entry per open array or dictionary: its next reference, where its keys end
-            // (a dictionary's keys come first) and where its references end.
-            var stack: [(next: Int, keysEnd: Int, end: Int)] = []
-            func open(_ entry: Entry) {
+            // One entry per open array or dictionary: where its references start, its next
+            // reference, where its keys end (a dictionary's keys come first), where its
+            // references end, and a dictionary's keys.
+            var stack: [(start: Int, next: Int, keysEnd: Int, end: Int, keys: [String])] = []
+            // The key path of the innermost open container: one component for each but the root.
+            var path: [String] = []
+            func open(_ entry: Entry, object: Int) throws(ProblemThrown) {
                 guard case .container(let start, let references, let keys) = entry else { return }
-                stack.append((start, start + keys * referenceSize, start + references * referenceSize))
+                let names = keys > 0 ? try examine(dictionary: object, start: start, keys: keys, path: path) : []
+                stack.append(
+                    (start, start, start + keys * referenceSize, start + references * referenceSize, names))
             }
             do {
-                open(try entry(top))
+                try open(try entry(top), object: top)
                 while let last = stack.last {
                     if last.next == last.end {
                         stack.removeLast()
+                        if !stack.isEmpty { path.removeLast() }
                         continue
                     }
                     stack[stack.count - 1].next += referenceSize
@@ -191,10 +302,11 @@ enum BinaryPropertyListBounds {
                     } else if last.next < last.keysEnd {
                         return .malformed("a dictionary has a key that is not a string (object \(reference))")
                     }
-                    if case .container = child, stack.count >= BinaryPropertyListBounds.maximumNesting {
-                        return .tooDeep
-                    }
-                    open(child)
+                    guard case .container = child else { continue }
+                    if stack.count >= BinaryPropertyListBounds.maximumNesting { return .tooDeep }
+                    let index = (last.next - last.keysEnd) / referenceSize
+                    path.append(last.keys.isEmpty ? "[\(index)]" : last.keys[index])
+                    try open(child, object: reference)
                 }
             } catch {
                 return error.problem

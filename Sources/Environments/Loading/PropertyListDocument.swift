@@ -13,19 +13,35 @@ import Foundation
 /// XML property lists go through ``XMLPropertyListParser`` first; anything it does not fully
 /// understand, and every binary property list, is parsed by Foundation's `PropertyListSerialization`,
 /// which also reports the errors.
+///
+/// A key written more than once in one dictionary keeps its last copy, in XML and binary files
+/// alike (as Apple's XML reader and Python's `plistlib` do), and every such duplicate is listed
+/// in ``duplicateKeys``.
 struct PropertyListDocument: Sendable {
+    /// A key written more than once in one dictionary: the dictionary's key path, the key, and
+    /// the lines of its first and last copies (XML only).
+    typealias DuplicateKey = PropertyListDuplicateKey
+
     /// The file's path, or a label for in-memory data.
     let file: String
     /// The root dictionary.
     let root: [String: SettingValue]
     /// The text of an XML file, kept to locate keys for error messages.
     let text: String?
+    /// The keys written more than once in one dictionary, in document order: at most
+    /// ``PropertyListDuplicateKeys/maximumListed`` (100); ``unlistedDuplicateKeyCount`` counts
+    /// the rest. The value read is always the last copy's.
+    let duplicateKeys: [DuplicateKey]
+    /// Duplicate keys beyond those in ``duplicateKeys``.
+    let unlistedDuplicateKeyCount: Int
 
     /// A document for a dictionary that is already parsed.
     init(root: [String: SettingValue], file: String, text: String? = nil) {
         self.file = file
         self.root = root
         self.text = text
+        self.duplicateKeys = []
+        self.unlistedDuplicateKeyCount = 0
     }
 
     /// The largest file read: a configuration file beyond this is a mistake (or a device
@@ -43,24 +59,41 @@ struct PropertyListDocument: Sendable {
         self.file = file
         // The common case, an XML file, without Foundation's slower round trip; anything the
         // fast parser does not fully understand (or that is malformed) takes the path below.
-        if case .dictionary(let root)? = XMLPropertyListParser.parse(data) {
+        if let (value, duplicates) = XMLPropertyListParser.parseWithDuplicates(data), case .dictionary(let root) = value
+        {
             self.root = root
             self.text = PropertyListDocument.xmlText(of: data)
+            self.duplicateKeys = duplicates.listed
+            self.unlistedDuplicateKeyCount = duplicates.unlisted
             return
         }
-        // Foundation builds every reference of a binary property list as a value of its own:
-        // a few hundred bytes that refer to one array 2^40 times would never finish.
-        if BinaryPropertyListBounds.isBinaryPropertyList(data), let problem = BinaryPropertyListBounds.problem(in: data)
-        {
-            throw EnvironmentError(
-                .malformedFile, "not a usable binary property list: \(problem.reason)", file: file,
-                hint:
-                    "Check where this file came from; `plutil -p` shows a sound one, and `plutil -convert xml1` makes it readable"
-            )
+        // What Foundation parses: the file, or a copy in which a duplicate key's last copy
+        // comes first (binary) or empty `<data/>` is written `<data></data>` (XML).
+        var parsed = data
+        let duplicates: PropertyListDuplicateKeys
+        if BinaryPropertyListBounds.isBinaryPropertyList(data) {
+            // Foundation builds every reference of a binary property list as a value of its own:
+            // a few hundred bytes that refer to one array 2^40 times would never finish.
+            let inspection = BinaryPropertyListBounds.inspect(data)
+            if let problem = inspection.problem {
+                throw EnvironmentError(
+                    .malformedFile, "not a usable binary property list: \(problem.reason)", file: file,
+                    hint:
+                        "Check where this file came from; `plutil -p` shows a sound one, and `plutil -convert xml1` makes it readable"
+                )
+            }
+            duplicates = inspection.duplicates
+            if let lastCopiesFirst = inspection.lastCopiesFirst { parsed = lastCopiesFirst }
+        } else {
+            let scan = XMLPropertyListParser.scan(data)
+            duplicates = scan.duplicates
+            if let expanded = XMLPropertyListParser.expandingEmptyData(data, at: scan.emptyData) { parsed = expanded }
         }
+        self.duplicateKeys = duplicates.listed
+        self.unlistedDuplicateKeyCount = duplicates.unlisted
         let object: Any
         do {
-            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            object = try PropertyListSerialization.propertyList(from: parsed, options: [], format: nil)
         } catch {
             let (reason, line) = PropertyListDocument.describe(parseError: error, data: data)
             throw EnvironmentError(

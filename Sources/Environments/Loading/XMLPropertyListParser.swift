@@ -13,15 +13,62 @@ import Foundation
 /// number or date forms, or any malformed input, makes it return `nil`, and the caller falls
 /// back to `PropertyListSerialization`, which is authoritative and reports errors with line
 /// numbers. Whenever it does return a value, that value equals what `PropertyListSerialization`
-/// and ``SettingValue/init(propertyList:)`` give for the same bytes.
+/// and ``SettingValue/init(propertyList:)`` give for the same bytes once every empty `<data/>`
+/// is written `<data></data>` (``expandingEmptyData(_:)``): both are zero bytes for Apple's
+/// and Python's readers, and Foundation on Linux refuses the first.
+///
+/// It records every key written more than once in a dictionary (the last copy wins, as in
+/// Foundation), with the lines of both copies; ``scan(_:)`` finds them in documents it leaves
+/// to Foundation.
 struct XMLPropertyListParser {
     /// Parses an XML property list; `nil` if the bytes are not one this parser fully understands
     /// (the caller then uses `PropertyListSerialization`, which also explains any error).
     static func parse(_ data: Data) -> SettingValue? {
+        parseWithDuplicates(data)?.value
+    }
+
+    /// ``parse(_:)``, with the keys written more than once in a dictionary.
+    static func parseWithDuplicates(_ data: Data) -> (value: SettingValue, duplicates: PropertyListDuplicateKeys)? {
         data.withUnsafeBytes { raw in
             var parser = XMLPropertyListParser(bytes: raw.assumingMemoryBound(to: UInt8.self))
-            return parser.parseDocument()
+            guard let value = parser.parseDocument() else { return nil }
+            return (value, parser.resolvedDuplicates())
         }
+    }
+
+    /// What a walk of the structure alone finds in a document that ``parse(_:)`` leaves to
+    /// Foundation: the duplicate keys, and where every empty `<data/>` element starts.
+    ///
+    /// Values are skipped, not read, so unusual number or date forms do not stop it; it stops
+    /// (keeping what it found) at whatever it cannot follow: markup it does not know, a key with
+    /// a reference it does not decode, nesting deeper than the parser's, text in another encoding.
+    static func scan(_ data: Data) -> (duplicates: PropertyListDuplicateKeys, emptyData: [Int]) {
+        data.withUnsafeBytes { raw in
+            var parser = XMLPropertyListParser(bytes: raw.assumingMemoryBound(to: UInt8.self))
+            parser.scanDocument()
+            return (parser.resolvedDuplicates(), parser.emptyData)
+        }
+    }
+
+    /// The document with every empty `<data/>` element the scan finds written `<data></data>`,
+    /// which Foundation reads (as zero bytes, like Apple's and Python's readers read both);
+    /// `nil` if there is none. Lines stay where they were.
+    static func expandingEmptyData(_ data: Data) -> Data? {
+        expandingEmptyData(data, at: scan(data).emptyData)
+    }
+
+    /// ``expandingEmptyData(_:)`` for the offsets a ``scan(_:)`` of `data` found.
+    static func expandingEmptyData(_ data: Data, at offsets: [Int]) -> Data? {
+        guard !offsets.isEmpty else { return nil }
+        var expanded = Data(capacity: data.count + offsets.count * 6)
+        var copied = 0
+        for offset in offsets {
+            expanded.append(data[(data.startIndex + copied)..<(data.startIndex + offset)])
+            expanded.append(contentsOf: Array("<data></data>".utf8))
+            copied = offset + "<data/>".utf8.count
+        }
+        expanded.append(data[(data.startIndex + copied)...])
+        return expanded
     }
 
     /// The offset of the first byte after the root element that is neither whitespace nor part
@@ -53,6 +100,24 @@ struct XMLPropertyListParser {
     /// Reused for text that needs decoding (entities, CDATA, base64 without its whitespace).
     private var scratch: [UInt8] = []
 
+    /// The keys read so far in every open dictionary, innermost last, with their offsets.
+    private var openKeys: [(key: String, offset: Int)] = []
+    /// Where the value being read sits: a key of `openKeys` or an array index, outermost first.
+    private var path: [PathStep] = []
+    /// Duplicate keys found, by offset (lines are counted once, at the end).
+    private var duplicates: [(path: [String], key: String, firstOffset: Int, offset: Int)] = []
+    /// Duplicates found past ``PropertyListDuplicateKeys/maximumListed``.
+    private var unlistedDuplicates = 0
+    /// Where each empty `<data/>` starts (``scan(_:)`` only).
+    private var emptyData: [Int] = []
+
+    private enum PathStep {
+        /// The value of `openKeys[index]`.
+        case key(Int)
+        /// The element at this index of an array.
+        case index(Int)
+    }
+
     private init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
@@ -63,21 +128,25 @@ struct XMLPropertyListParser {
         case plist, dict, key, string, integer, real, `true`, `false`, date, data, array
     }
 
-    private mutating func parseDocument() -> SettingValue? {
+    /// Skips an optional byte-order mark and the prolog: whitespace, comments, the XML
+    /// declaration (UTF-8 only) and a document type without an internal subset.
+    private mutating func skipProlog() -> Bool {
         // An optional UTF-8 byte-order mark.
         if hasPrefix([0xEF, 0xBB, 0xBF]) { position += 3 }
-        // The prolog: whitespace, comments, the XML declaration and a document type.
         while true {
-            guard skipMisc(inProlog: true) else { return nil }
+            guard skipMisc(inProlog: true) else { return false }
             if hasPrefix("<?") {
-                guard skipDeclaration() else { return nil }
+                guard skipDeclaration() else { return false }
             } else if hasPrefix("<!DOCTYPE") {
-                guard skipDoctype() else { return nil }
+                guard skipDoctype() else { return false }
             } else {
-                break
+                return true
             }
         }
-        guard let (tag, isEmpty) = readOpenTag() else { return nil }
+    }
+
+    private mutating func parseDocument() -> SettingValue? {
+        guard skipProlog(), let (tag, isEmpty) = readOpenTag() else { return nil }
         let root: SettingValue
         if tag == .plist {
             // `<plist/>` and `<plist></plist>` are errors for Foundation; so is more than one value.
@@ -128,7 +197,10 @@ struct XMLPropertyListParser {
             guard !isEmpty, let value = readDate() else { return nil }
             return .date(value)
         case .data:
-            guard !isEmpty, let value = readData() else { return nil }
+            // `<data/>` is zero bytes for Apple's and Python's readers (Foundation on Linux
+            // refuses it; `PropertyListDocument` expands it for Foundation when it must parse).
+            if isEmpty { return .data(Data()) }
+            guard let value = readData() else { return nil }
             return .data(value)
         case .key, .plist:
             return nil
@@ -138,25 +210,80 @@ struct XMLPropertyListParser {
     private mutating func parseDictionary(depth: Int) -> SettingValue? {
         guard depth <= Self.maximumDepth else { return nil }
         var dictionary: [String: SettingValue] = [:]
+        let firstKey = openKeys.count
         while true {
             guard skipMisc() else { return nil }
-            if skipClose("</dict>") { return .dictionary(dictionary) }
-            guard let (tag, isEmpty) = readOpenTag(), tag == .key else { return nil }
-            let key: String
-            if isEmpty {
-                key = ""
-            } else {
-                guard let text = readText(close: "</key>") else { return nil }
-                key = text
+            if skipClose("</dict>") {
+                openKeys.removeSubrange(firstKey...)
+                return .dictionary(dictionary)
             }
+            let keyOffset = position
+            guard let key = readKey() else { return nil }
+            openKeys.append((key, keyOffset))
+            path.append(.key(openKeys.count - 1))
             guard skipMisc(), let value = parseValue(depth: depth) else { return nil }
+            path.removeLast()
             if dictionary.updateValue(value, forKey: key) != nil, let index = dictionary.index(forKey: key) {
                 // Foundation keeps the last of duplicate keys. Swift's `String` equality is
                 // canonical equivalence, Foundation's is not: leave keys that differ only in
                 // normalization to Foundation. (`updateValue` keeps the first key.)
                 guard dictionary.keys[index].utf8.elementsEqual(key.utf8) else { return nil }
+                recordDuplicate(firstKey: firstKey)
             }
         }
+    }
+
+    /// Reads `<key>...</key>` or `<key/>`.
+    private mutating func readKey() -> String? {
+        guard let (tag, isEmpty) = readOpenTag(), tag == .key else { return nil }
+        return isEmpty ? "" : readText(close: "</key>")
+    }
+
+    /// Records that the last key of `openKeys` repeats an earlier key (byte for byte) of the
+    /// dictionary whose keys start at `firstKey`; `false` if no earlier key is the same.
+    @discardableResult
+    private mutating func recordDuplicate(firstKey: Int) -> Bool {
+        guard duplicates.count < PropertyListDuplicateKeys.maximumListed else {
+            unlistedDuplicates += 1
+            return true
+        }
+        let (key, offset) = openKeys[openKeys.count - 1]
+        guard
+            let first = openKeys[firstKey..<(openKeys.count - 1)].first(where: { $0.key.utf8.elementsEqual(key.utf8) })
+        else { return false }
+        let components = path.map { step in
+            switch step {
+            case .key(let index): openKeys[index].key
+            case .index(let index): "[\(index)]"
+            }
+        }
+        duplicates.append((components, key, first.offset, offset))
+        return true
+    }
+
+    /// The duplicates found, with the lines of their offsets (counted in one pass).
+    private func resolvedDuplicates() -> PropertyListDuplicateKeys {
+        var result = PropertyListDuplicateKeys()
+        guard !duplicates.isEmpty || unlistedDuplicates > 0 else { return result }
+        let offsets = Set(duplicates.flatMap { [$0.firstOffset, $0.offset] }).sorted()
+        var lines: [Int: Int] = [:]
+        var line = 1
+        var counted = 0
+        for offset in offsets {
+            while counted < offset {
+                if bytes[counted] == 0x0A { line += 1 }
+                counted += 1
+            }
+            lines[offset] = line
+        }
+        for duplicate in duplicates {
+            result.append(
+                PropertyListDuplicateKey(
+                    path: duplicate.path, key: duplicate.key, firstLine: lines[duplicate.firstOffset],
+                    line: lines[duplicate.offset]))
+        }
+        for _ in 0..<unlistedDuplicates { result.countUnlisted() }
+        return result
     }
 
     private mutating func parseArray(depth: Int) -> SettingValue? {
@@ -165,9 +292,100 @@ struct XMLPropertyListParser {
         while true {
             guard skipMisc() else { return nil }
             if skipClose("</array>") { return .array(array) }
+            path.append(.index(array.count))
             guard let value = parseValue(depth: depth) else { return nil }
+            path.removeLast()
             array.append(value)
         }
+    }
+
+    // MARK: - The structure alone
+
+    /// ``scan(_:)``: the prolog, then the root element, however far it can follow it.
+    private mutating func scanDocument() {
+        guard skipProlog(), let (tag, isEmpty) = readOpenTag() else { return }
+        if tag == .plist {
+            guard !isEmpty, skipMisc() else { return }
+            _ = scanValue(depth: 0)
+        } else {
+            _ = scanValue(tag: tag, isEmpty: isEmpty, start: position, depth: 0)
+        }
+    }
+
+    private mutating func scanValue(depth: Int) -> Bool {
+        let start = position
+        guard let (tag, isEmpty) = readOpenTag() else { return false }
+        return scanValue(tag: tag, isEmpty: isEmpty, start: start, depth: depth)
+    }
+
+    /// Skips an element whose opening tag (at `start`) has been read, recording duplicate keys
+    /// in its dictionaries and its empty `<data/>` elements.
+    private mutating func scanValue(tag: Tag, isEmpty: Bool, start: Int, depth: Int) -> Bool {
+        if isEmpty {
+            if tag == .data { emptyData.append(start) }
+            return tag != .key && tag != .plist
+        }
+        switch tag {
+        case .dict: return scanDictionary(depth: depth + 1)
+        case .array: return scanArray(depth: depth + 1)
+        case .string: return skipText(close: "</string>")
+        case .integer: return skip(past: "</integer>")
+        case .real: return skip(past: "</real>")
+        case .true: return skip(past: "</true>")
+        case .false: return skip(past: "</false>")
+        case .date: return skip(past: "</date>")
+        case .data: return skip(past: "</data>")
+        case .key, .plist: return false
+        }
+    }
+
+    private mutating func scanDictionary(depth: Int) -> Bool {
+        guard depth <= Self.maximumDepth else { return false }
+        var seen: Set<String> = []
+        let firstKey = openKeys.count
+        while true {
+            guard skipMisc() else { return false }
+            if skipClose("</dict>") {
+                openKeys.removeSubrange(firstKey...)
+                return true
+            }
+            let keyOffset = position
+            guard let key = readKey() else { return false }
+            openKeys.append((key, keyOffset))
+            if !seen.insert(key).inserted { recordDuplicate(firstKey: firstKey) }
+            path.append(.key(openKeys.count - 1))
+            guard skipMisc(), scanValue(depth: depth) else { return false }
+            path.removeLast()
+        }
+    }
+
+    private mutating func scanArray(depth: Int) -> Bool {
+        guard depth <= Self.maximumDepth else { return false }
+        var count = 0
+        while true {
+            guard skipMisc() else { return false }
+            if skipClose("</array>") { return true }
+            path.append(.index(count))
+            guard scanValue(depth: depth) else { return false }
+            path.removeLast()
+            count += 1
+        }
+    }
+
+    /// Moves past the closing tag `close` of text that may hold CDATA sections.
+    private mutating func skipText(close: StaticString) -> Bool {
+        while position < bytes.count {
+            if hasPrefix(close) {
+                position += close.utf8CodeUnitCount
+                return true
+            }
+            if hasPrefix("<![CDATA[") {
+                guard skip(past: "]]>") else { return false }
+            } else {
+                position += 1
+            }
+        }
+        return false
     }
 
     /// Reads `<name>` or `<name/>` for a property-list element. Only `<plist>` may carry

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+
+@testable import Environments
+
+/// Keys written more than once in one dictionary (issue 31.3): the last copy is read, in XML and
+/// binary files alike, as Apple's and Python's readers do, and every duplicate is recorded with
+/// the dictionary's key path and, in XML, the lines of both copies.
+@Suite struct DuplicateKeyTests {
+    private typealias Duplicate = PropertyListDocument.DuplicateKey
+
+    /// One key per line; `extra` goes on line 13, before the root's end.
+    private static func document(extra: String = "") -> Data {
+        Data(
+            """
+            <plist version="1.0">
+            <dict>
+            <key>Common</key>
+            <dict>
+            <key>Host</key><string>a</string>
+            <key>api.example.com</key><dict><key>Port</key><integer>1</integer><key>Port</key><integer>2</integer></dict>
+            <key>Host</key><string>b</string>
+            </dict>
+            <key>Release</key><dict/>
+            <key>Common</key>
+            <dict><key>Host</key><string>c</string></dict>
+            <key>List</key><array><string>x</string><dict><key>x</key><true/><key>x</key><false/></dict></array>
+            \(extra)
+            </dict>
+            </plist>
+            """.utf8)
+    }
+
+    private static let expected = [
+        Duplicate(path: ["Common", "api.example.com"], key: "Port", firstLine: 6, line: 6),
+        Duplicate(path: ["Common"], key: "Host", firstLine: 5, line: 7),
+        Duplicate(path: [], key: "Common", firstLine: 3, line: 10),
+        Duplicate(path: ["List", "[1]"], key: "x", firstLine: 12, line: 12),
+    ]
+
+    private static let expectedRoot: [String: SettingValue] = [
+        "Common": ["Host": "c"], "Release": [:], "List": ["x", ["x": false]],
+    ]
+
+    @Test func theParserRecordsEveryDuplicateWithItsLines() throws {
+        let data = Self.document()
+        let (value, duplicates) = try #require(XMLPropertyListParser.parseWithDuplicates(data))
+        #expect(value == .dictionary(Self.expectedRoot))
+        #expect(duplicates.listed == Self.expected)
+        #expect(duplicates.unlisted == 0)
+        let document = try PropertyListDocument(data: data, file: "test.plist")
+        #expect(document.root == Self.expectedRoot)
+        #expect(document.duplicateKeys == Self.expected)
+        #expect(document.unlistedDuplicateKeyCount == 0)
+    }
+
+    /// A file the parser leaves to Foundation: the scan of its structure finds the same.
+    @Test func theScanFindsThemWhereFoundationParses() throws {
+        let data = Self.document(extra: "<key>Flag</key><true></true><key>Hex</key><integer>0x10</integer>")
+        #expect(XMLPropertyListParser.parse(data) == nil)
+        let document = try PropertyListDocument(data: data, file: "test.plist")
+        #expect(document.root["Common"] == ["Host": "c"])
+        #expect(document.root["Flag"] == true)
+        #expect(document.duplicateKeys == Self.expected)
+    }
+
+    @Test func aDocumentWithoutDuplicatesHasNone() throws {
+        let data = Data("<plist><dict><key>a</key><dict><key>a</key><string/></dict></dict></plist>".utf8)
+        let document = try PropertyListDocument(data: data, file: "test.plist")
+        #expect(document.duplicateKeys.isEmpty)
+        #expect(document.unlistedDuplicateKeyCount == 0)
+    }
+
+    @Test(arguments: [false, true])
+    func theListIsBounded(foundationParses: Bool) throws {
+        var body = "<key>Same</key><integer>0</integer>"
+        for index in 1...150 { body += "\n<key>Same</key><integer>\(index)</integer>" }
+        if foundationParses { body += "<key>Flag</key><true></true>" }
+        let data = Data("<plist version=\"1.0\"><dict>\(body)</dict></plist>".utf8)
+        let document = try PropertyListDocument(data: data, file: "test.plist")
+        #expect(document.root["Same"] == .integer(150))
+        #expect(document.duplicateKeys.count == PropertyListDuplicateKeys.maximumListed)
+        #expect(document.unlistedDuplicateKeyCount == 50)
+        #expect(document.duplicateKeys.first == Duplicate(path: [], key: "Same", firstLine: 1, line: 2))
+        #expect(document.duplicateKeys.last?.line == 101)
+    }
+
+    // MARK: - Binary property lists
+
+    /// A binary property list of `objects` (each already encoded), object 0 the root, with one-byte
+    /// offsets and references.
+    private static func binary(_ objects: [[UInt8]]) -> Data {
+        var bytes = Array("bplist00".utf8)
+        var offsets: [UInt8] = []
+        for object in objects {
+            offsets.append(UInt8(bytes.count))
+            bytes += object
+        }
+        let table = bytes.count
+        bytes += offsets
+        func be64(_ value: Int) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+        bytes += [0, 0, 0, 0, 0, 0, 1, 1] + be64(objects.count) + be64(0) + be64(table)
+        return Data(bytes)
+    }
+
+    /// `{a: 1, b: {c: 1, c: 2}, a: 3}`, the second `a` a string object of its own.
+    private static let binaryWithDuplicates = binary([
+        [0xD3, 1, 2, 3, 4, 5, 6],  // the root: keys a, b, a; values 1, {...}, 3
+        [0x51, UInt8(ascii: "a")],
+        [0x51, UInt8(ascii: "b")],
+        [0x51, UInt8(ascii: "a")],
+        [0x10, 1],
+        [0xD2, 7, 7, 4, 8],  // keys c, c (one object); values 1, 2
+        [0x10, 3],
+        [0x51, UInt8(ascii: "c")],
+        [0x10, 2],
+    ])
+
+    @Test func foundationAloneKeepsTheFirstCopyOfABinaryDuplicate() throws {
+        let object = try PropertyListSerialization.propertyList(
+            from: Self.binaryWithDuplicates, options: [], format: nil)
+        #expect(SettingValue(propertyList: object) == ["a": 1, "b": ["c": 1]])
+    }
+
+    @Test func binaryDuplicatesKeepTheLastCopyAndAreRecorded() throws {
+        let document = try PropertyListDocument(data: Self.binaryWithDuplicates, file: "test.plist")
+        #expect(document.root == ["a": 3, "b": ["c": 2]])
+        #expect(
+            document.duplicateKeys == [
+                Duplicate(path: [], key: "a", firstLine: nil, line: nil),
+                Duplicate(path: ["b"], key: "c", firstLine: nil, line: nil),
+            ])
+    }
+
+    @Test func binaryWithoutDuplicatesIsLeftAsItIs() throws {
+        let data = try PropertyListSerialization.data(
+            fromPropertyList: ["a": ["b": [1, ["c": "d"]]], "e": "f"], format: .binary, options: 0)
+        let inspection = BinaryPropertyListBounds.inspect(data)
+        #expect(inspection.problem == nil)
+        #expect(inspection.duplicates.count == 0)
+        #expect(inspection.lastCopiesFirst == nil)
+    }
+}
