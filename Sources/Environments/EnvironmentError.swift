@@ -13,7 +13,7 @@ public struct EnvironmentError: Error, Sendable, Hashable {
             case invalidDropIn, unknownEnvironment, unknownInstance, disallowedEnvironment, missingKey, typeMismatch
             case interpolationCycle, unresolvedReference, missingEnvironmentVariable
             case missingCredential, invalidInterpolation, interpolationLimitExceeded, validationFailed
-            case decodingFailed, invalidName, alreadyBootstrapped, invalidKey
+            case decodingFailed, invalidName, alreadyBootstrapped, invalidKey, strictWarning
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -68,6 +68,9 @@ public struct EnvironmentError: Error, Sendable, Hashable {
         /// quote not closed) or past a bound of ``SettingPath`` (depth, length). The error names
         /// the key as written and, for a file, the file and the line.
         public static let invalidKey = Code(.invalidKey)
+        /// A ``ConfigurationWarning`` (a key written twice in one dictionary) in a load that asks
+        /// for strictness (``EnvironmentOptions/warningsAreErrors``, `envctl check --strict`).
+        public static let strictWarning = Code(.strictWarning)
 
         /// The code's name, for example `malformedFile`.
         public var description: String { kind.rawValue }

@@ -23,4 +23,9 @@ package enum ConfigurationMessageID {
     /// Restart-only keys changed; their old values stay until a restart. The entry carries
     /// `CONFIG_PENDING_RESTART=Key=new value` (repeated, secrets redacted).
     package static let pendingRestart = "d27bae4e53404fe1b9deceadf1821d7e"
+    /// The configuration in effect loads but should be fixed (a key written twice in one
+    /// dictionary): one entry per warning, after the load or reload that applied it. The
+    /// entry carries `CONFIG_WARNING_CODE` (`duplicateKey`), and `CONFIG_FILE`, `CONFIG_LINE`
+    /// and `CONFIG_KEY` where they apply.
+    package static let warning = "a8318aaf953f4a6db5068065eea0b110"
 }

@@ -137,7 +137,10 @@ package enum ControlInterface {
           pendingRestart: []PendingRestart,
           lastReload: ?ReloadVerdict,
           # In the first part only.
-          logLevelOverride: ?LogLevelOverride
+          logLevelOverride: ?LogLevelOverride,
+          # What loads but should be fixed (a key written twice in one dictionary), one line
+          # each with its file and line; in the first part only, absent for none.
+          warnings: ?[]string
         )
 
         # One effective setting.
@@ -153,7 +156,9 @@ package enum ControlInterface {
         # envctl edit and set check before they install a file). Root and the daemon's own
         # user only.
         method Check(candidates: ?[]Candidate) -> (
-          environment: string, generation: int, changedKeys: []string, pendingRestart: []string
+          environment: string, generation: int, changedKeys: []string, pendingRestart: []string,
+          # As in Describe: what the checked configuration should fix; absent for none.
+          warnings: ?[]string
         )
 
         # Reloads and answers with the verdict; a rejected configuration is the error
@@ -358,6 +363,8 @@ package struct DescribeReply: Codable, Sendable, Hashable {
     package var pendingRestart: [PendingRestartRecord]
     package var lastReload: ReloadVerdictRecord?
     package var logLevelOverride: LogLevelOverrideRecord?
+    /// In the first part only; `nil` for none.
+    package var warnings: [String]?
 
     package init(
         applicationName: String, environment: String, instance: String? = nil, configDirectory: String? = nil,
@@ -399,12 +406,18 @@ package struct CheckReply: Codable, Sendable, Hashable {
     package var generation: Int
     package var changedKeys: [String]
     package var pendingRestart: [String]
+    /// `nil` for none.
+    package var warnings: [String]?
 
-    package init(environment: String, generation: Int, changedKeys: [String], pendingRestart: [String]) {
+    package init(
+        environment: String, generation: Int, changedKeys: [String], pendingRestart: [String],
+        warnings: [String]? = nil
+    ) {
         self.environment = environment
         self.generation = generation
         self.changedKeys = changedKeys
         self.pendingRestart = pendingRestart
+        self.warnings = warnings
     }
 }
 

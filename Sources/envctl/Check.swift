@@ -11,10 +11,14 @@ struct Check: ParsableCommand {
             Asking a running daemon, the daemon builds the configuration on disk with its own options and \
             its application's validation, without applying it. Reading files, envctl loads them itself, \
             for every environment they define (one line each, OK or the error; exit 1 if any fails), or \
-            only --environment's.
+            only --environment's. Warnings (a key written twice in one dictionary) are printed after; \
+            with --strict they fail the check (exit 1), as a deploy gate in CI should.
             """)
 
     @OptionGroup var location: LocationOptions
+
+    @Flag(help: "Treat warnings (a key written twice in one dictionary) as errors: exit 1 if there are any.")
+    var strict = false
 
     func run() throws {
         try reportingFailures {
@@ -32,9 +36,18 @@ struct Check: ParsableCommand {
                     summary += "; waiting for a restart: \(check.pendingRestart.joined(separator: ", "))"
                 }
                 printLine(summary)
+                try report(warnings: check.warnings ?? [])
             case .files:
                 try checkFiles()
             }
+        }
+    }
+
+    /// Prints each warning; with `--strict`, fails when there are any.
+    private func report(warnings: [String]) throws {
+        for warning in warnings { printLine("warning: \(warning)") }
+        if strict, !warnings.isEmpty {
+            throw Failure("\(warnings.count) warnings, and --strict makes them errors")
         }
     }
 
@@ -42,11 +55,19 @@ struct Check: ParsableCommand {
     /// they define: a deploy gate must not pass a file whose Production is broken because envctl
     /// was built for Debug.
     private func checkFiles() throws {
-        guard location.environment == nil else {
-            printLine(summary(try location.load()))
+        var base = try location.filesOptions()
+        base.warningsAreErrors = strict
+        if location.environment != nil {
+            let snapshot: EnvironmentSnapshot
+            do {
+                snapshot = try Environment(options: base).snapshot
+            } catch {
+                throw Failure("\(error)")
+            }
+            printLine(summary(snapshot))
+            try report(warnings: snapshot.warnings.map(\.description))
             return
         }
-        let base = try location.filesOptions()
         let names: [String]
         do {
             names = try Environment.definedEnvironments(base)
@@ -59,16 +80,23 @@ struct Check: ParsableCommand {
             )
         }
         var failed: [String] = []
+        var warnings: [String] = []
         for name in names {
             var options = base
             options.environment = name
             do {
-                printLine(summary(try Environment(options: options).snapshot))
+                let snapshot = try Environment(options: options).snapshot
+                printLine(summary(snapshot))
+                // The files' warnings, the same in every environment: once each.
+                for warning in snapshot.warnings.map(\.description) where !warnings.contains(warning) {
+                    warnings.append(warning)
+                }
             } catch {
                 printLine("FAILED: environment \(name): \(error)")
                 failed.append(name)
             }
         }
+        for warning in warnings { printLine("warning: \(warning)") }
         if !failed.isEmpty {
             throw Failure(
                 "\(failed.count) of \(names.count) environments failed the check: \(failed.joined(separator: ", "))")

@@ -26,6 +26,8 @@ struct Listing {
     var lastReload: ReloadVerdictRecord?
     /// A log level set with `io.systemd.service.SetLogLevel`, which wins over the setting.
     var logLevelOverride: LogLevelOverrideRecord?
+    /// What the configuration should fix (a key written twice in one dictionary), one line each.
+    var warnings: [String] = []
     /// Where the values come from, for the table's first line: the running daemon, or files.
     var origin: String?
     /// The same for JSON, as `readFrom`: `{"daemon": {"pid": N, "socket": PATH}}` or
@@ -36,6 +38,7 @@ struct Listing {
 
     /// The files' configuration.
     init(_ snapshot: EnvironmentSnapshot, revealSecrets: Bool) {
+        warnings = snapshot.warnings.map(\.description)
         environment = snapshot.environmentName
         instance = snapshot.instanceName
         generation = Int(snapshot.generation)
@@ -85,6 +88,7 @@ struct Listing {
         files = reply.files
         lastReload = reply.lastReload
         logLevelOverride = reply.logLevelOverride
+        warnings = reply.warnings ?? []
         pendingRestart = reply.pendingRestart.map(\.key)
         let pending = Dictionary(reply.pendingRestart.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         rows = reply.settings.map { setting in
@@ -135,6 +139,7 @@ struct Listing {
                     + "from uid \(override.uid) at \(override.setAt): it overrides \(override.key) until the daemon restarts"
             )
         }
+        for warning in warnings { lines.append("# warning: \(warning)") }
         var out = lines.map { ControlCharacters.escaped($0) + "\n" }.joined()
         let keys = rows.map { ControlCharacters.escaped($0.key) }
         let width = min(keys.map(\.count).max() ?? 0, 40)
@@ -174,6 +179,7 @@ struct Listing {
         var readFrom: [String: JSONValue]?
         var lastReload: ReloadVerdictRecord?
         var logLevelOverride: LogLevelOverrideRecord?
+        var warnings: [String]?
     }
 
     func json() throws -> String {
@@ -193,7 +199,7 @@ struct Listing {
             Document(
                 environment: environment, instance: instance, generation: generation, files: files, settings: settings,
                 pendingRestart: pendingRestart, readFrom: readFrom, lastReload: lastReload,
-                logLevelOverride: logLevelOverride))
+                logLevelOverride: logLevelOverride, warnings: warnings.isEmpty ? nil : warnings))
     }
 
     /// `value` as pretty JSON, keys sorted. Every value in it comes from ``jsonValue(_:)`` or is

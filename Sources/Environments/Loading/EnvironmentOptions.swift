@@ -53,6 +53,11 @@ public struct EnvironmentOptions: Sendable {
     /// process runs: a reload applies the same ones again, and changing one (a unit's
     /// `Environment=` line) takes a restart.
     public var variablePrefix: String? = "APP_"
+    /// Whether a ``ConfigurationWarning`` (a key written twice in one dictionary) fails the
+    /// load as an error (``EnvironmentError/Code/strictWarning``) instead of being reported:
+    /// at start the program stops, and a reload is rejected. `false` by default, as property-list
+    /// readers accept such files; `envctl check --strict` asks for it in CI.
+    public var warningsAreErrors = false
     /// Whether an instance that no file's `Instances` dictionary names is an error (listing
     /// the known instances) rather than an instance with no settings of its own.
     public var requiresKnownInstance = false

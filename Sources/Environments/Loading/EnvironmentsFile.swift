@@ -14,9 +14,12 @@ package struct EnvironmentsFile: Sendable {
     let instances: [String: [String: SettingValue]]
     let secrets: [String]
     let restartRequired: [String]
+    /// What loads but should be fixed: keys written twice in one dictionary.
+    let warnings: [ConfigurationWarning]
 
     init(_ document: PropertyListDocument, isDropIn: Bool) throws(EnvironmentError) {
         file = document.file
+        warnings = Self.duplicateKeyWarnings(document)
         self.isDropIn = isDropIn
         let what = isDropIn ? "drop-in" : "file"
         var common: [String: SettingValue] = [:]
@@ -128,6 +131,40 @@ package struct EnvironmentsFile: Sendable {
             failure.line = failure.line ?? document.line(ofKeyPath: section + error.written)
             throw failure
         }
+    }
+
+    /// A warning for each key the document writes twice in one dictionary (the last copy is
+    /// used, as every property-list reader does), and one for those past the parser's list.
+    private static func duplicateKeyWarnings(_ document: PropertyListDocument) -> [ConfigurationWarning] {
+        var warnings: [ConfigurationWarning] = []
+        for duplicate in document.duplicateKeys {
+            // The key path in the configuration: below the section (an instance's is two deep).
+            let inSection =
+                duplicate.path.first == "Instances" ? duplicate.path.dropFirst(2) : duplicate.path.dropFirst()
+            var key = ""
+            for component in inSection + [duplicate.key] where !component.hasPrefix("[") {
+                key = SettingPath.joined(key, component)
+            }
+            let place = (duplicate.path + [duplicate.key]).map { "'\(Interpolator.shown($0))'" }.joined(
+                separator: " > ")
+            let lines =
+                if let first = duplicate.firstLine, let line = duplicate.line {
+                    " on line \(first) and again on line \(line)"
+                } else { "" }
+            warnings.append(
+                ConfigurationWarning(
+                    .duplicateKey, "\(place) is written twice in one dictionary\(lines); the last copy is used",
+                    key: duplicate.path.isEmpty ? nil : key, file: document.file, line: duplicate.line,
+                    hint: "Remove the copy that is not meant (property-list readers keep the last one)"))
+        }
+        if document.unlistedDuplicateKeyCount > 0 {
+            warnings.append(
+                ConfigurationWarning(
+                    .duplicateKey,
+                    "\(document.unlistedDuplicateKeyCount) more keys are written twice in one dictionary (not listed)",
+                    file: document.file))
+        }
+        return warnings
     }
 
     private static func sectionError(

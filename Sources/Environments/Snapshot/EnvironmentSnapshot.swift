@@ -36,6 +36,9 @@ public final class EnvironmentSnapshot: Sendable {
     /// that could not be read (`EnvironmentOptions.unreadableCredentialsAsPlaceholders`),
     /// with the credentials' names; empty otherwise.
     package let unreadableCredentials: [String: Set<String>]
+    /// What loads but should be fixed (a key written twice in one dictionary), in the order
+    /// of the files; empty for most configurations.
+    public let warnings: [ConfigurationWarning]
 
     /// The one table reads use: every key path (dictionaries and their members) with its
     /// value, the index of its source in ``sources`` and its secrecy.
@@ -53,7 +56,8 @@ public final class EnvironmentSnapshot: Sendable {
         secretKeys: Set<String>,
         restartRequiredKeys: Set<String>,
         pendingRestart: [String: ConfiguredValue],
-        unreadableCredentials: [String: Set<String>] = [:]
+        unreadableCredentials: [String: Set<String>] = [:],
+        warnings: [ConfigurationWarning] = []
     ) {
         self.environmentName = environmentName
         self.instanceName = instanceName
@@ -68,6 +72,7 @@ public final class EnvironmentSnapshot: Sendable {
         self.restartRequiredKeys = restartRequiredKeys
         self.pendingRestart = pendingRestart
         self.unreadableCredentials = unreadableCredentials
+        self.warnings = warnings
         self.loadedAt = Date()
     }
 
@@ -81,13 +86,14 @@ public final class EnvironmentSnapshot: Sendable {
         return values
     }
 
-    /// Whether `other` has the same environment, values, sources, restart-only keys and pending
-    /// restarts: whether a reload from one to the other changes anything a reader can see. The
+    /// Whether `other` has the same environment, values, sources, restart-only keys, pending
+    /// restarts and warnings: whether a reload from one to the other changes anything a reader can see. The
     /// generation, the load time and the list of files read are not compared: a drop-in that sets
     /// nothing (added or removed) is not a new configuration.
     package func hasSameContent(as other: EnvironmentSnapshot) -> Bool {
         guard environmentName == other.environmentName, table.count == other.table.count,
-            pendingRestart == other.pendingRestart, restartRequiredKeys == other.restartRequiredKeys
+            pendingRestart == other.pendingRestart, restartRequiredKeys == other.restartRequiredKeys,
+            warnings == other.warnings
         else { return false }
         let sameSources = sources == other.sources
         for (key, entry) in table {

@@ -92,11 +92,20 @@ struct SnapshotBuilder {
                 restartRequired, merged: merged, resolved: resolved, previous: previous, name: name, secrets: secrets)
         }
 
+        let warnings = files.flatMap(\.warnings)
+        if options.warningsAreErrors, let first = warnings.first {
+            let more = warnings.count > 1 ? " (and \(warnings.count - 1) more warnings)" : ""
+            throw EnvironmentError(
+                .strictWarning, first.message + more, key: first.key, environment: name, file: first.file,
+                line: first.line,
+                hint: (first.hint.map { $0 + "; " } ?? "")
+                    + "warnings are errors here (EnvironmentOptions.warningsAreErrors or envctl check --strict)")
+        }
         let snapshot = EnvironmentSnapshot(
             environmentName: name, instanceName: instance, generation: generation, tree: tree,
             files: files.map(\.file).filter { $0 != builtInLabel }, location: location, secretKeys: secrets,
             restartRequiredKeys: restartRequired, pendingRestart: pending,
-            unreadableCredentials: interpolator.keysWithUnreadableCredentials())
+            unreadableCredentials: interpolator.keysWithUnreadableCredentials(), warnings: warnings)
         if let key = options.logLevelKey, let entry = snapshot.configuredValue(forKey: key) {
             let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
             guard case .string(let level) = entry.value, levels.contains(level.lowercased()) else {
@@ -320,7 +329,9 @@ struct SnapshotBuilder {
             } catch  where error.code == .fileNotFound {
                 // Removed since the directory was listed: it is not there.
             } catch var error {
-                if error.code != .invalidDropIn && error.code != .invalidKey { error.message = "drop-in " + error.message }
+                if error.code != .invalidDropIn && error.code != .invalidKey {
+                    error.message = "drop-in " + error.message
+                }
                 throw error
             }
         }

@@ -159,7 +159,8 @@ struct ControlHandler: Sendable {
             return Self.reply(
                 CheckReply(
                     environment: built.environmentName, generation: Int(current.generation),
-                    changedKeys: built.changedKeys(since: current), pendingRestart: built.pendingRestart.keys.sorted()))
+                    changedKeys: built.changedKeys(since: current), pendingRestart: built.pendingRestart.keys.sorted(),
+                    warnings: built.warnings.isEmpty ? nil : built.warnings.map(\.description)))
         } catch {
             return Self.reply(["error": Self.errorRecord(error)], error: ControlInterface.Error.configurationRejected)
         }

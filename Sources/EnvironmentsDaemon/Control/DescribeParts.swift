@@ -14,7 +14,8 @@ struct DescribeParts: Sendable {
     private let showSecrets: Bool
     /// The members every part carries, as JSON text without the braces.
     private let commonMembers: [UInt8]
-    /// The members only the first part carries (`files`, `lastReload`, `logLevelOverride`), each
+    /// The members only the first part carries (`files`, `lastReload`, `logLevelOverride`,
+    /// `warnings`), each
     /// with a leading comma.
     private let firstPartMembers: [UInt8]
     private let pendingKeys: [String]
@@ -42,6 +43,10 @@ struct DescribeParts: Sendable {
         Self.appendMember("files", .array(snapshot.files.map(JSONValue.string)), to: &first)
         if let lastReload { Self.appendMember("lastReload", .object(lastReload), to: &first) }
         if let logLevelOverride { Self.appendMember("logLevelOverride", .object(logLevelOverride), to: &first) }
+        if !snapshot.warnings.isEmpty {
+            Self.appendMember(
+                "warnings", .array(snapshot.warnings.map { .string($0.description) }), to: &first)
+        }
         commonMembers = Array(JSONValue.object(common).jsonText().dropFirst().dropLast())
         firstPartMembers = first
     }

@@ -121,6 +121,32 @@ package struct ConfigurationReporter: Sendable {
         send(entry, level: .warning, text: message)
     }
 
+    /// The most warnings written as entries of their own after one load; the rest are counted
+    /// in one more entry.
+    package static let maximumWarningEntries = 20
+
+    /// Reports what the configuration now in effect should fix (``EnvironmentSnapshot/warnings``):
+    /// one entry each, with `CONFIG_WARNING_CODE`, `CONFIG_FILE`, `CONFIG_LINE` and `CONFIG_KEY`
+    /// where known, at most ``maximumWarningEntries``.
+    package func warnings(_ snapshot: EnvironmentSnapshot) {
+        for warning in snapshot.warnings.prefix(Self.maximumWarningEntries) {
+            let message = "Configuration warning: \(warning)"
+            var entry = Self.entry(message, id: ConfigurationMessageID.warning, priority: "4", snapshot)
+            entry.append("CONFIG_WARNING_CODE", warning.code.description)
+            if let file = warning.file { entry.append("CONFIG_FILE", file) }
+            if let line = warning.line { entry.append("CONFIG_LINE", String(line)) }
+            if let key = warning.key { entry.append("CONFIG_KEY", key) }
+            send(entry, level: .warning, text: message)
+        }
+        let more = snapshot.warnings.count - Self.maximumWarningEntries
+        if more > 0 {
+            let message = "Configuration warning: \(more) more warnings (envctl check lists them all)"
+            send(
+                Self.entry(message, id: ConfigurationMessageID.warning, priority: "4", snapshot), level: .warning,
+                text: message)
+        }
+    }
+
     /// Sends `entry` to the journal; without one (or when it is not delivered), logs `text` and
     /// `details` instead.
     private func send(_ entry: JournalEntry, level: Logger.Level, text: String, details: [String] = []) {

@@ -130,6 +130,7 @@ package actor ConfigurationReloader {
                 "files": "\(snapshot.files.joined(separator: ", "))",
             ])
         reporter.applied(snapshot, change: nil, cause: nil)
+        reporter.warnings(snapshot)
         remember(.loaded, snapshot, cause: nil)
         writeState(snapshot)
         metrics.loaded(generation: snapshot.generation)
@@ -261,6 +262,7 @@ package actor ConfigurationReloader {
         applyLogLevel(change.current)
         logChange(change, trigger: cause.trigger)
         reporter.applied(change.current, change: change, cause: cause)
+        reporter.warnings(change.current)
         remember(.applied, change.current, cause: cause, change: change)
         if !change.current.pendingRestart.isEmpty { reportPending(change.current) }
     }

@@ -1,0 +1,56 @@
+import TextEscaping
+
+/// Something in the configuration that loads, but that an operator should fix: today a key
+/// written twice in one dictionary, whose last copy is used as every property-list reader does.
+///
+/// A snapshot lists its warnings (``EnvironmentSnapshot/warnings``); the daemon writes each to
+/// the journal with its own `MESSAGE_ID`, and `envctl check` and `show` print them. With
+/// ``EnvironmentOptions/warningsAreErrors`` (or `envctl check --strict`), a warning fails the
+/// load like an error.
+public struct ConfigurationWarning: Sendable, Hashable, CustomStringConvertible {
+    /// What kind of warning this is.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// A key written more than once in one dictionary of a file: the last copy is used.
+        public static let duplicateKey = Code("duplicateKey")
+
+        /// The code's name, for example `duplicateKey`.
+        public var description: String { name }
+    }
+
+    /// What kind of warning this is.
+    public var code: Code
+    /// What was found, in a sentence.
+    public var message: String
+    /// The key involved, if any (``SettingPath``'s text form).
+    public var key: String?
+    /// The file involved, if any.
+    public var file: String?
+    /// The line in ``file``, where known.
+    public var line: Int?
+    /// What to do about it.
+    public var hint: String?
+
+    /// Creates a warning.
+    public init(
+        _ code: Code, _ message: String, key: String? = nil, file: String? = nil, line: Int? = nil,
+        hint: String? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.key = key
+        self.file = file
+        self.line = line
+        self.hint = hint
+    }
+
+    /// One line: `file:line: message. hint`, with control characters escaped.
+    public var description: String {
+        var text = message
+        if let file { text = (line.map { "\(file):\($0)" } ?? file) + ": " + text }
+        if let hint { text += ". " + hint }
+        return ControlCharacters.escaped(text)
+    }
+}
