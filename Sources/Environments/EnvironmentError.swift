@@ -13,7 +13,7 @@ public struct EnvironmentError: Error, Sendable, Hashable {
             case invalidDropIn, unknownEnvironment, unknownInstance, disallowedEnvironment, missingKey, typeMismatch
             case interpolationCycle, unresolvedReference, missingEnvironmentVariable
             case missingCredential, invalidInterpolation, interpolationLimitExceeded, validationFailed
-            case decodingFailed, invalidName, alreadyBootstrapped
+            case decodingFailed, invalidName, alreadyBootstrapped, reentrantChange
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -64,6 +64,11 @@ public struct EnvironmentError: Error, Sendable, Hashable {
         public static let invalidName = Code(.invalidName)
         /// ``Environment/bootstrap(_:)`` was called after an earlier call had succeeded.
         public static let alreadyBootstrapped = Code(.alreadyBootstrapped)
+        /// ``EnvironmentOptions/validate`` called ``Environment/reload()``,
+        /// ``Environment/setOverride(_:forKey:)``, ``Environment/removeAllOverrides()``,
+        /// ``Environment/check()`` or ``Environment/bootstrap(_:)`` for the environment whose
+        /// change it is judging: that change is still being made, and would wait for itself.
+        public static let reentrantChange = Code(.reentrantChange)
 
         /// The code's name, for example `malformedFile`.
         public var description: String { kind.rawValue }
