@@ -60,7 +60,9 @@ struct StopDuringReloadTests {
             stopped.withLock { $0 = true }
         }
         let deadline = ContinuousClock.now + .seconds(10)
-        while !stopped.withLock({ $0 }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        while !stopped.withLock({ $0 }) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         #expect(stopped.withLock { $0 }, "the service group returned while the reload's validate still hung")
 
         let record = await reload.value
