@@ -29,7 +29,7 @@ extension Environment {
     package func reload(
         publishingThrough gate: (_ publish: () -> ReloadOutcome) -> ReloadOutcome?
     ) throws(EnvironmentError) -> ReloadOutcome? {
-        try apply(gate: gate) { _ throws(EnvironmentError) in }
+        try apply(operation: "reload()", gate: gate) { _ throws(EnvironmentError) in }
     }
 
     /// Builds the configuration exactly as ``reload()`` would, without applying it.

@@ -39,10 +39,10 @@ final class SnapshotView: Sendable {
 /// (its thread-specific value's destructor). A read reaches it through that pointer: no
 /// reference count, and no dynamic exclusivity check (the try-lock is what serializes access).
 ///
-/// A thread whose cache was freed keeps ``finished`` as its thread-specific value, a cache
-/// that is never idle: a read there (from another thread-specific value's destructor, which
-/// may run after this one's) takes the store's locked path instead of registering a cache that
-/// nothing would free. In a process made by `fork()`, the caches of the parent's other threads
+/// A thread whose cache was freed keeps one of the ``finished`` caches as its thread-specific
+/// value, caches that are never idle: a read there (from another thread-specific value's
+/// destructor, which may run after this one's) takes the store's locked path instead of
+/// registering a cache that nothing would free. In a process made by `fork()`, the caches of the parent's other threads
 /// (threads the child does not have) are freed, with the snapshots they held.
 struct ThreadSnapshotCache: ~Copyable {
     private struct Entry {
@@ -59,7 +59,7 @@ struct ThreadSnapshotCache: ~Copyable {
         static let readingDropWanted = 2
         /// A writer is dropping views.
         static let sweeping = 3
-        /// The thread has exited (``finished``): reads take the locked path, writers never see it.
+        /// The thread is exiting (``finished``): reads take the locked path, writers never see it.
         static let finished = 4
     }
 
@@ -203,12 +203,22 @@ struct ThreadSnapshotCache: ~Copyable {
     }()
     private static let spacing = 128
 
-    /// The thread-specific value of a thread whose cache was freed as it exits: a cache whose
-    /// reads always take the store's locked path, in no registry.
+    /// The thread-specific values of a thread whose cache was freed as it exits: caches whose
+    /// reads always take the store's locked path, in no registry. The one at index `n` asks the
+    /// destructor to set a finished cache `n` more times (see ``threadExited(_:)``).
     nonisolated(unsafe) private static let finished: UnsafeMutablePointer<ThreadSnapshotCache> = {
-        let pointer = UnsafeMutablePointer<ThreadSnapshotCache>.allocate(capacity: 1)
-        pointer.initialize(to: ThreadSnapshotCache(state: State.finished))
+        let pointer = UnsafeMutablePointer<ThreadSnapshotCache>.allocate(capacity: finishedCount)
+        for index in 0..<finishedCount {
+            (pointer + index).initialize(to: ThreadSnapshotCache(state: State.finished))
+        }
         return pointer
+    }()
+
+    /// How many ``finished`` caches: the rounds of destructors but the first (which frees the
+    /// cache) and the last (left to the sanitizers, which tear their thread state down in it).
+    private static let finishedCount: Int = {
+        let rounds = sysconf(Int32(_SC_THREAD_DESTRUCTOR_ITERATIONS))
+        return max(1, (rounds > 0 ? rounds : 4) - 2)
     }()
 
     /// The thread-specific value that points to each thread's cache, freed when the thread exits.
@@ -256,21 +266,28 @@ struct ThreadSnapshotCache: ~Copyable {
         return pointer
     }
 
-    /// The thread-specific value's destructor: frees the thread's cache and leaves
-    /// ``finished`` in its place, for as long as the thread runs destructors.
+    /// The thread-specific value's destructor: frees the thread's cache and leaves a
+    /// ``finished`` one in its place, for every round of destructors but the last.
     ///
-    /// Setting a value again makes the C library run the destructors another round (at most
-    /// `PTHREAD_DESTRUCTOR_ITERATIONS` in all): this one only sets ``finished`` again, so that
-    /// a read from a destructor that runs in a later round still finds it.
+    /// The C library clears each value before it calls the value's destructor, and runs the
+    /// destructors again (`PTHREAD_DESTRUCTOR_ITERATIONS` rounds in all, 4) while any value was
+    /// set meanwhile: this one sets a finished cache again in each round but the last two, so
+    /// that a read from another destructor after this one, in the same round or the next ones,
+    /// takes the locked path. The last round is left alone, because the sanitizers tear their
+    /// thread state down in it (code that they instrumented must not run after that); a read
+    /// made that late, or late in the round before it, registers a cache as before, freed in
+    /// the next round if there is one.
     private static func threadExited(_ raw: UnsafeMutableRawPointer) {
         let pointer = raw.assumingMemoryBound(to: ThreadSnapshotCache.self)
-        if pointer != finished {
-            // Out of the registry first: no writer can reach the cache after this.
-            registry.withLock { $0.removeAll { $0.pointer == pointer } }
-            pointer.deinitialize(count: 1)
-            UnsafeMutableRawPointer(pointer).deallocate()
+        if let index = (0..<finishedCount).first(where: { finished + $0 == pointer }) {
+            if index > 0 { pthread_setspecific(key, finished + (index - 1)) }
+            return
         }
-        pthread_setspecific(key, finished)
+        // Out of the registry first: no writer can reach the cache after this.
+        registry.withLock { $0.removeAll { $0.pointer == pointer } }
+        pointer.deinitialize(count: 1)
+        UnsafeMutableRawPointer(pointer).deallocate()
+        pthread_setspecific(key, finished + (finishedCount - 1))
     }
 
     /// After `fork()`, in the child (whose only thread is the one that called `fork()`): frees
