@@ -12,10 +12,24 @@ extension Environment {
     /// (a reload, an override) finishes first; readers meanwhile read the current snapshot.
     ///
     /// - Returns: What happened: applied (with the changed keys) or unchanged.
-    /// - Throws: ``EnvironmentError``; the current snapshot stays in place.
+    /// - Throws: ``EnvironmentError``; the current snapshot stays in place. Called from this
+    ///   environment's own ``EnvironmentOptions/validate`` (which runs inside a change), it
+    ///   throws ``EnvironmentError/Code/reentrantChange`` at once rather than wait for itself.
     @discardableResult
     public func reload() throws(EnvironmentError) -> ReloadOutcome {
         try apply { _ throws(EnvironmentError) in }
+    }
+
+    /// Reloads as ``reload()`` does, for a caller that may give up on the reload while it is
+    /// being built (a daemon that is stopping): once the snapshot is built and checked, and
+    /// before anything is published, `gate` is called with the step that publishes it, holding
+    /// the environment's writer lock; the reload takes effect only if `gate` runs that step.
+    ///
+    /// - Returns: What happened, or `nil` if `gate` did not publish (nothing changed).
+    package func reload(
+        publishingThrough gate: (_ publish: () -> ReloadOutcome) -> ReloadOutcome?
+    ) throws(EnvironmentError) -> ReloadOutcome? {
+        try apply(operation: "reload()", gate: gate) { _ throws(EnvironmentError) in }
     }
 
     /// Builds the configuration exactly as ``reload()`` would, without applying it.
@@ -28,6 +42,7 @@ extension Environment {
     /// Builds the configuration as ``check()`` does, with `candidates` (file contents by
     /// absolute path) read in place of the files there, or added to the drop-ins.
     package func check(candidates: [String: Data]) throws(EnvironmentError) -> EnvironmentSnapshot {
+        try refuseChangeFromValidate("check()")
         let current = snapshot
         let (origin, overrides) = writer.withLock { ($0.origin, $0.overrides) }
         guard let origin else { return current }
@@ -62,13 +77,31 @@ extension Environment {
     /// for the observers.
     ///
     /// The application's `validate` runs inside: it may read this environment (the current
-    /// snapshot, ``options``, ``lastError``), but must not change it.
+    /// snapshot, ``options``, ``lastError``), but must not change it: a change that it starts
+    /// throws ``EnvironmentError/Code/reentrantChange`` (it would wait for itself).
     ///
-    /// - Parameter startingOver: A new origin: no restart-only key keeps its old value.
+    /// - Parameters:
+    ///   - startingOver: A new origin: no restart-only key keeps its old value.
+    ///   - operation: The public method that asked, for the reentrancy error.
     func apply(
-        startingOver: Bool = false, _ change: (inout WriterState) throws(EnvironmentError) -> Void
+        startingOver: Bool = false, operation: String = #function,
+        _ change: (inout WriterState) throws(EnvironmentError) -> Void
     ) throws(EnvironmentError) -> ReloadOutcome {
-        try writer.withLock { (state: inout WriterState) throws(EnvironmentError) -> ReloadOutcome in
+        guard let outcome = try apply(startingOver: startingOver, operation: operation, gate: { $0() }, change) else {
+            preconditionFailure("a gate that always publishes published")
+        }
+        return outcome
+    }
+
+    /// ``apply(startingOver:operation:_:)``, publishing through `gate` (see
+    /// ``reload(publishingThrough:)``); `nil` if `gate` did not publish.
+    private func apply(
+        startingOver: Bool = false, operation: String = #function,
+        gate: (_ publish: () -> ReloadOutcome) -> ReloadOutcome?,
+        _ change: (inout WriterState) throws(EnvironmentError) -> Void
+    ) throws(EnvironmentError) -> ReloadOutcome? {
+        try refuseChangeFromValidate(operation)
+        return try writer.withLock { (state: inout WriterState) throws(EnvironmentError) -> ReloadOutcome? in
             buildingThread.store(currentThreadID(), ordering: .relaxed)
             defer { buildingThread.store(0, ordering: .relaxed) }
             var next = state
@@ -84,20 +117,36 @@ extension Environment {
                 options: origin.options, overrides: next.overrides, readsFiles: origin.readsFiles
             )
             .build(previous: startingOver ? nil : previous, generation: (previous?.generation ?? 0) + 1)
-            state = next
-            status.withLock { $0 = Status(options: origin.readsFiles ? origin.options : nil, lastError: nil) }
-            guard let previous else {
-                // The first snapshot of `shared` (a bootstrap before any read): nobody to tell.
+            return gate { () -> ReloadOutcome in
+                state = next
+                status.withLock { $0 = Status(options: origin.readsFiles ? origin.options : nil, lastError: nil) }
+                guard let previous else {
+                    // The first snapshot of `shared` (a bootstrap before any read): nobody to tell.
+                    store.publish(built)
+                    return .unchanged(built)
+                }
+                if built.hasSameContent(as: previous) { return .unchanged(previous) }
                 store.publish(built)
-                return .unchanged(built)
+                let event = EnvironmentChange(
+                    previous: previous, current: built, changedKeys: built.changedKeys(since: previous))
+                observers.deliver(event)
+                return .applied(event)
             }
-            if built.hasSameContent(as: previous) { return .unchanged(previous) }
-            store.publish(built)
-            let event = EnvironmentChange(
-                previous: previous, current: built, changedKeys: built.changedKeys(since: previous))
-            observers.deliver(event)
-            return .applied(event)
         }
+    }
+
+    /// Throws ``EnvironmentError/Code/reentrantChange`` if this thread is building a change of
+    /// this environment, which holds ``writer``: `operation` was called from `validate`.
+    private func refuseChangeFromValidate(_ operation: String) throws(EnvironmentError) {
+        guard buildingThread.load(ordering: .relaxed) == currentThreadID() else { return }
+        throw EnvironmentError(
+            .reentrantChange,
+            "validate must not call \(operation) on the environment it is validating: the change being "
+                + "validated is still being made, and this call would wait for it",
+            environment: store.load()?.environmentName,
+            hint:
+                "Judge only the snapshot that validate is given; change the configuration after the reload returns, "
+                + "or from an observer")
     }
 
     // MARK: - Loading `shared` on first use

@@ -193,4 +193,7 @@ public final class Environment: ConfigurationReading, Sendable {
 
     /// The options this environment loads files with, or `nil` for an in-memory one.
     public var options: EnvironmentOptions? { status.withLock { $0.options } }
+
+    /// How many threads keep a view of one of this environment's snapshots: for tests.
+    package var threadCachesHoldingViews: Int { store.threadCachesHoldingViews }
 }

@@ -13,7 +13,7 @@ public struct EnvironmentError: Error, Sendable, Hashable {
             case invalidDropIn, unknownEnvironment, unknownInstance, disallowedEnvironment, missingKey, typeMismatch
             case interpolationCycle, unresolvedReference, missingEnvironmentVariable
             case missingCredential, invalidInterpolation, interpolationLimitExceeded, validationFailed
-            case decodingFailed, invalidName, alreadyBootstrapped, invalidKey, strictWarning
+            case decodingFailed, invalidName, alreadyBootstrapped, invalidKey, strictWarning, reentrantChange
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -71,6 +71,11 @@ public struct EnvironmentError: Error, Sendable, Hashable {
         /// A ``ConfigurationWarning`` (a key written twice in one dictionary) in a load that asks
         /// for strictness (``EnvironmentOptions/warningsAreErrors``, `envctl check --strict`).
         public static let strictWarning = Code(.strictWarning)
+        /// ``EnvironmentOptions/validate`` called ``Environment/reload()``,
+        /// ``Environment/setOverride(_:forKey:)``, ``Environment/removeAllOverrides()``,
+        /// ``Environment/check()`` or ``Environment/bootstrap(_:)`` for the environment whose
+        /// change it is judging: that change is still being made, and would wait for itself.
+        public static let reentrantChange = Code(.reentrantChange)
 
         /// The code's name, for example `malformedFile`.
         public var description: String { kind.rawValue }

@@ -13,6 +13,10 @@ import Synchronization
 /// reading at that moment drops them when its read ends), so a replaced snapshot, with any
 /// secret that was rotated away, is freed when the last read that used it ends, whether or
 /// not the threads that read it ever read again.
+///
+/// Its lock, and the registry of thread caches, are taken before `fork()` and made new in the
+/// child (``ForkSafeLocked``): a child process reads and publishes as its parent did, and holds
+/// no view for the parent's other threads.
 final class SnapshotStore: Sendable {
     private static let identities = Atomic<UInt64>(1)
 
@@ -20,7 +24,7 @@ final class SnapshotStore: Sendable {
     private let identity: UInt64
     /// Counts publishes; changed only under `current`'s lock, with `current`.
     private let version = Atomic<UInt64>(0)
-    private let current = Locked<EnvironmentSnapshot?>(nil)
+    private let current = ForkSafeLocked<EnvironmentSnapshot?>(nil)
     private let cacheKey = ThreadSnapshotCache.key
 
     /// A store with nothing published yet: reads return `nil` until ``publish(_:)``.
@@ -85,6 +89,11 @@ final class SnapshotStore: Sendable {
     @inline(__always)
     func entry(forKey key: String) -> SettingEntry?? {
         read { $0.entry(forKey: key) }
+    }
+
+    /// How many threads' caches hold a view of one of this store's snapshots: for tests.
+    var threadCachesHoldingViews: Int {
+        ThreadSnapshotCache.cachesHoldingViews(of: identity)
     }
 
     /// Fetches the current snapshot into the thread's cache (which the caller holds).

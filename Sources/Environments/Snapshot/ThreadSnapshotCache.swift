@@ -38,6 +38,12 @@ final class SnapshotView: Sendable {
 /// Each thread's cache is allocated once, at its first read, and freed when the thread exits
 /// (its thread-specific value's destructor). A read reaches it through that pointer: no
 /// reference count, and no dynamic exclusivity check (the try-lock is what serializes access).
+///
+/// A thread whose cache was freed keeps one of the ``finished`` caches as its thread-specific
+/// value, caches that are never idle: a read there (from another thread-specific value's
+/// destructor, which may run after this one's) takes the store's locked path instead of
+/// registering a cache that nothing would free. In a process made by `fork()`, the caches of the parent's other threads
+/// (threads the child does not have) are freed, with the snapshots they held.
 struct ThreadSnapshotCache: ~Copyable {
     private struct Entry {
         let store: UInt64
@@ -53,6 +59,8 @@ struct ThreadSnapshotCache: ~Copyable {
         static let readingDropWanted = 2
         /// A writer is dropping views.
         static let sweeping = 3
+        /// The thread is exiting (``finished``): reads take the locked path, writers never see it.
+        static let finished = 4
     }
 
     /// At most this many stores' views per thread: a thread that reads more stores in turn
@@ -66,7 +74,7 @@ struct ThreadSnapshotCache: ~Copyable {
         var others: [Entry] = []
     }
 
-    private let state = Atomic<Int>(State.idle)
+    private let state: Atomic<Int>
     /// Read and written only under the lock. Memory of its own, apart from `state`: what the
     /// holder of the lock changes never overlaps what the other side accesses meanwhile.
     private let entries: UnsafeMutablePointer<Entries>
@@ -185,8 +193,33 @@ struct ThreadSnapshotCache: ~Copyable {
         let pointer: UnsafeMutablePointer<ThreadSnapshotCache>
     }
 
-    private static let registry = Locked<[Pointer]>([])
+    /// Every live thread's cache. Its lock is taken before `fork()` and made new in the child
+    /// (``ForkSafeLocked``), where ``forkedChild()`` then frees the other threads' caches.
+    private static let registry: ForkSafeLocked<[Pointer]> = {
+        let registry = ForkSafeLocked<[Pointer]>([])
+        let result = pthread_atfork(nil, nil) { ThreadSnapshotCache.forkedChild() }
+        precondition(result == 0, "pthread_atfork failed: \(result)")
+        return registry
+    }()
     private static let spacing = 128
+
+    /// The thread-specific values of a thread whose cache was freed as it exits: caches whose
+    /// reads always take the store's locked path, in no registry. The one at index `n` asks the
+    /// destructor to set a finished cache `n` more times (see ``threadExited(_:)``).
+    nonisolated(unsafe) private static let finished: UnsafeMutablePointer<ThreadSnapshotCache> = {
+        let pointer = UnsafeMutablePointer<ThreadSnapshotCache>.allocate(capacity: finishedCount)
+        for index in 0..<finishedCount {
+            (pointer + index).initialize(to: ThreadSnapshotCache(state: State.finished))
+        }
+        return pointer
+    }()
+
+    /// How many ``finished`` caches: the rounds of destructors but the first (which frees the
+    /// cache) and the last (left to the sanitizers, which tear their thread state down in it).
+    private static let finishedCount: Int = {
+        let rounds = sysconf(Int32(_SC_THREAD_DESTRUCTOR_ITERATIONS))
+        return max(1, (rounds > 0 ? rounds : 4) - 2)
+    }()
 
     /// The thread-specific value that points to each thread's cache, freed when the thread exits.
     static let key: pthread_key_t = {
@@ -210,7 +243,8 @@ struct ThreadSnapshotCache: ~Copyable {
         return register(key: key)
     }
 
-    private init() {
+    private init(state: Int = State.idle) {
+        self.state = Atomic(state)
         entries = .allocate(capacity: 1)
         entries.initialize(to: Entries())
     }
@@ -232,11 +266,68 @@ struct ThreadSnapshotCache: ~Copyable {
         return pointer
     }
 
+    /// The thread-specific value's destructor: frees the thread's cache and leaves a
+    /// ``finished`` one in its place, for every round of destructors but the last.
+    ///
+    /// The C library clears each value before it calls the value's destructor, and runs the
+    /// destructors again (`PTHREAD_DESTRUCTOR_ITERATIONS` rounds in all, 4) while any value was
+    /// set meanwhile: this one sets a finished cache again in each round but the last two, so
+    /// that a read from another destructor after this one, in the same round or the next ones,
+    /// takes the locked path. The last round is left alone, because the sanitizers tear their
+    /// thread state down in it (code that they instrumented must not run after that); a read
+    /// made that late, or late in the round before it, registers a cache as before, freed in
+    /// the next round if there is one.
     private static func threadExited(_ raw: UnsafeMutableRawPointer) {
         let pointer = raw.assumingMemoryBound(to: ThreadSnapshotCache.self)
+        if let index = (0..<finishedCount).first(where: { finished + $0 == pointer }) {
+            if index > 0 { pthread_setspecific(key, finished + (index - 1)) }
+            return
+        }
         // Out of the registry first: no writer can reach the cache after this.
         registry.withLock { $0.removeAll { $0.pointer == pointer } }
         pointer.deinitialize(count: 1)
         UnsafeMutableRawPointer(pointer).deallocate()
+        pthread_setspecific(key, finished + (finishedCount - 1))
+    }
+
+    /// After `fork()`, in the child (whose only thread is the one that called `fork()`): frees
+    /// the caches of the parent's other threads, which the child does not have, and so the
+    /// snapshots (and rotated secrets) that only they still held.
+    ///
+    /// The registry's lock was held across `fork()`, so no writer was sweeping a cache; a
+    /// cache whose thread was reading is left alone (its entries may be half written), and
+    /// so are the views it holds.
+    private static func forkedChild() {
+        let own = pthread_getspecific(key)?.assumingMemoryBound(to: ThreadSnapshotCache.self)
+        let freed = registry.withLock { caches in
+            var freed: [Pointer] = []
+            caches.removeAll { cache in
+                guard cache.pointer != own else { return false }
+                if cache.pointer.pointee.state.load(ordering: .acquiring) == State.idle { freed.append(cache) }
+                return true
+            }
+            return freed
+        }
+        for cache in freed {
+            cache.pointer.deinitialize(count: 1)
+            UnsafeMutableRawPointer(cache.pointer).deallocate()
+        }
+    }
+
+    /// How many threads' caches hold a view of one of `store`'s snapshots: for tests.
+    static func cachesHoldingViews(of store: UInt64) -> Int {
+        registry.withLock { caches in
+            caches.count { $0.pointer.pointee.holdsViews(of: store) }
+        }
+    }
+
+    /// Whether this cache holds a view of one of `store`'s snapshots; waits for a read in
+    /// progress. Called holding the registry's lock, as writers are.
+    private func holdsViews(of store: UInt64) -> Bool {
+        while !state.compareExchange(expected: State.idle, desired: State.sweeping, ordering: .acquiring).exchanged {
+            sched_yield()  // the thread is reading, for as long as a read takes
+        }
+        defer { state.store(State.idle, ordering: .releasing) }
+        return entries.pointee.first?.store == store || entries.pointee.others.contains { $0.store == store }
     }
 }

@@ -8,6 +8,10 @@ import SystemdSupport
 /// Runs reloads one at a time and tells everyone about them: the log, systemd
 /// (`RELOADING=1` with `MONOTONIC_USEC=`, then `READY=1` and `STATUS=`), the journal's
 /// configuration entries, the state file that `envctl reload` waits on, and the log level.
+///
+/// A reload's build runs on a thread of its own (``ReloadBuilds``), not on the actor, which is
+/// free meanwhile; reloads still take turns, so their notifications and reports never mix.
+/// ``abandonReloads()`` lets a stopping service stop waiting for a build however long it takes.
 package actor ConfigurationReloader {
     /// The environment being reloaded.
     package nonisolated let environment: Environment
@@ -22,6 +26,12 @@ package actor ConfigurationReloader {
     private var lastReload: ReloadState.LastReload?
     /// The last loads and reloads, for the control socket's `History`.
     private var history = ReloadHistory()
+    /// Where the builds run.
+    private nonisolated let builds = ReloadBuilds()
+    /// Whether a reload (or a catch-up) has its turn.
+    private var isReloading = false
+    /// The reloads waiting for their turn, first come first served.
+    private var turnWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Creates a reloader.
     ///
@@ -162,15 +172,43 @@ package actor ConfigurationReloader {
         await withCheckedContinuation { readyWaiters.append($0) }
     }
 
+    /// Waits for this reload's turn (none runs while another one's build is in progress).
+    private func takeTurn() async {
+        guard isReloading else {
+            isReloading = true
+            return
+        }
+        await withCheckedContinuation { turnWaiters.append($0) }
+    }
+
+    /// Hands the turn to the next reload, if one waits.
+    private func endTurn() {
+        if turnWaiters.isEmpty {
+            isReloading = false
+        } else {
+            turnWaiters.removeFirst().resume()
+        }
+    }
+
+    /// Stops waiting for the build in progress, and for any later one: for a service that
+    /// stops, which must not wait for a build (a slow file system, a `validate` that hangs).
+    /// No reload takes effect after this returns; a build still running ends unseen.
+    package nonisolated func abandonReloads() {
+        builds.abandon()
+    }
+
     /// Reloads quietly, without `RELOADING=1`, to pick up a change made between the first
     /// load and the start of watching; reports only if something changed.
-    package func catchUp() {
+    package func catchUp() async {
+        await takeTurn()
+        defer { endTurn() }
         let started = MonotonicClock.nowMicroseconds()
         let trigger = ReloadTrigger.fileChange
         let cause = ReloadCause(trigger: trigger)
         let record: ReloadState.LastReload
+        guard let outcome = await builds.reload(environment) else { return }
         do {
-            guard case .applied(let change) = try environment.reload() else { return }
+            guard case .applied(let change) = try outcome.get() else { return }
             announce(change, cause: cause)
             writeState(change.current)
             record = ReloadState.LastReload(
@@ -190,20 +228,30 @@ package actor ConfigurationReloader {
     /// Reloads the configuration and reports the result. Never throws: a rejected
     /// configuration is logged and reported, and the last good one stays.
     ///
+    /// The build runs off the actor (``ReloadBuilds``). After ``abandonReloads()`` (the
+    /// service is stopping) this returns at once, with a rejected record that says so, and
+    /// reports nothing: no `READY=1` follows `STOPPING=1`.
+    ///
     /// - Parameters:
     ///   - trigger: What started the reload.
     ///   - callerUID: A control call's caller, for the history and the journal.
     ///   - fleetRevision: A fleet change's etcd revision, for the history and the journal.
     @discardableResult
-    package func reload(trigger: ReloadTrigger, callerUID: UInt32? = nil, fleetRevision: Int64? = nil)
+    package func reload(trigger: ReloadTrigger, callerUID: UInt32? = nil, fleetRevision: Int64? = nil) async
         -> ReloadState.LastReload
     {
+        await takeTurn()
+        defer { endTurn() }
         let cause = ReloadCause(trigger: trigger, callerUID: callerUID, fleetRevision: fleetRevision)
         let started = MonotonicClock.nowMicroseconds()
+        if builds.isAbandoned { return abandonedRecord(started: started, trigger: trigger) }
         notifier.reloading(status: "Reloading configuration (\(trigger.rawValue))")
+        guard let built = await builds.reload(environment) else {
+            return abandonedRecord(started: started, trigger: trigger)
+        }
         let record: ReloadState.LastReload
         do {
-            let outcome = try environment.reload()
+            let outcome = try built.get()
             switch outcome {
             case .applied(let change):
                 let snapshot = change.current
@@ -238,6 +286,19 @@ package actor ConfigurationReloader {
         if let error = record.error { status += "; reload rejected: \(error)" }
         notifier.ready(status: status)
         return record
+    }
+
+    /// The record of a reload abandoned because the service stops; logged, not reported.
+    private func abandonedRecord(started: UInt64, trigger: ReloadTrigger) -> ReloadState.LastReload {
+        let generation = environment.generation
+        logger.notice(
+            "reload abandoned: the service is stopping; keeping generation \(generation)",
+            metadata: ["trigger": "\(trigger.rawValue)"])
+        return ReloadState.LastReload(
+            outcome: .rejected, startedMonotonicMicroseconds: started,
+            finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
+            generation: generation,
+            error: "the service is stopping: the reload was abandoned, generation \(generation) stays")
     }
 
     private func reportRejection(_ error: EnvironmentError, cause: ReloadCause) {

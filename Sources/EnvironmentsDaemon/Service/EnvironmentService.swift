@@ -94,6 +94,11 @@ public struct EnvironmentService: Service, CustomStringConvertible {
 
     /// Runs until graceful shutdown (or cancellation); sends `STOPPING=1` on the way out.
     ///
+    /// A stop does not wait for a reload in progress: its build (which runs on a thread of its
+    /// own, whatever it does: a slow file system, a `validate` that hangs) is abandoned and
+    /// never takes effect, so the service returns at once and the configuration stays the one
+    /// in service.
+    ///
     /// `READY=1` goes out once the files are watched (so that no edit made after
     /// `systemctl start` returns can be missed); signals that arrived earlier are handled then.
     public func run() async throws {
@@ -149,6 +154,8 @@ public struct EnvironmentService: Service, CustomStringConvertible {
                     group.addTask { await Watchdog(notifier: SystemdNotifier(logger: logger)).run() }
                 }
                 try? await gracefulShutdown()
+                // Before the tasks end: one may be waiting for a build that does not end soon.
+                reloader.abandonReloads()
                 group.cancelAll()
             }
         } onGracefulShutdown: {

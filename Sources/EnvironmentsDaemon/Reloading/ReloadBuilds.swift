@@ -1,0 +1,71 @@
+import Dispatch
+import Environments
+
+/// Runs the builds of reloads (reading, parsing, merging and interpolating the files, and the
+/// application's `validate`) on a dispatch queue of their own, never on Swift's cooperative
+/// pool, and lets a stopping service stop waiting for them.
+///
+/// A build may take long: hostile input, a slow file system, a `validate` that asks a server.
+/// Its result comes back through a continuation, so the reloader's actor (and so the control
+/// socket, the signal handling and the stop) is free meanwhile. ``abandon()`` resumes every
+/// waiter at once with `nil`; a build that is still running goes on, on its thread, but never
+/// publishes: its snapshot is published only through a gate that holds this type's lock and
+/// checks that nothing was abandoned, so once ``abandon()`` returns, no reload takes effect.
+final class ReloadBuilds: Sendable {
+    /// What a build came to: the environment's outcome, or the error that rejected it.
+    typealias Outcome = Result<ReloadOutcome, EnvironmentError>
+
+    private struct State {
+        var isAbandoned = false
+        var nextID: UInt64 = 0
+        var waiting: [UInt64: CheckedContinuation<Outcome?, Never>] = [:]
+    }
+
+    private let queue = DispatchQueue(label: "EnvironmentsDaemon.reload")
+    private let state = Locked(State())
+
+    /// Whether ``abandon()`` was called.
+    var isAbandoned: Bool { state.withLock { $0.isAbandoned } }
+
+    /// Reloads `environment` (``Environment/reload()``) on the queue and waits for the result.
+    ///
+    /// - Returns: The outcome, or `nil` if the builds were abandoned before it was published
+    ///   (nothing changed then).
+    func reload(_ environment: Environment) async -> Outcome? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Outcome?, Never>) in
+            let id = state.withLock { state -> UInt64? in
+                guard !state.isAbandoned else { return nil }
+                state.nextID += 1
+                state.waiting[state.nextID] = continuation
+                return state.nextID
+            }
+            guard let id else {
+                continuation.resume(returning: nil)
+                return
+            }
+            queue.async {
+                let outcome: Outcome?
+                do throws(EnvironmentError) {
+                    outcome = try environment.reload { publish in
+                        self.state.withLock { $0.isAbandoned ? nil : publish() }
+                    }.map(Outcome.success)
+                } catch {
+                    outcome = .failure(error)
+                }
+                let waiter = self.state.withLock { $0.waiting.removeValue(forKey: id) }
+                waiter?.resume(returning: outcome)
+            }
+        }
+    }
+
+    /// Stops waiting for every build, now and from now on: each waiter gets `nil`, and no
+    /// build that is running or comes later publishes its snapshot.
+    func abandon() {
+        let waiters = state.withLock { state in
+            state.isAbandoned = true
+            defer { state.waiting = [:] }
+            return Array(state.waiting.values)
+        }
+        for waiter in waiters { waiter.resume(returning: nil) }
+    }
+}

@@ -1,0 +1,103 @@
+import Environments
+import EnvironmentsDaemon
+import Foundation
+import Logging
+import ServiceLifecycle
+import TestSupport
+import Testing
+
+/// A service stops when asked, whatever a reload is doing; a `validate` that tries to change
+/// the environment it judges is rejected, not left hanging.
+@Suite("stopping during a reload", .timeLimit(.minutes(5)))
+struct StopDuringReloadTests {
+    /// An environment on `fixture`'s files whose `validate` runs `judge` on every build after
+    /// the first.
+    private static func environment(
+        _ fixture: ControlSocketTests.Fixture, judge: @escaping @Sendable (Environment) throws -> Void
+    ) throws -> Environment {
+        let target = Locked<Environment?>(nil)
+        var options = EnvironmentOptions(
+            applicationName: "stop-tests", environment: "Production", configDirectory: fixture.root + "/etc",
+            processEnvironment: ["CREDENTIALS_DIRECTORY": fixture.root + "/credentials"])
+        options.validate = { _ in
+            if let environment = target.withLock({ $0 }) { try judge(environment) }
+        }
+        let environment = try Environment(options: options)
+        target.withLock { $0 = environment }
+        return environment
+    }
+
+    @Test("graceful shutdown while validate blocks a reload: the service returns, the reload never applies")
+    func stopWhileValidateBlocks() async throws {
+        let fixture = try ControlSocketTests.Fixture()
+        let blocking = Locked(false)
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let environment = try Self.environment(fixture) { _ in
+            guard blocking.withLock({ $0 }) else { return }
+            entered.signal()
+            _ = release.wait(timeout: .now() + 60)  // a validate that hangs (for a minute at most)
+        }
+        defer { release.signal() }
+        let logger = Logger(label: "stop-tests")
+        let service = EnvironmentService(
+            environment: environment, reloadSignals: nil, configuration: .inTest(controlSocket: nil), logger: logger)
+        let group = ServiceGroup(services: [service], logger: logger)
+        let running = Task { try await group.run() }
+        await service.waitUntilReady()
+
+        blocking.withLock { $0 = true }
+        try fixture.write(ControlSocketTests.plist("changed"))
+        let reload = Task { await service.reloader.reload(trigger: .signal) }
+        try await onThread { entered.wait() }  // the build is in validate, which hangs
+
+        // What SIGTERM does to a ServiceGroup: a graceful shutdown. The service must return
+        // while validate still hangs; 10 s is a bound for a stuck test, not a timing goal.
+        await group.triggerGracefulShutdown()
+        let stopped = Locked(false)
+        Task {
+            _ = try? await running.value
+            stopped.withLock { $0 = true }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !stopped.withLock({ $0 }) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(stopped.withLock { $0 }, "the service group returned while the reload's validate still hung")
+
+        let record = await reload.value
+        #expect(record.outcome == .rejected)
+        #expect(record.error?.contains("stopping") == true, "\(String(describing: record.error))")
+        #expect(environment.string("Greeting") == "hello")
+
+        // The abandoned build ends now; it must not publish. A reload made after it (which waits
+        // for it) finds the change still to apply.
+        blocking.withLock { $0 = false }
+        release.signal()
+        let after = try await onThread { try environment.reload() }
+        guard case .applied(let change) = after else {
+            Issue.record("the abandoned reload was applied after the stop: \(after)")
+            return
+        }
+        #expect(change.changedKeys.contains("Greeting"))
+        #expect(environment.string("Greeting") == "changed")
+    }
+
+    @Test("a validate that reloads its own environment is rejected with reentrantChange; the configuration stays")
+    func validateThatReloadsIsRejected() async throws {
+        let fixture = try ControlSocketTests.Fixture()
+        let environment = try Self.environment(fixture) { environment in try environment.reload() }
+        let logger = Logger(label: "stop-tests")
+        let service = EnvironmentService(
+            environment: environment, reloadSignals: nil, configuration: .inTest(controlSocket: nil), logger: logger)
+        try await service.whileRunning {
+            try fixture.write(ControlSocketTests.plist("changed"))
+            let record = await service.reloader.reload(trigger: .signal)
+            #expect(record.outcome == .rejected)
+            #expect(record.errorCode == "reentrantChange")
+            #expect(record.errorMessage?.contains("validate must not call reload()") == true)
+            #expect(record.generation == 1)
+            #expect(environment.string("Greeting") == "hello")
+        }
+    }
+}
