@@ -18,6 +18,7 @@ struct ProviderReadTests {
                 "Token": "plain-secret",
                 "Hosts": ["a", "b"],
                 "Key": "${credential:tls-key}",
+                "Upstreams": ["api.example.com": ["Port": 443]],
             ] as [String: Any],
             "Production": ["APIHost": "api.production.example.com"],
             "Secrets": ["Token"],
@@ -47,6 +48,10 @@ struct ProviderReadTests {
             #expect(database.int(forKey: "Port") == 5432)
             #expect(reader.string(forKey: "Missing") == nil)
             #expect(reader.string(forKey: "Database.Missing", default: "fallback") == "fallback")
+            // A key's components are literal: a host name is one component.
+            #expect(reader.int(forKey: ConfigKey(["Upstreams", "api.example.com", "Port"])) == 443)
+            #expect(reader.scoped(to: ConfigKey(["Upstreams", "api.example.com"])).int(forKey: "Port") == 443)
+            #expect(reader.int(forKey: "Upstreams.api.example.com.Port") == nil)
         }
     }
 
