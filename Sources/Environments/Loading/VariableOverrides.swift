@@ -48,7 +48,7 @@ struct VariableOverrides {
                 name.hasPrefix(prefix) && !excluded.contains(name)
                     && !Self.isServiceLink(String(name.dropFirst(prefix.count)), value: variables[name] ?? "")
             }
-            .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     /// Applies every variable to `tree`, the merged files and defaults before interpolation.
