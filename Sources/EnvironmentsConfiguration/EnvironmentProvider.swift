@@ -61,9 +61,9 @@ public struct EnvironmentProvider: Sendable {
     static func path(of key: AbsoluteConfigKey) -> String {
         let components = key.components
         if components.count == 1 { return SettingPath.quoted(components[0]) }
-        var path = ""
-        for component in components { path = SettingPath.joined(path, component) }
-        return path
+        // The common case, no component to quote, costs what a join costs.
+        if !components.contains(where: SettingPath.needsQuotes) { return components.joined(separator: ".") }
+        return components.map(SettingPath.quoted).joined(separator: ".")
     }
 
     /// The lookup of `path` as `type` in one snapshot.
