@@ -19,7 +19,8 @@ enum Declared {
     static let upstreams = SettingDeclaration("Upstreams", type: .map(.url))
     static let tags = Setting<[String]>("Tags", default: [], bounds: .pattern("[a-z]+"))
 
-    static let all = SettingsDeclaration(port, timeout, level, baseURL, host, databasePort, password, pin, upstreams, tags)
+    static let all = SettingsDeclaration(
+        port, timeout, level, baseURL, host, databasePort, password, pin, upstreams, tags)
 }
 
 @Suite struct DeclarationTests {
@@ -111,8 +112,11 @@ enum Declared {
             #expect(error.line == 6)
             let message = error.message
             #expect(message.hasPrefix("7 settings do not match their declaration"), "\(message)")
-            #expect(message.contains("\(file):6: 'ListenPort' is out of range ('70000'), expected 1...65535"), "\(message)")
-            #expect(message.contains("\(file):7: 'RequestTimeout' is a string ('forever'), expected a duration"), "\(message)")
+            #expect(
+                message.contains("\(file):6: 'ListenPort' is out of range ('70000'), expected 1...65535"), "\(message)")
+            #expect(
+                message.contains("\(file):7: 'RequestTimeout' is a string ('forever'), expected a duration"),
+                "\(message)")
             #expect(message.contains("\(file):8: 'APIBaseUrl' has the scheme 'ftp'"), "\(message)")
             #expect(message.contains("\(file):11: 'Database.Host' does not match the pattern"), "\(message)")
             #expect(message.contains("'Database.Password' is required in Production and has no value"), "\(message)")
@@ -193,8 +197,12 @@ enum Declared {
                 "Environments.plist.d/50-local.plist", ["Prodution": ["ListenPort": 1], "Comon": [:]])
             let environment = try Environment(options: Self.options(directory))
             let warnings = environment.snapshot.warnings
-            #expect(warnings.contains { $0.key == "Prodution" && $0.message.contains("did you mean 'Production'?") && $0.file == dropIn }, "\(warnings)")
-            #expect(warnings.contains { $0.key == "Comon" && $0.message.contains("did you mean 'Common'?") }, "\(warnings)")
+            #expect(
+                warnings.contains {
+                    $0.key == "Prodution" && $0.message.contains("did you mean 'Production'?") && $0.file == dropIn
+                }, "\(warnings)")
+            #expect(
+                warnings.contains { $0.key == "Comon" && $0.message.contains("did you mean 'Common'?") }, "\(warnings)")
         }
     }
 

@@ -121,7 +121,8 @@ struct DeclarationCheck {
                 }
                 continue
             }
-            let secret = node.containsSecret || setting.isSecret || Interpolator.isSecret(setting.key, in: foldedSecrets)
+            let secret =
+                node.containsSecret || setting.isSecret || Interpolator.isSecret(setting.key, in: foldedSecrets)
             problem = Self.unmarking(problem, showingValues: !secret)
             problems.append(error(for: setting, node: node, path: path, problem))
         }
@@ -225,7 +226,8 @@ struct DeclarationCheck {
                 default: nil
                 }
             if let number, number < (bounds.minimum ?? -.infinity) || number > (bounds.maximum ?? .infinity) {
-                let range = bounds.rangeDescription ?? "\(bounds.minimum ?? -.infinity)...\(bounds.maximum ?? .infinity)"
+                let range =
+                    bounds.rangeDescription ?? "\(bounds.minimum ?? -.infinity)...\(bounds.maximum ?? .infinity)"
                 return "is out of range\(quoted(value)), expected \(range)"
             }
         }
@@ -252,7 +254,8 @@ struct DeclarationCheck {
         if !bounds.urlSchemes.isEmpty, case .string(let text) = normalized {
             let scheme = URL(string: text)?.scheme?.lowercased() ?? ""
             if !bounds.urlSchemes.contains(where: { $0.lowercased() == scheme }) {
-                return "has the scheme '\(scheme)'\(quoted(value)), expected \(bounds.urlSchemes.joined(separator: " or "))"
+                return
+                    "has the scheme '\(scheme)'\(quoted(value)), expected \(bounds.urlSchemes.joined(separator: " or "))"
             }
         }
         return nil
@@ -287,7 +290,8 @@ struct DeclarationCheck {
         if unknown.count > Self.detailedLimit {
             warnings.append(
                 ConfigurationWarning(
-                    .unknownKey, "\(unknown.count - Self.detailedLimit) more keys are not declared settings (not listed)"))
+                    .unknownKey,
+                    "\(unknown.count - Self.detailedLimit) more keys are not declared settings (not listed)"))
         }
         return warnings
     }
@@ -300,7 +304,9 @@ struct DeclarationCheck {
         for (name, node) in nodes {
             if let child = level.children[name] {
                 if child.isDeclared { continue }
-                if case .branch(let children, _) = node { walk(children, level: child, path: path + [name], into: &unknown) }
+                if case .branch(let children, _) = node {
+                    walk(children, level: child, path: path + [name], into: &unknown)
+                }
                 continue
             }
             if let source = Self.fileSource(node) { unknown.append((path + [name], source, level)) }
@@ -366,7 +372,8 @@ struct DeclarationCheck {
             warnings.append(
                 ConfigurationWarning(
                     .unmatchedVariable,
-                    "\(count - Self.detailedLimit) more environment variables set keys that are not declared settings (not listed)"))
+                    "\(count - Self.detailedLimit) more environment variables set keys that are not declared settings (not listed)"
+                ))
         }
         return warnings
     }
