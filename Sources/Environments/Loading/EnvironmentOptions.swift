@@ -97,6 +97,14 @@ public struct EnvironmentOptions: Sendable {
     /// shows a secret value as `<redacted>`; in anything else it throws, the text of every
     /// secret value (of four characters or more) is replaced by `<redacted>`.
     public var validate: (@Sendable (EnvironmentSnapshot) throws -> Void)?
+    /// The settings the application declares, checked at every load and reload: a value of
+    /// the wrong type, out of bounds, or required but missing fails the load (all of them in
+    /// one error), and a key or an `APP_` variable that no declaration covers is a
+    /// ``ConfigurationWarning``. Declared secrets and restart-only settings join
+    /// ``secretKeys`` and ``restartRequiredKeys``, and declared defaults join the defaults
+    /// layer (below ``defaults``). `nil`, the default, checks nothing. See
+    /// <doc:DeclaringYourSettings>.
+    public var declaration: SettingsDeclaration?
 
     /// The instance selected: ``instance``, else ``instanceVariable``'s value; `nil` for none.
     package var selectedInstance: String? {

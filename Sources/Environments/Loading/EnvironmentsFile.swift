@@ -16,9 +16,12 @@ package struct EnvironmentsFile: Sendable {
     let restartRequired: [String]
     /// What loads but should be fixed: keys written twice in one dictionary.
     let warnings: [ConfigurationWarning]
+    /// The document read, for the lines of keys reported later.
+    let document: PropertyListDocument
 
     init(_ document: PropertyListDocument, isDropIn: Bool) throws(EnvironmentError) {
         file = document.file
+        self.document = document
         warnings = Self.duplicateKeyWarnings(document)
         self.isDropIn = isDropIn
         let what = isDropIn ? "drop-in" : "file"

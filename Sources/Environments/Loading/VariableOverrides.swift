@@ -57,9 +57,12 @@ struct VariableOverrides {
     /// product: each level's spellings are indexed once, ignoring case.
     ///
     /// - Parameter secretPaths: The secret keys: a value that does not parse is not quoted for them.
+    /// - Returns: Each variable applied, with the key path it set, in name order.
+    @discardableResult
     func apply(to tree: inout [String: SettingNode], environment: String, secretPaths: Set<String>)
-        throws(EnvironmentError)
+        throws(EnvironmentError) -> [(variable: String, path: [String])]
     {
+        var applied: [(variable: String, path: [String])] = []
         let foldedSecrets = Interpolator.folded(secretPaths)
         var spellings = Spellings(declared: declaredPaths)
         var setBy: [String: String] = [:]  // key path -> variable, to report two that meet
@@ -90,7 +93,9 @@ struct VariableOverrides {
             let source = ValueSource(layer: .environmentVariable, section: name)
             SettingTree.setNode(.leaf(ConfiguredValue(value: value, source: source)), at: path, in: &tree)
             spellings.add(path)
+            applied.append((name, path))
         }
+        return applied
     }
 
     /// The spellings of keys at each level, by their lower-cased form, as far as variables look:

@@ -16,6 +16,8 @@ public protocol SettingValueConvertible: Sendable {
 package protocol NamedSettingType {
     /// The type's name in error messages, for example `integer`.
     static var settingTypeName: String { get }
+    /// The type as a declaration names it (``SettingType``).
+    static var settingType: SettingType { get }
 }
 
 /// The names of setting types in error messages.
@@ -29,6 +31,7 @@ package enum SettingTypeName {
 extension SettingValue: SettingValueConvertible, NamedSettingType {
     /// `value`.
     package static var settingTypeName: String { "value" }
+    package static var settingType: SettingType { .any }
     /// Any value.
     public init?(settingValue: SettingValue) { self = settingValue }
 }
@@ -36,6 +39,7 @@ extension SettingValue: SettingValueConvertible, NamedSettingType {
 extension String: SettingValueConvertible, NamedSettingType {
     /// `string`.
     package static var settingTypeName: String { "string" }
+    package static var settingType: SettingType { .string }
     /// Strings; numbers and booleans as text.
     public init?(settingValue: SettingValue) {
         switch settingValue {
@@ -49,6 +53,7 @@ extension String: SettingValueConvertible, NamedSettingType {
 extension Int: SettingValueConvertible, NamedSettingType {
     /// `integer`.
     package static var settingTypeName: String { "integer" }
+    package static var settingType: SettingType { .integer }
     /// Integers, integral reals and decimal strings.
     public init?(settingValue: SettingValue) {
         switch settingValue {
@@ -67,6 +72,7 @@ extension Int: SettingValueConvertible, NamedSettingType {
 extension Double: SettingValueConvertible, NamedSettingType {
     /// `real`.
     package static var settingTypeName: String { "real" }
+    package static var settingType: SettingType { .real }
     /// Reals, integers and numeric strings.
     public init?(settingValue: SettingValue) {
         switch settingValue {
@@ -83,6 +89,7 @@ extension Double: SettingValueConvertible, NamedSettingType {
 extension Bool: SettingValueConvertible, NamedSettingType {
     /// `boolean`.
     package static var settingTypeName: String { "boolean" }
+    package static var settingType: SettingType { .boolean }
     /// Booleans, the integers 0 and 1, and the strings true/false, yes/no, on/off, 1/0.
     public init?(settingValue: SettingValue) {
         switch settingValue {
@@ -103,6 +110,7 @@ extension Bool: SettingValueConvertible, NamedSettingType {
 extension URL: SettingValueConvertible, NamedSettingType {
     /// `URL`.
     package static var settingTypeName: String { "URL" }
+    package static var settingType: SettingType { .url }
     /// Strings that parse as a URL with a scheme.
     public init?(settingValue: SettingValue) {
         guard case .string(let text) = settingValue, let url = URL(string: text), url.scheme != nil else { return nil }
@@ -113,6 +121,7 @@ extension URL: SettingValueConvertible, NamedSettingType {
 extension Duration: SettingValueConvertible, NamedSettingType {
     /// `duration`.
     package static var settingTypeName: String { "duration" }
+    package static var settingType: SettingType { .duration }
     /// Numbers (seconds) and strings with systemd's time units.
     public init?(settingValue: SettingValue) {
         switch settingValue {
@@ -133,6 +142,7 @@ extension Duration: SettingValueConvertible, NamedSettingType {
 extension Date: SettingValueConvertible, NamedSettingType {
     /// `date`.
     package static var settingTypeName: String { "date" }
+    package static var settingType: SettingType { .date }
     /// Dates and ISO 8601 strings.
     public init?(settingValue: SettingValue) {
         switch settingValue {
@@ -148,6 +158,7 @@ extension Date: SettingValueConvertible, NamedSettingType {
 extension Data: SettingValueConvertible, NamedSettingType {
     /// `data`.
     package static var settingTypeName: String { "data" }
+    package static var settingType: SettingType { .data }
     /// Data.
     public init?(settingValue: SettingValue) {
         guard case .data(let value) = settingValue else { return nil }
@@ -158,6 +169,7 @@ extension Data: SettingValueConvertible, NamedSettingType {
 extension Array: SettingValueConvertible, NamedSettingType where Element: SettingValueConvertible {
     /// `array of <element>`.
     package static var settingTypeName: String { "array of \(SettingTypeName.of(Element.self))" }
+    package static var settingType: SettingType { .array(SettingType.of(Element.self)) }
     /// Arrays whose every element converts.
     public init?(settingValue: SettingValue) {
         guard case .array(let values) = settingValue else { return nil }
@@ -173,6 +185,7 @@ extension Array: SettingValueConvertible, NamedSettingType where Element: Settin
 extension Dictionary: SettingValueConvertible, NamedSettingType where Key == String, Value: SettingValueConvertible {
     /// `dictionary of <value>`.
     package static var settingTypeName: String { "dictionary of \(SettingTypeName.of(Value.self))" }
+    package static var settingType: SettingType { .map(SettingType.of(Value.self)) }
     /// Dictionaries whose every value converts.
     public init?(settingValue: SettingValue) {
         guard case .dictionary(let values) = settingValue else { return nil }

@@ -1,7 +1,9 @@
 import TextEscaping
 
-/// Something in the configuration that loads, but that an operator should fix: today a key
-/// written twice in one dictionary, whose last copy is used as every property-list reader does.
+/// Something in the configuration that loads, but that an operator should fix: a key written
+/// twice in one dictionary (whose last copy is used, as every property-list reader does) and,
+/// with a declaration (``EnvironmentOptions/declaration``), a key or an environment variable
+/// that no declared setting covers, or a setting's former name.
 ///
 /// A snapshot lists its warnings (``EnvironmentSnapshot/warnings``); the daemon writes each to
 /// the journal with its own `MESSAGE_ID`, and `envctl check` and `show` print them. With
@@ -15,6 +17,16 @@ public struct ConfigurationWarning: Sendable, Hashable, CustomStringConvertible 
 
         /// A key written more than once in one dictionary of a file: the last copy is used.
         public static let duplicateKey = Code("duplicateKey")
+        /// A key set in a file that no declared setting covers (``EnvironmentOptions/declaration``),
+        /// or a top-level section spelled nearly like a reserved one or an environment: nothing
+        /// reads it. The message suggests a declared key spelled nearly the same, if any.
+        public static let unknownKey = Code("unknownKey")
+        /// An environment variable with ``EnvironmentOptions/variablePrefix`` that sets a key no
+        /// declared setting covers. The message suggests a variable for a declared key, if any.
+        public static let unmatchedVariable = Code("unmatchedVariable")
+        /// A key set under a former name of a declared setting: its value is used for the
+        /// setting's key (unless that is set too), and the warning names it.
+        public static let formerName = Code("formerName")
 
         /// The code's name, for example `duplicateKey`.
         public var description: String { name }

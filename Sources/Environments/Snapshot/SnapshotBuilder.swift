@@ -36,12 +36,31 @@ struct SnapshotBuilder {
 
         var tree: [String: SettingNode] = [:]
         var pathBytes = 0
+        let declaration = options.declaration
+        if let declaration {
+            // Declared defaults first: the application's own `defaults` win over them.
+            for setting in declaration.settings {
+                guard let value = setting.defaultValue, let path = try? SettingPath(parsing: setting.key).components
+                else { continue }
+                SettingTree.setNode(.leaf(ConfiguredValue(value: value, source: .defaults)), at: path, in: &tree)
+            }
+        }
         let defaults = try Self.expanding(
             options.defaults, in: "the defaults (EnvironmentOptions.defaults)", pathBytes: &pathBytes)
         SettingTree.merge(defaults, into: &tree, source: .defaults)
         var secrets = try Self.canonical(options.secretKeys, in: "EnvironmentOptions.secretKeys")
         var restartRequired = try Self.canonical(
             options.restartRequiredKeys, in: "EnvironmentOptions.restartRequiredKeys")
+        // A declaration adds to the lists; it never takes a key off one.
+        var declaredKeys: Set<String> = []
+        if let declaration {
+            for setting in declaration.settings {
+                if setting.isSecret { secrets.insert(setting.key) }
+                if setting.isRestartOnly { restartRequired.insert(setting.key) }
+                declaredKeys.insert(setting.key)
+                declaredKeys.formUnion(setting.formerNames)
+            }
+        }
         for file in files {
             let label = file.file == builtInLabel ? nil : file.file
             SettingTree.merge(
@@ -58,9 +77,11 @@ struct SnapshotBuilder {
             secrets.formUnion(file.secrets)
             restartRequired.formUnion(file.restartRequired)
         }
+        var appliedVariables: [(variable: String, path: [String])] = []
         if let prefix = options.variablePrefix, !prefix.isEmpty {
-            try VariableOverrides(prefix: prefix, options: options, declared: secrets.union(restartRequired)).apply(
-                to: &tree, environment: name, secretPaths: secrets)
+            appliedVariables = try VariableOverrides(
+                prefix: prefix, options: options, declared: secrets.union(restartRequired).union(declaredKeys)
+            ).apply(to: &tree, environment: name, secretPaths: secrets)
         }
         // Each override in turn, so the later of two that reach one path wins.
         for override in overrides {
@@ -70,6 +91,11 @@ struct SnapshotBuilder {
                 pathBytes: &overrideBytes)
             SettingTree.merge(values, into: &tree, source: .override)
         }
+
+        let check = declaration.map {
+            DeclarationCheck(declaration: $0, environmentName: name, files: files, secrets: secrets)
+        }
+        var declarationWarnings = check?.applyFormerNames(to: &tree) ?? []
 
         let merged = tree
         var interpolator = Interpolator(
@@ -92,7 +118,14 @@ struct SnapshotBuilder {
                 restartRequired, merged: merged, resolved: resolved, previous: previous, name: name, secrets: secrets)
         }
 
-        let warnings = files.flatMap(\.warnings)
+        if let check {
+            let problems = check.problems(in: tree)
+            if !problems.isEmpty { throw Self.failure(problems, environment: name) }
+            declarationWarnings += DeclarationCheck.misspeltSections(in: files)
+            declarationWarnings += check.unknownKeys(in: tree)
+            declarationWarnings += check.unmatchedVariables(appliedVariables, prefix: options.variablePrefix ?? "")
+        }
+        let warnings = files.flatMap(\.warnings) + declarationWarnings
         if options.warningsAreErrors, let first = warnings.first {
             let more = warnings.count > 1 ? " (and \(warnings.count - 1) more warnings)" : ""
             throw EnvironmentError(
@@ -132,6 +165,28 @@ struct SnapshotBuilder {
     }
 
     private let builtInLabel = "<built-in configuration>"
+
+    /// One error for every problem a declaration found: the first names its key, file and
+    /// line; the message lists each (the first ``DeclarationCheck/errorLimit``, then a count).
+    private static func failure(_ problems: [EnvironmentError], environment: String) -> EnvironmentError {
+        let first = problems[0]
+        if problems.count == 1 {
+            var error = first
+            error.environment = environment
+            return error
+        }
+        var lines = problems.prefix(DeclarationCheck.errorLimit).enumerated().map { index, problem in
+            "(\(index + 1)) " + (problem.location.isEmpty ? "" : problem.location + ": ") + problem.message
+        }
+        if problems.count > DeclarationCheck.errorLimit {
+            lines.append("and \(problems.count - DeclarationCheck.errorLimit) more")
+        }
+        return EnvironmentError(
+            .validationFailed,
+            "\(problems.count) settings do not match their declaration: " + lines.joined(separator: "; "),
+            key: first.key, environment: environment, file: first.file, line: first.line,
+            hint: "Fix each of them; the running configuration stays until then")
+    }
 
     /// A section that is no file's (the defaults, one override) with its top-level keys taken
     /// as paths (``SectionKeys``).

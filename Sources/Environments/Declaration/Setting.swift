@@ -1,0 +1,178 @@
+import Foundation
+
+/// A declared setting that is read by its declaration, so that its key and its type are
+/// written once in a program.
+///
+/// ```swift
+/// enum Settings {
+///     static let listenPort = Setting<Int>(
+///         "ListenPort", default: 8080, bounds: .range(1...65535), restartOnly: true,
+///         summary: "The TCP port the daemon listens on")
+///     static let password = Setting<String?>(
+///         "Database.Password", required: .in("Production"), secret: true, summary: "The database password")
+/// }
+///
+/// options.declaration = SettingsDeclaration([Settings.listenPort, Settings.password])
+/// let port = Environment.shared[Settings.listenPort]      // Int
+/// let password = Environment.shared[Settings.password]    // String?
+/// ```
+///
+/// A read costs what ``ConfigurationReading/value(_:default:)`` costs: one lookup and one
+/// conversion.
+public struct Setting<Value: Sendable>: Sendable, SettingDeclaring {
+    /// The declaration: key, type, bounds and the rest.
+    public let declaration: SettingDeclaration
+    /// What a read gives when the key has no value (or, in a configuration that was not
+    /// checked against the declaration, a value of another type).
+    public let defaultValue: Value
+    private let convert: @Sendable (SettingValue) -> Value?
+
+    /// The key path, in ``SettingPath``'s text form.
+    public var key: String { declaration.key }
+
+    /// Declares a setting with a default.
+    ///
+    /// A default of the library's value types (strings, numbers, booleans, URLs, durations,
+    /// dates, data, and arrays and dictionaries of them) joins the defaults layer, so
+    /// ``ConfigurationReading/fetch(_:)``, `${...}` and listings see it too; one of a type of
+    /// your own is only what a read of this setting falls back to.
+    ///
+    /// - Parameters:
+    ///   - key: The key path (`Database.Port`); it must be a valid ``SettingPath``.
+    ///   - defaultValue: The value when no layer sets one.
+    ///   - required: Where it must be set by a file, a variable or an override.
+    ///   - bounds: What values it accepts beyond its type.
+    ///   - secret: Whether its value is secret.
+    ///   - restartOnly: Whether a change takes a restart.
+    ///   - summary: What it is for, in one line.
+    ///   - formerNames: Keys it had in earlier releases.
+    public init(
+        _ key: String, default defaultValue: Value, required: SettingRequirement = .optional,
+        bounds: SettingBounds = .none, secret: Bool = false, restartOnly: Bool = false, summary: String = "",
+        formerNames: [String] = []
+    ) where Value: SettingValueConvertible {
+        self.defaultValue = defaultValue
+        self.convert = { Value(settingValue: $0) }
+        let type = SettingType.of(Value.self)
+        self.declaration = SettingDeclaration(
+            key, type: type, default: (defaultValue as? any SettingValueRepresentable)?.settingValue ?? nil,
+            required: required, bounds: bounds, secret: secret, restartOnly: restartOnly, summary: summary,
+            formerNames: formerNames, accepts: Self.accepts(Value.self, type: type))
+    }
+
+    /// Declares a setting without a default: a read gives `nil` when no layer sets it.
+    ///
+    /// - Parameters:
+    ///   - key: The key path (`Database.Password`); it must be a valid ``SettingPath``.
+    ///   - required: Where it must be set by a file, a variable or an override.
+    ///   - bounds: What values it accepts beyond its type.
+    ///   - secret: Whether its value is secret.
+    ///   - restartOnly: Whether a change takes a restart.
+    ///   - summary: What it is for, in one line.
+    ///   - formerNames: Keys it had in earlier releases.
+    public init<Wrapped: SettingValueConvertible>(
+        _ key: String, required: SettingRequirement = .optional, bounds: SettingBounds = .none,
+        secret: Bool = false, restartOnly: Bool = false, summary: String = "", formerNames: [String] = []
+    ) where Value == Wrapped? {
+        self.defaultValue = nil
+        self.convert = { Wrapped(settingValue: $0).map { .some($0) } }
+        let type = SettingType.of(Wrapped.self)
+        self.declaration = SettingDeclaration(
+            key, type: type, default: nil, required: required, bounds: bounds, secret: secret,
+            restartOnly: restartOnly, summary: summary, formerNames: formerNames,
+            accepts: Self.accepts(Wrapped.self, type: type))
+    }
+
+    /// For a type of the application's own, its conversion checks values.
+    private static func accepts<T: SettingValueConvertible>(_: T.Type, type: SettingType) -> (
+        @Sendable (SettingValue) -> Bool
+    )? {
+        if case .custom = type { return { T(settingValue: $0) != nil } }
+        if case .array(.custom) = type { return { T(settingValue: $0) != nil } }
+        if case .map(.custom) = type { return { T(settingValue: $0) != nil } }
+        return nil
+    }
+
+    /// The value in `reader`, else ``defaultValue``.
+    ///
+    /// A configuration loaded with a ``SettingsDeclaration`` that holds this setting has
+    /// been checked: its value converts. Elsewhere (an in-memory environment, a reader
+    /// without the declaration) a value of another type is logged as a warning and the
+    /// default is used, as ``ConfigurationReading/value(_:default:)`` does.
+    public func read(from reader: some ConfigurationReading) -> Value {
+        guard let value = reader.value(forKey: declaration.key) else { return defaultValue }
+        if let converted = convert(value) { return converted }
+        configurationLogger.warning(
+            "using the default for a value of the wrong type",
+            metadata: ["key": "\(declaration.key)", "expected": "\(declaration.type)"])
+        return defaultValue
+    }
+}
+
+extension ConfigurationReading {
+    /// The value of a declared setting, else its default (``Setting/read(from:)``).
+    public subscript<Value>(setting: Setting<Value>) -> Value {
+        setting.read(from: self)
+    }
+}
+
+/// A value of the library's own types turned back into a ``SettingValue``: how a declared
+/// default joins the defaults layer.
+package protocol SettingValueRepresentable {
+    /// The value as a configuration file holds it.
+    var settingValue: SettingValue? { get }
+}
+
+extension SettingValue: SettingValueRepresentable {
+    package var settingValue: SettingValue? { self }
+}
+extension String: SettingValueRepresentable {
+    package var settingValue: SettingValue? { .string(self) }
+}
+extension Int: SettingValueRepresentable {
+    package var settingValue: SettingValue? { .integer(self) }
+}
+extension Double: SettingValueRepresentable {
+    package var settingValue: SettingValue? { .double(self) }
+}
+extension Bool: SettingValueRepresentable {
+    package var settingValue: SettingValue? { .bool(self) }
+}
+extension URL: SettingValueRepresentable {
+    package var settingValue: SettingValue? { .string(absoluteString) }
+}
+extension Duration: SettingValueRepresentable {
+    /// Whole seconds as an integer, else a real number of seconds.
+    package var settingValue: SettingValue? {
+        let (seconds, attoseconds) = components
+        return attoseconds == 0 ? .integer(Int(seconds)) : .double(self.inSeconds)
+    }
+}
+extension Date: SettingValueRepresentable {
+    package var settingValue: SettingValue? { .date(self) }
+}
+extension Data: SettingValueRepresentable {
+    package var settingValue: SettingValue? { .data(self) }
+}
+extension Array: SettingValueRepresentable {
+    /// `nil` when an element is not representable.
+    package var settingValue: SettingValue? {
+        var values: [SettingValue] = []
+        for element in self {
+            guard let value = (element as? any SettingValueRepresentable)?.settingValue else { return nil }
+            values.append(value)
+        }
+        return .array(values)
+    }
+}
+extension Dictionary: SettingValueRepresentable where Key == String {
+    /// `nil` when a value is not representable.
+    package var settingValue: SettingValue? {
+        var values: [String: SettingValue] = [:]
+        for (key, element) in self {
+            guard let value = (element as? any SettingValueRepresentable)?.settingValue else { return nil }
+            values[key] = value
+        }
+        return .dictionary(values)
+    }
+}

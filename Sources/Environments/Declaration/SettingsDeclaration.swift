@@ -1,0 +1,88 @@
+/// Every setting an application declares, checked at every load when set as
+/// ``EnvironmentOptions/declaration``.
+///
+/// At start and at every reload, one pass finds every problem: a value of the wrong type,
+/// out of its bounds, or required but missing fails the load with one
+/// ``EnvironmentError/Code/validationFailed`` error that lists them all (the running
+/// configuration stays). A key that no declaration covers, an environment variable that names
+/// no declared key, and a former name are ``ConfigurationWarning``s, errors under
+/// ``EnvironmentOptions/warningsAreErrors``. See <doc:DeclaringYourSettings>.
+///
+/// A declared key covers everything below it: declaring `Upstreams` as a map (or a section)
+/// declares its free keys.
+public struct SettingsDeclaration: Sendable {
+    /// The declarations, in the order given.
+    public let settings: [SettingDeclaration]
+    /// Declarations by key.
+    let byKey: [String: SettingDeclaration]
+    /// Former name -> the key it is now.
+    let formerNames: [String: String]
+    /// The declared keys as a tree of names, to tell a configuration's keys apart in one walk.
+    let root: DeclaredLevel
+    /// Mistakes in the declaration itself (a key declared twice), reported at every load.
+    let mistakes: [String]
+
+    /// Collects declarations: ``Setting``s and ``SettingDeclaration``s alike.
+    ///
+    /// A key declared twice, or a former name that is also a key or another setting's former
+    /// name, fails every load with an error that names it (the first declaration is used).
+    public init(_ settings: [any SettingDeclaring]) {
+        var list: [SettingDeclaration] = []
+        var byKey: [String: SettingDeclaration] = [:]
+        var formerNames: [String: String] = [:]
+        var root = DeclaredLevel()
+        var mistakes: [String] = []
+        for setting in settings {
+            let declaration = setting.declaration
+            guard byKey[declaration.key] == nil else {
+                mistakes.append("'\(declaration.key)' is declared twice")
+                continue
+            }
+            byKey[declaration.key] = declaration
+            list.append(declaration)
+            // Checked below, safe to trust here.
+            root.insert((try? SettingPath(parsing: declaration.key).components) ?? [declaration.key])
+        }
+        for declaration in list {
+            for former in declaration.formerNames {
+                if byKey[former] != nil || formerNames[former] != nil {
+                    mistakes.append(
+                        "'\(former)', a former name of '\(declaration.key)', is also declared elsewhere")
+                    continue
+                }
+                formerNames[former] = declaration.key
+            }
+        }
+        self.settings = list
+        self.byKey = byKey
+        self.formerNames = formerNames
+        self.root = root
+        self.mistakes = mistakes
+    }
+
+    /// Collects declarations.
+    public init(_ settings: any SettingDeclaring...) {
+        self.init(settings)
+    }
+
+    /// The declaration of a key (``SettingPath`` text), if any.
+    public func declaration(forKey key: String) -> SettingDeclaration? {
+        byKey[SettingPath.canonical(key) ?? key]
+    }
+}
+
+/// One level of the declared keys: the names declared there, each a declared key (which covers
+/// everything below it) or a level on the way to one.
+struct DeclaredLevel: Sendable {
+    var children: [String: DeclaredLevel] = [:]
+    /// Whether the path to here is itself declared.
+    var isDeclared = false
+
+    mutating func insert<C: Collection<String>>(_ path: C) {
+        guard let first = path.first else {
+            isDeclared = true
+            return
+        }
+        children[first, default: DeclaredLevel()].insert(path.dropFirst())
+    }
+}
