@@ -56,7 +56,7 @@ struct FleetLayoutTests {
         // A document changes: applied.
         try await fleet.publish(common: ["Version": "2"])
         #expect(await fleet.waitFor("Version", "2"))
-        #expect(await fleet.lastReload?.outcome == "applied")
+        #expect(try await fleet.waitForOutcome("applied")?.outcome == "applied")
         await fleet.stop()
     }
 

@@ -38,7 +38,7 @@ struct FleetLiveTests {
         try await fleet.start()
         try await fleet.publish(common: ["Limit": "20"])
         #expect(await fleet.waitFor("Limit", "20"))
-        #expect(await fleet.lastReload?.outcome == "applied")
+        #expect(try await fleet.waitForOutcome("applied")?.outcome == "applied")
         // Rejected by the application's validation: the host keeps 20.
         try await fleet.publish(common: ["Limit": "500"])
         let deadline = ContinuousClock.now + .seconds(10)

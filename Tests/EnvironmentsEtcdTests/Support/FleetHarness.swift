@@ -130,6 +130,16 @@ final class FleetHarness: @unchecked Sendable {
     }
 
     /// The last reload's outcome and error, as the daemon's state file would say.
+    /// The last reload's outcome once it is `outcome` (within 10 s): the verdict is recorded
+    /// just after the new values are published, so a reader may see them first.
+    func waitForOutcome(_ outcome: String) async throws -> (outcome: String, error: String?)? {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline, await lastReload?.outcome != outcome {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return await lastReload
+    }
+
     var lastReload: (outcome: String, error: String?)? {
         get async {
             guard let record = await service?.reloader.lastReloadRecord else { return nil }
