@@ -4,7 +4,7 @@ import Foundation
 
 /// Answers the control socket's calls from the environment and its reloader.
 ///
-/// Anyone who can connect may `Describe`, `Get` and `History` (secrets redacted). `Reload`, `Check` and
+/// Anyone who can connect may `Describe`, `Get`, `History` (secrets redacted) and `Schema`. `Reload`, `Check` and
 /// secret values are for root and the daemon's own user only (checked with `SO_PEERCRED`).
 /// systemd's `io.systemd.service` is answered too (`ControlHandler+SystemdService.swift`).
 struct ControlHandler: Sendable {
@@ -130,6 +130,16 @@ struct ControlHandler: Sendable {
                     "org.varlink.service.InvalidParameter", ["parameter": .string(parameters.keys.sorted()[0])])
             }
             return Self.reply(await reloader.historyReply)
+        case ControlInterface.Method.schema:
+            guard parameters.isEmpty else {
+                return .error(
+                    "org.varlink.service.InvalidParameter", ["parameter": .string(parameters.keys.sorted()[0])])
+            }
+            let declaration = environment.options?.declaration
+            return Self.reply(
+                SchemaReply(
+                    schema: (declaration ?? SettingsDeclaration()).jsonSchemaText(title: applicationName),
+                    declared: declaration != nil))
         case _ where call.interface == Self.systemdServiceInterface:
             return await handleSystemdService(call, from: peer)
         default:
