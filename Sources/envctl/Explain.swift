@@ -61,7 +61,7 @@ struct Explain: ParsableCommand {
         }
         let restartOnly = setting?.isRestartOnly ?? false
         if answer.error == ControlInterface.Error.noSuchSetting {
-            lines.append("value: none (not set\(setting?.defaultValue == nil ? "" : ", and no default"))")
+            lines.append("value: none (not set, and no default)")
         } else if let error = answer.error {
             throw Failure(VarlinkClient.explain(error, answer.parameters ?? [:]))
         } else {

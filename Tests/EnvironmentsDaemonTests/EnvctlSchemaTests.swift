@@ -290,7 +290,8 @@ struct EnvctlSchemaTests {
         let declaration = SettingsDeclaration(
             Setting<String>("Greeting", default: "hi", summary: "What it says"),
             Setting<Int>("ListenPort", default: 8080, bounds: .range(1...65535), restartOnly: true),
-            Setting<String?>("Database.Password", required: .in("Production"), secret: true))
+            Setting<String?>("Database.Password", required: .in("Production"), secret: true),
+            Setting<String?>("Contact", summary: "Who to call"))
         options.declaration = declaration
         let environment = try Environment(options: options)
         try await fixture.service(environment).whileRunning {
@@ -324,6 +325,16 @@ struct EnvctlSchemaTests {
             #expect(secret.status == 0, "\(secret.standardOutput)")
             #expect(secret.standardOutput.contains("value: <redacted>\n"))
             #expect(!secret.standardOutput.contains("hunter2"))
+
+            let unset = try await onThread { try Self.envctl(["explain", "Contact", "--socket", fixture.socket]) }
+            #expect(unset.status == 0, "\(unset.standardOutput)")
+            #expect(unset.standardOutput.contains("default: none\n"))
+            #expect(unset.standardOutput.contains("value: none (not set, and no default)\n"))
+            let unknown = try await onThread { try Self.envctl(["explain", "Nope", "--socket", fixture.socket]) }
+            #expect(unknown.status == 1)
+            #expect(
+                unknown.standardOutput.contains("Nope: not a declared setting (declarations from the running daemon)"))
+            #expect(unknown.standardOutput.contains("envctl: 'Nope' is neither declared nor set"))
         }
 
         // A program that declares nothing: an empty schema, and declared false.
