@@ -144,8 +144,10 @@ package enum ControlInterface {
           warnings: ?[]string
         )
 
-        # One effective setting.
-        method Get(key: string, showSecrets: ?bool) -> (setting: Setting)
+        # One effective setting; restartOnly: whether a change takes a restart (declared
+        # restart-only, or listed in RestartRequired); pendingRestart: the value it takes after
+        # a restart, when a reload changed it (absent for none).
+        method Get(key: string, showSecrets: ?bool) -> (setting: Setting, restartOnly: ?bool, pendingRestart: ?Setting)
 
         # A file to check in place of the one on disk (or as a new drop-in): its path relative
         # to the configuration directory (Environments.plist or Environments.plist.d/NAME.plist)

@@ -59,7 +59,9 @@ struct Explain: ParsableCommand {
         } catch {
             throw Failure("\(error)")
         }
-        let restartOnly = setting?.isRestartOnly ?? false
+        var restartOnly = setting?.isRestartOnly ?? false
+        // An older daemon does not say; then the declaration alone tells.
+        var daemonToldRestart = false
         if answer.error == ControlInterface.Error.noSuchSetting {
             lines.append("value: none (not set, and no default)")
         } else if let error = answer.error {
@@ -71,11 +73,24 @@ struct Explain: ParsableCommand {
             else { throw Failure("the daemon's answer cannot be read") }
             lines.append("value: \(record.value ?? ConfiguredValue.redacted)")
             lines.append("from: \(Listing.source(record.source))")
+            if let told = answer.parameters?["restartOnly"]?.boolValue {
+                restartOnly = told
+                daemonToldRestart = true
+            }
+            if let next = try? JSONValue.record(
+                SettingRecord.self, from: answer.parameters?["pendingRestart"]?.objectValue)
+            {
+                lines.append(
+                    "waiting for a restart: \(next.value ?? ConfiguredValue.redacted) (from \(Listing.source(next.source)))"
+                )
+            }
         }
         lines.append(
             restartOnly
                 ? "changing it: takes a restart (restart-only: a reload leaves the running value)"
-                : "changing it: a reload applies it (unless the files list it in RestartRequired)")
+                : daemonToldRestart
+                    ? "changing it: a reload applies it"
+                    : "changing it: a reload applies it (unless the files list it in RestartRequired)")
         guard setting != nil || answer.error == nil else {
             for line in lines { printLine(line) }
             throw Failure("'\(canonical)' is neither declared nor set")

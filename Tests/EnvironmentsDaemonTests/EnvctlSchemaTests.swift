@@ -326,6 +326,24 @@ struct EnvctlSchemaTests {
             #expect(secret.standardOutput.contains("value: <redacted>\n"))
             #expect(!secret.standardOutput.contains("hunter2"))
 
+            let greeting = try await onThread { try Self.envctl(["explain", "Greeting", "--socket", fixture.socket]) }
+            #expect(
+                greeting.standardOutput.hasSuffix("changing it: a reload applies it\n"), "\(greeting.standardOutput)")
+
+            // A restart-only change that a reload leaves waiting.
+            try fixture.write(
+                ControlSocketTests.plist("hello").replacingOccurrences(
+                    of: "<integer>8080</integer>", with: "<integer>9090</integer>"))
+            let reload = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.reload)
+            #expect(reload.error == nil, "\(reload)")
+            let waiting = try await onThread {
+                try Self.envctl(["explain", "ListenPort", "--socket", fixture.socket])
+            }
+            #expect(waiting.standardOutput.contains("value: 8080\n"), "\(waiting.standardOutput)")
+            #expect(
+                waiting.standardOutput.contains(
+                    "waiting for a restart: 9090 (from \(fixture.mainFile) [Common])\n"))
+
             let unset = try await onThread { try Self.envctl(["explain", "Contact", "--socket", fixture.socket]) }
             #expect(unset.status == 0, "\(unset.standardOutput)")
             #expect(unset.standardOutput.contains("default: none\n"))
