@@ -19,6 +19,7 @@ package enum ControlInterface {
         package static let check = "\(name).Check"
         package static let reload = "\(name).Reload"
         package static let history = "\(name).History"
+        package static let schema = "\(name).Schema"
     }
 
     /// Fully qualified error names.
@@ -143,8 +144,10 @@ package enum ControlInterface {
           warnings: ?[]string
         )
 
-        # One effective setting.
-        method Get(key: string, showSecrets: ?bool) -> (setting: Setting)
+        # One effective setting; restartOnly: whether a change takes a restart (declared
+        # restart-only, or listed in RestartRequired); pendingRestart: the value it takes after
+        # a restart, when a reload changed it (absent for none).
+        method Get(key: string, showSecrets: ?bool) -> (setting: Setting, restartOnly: ?bool, pendingRestart: ?Setting)
 
         # A file to check in place of the one on disk (or as a new drop-in): its path relative
         # to the configuration directory (Environments.plist or Environments.plist.d/NAME.plist)
@@ -199,6 +202,13 @@ package enum ControlInterface {
         # longer has. The journal keeps them longer (envctl history reads it first).
         method History() -> (entries: []HistoryEntry, limit: int, dropped: int)
 
+        # The settings the application declares, as a JSON Schema (draft 2020-12) document of
+        # the effective configuration, with annotations of our own (x-secret, x-restart-only,
+        # x-former-names, x-required-in); envctl schema prints it, envctl check --schema reads
+        # it. It holds no values. Without a declaration, a schema with no properties and
+        # declared false.
+        method Schema() -> (schema: string, declared: bool)
+
         error NoSuchSetting (key: string)
         error PermissionDenied (method: string, uid: int, reason: string)
         error ConfigurationRejected (error: ConfigurationError)
@@ -208,6 +218,19 @@ package enum ControlInterface {
         # open, from this user or in all.
         error TooManyConnections (reason: string)
         """
+}
+
+/// The output of `Schema`.
+package struct SchemaReply: Codable, Sendable, Hashable {
+    /// The JSON Schema document's text.
+    package var schema: String
+    /// Whether the application declares its settings.
+    package var declared: Bool
+
+    package init(schema: String, declared: Bool) {
+        self.schema = schema
+        self.declared = declared
+    }
 }
 
 /// `Source` in the interface.

@@ -13,15 +13,28 @@ struct Check: ParsableCommand {
             for every environment they define (one line each, OK or the error; exit 1 if any fails), or \
             only --environment's. Warnings (a key written twice in one dictionary) are printed after; \
             with --strict they fail the check (exit 1), as a deploy gate in CI should.
+
+            With --schema FILE (a JSON Schema that envctl schema prints), envctl reads the files and \
+            checks them against that settings declaration exactly as the daemon would (types, bounds, \
+            required keys; unknown keys and former names as warnings): on a build server, where the \
+            daemon neither runs nor is installed. Reading files with --app-name NAME, the schema its \
+            package installs, /usr/share/NAME/schema.json, is used when it is there.
             """)
 
     @OptionGroup var location: LocationOptions
+
+    @OptionGroup var schema: SchemaOptions
 
     @Flag(help: "Treat warnings (a key written twice in one dictionary) as errors: exit 1 if there are any.")
     var strict = false
 
     func run() throws {
         try reportingFailures {
+            try location.refuseDaemon(with: schema)
+            if schema.file != nil {
+                try checkFiles()
+                return
+            }
             switch try location.target() {
             case .daemon(let client):
                 let reply = try client.ask(ControlInterface.Method.check)
@@ -57,6 +70,10 @@ struct Check: ParsableCommand {
     private func checkFiles() throws {
         var base = try location.filesOptions()
         base.warningsAreErrors = strict
+        if let (declaration, file) = try schema.declaration(applicationName: location.applicationName) {
+            base.declaration = declaration
+            printLine("checking against the \(declaration.settings.count) settings declared in \(file)")
+        }
         if location.environment != nil {
             let snapshot: EnvironmentSnapshot
             do {

@@ -4,7 +4,7 @@ import Foundation
 
 /// Answers the control socket's calls from the environment and its reloader.
 ///
-/// Anyone who can connect may `Describe`, `Get` and `History` (secrets redacted). `Reload`, `Check` and
+/// Anyone who can connect may `Describe`, `Get`, `History` (secrets redacted) and `Schema`. `Reload`, `Check` and
 /// secret values are for root and the daemon's own user only (checked with `SO_PEERCRED`).
 /// systemd's `io.systemd.service` is answered too (`ControlHandler+SystemdService.swift`).
 struct ControlHandler: Sendable {
@@ -91,13 +91,25 @@ struct ControlHandler: Sendable {
                 return .error("org.varlink.service.InvalidParameter", ["parameter": .string("key")])
             }
             let showSecrets = parameters["showSecrets"]?.boolValue ?? false
-            guard let configured = environment.configuredValue(forKey: key) else {
+            // One snapshot for the value and what waits for a restart.
+            let snapshot = environment.snapshot
+            guard let configured = snapshot.configuredValue(forKey: key) else {
                 return .error(ControlInterface.Error.noSuchSetting, ["key": .string(key)])
             }
             if showSecrets, configured.isSecret, let denied = deny(call, peer, reason: "secret values") {
                 return denied
             }
-            return Self.reply(["setting": Self.setting(key, configured, showSecrets: showSecrets)])
+            var answer: [String: JSONValue] = [
+                "setting": Self.setting(key, configured, showSecrets: showSecrets).jsonValue
+            ]
+            let canonical = (try? SettingPath(parsing: key).description) ?? key
+            answer["restartOnly"] = .bool(
+                snapshot.restartRequiredKeys.contains { canonical == $0 || canonical.hasPrefix($0 + ".") })
+            if let next = snapshot.pendingRestart[canonical] {
+                let reveal = showSecrets && (!next.isSecret || peer.isPrivileged)
+                answer["pendingRestart"] = Self.setting(canonical, next, showSecrets: reveal).jsonValue
+            }
+            return VarlinkReply(parameters: answer)
         case ControlInterface.Method.check:
             if let denied = deny(call, peer, reason: "checking the configuration") { return denied }
             var candidates: [String: Data] = [:]
@@ -130,6 +142,16 @@ struct ControlHandler: Sendable {
                     "org.varlink.service.InvalidParameter", ["parameter": .string(parameters.keys.sorted()[0])])
             }
             return Self.reply(await reloader.historyReply)
+        case ControlInterface.Method.schema:
+            guard parameters.isEmpty else {
+                return .error(
+                    "org.varlink.service.InvalidParameter", ["parameter": .string(parameters.keys.sorted()[0])])
+            }
+            let declaration = environment.options?.declaration
+            return Self.reply(
+                SchemaReply(
+                    schema: (declaration ?? SettingsDeclaration()).jsonSchemaText(title: applicationName),
+                    declared: declaration != nil))
         case _ where call.interface == Self.systemdServiceInterface:
             return await handleSystemdService(call, from: peer)
         default:
