@@ -245,9 +245,12 @@ import Testing
                 errors = sorted("/".join(str(p) for p in e.absolute_path) for e in validator.iter_errors(json.load(open(name))))
                 print(name.rsplit("/", 1)[-1] + ": " + (", ".join(errors) if errors else "valid"))
             """
+        // Debian's Python, which scripts/install-packages.sh gives python3-jsonschema (4.10): a
+        // python3 earlier on PATH (pyenv's, say) may have no jsonschema on a fresh machine.
+        let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
         let output = try Self.run(
             "/usr/bin/env",
-            ["python3", "-c", script, schema, directory.path("good.json"), directory.path("bad.json")])
+            [python, "-c", script, schema, directory.path("good.json"), directory.path("bad.json")])
         #expect(output == "good.json: valid\nbad.json: ListenPort, RequestTimeout, Tags/0\n")
     }
 
