@@ -11,6 +11,15 @@ import Testing
 /// while other threads read and publish, a read from a thread-specific value's destructor,
 /// and a `validate` that tries to change the environment it judges.
 @Suite struct ForkAndThreadExitTests {
+    /// Whether this process runs under ThreadSanitizer (its runtime is linked in).
+    static let underThreadSanitizer: Bool = {
+        #if os(Linux)
+            dlsym(nil, "__tsan_init") != nil
+        #else
+            false
+        #endif
+    }()
+
     // MARK: - fork()
 
     /// Forks from a thread that never read (so the child's first read registers a cache and
@@ -18,7 +27,11 @@ import Testing
     /// (both locks, over and over) and read. Each child reads once and exits with 0 if the
     /// value is at least the one published before the fork, 1 if not, 2 if there was none; a
     /// child that deadlocks is killed after 10 s, and the test fails.
-    @Test func aChildForkedWhileOtherThreadsPublishAndReadReadsTheCurrentValue() throws {
+    ///
+    /// Not under ThreadSanitizer: its runtime does not support `fork()` in a process with
+    /// threads (the child can hang in the sanitizer's own locks, whatever ours do), and says so.
+    @Test(.disabled(if: Self.underThreadSanitizer, "ThreadSanitizer does not support fork() with threads"))
+    func aChildForkedWhileOtherThreadsPublishAndReadReadsTheCurrentValue() throws {
         #if os(Linux)
             let environment = try Environment(values: ["N": 0])
             let published = Atomic<Int>(0)
