@@ -171,11 +171,12 @@ public struct SettingPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func parse(_ text: String) throws(EnvironmentError) -> (components: [String], canonical: String) {
-        let scalars = Array(text.unicodeScalars)
-        guard !scalars.isEmpty else { throw error("an empty key path", shown: text) }
+        // Quotes can at most double a path's text: anything longer is refused before it is read.
         if text.utf8.count > maximumBytes * 2 {
             throw error("a key path longer than \(maximumBytes) bytes", shown: text)
         }
+        let scalars = Array(text.unicodeScalars)
+        guard !scalars.isEmpty else { throw error("an empty key path", shown: text) }
         var components: [String] = []
         var canonical = ""
         var index = 0
