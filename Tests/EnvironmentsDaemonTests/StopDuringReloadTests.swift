@@ -15,15 +15,17 @@ struct StopDuringReloadTests {
     private static func environment(
         _ fixture: ControlSocketTests.Fixture, judge: @escaping @Sendable (Environment) throws -> Void
     ) throws -> Environment {
-        let target = Locked<Environment?>(nil)
+        // Weakly: the environment holds this closure (its options); a strong reference would be
+        // a cycle that outlives the test (LeakSanitizer reports it).
+        let target = Locked(WeakEnvironment())
         var options = EnvironmentOptions(
             applicationName: "stop-tests", environment: "Production", configDirectory: fixture.root + "/etc",
             processEnvironment: ["CREDENTIALS_DIRECTORY": fixture.root + "/credentials"])
         options.validate = { _ in
-            if let environment = target.withLock({ $0 }) { try judge(environment) }
+            if let environment = target.withLock({ $0.environment }) { try judge(environment) }
         }
         let environment = try Environment(options: options)
-        target.withLock { $0 = environment }
+        target.withLock { $0.environment = environment }
         return environment
     }
 
@@ -100,4 +102,9 @@ struct StopDuringReloadTests {
             #expect(environment.string("Greeting") == "hello")
         }
     }
+}
+
+/// A weak reference to an environment, for a closure that the environment itself holds.
+struct WeakEnvironment: Sendable {
+    weak var environment: Environment?
 }

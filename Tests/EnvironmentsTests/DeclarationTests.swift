@@ -4,23 +4,46 @@ import Testing
 
 /// The settings the tests declare, as a program would: once, as statics.
 enum Declared {
-    static let port = Setting<Int>(
-        "ListenPort", default: 8080, bounds: .range(1...65535), restartOnly: true, summary: "The TCP port")
-    static let timeout = Setting<Duration>(
-        "RequestTimeout", default: .seconds(5), bounds: .range(.milliseconds(1)...(.seconds(600))))
-    static let level = Setting<String>(
-        "LogLevel", default: "info", bounds: .oneOf("trace", "debug", "info", "notice", "warning", "error", "critical"))
-    static let baseURL = Setting<URL?>("APIBaseUrl", bounds: .schemes("http", "https"))
-    static let host = Setting<String>("Database.Host", default: "localhost", bounds: .pattern("[a-z0-9.-]+"))
-    static let databasePort = Setting<Int>(
-        "Database.Port", default: 5432, bounds: .range(1...65535), formerNames: ["DatabasePort"])
-    static let password = Setting<String?>("Database.Password", required: .in("Production"), secret: true)
-    static let pin = Setting<Int>("Pin", default: 0, secret: true)
-    static let upstreams = SettingDeclaration("Upstreams", type: .map(.url))
-    static let tags = Setting<[String]>("Tags", default: [], bounds: .pattern("[a-z]+"))
+    static var port: Setting<Int> {
+        Setting<Int>(
+            "ListenPort", default: 8080, bounds: .range(1...65535), restartOnly: true, summary: "The TCP port")
+    }
+    static var timeout: Setting<Duration> {
+        Setting<Duration>(
+            "RequestTimeout", default: .seconds(5), bounds: .range(.milliseconds(1)...(.seconds(600))))
+    }
+    static var level: Setting<String> {
+        Setting<String>(
+            "LogLevel", default: "info",
+            bounds: .oneOf("trace", "debug", "info", "notice", "warning", "error", "critical"))
+    }
+    static var baseURL: Setting<URL?> {
+        Setting<URL?>("APIBaseUrl", bounds: .schemes("http", "https"))
+    }
+    static var host: Setting<String> {
+        Setting<String>("Database.Host", default: "localhost", bounds: .pattern("[a-z0-9.-]+"))
+    }
+    static var databasePort: Setting<Int> {
+        Setting<Int>(
+            "Database.Port", default: 5432, bounds: .range(1...65535), formerNames: ["DatabasePort"])
+    }
+    static var password: Setting<String?> {
+        Setting<String?>("Database.Password", required: .in("Production"), secret: true)
+    }
+    static var pin: Setting<Int> {
+        Setting<Int>("Pin", default: 0, secret: true)
+    }
+    static var upstreams: SettingDeclaration {
+        SettingDeclaration("Upstreams", type: .map(.url))
+    }
+    static var tags: Setting<[String]> {
+        Setting<[String]>("Tags", default: [], bounds: .pattern("[a-z]+"))
+    }
 
-    static let all = SettingsDeclaration(
-        port, timeout, level, baseURL, host, databasePort, password, pin, upstreams, tags)
+    static var all: SettingsDeclaration {
+        SettingsDeclaration(
+            port, timeout, level, baseURL, host, databasePort, password, pin, upstreams, tags)
+    }
 }
 
 @Suite struct DeclarationTests {

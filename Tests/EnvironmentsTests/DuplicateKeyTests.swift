@@ -104,17 +104,19 @@ import Testing
     }
 
     /// `{a: 1, b: {c: 1, c: 2}, a: 3}`, the second `a` a string object of its own.
-    private static let binaryWithDuplicates = binary([
-        [0xD3, 1, 2, 3, 4, 5, 6],  // the root: keys a, b, a; values 1, {...}, 3
-        [0x51, UInt8(ascii: "a")],
-        [0x51, UInt8(ascii: "b")],
-        [0x51, UInt8(ascii: "a")],
-        [0x10, 1],
-        [0xD2, 7, 7, 4, 8],  // keys c, c (one object); values 1, 2
-        [0x10, 3],
-        [0x51, UInt8(ascii: "c")],
-        [0x10, 2],
-    ])
+    private static var binaryWithDuplicates: Data {
+        binary([
+            [0xD3, 1, 2, 3, 4, 5, 6],  // the root: keys a, b, a; values 1, {...}, 3
+            [0x51, UInt8(ascii: "a")],
+            [0x51, UInt8(ascii: "b")],
+            [0x51, UInt8(ascii: "a")],
+            [0x10, 1],
+            [0xD2, 7, 7, 4, 8],  // keys c, c (one object); values 1, 2
+            [0x10, 3],
+            [0x51, UInt8(ascii: "c")],
+            [0x10, 2],
+        ])
+    }
 
     @Test func foundationAloneKeepsTheFirstCopyOfABinaryDuplicate() throws {
         let object = try PropertyListSerialization.propertyList(

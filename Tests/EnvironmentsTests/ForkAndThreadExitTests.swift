@@ -178,11 +178,13 @@ import Testing
     private func environment(
         calling change: @escaping @Sendable (Environment) throws -> Void
     ) throws -> (Environment, Locked<EnvironmentError?>) {
-        let target = Locked<Environment?>(nil)
+        // Weakly: the environment holds this closure (its options), so a strong reference would
+        // be a cycle that outlives the test (LeakSanitizer reports it).
+        let target = Locked(WeakEnvironment())
         let thrown = Locked<EnvironmentError?>(nil)
         var options = EnvironmentOptions(environment: "Test", processEnvironment: [:])
         options.validate = { _ in
-            guard let environment = target.value else { return }
+            guard let environment = target.value.environment else { return }
             do {
                 try change(environment)
             } catch let error as EnvironmentError {
@@ -191,7 +193,7 @@ import Testing
             }
         }
         let environment = try Environment(environments: ["Common": ["A": "1"], "Test": [:]], options: options)
-        target.withLock { $0 = environment }
+        target.withLock { $0.environment = environment }
         return (environment, thrown)
     }
 
@@ -222,4 +224,9 @@ import Testing
         #expect(environment.string("A") == "2")
         #expect(thrown.value == nil)
     }
+}
+
+/// A weak reference to an environment, for a closure that the environment itself holds.
+struct WeakEnvironment: Sendable {
+    weak var environment: Environment?
 }

@@ -5,27 +5,29 @@ import Testing
 /// The declaration as JSON Schema 2020-12, and back.
 @Suite struct SettingsSchemaTests {
     /// Every type a declaration holds, with every part of a declaration.
-    static let everything = SettingsDeclaration(
-        Declared.all.settings + [
-            SettingDeclaration("Ratio", type: .real, default: .double(0.25), bounds: .range(0.0...1.0)),
-            SettingDeclaration("Verbose", type: .boolean, default: .bool(false), summary: "Log more"),
-            SettingDeclaration(
-                "Epoch", type: .date, default: .date(Date(timeIntervalSince1970: 1_700_000_000))),
-            SettingDeclaration("Key", type: .data, default: .data(Data([0, 1, 2, 255])), secret: true),
-            SettingDeclaration("Cache", type: .section, summary: "Decoded as a whole"),
-            SettingDeclaration("Extra", type: .any),
-            SettingDeclaration(
-                "Mirrors", type: .array(.url), default: .array([.string("https://a.example")]),
-                bounds: .schemes("https")),
-            SettingDeclaration(
-                "Limits", type: .map(.integer), default: .dictionary(["a": .integer(1)]), bounds: .range(0...10)),
-            SettingDeclaration("Region", type: .custom("Region"), summary: "A region of our own"),
-            SettingDeclaration(
-                "Service.Name", type: .string, required: .always, summary: "Required everywhere",
-                formerNames: ["ServiceName", "Old.Name"]),
-            SettingDeclaration(#"Hosts."api.example.com".Weight"#, type: .integer, default: .integer(1)),
-            SettingDeclaration("Window", type: .duration, bounds: SettingBounds(minimum: 1, maximum: 60)),
-        ])
+    static var everything: SettingsDeclaration {
+        SettingsDeclaration(
+            Declared.all.settings + [
+                SettingDeclaration("Ratio", type: .real, default: .double(0.25), bounds: .range(0.0...1.0)),
+                SettingDeclaration("Verbose", type: .boolean, default: .bool(false), summary: "Log more"),
+                SettingDeclaration(
+                    "Epoch", type: .date, default: .date(Date(timeIntervalSince1970: 1_700_000_000))),
+                SettingDeclaration("Key", type: .data, default: .data(Data([0, 1, 2, 255])), secret: true),
+                SettingDeclaration("Cache", type: .section, summary: "Decoded as a whole"),
+                SettingDeclaration("Extra", type: .any),
+                SettingDeclaration(
+                    "Mirrors", type: .array(.url), default: .array([.string("https://a.example")]),
+                    bounds: .schemes("https")),
+                SettingDeclaration(
+                    "Limits", type: .map(.integer), default: .dictionary(["a": .integer(1)]), bounds: .range(0...10)),
+                SettingDeclaration("Region", type: .custom("Region"), summary: "A region of our own"),
+                SettingDeclaration(
+                    "Service.Name", type: .string, required: .always, summary: "Required everywhere",
+                    formerNames: ["ServiceName", "Old.Name"]),
+                SettingDeclaration(#"Hosts."api.example.com".Weight"#, type: .integer, default: .integer(1)),
+                SettingDeclaration("Window", type: .duration, bounds: SettingBounds(minimum: 1, maximum: 60)),
+            ])
+    }
 
     static func expectSame(_ read: SettingsDeclaration, _ written: SettingsDeclaration) {
         #expect(read.settings.count == written.settings.count)
