@@ -18,6 +18,7 @@
 
 import Foundation
 
+/// libFuzzer calls this with each input; a failed check ends the process.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzKeys(_ pointer: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let text = String(decoding: UnsafeBufferPointer(start: pointer, count: size), as: UTF8.self)
