@@ -1,6 +1,8 @@
 // libFuzzer target for the control socket's message decoding: arbitrary bytes go through the
 // framer (in chunks, as reads deliver them) and every complete message through the decoder,
-// then the decoded call is encoded and decoded again and must come back equal.
+// then the decoded call is encoded and decoded again and must come back equal (numbers as the
+// reals they denote: JSON has no integer type, so a real with an integral value,
+// `2.4444444444444444e+18`, may come back as an integer).
 // Built by Fuzz/run.sh together with Sources/EnvironmentsControl/*.swift.
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -22,7 +24,10 @@ public func fuzzVarlink(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
                 guard let call = try? VarlinkCoding.decode(VarlinkCall.self, from: message) else { continue }
                 let encoded = try! VarlinkCoding.encode(call)
                 let again = try! VarlinkCoding.decode(VarlinkCall.self, from: encoded.dropLast())
-                precondition(again == call, "a call does not survive encoding: \(call) vs \(again)")
+                precondition(
+                    again.parameters.map(normalized) == call.parameters.map(normalized) && again.method == call.method
+                        && again.oneway == call.oneway && again.more == call.more && again.upgrade == call.upgrade,
+                    "a call does not survive encoding: \(call) vs \(again)")
                 _ = call.interface
                 _ = call.parameters?["key"]?.stringValue
             }
@@ -31,4 +36,19 @@ public func fuzzVarlink(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     }
     precondition(framer.pendingByteCount <= 4096, "the framer holds more than its limit")
     return 0
+}
+
+/// `parameters` with every number as a real: the same JSON number, whichever way a decoder
+/// reads it.
+private func normalized(_ parameters: [String: JSONValue]) -> [String: JSONValue] {
+    parameters.mapValues(normalized)
+}
+
+private func normalized(_ value: JSONValue) -> JSONValue {
+    switch value {
+    case .int(let number): return .double(Double(number))
+    case .array(let elements): return .array(elements.map(normalized))
+    case .object(let members): return .object(members.mapValues(normalized))
+    default: return value
+    }
 }
