@@ -63,6 +63,22 @@ struct FleetLiveTests {
         #expect(fleet.environment?.string("Limit") == "20")
         try await fleet.publish(common: ["Limit": "30"])
         #expect(await fleet.waitFor("Limit", "30"))
+        // A document with a key path far past its bound (once a stack overflow in every fleet
+        // daemon, at every restart): rejected, naming the key; the last good values stay.
+        let deep = Array(repeating: "Level", count: 5_000).joined(separator: ".")
+        try await fleet.publish(common: [deep: "x", "Limit": "40"])
+        let deepDeadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deepDeadline,
+            await fleet.lastReload?.error?.contains("not a valid key path") != true
+        {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let rejectedDeep = await fleet.lastReload
+        #expect(rejectedDeep?.outcome == "rejected")
+        #expect(rejectedDeep?.error?.contains("not a valid key path") == true, "\(String(describing: rejectedDeep))")
+        #expect(fleet.environment?.string("Limit") == "30")
+        try await fleet.publish(common: ["Limit": "50"])
+        #expect(await fleet.waitFor("Limit", "50"))
         await fleet.stop()
     }
 
