@@ -65,9 +65,9 @@ public indirect enum SettingType: Sendable, Hashable, CustomStringConvertible {
 /// not only by a default.
 public struct SettingRequirement: Sendable, Hashable {
     /// The environments it is required in; `nil` for every environment.
-    public let environments: Set<String>?
+    package let environments: Set<String>?
     /// Whether it is required at all.
-    public let isRequired: Bool
+    package let isRequired: Bool
 
     private init(isRequired: Bool, environments: Set<String>?) {
         self.isRequired = isRequired
@@ -88,7 +88,7 @@ public struct SettingRequirement: Sendable, Hashable {
     }
 
     /// Whether the setting is required in the environment `name`.
-    public func applies(in name: String) -> Bool {
+    package func applies(in name: String) -> Bool {
         isRequired && (environments?.contains(name) ?? true)
     }
 }
@@ -101,20 +101,20 @@ public struct SettingRequirement: Sendable, Hashable {
 /// ``init(minimum:maximum:rangeDescription:allowedValues:pattern:urlSchemes:)``.
 public struct SettingBounds: Sendable, Hashable {
     /// The smallest number accepted (durations in seconds), if any.
-    public var minimum: Double?
+    package var minimum: Double?
     /// The largest number accepted (durations in seconds), if any.
-    public var maximum: Double?
+    package var maximum: Double?
     /// The range as written, for messages (`1...65535`).
-    public var rangeDescription: String?
+    package var rangeDescription: String?
     /// The only values accepted, if not empty; compared after conversion to the setting's
     /// type (so `"8080"` equals `8080` for an integer).
-    public var allowedValues: [SettingValue]
+    package var allowedValues: [SettingValue]
     /// A regular expression (ICU syntax, as `NSRegularExpression`) a string must match whole.
-    public var pattern: String?
+    package var pattern: String?
     /// The schemes a URL may have (compared ignoring case), if not empty.
-    public var urlSchemes: [String]
+    package var urlSchemes: [String]
 
-    /// Creates bounds; every part is optional.
+    /// Creates bounds that combine several kinds; every part is optional.
     public init(
         minimum: Double? = nil, maximum: Double? = nil, rangeDescription: String? = nil,
         allowedValues: [SettingValue] = [], pattern: String? = nil, urlSchemes: [String] = []
@@ -187,21 +187,21 @@ public struct SettingDeclaration: Sendable, SettingDeclaring {
     /// The key path, in ``SettingPath``'s text form (`Database.Port`).
     public let key: String
     /// The type of value it holds.
-    public var type: SettingType
+    package var type: SettingType
     /// The default, which joins the defaults layer (below every file), if any.
-    public var defaultValue: SettingValue?
+    package var defaultValue: SettingValue?
     /// Where it must be set.
-    public var requirement: SettingRequirement
+    package var requirement: SettingRequirement
     /// What values it accepts beyond its type.
-    public var bounds: SettingBounds
+    package var bounds: SettingBounds
     /// Whether its value is secret, as if listed in `Secrets`.
-    public var isSecret: Bool
+    package var isSecret: Bool
     /// Whether a change takes a restart, as if listed in `RestartRequired`.
-    public var isRestartOnly: Bool
+    package var isRestartOnly: Bool
     /// What it is for, in one line.
-    public var summary: String
+    package var summary: String
     /// Keys it had in earlier releases (``SettingPath`` text): still read, with a warning.
-    public let formerNames: [String]
+    package let formerNames: [String]
     /// An extra check of a value of a type of the application's own.
     let accepts: (@Sendable (SettingValue) -> Bool)?
 

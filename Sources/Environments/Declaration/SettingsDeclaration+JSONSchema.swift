@@ -9,7 +9,7 @@ public struct SettingsSchemaError: Error, Sendable, Hashable, CustomStringConver
     public let message: String
 
     /// Creates an error.
-    public init(_ message: String, at pointer: String = "") {
+    package init(_ message: String, at pointer: String = "") {
         self.message = message
         self.pointer = pointer
     }
@@ -45,10 +45,10 @@ public struct SettingsSchemaError: Error, Sendable, Hashable, CustomStringConver
 /// check matches it whole.
 extension SettingsDeclaration {
     /// The `$schema` of the documents this writes and reads.
-    public static let jsonSchemaDialect = "https://json-schema.org/draft/2020-12/schema"
+    package static let jsonSchemaDialect = "https://json-schema.org/draft/2020-12/schema"
 
     /// A string a duration parses from, in JSON Schema's (ECMA 262) regular expressions.
-    public static let durationPattern =
+    package static let durationPattern =
         "^\\s*([0-9.]+ *(ns|nsec|us|usec|µs|ms|msec|s|sec|second|seconds|m|min|minute|minutes|h|hr|hour|hours|d|day|days|w|week|weeks)? *)+\\s*$"
 
     /// The declaration as a JSON Schema document, pretty-printed with sorted keys.

@@ -70,12 +70,12 @@ public struct SettingPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The path one component deeper.
-    public func appending(_ component: String) throws(EnvironmentError) -> SettingPath {
+    package func appending(_ component: String) throws(EnvironmentError) -> SettingPath {
         try SettingPath(components: components + [component])
     }
 
     /// The path without its last component; `nil` for a path of one component.
-    public var parent: SettingPath? {
+    package var parent: SettingPath? {
         guard components.count > 1 else { return nil }
         return try? SettingPath(components: Array(components.dropLast()))
     }
@@ -83,7 +83,7 @@ public struct SettingPath: Sendable, Hashable, CustomStringConvertible {
     // MARK: Text
 
     /// `component` as the text form writes it: quoted if it is empty or holds a `.` or `"`.
-    public static func quoted(_ component: String) -> String {
+    package static func quoted(_ component: String) -> String {
         guard needsQuotes(component) else { return component }
         var text = "\""
         for character in component.unicodeScalars {

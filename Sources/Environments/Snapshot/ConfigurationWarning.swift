@@ -46,7 +46,7 @@ public struct ConfigurationWarning: Sendable, Hashable, CustomStringConvertible 
     public var hint: String?
 
     /// Creates a warning.
-    public init(
+    package init(
         _ code: Code, _ message: String, key: String? = nil, file: String? = nil, line: Int? = nil,
         hint: String? = nil
     ) {
