@@ -81,6 +81,11 @@ cp -R packaging/debian "$source_dir/debian"
 install -m 0755 "$bin_dir/example-daemon" "$bin_dir/envctl" "$source_dir/bin/"
 cp -R etc/example-daemon "$source_dir/etc/"
 cp -R systemd/environments.catalog systemd/example-daemon.service.d "$source_dir/systemd/"
+# The daemon's declared settings, as JSON Schema: envctl check --app-name example-daemon reads
+# /usr/share/example-daemon/schema.json where the daemon does not run. The shipped configuration
+# must pass it strictly (no unknown key, no warning) in every environment.
+"$bin_dir/example-daemon" --print-schema >"$source_dir/schema.json"
+"$bin_dir/envctl" check --strict --schema "$source_dir/schema.json" --config-dir etc/example-daemon >&2
 # The units as the repository has them, for binaries in /usr/bin.
 for unit in example-daemon.service example-daemon@.service; do
     sed 's|/usr/local/bin/|/usr/bin/|g' "systemd/$unit" >"$source_dir/debian/$unit"
@@ -97,6 +102,8 @@ echo "== man pages and completions: ${SECONDS} s" >&2
 docs="$source_dir/docs/usr/share"
 grep -q 'diff' "$docs/man/man1/envctl.1"
 grep -q 'Fl -instance' "$docs/man/man1/example-daemon.1"
+for command in schema explain; do grep -q "$command" "$docs/man/man1/envctl.1"; done
+grep -q 'Fl -strict' "$docs/man/man1/envctl.1"
 bash -n "$docs/bash-completion/completions/envctl"
 # Completions are sourced, not run: no #! line (lintian: bash-completion-with-hashbang).
 sed -i '1{/^#!/d}' "$source_dir"/docs/usr/share/bash-completion/completions/*

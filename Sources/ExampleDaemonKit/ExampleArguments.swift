@@ -20,6 +20,12 @@ package struct ExampleArguments: ParsableArguments {
     )
     var instance: String?
 
+    @Flag(
+        help:
+            "Print the daemon's settings as JSON Schema (what envctl schema prints) and exit; the Debian package installs it as /usr/share/example-daemon/schema.json."
+    )
+    package var printSchema = false
+
     package init() {}
 
     /// The example's `EnvironmentOptions`: its name, the built-in configuration, the environment
@@ -34,17 +40,18 @@ package struct ExampleArguments: ParsableArguments {
         options.builtInConfiguration = BuiltInConfiguration.environments
         options.environmentOrigin = "selected with --environment"
         options.instance = instance
+        // The settings, declared once: every load checks types, bounds, required keys and
+        // unknown keys against them before `validate` runs.
+        options.declaration = ExampleSettings.declaration
         options.validate = { snapshot in
-            // The application's own rules: a reload that breaks them is rejected. `rejected`
-            // names the key, its file and the value, or <redacted> when the value is secret.
-            let baseURL = snapshot.string("APIBaseUrl").flatMap { URL(string: $0) }
-            guard let scheme = baseURL?.scheme, scheme == "http" || scheme == "https" else {
+            // The application's own rules, for what a declaration cannot say (one key against
+            // the environment): a reload that breaks them is rejected. `rejected` names the
+            // key, its file and the value, or <redacted> when the value is secret.
+            if snapshot.environmentName == "Production", let url = snapshot[ExampleSettings.apiBaseURL],
+                url.scheme?.lowercased() != "https"
+            {
                 throw EnvironmentError.rejected(
-                    key: "APIBaseUrl", in: snapshot, reason: "must be an http or https URL")
-            }
-            let port = snapshot.int("ListenPort", default: 8080)
-            guard (1...65535).contains(port) else {
-                throw EnvironmentError.rejected(key: "ListenPort", in: snapshot, reason: "must be between 1 and 65535")
+                    key: ExampleSettings.apiBaseURL.key, in: snapshot, reason: "must be an https URL in Production")
             }
         }
         return options

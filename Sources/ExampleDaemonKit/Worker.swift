@@ -22,7 +22,7 @@ package struct Worker: Service, CustomStringConvertible {
             }
             group.addTask {
                 while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                    let interval = Environment.shared.duration("HeartbeatInterval", default: .seconds(60))
+                    let interval = Environment.shared[ExampleSettings.heartbeatInterval]
                     logger.debug(
                         "heartbeat", metadata: ["generation": "\(Environment.shared.generation)"])
                     try? await Task.sleep(for: max(interval, .milliseconds(100)))
@@ -35,13 +35,13 @@ package struct Worker: Service, CustomStringConvertible {
 
     private func report() {
         let snapshot = Environment.shared.snapshot
-        let baseURL = Environment.shared.fetch("APIBaseUrl") as? String ?? "<unset>"
+        let baseURL = Environment.shared.fetch("APIBaseUrl") as? String ?? "<unset>"  // as the iOS pattern reads it
         logger.info(
             "APIBaseUrl=\(baseURL) generation=\(snapshot.generation) environment=\(snapshot.environmentName)",
             metadata: [
                 "api_base_url": "\(baseURL)", "generation": "\(snapshot.generation)",
-                "request_timeout": "\(Environment.shared.duration("RequestTimeout", default: .seconds(5)))",
-                "listen_port": "\(Environment.shared.int("ListenPort", default: 8080))",
+                "request_timeout": "\(snapshot[ExampleSettings.requestTimeout])",
+                "listen_port": "\(snapshot[ExampleSettings.listenPort])",
             ])
     }
 }

@@ -19,6 +19,10 @@ struct ExampleDaemon: AsyncParsableCommand {
     @OptionGroup var arguments: ExampleArguments
 
     func run() async throws {
+        if arguments.printSchema {
+            print(ExampleSettings.declaration.jsonSchemaText(title: "example-daemon"))
+            return
+        }
         // First of all: a SIGHUP during start-up must not kill the daemon.
         let reloadSignals = await ReloadSignals.trap()
         LoggingSystem.bootstrap(JournalLogHandler.factory(identifier: "example-daemon"))

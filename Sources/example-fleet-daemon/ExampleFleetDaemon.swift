@@ -61,6 +61,10 @@ struct ExampleFleetDaemon: AsyncParsableCommand {
     var etcdPasswordFile: String?
 
     func run() async throws {
+        if arguments.printSchema {
+            print(ExampleSettings.declaration.jsonSchemaText(title: "example-daemon"))
+            return
+        }
         // First of all: a SIGHUP during start-up must not kill the daemon.
         let reloadSignals = await ReloadSignals.trap()
         LoggingSystem.bootstrap(JournalLogHandler.factory(identifier: "example-daemon"))

@@ -32,6 +32,7 @@ import run_e2e as e2e  # noqa: E402
 from e2e.common import APPLIED_ID, CONFIG_DIR, CREDENTIAL_FILE, MAIN_FILE, SHIPPED_DROPIN, Options, debug, wait_for  # noqa: E402
 
 UNIT = "example-daemon.service"
+SCHEMA_FILE = "/usr/share/example-daemon/schema.json"
 VERSIONS = {"trixie": 257, "bookworm": 252}
 APT = {"DEBIAN_FRONTEND": "noninteractive"}
 
@@ -121,8 +122,15 @@ def scenario(run, deb):
     for path in ("/usr/bin/envctl", "/usr/share/man/man1/envctl.1.gz", "/usr/share/man/man1/example-daemon.1.gz",
                  "/usr/share/bash-completion/completions/envctl", "/usr/share/zsh/vendor-completions/_envctl",
                  "/usr/share/fish/vendor_completions.d/envctl.fish", "/usr/share/doc/example-daemon/copyright",
-                 "/usr/lib/systemd/catalog/environments.catalog"):
+                 "/usr/lib/systemd/catalog/environments.catalog", SCHEMA_FILE):
         run.check(run.exists(path), f"{path} is installed")
+    # The declared settings, without the daemon: the installed schema file checks the shipped
+    # configuration strictly (what a build server does before it ships a change).
+    checked = c.run(["envctl", "check", "--strict", "--schema", SCHEMA_FILE, "--config-dir", "/etc/example-daemon"])
+    run.check(checked.returncode == 0 and "checking against the 10 settings declared in" in checked.stdout,
+              f"envctl check --strict --schema {SCHEMA_FILE}: exit {checked.returncode}, {(checked.stdout + checked.stderr).strip()!r}")
+    explained = c.run(["envctl", "explain", "--app-name", "example-daemon", "ListenPort"]).stdout
+    run.check("restart" in explained and "1...65535" in explained, f"envctl explain ListenPort (the daemon): {explained!r}")
     credentials = {"CREDENTIALS_DIRECTORY": f"/run/credentials/{UNIT}"}
     secret = c.run(["cat", CREDENTIAL_FILE]).stdout
     revealed = c.run(["envctl", "get", "--app-name", "example-daemon", "--show-secrets", "Database.Password"], env=credentials)

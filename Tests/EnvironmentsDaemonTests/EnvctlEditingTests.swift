@@ -200,7 +200,7 @@ import Testing
         let refused = try daemon.envctl(["set", "APIBaseUrl", "ftp://files.example.com", "--pid", String(daemon.pid)])
         #expect(refused.status == 1, "\(refused.output)")
         #expect(refused.output.contains("the running daemon rejects it"), "\(refused.output)")
-        #expect(refused.output.contains("must be an http or https URL"), "\(refused.output)")
+        #expect(refused.output.contains("is not a URL with the scheme http or https"), "\(refused.output)")
         let dropIns = daemon.configDirectory.appendingPathComponent("Environments.plist.d").path
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: dropIns)) ?? []).isEmpty)
         #expect(try Data(contentsOf: daemon.mainFile) == before)

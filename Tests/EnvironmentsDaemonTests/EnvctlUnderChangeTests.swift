@@ -144,7 +144,9 @@ import Testing
     /// The example configuration with a Production environment too.
     static let twoEnvironments = examplePlist().replacingOccurrences(
         of: "<key>RestartRequired</key>",
-        with: "<key>Production</key><dict><key>APIHost</key><string>api.example.com</string></dict>\n"
+        with:
+            "<key>Production</key><dict><key>APIHost</key><string>api.example.com</string>"
+            + "<key>Database</key><dict><key>Password</key><string>test-only</string></dict></dict>\n"
             + "    <key>RestartRequired</key>")
 
     @Test(
@@ -208,7 +210,7 @@ import Testing
             // Restarted into the same environment: its check is the one the edit was opened
             // for, and it refuses the edit as it would have before.
             #expect(result.status == 1, "\(result.output)")
-            #expect(result.output.contains("must be an http or https URL"), "\(result.output)")
+            #expect(result.output.contains("is not a URL with the scheme http or https"), "\(result.output)")
             #expect(!result.output.contains("restarted"), "\(result.output)")
         } else {
             #expect(result.status == 1, "\(result.output)")

@@ -108,7 +108,7 @@ struct ExampleDaemonTests {
         let rejected = try daemon.envctl(reload)
         #expect(rejected.status == 1)
         #expect(rejected.output.contains("reload rejected by the daemon"))
-        #expect(rejected.output.contains("must be an http or https URL"))
+        #expect(rejected.output.contains("is not a URL with the scheme http or https"))
         #expect(try ReloadState.read(from: daemon.stateFile).generation == 2)
         #expect(daemon.process?.isRunning == true)
     }

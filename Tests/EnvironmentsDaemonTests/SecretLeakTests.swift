@@ -41,15 +41,19 @@ struct SecretLeakTests {
         """
     }
 
-    /// Configurations whose rejection involves a secret: by the `LogLevel` check, and by the
-    /// example daemon's own `validate` (APIBaseUrl must be an http or https URL).
-    static let rejectedConfigurations: [(what: String, plist: String, mentions: String)] = [
-        ("LogLevel from a secret key", plist(logLevel: "${Database.Password}"), "'LogLevel' is <redacted>"),
-        ("LogLevel from a credential", plist(logLevel: "${credential:db-password}"), "'LogLevel' is <redacted>"),
-        ("LogLevel from a secret, in part", plist(logLevel: "x${Token}x"), "'LogLevel' is <redacted>"),
-        ("APIBaseUrl from a credential", plist(apiBaseURL: "${credential:db-password}"), "'APIBaseUrl' is <redacted>"),
-        ("APIBaseUrl from a secret key", plist(apiBaseURL: "ftp://${Database.Password}"), "'APIBaseUrl' is <redacted>"),
+    /// Configurations whose rejection involves a secret: by the `LogLevel` check and by the
+    /// example daemon's declaration (`LogLevel` one of swift-log's levels, `APIBaseUrl` an http
+    /// or https URL). `mentions` is what the `LogLevel` check says (a daemon without a
+    /// declaration), `declared` what the example daemon's declaration says.
+    static let rejectedConfigurations: [(what: String, plist: String, mentions: String, declared: String)] = [
+        ("LogLevel from a secret key", plist(logLevel: "${Database.Password}"), "'LogLevel' is <redacted>", logLevel),
+        ("LogLevel from a credential", plist(logLevel: "${credential:db-password}"), "'LogLevel' is <redacted>", logLevel),
+        ("LogLevel from a secret, in part", plist(logLevel: "x${Token}x"), "'LogLevel' is <redacted>", logLevel),
+        ("APIBaseUrl from a credential", plist(apiBaseURL: "${credential:db-password}"), "", baseURL),
+        ("APIBaseUrl from a secret key", plist(apiBaseURL: "ftp://${Database.Password}"), "", baseURL),
     ]
+    static let logLevel = "'LogLevel' is not an allowed value, expected one of"
+    static let baseURL = "'APIBaseUrl' is not a URL with the scheme http or https"
 
     static func expectNoSecret(_ text: String, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
         for secret in [password, credential, "Correct-Horse", "Battery-Staple"] {
@@ -86,7 +90,7 @@ struct SecretLeakTests {
         try Self.expectPrivateFiles(in: daemon.runtimeDirectory)
 
         let pid = String(daemon.pid)
-        for (what, plist, mentions) in Self.rejectedConfigurations {
+        for (what, plist, _, mentions) in Self.rejectedConfigurations {
             try daemon.replaceMainFile(with: plist)
             // From the running daemon (its own validation), and from the files as envctl reads them.
             let checked = try daemon.envctl(["check", "--pid", pid])
@@ -148,7 +152,7 @@ struct SecretLeakTests {
         await reloader.start()
         var datagrams: [String] = []
         while let datagram = journal.receive(timeout: .milliseconds(200)) { datagrams.append(datagram) }
-        for (what, plist, mentions) in Self.rejectedConfigurations.prefix(3) {
+        for (what, plist, mentions, _) in Self.rejectedConfigurations.prefix(3) {
             try plist.write(to: mainFile, atomically: true, encoding: .utf8)
             let record = await reloader.reload(trigger: .signal)
             #expect(record.outcome == .rejected, "\(what)")

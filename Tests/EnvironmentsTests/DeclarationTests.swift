@@ -101,6 +101,20 @@ enum Declared {
         }
     }
 
+    @Test("a secret URL with the wrong scheme: the error shows neither the value nor its scheme")
+    func secretSchemeIsNotShown() throws {
+        try withTemporaryDirectory { directory in
+            _ = try directory.writeXML(["Common": ["Upstream": "hunter3:correct-horse@db.example"], "Debug": [:]])
+            var options = directory.options(environment: "Debug")
+            options.declaration = SettingsDeclaration(
+                Setting<URL?>("Upstream", bounds: .schemes("https"), secret: true))
+            let error = try #require(throws: EnvironmentError.self) { try Environment(options: options) }
+            #expect(error.message.contains("'Upstream' is not a URL with the scheme https"), "\(error.message)")
+            #expect(!"\(error)".contains("hunter3"), "\(error)")
+            #expect(!"\(error)".contains("correct-horse"), "\(error)")
+        }
+    }
+
     @Test("every wrong type, out-of-bounds value and missing required setting in one error, with file and line")
     func allProblemsAtOnce() throws {
         try withTemporaryDirectory { directory in
@@ -140,7 +154,10 @@ enum Declared {
             #expect(
                 message.contains("\(file):7: 'RequestTimeout' is a string ('forever'), expected a duration"),
                 "\(message)")
-            #expect(message.contains("\(file):8: 'APIBaseUrl' has the scheme 'ftp'"), "\(message)")
+            #expect(
+                message.contains(
+                    "\(file):8: 'APIBaseUrl' is not a URL with the scheme http or https ('ftp://files.example.com', scheme 'ftp')"
+                ), "\(message)")
             #expect(message.contains("\(file):11: 'Database.Host' does not match the pattern"), "\(message)")
             #expect(message.contains("'Database.Password' is required in Production and has no value"), "\(message)")
             #expect(message.contains("\(file):13: 'Pin' is a string, expected an integer"), "\(message)")

@@ -16,6 +16,9 @@ struct ColdLoadBenchmark {
         var keyCount: Int
         var ours: Statistics
         var swiftConfiguration: Statistics?
+        /// Ours with a declaration of every key (`SettingDeclaration(key, type: .string)`): the
+        /// cost of checking every key and value against it at load.
+        var declared: Statistics
         /// The floor every loader pays: building a `[String: String]` of as many new keys and
         /// values (from the fixture's bytes), with no parsing at all, also in a new process.
         var dictionaryBuild: Statistics
@@ -23,7 +26,7 @@ struct ColdLoadBenchmark {
 
     /// Who loads, in a child process.
     enum Loader: String, CaseIterable, Sendable {
-        case ours, swiftConfiguration = "swift-configuration", dictionary
+        case ours, declared = "ours-declared", swiftConfiguration = "swift-configuration", dictionary
     }
 
     let sizes: [Int]
@@ -49,6 +52,7 @@ struct ColdLoadBenchmark {
             results.append(
                 Result(
                     keyCount: size, ours: Statistics(samples[.ours] ?? []),
+                    declared: Statistics(samples[.declared] ?? []),
                     swiftConfiguration: samples[.swiftConfiguration].map(Statistics.init),
                     dictionaryBuild: Statistics(samples[.dictionary] ?? [])))
         }
@@ -86,6 +90,19 @@ struct ColdLoadBenchmark {
             let environment = try Environment(options: options)
             value = environment.string(key, default: "")
             elapsed = clock.now - start
+        case .declared:
+            var options = Fixtures.options(directory)
+            // Made before the clock starts, as a program's statics are made before it loads.
+            let declaration = SettingsDeclaration(
+                Fixtures.keys(keyCount).map { SettingDeclaration($0, type: .string) as any SettingDeclaring })
+            options.declaration = declaration
+            let start = clock.now
+            let environment = try Environment(options: options)
+            value = environment.string(key, default: "")
+            elapsed = clock.now - start
+            guard environment.snapshot.warnings.isEmpty else {
+                throw BenchmarkError("the declared load has warnings: \(environment.snapshot.warnings.prefix(3))")
+            }
         case .swiftConfiguration:
             let start = clock.now
             let reader = ConfigReader(

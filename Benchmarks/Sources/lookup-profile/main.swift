@@ -17,6 +17,9 @@ import SystemPackage
 
 enum Kind: String, CaseIterable {
     case dictionary, fetch, string
+    /// A typed read of a declared setting: `Environment.shared[setting]` (`Setting<String>`),
+    /// the configuration loaded with the declaration of every key.
+    case declared
     case swiftConfiguration = "swift-configuration"
     case oursProvider = "ours-provider"
 }
@@ -39,7 +42,10 @@ defer { Fixtures.removeAll() }
 try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: directory + "/Environments.plist"))
 let peerFile = directory + "/peer.plist"
 try Fixtures.flatPlist(settings).write(to: URL(fileURLWithPath: peerFile))
-try Environment.bootstrap(Fixtures.options(directory))
+let declared = keys.map { Setting<String>($0, default: "") }
+var options = Fixtures.options(directory)
+if kind == .declared { options.declaration = SettingsDeclaration(declared.map { $0 as any SettingDeclaring }) }
+try Environment.bootstrap(options)
 
 /// swift-configuration's file provider is made asynchronously: on the global executor, while
 /// this thread waits on a semaphore (not in `dispatch_main`).
@@ -72,6 +78,8 @@ let reader: ConfigReader? =
         for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.fetch(key)) } }
     case .string:
         for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.string(key, default: "")) } }
+    case .declared:
+        for _ in 0..<rounds { for setting in declared { blackHole(Environment.shared[setting]) } }
     case .swiftConfiguration, .oursProvider:
         for _ in 0..<rounds { for key in keys { blackHole(reader!.string(forKey: ConfigKey(key))) } }
     }

@@ -254,8 +254,13 @@ struct DeclarationCheck {
         if !bounds.urlSchemes.isEmpty, case .string(let text) = normalized {
             let scheme = URL(string: text)?.scheme?.lowercased() ?? ""
             if !bounds.urlSchemes.contains(where: { $0.lowercased() == scheme }) {
-                return
-                    "has the scheme '\(scheme)'\(quoted(value)), expected \(bounds.urlSchemes.joined(separator: " or "))"
+                // The scheme is part of the value: taken out with it when the value is secret.
+                let schemes = bounds.urlSchemes.joined(separator: " or ")
+                var shown = text
+                if shown.count > 80 { shown = String(shown.prefix(77)) + "..." }
+                return "is not a URL with the scheme \(schemes)" + Self.valueMarker
+                    + " ('\(ControlCharacters.escaped(shown))', scheme '\(ControlCharacters.escaped(scheme))')"
+                    + Self.valueMarker
             }
         }
         return nil

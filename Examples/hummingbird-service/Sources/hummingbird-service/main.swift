@@ -42,8 +42,26 @@ options.builtInConfiguration = [
     "Debug": [:],
     "Release": [:],
 ]
-// The server binds once: a changed address waits for a restart (and is reported as pending).
-options.restartRequiredKeys = ["HTTP.host", "HTTP.port"]
+// The settings, declared once: every load checks them (type, bounds, unknown keys) before it
+// applies, `envctl schema` and `envctl explain` describe them. The server binds once: a changed
+// address waits for a restart (and is reported as pending).
+enum Settings {
+    static let host = Setting<String>(
+        "HTTP.host", default: "127.0.0.1", restartOnly: true, summary: "The address the server binds")
+    static let port = Setting<Int>(
+        "HTTP.port", default: 8080, bounds: .range(1...65535), restartOnly: true,
+        summary: "The TCP port the server binds")
+    static let serverName = Setting<String?>("HTTP.serverName", summary: "The Server header's value")
+    static let greeting = Setting<String>("Greeting", default: "Hello", summary: "What GET /greeting answers")
+    static let environmentLabel = Setting<String?>(
+        "Environment", summary: "The environment's name, for the greeting (${Environment})")
+    static let logLevel = Setting<String>(
+        "LogLevel", default: "info",
+        bounds: .oneOf("trace", "debug", "info", "notice", "warning", "error", "critical"),
+        summary: "The lowest level the service logs")
+    static let declaration = SettingsDeclaration(host, port, serverName, greeting, environmentLabel, logLevel)
+}
+options.declaration = Settings.declaration
 let environment: Environments.Environment  // Hummingbird has an `Environment` too (its environment variables)
 do {
     environment = try Environments.Environment.bootstrap(options)
@@ -58,7 +76,7 @@ let reader = ConfigReader(provider: EnvironmentProvider(environment: environment
 let router = Router()
 // Read on every request: an applied reload shows in the next answer, without a restart.
 router.get("greeting") { _, _ -> String in
-    reader.string(forKey: "Greeting", default: "Hello")
+    reader.string(forKey: Settings.greeting.key, default: Settings.greeting.defaultValue)
 }
 router.get("config") { _, _ -> ServiceDescription in
     // One snapshot: values from the same generation, even if a reload lands meanwhile.
@@ -66,8 +84,8 @@ router.get("config") { _, _ -> ServiceDescription in
     let current = environment.snapshot
     return ServiceDescription(
         environment: current.environmentName, generation: current.generation,
-        greeting: snapshot.string(forKey: "Greeting", default: "Hello"),
-        port: snapshot.scoped(to: "HTTP").int(forKey: "port", default: 8080))
+        greeting: snapshot.string(forKey: Settings.greeting.key, default: Settings.greeting.defaultValue),
+        port: snapshot.scoped(to: "HTTP").int(forKey: "port", default: Settings.port.defaultValue))
 }
 
 // Prometheus's text format, for a scraper on loopback (the unit binds nothing else).
