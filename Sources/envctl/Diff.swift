@@ -160,10 +160,16 @@ struct Diff: ParsableCommand {
             daemon[setting.key] = Side(
                 display: setting.value ?? ConfiguredValue.redacted, comparable: setting.value, source: source)
         }
+        // The files as the daemon reads them: with its declaration (declared defaults, former
+        // names), when it serves one (a daemon from before `Schema` does not).
+        var options = try location.options(directory: directory)
+        if let schema = try? client.schema(), let declaration = try? SettingsDeclaration(jsonSchema: Data(schema.schema.utf8)),
+            !declaration.settings.isEmpty
+        {
+            options.declaration = declaration
+        }
         var files = sides(
-            try load(
-                try location.options(directory: directory), environment: reply.environment, instance: reply.instance,
-                directory: directory))
+            try load(options, environment: reply.environment, instance: reply.instance, directory: directory))
         // A secret the daemon did not reveal cannot be compared; say so rather than guess.
         for (key, side) in daemon where side.comparable == nil { files[key]?.comparable = nil }
         // Nor can a credential envctl could not read, which the daemon did.

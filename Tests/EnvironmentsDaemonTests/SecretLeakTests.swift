@@ -49,10 +49,11 @@ struct SecretLeakTests {
         ("LogLevel from a secret key", plist(logLevel: "${Database.Password}"), "'LogLevel' is <redacted>", logLevel),
         ("LogLevel from a credential", plist(logLevel: "${credential:db-password}"), "'LogLevel' is <redacted>", logLevel),
         ("LogLevel from a secret, in part", plist(logLevel: "x${Token}x"), "'LogLevel' is <redacted>", logLevel),
-        ("APIBaseUrl from a credential", plist(apiBaseURL: "${credential:db-password}"), "", baseURL),
+        ("APIBaseUrl from a credential", plist(apiBaseURL: "${credential:db-password}"), "", notURL),
         ("APIBaseUrl from a secret key", plist(apiBaseURL: "ftp://${Database.Password}"), "", baseURL),
     ]
     static let logLevel = "'LogLevel' is not an allowed value, expected one of"
+    static let notURL = "'APIBaseUrl' is a string, expected a URL ("
     static let baseURL = "'APIBaseUrl' is not a URL with the scheme http or https"
 
     static func expectNoSecret(_ text: String, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -117,7 +118,7 @@ struct SecretLeakTests {
             #expect(state.contains(mentions), "\(what): \(state)")
             Self.expectNoSecret(state, "\(what): the state file")
         }
-        #expect(daemon.waitForLog("'APIBaseUrl' is <redacted>"))
+        #expect(daemon.waitForLog(Self.baseURL))
         Self.expectNoSecret(daemon.log, "the daemon's stderr")
         while let datagram = daemon.notify.receive(timeout: .milliseconds(200)) { daemon.datagrams.append(datagram) }
         #expect(daemon.datagrams.contains { $0.contains("reload rejected") })
