@@ -51,10 +51,12 @@ package enum ControlSocketPath {
     }
 
     /// The socket of the process `pid`: its own `$RUNTIME_DIRECTORY` (from `/proc/PID/environ`,
-    /// readable by root and the process's user), else the caller's `$RUNTIME_DIRECTORY` (an
-    /// `ExecReload=` command shares its unit's, and a sandboxed unit may hide the main process's
-    /// `/proc` entry from it), else its name's conventional directory. The caller checks that
-    /// `pid` is the one listening (``VarlinkClient/expectedProcess``).
+    /// readable by root and the process's user), else the control socket it listens on (its
+    /// file descriptors, from `/proc/PID/fd` and `/proc/net/unix`: a daemon started by hand,
+    /// whose executable name need not be its application's), else the caller's
+    /// `$RUNTIME_DIRECTORY` (an `ExecReload=` command shares its unit's, and a sandboxed unit may
+    /// hide the main process's `/proc` entry from it), else its name's conventional directory.
+    /// The caller checks that `pid` is the one listening (``VarlinkClient/expectedProcess``).
     package static func forProcess(_ pid: Int32, processEnvironment: [String: String]) -> String? {
         if let environ = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ")), !environ.isEmpty {
             var variables: [String: String] = [:]
@@ -65,12 +67,45 @@ package enum ControlSocketPath {
             }
             if let runtime = runtimeDirectory(in: variables) { return join(runtime, ControlInterface.socketFileName) }
         }
+        if let listening = listeningSocket(of: pid) { return listening }
         if let runtime = runtimeDirectory(in: processEnvironment) {
             return join(runtime, ControlInterface.socketFileName)
         }
         guard let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return nil }
         let name = comm.trimmingCharacters(in: .whitespacesAndNewlines)
         return name.isEmpty ? nil : try? forApplication(name, processEnvironment: processEnvironment)
+    }
+
+    /// The path of a listening Unix socket named ``ControlInterface/socketFileName`` among the
+    /// file descriptors of `pid`, if `/proc` lets this process see them.
+    ///
+    /// `/proc/net/unix` lists one socket a line (`Num RefCount Protocol Flags Type St Inode
+    /// Path`); a listening socket has the flag `__SO_ACCEPTCON` (0x10000). Reading it costs a
+    /// line per socket of the network namespace: it is read only when the process's environment
+    /// names no runtime directory.
+    static func listeningSocket(of pid: Int32) -> String? {
+        let directory = "/proc/\(pid)/fd"
+        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
+        var inodes = Set<Substring>()
+        for descriptor in descriptors {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + descriptor),
+                target.hasPrefix("socket:["), target.hasSuffix("]")
+            else { continue }
+            inodes.insert(Substring(target.dropFirst("socket:[".count).dropLast()))
+        }
+        guard !inodes.isEmpty, let table = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else {
+            return nil
+        }
+        let suffix = "/" + ControlInterface.socketFileName
+        for line in table.split(separator: "\n").dropFirst() {
+            let columns = line.split(separator: " ", maxSplits: 7, omittingEmptySubsequences: true)
+            guard columns.count == 8, inodes.contains(columns[6]),
+                let flags = Int(columns[3], radix: 16), flags & 0x10000 != 0
+            else { continue }
+            let path = String(columns[7])
+            if path.hasSuffix(suffix) { return path }
+        }
+        return nil
     }
 
     /// The first directory of `$RUNTIME_DIRECTORY`.

@@ -1,4 +1,5 @@
 import Environments
+import EnvironmentsControl
 import Foundation
 import TestSupport
 import Testing
@@ -35,6 +36,41 @@ struct EnvctlConventionsTests {
     /// Runs a built executable; its standard output and standard error apart.
     private static func run(_ executable: String, _ arguments: [String]) throws -> FinishedProcess {
         try runToEnd(executable, arguments, environment: operatorEnvironment(), separately: true)
+    }
+
+    /// A process that listens on a Unix socket at `path` (Python's, a real listening socket),
+    /// with an environment that names no runtime directory.
+    private static func listener(at path: String) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [
+            "-c",
+            "import socket, sys, time\ns = socket.socket(socket.AF_UNIX)\ns.bind(sys.argv[1])\ns.listen()\n"
+                + "print('ready', flush=True)\ntime.sleep(60)",
+            path,
+        ]
+        process.environment = ["PATH": "/usr/bin:/bin"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        _ = output.fileHandleForReading.availableData  // "ready": it listens
+        return (process, output)
+    }
+
+    @Test("--pid finds the control socket a daemon started by hand listens on, whatever its executable's name")
+    func pidFindsTheSocketTheProcessListensOn() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pid-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let control = directory.appendingPathComponent(ControlInterface.socketFileName).path
+        let (daemon, _) = try Self.listener(at: control)
+        defer { daemon.terminate() }
+        #expect(ControlSocketPath.forProcess(daemon.processIdentifier, processEnvironment: [:]) == control)
+        // A socket of another name is not taken for a control socket.
+        let other = directory.appendingPathComponent("other.sock").path
+        let (stranger, _) = try Self.listener(at: other)
+        defer { stranger.terminate() }
+        #expect(ControlSocketPath.forProcess(stranger.processIdentifier, processEnvironment: [:]) != other)
     }
 
     @Test("--version prints the package's version, for envctl and the example daemon")

@@ -20,6 +20,9 @@ enum Kind: String, CaseIterable {
     /// A typed read of a declared setting: `Environment.shared[setting]` (`Setting<String>`),
     /// the configuration loaded with the declaration of every key.
     case declared
+    /// `fetch`, the configuration loaded with the declaration of every key: a declaration
+    /// must not change what `fetch` costs.
+    case declaredFetch = "declared-fetch"
     case swiftConfiguration = "swift-configuration"
     case oursProvider = "ours-provider"
 }
@@ -44,7 +47,7 @@ let peerFile = directory + "/peer.plist"
 try Fixtures.flatPlist(settings).write(to: URL(fileURLWithPath: peerFile))
 let declared = keys.map { Setting<String>($0, default: "") }
 var options = Fixtures.options(directory)
-if kind == .declared { options.declaration = SettingsDeclaration(declared.map { $0 as any SettingDeclaring }) }
+if kind == .declared || kind == .declaredFetch { options.declaration = SettingsDeclaration(declared.map { $0 as any SettingDeclaring }) }
 try Environment.bootstrap(options)
 
 /// swift-configuration's file provider is made asynchronously: on the global executor, while
@@ -74,7 +77,7 @@ let reader: ConfigReader? =
     switch kind {
     case .dictionary:
         for _ in 0..<rounds { for key in keys { blackHole(settings[key]) } }
-    case .fetch:
+    case .fetch, .declaredFetch:
         for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.fetch(key)) } }
     case .string:
         for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.string(key, default: "")) } }

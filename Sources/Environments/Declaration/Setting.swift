@@ -20,15 +20,17 @@ import Foundation
 /// A read costs what ``ConfigurationReading/value(_:default:)`` costs: one lookup and one
 /// conversion.
 public struct Setting<Value: Sendable>: Sendable, SettingDeclaring {
+    /// Everything a setting holds, by reference: a `Setting` is passed (and may be copied) at
+    /// every read, and a copy then retains one reference rather than each field.
+    @usableFromInline let storage: SettingStorage<Value>
+
     /// The declaration: key, type, bounds and the rest.
-    public let declaration: SettingDeclaration
+    public var declaration: SettingDeclaration { storage.declaration }
     /// What a read gives when the key has no value (or, in a configuration that was not
     /// checked against the declaration, a value of another type).
-    public let defaultValue: Value
-    private let convert: @Sendable (SettingValue) -> Value?
-
+    public var defaultValue: Value { storage.defaultValue }
     /// The key path, in ``SettingPath``'s text form.
-    public var key: String { declaration.key }
+    public var key: String { storage.key }
 
     /// Declares a setting with a default.
     ///
@@ -46,18 +48,20 @@ public struct Setting<Value: Sendable>: Sendable, SettingDeclaring {
     ///   - restartOnly: Whether a change takes a restart.
     ///   - summary: What it is for, in one line.
     ///   - formerNames: Keys it had in earlier releases.
+    @inlinable
     public init(
         _ key: String, default defaultValue: Value, required: SettingRequirement = .optional,
         bounds: SettingBounds = .none, secret: Bool = false, restartOnly: Bool = false, summary: String = "",
         formerNames: [String] = []
     ) where Value: SettingValueConvertible {
-        self.defaultValue = defaultValue
-        self.convert = { Value(settingValue: $0) }
-        let type = SettingType.of(Value.self)
-        self.declaration = SettingDeclaration(
-            key, type: type, default: (defaultValue as? any SettingValueRepresentable)?.settingValue ?? nil,
-            required: required, bounds: bounds, secret: secret, restartOnly: restartOnly, summary: summary,
-            formerNames: formerNames, accepts: Self.accepts(Value.self, type: type))
+        // The conversion is made here, inlined into the program's declaration, so that it is
+        // specialized for `Value`: a read then converts without generic dispatch.
+        self.init(
+            key, default: defaultValue, convert: { Value(settingValue: $0) },
+            declaration: Self.declaration(
+                key, Value.self, default: defaultValue,
+                required: required, bounds: bounds, secret: secret, restartOnly: restartOnly, summary: summary,
+                formerNames: formerNames))
     }
 
     /// Declares a setting without a default: a read gives `nil` when no layer sets it.
@@ -70,17 +74,39 @@ public struct Setting<Value: Sendable>: Sendable, SettingDeclaring {
     ///   - restartOnly: Whether a change takes a restart.
     ///   - summary: What it is for, in one line.
     ///   - formerNames: Keys it had in earlier releases.
+    @inlinable
     public init<Wrapped: SettingValueConvertible>(
         _ key: String, required: SettingRequirement = .optional, bounds: SettingBounds = .none,
         secret: Bool = false, restartOnly: Bool = false, summary: String = "", formerNames: [String] = []
     ) where Value == Wrapped? {
-        self.defaultValue = nil
-        self.convert = { Wrapped(settingValue: $0).map { .some($0) } }
-        let type = SettingType.of(Wrapped.self)
-        self.declaration = SettingDeclaration(
-            key, type: type, default: nil, required: required, bounds: bounds, secret: secret,
+        self.init(
+            key, default: nil, convert: { Wrapped(settingValue: $0).map { .some($0) } },
+            declaration: Self.declaration(
+                key, Wrapped.self, default: nil, required: required, bounds: bounds, secret: secret,
+                restartOnly: restartOnly, summary: summary, formerNames: formerNames))
+    }
+
+    @usableFromInline
+    init(
+        _ key: String, default defaultValue: Value, convert: @escaping @Sendable (SettingValue) -> Value?,
+        declaration: SettingDeclaration
+    ) {
+        self.storage = SettingStorage(
+            key: declaration.key, defaultValue: defaultValue, convert: convert, declaration: declaration)
+    }
+
+    /// The declaration of a setting whose values convert to `T`.
+    @usableFromInline
+    static func declaration<T: SettingValueConvertible>(
+        _ key: String, _: T.Type, default defaultValue: T?, required: SettingRequirement,
+        bounds: SettingBounds, secret: Bool, restartOnly: Bool, summary: String, formerNames: [String]
+    ) -> SettingDeclaration {
+        let type = SettingType.of(T.self)
+        return SettingDeclaration(
+            key, type: type, default: (defaultValue as? any SettingValueRepresentable)?.settingValue ?? nil,
+            required: required, bounds: bounds, secret: secret,
             restartOnly: restartOnly, summary: summary, formerNames: formerNames,
-            accepts: Self.accepts(Wrapped.self, type: type))
+            accepts: Self.accepts(T.self, type: type))
     }
 
     /// For a type of the application's own, its conversion checks values.
@@ -99,9 +125,19 @@ public struct Setting<Value: Sendable>: Sendable, SettingDeclaring {
     /// been checked: its value converts. Elsewhere (an in-memory environment, a reader
     /// without the declaration) a value of another type is logged as a warning and the
     /// default is used, as ``ConfigurationReading/value(_:default:)`` does.
+    @inlinable
     public func read(from reader: some ConfigurationReading) -> Value {
-        guard let value = reader.value(forKey: declaration.key) else { return defaultValue }
-        if let converted = convert(value) { return converted }
+        // Inlinable, so that a program's read is specialized for its reader and its type: one
+        // lookup and one conversion, as ``ConfigurationReading/string(_:default:)`` costs.
+        let storage = self.storage
+        guard let value = reader.value(forKey: storage.key) else { return storage.defaultValue }
+        if let converted = storage.convert(value) { return converted }
+        return wrongType()
+    }
+
+    /// The default, with a warning: the value has another type.
+    @usableFromInline
+    func wrongType() -> Value {
         configurationLogger.warning(
             "using the default for a value of the wrong type",
             metadata: ["key": "\(declaration.key)", "expected": "\(declaration.type)"])
@@ -109,8 +145,28 @@ public struct Setting<Value: Sendable>: Sendable, SettingDeclaring {
     }
 }
 
+/// What a ``Setting`` holds.
+@usableFromInline
+final class SettingStorage<Value: Sendable>: Sendable {
+    /// The key path, in ``SettingPath``'s text form (the declaration's, kept apart so that a
+    /// read touches this one field).
+    @usableFromInline let key: String
+    @usableFromInline let defaultValue: Value
+    /// The conversion of a value to `Value`, specialized where the setting is declared.
+    @usableFromInline let convert: @Sendable (SettingValue) -> Value?
+    let declaration: SettingDeclaration
+
+    init(key: String, defaultValue: Value, convert: @escaping @Sendable (SettingValue) -> Value?, declaration: SettingDeclaration) {
+        self.key = key
+        self.defaultValue = defaultValue
+        self.convert = convert
+        self.declaration = declaration
+    }
+}
+
 extension ConfigurationReading {
     /// The value of a declared setting, else its default (``Setting/read(from:)``).
+    @inlinable
     public subscript<Value>(setting: Setting<Value>) -> Value {
         setting.read(from: self)
     }
