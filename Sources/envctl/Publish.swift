@@ -17,8 +17,12 @@ struct Publish: ParsableCommand {
             other keys under the prefix do not count): two \
             operators cannot interleave, and no combination goes live that was not validated. A publish \
             after which an environment the fleet defines now is defined no more is refused unless \
-            --allow-removing-environment names it: hosts that run it would reject the whole fleet. The \
-            application's own validation runs on each host when the change arrives.
+            --allow-removing-environment names it: hosts that run it would reject the whole fleet. \
+            With --schema FILE (the application's declared settings, as envctl schema prints them or its \
+            package installs them), every environment is also checked against the declaration: a value of \
+            the wrong type or out of its bounds is refused, and keys no declaration covers are listed as \
+            warnings (--strict refuses them). Whether a required setting is set is left to each host, whose \
+            own files may set it. The application's own validation runs on each host when the change arrives.
             """)
 
     @OptionGroup var fleet: FleetOptions
@@ -33,6 +37,19 @@ struct Publish: ParsableCommand {
         name: .customLong("allow-removing-environment"),
         help: "Publish even though this environment, defined by the fleet now, would be defined no more (repeatable).")
     var removableEnvironments: [String] = []
+
+    @Option(
+        name: .customLong("schema"),
+        help: ArgumentHelp(
+            "Check every environment against the settings declaration in this JSON Schema file too (envctl schema prints one; the application's package installs it as /usr/share/<app-name>/schema.json).",
+            valueName: "file"))
+    var schema: String?
+
+    @Flag(
+        help:
+            "Refuse to publish on any warning (a key written twice; with --schema, a key no declaration covers), as envctl check --strict does."
+    )
+    var strict = false
 
     @Argument(help: "The property-list files to publish.")
     var files: [String]
@@ -142,17 +159,36 @@ struct Publish: ParsableCommand {
             names = Self.definedEnvironments(state.documents).sorted()
         }
         if names.isEmpty { names = [BuildInfo.compiled.defaultEnvironment] }
+        let declaration = try schema.map { try Self.fleetDeclaration(SchemaOptions.read($0)) }
+        var warned: Set<String> = []
         for name in names {
             var options = EnvironmentOptions(
                 applicationName: "envctl", environment: name, configDirectory: empty.path)
             options.baseLayer = FixedDocuments(held: state.documents)
             options.instance = instance
+            options.declaration = declaration
+            options.warningsAreErrors = strict
             do {
-                _ = try Environment(options: options)
+                let snapshot = try Environment(options: options).snapshot
+                // The same document's warning in every environment: once.
+                for warning in snapshot.warnings where warned.insert(warning.description).inserted {
+                    printError("warning: \(warning)")
+                }
             } catch {
                 throw Failure("not published: environment \(name): \(error)")
             }
         }
         return names
+    }
+
+    /// The declaration a fleet's documents are checked against: the application's, with every
+    /// setting optional, since a host's own files may set what the fleet leaves out.
+    static func fleetDeclaration(_ declaration: SettingsDeclaration) -> SettingsDeclaration {
+        SettingsDeclaration(
+            declaration.settings.map { setting -> any SettingDeclaring in
+                var optional = setting
+                optional.requirement = .optional
+                return optional
+            })
     }
 }

@@ -272,4 +272,39 @@ struct PublishTests {
         let (published, _) = try await fleet.writer.range(prefix: fleet.prefix)
         #expect(published.first.map { String(decoding: $0.value, as: UTF8.self).contains("Staging") } == false)
     }
+    @Test("publish --schema refuses a value the daemons' declaration refuses, warns of unknown keys, leaves required to hosts")
+    func publishAgainstTheDeclaration() async throws {
+        let cluster = try await EtcdCluster()
+        let fleet = try FleetHarness(cluster: cluster)
+        let endpoints = ["--etcd-endpoints", cluster.endpoints.joined(separator: ","), "--etcd-prefix", fleet.prefix]
+        let files = cluster.root.appendingPathComponent("declared")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        // The example daemon's declaration, as its package installs it.
+        let schema = files.appendingPathComponent("schema.json")
+        let printed = try runToEnd(BuiltProducts.exampleDaemon, ["--print-schema"])
+        #expect(printed.status == 0)
+        try Data(printed.output.utf8).write(to: schema)
+        let main = files.appendingPathComponent("Environments.plist")
+
+        // Out of its bounds: refused, nothing written. The files alone are valid.
+        try FleetHarness.document(common: ["ListenPort": "70000", "APIBaseUrl": "https://api.example.com"])
+            .write(to: main)
+        let refused = try envctl(["publish", "--schema", schema.path] + endpoints + [main.path])
+        #expect(refused.status == 1, "\(refused.output)")
+        #expect(refused.output.contains("not published") && refused.output.contains("'ListenPort' is out of range"))
+        #expect(try await fleet.writer.range(prefix: fleet.prefix).0.isEmpty)
+
+        // A misspelt key: a warning, refused with --strict. APIBaseUrl is required everywhere,
+        // and Database.Password in Production: left to the hosts, so not refused here.
+        try FleetHarness.document(
+            common: ["ListenPrt": "9000", "APIBaseUrl": "https://api.example.com"], production: ["APIHost": "x.example"]
+        ).write(to: main)
+        let strict = try envctl(["publish", "--schema", schema.path, "--strict"] + endpoints + [main.path])
+        #expect(strict.status == 1, "\(strict.output)")
+        #expect(strict.output.contains("ListenPrt"), "\(strict.output)")
+        let warned = try envctl(["publish", "--schema", schema.path] + endpoints + [main.path])
+        #expect(warned.status == 0, "\(warned.output)")
+        #expect(warned.output.contains("warning: ") && warned.output.contains("did you mean 'ListenPort'"), "\(warned.output)")
+        #expect(try await fleet.writer.range(prefix: fleet.prefix).0.count == 1)
+    }
 }
