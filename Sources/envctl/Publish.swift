@@ -38,12 +38,7 @@ struct Publish: ParsableCommand {
         help: "Publish even though this environment, defined by the fleet now, would be defined no more (repeatable).")
     var removableEnvironments: [String] = []
 
-    @Option(
-        name: .customLong("schema"),
-        help: ArgumentHelp(
-            "Check every environment against the settings declaration in this JSON Schema file too (envctl schema prints one; the application's package installs it as /usr/share/<app-name>/schema.json).",
-            valueName: "file"))
-    var schema: String?
+    @OptionGroup var schema: SchemaOptions
 
     @Flag(
         help:
@@ -159,7 +154,7 @@ struct Publish: ParsableCommand {
             names = Self.definedEnvironments(state.documents).sorted()
         }
         if names.isEmpty { names = [BuildInfo.compiled.defaultEnvironment] }
-        let declaration = try schema.map { try Self.fleetDeclaration(SchemaOptions.read($0)) }
+        let declaration = try schema.file.map { try Self.fleetDeclaration(SchemaOptions.read($0)) }
         var warned: Set<String> = []
         for name in names {
             var options = EnvironmentOptions(

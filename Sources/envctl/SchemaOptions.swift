@@ -9,7 +9,7 @@ struct SchemaOptions: ParsableArguments {
     @Option(
         name: .customLong("schema"),
         help: ArgumentHelp(
-            "Read the files and check them against the settings declaration in this JSON Schema file (envctl schema prints one; default with --app-name: /usr/share/<app-name>/schema.json when it is there).",
+            "Check against the settings declaration in this JSON Schema file (envctl schema prints one; reading files with --app-name, /usr/share/<app-name>/schema.json is the default when it is there).",
             valueName: "file"))
     var file: String?
 

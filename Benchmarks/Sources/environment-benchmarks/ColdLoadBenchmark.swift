@@ -15,10 +15,10 @@ struct ColdLoadBenchmark {
     struct Result: Sendable {
         var keyCount: Int
         var ours: Statistics
-        var swiftConfiguration: Statistics?
         /// Ours with a declaration of every key (`SettingDeclaration(key, type: .string)`): the
         /// cost of checking every key and value against it at load.
         var declared: Statistics
+        var swiftConfiguration: Statistics?
         /// The floor every loader pays: building a `[String: String]` of as many new keys and
         /// values (from the fixture's bytes), with no parsing at all, also in a new process.
         var dictionaryBuild: Statistics

@@ -23,6 +23,11 @@ enum Kind: String, CaseIterable {
     /// `fetch`, the configuration loaded with the declaration of every key: a declaration
     /// must not change what `fetch` costs.
     case declaredFetch = "declared-fetch"
+    /// One cold load of an `N`-key configuration (`N` in place of the lookup count), with the
+    /// declaration of every key made but not used: the loads' difference is the check's cost.
+    case load
+    /// The same load, checked against the declaration of every key.
+    case loadDeclared = "load-declared"
     case swiftConfiguration = "swift-configuration"
     case oursProvider = "ours-provider"
 }
@@ -35,6 +40,21 @@ else {
     let kinds = Kind.allCases.map(\.rawValue).joined(separator: "|")
     FileHandle.standardError.write(Data("usage: lookup-profile \(kinds) LOOKUPS [THREADS]\n".utf8))
     exit(2)
+}
+
+if kind == .load || kind == .loadDeclared {
+    // A load, not lookups: the count is the number of keys.
+    let directory = try Fixtures.makeDirectory("load")
+    defer { Fixtures.removeAll() }
+    let settings = Fixtures.settings(lookups)
+    try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: directory + "/Environments.plist"))
+    let declaration = SettingsDeclaration(
+        Fixtures.keys(lookups).map { SettingDeclaration($0, type: .string) as any SettingDeclaring })
+    var options = Fixtures.options(directory)
+    if kind == .loadDeclared { options.declaration = declaration }
+    let environment = try Environment(options: options)
+    blackHole(environment.string(Fixtures.keys(lookups)[lookups / 2], default: ""))
+    exit(0)
 }
 
 let keyCount = 100
@@ -85,6 +105,8 @@ let reader: ConfigReader? =
         for _ in 0..<rounds { for setting in declared { blackHole(Environment.shared[setting]) } }
     case .swiftConfiguration, .oursProvider:
         for _ in 0..<rounds { for key in keys { blackHole(reader!.string(forKey: ConfigKey(key))) } }
+    case .load, .loadDeclared:
+        break  // done above
     }
 }
 

@@ -91,29 +91,23 @@ struct DeclarationCheck {
                     hint: "Fix the program's SettingsDeclaration"))
         }
         var patterns: [String: NSRegularExpression?] = [:]
-        for setting in declaration.settings {
-            guard let path = try? SettingPath(parsing: setting.key).components else { continue }
-            let shownKey = Interpolator.shown(setting.key)
+        let settings = declaration.settings
+        // By index: a `for in` loop would copy each declaration (a dozen references) to read it.
+        for index in settings.indices {
+            let path = settings[index].components
             guard let node = SettingTree.node(at: path, in: tree) else {
-                if setting.requirement.applies(in: environmentName) {
-                    problems.append(
-                        EnvironmentError(
-                            .validationFailed,
-                            "'\(shownKey)' is required\(where_(setting.requirement)) and has no value",
-                            key: setting.key, environment: environmentName,
-                            hint: "Set it in Common or in the '\(environmentName)' section"))
-                }
+                if let problem = requirementProblem(settings[index], onlyDefault: false) { problems.append(problem) }
                 continue
             }
-            if node.source.layer == .defaults, setting.requirement.applies(in: environmentName) {
-                problems.append(
-                    EnvironmentError(
-                        .validationFailed,
-                        "'\(shownKey)' is required\(where_(setting.requirement)) and only has its default",
-                        key: setting.key, environment: environmentName,
-                        hint: "Set it in Common or in the '\(environmentName)' section"))
+            if node.source.layer == .defaults,
+                let problem = requirementProblem(settings[index], onlyDefault: true)
+            {
+                problems.append(problem)
                 continue
             }
+            // The common case, a string where an unbounded string is declared: nothing to check.
+            if settings[index].isPlainString, case .string = node.value { continue }
+            let setting = settings[index]
             let value = node.value
             guard var problem = check(value, type: setting.type, bounds: setting.bounds, patterns: &patterns) else {
                 if let accepts = setting.accepts, !accepts(value) {
@@ -127,6 +121,17 @@ struct DeclarationCheck {
             problems.append(error(for: setting, node: node, path: path, problem))
         }
         return problems
+    }
+
+    /// The problem of a setting set by no layer but the defaults, if it is required here.
+    private func requirementProblem(_ setting: SettingDeclaration, onlyDefault: Bool) -> EnvironmentError? {
+        guard setting.requirement.applies(in: environmentName) else { return nil }
+        return EnvironmentError(
+            .validationFailed,
+            "'\(Interpolator.shown(setting.key))' is required\(where_(setting.requirement)) and "
+                + (onlyDefault ? "only has its default" : "has no value"),
+            key: setting.key, environment: environmentName,
+            hint: "Set it in Common or in the '\(environmentName)' section")
     }
 
     /// `text` without the value markers, and without the quoted values unless `showingValues`.

@@ -186,6 +186,8 @@ public protocol SettingDeclaring: Sendable {
 public struct SettingDeclaration: Sendable, SettingDeclaring {
     /// The key path, in ``SettingPath``'s text form (`Database.Port`).
     public let key: String
+    /// The key path's components, parsed once here rather than at every load.
+    package let components: [String]
     /// The type of value it holds.
     package var type: SettingType
     /// The default, which joins the defaults layer (below every file), if any.
@@ -207,6 +209,12 @@ public struct SettingDeclaration: Sendable, SettingDeclaring {
 
     /// Itself.
     public var declaration: SettingDeclaration { self }
+
+    /// A string without bounds: any string value is valid, with nothing to check.
+    var isPlainString: Bool {
+        if case .string = type, bounds == .none, accepts == nil { return true }
+        return false
+    }
 
     /// Declares a setting.
     ///
@@ -237,7 +245,9 @@ public struct SettingDeclaration: Sendable, SettingDeclaring {
         bounds: SettingBounds, secret: Bool, restartOnly: Bool, summary: String, formerNames: [String],
         accepts: (@Sendable (SettingValue) -> Bool)?
     ) {
-        self.key = Self.canonical(key)
+        let path = Self.path(key)
+        self.key = path.description
+        self.components = path.components
         self.type = type
         self.defaultValue = defaultValue
         self.requirement = required
@@ -249,11 +259,15 @@ public struct SettingDeclaration: Sendable, SettingDeclaring {
         self.accepts = accepts
     }
 
-    private static func canonical(_ key: String) -> String {
+    private static func path(_ key: String) -> SettingPath {
         do {
-            return try SettingPath(parsing: key).description
+            return try SettingPath(parsing: key)
         } catch {
             preconditionFailure("invalid key in a setting declaration: \(error)")
         }
+    }
+
+    private static func canonical(_ key: String) -> String {
+        path(key).description
     }
 }

@@ -57,7 +57,8 @@ extension SettingsDeclaration {
     public func jsonSchema(title: String? = nil) -> Data {
         var root = SchemaNode()
         for (order, setting) in settings.enumerated() {
-            guard let path = try? SettingPath(parsing: setting.key).components, !path.isEmpty else { continue }
+            let path = setting.components
+            guard !path.isEmpty else { continue }
             root.insert((setting, order), at: path[...])
         }
         var document = root.object()

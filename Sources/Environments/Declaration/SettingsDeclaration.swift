@@ -21,6 +21,13 @@ public struct SettingsDeclaration: Sendable {
     let root: DeclaredLevel
     /// Mistakes in the declaration itself (a key declared twice), reported at every load.
     let mistakes: [String]
+    /// What every load takes from the declaration, gathered once here rather than at each
+    /// load (a load then copies no ``SettingDeclaration``): the declared defaults with their
+    /// paths, the secret and restart-only keys, and every key and former name.
+    let defaults: [(path: [String], value: SettingValue)]
+    let secretKeys: Set<String>
+    let restartOnlyKeys: Set<String>
+    let keysAndFormerNames: Set<String>
 
     /// Collects declarations: ``Setting``s and ``SettingDeclaration``s alike.
     ///
@@ -40,8 +47,7 @@ public struct SettingsDeclaration: Sendable {
             }
             byKey[declaration.key] = declaration
             list.append(declaration)
-            // Checked below, safe to trust here.
-            root.insert((try? SettingPath(parsing: declaration.key).components) ?? [declaration.key])
+            root.insert(declaration.components)
         }
         for declaration in list {
             for former in declaration.formerNames {
@@ -58,6 +64,10 @@ public struct SettingsDeclaration: Sendable {
         self.formerNames = formerNames
         self.root = root
         self.mistakes = mistakes
+        self.defaults = list.compactMap { setting in setting.defaultValue.map { (setting.components, $0) } }
+        self.secretKeys = Set(list.lazy.filter(\.isSecret).map(\.key))
+        self.restartOnlyKeys = Set(list.lazy.filter(\.isRestartOnly).map(\.key))
+        self.keysAndFormerNames = Set(byKey.keys).union(formerNames.keys)
     }
 
     /// Collects declarations.

@@ -31,13 +31,15 @@ struct VariableOverrides {
 
     /// Key paths spelled by lists rather than values (`Secrets`, `RestartRequired`): a level
     /// of a variable matches their spelling as it matches a file's.
-    let declaredPaths: [[String]]
+    let declared: [Set<String>]
 
-    init(prefix: String, options: EnvironmentOptions, declared: Set<String> = []) {
+    /// - Parameter declared: Key paths (``SettingPath`` text) that name levels beside the
+    ///   tree's, in several sets: they are joined only when a variable needs them.
+    init(prefix: String, options: EnvironmentOptions, declared: [Set<String>] = []) {
         self.prefix = prefix
         self.excluded = [options.environmentVariable, options.instanceVariable]
         self.variables = options.processEnvironment
-        self.declaredPaths = declared.sorted().compactMap { try? SettingPath(parsing: $0).components }
+        self.declared = declared
     }
 
     /// The variables that set keys, in name order (byte by byte), so that errors come in the
@@ -64,7 +66,12 @@ struct VariableOverrides {
     {
         var applied: [(variable: String, path: [String])] = []
         let foldedSecrets = Interpolator.folded(secretPaths)
-        var spellings = Spellings(declared: declaredPaths)
+        let names = self.names
+        guard !names.isEmpty else { return [] }
+        // Parsed only when a variable needs them: a program with 10,000 declared keys and no
+        // variables pays nothing here.
+        let paths = declared.reduce(into: Set<String>()) { $0.formUnion($1) }
+        var spellings = Spellings(declared: paths.sorted().compactMap { try? SettingPath(parsing: $0).components })
         var setBy: [String: String] = [:]  // key path -> variable, to report two that meet
         for name in names {
             guard let text = variables[name] else { continue }

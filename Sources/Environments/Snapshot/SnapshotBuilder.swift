@@ -39,9 +39,7 @@ struct SnapshotBuilder {
         let declaration = options.declaration
         if let declaration {
             // Declared defaults first: the application's own `defaults` win over them.
-            for setting in declaration.settings {
-                guard let value = setting.defaultValue, let path = try? SettingPath(parsing: setting.key).components
-                else { continue }
+            for (path, value) in declaration.defaults {
                 SettingTree.setNode(.leaf(ConfiguredValue(value: value, source: .defaults)), at: path, in: &tree)
             }
         }
@@ -52,14 +50,9 @@ struct SnapshotBuilder {
         var restartRequired = try Self.canonical(
             options.restartRequiredKeys, in: "EnvironmentOptions.restartRequiredKeys")
         // A declaration adds to the lists; it never takes a key off one.
-        var declaredKeys: Set<String> = []
         if let declaration {
-            for setting in declaration.settings {
-                if setting.isSecret { secrets.insert(setting.key) }
-                if setting.isRestartOnly { restartRequired.insert(setting.key) }
-                declaredKeys.insert(setting.key)
-                declaredKeys.formUnion(setting.formerNames)
-            }
+            secrets.formUnion(declaration.secretKeys)
+            restartRequired.formUnion(declaration.restartOnlyKeys)
         }
         for file in files {
             let label = file.file == builtInLabel ? nil : file.file
@@ -80,7 +73,8 @@ struct SnapshotBuilder {
         var appliedVariables: [(variable: String, path: [String])] = []
         if let prefix = options.variablePrefix, !prefix.isEmpty {
             appliedVariables = try VariableOverrides(
-                prefix: prefix, options: options, declared: secrets.union(restartRequired).union(declaredKeys)
+                prefix: prefix, options: options,
+                declared: [secrets, restartRequired, declaration?.keysAndFormerNames ?? []]
             ).apply(to: &tree, environment: name, secretPaths: secrets)
         }
         // Each override in turn, so the later of two that reach one path wins.
