@@ -125,10 +125,20 @@ let package = Package(
                 // Not EnvironmentsDaemon: envctl must not run the daemon's pre-main SIGHUP handler.
                 "Environments",
                 "EnvironmentsControl",
+                "EtcdFleetArguments",
                 "EtcdFleetClient",
                 // The journal's reader (envctl history); no daemon code.
                 "SystemdSupport",
                 "TextEscaping",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The etcd options, declared once for every program that takes them (envctl and
+        // example-fleet-daemon).
+        .target(
+            name: "EtcdFleetArguments",
+            dependencies: [
+                "EtcdFleetClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -164,6 +174,7 @@ let package = Package(
                 "Environments",
                 "EnvironmentsDaemon",
                 "EnvironmentsEtcd",
+                "EtcdFleetArguments",
                 "EtcdFleetClient",
                 "ExampleDaemonKit",
                 "SystemdSupport",

@@ -202,7 +202,7 @@ struct LocationOptions: ParsableArguments {
             explicit = nil
         }
         if let explicit { return .daemon(client(explicit, expectedProcess: socket == nil ? pid : nil)) }
-        let readsFiles = configDirectory != nil || environment != nil || fleet.etcdEndpoints != nil
+        let readsFiles = configDirectory != nil || environment != nil || fleet.etcd.endpoints != nil
         if !readsFiles || requireDaemon {
             var candidates: [String] = []
             if let found = try applicationSocket(environmentVariables) { candidates.append(found) }

@@ -1,59 +1,20 @@
 import ArgumentParser
 import Environments
+import EtcdFleetArguments
 import EtcdFleetClient
 import Foundation
 
-/// Where a fleet configuration lives in etcd and how to reach it: `--etcd-endpoints`,
-/// `--etcd-prefix`, TLS (`--etcd-cacert`, `--etcd-cert`, `--etcd-key`) and a user
-/// (`--etcd-user`, `--etcd-password-file`), or their `$ENVIRONMENTS_ETCD_*` variables, as the
-/// daemon takes them (`EtcdConfiguration.resolve`).
+/// Where a fleet configuration lives in etcd and how to reach it (``EtcdArguments``, the
+/// options the daemon takes too), and envctl's reads of it.
 struct FleetOptions: ParsableArguments {
-    @Option(
-        name: .customLong("etcd-endpoints"),
-        help: "Read the fleet configuration from these etcd members, below the files (URL[,URL...]).")
-    var etcdEndpoints: String?
-
-    @Option(name: .customLong("etcd-prefix"), help: "The fleet's key prefix in etcd, e.g. /fleet/example-daemon/.")
-    var etcdPrefix: String?
-
-    @Option(
-        name: .customLong("etcd-cacert"),
-        help: "The CA bundle (PEM) that signed the etcd members' certificates (default: $ENVIRONMENTS_ETCD_CACERT).")
-    var etcdCertificateAuthority: String?
-
-    @Option(
-        name: .customLong("etcd-cert"),
-        help: "This client's TLS certificate (PEM) for etcd's --client-cert-auth (default: $ENVIRONMENTS_ETCD_CERT).")
-    var etcdCertificate: String?
-
-    @Option(
-        name: .customLong("etcd-key"),
-        help:
-            "The private key (PEM) of --etcd-cert (default: $ENVIRONMENTS_ETCD_KEY, else the credential etcd-client.key)."
-    )
-    var etcdKey: String?
-
-    @Option(
-        name: .customLong("etcd-user"),
-        help: "The etcd user to authenticate as (default: $ENVIRONMENTS_ETCD_USER, else the credential etcd-user).")
-    var etcdUser: String?
-
-    @Option(
-        name: .customLong("etcd-password-file"),
-        help:
-            "The file that holds the etcd user's password (default: $ENVIRONMENTS_ETCD_PASSWORD_FILE, else the credential etcd-password); never the password itself."
-    )
-    var etcdPasswordFile: String?
+    @OptionGroup var etcd: EtcdArguments
 
     /// The etcd configuration, or `nil` without endpoints.
     func configuration(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> EtcdConfiguration?
     {
         do {
-            return try EtcdConfiguration.resolve(
-                endpoints: etcdEndpoints, prefix: etcdPrefix, certificateAuthority: etcdCertificateAuthority,
-                certificate: etcdCertificate, privateKey: etcdKey, userName: etcdUser, passwordFile: etcdPasswordFile,
-                processEnvironment: processEnvironment)
+            return try etcd.configuration(processEnvironment: processEnvironment)
         } catch {
             throw Failure("\(error)")
         }

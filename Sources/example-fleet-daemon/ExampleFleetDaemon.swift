@@ -2,6 +2,7 @@ import ArgumentParser
 import Environments
 import EnvironmentsDaemon
 import EnvironmentsEtcd
+import EtcdFleetArguments
 import EtcdFleetClient
 import ExampleDaemonKit
 import Logging
@@ -19,46 +20,7 @@ struct ExampleFleetDaemon: AsyncParsableCommand {
 
     @OptionGroup var arguments: ExampleArguments
 
-    @Option(
-        name: .customLong("etcd-endpoints"),
-        help:
-            "The etcd members to read the fleet's configuration from (URL[,URL...]; default: $ENVIRONMENTS_ETCD_ENDPOINTS)."
-    )
-    var etcdEndpoints: String?
-
-    @Option(
-        name: .customLong("etcd-prefix"),
-        help: "The fleet's key prefix in etcd (default: $ENVIRONMENTS_ETCD_PREFIX), e.g. /fleet/example-daemon/.")
-    var etcdPrefix: String?
-
-    @Option(
-        name: .customLong("etcd-cacert"),
-        help: "The CA bundle (PEM) that signed the etcd members' certificates (default: $ENVIRONMENTS_ETCD_CACERT).")
-    var etcdCertificateAuthority: String?
-
-    @Option(
-        name: .customLong("etcd-cert"),
-        help: "This client's TLS certificate (PEM) for etcd's --client-cert-auth (default: $ENVIRONMENTS_ETCD_CERT).")
-    var etcdCertificate: String?
-
-    @Option(
-        name: .customLong("etcd-key"),
-        help:
-            "The private key (PEM) of --etcd-cert (default: $ENVIRONMENTS_ETCD_KEY, else the credential etcd-client.key)."
-    )
-    var etcdKey: String?
-
-    @Option(
-        name: .customLong("etcd-user"),
-        help: "The etcd user to authenticate as (default: $ENVIRONMENTS_ETCD_USER, else the credential etcd-user).")
-    var etcdUser: String?
-
-    @Option(
-        name: .customLong("etcd-password-file"),
-        help:
-            "The file that holds the etcd user's password (default: $ENVIRONMENTS_ETCD_PASSWORD_FILE, else the credential etcd-password); never the password itself."
-    )
-    var etcdPasswordFile: String?
+    @OptionGroup var etcd: EtcdArguments
 
     func run() async throws {
         if arguments.printSchema {
@@ -73,12 +35,7 @@ struct ExampleFleetDaemon: AsyncParsableCommand {
         let environment: Environment
         let fleet: EtcdFleet
         do {
-            guard
-                let etcd = try EtcdConfiguration.resolve(
-                    endpoints: etcdEndpoints, prefix: etcdPrefix, certificateAuthority: etcdCertificateAuthority,
-                    certificate: etcdCertificate, privateKey: etcdKey, userName: etcdUser,
-                    passwordFile: etcdPasswordFile)
-            else {
+            guard let etcd = try etcd.configuration() else {
                 throw ValidationError(
                     "fleet mode needs --etcd-endpoints (or $ENVIRONMENTS_ETCD_ENDPOINTS); without a fleet, run example-daemon"
                 )

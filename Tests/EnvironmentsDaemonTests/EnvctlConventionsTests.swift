@@ -59,7 +59,8 @@ struct EnvctlConventionsTests {
 
     @Test("--pid finds the control socket a daemon started by hand listens on, whatever its executable's name")
     func pidFindsTheSocketTheProcessListensOn() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pid-\(UUID().uuidString.prefix(8))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pid-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let control = directory.appendingPathComponent(ControlInterface.socketFileName).path

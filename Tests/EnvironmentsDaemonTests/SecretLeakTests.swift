@@ -47,7 +47,10 @@ struct SecretLeakTests {
     /// declaration), `declared` what the example daemon's declaration says.
     static let rejectedConfigurations: [(what: String, plist: String, mentions: String, declared: String)] = [
         ("LogLevel from a secret key", plist(logLevel: "${Database.Password}"), "'LogLevel' is <redacted>", logLevel),
-        ("LogLevel from a credential", plist(logLevel: "${credential:db-password}"), "'LogLevel' is <redacted>", logLevel),
+        (
+            "LogLevel from a credential", plist(logLevel: "${credential:db-password}"), "'LogLevel' is <redacted>",
+            logLevel
+        ),
         ("LogLevel from a secret, in part", plist(logLevel: "x${Token}x"), "'LogLevel' is <redacted>", logLevel),
         ("APIBaseUrl from a credential", plist(apiBaseURL: "${credential:db-password}"), "", notURL),
         ("APIBaseUrl from a secret key", plist(apiBaseURL: "ftp://${Database.Password}"), "", baseURL),

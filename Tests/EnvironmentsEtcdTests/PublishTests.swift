@@ -272,7 +272,9 @@ struct PublishTests {
         let (published, _) = try await fleet.writer.range(prefix: fleet.prefix)
         #expect(published.first.map { String(decoding: $0.value, as: UTF8.self).contains("Staging") } == false)
     }
-    @Test("publish --schema refuses a value the daemons' declaration refuses, warns of unknown keys, leaves required to hosts")
+    @Test(
+        "publish --schema refuses a value the daemons' declaration refuses, warns of unknown keys, leaves required to hosts"
+    )
     func publishAgainstTheDeclaration() async throws {
         let cluster = try await EtcdCluster()
         let fleet = try FleetHarness(cluster: cluster)
@@ -304,7 +306,9 @@ struct PublishTests {
         #expect(strict.output.contains("ListenPrt"), "\(strict.output)")
         let warned = try envctl(["publish", "--schema", schema.path] + endpoints + [main.path])
         #expect(warned.status == 0, "\(warned.output)")
-        #expect(warned.output.contains("warning: ") && warned.output.contains("did you mean 'ListenPort'"), "\(warned.output)")
+        #expect(
+            warned.output.contains("warning: ") && warned.output.contains("did you mean 'ListenPort'"),
+            "\(warned.output)")
         #expect(try await fleet.writer.range(prefix: fleet.prefix).0.count == 1)
     }
 }

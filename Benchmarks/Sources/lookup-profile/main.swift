@@ -67,7 +67,9 @@ let peerFile = directory + "/peer.plist"
 try Fixtures.flatPlist(settings).write(to: URL(fileURLWithPath: peerFile))
 let declared = keys.map { Setting<String>($0, default: "") }
 var options = Fixtures.options(directory)
-if kind == .declared || kind == .declaredFetch { options.declaration = SettingsDeclaration(declared.map { $0 as any SettingDeclaring }) }
+if kind == .declared || kind == .declaredFetch {
+    options.declaration = SettingsDeclaration(declared.map { $0 as any SettingDeclaring })
+}
 try Environment.bootstrap(options)
 
 /// swift-configuration's file provider is made asynchronously: on the global executor, while

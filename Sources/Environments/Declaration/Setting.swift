@@ -156,7 +156,10 @@ final class SettingStorage<Value: Sendable>: Sendable {
     @usableFromInline let convert: @Sendable (SettingValue) -> Value?
     let declaration: SettingDeclaration
 
-    init(key: String, defaultValue: Value, convert: @escaping @Sendable (SettingValue) -> Value?, declaration: SettingDeclaration) {
+    init(
+        key: String, defaultValue: Value, convert: @escaping @Sendable (SettingValue) -> Value?,
+        declaration: SettingDeclaration
+    ) {
         self.key = key
         self.defaultValue = defaultValue
         self.convert = convert
