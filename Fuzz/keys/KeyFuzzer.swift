@@ -4,7 +4,8 @@
 // The input is lines of text (readable in the corpus):
 //   p TEXT           a path's text form: parsed, it must round-trip (its description parses to
 //                    the same components, and the components give the same description) and
-//                    stay within the bounds; refused, the error must be `invalidKey`
+//                    stay within the bounds; refused, the error must be `invalidKey`; where the
+//                    one-pass split of a path without quotes answers, the scalar walk agrees
 //   k KEY=VALUE      a key at the top of `Common` (a path: dots and quotes are syntax)
 //   n KEY/A/B=VALUE  a key at the top of `Common` holding nested dictionaries A, B (literal keys)
 //   v NAME=VALUE     the variable APP_NAME (`__` separates levels)
@@ -67,6 +68,11 @@ public func fuzzKeys(_ pointer: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
 }
 
 private func checkPath(_ text: String) {
+    // The one-pass split of a plain path and the scalar walk agree wherever the first answers.
+    if let plain = SettingPath.plainComponents(text) {
+        guard let walked = try? SettingPath.parseScalars(text), walked.components == plain, walked.canonical == text
+        else { fatalError("the plain split and the scalar walk disagree on \(text)") }
+    }
     do {
         let path = try SettingPath(parsing: text)
         guard path.components.count <= SettingPath.maximumDepth,

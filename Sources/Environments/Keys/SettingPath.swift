@@ -176,6 +176,12 @@ public struct SettingPath: Sendable, Hashable, CustomStringConvertible {
             throw error("a key path longer than \(maximumBytes) bytes", shown: text)
         }
         if let plain = plainComponents(text) { return (plain, text) }
+        return try parseScalars(text)
+    }
+
+    /// ``parse(_:)`` scalar by scalar: quotes, escapes, and every error. (The keys fuzzer checks
+    /// that it agrees with ``plainComponents(_:)`` wherever that one answers.)
+    static func parseScalars(_ text: String) throws(EnvironmentError) -> (components: [String], canonical: String) {
         let scalars = Array(text.unicodeScalars)
         guard !scalars.isEmpty else { throw error("an empty key path", shown: text) }
         var components: [String] = []
@@ -233,7 +239,7 @@ public struct SettingPath: Sendable, Hashable, CustomStringConvertible {
     /// which ``parse(_:)`` then reads scalar by scalar, with its errors. Such a text is its own
     /// canonical form. Almost every key is one: a file's 10,000 keys are read in a tenth of the
     /// instructions the scalar walk takes.
-    private static func plainComponents(_ text: String) -> [String]? {
+    static func plainComponents(_ text: String) -> [String]? {
         var text = text
         return text.withUTF8 { bytes -> [String]? in
             guard !bytes.isEmpty, bytes.count <= maximumBytes else { return nil }
