@@ -43,7 +43,7 @@ struct ChangedKey: Hashable {
     /// what `edit` changed. `Secrets` and `RestartRequired` are lists, not values, and are left out.
     static func differences(old: [String: Any], new: [String: Any]) -> [ChangedKey] {
         var changes: [ChangedKey] = []
-        for (section, oldSection, newSection) in sections(old).merging(sections(new)) {
+        for (section, oldSection, newSection) in sections(old).paired(with: sections(new)) {
             let before = leaves(oldSection ?? [:])
             let after = leaves(newSection ?? [:])
             for (path, value) in after where before[path].map({ !same($0, value) }) ?? true {
@@ -72,11 +72,12 @@ struct ChangedKey: Hashable {
         return sections
     }
 
-    /// Every leaf (a value that is not a dictionary, or an empty dictionary) by its path.
+    /// Every leaf (a value that is not a dictionary) by its path; an empty dictionary holds
+    /// none, as it sets no value.
     static func leaves(_ dictionary: [String: Any], prefix: [String] = []) -> [[String]: Any] {
         var result: [[String]: Any] = [:]
         for (key, value) in dictionary {
-            if let child = value as? [String: Any], !child.isEmpty {
+            if let child = value as? [String: Any] {
                 result.merge(leaves(child, prefix: prefix + [key])) { _, new in new }
             } else {
                 result[prefix + [key]] = value
@@ -106,7 +107,7 @@ struct ChangedKey: Hashable {
 
 extension Dictionary where Key == String, Value == [String: Any] {
     /// Pairs of this and `other`'s sections by name.
-    fileprivate func merging(_ other: [String: [String: Any]]) -> [(String, [String: Any]?, [String: Any]?)] {
+    fileprivate func paired(with other: [String: [String: Any]]) -> [(String, [String: Any]?, [String: Any]?)] {
         Set(keys).union(other.keys).sorted().map { ($0, self[$0], other[$0]) }
     }
 }
@@ -199,7 +200,11 @@ extension DropInChange {
     ///
     /// The configurations are built by the library, as `show` and `explain` build them: which
     /// source wins is its layering, not envctl's.
-    func effect(of changes: [ChangedKey], writing contents: Data) throws -> ChangeEffect {
+    ///
+    /// - Parameter lines: The text whose lines messages give for this drop-in: its current
+    ///   text for `set` and `unset` (what the operator sees, since nothing may be written),
+    ///   the edited copy for `edit` (whose errors name the copy); `nil`: `contents`.
+    func effect(of changes: [ChangedKey], writing contents: Data, lines: Data? = nil) throws -> ChangeEffect {
         guard !changes.isEmpty else { return ChangeEffect() }
         let base = try location.options(directory: directory)
         var candidate = base
@@ -251,7 +256,7 @@ extension DropInChange {
                             }
                         } else {
                             let winner =
-                                now.map { describe($0, key: $0.key, candidate: contents) } ?? "none (no value)"
+                                now.map { describe($0, key: $0.key, candidate: lines ?? contents) } ?? "none (no value)"
                             effect.shadowed.append(.init(change: change, configuration: label, winner: winner))
                         }
                     case .removed:
@@ -259,7 +264,7 @@ extension DropInChange {
                         {
                             removedInEffect.insert(change)
                         } else if let then = old.flatMap({ Self.entry(key, in: $0) }) {
-                            let text = "\(label): \(describe(then, key: then.key, candidate: nil))"
+                            let text = "\(label): \(describe(then, key: then.key, candidate: lines))"
                             if !(removedWinners[change]?.contains(text) ?? false) {
                                 removedWinners[change, default: []].append(text)
                             }

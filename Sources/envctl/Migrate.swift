@@ -68,20 +68,20 @@ struct Migrate: ParsableCommand {
             }
             let migrated: (rewrites: [Rewrite], checked: String)? = try {
                 let body = { () throws -> (rewrites: [Rewrite], checked: String)? in
-                    let rewrites = try files(change).compactMap { try rewrite($0, formerNames, change) }
+                    let rewrites = try configurationFiles(change).compactMap { try rewrite($0, formerNames, change) }
                     guard !rewrites.isEmpty else { return nil }
                     var candidates: [String: Data] = [:]
-                    for rewrite in rewrites { candidates[rewrite.file] = rewrite.new }
+                    for item in rewrites { candidates[item.file] = item.new }
                     let checked = try change.check(candidates: candidates)
                     try refuseValueChanges(change, candidates: candidates)
                     if !dryRun {
-                        for rewrite in rewrites {
+                        for item in rewrites {
                             do {
-                                try DropInFile(path: rewrite.file, mainFile: change.mainFilePath).replace(
-                                    expecting: rewrite.old, with: rewrite.new)
+                                try DropInFile(path: item.file, mainFile: change.mainFilePath).replace(
+                                    expecting: item.old, with: item.new)
                             } catch is DropInFile.Changed {
                                 throw Failure(
-                                    "\(rewrite.file) changed while envctl migrated it (something writes it without envctl's lock); it was not written. Run envctl migrate again"
+                                    "\(item.file) changed while envctl migrated it (something writes it without envctl's lock); it was not written. Run envctl migrate again"
                                 )
                             }
                         }
@@ -89,7 +89,8 @@ struct Migrate: ParsableCommand {
                     return (rewrites, checked)
                 }
                 // A dry run changes nothing, and needs no lock.
-                return dryRun ? try body() : try change.file.withLock(body)
+                if dryRun { return try body() }
+                return try change.file.withLock(body)
             }()
             guard let migrated else {
                 printLine(
@@ -101,16 +102,16 @@ struct Migrate: ParsableCommand {
             for rename in renames {
                 printLine("\(rename.file)\(rename.line.map { ":\($0)" } ?? ""): \(rename.text)")
             }
-            for rewrite in migrated.rewrites where !rewrite.keepsText {
-                DropInDocument.warnAboutComments(rewrite.old, path: rewrite.file)
+            for item in migrated.rewrites where !item.keepsText {
+                DropInDocument.warnAboutComments(item.old, path: item.file)
             }
-            let count = "\(renames.count) former name\(renames.count == 1 ? "" : "s")"
-            let files = "\(migrated.rewrites.count) file\(migrated.rewrites.count == 1 ? "" : "s")"
+            let renameCount = "\(renames.count) former name\(renames.count == 1 ? "" : "s")"
+            let fileCount = "\(migrated.rewrites.count) file\(migrated.rewrites.count == 1 ? "" : "s")"
             if dryRun {
                 printLine(
-                    "would migrate \(count) in \(files) (\(migrated.checked)); nothing was written (--dry-run)")
+                    "would migrate \(renameCount) in \(fileCount) (\(migrated.checked)); nothing was written (--dry-run)")
             } else {
-                printLine("migrated \(count) in \(files) (\(migrated.checked))")
+                printLine("migrated \(renameCount) in \(fileCount) (\(migrated.checked))")
             }
         }
     }
@@ -144,7 +145,7 @@ struct Migrate: ParsableCommand {
     }
 
     /// The main file and the drop-ins, in order.
-    private func files(_ change: DropInChange) -> [String] {
+    private func configurationFiles(_ change: DropInChange) -> [String] {
         let dropIns = (change.directory as NSString).appendingPathComponent(change.fileName + ".d")
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: dropIns)) ?? [])
             .filter { ConfigurationLocation.isDropInFileName($0) }
@@ -169,7 +170,8 @@ struct Migrate: ParsableCommand {
             } catch {}
             throw failure
         }
-        guard let (root, renames, edits) = try renamed(old, file: file, formerNames) else { return nil }
+        guard let found = try renamed(old, file: file, formerNames) else { return nil }
+        let (root, renames, edits) = found
         let structural = try DropInDocument.data(root)
         // The same renames in the text itself keep its comments and layout; used only if the
         // result reads back exactly as the rewritten dictionary.
@@ -257,12 +259,12 @@ struct Migrate: ParsableCommand {
                 var changed = false
                 for (index, entry) in entries.enumerated() {
                     guard let text = entry as? String else { continue }
-                    let canonical = SettingPath.canonical(text) ?? text
+                    let canonical = (try? SettingPath(parsing: text).description) ?? text
                     let renamedEntry: String
                     if canonical == former {
                         renamedEntry = key
                     } else if canonical.hasPrefix(former + ".") {
-                        renamedEntry = key + canonical.dropFirst(former.count)
+                        renamedEntry = key + String(canonical.dropFirst(former.count))
                     } else {
                         continue
                     }
@@ -326,7 +328,11 @@ struct Migrate: ParsableCommand {
             guard let before = try? Environment(options: old).snapshot,
                 let now = try? Environment(options: new).snapshot
             else { continue }
-            let keys = now.changedKeys(since: before)
+            // Values only: a Secrets entry renamed with its key makes a value secret that was
+            // not, which is what renaming is for.
+            let keys = Set(now.leafKeys).union(before.leafKeys).sorted().filter {
+                now.value(forKey: $0) != before.value(forKey: $0)
+            }
             if !keys.isEmpty { changed.append("\(environment): \(keys.joined(separator: ", "))") }
         }
         guard changed.isEmpty else {

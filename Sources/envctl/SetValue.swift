@@ -232,7 +232,7 @@ struct SetValue: ParsableCommand {
                 let new = try DropInDocument.data(root)
                 let checked = try change.check(new)
                 let effect = try change.effect(
-                    of: [ChangedKey(section: section, components: path, kind: .written)], writing: new)
+                    of: [ChangedKey(section: section, components: path, kind: .written)], writing: new, lines: old)
                 var notes = try change.verdict(effect, allowShadowed: shadow.allowShadowed)
                 if old == nil, let note = change.formerDefaultNote { notes.insert(note, at: 0) }
                 return (new, (old, checked, notes))
@@ -309,7 +309,7 @@ struct Unset: ParsableCommand {
                 let new = try DropInDocument.data(root)
                 let checked = try change.check(new)
                 let notes = try change.verdict(
-                    change.effect(of: changes, writing: new), allowShadowed: shadow.allowShadowed)
+                    change.effect(of: changes, writing: new, lines: old), allowShadowed: shadow.allowShadowed)
                 return (new, (old, checked, notes))
             }
             DropInDocument.warnAboutComments(old, path: change.path)

@@ -65,7 +65,7 @@ struct PathsAndNamesTests {
         #expect(set.status == 0, "\(set.output)")
         #expect(set.output.contains("by the running daemon"), "\(set.output)")
         // Written in the daemon's directory, applied by it; the decoy untouched.
-        let dropIn = daemon.configDirectory.appendingPathComponent("Environments.plist.d/50-local.plist")
+        let dropIn = daemon.configDirectory.appendingPathComponent("Environments.plist.d/90-local.plist")
         #expect(try String(contentsOf: dropIn, encoding: .utf8).contains("changed.example.com"))
         #expect(Self.tree(decoy) == decoyBefore)
         #expect(daemon.waitForLog("APIBaseUrl=https://changed.example.com/v1"))
