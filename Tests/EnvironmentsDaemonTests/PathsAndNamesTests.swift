@@ -236,8 +236,11 @@ struct PathsAndNamesTests {
             }
         }
         // The longest name that fits, and one with every allowed kind of character, are taken.
-        for name in [String(repeating: "c", count: 228), "60-a_b:c.d@e\\f"] {
-            let result = try daemon.envctl(["set", "X", "1", "--drop-in", name, "--pid", String(daemon.pid)])
+        // (A key each: the same key in two drop-ins would be in effect from the later one only.)
+        for (index, name) in [String(repeating: "c", count: 228), "60-a_b:c.d@e\\f"].enumerated() {
+            let result = try daemon.envctl([
+                "set", "X\(index)", "1", "--drop-in", name, "--pid", String(daemon.pid),
+            ])
             #expect(result.status == 0, "\(name): \(result.output)")
         }
         let after = Self.tree(daemon.root).subtracting(before)
