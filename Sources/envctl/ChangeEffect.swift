@@ -118,12 +118,16 @@ extension Dictionary where Key == String, Value == [String: Any] {
 /// runtime override), a key removed that was in effect nowhere, and a `Common` value that
 /// replaces values an environment or instance set for itself.
 struct ChangeEffect {
-    /// Where one configuration (an environment, perhaps an instance) takes a key's value from
-    /// instead of the change.
+    /// One configuration the files give: an environment, with or without an instance.
+    struct Configuration: Hashable {
+        var environment: String
+        var instance: String?
+    }
+
+    /// Where one configuration takes a key's value from instead of the change.
     struct Shadow {
         var change: ChangedKey
-        /// `Production`, or `Production (instance eu-west)`.
-        var configuration: String
+        var configuration: Configuration
         /// The value in effect and where it comes from, as `describe` puts it.
         var winner: String
     }
@@ -132,63 +136,99 @@ struct ChangeEffect {
     /// section (`Common`) now replaces.
     struct Replacement {
         var change: ChangedKey
-        var configuration: String
+        var configuration: Configuration
         /// The replaced value and where it came from.
         var replaced: String
     }
 
+    /// The environments compared, in order.
+    var environments: [String] = []
+    /// The instances compared besides none, in order.
+    var instances: [String] = []
     /// Keys written that are not in effect somewhere.
     var shadowed: [Shadow] = []
-    /// Keys removed that were in effect nowhere, with what is in effect instead.
-    var removedWithoutEffect: [(change: ChangedKey, winners: [String])] = []
+    /// Keys removed that were in effect nowhere, with what was in effect instead.
+    var removedWithoutEffect: [(change: ChangedKey, winners: [Shadow])] = []
     /// Environment- and instance-specific values that a write replaces.
     var replacements: [Replacement] = []
-
-    /// Whether the change does all it says: every key written is in effect wherever its
-    /// section applies, and every key removed was in effect somewhere.
-    var isFullyEffective: Bool { shadowed.isEmpty && removedWithoutEffect.isEmpty }
 
     /// The sentences that say where the change has no effect, one per key.
     func shadowReport(dropIn: String) -> [String] {
         var lines: [String] = []
-        var byChange: [ChangedKey: [Shadow]] = [:]
-        var order: [ChangedKey] = []
-        for shadow in shadowed {
-            if byChange[shadow.change] == nil { order.append(shadow.change) }
-            byChange[shadow.change, default: []].append(shadow)
-        }
-        for change in order {
-            // Configurations with the same winner together: `Debug, Staging: 10s from ...`.
-            var winners: [String: [String]] = [:]
-            var winnerOrder: [String] = []
-            for shadow in byChange[change] ?? [] {
-                if winners[shadow.winner] == nil { winnerOrder.append(shadow.winner) }
-                winners[shadow.winner, default: []].append(shadow.configuration)
+        for (change, shadows) in Self.grouped(shadowed, by: \.change) {
+            let parts = Self.grouped(shadows, by: \.winner).map { winner, shadows in
+                "in \(phrase(shadows.map(\.configuration))), the value in effect is \(winner)"
             }
-            let parts = winnerOrder.map { "in \((winners[$0] ?? []).joined(separator: ", ")) the value in effect is \($0)" }
-            lines.append("\(change.label) in \(dropIn) is not what takes effect: \(parts.joined(separator: "; "))")
+            lines.append("\(change.label) in \(dropIn) does not take effect: \(parts.joined(separator: "; "))")
         }
         for (change, winners) in removedWithoutEffect {
-            let detail = winners.isEmpty ? "" : " (\(winners.joined(separator: "; ")))"
+            let parts = Self.grouped(winners, by: \.winner).map { winner, shadows in
+                "in \(phrase(shadows.map(\.configuration))), \(winner) outweighs it"
+            }
+            let detail = parts.isEmpty ? "" : ": \(parts.joined(separator: "; "))"
             lines.append(
-                "removing \(change.label) from \(dropIn) changes no value in effect: it was in effect in no environment\(detail)")
+                "removing \(change.label) from \(dropIn) changes no value in effect, since it was in effect in no environment\(detail)"
+            )
         }
         return lines
     }
 
     /// The sentences that say which environment- or instance-specific values a write replaces.
     func replacementReport(dropIn: String) -> [String] {
-        var byChange: [ChangedKey: [Replacement]] = [:]
-        var order: [ChangedKey] = []
-        for replacement in replacements {
-            if byChange[replacement.change] == nil { order.append(replacement.change) }
-            byChange[replacement.change, default: []].append(replacement)
-        }
-        return order.map { change in
-            let parts = (byChange[change] ?? []).map { "\($0.configuration): \($0.replaced)" }
+        Self.grouped(replacements, by: \.change).map { change, replacements in
+            let parts = Self.grouped(replacements, by: \.replaced).map { replaced, replacements in
+                "\(phrase(replacements.map(\.configuration))): \(replaced)"
+            }
             return
                 "\(change.label) in \(dropIn) also replaces what these set for themselves: \(parts.joined(separator: "; "))"
         }
+    }
+
+    /// `items` grouped by a key, groups and items in their first order.
+    static func grouped<Item, Key: Hashable>(_ items: [Item], by key: (Item) -> Key) -> [(Key, [Item])] {
+        var groups: [Key: [Item]] = [:]
+        var order: [Key] = []
+        for item in items {
+            let name = key(item)
+            if groups[name] == nil { order.append(name) }
+            groups[name, default: []].append(item)
+        }
+        return order.map { ($0, groups[$0] ?? []) }
+    }
+
+    /// Configurations in few words: `every environment (Debug, Staging), with or without an
+    /// instance`, `instance eu-west (every environment)`, `Debug, Staging (also instance eu-west)`.
+    func phrase(_ configurations: [Configuration]) -> String {
+        let given = Set(configurations)
+        let all = Set(environments.flatMap { environment in
+            ([nil] + instances.map { Optional($0) }).map { Configuration(environment: environment, instance: $0) }
+        })
+        if given == all {
+            return "every environment (\(environments.joined(separator: ", ")))"
+                + (instances.isEmpty ? "" : ", with or without an instance")
+        }
+        let named = { (environment: String) in
+            instances.filter { given.contains(Configuration(environment: environment, instance: $0)) }
+        }
+        // The same instances in every environment, and none without one.
+        if !environments.isEmpty, given.allSatisfy({ $0.instance != nil }),
+            Set(environments.map { named($0) }).count == 1, let first = environments.first
+        {
+            return "instance \(named(first).joined(separator: ", ")) (every environment)"
+        }
+        return environments.compactMap { environment in
+            let withNone = given.contains(Configuration(environment: environment, instance: nil))
+            let withNamed = named(environment)
+            switch (withNone, withNamed.isEmpty) {
+            case (false, true): return nil
+            case (true, true): return environment
+            case (true, false):
+                return withNamed.count == instances.count
+                    ? "\(environment) (with or without an instance)"
+                    : "\(environment) (also instance \(withNamed.joined(separator: ", ")))"
+            case (false, false): return "\(environment) (instance \(withNamed.joined(separator: ", ")))"
+            }
+        }.joined(separator: ", ")
     }
 }
 
@@ -217,10 +257,14 @@ extension DropInChange {
                 daemonSources[setting.key] = setting.source
             }
         }
-        let instances = [base.instance] + instanceNames(candidate).filter { $0 != base.instance }.map { Optional($0) }
+        // Without an instance, and with each that the files name or that is selected.
+        let named = Set(instanceNames(candidate) + (base.instance.map { [$0] } ?? [])).sorted()
+        let instances: [String?] = [nil] + named.map { Optional($0) }
         var effect = ChangeEffect()
+        effect.environments = environments
+        effect.instances = instances.compactMap { $0 }
         var removedInEffect: Set<ChangedKey> = []
-        var removedWinners: [ChangedKey: [String]] = [:]
+        var removedWinners: [ChangedKey: [ChangeEffect.Shadow]] = [:]
         for environment in environments {
             for instance in instances {
                 var after = candidate
@@ -231,7 +275,7 @@ extension DropInChange {
                 before.instance = instance
                 guard let new = try? Environment(options: after).snapshot else { continue }
                 let old = try? Environment(options: before).snapshot
-                let label = environment + (new.instanceName.map { " (instance \($0))" } ?? "")
+                let label = ChangeEffect.Configuration(environment: environment, instance: new.instanceName)
                 let isDaemons = daemon != nil && environment == daemonEnvironment && new.instanceName == began?.instance
                 for change in changes where change.applies(environment: environment, instance: new.instanceName) {
                     let key = change.key
@@ -242,7 +286,7 @@ extension DropInChange {
                             let name = source.layer == "override" ? "a runtime override" : "$\(source.section ?? "?")"
                             effect.shadowed.append(
                                 .init(
-                                    change: change, configuration: label + " (the running daemon)",
+                                    change: change, configuration: label,
                                     winner: "set by \(name) in the running daemon, which outweighs every file"))
                         } else if let now, isFromChange(now.value.source, change) {
                             if let then = old.flatMap({ Self.entry(key, in: $0) }),
@@ -264,17 +308,17 @@ extension DropInChange {
                         {
                             removedInEffect.insert(change)
                         } else if let then = old.flatMap({ Self.entry(key, in: $0) }) {
-                            let text = "\(label): \(describe(then, key: then.key, candidate: lines))"
-                            if !(removedWinners[change]?.contains(text) ?? false) {
-                                removedWinners[change, default: []].append(text)
-                            }
+                            removedWinners[change, default: []].append(
+                                .init(
+                                    change: change, configuration: label,
+                                    winner: describe(then, key: then.key, candidate: lines)))
                         }
                     }
                 }
             }
         }
         for change in changes where change.kind == .removed && !removedInEffect.contains(change) {
-            effect.removedWithoutEffect.append((change, Array((removedWinners[change] ?? []).prefix(4))))
+            effect.removedWithoutEffect.append((change, removedWinners[change] ?? []))
         }
         return effect
     }

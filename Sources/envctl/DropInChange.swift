@@ -150,7 +150,7 @@ struct DropInChange {
         if !report.isEmpty, !allowShadowed {
             throw Failure(
                 report.joined(separator: ". ")
-                    + ". Nothing was written: set it where it wins (a later drop-in with --drop-in NAME, or the section that wins), remove what outweighs it, or pass --allow-shadowed to write it all the same"
+                    + ". Nothing was written: change the value in effect where it is set, or write where it wins (a drop-in that sorts later: --drop-in NAME), or pass --allow-shadowed to make this change all the same"
             )
         }
         return report.map { "note: \($0) (written all the same: --allow-shadowed)" }

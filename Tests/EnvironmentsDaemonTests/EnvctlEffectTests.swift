@@ -65,7 +65,7 @@ import Testing
         #expect(set.status == 1, "\(set.output)")
         #expect(
             set.output.contains(
-                "Common.LogLevel in \(directory.dropIn) is not what takes effect: in Staging the value in effect is warning from \(later):6 [Common]"
+                "Common.LogLevel in \(directory.dropIn) does not take effect: in every environment (Staging), the value in effect is warning from \(later):6 [Common]"
             ), "\(set.output)")
         #expect(set.output.contains("Nothing was written"), "\(set.output)")
         #expect(set.output.contains("--allow-shadowed"), "\(set.output)")
@@ -76,7 +76,7 @@ import Testing
             "set", "LogLevel", "debug", "--allow-shadowed", "--config-dir", directory.path,
         ])
         #expect(allowed.status == 0, "\(allowed.output)")
-        #expect(allowed.output.contains("envctl: note: Common.LogLevel in \(directory.dropIn) is not what takes effect"))
+        #expect(allowed.output.contains("envctl: note: Common.LogLevel in \(directory.dropIn) does not take effect"))
         #expect(try String(contentsOfFile: directory.dropIn, encoding: .utf8).contains("<string>debug</string>"))
         let get = try Self.envctl(["get", "LogLevel", "--environment", "Staging", "--config-dir", directory.path])
         #expect(get.output == "warning\n")
@@ -102,7 +102,7 @@ import Testing
         #expect(set.status == 1, "\(set.output)")
         #expect(
             set.output.contains(
-                "in Staging the value in effect is debug from \(directory.dropIn):10 [Staging]"), "\(set.output)")
+                "in every environment (Staging), the value in effect is debug from \(directory.dropIn):10 [Staging]"), "\(set.output)")
         #expect(try directory.contents() == before)
         // For Staging itself, the write is where it wins.
         let staging = try Self.envctl([
@@ -118,7 +118,7 @@ import Testing
         #expect(set.status == 0, "\(set.output)")
         #expect(
             set.output.contains(
-                "envctl: note: Common.APIHost in \(directory.dropIn) also replaces what these set for themselves: Staging: staging.example.com from \(directory.path)/Environments.plist:14 [Staging]"
+                "envctl: note: Common.APIHost in \(directory.dropIn) also replaces what these set for themselves: every environment (Staging): staging.example.com from \(directory.path)/Environments.plist:14 [Staging]"
             ), "\(set.output)")
         let get = try Self.envctl(["get", "APIHost", "--environment", "Staging", "--config-dir", directory.path])
         #expect(get.output == "api.other.example\n")
@@ -161,7 +161,7 @@ import Testing
         #expect(unset.status == 1, "\(unset.output)")
         #expect(
             unset.output.contains(
-                "removing Common.LogLevel from \(directory.dropIn) changes no value in effect: it was in effect in no environment"
+                "removing Common.LogLevel from \(directory.dropIn) changes no value in effect, since it was in effect in no environment: in every environment (Staging), warning from \(directory.path)/Environments.plist.d/95-ops.plist:6 [Common] outweighs it"
             ), "\(unset.output)")
         #expect(unset.output.contains("95-ops.plist:6 [Common]"), "\(unset.output)")
         #expect(try directory.contents() == before)
@@ -190,7 +190,7 @@ import Testing
         let refused = try Self.envctl(
             ["edit", "--config-dir", directory.path], environment: ["VISUAL": editor, "NEW_CONTENTS": edited])
         #expect(refused.status == 1, "\(refused.output)")
-        #expect(refused.output.contains("is not what takes effect"), "\(refused.output)")
+        #expect(refused.output.contains("does not take effect"), "\(refused.output)")
         #expect(refused.output.contains("95-ops.plist:6 [Common]"), "\(refused.output)")
         #expect(refused.output.contains("your rejected version is kept in"), "\(refused.output)")
         #expect(try directory.contents() == before)
@@ -245,7 +245,7 @@ import Testing
             #expect(set.status == 1, "\(set.output)")
             #expect(
                 set.output.contains(
-                    "in Production (the running daemon) the value in effect is set by $APP_Greeting in the running daemon"),
+                    "in every environment (Production), the value in effect is set by $APP_Greeting in the running daemon"),
                 "\(set.output)")
             #expect(!FileManager.default.fileExists(atPath: fixture.root + "/etc/Environments.plist.d/90-local.plist"))
             let other = try await onThread {
