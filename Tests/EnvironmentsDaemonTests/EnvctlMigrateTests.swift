@@ -1,4 +1,5 @@
 import Environments
+import EnvironmentsDaemon
 import Foundation
 import TestSupport
 import Testing
@@ -199,5 +200,34 @@ import Testing
         let migrated = try Self.envctl(["migrate", "--app-name", name, "--config-dir", files.configDirectory])
         #expect(migrated.status == 0, "\(migrated.output)")
         #expect(migrated.standardOutput.contains("migrated 3 former names in 2 files"), "\(migrated.output)")
+    }
+
+    @Test("migrate takes the running daemon's declaration, and its check")
+    func fromDaemon() async throws {
+        let fixture = try ControlSocketTests.Fixture()
+        let original = ControlSocketTests.plist("hello").replacingOccurrences(
+            of: "<key>Greeting</key>", with: "<key>Salutation</key>")
+        try fixture.write(original)
+        var options = EnvironmentOptions(
+            applicationName: "control-tests", environment: "Production", configDirectory: fixture.root + "/etc",
+            processEnvironment: ["CREDENTIALS_DIRECTORY": fixture.root + "/credentials"])
+        options.declaration = SettingsDeclaration(
+            Setting<String>("Greeting", default: "hi", formerNames: ["Salutation"]),
+            Setting<Int>("ListenPort", default: 8080),
+            Setting<String?>("Database.Password", secret: true))
+        let environment = try Environment(options: options)
+        try await fixture.service(environment).whileRunning {
+            let migrated = try await onThread { try Self.envctl(["migrate", "--socket", fixture.socket]) }
+            #expect(migrated.status == 0, "\(migrated.output)")
+            #expect(
+                migrated.standardOutput == """
+                    \(fixture.mainFile):4: Common.Salutation -> Common.Greeting
+                    migrated 1 former name in 1 file (checked by the running daemon (environment Production))
+
+                    """)
+            #expect(
+                try String(contentsOfFile: fixture.mainFile, encoding: .utf8)
+                    == original.replacingOccurrences(of: "<key>Salutation</key>", with: "<key>Greeting</key>"))
+        }
     }
 }
