@@ -200,9 +200,10 @@ struct ChangeEffect {
     /// instance`, `instance eu-west (every environment)`, `Debug, Staging (also instance eu-west)`.
     func phrase(_ configurations: [Configuration]) -> String {
         let given = Set(configurations)
-        let all = Set(environments.flatMap { environment in
-            ([nil] + instances.map { Optional($0) }).map { Configuration(environment: environment, instance: $0) }
-        })
+        let all = Set(
+            environments.flatMap { environment in
+                ([nil] + instances.map { Optional($0) }).map { Configuration(environment: environment, instance: $0) }
+            })
         if given == all {
             return "every environment (\(environments.joined(separator: ", ")))"
                 + (instances.isEmpty ? "" : ", with or without an instance")
@@ -246,7 +247,11 @@ extension DropInChange {
     ///   the edited copy for `edit` (whose errors name the copy); `nil`: `contents`.
     func effect(of changes: [ChangedKey], writing contents: Data, lines: Data? = nil) throws -> ChangeEffect {
         guard !changes.isEmpty else { return ChangeEffect() }
-        let base = try location.options(directory: directory)
+        var base = try location.options(directory: directory)
+        if daemon != nil, let prefix = base.variablePrefix {
+            // The daemon's variables are not this shell's: its own come from its answer below.
+            base.processEnvironment = base.processEnvironment.filter { !$0.key.hasPrefix(prefix) }
+        }
         var candidate = base
         candidate.candidateDocuments = [path: contents]
         let environments = try environmentNames(candidate)
@@ -375,8 +380,11 @@ extension DropInChange {
             return "\(text) from \(source)"
         }
         let section = source.section ?? "Common"
-        let data = sameFile(file, path) ? candidate ?? FileManager.default.contents(atPath: file) : FileManager.default.contents(atPath: file)
-        let sectionPath = section.hasPrefix("Instances.") ? ["Instances", String(section.dropFirst("Instances.".count))] : [section]
+        let data =
+            sameFile(file, path)
+            ? candidate ?? FileManager.default.contents(atPath: file) : FileManager.default.contents(atPath: file)
+        let sectionPath =
+            section.hasPrefix("Instances.") ? ["Instances", String(section.dropFirst("Instances.".count))] : [section]
         let components = (try? SettingPath(parsing: key).components) ?? [key]
         let line = data.flatMap { KeyLines.line(of: sectionPath + components, in: $0) }
         return "\(text) from \(file)\(line.map { ":\($0)" } ?? "") [\(section)]"

@@ -109,7 +109,8 @@ struct Migrate: ParsableCommand {
             let fileCount = "\(migrated.rewrites.count) file\(migrated.rewrites.count == 1 ? "" : "s")"
             if dryRun {
                 printLine(
-                    "would migrate \(renameCount) in \(fileCount) (\(migrated.checked)); nothing was written (--dry-run)")
+                    "would migrate \(renameCount) in \(fileCount) (\(migrated.checked)); nothing was written (--dry-run)"
+                )
             } else {
                 printLine("migrated \(renameCount) in \(fileCount) (\(migrated.checked))")
             }
@@ -118,8 +119,7 @@ struct Migrate: ParsableCommand {
 
     /// The declaration: `--schema`, else the running daemon's, else the installed one; with
     /// where it came from.
-    private func findDeclaration(_ change: DropInChange) throws -> (declaration: SettingsDeclaration, source: String)
-    {
+    private func findDeclaration(_ change: DropInChange) throws -> (declaration: SettingsDeclaration, source: String) {
         if schema.file != nil, let found = try schema.declaration(applicationName: nil) {
             return (found.declaration, found.file)
         }

@@ -284,9 +284,10 @@ struct Unset: ParsableCommand {
             let change = try DropInChange(location: location, dropIn: dropIn)
             // Before the lock, which would make the drop-in directory.
             // An older envctl's default drop-in may hold it: say so.
-            let hint = change.formerDefaultNote.map { _ in
-                " (\(DropInChange.formerDefaultName).plist, the default drop-in of earlier envctl releases, is there: pass --drop-in \(DropInChange.formerDefaultName) to change it)"
-            } ?? ""
+            let hint =
+                change.formerDefaultNote.map { _ in
+                    " (\(DropInChange.formerDefaultName).plist, the default drop-in of earlier envctl releases, is there: pass --drop-in \(DropInChange.formerDefaultName) to change it)"
+                } ?? ""
             guard try change.current() != nil else {
                 throw Failure("\(change.path) does not exist; nothing to unset\(hint)")
             }

@@ -102,7 +102,8 @@ import Testing
         #expect(set.status == 1, "\(set.output)")
         #expect(
             set.output.contains(
-                "in every environment (Staging), the value in effect is debug from \(directory.dropIn):10 [Staging]"), "\(set.output)")
+                "in every environment (Staging), the value in effect is debug from \(directory.dropIn):10 [Staging]"),
+            "\(set.output)")
         #expect(try directory.contents() == before)
         // For Staging itself, the write is where it wins.
         let staging = try Self.envctl([
@@ -245,11 +246,15 @@ import Testing
             #expect(set.status == 1, "\(set.output)")
             #expect(
                 set.output.contains(
-                    "in every environment (Production), the value in effect is set by $APP_Greeting in the running daemon"),
+                    "in every environment (Production), the value in effect is set by $APP_Greeting in the running daemon"
+                ),
                 "\(set.output)")
             #expect(!FileManager.default.fileExists(atPath: fixture.root + "/etc/Environments.plist.d/90-local.plist"))
             let other = try await onThread {
-                try Self.envctl(["set", "ListenPort", "9000", "--type", "integer", "--socket", fixture.socket])
+                // The shell's own APP_ variable is not the daemon's: it does not count.
+                try Self.envctl(
+                    ["set", "ListenPort", "9000", "--type", "integer", "--socket", fixture.socket],
+                    environment: ["APP_ListenPort": "1"])
             }
             #expect(other.status == 0, "\(other.output)")
         }

@@ -195,7 +195,8 @@ import Testing
         // Without it, the error says that neither is there.
         let none = try Self.envctl(["schema", "--app-name", name + "-none"])
         #expect(none.status == 1)
-        #expect(none.output.contains("and no installed schema at /usr/share/\(name)-none/schema.json"), "\(none.output)")
+        #expect(
+            none.output.contains("and no installed schema at /usr/share/\(name)-none/schema.json"), "\(none.output)")
 
         let migrated = try Self.envctl(["migrate", "--app-name", name, "--config-dir", files.configDirectory])
         #expect(migrated.status == 0, "\(migrated.output)")
