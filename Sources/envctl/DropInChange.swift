@@ -26,6 +26,8 @@ struct DropInChange {
     let fileName = "Environments.plist"
     /// The drop-in's file name, with `.plist`.
     let name: String
+    /// Whether no `--drop-in` named it (it is ``defaultName``).
+    let isDefault: Bool
     /// The running daemon to check with, if one was found.
     let daemon: VarlinkClient?
     /// The environment the daemon runs: its own check is the one that counts for it.
@@ -33,6 +35,9 @@ struct DropInChange {
     let location: LocationOptions
     /// The daemon the change is checked with, as it was when the change began; `nil`: none.
     let began: DaemonState?
+    /// A settings declaration to check the files against (`migrate`'s), besides the daemon's
+    /// own check; `nil`: none.
+    var declaration: SettingsDeclaration?
 
     /// What a check by the daemon stands for: the environment and instance it runs, and the
     /// directory it reads.
@@ -62,14 +67,22 @@ struct DropInChange {
         var description: String
     }
 
-    /// The drop-in `name` (with or without `.plist`; default `50-local`) in the directory of
+    /// The drop-in `set`, `unset` and `edit` change when no `--drop-in` is given: `90-local`,
+    /// at the top of the range systemd recommends for local configuration (60-90), so that it
+    /// sorts after the drop-ins a package ships (`50-timeouts.plist`) and wins over them.
+    static let defaultName = "90-local"
+    /// The default of envctl 0.1 and earlier, which sorts before drop-ins a package ships.
+    /// Still read as any drop-in is; envctl no longer writes it unless `--drop-in` names it.
+    static let formerDefaultName = "50-local"
+
+    /// The drop-in `name` (with or without `.plist`; default ``defaultName``) in the directory of
     /// the daemon that `location` finds (its `Describe` says where: exactly where it reads),
     /// else in the directory the files are read from, made absolute.
     ///
     /// A daemon named explicitly (`--pid`, `--socket`) must answer; `--config-dir` with a daemon
     /// must name the daemon's directory.
     init(location: LocationOptions, dropIn: String?) throws {
-        var base = dropIn ?? "50-local"
+        var base = dropIn ?? Self.defaultName
         if base.hasSuffix(".plist") { base.removeLast(".plist".count) }
         do {
             _ = try PathComponentName(base, kind: .dropIn, from: "--drop-in")
@@ -77,6 +90,7 @@ struct DropInChange {
             throw Failure("\(error)")
         }
         self.name = base + ".plist"
+        self.isDefault = dropIn == nil
         self.location = location
         try location.checkNames()
         let target: LocationOptions.Target
@@ -108,8 +122,45 @@ struct DropInChange {
         }
     }
 
+    /// Without `--drop-in`, when the former default drop-in (`50-local.plist`, written by an
+    /// older envctl) is there: a note for the operator, that it stays where it is in the order
+    /// and that the new default sorts after it. `nil` otherwise.
+    var formerDefaultNote: String? {
+        guard isDefault else { return nil }
+        let former = (directory as NSString).appendingPathComponent(
+            fileName + ".d/" + Self.formerDefaultName + ".plist")
+        guard FileManager.default.fileExists(atPath: former) else { return nil }
+        let dropIns = (directory as NSString).appendingPathComponent(fileName + ".d")
+        let later = ((try? FileManager.default.contentsOfDirectory(atPath: dropIns)) ?? [])
+            .filter {
+                ConfigurationLocation.isDropInFileName($0) && $0 > Self.formerDefaultName + ".plist" && $0 < name
+            }
+            .sorted()
+        let outweighed = later.isEmpty ? "" : " (\(later.joined(separator: ", ")) sort after it and win over it)"
+        return
+            "note: \(former), the default drop-in of earlier envctl releases, is still read in its place in the lexical order\(outweighed); envctl now writes \(name), which sorts after the drop-ins a package ships. To change a value it holds, pass --drop-in \(Self.formerDefaultName), or move its settings into \(name) (envctl edit) and remove it"
+    }
+
+    /// Fails when `effect` shows that the change does not take effect everywhere it applies,
+    /// unless `allowShadowed`; returns the notes to print once it is installed: where it does
+    /// not take effect (with `allowShadowed`), and the environment- or instance-specific
+    /// values a write to a wider section replaces.
+    func verdict(_ effect: ChangeEffect, allowShadowed: Bool) throws -> [String] {
+        let report = effect.shadowReport(dropIn: path)
+        if !report.isEmpty, !allowShadowed {
+            throw Failure(
+                report.joined(separator: ". ")
+                    + ". Nothing was written: change the value in effect where it is set, or write where it wins (a drop-in that sorts later: --drop-in NAME), or pass --allow-shadowed to make this change all the same"
+            )
+        }
+        return report.map { "note: \($0) (written all the same: --allow-shadowed)" }
+            + effect.replacementReport(dropIn: path).map { "note: " + $0 }
+    }
+
     /// `Environments.plist.d/NAME.plist`, relative to ``directory``.
     var relativePath: String { fileName + ".d/" + name }
+    /// The main file's absolute path.
+    var mainFilePath: String { (directory as NSString).appendingPathComponent(fileName) }
     /// The drop-in's absolute path.
     var path: String { (directory as NSString).appendingPathComponent(relativePath) }
 
@@ -166,8 +217,15 @@ struct DropInChange {
     ///   (``verifyDaemon()``); a ``Failure`` when the change is not valid.
     @discardableResult
     func check(_ contents: Data) throws -> String {
+        try check(candidates: [path: contents])
+    }
+
+    /// Checks the configuration with `candidates` (absolute paths of the main file or drop-ins
+    /// in ``directory``, and their new contents) in place of the files, as ``check(_:)``.
+    @discardableResult
+    func check(candidates: [String: Data]) throws -> String {
         try verifyDaemon()
-        let (environments, unreadable) = try checkFiles(contents)
+        let (environments, unreadable) = try checkFiles(candidates)
         var parts: [String] = []
         if !environments.isEmpty {
             // A credential not read here is not checked here: only the daemon, which has it, can.
@@ -177,13 +235,17 @@ struct DropInChange {
             parts.append("checked for \(environments.joined(separator: ", "))\(note)")
         }
         if let daemon {
-            guard let text = String(data: contents, encoding: .utf8) else {
-                throw Failure("\(path): not UTF-8 text; the daemon checks XML property lists")
+            var records: [JSONValue] = []
+            for (file, contents) in candidates.sorted(by: { $0.key < $1.key }) {
+                guard let text = String(data: contents, encoding: .utf8) else {
+                    throw Failure("\(file): not UTF-8 text; the daemon checks XML property lists")
+                }
+                records.append(
+                    try JSONValueEncoder().encode(CheckCandidate(path: relativePath(of: file), contents: text)))
             }
-            let candidate = try JSONValueEncoder().encode(CheckCandidate(path: relativePath, contents: text))
             let reply: [String: JSONValue]
             do {
-                reply = try daemon.ask(ControlInterface.Method.check, ["candidates": .array([candidate])])
+                reply = try daemon.ask(ControlInterface.Method.check, ["candidates": .array(records)])
             } catch let failure as Failure {
                 throw Failure("the running daemon rejects it: \(failure.description)")
             }
@@ -199,6 +261,12 @@ struct DropInChange {
             parts.append("checked by the running daemon (environment \(checkedEnvironment))")
         }
         return parts.joined(separator: "; ")
+    }
+
+    /// `file` relative to ``directory``: `Environments.plist`, `Environments.plist.d/NAME.plist`.
+    func relativePath(of file: String) -> String {
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        return file.hasPrefix(prefix) ? String(file.dropFirst(prefix.count)) : file
     }
 
     /// Compares the daemon now with ``began``, the daemon when the change began.
@@ -259,9 +327,10 @@ struct DropInChange {
     /// Builds the configuration from the files, with the candidate, for every environment
     /// they define (or `--environment`'s only); returns their names, and the credentials that
     /// could not be read here (each a placeholder in what was checked).
-    private func checkFiles(_ contents: Data) throws -> (environments: [String], unreadable: [String]) {
+    private func checkFiles(_ candidates: [String: Data]) throws -> (environments: [String], unreadable: [String]) {
         var base = try location.options(directory: directory)
-        base.candidateDocuments = [path: contents]
+        base.candidateDocuments = candidates
+        base.declaration = declaration
         // The daemon's environment is the daemon's to check, with its own defaults, credentials
         // and validation (``check(_:)``); envctl checks the others, which no daemon here runs.
         let names = try environmentNames(base).filter { daemon == nil || $0 != daemonEnvironment }
@@ -280,7 +349,7 @@ struct DropInChange {
 
     /// `--environment`, else every environment the files (with the candidate, the fleet's
     /// documents and the drop-ins) define, as `envctl check` finds them.
-    private func environmentNames(_ base: EnvironmentOptions) throws -> [String] {
+    func environmentNames(_ base: EnvironmentOptions) throws -> [String] {
         if let environment = location.environment { return [environment] }
         let names: [String]
         do {

@@ -10,7 +10,7 @@ struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Edit a drop-in in your editor, as systemctl edit does; it is installed only if the result is valid.",
         discussion: """
-            Opens a temporary copy of Environments.plist.d/NAME.plist (--drop-in, default 50-local; a \
+            Opens a temporary copy of Environments.plist.d/NAME.plist (--drop-in, default 90-local; a \
             commented template when it does not exist yet) in $VISUAL, $EDITOR, editor or vi. When the \
             editor exits, the whole resulting configuration is checked as for set (every environment the \
             files define, and the running daemon's own validation when one is found); only a valid \
@@ -23,13 +23,17 @@ struct Edit: ParsableCommand {
             when the daemon it checks with is not what it was when the editor opened: restarted into \
             another environment or instance, stopped, or started where none ran (the environment the \
             edit was opened for would be checked by no daemon). The file keeps its owner, group, mode \
-            and ACLs, and a new one takes them as for set.
+            and ACLs, and a new one takes them as for set. As for set, every key the edit writes or \
+            removes must take effect (unless --allow-shadowed): one that another source outweighs is \
+            an invalid result, shown as one.
             """)
 
     @OptionGroup var location: LocationOptions
 
     @Option(name: .customLong("drop-in"), help: "The drop-in's name, with or without .plist.")
     var dropIn: String?
+
+    @OptionGroup var shadow: ShadowOptions
 
     func run() throws {
         try reportingFailures {
@@ -56,18 +60,26 @@ struct Edit: ParsableCommand {
                 }
                 // The editor ran without the lock; installing takes it, and installs only over
                 // the drop-in as it was when the editor opened.
-                let outcome: Result<String, Failure>
+                let outcome: Result<(checked: String, notes: [String]), Failure>
                 do {
                     outcome = try change.file.withLock {
                         guard try change.current() == original else { throw DropInFile.Changed() }
                         let checked: String
+                        var notes: [String]
                         do {
                             checked = try change.check(edited)
+                            // What the edit changed, key by key, and whether it takes effect.
+                            let changes = ChangedKey.differences(
+                                old: try DropInDocument.root(original, path: change.path),
+                                new: try DropInDocument.root(edited, path: change.path))
+                            notes = try change.verdict(
+                                change.effect(of: changes, writing: edited), allowShadowed: shadow.allowShadowed)
                         } catch let failure as Failure {
                             return .failure(failure)
                         }
+                        if original == nil, let note = change.formerDefaultNote { notes.insert(note, at: 0) }
                         try change.file.replace(expecting: original, with: edited)
-                        return .success(checked)
+                        return .success((checked, notes))
                     }
                 } catch is DropInFile.Changed {
                     keepScratch = true
@@ -86,7 +98,8 @@ struct Edit: ParsableCommand {
                     throw Failure("\(failure.description); your version is kept in \(scratch)")
                 }
                 switch outcome {
-                case .success(let checked):
+                case .success(let (checked, notes)):
+                    for note in notes { printError(note) }
                     printLine("\(change.path): installed (\(checked))")
                     return
                 case .failure(let failure):

@@ -12,14 +12,33 @@ struct Schema: ParsableCommand {
             for what JSON Schema has no word for: x-secret, x-restart-only, x-former-names, x-required-in. \
             It holds no values. Save it where the application's package installs it \
             (/usr/share/<app-name>/schema.json), or anywhere: envctl check --schema FILE and envctl explain \
-            --schema FILE read it to check files without the application or its daemon.
+            --schema FILE read it to check files without the application or its daemon. With --app-name \
+            and no daemon of it running, envctl prints that installed file instead, and says so on stderr.
             """)
 
     @OptionGroup var location: LocationOptions
 
     func run() throws {
         try reportingFailures {
-            guard case .daemon(let client) = try location.target(requireDaemon: true) else {
+            let target: LocationOptions.Target
+            do {
+                target = try location.target(requireDaemon: true)
+            } catch let failure as Failure {
+                // No daemon of --app-name runs: the schema its package installed, if any.
+                guard location.pid == nil, location.socket == nil, let name = location.applicationName else {
+                    throw failure
+                }
+                let installed = SchemaOptions.installedPath(name)
+                guard let data = FileManager.default.contents(atPath: installed) else {
+                    throw Failure("\(failure.description); and no installed schema at \(installed)")
+                }
+                _ = try SchemaOptions.read(installed)
+                printError("no running daemon of \(name): printing the schema its package installed, \(installed)")
+                FileHandle.standardOutput.write(data)
+                if data.last != UInt8(ascii: "\n") { print() }
+                return
+            }
+            guard case .daemon(let client) = target else {
                 throw Failure("no daemon to ask: pass --pid, --app-name or --socket")
             }
             let reply = try client.schema()

@@ -148,13 +148,30 @@ struct SetValue: ParsableCommand {
         discussion: """
             Writes KEY (a dotted path reaches nested dictionaries) into the Common dictionary, or with \
             --environment into that environment's, of the drop-in Environments.plist.d/NAME.plist \
-            (--drop-in, default 50-local) in the configuration directory of the daemon found with \
+            (--drop-in, default 90-local) in the configuration directory of the daemon found with \
             --app-name, --pid or --socket, else in --config-dir, $CONFIGURATION_DIRECTORY or \
             /etc/<app-name>. Before anything is written, the configuration with the changed drop-in is \
             built for every environment the files define and, when a daemon is found, checked by it \
             (its own validation included; for the environment it runs, its check is the one that counts). Only then the drop-in is replaced atomically; on any error \
             nothing changes and envctl exits 1. The daemon applies the new file on its next reload \
             (its file watcher, or systemctl reload).
+
+            The order: Environments.plist, then the drop-ins in lexical order of their names, each file \
+            applying its Common, then the environment's dictionary, then the instance's (Instances); \
+            APP_ variables and runtime overrides outweigh every file. The default drop-in, 90-local, \
+            sorts after those a package ships (numbered 10 to 50, as systemd recommends: 60 to 90 for \
+            local changes). A 50-local.plist written by an earlier envctl (its default) is still read \
+            in its place, and changed only with --drop-in 50-local.
+
+            set, unset and edit never report a change that has no effect. With the change checked, \
+            envctl compares what was asked with what takes effect, in every environment the files \
+            define and for each instance they name (for the running daemon's environment, with its APP_ \
+            variables and runtime overrides): a key written that something else outweighs somewhere (a \
+            later drop-in, the drop-in's own environment or instance dictionary, an APP_ variable), or \
+            a key removed that was in effect nowhere, is refused with the value in effect, its file and \
+            line, and nothing is written (exit 1), unless --allow-shadowed, which writes it and says \
+            the same on stderr. A write to Common that replaces values an environment or instance set \
+            for itself in an earlier file is written, with a note on stderr naming each.
 
             set, unset and edit take a lock in the drop-in directory (.envctl.lock, flock) from reading \
             the drop-in to replacing it, so concurrent changes apply one after the other and none is \
@@ -178,6 +195,8 @@ struct SetValue: ParsableCommand {
     @Option(help: "The value's type.")
     var type: ValueType = .string
 
+    @OptionGroup var shadow: ShadowOptions
+
     @Argument(help: "The key, for example LogLevel or Database.Host.")
     var key: String
 
@@ -190,7 +209,7 @@ struct SetValue: ParsableCommand {
             let path = try DropInDocument.components(key)
             let typed = try type.value(value)
             let change = try DropInChange(location: location, dropIn: dropIn)
-            let (old, checked) = try change.update { old in
+            let (old, checked, notes) = try change.update { old in
                 // A key path through a value that is not a dictionary where the files set it now.
                 for snapshot in try change.currentSnapshots() {
                     for end in 1..<path.count {
@@ -211,9 +230,15 @@ struct SetValue: ParsableCommand {
                 }
                 root[section] = try DropInDocument.setting(typed, at: path[...], in: dictionary, trail: "")
                 let new = try DropInDocument.data(root)
-                return (new, (old, try change.check(new)))
+                let checked = try change.check(new)
+                let effect = try change.effect(
+                    of: [ChangedKey(section: section, components: path, kind: .written)], writing: new, lines: old)
+                var notes = try change.verdict(effect, allowShadowed: shadow.allowShadowed)
+                if old == nil, let note = change.formerDefaultNote { notes.insert(note, at: 0) }
+                return (new, (old, checked, notes))
             }
             DropInDocument.warnAboutComments(old, path: change.path)
+            for note in notes { printError(note) }
             // The value typed may be a password: echoed only when no environment holds the key
             // as a secret (a `Secrets` entry covers it), and redacted when that cannot be told.
             let snapshots = (try? change.currentSnapshots()) ?? []
@@ -230,8 +255,10 @@ struct Unset: ParsableCommand {
         abstract: "Remove keys from a drop-in, after checking the whole resulting configuration.",
         discussion: """
             Removes each KEY from the Common dictionary (or --environment's) of the drop-in \
-            Environments.plist.d/NAME.plist (--drop-in, default 50-local), found and checked as for set. \
-            A key the drop-in does not set is an error, and nothing is written.
+            Environments.plist.d/NAME.plist (--drop-in, default 90-local), found and checked as for set. \
+            A key the drop-in does not set is an error, and nothing is written; so is, unless \
+            --allow-shadowed, a key whose value was in effect in no environment (something else \
+            outweighs it everywhere), since removing it changes nothing.
             """)
 
     @OptionGroup var location: LocationOptions
@@ -241,6 +268,8 @@ struct Unset: ParsableCommand {
 
     @Option(name: .customLong("drop-in"), help: "The drop-in's name, with or without .plist.")
     var dropIn: String?
+
+    @OptionGroup var shadow: ShadowOptions
 
     @Argument(help: "The keys to remove.")
     var keys: [String]
@@ -254,25 +283,38 @@ struct Unset: ParsableCommand {
             let section = try DropInDocument.section(common: common, location: location)
             let change = try DropInChange(location: location, dropIn: dropIn)
             // Before the lock, which would make the drop-in directory.
-            guard try change.current() != nil else { throw Failure("\(change.path) does not exist; nothing to unset") }
-            let (old, checked) = try change.update { old in
-                guard old != nil else { throw Failure("\(change.path) does not exist; nothing to unset") }
+            // An older envctl's default drop-in may hold it: say so.
+            let hint =
+                change.formerDefaultNote.map { _ in
+                    " (\(DropInChange.formerDefaultName).plist, the default drop-in of earlier envctl releases, is there: pass --drop-in \(DropInChange.formerDefaultName) to change it)"
+                } ?? ""
+            guard try change.current() != nil else {
+                throw Failure("\(change.path) does not exist; nothing to unset\(hint)")
+            }
+            let (old, checked, notes) = try change.update { old in
+                guard old != nil else { throw Failure("\(change.path) does not exist; nothing to unset\(hint)") }
                 var root = try DropInDocument.root(old, path: change.path)
                 guard var dictionary = root[section] as? [String: Any] else {
-                    throw Failure("\(change.path) has no '\(section)' dictionary; nothing to unset")
+                    throw Failure("\(change.path) has no '\(section)' dictionary; nothing to unset\(hint)")
                 }
+                var changes: [ChangedKey] = []
                 for key in keys {
                     let path = try DropInDocument.components(key)
                     guard DropInDocument.contains(path[...], in: dictionary) else {
-                        throw Failure("\(change.path) does not set \(section).\(key); nothing was changed")
+                        throw Failure("\(change.path) does not set \(section).\(key); nothing was changed\(hint)")
                     }
                     dictionary = try DropInDocument.setting(nil, at: path[...], in: dictionary, trail: "")
+                    changes.append(ChangedKey(section: section, components: path, kind: .removed))
                 }
                 root[section] = dictionary.isEmpty ? nil : dictionary
                 let new = try DropInDocument.data(root)
-                return (new, (old, try change.check(new)))
+                let checked = try change.check(new)
+                let notes = try change.verdict(
+                    change.effect(of: changes, writing: new, lines: old), allowShadowed: shadow.allowShadowed)
+                return (new, (old, checked, notes))
             }
             DropInDocument.warnAboutComments(old, path: change.path)
+            for note in notes { printError(note) }
             printLine("\(change.path): removed \(keys.map { "\(section).\($0)" }.joined(separator: ", ")) (\(checked))")
         }
     }

@@ -222,7 +222,7 @@ import Testing
         let refused = try EnvctlEditingTests.envctl(
             ["edit", "--config-dir", directory.path], environment: ["EDITOR": editor, "NEW_CONTENTS": contents])
         #expect(refused.status == 1, "\(refused.output)")
-        #expect(refused.output.contains("50-local.plist:5: "), "\(refused.output)")
+        #expect(refused.output.contains("90-local.plist:5: "), "\(refused.output)")
         // The rejected text is kept for the operator (no terminal): not for this test.
         if let kept = refused.output.components(separatedBy: "your rejected version is kept in ").dropFirst().first?
             .components(separatedBy: " ").first

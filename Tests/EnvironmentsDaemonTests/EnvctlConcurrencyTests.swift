@@ -102,7 +102,7 @@ import Testing
             #expect(concurrent == expected)
         }
         // Neither the lock nor a temporary file stays behind.
-        #expect(Self.entries(directory) == ["50-local.plist"])
+        #expect(Self.entries(directory) == ["90-local.plist"])
     }
 
     @Test func concurrentSetsAndUnsetsAreAllApplied() throws {
@@ -126,7 +126,7 @@ import Testing
             for key in removed { #expect(common[key] == nil, "\(key) is still set") }
             for key in added { #expect(common[key] as? String == "new", "\(key) is missing") }
         }
-        #expect(Self.entries(directory) == ["50-local.plist"])
+        #expect(Self.entries(directory) == ["90-local.plist"])
     }
 
     /// A scripted `$EDITOR` that, while "editing", has another envctl change the drop-in, then
@@ -178,7 +178,7 @@ import Testing
         )
         #expect(kept.hasPrefix(temporary))
         #expect(try Data(contentsOf: URL(fileURLWithPath: kept)) == Data(contentsOf: URL(fileURLWithPath: edited)))
-        #expect(Self.entries(directory) == ["50-local.plist"])
+        #expect(Self.entries(directory) == ["90-local.plist"])
     }
 
     // MARK: Killed envctl
@@ -227,7 +227,7 @@ import Testing
         let common = try Self.common(directory.dropIn)
         #expect(common["Waited"] as? String == "y")
         #expect(common["Killed"] == nil)
-        #expect(Self.entries(directory) == ["50-local.plist"])
+        #expect(Self.entries(directory) == ["90-local.plist"])
     }
 
     @Test func envctlKilledAtAnyPointLeavesTheDropInWholeAndTheNextSetWorks() throws {
@@ -242,21 +242,21 @@ import Testing
                 _ = try Self.common(directory.dropIn)
             }
             // What it may leave is hidden: not a drop-in to the daemon or to envctl.
-            #expect(Self.entries(directory).allSatisfy { $0 == "50-local.plist" || $0.hasPrefix(".") })
+            #expect(Self.entries(directory).allSatisfy { $0 == "90-local.plist" || $0.hasPrefix(".") })
         }
         // Leftovers of a killed envctl as they would be if it died between writing its
         // temporary file and renaming it: a stale lock naming a gone process, a half-written copy.
         try "999999999\n".write(
             toFile: directory.path + "/Environments.plist.d/.envctl.lock", atomically: false, encoding: .utf8)
         try "<plist><dict><key>Comm".write(
-            toFile: directory.path + "/Environments.plist.d/.50-local.plist.Ab12Cd.envctl-new", atomically: false,
+            toFile: directory.path + "/Environments.plist.d/.90-local.plist.Ab12Cd.envctl-new", atomically: false,
             encoding: .utf8)
         let check = try EnvctlEditingTests.envctl(["check", "--environment", "Staging", "--config-dir", directory.path])
         #expect(check.status == 0, "\(check.output)")
         let result = try EnvctlEditingTests.envctl(["set", "Final", "z", "--config-dir", directory.path])
         #expect(result.status == 0, "\(result.output)")
         #expect(try Self.common(directory.dropIn)["Final"] as? String == "z")
-        #expect(Self.entries(directory) == ["50-local.plist"])
+        #expect(Self.entries(directory) == ["90-local.plist"])
     }
 
     @Test("concurrent sets checked by the running daemon all apply, past a killed envctl's leftovers")
@@ -267,7 +267,7 @@ import Testing
         let dropIns = daemon.configDirectory.appendingPathComponent("Environments.plist.d").path
         try FileManager.default.createDirectory(atPath: dropIns, withIntermediateDirectories: true)
         try "999999999\n".write(toFile: dropIns + "/.envctl.lock", atomically: false, encoding: .utf8)
-        try "garbage".write(toFile: dropIns + "/.50-local.plist.Zz99Yy.envctl-new", atomically: false, encoding: .utf8)
+        try "garbage".write(toFile: dropIns + "/.90-local.plist.Zz99Yy.envctl-new", atomically: false, encoding: .utf8)
 
         let keys = (0..<6).map { "Extra.K\($0)" }
         let started = try keys.map { key in
@@ -280,7 +280,7 @@ import Testing
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.contains("by the running daemon"), "\(result.output)")
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dropIns).sorted() == ["50-local.plist"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dropIns).sorted() == ["90-local.plist"])
         // The daemon's watcher applies the result: every key, whatever order the sets ran in.
         let deadline = ContinuousClock.now + .seconds(20)
         var missing = keys

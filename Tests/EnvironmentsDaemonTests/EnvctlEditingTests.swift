@@ -18,7 +18,7 @@ import Testing
         }
         deinit { try? FileManager.default.removeItem(atPath: path) }
 
-        var dropIn: String { path + "/Environments.plist.d/50-local.plist" }
+        var dropIn: String { path + "/Environments.plist.d/90-local.plist" }
 
         /// Every file's bytes, by path: what must not change after a refused edit.
         func contents() throws -> [String: Data] {
@@ -154,9 +154,9 @@ import Testing
             refused.output.components(separatedBy: "your rejected version is kept in ").dropFirst().first?
                 .components(separatedBy: " ").first, "\(refused.output)")
         defer { try? FileManager.default.removeItem(atPath: (kept as NSString).deletingLastPathComponent) }
-        #expect(kept.hasSuffix("/50-local.plist") && !kept.hasPrefix(directory.path), "\(kept)")
+        #expect(kept.hasSuffix("/90-local.plist") && !kept.hasPrefix(directory.path), "\(kept)")
         #expect(refused.output.contains("\(kept):7:"), "\(refused.output)")
-        #expect(!refused.output.contains("Environments.plist.d/50-local.plist:7:"), "\(refused.output)")
+        #expect(!refused.output.contains("Environments.plist.d/90-local.plist:7:"), "\(refused.output)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: kept)) == Data(contentsOf: URL(fileURLWithPath: bad)))
         var status = stat()
         #expect(stat(kept, &status) == 0 && status.st_mode & 0o777 == 0o600 && status.st_uid == geteuid())
@@ -209,7 +209,7 @@ import Testing
         #expect(accepted.status == 0, "\(accepted.output)")
         #expect(accepted.output.contains("by the running daemon (environment Staging)"), "\(accepted.output)")
         // Installed in the daemon's own directory, and applied by its watcher.
-        #expect(FileManager.default.fileExists(atPath: dropIns + "/50-local.plist"))
+        #expect(FileManager.default.fileExists(atPath: dropIns + "/90-local.plist"))
         #expect(daemon.waitForDatagram { $0.contains("READY=1") && $0.contains("generation 2") } != nil)
         let get = try daemon.envctl(["get", "APIBaseUrl", "--pid", String(daemon.pid)])
         #expect(get.output == "https://edited.example.com/v1\n", "\(get.output)")
@@ -343,7 +343,7 @@ import Testing
             try terminal.type("dd:wq")
             try terminal.press("Enter")
             #expect(try terminal.waitFor("edit again?"), "\(terminal.screen())")
-            #expect(terminal.screen().contains("50-local.plist:"), "\(terminal.screen())")
+            #expect(terminal.screen().contains("90-local.plist:"), "\(terminal.screen())")
             try terminal.type("y")
             try terminal.press("Enter")
             #expect(try terminal.waitFor("LogLevel"), "\(terminal.screen())")

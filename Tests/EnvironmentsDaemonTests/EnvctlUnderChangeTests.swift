@@ -66,7 +66,7 @@ import Testing
         let again = try EnvctlEditingTests.envctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
         #expect(again.status == 0, "\(again.output)")
         #expect(try Fingerprint(target) == before)
-        #expect(EnvctlConcurrencyTests.entries(directory) == ["50-local.plist"])
+        #expect(EnvctlConcurrencyTests.entries(directory) == ["90-local.plist"])
     }
 
     @Test func aSymbolicLinkPlantedAsTheLockIsNotFollowed() throws {
@@ -109,7 +109,7 @@ import Testing
         defer { unlink(witness) }
         let result = try EnvctlEditingTests.envctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
         #expect(result.status == 0, "\(result.output)")
-        #expect(EnvctlConcurrencyTests.entries(directory) == ["50-local.plist"])
+        #expect(EnvctlConcurrencyTests.entries(directory) == ["90-local.plist"])
 
         // Once more, watching the file: envctl's own lock is made anew, for the group to read.
         try "999999999\n".write(toFile: lock, atomically: false, encoding: .utf8)
@@ -205,7 +205,7 @@ import Testing
         }
         #expect(restarted)
         #expect(failure == nil, "\(failure ?? "")")
-        let dropIn = daemon.configDirectory.appendingPathComponent("Environments.plist.d/50-local.plist").path
+        let dropIn = daemon.configDirectory.appendingPathComponent("Environments.plist.d/90-local.plist").path
         if restartedInto == "Staging" {
             // Restarted into the same environment: its check is the one the edit was opened
             // for, and it refuses the edit as it would have before.

@@ -65,7 +65,7 @@ struct PathsAndNamesTests {
         #expect(set.status == 0, "\(set.output)")
         #expect(set.output.contains("by the running daemon"), "\(set.output)")
         // Written in the daemon's directory, applied by it; the decoy untouched.
-        let dropIn = daemon.configDirectory.appendingPathComponent("Environments.plist.d/50-local.plist")
+        let dropIn = daemon.configDirectory.appendingPathComponent("Environments.plist.d/90-local.plist")
         #expect(try String(contentsOf: dropIn, encoding: .utf8).contains("changed.example.com"))
         #expect(Self.tree(decoy) == decoyBefore)
         #expect(daemon.waitForLog("APIBaseUrl=https://changed.example.com/v1"))
@@ -236,8 +236,11 @@ struct PathsAndNamesTests {
             }
         }
         // The longest name that fits, and one with every allowed kind of character, are taken.
-        for name in [String(repeating: "c", count: 228), "60-a_b:c.d@e\\f"] {
-            let result = try daemon.envctl(["set", "X", "1", "--drop-in", name, "--pid", String(daemon.pid)])
+        // (A key each: the same key in two drop-ins would be in effect from the later one only.)
+        for (index, name) in [String(repeating: "c", count: 228), "60-a_b:c.d@e\\f"].enumerated() {
+            let result = try daemon.envctl([
+                "set", "X\(index)", "1", "--drop-in", name, "--pid", String(daemon.pid),
+            ])
             #expect(result.status == 0, "\(name): \(result.output)")
         }
         let after = Self.tree(daemon.root).subtracting(before)
