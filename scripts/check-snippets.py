@@ -65,7 +65,8 @@ EXTERNAL_MODULES = {
 # Modules of the toolchain: no dependency needed.
 TOOLCHAIN_MODULES = {"Foundation", "FoundationEssentials", "Dispatch", "Glibc", "Musl", "Darwin",
                      "Synchronization", "Testing", "XCTest", "Observation", "RegexBuilder", "_Concurrency"}
-IMPORT = re.compile(r"^\s*(?:@[\w(). ]+\s+)*import\s+(?:(?:struct|class|enum|func|protocol|typealias|var|let)\s+)?(\w+)", re.M)
+IMPORT = re.compile(r"^[ \t]*(?:@\w+(?:\([^)\n]*\))?[ \t]+)*(?:(?:public|package|internal|fileprivate|private)[ \t]+)?"
+                    r"import[ \t]+(?:(?:struct|class|enum|func|protocol|typealias|var|let)[ \t]+)?(\w+)", re.M)
 BLOCK = re.compile(r"^```swift[^\n]*\n(.*?)^```", re.S | re.M)
 DIRECTIVE = re.compile(r"<!--\s*snippet(-context|-of)?:\s*(.*?)\s*-->\s*$", re.S)
 
