@@ -22,10 +22,10 @@ fail() {
     cat "$work/log" >&2
     exit 1
 }
-# Waits up to 10 s until the log has a line matching $1.
+# Waits up to 10 s until the log has a line matching $1 (ignoring case) after line $2 (0).
 wait_for() {
     for _ in $(seq 100); do
-        grep -q -- "$1" "$work/log" && return 0
+        tail -n "+$((${2:-0} + 1))" "$work/log" | grep -qi -- "$1" && return 0
         kill -0 "$pid" 2>/dev/null || fail "exited while waiting for '$1'"
         sleep 0.1
     done
@@ -40,9 +40,13 @@ env -u NOTIFY_SOCKET -u JOURNAL_STREAM -u WATCHDOG_USEC RUNTIME_DIRECTORY="$work
 pid=$!
 wait_for "Hello from minimal-daemon"
 
+# The file watcher may apply the edit before the signal does: either way the new greeting is
+# logged, and the signal is handled (a reload that applies it or finds nothing left to do).
+before=$(wc -l <"$work/log")
 sed -i 's|Hello from minimal-daemon|Hello again|' "$work/config/Environments.plist"
 kill -HUP "$pid"
-wait_for "Hello again"
+wait_for "Hello again" "$before"
+wait_for "signal" "$before"
 
 if [ -n "$envctl" ]; then
     # Out of GreetingInterval's bounds: the reload is rejected and the greeting stays.
