@@ -17,6 +17,8 @@ let package = Package(
         // and envctl, compiling swift-nio and this package once (SwiftPM warns that no target
         // uses it; running the benchmarks never compiles it).
         .package(name: "hummingbird-service", path: "../Examples/hummingbird-service"),
+        // The same for the template daemon (Examples/minimal-daemon), which scripts/test.sh runs.
+        .package(name: "minimal-daemon", path: "../Examples/minimal-daemon"),
         .package(
             url: "https://github.com/apple/swift-configuration.git", exact: "1.4.0",
             traits: ["PropertyList", "Reloading"]),

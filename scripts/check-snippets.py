@@ -3,6 +3,8 @@
 real modules, so that a snippet can never rot: an API renamed or removed fails CI here.
 
     scripts/check-snippets.py [--scratch-path DIR]      (default: scripts/lib/scratch.sh's debug)
+    scripts/check-snippets.py --manifests-only          the manifests against the imports (below)
+                                                        and the snippet-of lines: no build needed
 
 Needs a debug build of the package (`swift build --build-tests`, which CI and scripts/test.sh
 make): each snippet is compiled with `swiftc -typecheck` against that build's modules, in about
@@ -21,6 +23,18 @@ an HTML comment on the line right before the block says so:
 A Package.swift fragment (`.package(`, `.product(`, `targets:`) is compiled as a manifest
 (`swift package dump-package`, which fetches nothing), and every product it takes from
 swift-environments must be one that Package.swift declares.
+
+A manifest is the one a reader copies, so it must list exactly what the code needs, which the
+type-check cannot see (it compiles against the whole package, where every module is there). A
+fragment that lists products (`.product(` or `.plugin(`) goes with the Swift snippets after
+it in the same document, up to the next such fragment (those marked snippet-of excepted: their
+program's own Package.swift is checked, below). The products it lists must be exactly the ones
+that provide the modules those snippets import (a plugin is kept: it is used, not imported);
+the `.package(` lines it shows, or the fragment of only `.package(` lines right before it,
+must declare exactly the packages of those products. A fragment with no snippet after it is
+checked as a manifest only. Each example's Package.swift (Examples/*/) is checked the same way
+against its targets' imports. Which product and package provide a module: this package's
+Package.swift, else EXTERNAL_MODULES below (a module in neither fails the check).
 """
 import argparse
 import glob
@@ -32,6 +46,27 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGE = "swift-environments"
+# The modules that snippets and examples import from other packages: module -> (package, product).
+EXTERNAL_MODULES = {
+    "ArgumentParser": ("swift-argument-parser", "ArgumentParser"),
+    "Logging": ("swift-log", "Logging"),
+    "ServiceLifecycle": ("swift-service-lifecycle", "ServiceLifecycle"),
+    "UnixSignals": ("swift-service-lifecycle", "UnixSignals"),
+    "Metrics": ("swift-metrics", "Metrics"),
+    "CoreMetrics": ("swift-metrics", "CoreMetrics"),
+    "Configuration": ("swift-configuration", "Configuration"),
+    "Hummingbird": ("hummingbird", "Hummingbird"),
+    "Prometheus": ("swift-prometheus", "Prometheus"),
+    "AsyncHTTPClient": ("async-http-client", "AsyncHTTPClient"),
+    "NIOCore": ("swift-nio", "NIOCore"),
+    "NIOPosix": ("swift-nio", "NIOPosix"),
+}
+# Modules of the toolchain: no dependency needed.
+TOOLCHAIN_MODULES = {"Foundation", "FoundationEssentials", "Dispatch", "Glibc", "Musl", "Darwin",
+                     "Synchronization", "Testing", "XCTest", "Observation", "RegexBuilder", "_Concurrency"}
+IMPORT = re.compile(r"^[ \t]*(?:@\w+(?:\([^)\n]*\))?[ \t]+)*(?:(?:public|package|internal|fileprivate|private)[ \t]+)?"
+                    r"import[ \t]+(?:(?:struct|class|enum|func|protocol|typealias|var|let)[ \t]+)?(\w+)", re.M)
 BLOCK = re.compile(r"^```swift[^\n]*\n(.*?)^```", re.S | re.M)
 DIRECTIVE = re.compile(r"<!--\s*snippet(-context|-of)?:\s*(.*?)\s*-->\s*$", re.S)
 
@@ -71,9 +106,120 @@ def missing_lines(code, path):
     return missing
 
 
+def dump_package(directory):
+    # A scratch path of its own: the package's may be locked by a build that runs meanwhile.
+    with tempfile.TemporaryDirectory() as scratch:
+        out = subprocess.run(["swift", "package", "--scratch-path", scratch, "dump-package"], cwd=directory,
+                             capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
 def root_products():
-    out = subprocess.run(["swift", "package", "dump-package"], cwd=ROOT, capture_output=True, text=True, check=True)
-    return {product["name"] for product in json.loads(out.stdout)["products"]}
+    """This package's products, and module -> (package, product) for each library's modules."""
+    products, modules = set(), dict(EXTERNAL_MODULES)
+    for product in dump_package(ROOT)["products"]:
+        products.add(product["name"])
+        if "library" in product["type"]:
+            for target in product["targets"]:
+                modules[target] = (PACKAGE, product["name"])
+    return products, modules
+
+
+def imported_modules(code):
+    return set(IMPORT.findall(code)) - TOOLCHAIN_MODULES
+
+
+def strip_comments(code):
+    """Swift line comments out (a `//` inside a URL stays)."""
+    return re.sub(r"(^|\s)//.*", r"\1", code, flags=re.M)
+
+
+def declared_packages(code):
+    """The identities of the packages that `.package(` lines (not commented out) declare."""
+    code = strip_comments(code)
+    packages = set()
+    for declaration in re.findall(r"\.package\(([^)]*)\)", code):
+        name = re.search(r'name:\s*"([^"]+)"', declaration)
+        location = re.search(r'(?:url|path):\s*"([^"]+)"', declaration)
+        if name:
+            packages.add(name.group(1))
+        elif location:
+            packages.add(re.sub(r"\.git$", "", location.group(1).rstrip("/").rsplit("/", 1)[-1]).lower())
+    return packages
+
+
+def listed_products(code):
+    """The (package, product) pairs a fragment's targets name, and the plugins apart."""
+    code = strip_comments(code)
+    products = set(re.findall(r'\.product\(name:\s*"([^"]+)",\s*package:\s*"([^"]+)"', code))
+    plugins = set(re.findall(r'\.plugin\(name:\s*"([^"]+)",\s*package:\s*"([^"]+)"', code))
+    return {(package, name) for name, package in products}, {(package, name) for name, package in plugins}
+
+
+def needed_products(imports, modules):
+    """The (package, product) pairs that provide these modules, and the modules none does."""
+    needed, unknown = set(), set()
+    for module in imports:
+        if module in modules:
+            needed.add(modules[module])
+        else:
+            unknown.add(module)
+    return needed, unknown
+
+
+def compare_dependencies(listed, plugins, declared, imports, modules):
+    """What a manifest lists against what code importing `imports` needs: problems, as text."""
+    needed, unknown = needed_products(imports, modules)
+    problems = [f"imports {module}, which no product of {PACKAGE} provides and EXTERNAL_MODULES "
+                "(scripts/check-snippets.py) does not name" for module in sorted(unknown)]
+    for package, product in sorted(needed - listed):
+        problems.append(f'missing .product(name: "{product}", package: "{package}") for its imports')
+    for package, product in sorted(listed - needed):
+        problems.append(f'lists .product(name: "{product}", package: "{package}") but no import needs it')
+    if declared is not None:
+        packages = {package for package, _ in listed | plugins | needed}
+        for package in sorted(packages - declared):
+            problems.append(f"names package '{package}' that no .package( line declares")
+        for package in sorted(declared - packages):
+            problems.append(f"declares package '{package}' that no product it lists comes from")
+    return problems
+
+
+def check_example(directory, modules):
+    """An example's Package.swift against its targets' imports."""
+    manifest = dump_package(directory)
+    declared = set()
+    for dependency in manifest["dependencies"]:
+        for kind in dependency.values():
+            for entry in kind:
+                declared.add(entry.get("nameForTargetDependencyResolutionOnly") or entry["identity"])
+    problems = []
+    for target in manifest["targets"]:
+        listed, plugins = set(), set()
+        for dependency in target["dependencies"]:
+            if "product" in dependency:
+                name, package = dependency["product"][0], dependency["product"][1]
+                listed.add((package, name))
+        for plugin in target.get("pluginUsages") or []:
+            if "plugin" in plugin and plugin["plugin"][1]:
+                plugins.add((plugin["plugin"][1], plugin["plugin"][0]))
+        sources = os.path.join(directory, target.get("path") or os.path.join(
+            "Sources" if target["type"] != "test" else "Tests", target["name"]))
+        imports = set()
+        for file in glob.glob(os.path.join(sources, "**", "*.swift"), recursive=True):
+            imports |= imported_modules(open(file, encoding="utf-8").read())
+        local = {t["name"] for t in manifest["targets"]}
+        imports -= local
+        problems += [f"target {target['name']}: {problem}" for problem in
+                     compare_dependencies(listed, plugins, None, imports, modules)]
+        used = {package for package, _ in listed | plugins}
+        for package in sorted(used - declared):
+            problems.append(f"target {target['name']} names package '{package}' that no dependency declares")
+    used = {dependency["product"][1] for target in manifest["targets"] for dependency in target["dependencies"]
+            if "product" in dependency}
+    for package in sorted(declared - used):
+        problems.append(f"declares package '{package}' that no target uses")
+    return problems
 
 
 def check_manifest(code, work, products):
@@ -128,14 +274,34 @@ def compiler_flags(scratch):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scratch-path", default=None)
+    parser.add_argument("--manifests-only", action="store_true",
+                        help="check the manifests against the imports, type-check no snippet")
     arguments = parser.parse_args()
-    scratch = arguments.scratch_path or default_scratch()
-    flags = compiler_flags(scratch)
+    if not arguments.manifests_only:
+        flags = compiler_flags(arguments.scratch_path or default_scratch())
     checked, skipped, failures = 0, [], []
-    products = root_products()
+    products, modules = root_products()
+    for directory in sorted(glob.glob(os.path.join(ROOT, "Examples", "*", ""))):
+        relative = os.path.relpath(os.path.join(directory, "Package.swift"), ROOT)
+        checked += 1
+        problems = check_example(directory, modules)
+        if problems:
+            failures.append(f"{relative} (its targets' imports):\n    " + "\n    ".join(problems))
+
+    def finish(group):
+        """Checks a manifest fragment against the imports of the snippets that went with it."""
+        if group and group["snippets"]:
+            problems = compare_dependencies(group["listed"], group["plugins"], group["declared"],
+                                            group["imports"], modules)
+            if problems:
+                failures.append(f"{group['where']} (a Package.swift fragment, against the imports of the "
+                                f"snippets at lines {', '.join(map(str, group['snippets']))}):\n    "
+                                + "\n    ".join(problems))
+
     with tempfile.TemporaryDirectory() as work:
         for path in documents():
             relative = os.path.relpath(path, ROOT)
+            group, packages = None, None
             for line, code, directive in snippets(path):
                 where = f"{relative}:{line}"
                 context = ""
@@ -155,6 +321,20 @@ def main():
                     problems = check_manifest(code, work, products)
                     if problems:
                         failures.append(f"{where} (a Package.swift fragment):\n    " + "\n    ".join(problems))
+                    listed, plugins = listed_products(code)
+                    declared = declared_packages(code)
+                    if not listed and not plugins:
+                        packages = declared  # for the fragment that lists the products
+                        continue
+                    finish(group)
+                    group = {"where": where, "listed": listed, "plugins": plugins, "imports": set(),
+                             "snippets": [], "declared": (declared | (packages or set())) or None}
+                    packages = None
+                    continue
+                if group is not None:
+                    group["imports"] |= imported_modules(code)
+                    group["snippets"].append(line)
+                if arguments.manifests_only:
                     continue
                 imports = [l for l in code.splitlines() if re.match(r"^(@\w+\s+)*import\s", l)]
                 body = [l for l in code.splitlines() if l not in imports]
@@ -172,15 +352,20 @@ def main():
                 if result.returncode != 0:
                     errors = [l for l in result.stderr.splitlines() if "error:" in l][:5]
                     failures.append(f"{where}:\n    " + "\n    ".join(errors or result.stderr.splitlines()[-5:]))
+            finish(group)
     for skip in skipped:
         print(f"skipped {skip}")
     if failures:
-        print(f"check-snippets: {len(failures)} of {checked} snippets do not compile:", file=sys.stderr)
+        print(f"check-snippets: {len(failures)} of {checked} snippets fail the check:", file=sys.stderr)
         for failure in failures:
             print(failure, file=sys.stderr)
-        print("Fix the snippet, or say what it needs with <!-- snippet-context: ... --> right before it.",
+        print("Fix the snippet, or say what it needs with <!-- snippet-context: ... --> right before it; "
+              "a manifest lists exactly the products its snippets import.",
               file=sys.stderr)
         return 1
+    if arguments.manifests_only:
+        print(f"check-snippets: {checked} manifests and snippet-of snippets agree ({len(skipped)} skipped)")
+        return 0
     print(f"check-snippets: {checked} snippets compile ({len(skipped)} skipped)")
     return 0
 

@@ -70,6 +70,10 @@ step "plist corpus against plistlib" python3 scripts/plist-corpus-compare.py --s
 step "snippets of the README and the articles" python3 scripts/check-snippets.py --scratch-path "$debug_scratch"
 wait_for "$release" "$logs/release-build.log"
 binaries="$(scripts/build-release.sh --show-bin-path)"
+# The template daemon (Examples/minimal-daemon), built in the same release graph: started,
+# reloaded with SIGHUP and envctl, stopped with SIGTERM (exit status 0).
+step "template daemon (Examples/minimal-daemon/smoke-test.sh)" \
+    Examples/minimal-daemon/smoke-test.sh "$binaries/minimal-daemon" "$binaries/envctl"
 
 wait_for "$rootfs" "$logs/rootfs.log"
 step "end-to-end tests under systemd" python3 Tests/EndToEnd/run_e2e.py --binaries "$binaries"
