@@ -163,7 +163,8 @@ struct Diff: ParsableCommand {
         // The files as the daemon reads them: with its declaration (declared defaults, former
         // names), when it serves one (a daemon from before `Schema` does not).
         var options = try location.options(directory: directory)
-        if let schema = try? client.schema(), let declaration = try? SettingsDeclaration(jsonSchema: Data(schema.schema.utf8)),
+        if let schema = try? client.schema(),
+            let declaration = try? SettingsDeclaration(jsonSchema: Data(schema.schema.utf8)),
             !declaration.settings.isEmpty
         {
             options.declaration = declaration
