@@ -11,10 +11,25 @@ struct Reload: ParsableCommand {
             configuration and answers with the verdict. Exits 0 when it was applied or unchanged, 1 with \
             the reason when the daemon rejected it (and keeps its last good configuration). Use as
               ExecReload=/usr/local/bin/envctl reload --pid $MAINPID
-            with RuntimeDirectory= set in the unit.
+            with RuntimeDirectory= set in the unit. It takes the options that name a daemon (--pid, \
+            --app-name, --instance, --socket, --timeout); the ones that choose files to read are refused.
             """)
 
     @OptionGroup var location: LocationOptions
+
+    /// A reload asks a running daemon, which reads its own files: the options that choose files
+    /// to read are refused before anything is asked, with what to use instead.
+    func validate() throws {
+        var given: [String] = []
+        if location.configDirectory != nil { given.append("--config-dir") }
+        if location.environment != nil { given.append("--environment") }
+        if location.fleet.etcd.endpoints != nil || location.fleet.etcd.prefix != nil { given.append("--etcd-*") }
+        guard given.isEmpty else {
+            throw ValidationError(
+                "reload asks a running daemon (--pid, --app-name, --socket), which reads its own files and environment: "
+                    + "\(given.joined(separator: ", ")) do not apply. To check files, run envctl check \(given.first!) ...")
+        }
+    }
 
     func run() throws {
         try reportingFailures {

@@ -74,6 +74,16 @@ struct EnvctlConventionsTests {
         #expect(ControlSocketPath.forProcess(stranger.processIdentifier, processEnvironment: [:]) != other)
     }
 
+    @Test("reload refuses the options that choose files, before it asks anything, and says what to use")
+    func reloadRefusesFileOptions() throws {
+        for options in [["--config-dir", "/tmp"], ["--environment", "Staging", "--pid", "1"]] {
+            let refused = try Self.run(BuiltProducts.envctl, ["reload"] + options)
+            #expect(refused.status == 64, "\(options): \(refused.standardError)")
+            #expect(refused.standardError.contains("do not apply"), "\(refused.standardError)")
+            #expect(refused.standardError.contains("envctl check \(options[0])"), "\(refused.standardError)")
+        }
+    }
+
     @Test("--version prints the package's version, for envctl and the example daemon")
     func version() throws {
         for executable in [BuiltProducts.envctl, BuiltProducts.exampleDaemon] {
