@@ -165,6 +165,15 @@ public final class Environment: ConfigurationReading, Sendable {
         store.read { $0 } ?? loadDefaults()
     }
 
+    /// The value at a key path as a plain Swift value (`String`, `Int`, `Double`, `Bool`,
+    /// `Date`, `Data`, `[Any]`, `[String: Any]`), or `nil`: ``ConfigurationReading/fetch(_:)``,
+    /// called directly on the environment rather than through the protocol, so that
+    /// `Environment.shared.fetch(_:)` is one lookup and no generic code.
+    public func fetch(_ key: String) -> Any? {
+        guard let entry = store.entry(forKey: key) else { return loadDefaults().value(forKey: key)?.movedIntoAny() }
+        return entry?.value.movedIntoAny()
+    }
+
     /// The value at a key path in the current snapshot.
     public func value(forKey key: String) -> SettingValue? {
         if let entry = store.entry(forKey: key) { return entry?.value }
