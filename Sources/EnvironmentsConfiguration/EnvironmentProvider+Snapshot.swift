@@ -30,7 +30,7 @@ extension EnvironmentProvider {
         /// For example `EnvironmentProvider[Production, generation 3, 12 values]`.
         public var description: String {
             "\(providerName)[\(environmentSnapshot.environmentName), generation \(environmentSnapshot.generation), "
-                + "\(environmentSnapshot.leafKeys.count) values]"
+                + "\(environmentSnapshot.leafCount) values]"
         }
     }
 }

@@ -175,6 +175,6 @@ extension EnvironmentProvider: CustomStringConvertible {
     public var description: String {
         let snapshot = environment.snapshot
         return "\(providerName)[\(snapshot.environmentName), generation \(snapshot.generation), "
-            + "\(snapshot.leafKeys.count) values]"
+            + "\(snapshot.leafCount) values]"
     }
 }

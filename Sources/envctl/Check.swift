@@ -121,7 +121,7 @@ struct Check: ParsableCommand {
     }
 
     private func summary(_ snapshot: EnvironmentSnapshot) -> String {
-        var summary = "OK: environment \(snapshot.environmentName), \(snapshot.leafKeys.count) settings from "
+        var summary = "OK: environment \(snapshot.environmentName), \(snapshot.leafCount) settings from "
         summary += snapshot.files.isEmpty ? "the built-in configuration" : snapshot.files.joined(separator: ", ")
         let unreadable = Set(snapshot.unreadableCredentials.values.joined()).sorted()
         if !unreadable.isEmpty {

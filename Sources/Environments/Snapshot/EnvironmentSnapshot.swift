@@ -30,8 +30,20 @@ public final class EnvironmentSnapshot: Sendable {
     public let pendingRestart: [String: ConfiguredValue]
     /// When the snapshot was built.
     public let loadedAt: Date
-    /// The key paths of values that are not dictionaries, sorted: what a listing shows.
-    public let leafKeys: [String]
+    /// The key paths of values that are not dictionaries (and of empty dictionaries), sorted:
+    /// what a listing shows.
+    ///
+    /// Made from the snapshot's table at each call (sorting n keys): keep the result rather
+    /// than ask again in a loop. Not stored, so that a snapshot holds no second reference to
+    /// every key (16 bytes a key). ``leafCount`` counts them without sorting.
+    public var leafKeys: [String] {
+        table.compactMap { key, entry in
+            if case .dictionary(let members) = entry.value, !members.isEmpty { return nil }
+            return key
+        }.sorted()
+    }
+    /// How many ``leafKeys`` there are.
+    package let leafCount: Int
     /// Keys whose value holds `<credential NAME: not readable here>` instead of a credential
     /// that could not be read (`EnvironmentOptions.unreadableCredentialsAsPlaceholders`),
     /// with the credentials' names; empty otherwise.
@@ -65,7 +77,7 @@ public final class EnvironmentSnapshot: Sendable {
         let table = SettingTable(tree)
         self.table = table.entries
         self.sources = table.sources
-        self.leafKeys = table.leaves.sorted()
+        self.leafCount = table.leaves.count
         self.files = files
         self.location = location
         self.secretKeys = secretKeys
@@ -166,7 +178,7 @@ extension EnvironmentSnapshot: CustomStringConvertible {
     /// A one-line summary: environment, generation, number of keys and files.
     public var description: String {
         "environment \(environmentName)" + (instanceName.map { ", instance \($0)" } ?? "")
-            + ", generation \(generation), \(leafKeys.count) keys from "
+            + ", generation \(generation), \(leafCount) keys from "
             + (files.isEmpty ? "no files" : files.joined(separator: ", "))
     }
 }

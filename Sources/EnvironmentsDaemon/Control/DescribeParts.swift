@@ -19,6 +19,8 @@ struct DescribeParts: Sendable {
     /// with a leading comma.
     private let firstPartMembers: [UInt8]
     private let pendingKeys: [String]
+    /// The settings' keys, sorted once for the whole answer.
+    private let settingKeys: [String]
     /// A part is closed once its text reaches this many bytes (a single larger setting goes alone).
     let partSize: Int
     private var settingIndex = 0
@@ -33,6 +35,7 @@ struct DescribeParts: Sendable {
         self.showSecrets = showSecrets
         self.partSize = max(partSize, 1)
         pendingKeys = snapshot.pendingRestart.keys.sorted()
+        settingKeys = snapshot.leafKeys
         var common: [String: JSONValue] = [
             "applicationName": .string(applicationName), "environment": .string(snapshot.environmentName),
             "generation": .int(Int(snapshot.generation)), "loadedAt": .string(snapshot.loadedAt.formatted(.iso8601)),
@@ -53,7 +56,7 @@ struct DescribeParts: Sendable {
 
     /// Whether every part has been made.
     var isFinished: Bool {
-        started && settingIndex == snapshot.leafKeys.count && pendingIndex == pendingKeys.count
+        started && settingIndex == settingKeys.count && pendingIndex == pendingKeys.count
     }
 
     /// The next reply, encoded with its NUL (`continues` on all but the last), or `nil` after the last.
@@ -75,7 +78,7 @@ struct DescribeParts: Sendable {
         let fixed = commonMembers.count + firstPartMembers.count + 64
         guard fixed <= limit else { return nil }
         fill(&settings, &pending, until: limit - fixed)
-        guard settingIndex == snapshot.leafKeys.count, pendingIndex == pendingKeys.count,
+        guard settingIndex == settingKeys.count, pendingIndex == pendingKeys.count,
             fixed + settings.count + pending.count <= limit
         else { return nil }
         started = true
@@ -84,7 +87,7 @@ struct DescribeParts: Sendable {
 
     /// Adds settings, then restart-only keys, until their text reaches `budget` bytes (at least one).
     private mutating func fill(_ settings: inout [UInt8], _ pending: inout [UInt8], until budget: Int) {
-        let keys = snapshot.leafKeys
+        let keys = settingKeys
         while settingIndex < keys.count {
             if settings.count + pending.count >= budget && !(settings.isEmpty && pending.isEmpty) { return }
             let key = keys[settingIndex]
@@ -110,7 +113,7 @@ struct DescribeParts: Sendable {
 
     /// `{"parameters":{...},"continues":true}` and its NUL.
     private func assemble(_ settings: [UInt8], _ pending: [UInt8], first: Bool, continues: Bool?) -> [UInt8] {
-        let last = settingIndex == snapshot.leafKeys.count && pendingIndex == pendingKeys.count
+        let last = settingIndex == settingKeys.count && pendingIndex == pendingKeys.count
         var message: [UInt8] = []
         message.reserveCapacity(commonMembers.count + settings.count + pending.count + 128)
         message += Array(#"{"parameters":{"#.utf8)

@@ -42,7 +42,7 @@ package struct ConfigurationReporter: Sendable {
         let message =
             "Configuration \(what): environment \(snapshot.environmentName)"
             + (snapshot.instanceName.map { ", instance \($0)" } ?? "") + ", generation \(snapshot.generation), "
-            + "\(snapshot.leafKeys.count) settings"
+            + "\(snapshot.leafCount) settings"
         var entry = Self.entry(message, id: ConfigurationMessageID.applied, priority: "6", snapshot)
         for file in snapshot.files { entry.append("CONFIG_SOURCE_FILE", file) }
         var lines: [String] = []
