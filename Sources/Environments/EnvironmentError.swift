@@ -119,8 +119,8 @@ public struct EnvironmentError: Error, Sendable, Hashable {
         self.hint = hint
     }
 
-    /// `file:line: ` (or `file: `) when a file is known, else empty: the prefix editors and
-    /// compilers use, so terminals can jump to the spot.
+    /// `file:line` (or `file`) when a file is known, else empty: the place editors and
+    /// compilers name, so terminals can jump to the spot (``description`` puts `: ` after it).
     package var location: String {
         guard let file else { return "" }
         if let line { return "\(file):\(line)" }

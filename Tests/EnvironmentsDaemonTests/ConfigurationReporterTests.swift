@@ -59,13 +59,16 @@ struct ConfigurationReporterTests {
     }
 
     @Test("the applied entry carries MESSAGE_ID, environment, generation, files and every setting, secrets redacted")
-    func appliedEntry() throws {
+    func appliedEntry() async throws {
         let fixture = try Fixture()
         try "hunter2-secret\n".write(
             to: fixture.root.appendingPathComponent("password"), atomically: true, encoding: .utf8)
         try Self.plist(host: "one.example.com").write(to: fixture.mainFile, atomically: true, encoding: .utf8)
         let environment = try fixture.environment()
-        fixture.reporter.applied(environment.snapshot, change: nil, cause: nil)
+        let reloader = ConfigurationReloader(
+            environment: environment, reporter: fixture.reporter, stateFile: nil, levelControl: nil,
+            logger: Logger(label: "test"))
+        await reloader.start()
         let fields = try fixture.nextEntry()
         func values(_ name: String) -> [String] { fields.filter { $0.0 == name }.map(\.1) }
         #expect(values("MESSAGE_ID") == [ConfigurationMessageID.applied])

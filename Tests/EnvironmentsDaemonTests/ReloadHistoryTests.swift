@@ -125,6 +125,41 @@ struct ReloadHistoryTests {
         }
     }
 
+    @Test(
+        "a change made before the files are watched is caught up: the history, Describe's last reload and the state file tell the same reload"
+    )
+    func catchUpIsOneRecord() async throws {
+        let fixture = try ControlSocketTests.Fixture()
+        let environment = try fixture.environment()
+        // Between the first load and the start of watching: the service catches it up.
+        try fixture.write(ControlSocketTests.plist("meanwhile"))
+        var configuration = EnvironmentService.Configuration.inTest(controlSocket: fixture.socket, watchFiles: true)
+        let stateFile = fixture.root + "/run/state.json"
+        configuration.stateFile = stateFile
+        let service = EnvironmentService(
+            environment: environment, reloadSignals: nil, configuration: configuration,
+            logger: Logger(label: "history-tests"))
+        try await service.whileRunning {
+            #expect(environment.string("Greeting") == "meanwhile")
+            let history = try await JSONValue.record(
+                HistoryReply.self,
+                from: ControlSocketTests.call(fixture.socket, ControlInterface.Method.history).parameters)
+            #expect(history.entries.map(\.outcome) == [.loaded, .applied])
+            #expect(history.entries.map(\.trigger) == ["start", "file-change"])
+            let describe = try await JSONValue.record(
+                DescribeReply.self,
+                from: ControlSocketTests.call(fixture.socket, ControlInterface.Method.describe).parameters)
+            #expect(describe.lastReload?.outcome == .applied)
+            #expect(describe.lastReload?.trigger == "file-change")
+            #expect(describe.lastReload?.generation == 2)
+            #expect(describe.lastReload?.changedKeys == ["Greeting"])
+            let state = try ReloadState.read(from: stateFile)
+            #expect(state.generation == 2)
+            #expect(state.lastReload?.trigger == "file-change")
+            #expect(state.lastReload?.changedKeys == ["Greeting"])
+        }
+    }
+
     @Test("envctl history lists the daemon's entries; --json; diff --generation rebuilds a past generation")
     func envctl() async throws {
         try await whileServing { fixture in

@@ -51,18 +51,6 @@ final class SnapshotStore: Sendable {
         _ = replaced  // the store's reference, released here, outside the lock
     }
 
-    /// Publishes `snapshot` only if nothing was published yet.
-    ///
-    /// - Returns: Whether it was published.
-    func publishIfEmpty(_ snapshot: EnvironmentSnapshot) -> Bool {
-        current.withLock { current in
-            guard current == nil else { return false }
-            current = snapshot
-            version.add(1, ordering: .releasing)
-            return true
-        }
-    }
-
     /// The current snapshot, retained: for callers that keep it.
     func load() -> EnvironmentSnapshot? {
         current.withLock { $0 }

@@ -129,7 +129,7 @@ struct ControlHandler: Sendable {
                     candidates[absolute] = Data(contents.utf8)
                 }
             }
-            return check(candidates: candidates)
+            return await check(candidates: candidates)
         case ControlInterface.Method.reload:
             if let denied = deny(call, peer, reason: "reloading") { return denied }
             let record = await reloader.reload(trigger: .api, callerUID: peer.uid)
@@ -174,17 +174,20 @@ struct ControlHandler: Sendable {
             ])
     }
 
-    private func check(candidates: [String: Data]) -> VarlinkReply {
-        let current = environment.snapshot
-        do {
-            let built = try environment.check(candidates: candidates)
+    /// Builds the configuration with `candidates` on the build queue (it reads files and
+    /// credentials and runs `validate`, which may block), and says what a reload would do.
+    private func check(candidates: [String: Data]) async -> VarlinkReply {
+        let (current, built) = await reloader.check(candidates: candidates)
+        switch built {
+        case .success(let built):
             return Self.reply(
                 CheckReply(
                     environment: built.environmentName, generation: Int(current.generation),
                     changedKeys: built.changedKeys(since: current), pendingRestart: built.pendingRestart.keys.sorted(),
                     warnings: built.warnings.isEmpty ? nil : built.warnings.map(\.description)))
-        } catch {
-            return Self.reply(["error": Self.errorRecord(error)], error: ControlInterface.Error.configurationRejected)
+        case .failure(let error):
+            return Self.reply(
+                ["error": ConfigurationErrorRecord(error)], error: ControlInterface.Error.configurationRejected)
         }
     }
 
@@ -195,12 +198,6 @@ struct ControlHandler: Sendable {
             source: SourceRecord(
                 layer: configured.source.layer.rawValue, file: configured.source.file,
                 section: configured.source.section))
-    }
-
-    static func errorRecord(_ error: EnvironmentError) -> ConfigurationErrorRecord {
-        ConfigurationErrorRecord(
-            code: "\(error.code)", message: error.message, description: error.description, key: error.key,
-            file: error.file, line: error.line)
     }
 
     static func verdict(_ record: ReloadState.LastReload, environment: String) -> ReloadVerdictRecord {

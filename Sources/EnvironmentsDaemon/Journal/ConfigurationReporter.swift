@@ -3,8 +3,9 @@ import EnvironmentsControl
 import Logging
 import SystemdSupport
 
-/// Writes the configuration events to the journal: the effective settings after every
-/// applied load, rejected reloads and pending restarts, each with its fixed `MESSAGE_ID`.
+/// Writes each load and reload (``ReloadRecord``) to the journal: the effective settings after
+/// every applied load, the warnings, pending restarts, unchanged and rejected reloads, each with
+/// its fixed `MESSAGE_ID`.
 ///
 /// With a journal (`JournalLogHandler.Output.journal` or a socket) each event is one
 /// structured entry with repeated fields; on standard error it becomes a log line, followed
@@ -12,9 +13,9 @@ import SystemdSupport
 /// make a line of its own).
 package struct ConfigurationReporter: Sendable {
     /// Where the entries go.
-    package let output: JournalLogHandler.Output
+    let output: JournalLogHandler.Output
     /// The `SYSLOG_IDENTIFIER` of the entries.
-    package var identifier: String
+    let identifier: String
     let logger: Logger
     /// The sender for a `.socket` output, opened once.
     private let socketSender: JournalSocketSender?
@@ -34,11 +35,26 @@ package struct ConfigurationReporter: Sendable {
         }
     }
 
-    /// Reports the configuration now in effect: loaded at start (`change` and `cause` `nil`),
-    /// or applied by a reload.
-    package func applied(_ snapshot: EnvironmentSnapshot, change: EnvironmentChange?, cause: ReloadCause?) {
-        let changedKeys = change?.changedKeys
-        let what = changedKeys == nil ? "loaded" : "reloaded"
+    /// Writes the entries of `record`: the configuration now in effect, its warnings and the
+    /// keys that wait for a restart (loaded or applied); nothing changed (unchanged); the
+    /// rejection (rejected); none for an abandoned reload, which only the log tells.
+    func report(_ record: ReloadRecord) {
+        switch record.outcome {
+        case .loaded, .applied:
+            applied(record)
+            warnings(record.configuration)
+            pendingRestart(record.configuration)
+        case .unchanged: unchanged(record)
+        case .rejected: rejected(record)
+        case .abandoned: break
+        }
+    }
+
+    /// The configuration now in effect: loaded at start, or applied by a reload (with the
+    /// changed keys and their previous values).
+    private func applied(_ record: ReloadRecord) {
+        let snapshot = record.configuration
+        let what = record.outcome == .loaded ? "loaded" : "reloaded"
         let message =
             "Configuration \(what): environment \(snapshot.environmentName)"
             + (snapshot.instanceName.map { ", instance \($0)" } ?? "") + ", generation \(snapshot.generation), "
@@ -53,22 +69,22 @@ package struct ConfigurationReporter: Sendable {
             entry.append("CONFIG_SETTING_SOURCE", "\(key)=\(value.source)")
             lines.append("  \(setting)    # \(value.source)")
         }
-        Self.append(cause, to: &entry)
-        for key in changedKeys ?? [] {
+        Self.append(record, to: &entry)
+        for key in record.changedKeys {
             entry.append("CONFIG_CHANGED_KEY", key)
-            if let previous = change?.previous.configuredValue(forKey: key) {
+            if let previous = record.change?.previous.configuredValue(forKey: key) {
                 entry.append("CONFIG_PREVIOUS_SETTING", "\(key)=\(previous.displayValue())")
             }
         }
         send(entry, level: .info, text: message, details: lines)
     }
 
-    /// Reports a reload that found nothing to change.
-    package func unchanged(_ snapshot: EnvironmentSnapshot, cause: ReloadCause) {
+    /// A reload that found nothing to change.
+    private func unchanged(_ record: ReloadRecord) {
         let message =
-            "Configuration reloaded (\(cause.trigger.rawValue)), nothing changed: generation \(snapshot.generation)"
-        var entry = Self.entry(message, id: ConfigurationMessageID.unchanged, priority: "6", snapshot)
-        Self.append(cause, to: &entry)
+            "Configuration reloaded (\(record.triggerName)), nothing changed: generation \(record.generation)"
+        var entry = Self.entry(message, id: ConfigurationMessageID.unchanged, priority: "6", record.configuration)
+        Self.append(record, to: &entry)
         send(entry, level: .info, text: message)
     }
 
@@ -87,29 +103,30 @@ package struct ConfigurationReporter: Sendable {
         return entry
     }
 
-    /// `CONFIG_TRIGGER` (`start` without a cause), `CONFIG_CALLER_UID`, `CONFIG_FLEET_REVISION`.
-    private static func append(_ cause: ReloadCause?, to entry: inout JournalEntry) {
-        entry.append("CONFIG_TRIGGER", cause?.trigger.rawValue ?? ReloadCause.startTrigger)
-        if let uid = cause?.callerUID { entry.append("CONFIG_CALLER_UID", String(uid)) }
-        if let revision = cause?.fleetRevision { entry.append("CONFIG_FLEET_REVISION", String(revision)) }
+    /// `CONFIG_TRIGGER` (`start` for the load at start), `CONFIG_CALLER_UID`, `CONFIG_FLEET_REVISION`.
+    private static func append(_ record: ReloadRecord, to entry: inout JournalEntry) {
+        entry.append("CONFIG_TRIGGER", record.triggerName)
+        if let uid = record.cause?.callerUID { entry.append("CONFIG_CALLER_UID", String(uid)) }
+        if let revision = record.cause?.fleetRevision { entry.append("CONFIG_FLEET_REVISION", String(revision)) }
     }
 
-    /// Reports a rejected reload.
-    package func rejected(_ error: EnvironmentError, keeping snapshot: EnvironmentSnapshot, cause: ReloadCause? = nil) {
+    /// A rejected reload, with the file, line and key the error names.
+    private func rejected(_ record: ReloadRecord) {
+        guard let error = record.error else { return }
         let message =
-            "Configuration reload rejected, keeping generation \(snapshot.generation): \(error)"
-        var entry = Self.entry(message, id: ConfigurationMessageID.rejected, priority: "3", snapshot)
+            "Configuration reload rejected, keeping generation \(record.generation): \(error)"
+        var entry = Self.entry(message, id: ConfigurationMessageID.rejected, priority: "3", record.configuration)
         entry.append("CONFIG_ERROR", error.description)
         entry.append("CONFIG_ERROR_CODE", error.code.description)
         if let file = error.file { entry.append("CONFIG_FILE", file) }
         if let line = error.line { entry.append("CONFIG_LINE", String(line)) }
         if let key = error.key { entry.append("CONFIG_KEY", key) }
-        if let cause { Self.append(cause, to: &entry) }
+        Self.append(record, to: &entry)
         send(entry, level: .error, text: message)
     }
 
-    /// Reports restart-only keys whose new values wait for a restart.
-    package func pendingRestart(_ snapshot: EnvironmentSnapshot) {
+    /// Restart-only keys whose new values wait for a restart, if any.
+    private func pendingRestart(_ snapshot: EnvironmentSnapshot) {
         guard !snapshot.pendingRestart.isEmpty else { return }
         let keys = snapshot.pendingRestart.keys.sorted()
         let message =
@@ -123,12 +140,12 @@ package struct ConfigurationReporter: Sendable {
 
     /// The most warnings written as entries of their own after one load; the rest are counted
     /// in one more entry.
-    package static let maximumWarningEntries = 20
+    static let maximumWarningEntries = 20
 
-    /// Reports what the configuration now in effect should fix (``EnvironmentSnapshot/warnings``):
+    /// What the configuration now in effect should fix (``EnvironmentSnapshot/warnings``):
     /// one entry each, with `CONFIG_WARNING_CODE`, `CONFIG_FILE`, `CONFIG_LINE` and `CONFIG_KEY`
     /// where known, at most ``maximumWarningEntries``.
-    package func warnings(_ snapshot: EnvironmentSnapshot) {
+    private func warnings(_ snapshot: EnvironmentSnapshot) {
         for warning in snapshot.warnings.prefix(Self.maximumWarningEntries) {
             let message = "Configuration warning: \(warning)"
             var entry = Self.entry(message, id: ConfigurationMessageID.warning, priority: "4", snapshot)

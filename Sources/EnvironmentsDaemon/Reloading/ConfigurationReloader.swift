@@ -5,13 +5,17 @@ import Foundation
 import Logging
 import SystemdSupport
 
-/// Runs reloads one at a time and tells everyone about them: the log, systemd
-/// (`RELOADING=1` with `MONOTONIC_USEC=`, then `READY=1` and `STATUS=`), the journal's
-/// configuration entries, the state file that `envctl reload` waits on, and the log level.
+/// Runs the load at start and the reloads one at a time, and tells everyone about each.
 ///
-/// A reload's build runs on a thread of its own (``ReloadBuilds``), not on the actor, which is
-/// free meanwhile; reloads still take turns, so their notifications and reports never mix.
-/// ``abandonReloads()`` lets a stopping service stop waiting for a build however long it takes.
+/// Each attempt follows one sequence: build (files, credentials, `validate`) on the build queue
+/// (``ReloadBuilds``), never on the actor, which is free meanwhile; swap (the environment
+/// publishes the new snapshot, unless the service is stopping); then announce: one
+/// ``ReloadRecord`` is made of the outcome, and each output renders it — the log, the journal's
+/// configuration entries (``ConfigurationReporter``), the history (``ReloadHistory``), the
+/// metrics (``ReloadMetrics``), the state file (``ReloadState``), systemd's `STATUS=` with
+/// `READY=1` (``SystemdStatus``), and the control socket's verdict (``ReloadState/LastReload``).
+/// Reloads take turns, so their notifications and reports never mix. ``abandonReloads()`` lets
+/// a stopping service stop waiting for a build however long it takes.
 package actor ConfigurationReloader {
     /// The environment being reloaded.
     package nonisolated let environment: Environment
@@ -23,7 +27,8 @@ package actor ConfigurationReloader {
     let logger: Logger
     /// The reload metrics (swift-metrics).
     package nonisolated let metrics: ReloadMetrics
-    private var lastReload: ReloadState.LastReload?
+    /// The last reload, or `nil` before the first (the load at start is none).
+    private var lastReload: ReloadRecord?
     /// The last loads and reloads, for the control socket's `History`.
     private var history = ReloadHistory()
     /// Where the builds run.
@@ -32,6 +37,15 @@ package actor ConfigurationReloader {
     private var isReloading = false
     /// The reloads waiting for their turn, first come first served.
     private var turnWaiters: [CheckedContinuation<Void, Never>] = []
+    /// What `STATUS=` adds to the configuration's generation, by topic: how files are watched
+    /// when inotify is not available, where the fleet configuration comes from when etcd is not.
+    private var statusNotes: [String: String] = [:]
+    private var isReady = false
+    private var readyWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Set by ``stop()``: a reload that comes later (another service's) writes no state file.
+    private var isStopped = false
+    /// This process, as the state file names it (read from `/proc` once, not on every reload).
+    private nonisolated let process = DaemonProcess.current
 
     /// Creates a reloader.
     ///
@@ -39,7 +53,7 @@ package actor ConfigurationReloader {
     ///   - environment: The environment to reload.
     ///   - notifier: Sends readiness and reload notifications to systemd.
     ///   - reporter: Writes the configuration entries to the journal.
-    ///   - stateFile: Where to publish ``ReloadState`` for `envctl reload`, or `nil`.
+    ///   - stateFile: Where to publish ``ReloadState`` for scripts and monitoring, or `nil`.
     ///   - levelControl: Receives the `LogLevel` setting after every load, or `nil`.
     ///   - logLevelKey: The key that holds the log level.
     ///   - logger: Where reloads are logged.
@@ -60,29 +74,12 @@ package actor ConfigurationReloader {
         self.logger = logger
     }
 
-    /// The `STATUS=` text for a snapshot.
-    package nonisolated static func status(of snapshot: EnvironmentSnapshot) -> String {
-        "Environment \(snapshot.environmentName)" + (snapshot.instanceName.map { ", instance \($0)" } ?? "")
-            + ", configuration generation \(snapshot.generation)"
-    }
-
-    /// What `STATUS=` adds to the configuration's generation, by topic: how files are watched
-    /// when inotify is not available, where the fleet configuration comes from when etcd is not.
-    private var statusNotes: [String: String] = [:]
-
-    /// The `STATUS=` text for a snapshot, with the notes that apply now.
-    private func statusText(for snapshot: EnvironmentSnapshot) -> String {
-        var text = Self.status(of: snapshot)
-        for topic in statusNotes.keys.sorted() { text += "; " + statusNotes[topic]! }
-        return text
-    }
-
     /// Sets (or, with `nil`, clears) the `STATUS=` note about `topic`, and sends the new
     /// `STATUS=` at once when the service is ready.
     package func setStatusNote(_ note: String?, for topic: String) {
         guard statusNotes[topic] != note else { return }
         statusNotes[topic] = note
-        if isReady { notifier.status(statusText(for: environment.snapshot)) }
+        if isReady { notifier.status(SystemdStatus.text(of: environment.snapshot, notes: statusNotes)) }
     }
 
     /// The file watcher switched to polling (with the kernel's reason) or back to inotify
@@ -92,61 +89,24 @@ package actor ConfigurationReloader {
         setStatusNote(reason.map { "watching files by polling (\($0))" }, for: "files")
     }
 
-    /// The last reload attempt, or `nil` before the first.
-    package var lastReloadRecord: ReloadState.LastReload? { lastReload }
+    /// The last reload attempt as the state file and the control socket give it, or `nil`
+    /// before the first.
+    package var lastReloadRecord: ReloadState.LastReload? { lastReload.map(ReloadState.LastReload.init) }
 
     /// The last loads and reloads, oldest first (``ReloadHistory`` says how many).
     package var historyReply: HistoryReply {
         HistoryReply(entries: history.entries, limit: ReloadHistory.maximumEntries, dropped: history.dropped)
     }
 
-    /// Adds an attempt to the history.
-    private func remember(
-        _ outcome: ReloadHistoryRecord.Outcome, _ snapshot: EnvironmentSnapshot, cause: ReloadCause?,
-        change: EnvironmentChange? = nil, error: EnvironmentError? = nil
-    ) {
-        var record = ReloadHistoryRecord(
-            time: ReloadHistory.timestamp(), outcome: outcome, generation: Int(snapshot.generation),
-            environment: snapshot.environmentName, instance: snapshot.instanceName,
-            trigger: cause?.trigger.rawValue ?? ReloadCause.startTrigger, callerUID: cause?.callerUID.map(Int.init),
-            fleetRevision: cause?.fleetRevision.map(Int.init), pid: Int(getpid()))
-        if let change {
-            let kept = ReloadHistory.changes(of: change.changedKeys, from: change.previous, to: change.current)
-            record.changes = kept.changes
-            record.valuesOmitted = kept.valuesOmitted
-            record.changedKeyCount = change.changedKeys.count
-        }
-        if let error {
-            record.error = ConfigurationErrorRecord(
-                code: "\(error.code)", message: error.message, description: error.description, key: error.key,
-                file: error.file, line: error.line)
-        }
-        history.append(record)
-    }
-
-    private var isReady = false
-    private var readyWaiters: [CheckedContinuation<Void, Never>] = []
-
-    /// Announces the configuration loaded at start: applies the log level, reports the
-    /// effective settings and writes the state file. ``notifyReady()`` follows once the
-    /// daemon watches its files.
+    /// Announces the configuration loaded at start: applies the log level, logs and reports it,
+    /// and writes the state file. ``notifyReady()`` follows once the daemon watches its files.
     package func start() {
-        let snapshot = environment.snapshot
-        applyLogLevel(snapshot)
-        logger.info(
-            "configuration loaded",
-            metadata: [
-                "environment": "\(snapshot.environmentName)", "generation": "\(snapshot.generation)",
-                "files": "\(snapshot.files.joined(separator: ", "))",
-            ])
-        reporter.applied(snapshot, change: nil, cause: nil)
-        reporter.warnings(snapshot)
-        remember(.loaded, snapshot, cause: nil)
-        writeState(snapshot)
-        metrics.loaded(generation: snapshot.generation)
+        let now = MonotonicClock.nowMicroseconds()
+        announce(
+            ReloadRecord(.loaded, configuration: environment.snapshot, cause: nil, startedMonotonicMicroseconds: now))
     }
 
-    /// Removes the state file on a clean stop (a crash leaves it, and envctl tells it is stale
+    /// Removes the state file on a clean stop (a crash leaves it, and a reader tells it is stale
     /// from the process it names).
     package func stop() {
         isStopped = true
@@ -154,14 +114,11 @@ package actor ConfigurationReloader {
         ReloadState.remove(at: stateFile)
     }
 
-    /// Set by ``stop()``: a reload that comes later (another service's) writes no state file.
-    private var isStopped = false
-
     /// Sends `READY=1` with `STATUS=` (once) and releases ``waitUntilReady()``.
     package func notifyReady() {
         guard !isReady else { return }
         isReady = true
-        notifier.ready(status: statusText(for: environment.snapshot))
+        notifier.ready(status: SystemdStatus.text(of: environment.snapshot, notes: statusNotes))
         for waiter in readyWaiters { waiter.resume() }
         readyWaiters = []
     }
@@ -197,32 +154,24 @@ package actor ConfigurationReloader {
         builds.abandon()
     }
 
+    /// Builds the configuration as a reload would, with `candidates` (file contents by absolute
+    /// path) in place of the files there, on the build queue: the control socket's `Check`.
+    nonisolated func check(candidates: [String: Data]) async -> ReloadBuilds.CheckOutcome {
+        await builds.check(environment, candidates: candidates)
+    }
+
     /// Reloads quietly, without `RELOADING=1`, to pick up a change made between the first
-    /// load and the start of watching; reports only if something changed.
+    /// load and the start of watching; announces only if something changed or was rejected.
     package func catchUp() async {
         await takeTurn()
         defer { endTurn() }
         let started = MonotonicClock.nowMicroseconds()
-        let trigger = ReloadTrigger.fileChange
-        let cause = ReloadCause(trigger: trigger)
-        let record: ReloadState.LastReload
-        guard let outcome = await builds.reload(environment) else { return }
-        do {
-            guard case .applied(let change) = try outcome.get() else { return }
-            announce(change, cause: cause)
-            writeState(change.current)
-            record = ReloadState.LastReload(
-                outcome: .applied, startedMonotonicMicroseconds: started,
-                finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
-                generation: change.current.generation, changedKeys: change.changedKeys)
-        } catch {
-            reportRejection(error, cause: cause)
-            record = ReloadState.LastReload(
-                rejectedWith: error, startedMonotonicMicroseconds: started,
-                finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
-                generation: environment.generation)
-        }
-        metrics.reloaded(record, trigger: trigger)
+        guard let built = await builds.reload(environment) else { return }
+        if case .success(.unchanged) = built { return }
+        announce(
+            ReloadRecord(
+                built, keeping: environment.snapshot, cause: ReloadCause(trigger: .fileChange),
+                startedMonotonicMicroseconds: started))
     }
 
     /// Reloads the configuration and reports the result. Never throws: a rejected
@@ -230,12 +179,13 @@ package actor ConfigurationReloader {
     ///
     /// The build runs off the actor (``ReloadBuilds``). After ``abandonReloads()`` (the
     /// service is stopping) this returns at once, with a rejected record that says so, and
-    /// reports nothing: no `READY=1` follows `STOPPING=1`.
+    /// only logs it: no `READY=1` follows `STOPPING=1`.
     ///
     /// - Parameters:
     ///   - trigger: What started the reload.
     ///   - callerUID: A control call's caller, for the history and the journal.
     ///   - fleetRevision: A fleet change's etcd revision, for the history and the journal.
+    /// - Returns: The verdict, as the state file and the control socket's `Reload` give it.
     @discardableResult
     package func reload(trigger: ReloadTrigger, callerUID: UInt32? = nil, fleetRevision: Int64? = nil) async
         -> ReloadState.LastReload
@@ -244,120 +194,54 @@ package actor ConfigurationReloader {
         defer { endTurn() }
         let cause = ReloadCause(trigger: trigger, callerUID: callerUID, fleetRevision: fleetRevision)
         let started = MonotonicClock.nowMicroseconds()
-        if builds.isAbandoned { return abandonedRecord(started: started, trigger: trigger) }
-        notifier.reloading(status: "Reloading configuration (\(trigger.rawValue))")
-        guard let built = await builds.reload(environment) else {
-            return abandonedRecord(started: started, trigger: trigger)
+        let built: ReloadBuilds.Outcome?
+        if builds.isAbandoned {
+            built = nil
+        } else {
+            notifier.reloading(status: SystemdStatus.reloading(trigger))
+            built = await builds.reload(environment)
         }
-        let record: ReloadState.LastReload
+        guard let built else {
+            let record = ReloadRecord(
+                .abandoned, configuration: environment.snapshot, cause: cause, startedMonotonicMicroseconds: started)
+            announce(record)
+            return ReloadState.LastReload(record)
+        }
+        let record = ReloadRecord(
+            built, keeping: environment.snapshot, cause: cause, startedMonotonicMicroseconds: started)
+        announce(record)
+        // After the state file: a script that reads it once `systemctl reload` returns (systemd
+        // waits for this READY=1) reads this reload's verdict.
+        notifier.ready(status: SystemdStatus.text(after: record, notes: statusNotes))
+        return ReloadState.LastReload(record)
+    }
+
+    /// Renders `record` everywhere: the log level, the log, the journal, the history, the last
+    /// reload, the metrics and the state file. An abandoned reload, which changed nothing,
+    /// is only logged.
+    private func announce(_ record: ReloadRecord) {
+        if record.tookEffect { applyLogLevel(record.configuration) }
+        logger.log(record)
+        guard record.outcome != .abandoned else { return }
+        reporter.report(record)
+        history.append(record)
+        if record.outcome != .loaded { lastReload = record }
+        metrics.record(record)
+        writeState(record)
+    }
+
+    /// Writes the state file after `record`, unless the service stopped.
+    private func writeState(_ record: ReloadRecord) {
+        guard let stateFile, !isStopped else { return }
+        let state = ReloadState(
+            record, lastReload: lastReload.map(ReloadState.LastReload.init), options: environment.options,
+            process: process)
         do {
-            let outcome = try built.get()
-            switch outcome {
-            case .applied(let change):
-                let snapshot = change.current
-                announce(change, cause: cause)
-                record = ReloadState.LastReload(
-                    outcome: .applied, startedMonotonicMicroseconds: started,
-                    finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
-                    generation: snapshot.generation, changedKeys: change.changedKeys)
-            case .unchanged(let snapshot):
-                // One entry, in the journal or the log.
-                reporter.unchanged(snapshot, cause: cause)
-                remember(.unchanged, snapshot, cause: cause)
-                record = ReloadState.LastReload(
-                    outcome: .unchanged, startedMonotonicMicroseconds: started,
-                    finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
-                    generation: snapshot.generation)
-            }
+            try state.write(to: stateFile)
         } catch {
-            let snapshot = environment.snapshot
-            reportRejection(error, cause: cause)
-            record = ReloadState.LastReload(
-                rejectedWith: error, startedMonotonicMicroseconds: started,
-                finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
-                generation: snapshot.generation)
-        }
-        lastReload = record
-        metrics.reloaded(record, trigger: trigger)
-        let snapshot = environment.snapshot
-        // The state file first: when systemd sees READY=1, `envctl reload` can read the verdict.
-        writeState(snapshot)
-        var status = statusText(for: snapshot)
-        if let error = record.error { status += "; reload rejected: \(error)" }
-        notifier.ready(status: status)
-        return record
-    }
-
-    /// The record of a reload abandoned because the service stops; logged, not reported.
-    private func abandonedRecord(started: UInt64, trigger: ReloadTrigger) -> ReloadState.LastReload {
-        let generation = environment.generation
-        logger.notice(
-            "reload abandoned: the service is stopping; keeping generation \(generation)",
-            metadata: ["trigger": "\(trigger.rawValue)"])
-        return ReloadState.LastReload(
-            outcome: .rejected, startedMonotonicMicroseconds: started,
-            finishedMonotonicMicroseconds: MonotonicClock.nowMicroseconds(), trigger: trigger.rawValue,
-            generation: generation,
-            error: "the service is stopping: the reload was abandoned, generation \(generation) stays")
-    }
-
-    private func reportRejection(_ error: EnvironmentError, cause: ReloadCause) {
-        let snapshot = environment.snapshot
-        var metadata: Logger.Metadata = ["trigger": "\(cause.trigger.rawValue)", "error_code": "\(error.code)"]
-        if let file = error.file { metadata["config_file"] = "\(file)" }
-        if let line = error.line { metadata["config_line"] = "\(line)" }
-        if let key = error.key { metadata["config_key"] = "\(key)" }
-        logger.error(
-            "configuration reload rejected, keeping generation \(snapshot.generation): \(error)", metadata: metadata)
-        reporter.rejected(error, keeping: snapshot, cause: cause)
-        remember(.rejected, snapshot, cause: cause, error: error)
-    }
-
-    /// Sends `STOPPING=1`.
-    package func stopping() {
-        notifier.stopping(status: "Stopping")
-    }
-
-    /// An applied change: the log level, the log, the journal, pending restarts.
-    private func announce(_ change: EnvironmentChange, cause: ReloadCause) {
-        applyLogLevel(change.current)
-        logChange(change, trigger: cause.trigger)
-        reporter.applied(change.current, change: change, cause: cause)
-        reporter.warnings(change.current)
-        remember(.applied, change.current, cause: cause, change: change)
-        if !change.current.pendingRestart.isEmpty { reportPending(change.current) }
-    }
-
-    private func logChange(_ change: EnvironmentChange, trigger: ReloadTrigger) {
-        let snapshot = change.current
-        let changes = change.changedKeys.map { key -> String in
-            let old = change.previous.configuredValue(forKey: key).map { $0.displayValue() } ?? "<unset>"
-            let new = snapshot.configuredValue(forKey: key).map { $0.displayValue() } ?? "<unset>"
-            return "\(key): \(old) -> \(new)"
-        }
-        // Values the same, sources or pending restarts not: say what changed rather than "changed: ".
-        let summary =
-            change.changedKeys.isEmpty
-            ? "no value changed (sources or pending restarts did)"
-            : "changed: \(change.changedKeys.joined(separator: ", "))"
-        logger.info(
-            "configuration reloaded: generation \(snapshot.generation), \(summary)",
-            metadata: [
-                "trigger": "\(trigger.rawValue)", "environment": "\(snapshot.environmentName)",
-                "generation": "\(snapshot.generation)", "changed_keys": "\(change.changedKeys.joined(separator: ","))",
-                "changes": "\(changes.joined(separator: "; "))",
-            ])
-    }
-
-    private func reportPending(_ snapshot: EnvironmentSnapshot) {
-        for key in snapshot.pendingRestart.keys.sorted() {
-            let current = snapshot.configuredValue(forKey: key)?.displayValue() ?? "<unset>"
-            let waiting = snapshot.pendingRestart[key]!.displayValue()
             logger.warning(
-                "'\(key)' changed to \(waiting) but can only change on restart; keeping \(current) (pending restart)",
-                metadata: ["config_key": "\(key)"])
+                "cannot write the reload state file", metadata: ["path": "\(stateFile)", "error": "\(error)"])
         }
-        reporter.pendingRestart(snapshot)
     }
 
     private func applyLogLevel(_ snapshot: EnvironmentSnapshot) {
@@ -402,30 +286,6 @@ package actor ConfigurationReloader {
             logger.notice(
                 "log level override removed by uid \(uid); the log level is \(levelControl.level) again (\(logLevelKey))"
             )
-        }
-    }
-
-    private func writeState(_ snapshot: EnvironmentSnapshot) {
-        guard let stateFile, !isStopped else { return }
-        let options = environment.options
-        var state = ReloadState(
-            pid: getpid(), applicationName: options?.applicationName ?? "app", environment: snapshot.environmentName,
-            configDirectory: options?.configDirectory, resolvedDirectory: snapshot.location?.directory,
-            generation: snapshot.generation, files: snapshot.files,
-            pendingRestart: snapshot.pendingRestart.keys.sorted(), lastReload: lastReload,
-            credentialsDirectory: options?.processEnvironment[EnvironmentOptions.credentialsDirectoryVariable],
-            runningValues: snapshot.pendingRestart.keys.reduce(into: [:]) { values, key in
-                values[key] = snapshot.configuredValue(forKey: key)?.displayValue() ?? "<unset>"
-            })
-        state.instance = snapshot.instanceName
-        let process = DaemonProcess.current
-        state.processStartTime = process.startTime
-        state.bootID = process.bootID
-        do {
-            try state.write(to: stateFile)
-        } catch {
-            logger.warning(
-                "cannot write the reload state file", metadata: ["path": "\(stateFile)", "error": "\(error)"])
         }
     }
 }

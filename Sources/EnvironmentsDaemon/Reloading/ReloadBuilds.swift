@@ -1,16 +1,22 @@
 import Dispatch
 import Environments
+import Foundation
 
-/// Runs the builds of reloads (reading, parsing, merging and interpolating the files, and the
-/// application's `validate`) on a dispatch queue of their own, never on Swift's cooperative
-/// pool, and lets a stopping service stop waiting for them.
+/// Runs the daemon's builds of the configuration (reading, parsing, merging and interpolating
+/// the files, reading credential files, and the application's `validate`) on a dispatch queue
+/// of their own, never on Swift's cooperative pool, whose few threads all the program's async
+/// code shares; and lets a stopping service stop waiting for a reload's build.
 ///
 /// A build may take long: hostile input, a slow file system, a `validate` that asks a server.
-/// Its result comes back through a continuation, so the reloader's actor (and so the control
-/// socket, the signal handling and the stop) is free meanwhile. ``abandon()`` resumes every
-/// waiter at once with `nil`; a build that is still running goes on, on its thread, but never
-/// publishes: its snapshot is published only through a gate that holds this type's lock and
-/// checks that nothing was abandoned, so once ``abandon()`` returns, no reload takes effect.
+/// Its result comes back through a continuation, so the caller's thread (and the reloader's
+/// actor, and so the control socket, the signal handling and the stop) is free meanwhile.
+/// The queue is serial: builds run one at a time, in the order they were asked for, so a
+/// `Check` asked for after a reload judges the configuration that reload left.
+///
+/// ``abandon()`` resumes every reload's waiter at once with `nil`; a build that is still
+/// running goes on, on its thread, but never publishes: its snapshot is published only through
+/// a gate that holds this type's lock and checks that nothing was abandoned, so once
+/// ``abandon()`` returns, no reload takes effect.
 final class ReloadBuilds: Sendable {
     /// What a build came to: the environment's outcome, or the error that rejected it.
     typealias Outcome = Result<ReloadOutcome, EnvironmentError>
@@ -58,8 +64,25 @@ final class ReloadBuilds: Sendable {
         }
     }
 
-    /// Stops waiting for every build, now and from now on: each waiter gets `nil`, and no
-    /// build that is running or comes later publishes its snapshot.
+    /// What a `Check` came to: the configuration in use when it ran, and what a reload would
+    /// have built instead, or the error that would have rejected it.
+    typealias CheckOutcome = (current: EnvironmentSnapshot, built: Result<EnvironmentSnapshot, EnvironmentError>)
+
+    /// Builds the configuration as a reload would, with `candidates` read in place of the files
+    /// at their paths (``Environment/check(candidates:)``), on the queue, and waits for it: the
+    /// control socket's `Check`. Nothing is published, so nothing is abandoned either.
+    func check(_ environment: Environment, candidates: [String: Data]) async -> CheckOutcome {
+        await withCheckedContinuation { continuation in
+            queue.async {
+                let current = environment.snapshot
+                let built = Result { () throws(EnvironmentError) in try environment.check(candidates: candidates) }
+                continuation.resume(returning: (current, built))
+            }
+        }
+    }
+
+    /// Stops waiting for every reload's build, now and from now on: each waiter gets `nil`, and
+    /// no build that is running or comes later publishes its snapshot.
     func abandon() {
         let waiters = state.withLock { state in
             state.isAbandoned = true

@@ -19,7 +19,7 @@ package struct ReloadHistory: Sendable {
     /// About how many bytes of text the entries take at most.
     package static let maximumBytes = 768 << 10
     /// About how many bytes of text one entry's changes take at most.
-    package static let maximumEntryBytes = 128 << 10
+    static let maximumEntryBytes = 128 << 10
 
     /// The entries, oldest first.
     package private(set) var entries: [ReloadHistoryRecord] = []
@@ -29,6 +29,32 @@ package struct ReloadHistory: Sendable {
     private var totalSize = 0
 
     package init() {}
+
+    /// Adds the entry of `record`, the newest (an abandoned reload has none: it changed nothing
+    /// and only the log tells of it).
+    mutating func append(_ record: ReloadRecord) {
+        let outcome: ReloadHistoryRecord.Outcome
+        switch record.outcome {
+        case .loaded: outcome = .loaded
+        case .applied: outcome = .applied
+        case .unchanged: outcome = .unchanged
+        case .rejected: outcome = .rejected
+        case .abandoned: return
+        }
+        var entry = ReloadHistoryRecord(
+            time: Self.timestamp(record.finished), outcome: outcome, generation: Int(record.generation),
+            environment: record.configuration.environmentName, instance: record.configuration.instanceName,
+            trigger: record.triggerName, callerUID: record.cause?.callerUID.map(Int.init),
+            fleetRevision: record.cause?.fleetRevision.map(Int.init), pid: Int(getpid()))
+        if let change = record.change {
+            let kept = Self.changes(of: change.changedKeys, from: change.previous, to: change.current)
+            entry.changes = kept.changes
+            entry.valuesOmitted = kept.valuesOmitted
+            entry.changedKeyCount = change.changedKeys.count
+        }
+        entry.error = record.error.map(ConfigurationErrorRecord.init)
+        append(entry)
+    }
 
     /// Adds the newest entry, dropping the oldest beyond the limits.
     package mutating func append(_ record: ReloadHistoryRecord) {
@@ -101,5 +127,14 @@ package struct ReloadHistory: Sendable {
     /// The time of an entry: now, ISO 8601 with milliseconds, UTC.
     package static func timestamp(_ date: Date = Date()) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}
+
+extension ConfigurationErrorRecord {
+    /// How the history and the control socket give `error`.
+    init(_ error: EnvironmentError) {
+        self.init(
+            code: "\(error.code)", message: error.message, description: error.description, key: error.key,
+            file: error.file, line: error.line)
     }
 }

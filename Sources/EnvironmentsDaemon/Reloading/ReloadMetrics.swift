@@ -13,7 +13,6 @@ import Foundation
 /// | `environments_generation` | gauge | the configuration generation in use |
 /// | `environments_reload_duration_seconds` | timer | how long reloads take, each result |
 /// | `environments_watch_polling` | gauge | 1 while the file watcher polls (inotify unavailable) |
-///
 /// | `environments_fleet_revision_lag` | gauge | fleet mode: etcd revisions between the newest seen and the one in use |
 package struct ReloadMetrics: Sendable {
     private let factory: any MetricsFactory
@@ -36,19 +35,28 @@ package struct ReloadMetrics: Sendable {
         fleetRevisionLag = Gauge(label: "environments_fleet_revision_lag", factory: factory)
     }
 
-    /// The configuration loaded at start: good, at `generation`.
-    func loaded(generation value: UInt64, at date: Date = Date()) {
-        lastSuccessful.record(1)
-        lastSuccessTimestamp.record(date.timeIntervalSince1970)
-        generation.record(Double(value))
-        watchPolling.record(0)
-    }
-
-    /// A reload's result.
-    func reloaded(_ record: ReloadState.LastReload, trigger: ReloadTrigger, at date: Date = Date()) {
+    /// Records `record`: the load at start sets the gauges (good, at its generation, not
+    /// polling); a reload also counts by result and trigger, and times the reload. An abandoned
+    /// reload, which changed nothing, records nothing.
+    func record(_ record: ReloadRecord) {
+        let result: String
+        switch record.outcome {
+        case .loaded:
+            lastSuccessful.record(1)
+            lastSuccessTimestamp.record(record.finished.timeIntervalSince1970)
+            generation.record(Double(record.generation))
+            watchPolling.record(0)
+            return
+        case .abandoned: return
+        case .applied: result = "applied"
+        case .unchanged: result = "unchanged"
+        case .rejected: result = "rejected"
+        }
+        guard let trigger = record.cause?.trigger else { return }  // a reload has one
         Counter(
             label: "environments_reloads_total",
-            dimensions: [("result", record.outcome.rawValue), ("trigger", Self.label(of: trigger))], factory: factory
+            dimensions: [("result", result), ("trigger", Self.label(of: trigger))],
+            factory: factory
         ).increment()
         let microseconds = record.finishedMonotonicMicroseconds &- record.startedMonotonicMicroseconds
         duration.recordNanoseconds(Int64(clamping: microseconds) &* 1_000)
@@ -57,7 +65,7 @@ package struct ReloadMetrics: Sendable {
             lastSuccessful.record(0)
         } else {
             lastSuccessful.record(1)
-            lastSuccessTimestamp.record(date.timeIntervalSince1970)
+            lastSuccessTimestamp.record(record.finished.timeIntervalSince1970)
         }
     }
 

@@ -6,8 +6,9 @@ import Foundation
 /// scripts and monitoring that read files (the control socket answers the same questions).
 ///
 /// The daemon rewrites the file atomically (write a temporary file, then rename it over) at
-/// start and after every reload attempt. ``LastReload/startedMonotonicMicroseconds`` tells a
-/// reader that signalled the daemon whether a reload started after its signal.
+/// start and after every reload attempt (but one given up because the daemon stops).
+/// ``LastReload/startedMonotonicMicroseconds`` tells a reader that signalled the daemon whether a
+/// reload started after its signal.
 package struct ReloadState: Codable, Sendable, Hashable {
     /// The daemon's process id.
     package var pid: Int32
@@ -61,7 +62,7 @@ package struct ReloadState: Codable, Sendable, Hashable {
         package var startedMonotonicMicroseconds: UInt64
         /// `CLOCK_MONOTONIC` (µs) when it finished.
         package var finishedMonotonicMicroseconds: UInt64
-        /// What triggered it: `signal`, `file-change`, `api`.
+        /// What triggered it: `signal`, `file-change`, `api`, `etcd`.
         package var trigger: String
         /// The generation in use afterwards.
         package var generation: UInt64
@@ -80,58 +81,56 @@ package struct ReloadState: Codable, Sendable, Hashable {
         /// The line in ``errorFile``, where known.
         package var errorLine: Int?
 
-        /// Creates a record.
-        package init(
-            outcome: Outcome, startedMonotonicMicroseconds: UInt64, finishedMonotonicMicroseconds: UInt64,
-            trigger: String, generation: UInt64, changedKeys: [String] = [], error: String? = nil
-        ) {
-            self.outcome = outcome
-            self.startedMonotonicMicroseconds = startedMonotonicMicroseconds
-            self.finishedMonotonicMicroseconds = finishedMonotonicMicroseconds
-            self.trigger = trigger
-            self.generation = generation
-            self.changedKeys = changedKeys
-            self.error = error
-        }
-
-        /// A record of a rejected reload, with the details of `error`.
-        package init(
-            rejectedWith error: EnvironmentError, startedMonotonicMicroseconds: UInt64,
-            finishedMonotonicMicroseconds: UInt64, trigger: String, generation: UInt64
-        ) {
-            self.init(
-                outcome: .rejected, startedMonotonicMicroseconds: startedMonotonicMicroseconds,
-                finishedMonotonicMicroseconds: finishedMonotonicMicroseconds, trigger: trigger, generation: generation,
-                error: error.description)
-            errorCode = "\(error.code)"
-            errorMessage = error.message
-            errorKey = error.key
-            errorFile = error.file
-            errorLine = error.line
+        /// What `record`, a reload, says here and in the control socket's verdict: an
+        /// abandoned reload is a rejected one whose error says the service is stopping.
+        init(_ record: ReloadRecord) {
+            switch record.outcome {
+            case .loaded, .applied: outcome = .applied
+            case .unchanged: outcome = .unchanged
+            case .rejected, .abandoned: outcome = .rejected
+            }
+            startedMonotonicMicroseconds = record.startedMonotonicMicroseconds
+            finishedMonotonicMicroseconds = record.finishedMonotonicMicroseconds
+            trigger = record.triggerName
+            generation = record.generation
+            changedKeys = record.changedKeys
+            if record.outcome == .abandoned { error = record.abandonedReason }
+            if let rejection = record.error {
+                error = rejection.description
+                errorCode = "\(rejection.code)"
+                errorMessage = rejection.message
+                errorKey = rejection.key
+                errorFile = rejection.file
+                errorLine = rejection.line
+            }
         }
     }
 
-    /// Creates a state.
-    package init(
-        pid: Int32, applicationName: String, environment: String, configDirectory: String?, resolvedDirectory: String?,
-        generation: UInt64, files: [String], pendingRestart: [String], lastReload: LastReload? = nil,
-        credentialsDirectory: String? = nil, runningValues: [String: String]? = nil
-    ) {
-        self.pid = pid
-        self.applicationName = applicationName
-        self.environment = environment
-        self.configDirectory = configDirectory
-        self.resolvedDirectory = resolvedDirectory
-        self.generation = generation
-        self.files = files
-        self.pendingRestart = pendingRestart
+    /// The state after `record`: its configuration, `lastReload` (the last reload, which is
+    /// `record` unless it is the load at start), the options the daemon runs with and its
+    /// `process`.
+    init(_ record: ReloadRecord, lastReload: LastReload?, options: EnvironmentOptions?, process: DaemonProcess) {
+        let snapshot = record.configuration
+        pid = process.pid
+        applicationName = options?.applicationName ?? "app"
+        environment = snapshot.environmentName
+        instance = snapshot.instanceName
+        configDirectory = options?.configDirectory
+        resolvedDirectory = snapshot.location?.directory
+        generation = snapshot.generation
+        files = snapshot.files
+        pendingRestart = record.pendingRestartKeys
         self.lastReload = lastReload
-        self.credentialsDirectory = credentialsDirectory
-        self.runningValues = runningValues
+        credentialsDirectory = options?.processEnvironment[EnvironmentOptions.credentialsDirectoryVariable]
+        runningValues = snapshot.pendingRestart.keys.reduce(into: [:]) { values, key in
+            values[key] = snapshot.configuredValue(forKey: key)?.displayValue() ?? "<unset>"
+        }
+        processStartTime = process.startTime
+        bootID = process.bootID
     }
 
     /// The file name used in `$RUNTIME_DIRECTORY`.
-    package static let defaultFileName = DaemonProcess.stateFileName
+    static let defaultFileName = DaemonProcess.stateFileName
 
     /// `$RUNTIME_DIRECTORY/environment-state.json` (systemd sets the variable from
     /// `RuntimeDirectory=`; with several directories, the first), or `nil` without it.

@@ -1,11 +1,13 @@
 /// What started a reload.
 package enum ReloadTrigger: String, Sendable, Hashable {
-    /// `SIGHUP`: `systemctl reload`, `kill -HUP`, or `envctl reload`.
+    /// `SIGHUP`: `kill -HUP`, or `systemctl reload` of a unit without `ExecReload=`
+    /// (`Type=notify-reload`).
     case signal
     /// A configuration file or drop-in changed on disk.
     case fileChange = "file-change"
     /// The application called ``ConfigurationReloader/reload(trigger:callerUID:fleetRevision:)``
-    /// itself, or a control call did.
+    /// itself, or a control call did (`envctl reload`, so `systemctl reload` with it as
+    /// `ExecReload=`).
     case api
     /// The fleet configuration in etcd changed (`EnvironmentsEtcd`).
     case etcd

@@ -1,0 +1,68 @@
+import Environments
+import Logging
+
+extension Logger {
+    /// Logs `record`: the load at start and an applied reload at `info` (a reload with each
+    /// changed key's value before and after), each key that waits for a restart at `warning`,
+    /// a rejection at `error` with the file, line and key it names, an abandoned reload at
+    /// `notice`. A reload that changed nothing is not logged here: the journal tells it (or,
+    /// without a journal, ``ConfigurationReporter`` logs it).
+    func log(_ record: ReloadRecord) {
+        let snapshot = record.configuration
+        switch record.outcome {
+        case .loaded:
+            info(
+                "configuration loaded",
+                metadata: [
+                    "environment": "\(snapshot.environmentName)", "generation": "\(snapshot.generation)",
+                    "files": "\(snapshot.files.joined(separator: ", "))",
+                ])
+        case .applied:
+            guard let change = record.change else { return }
+            logChange(change, trigger: record.triggerName)
+            for key in record.pendingRestartKeys {
+                let current = snapshot.configuredValue(forKey: key)?.displayValue() ?? "<unset>"
+                let waiting = snapshot.pendingRestart[key]!.displayValue()
+                warning(
+                    "'\(key)' changed to \(waiting) but can only change on restart; keeping \(current) (pending restart)",
+                    metadata: ["config_key": "\(key)"])
+            }
+        case .unchanged:
+            break
+        case .rejected:
+            guard let error = record.error else { return }
+            var metadata: Logger.Metadata = ["trigger": "\(record.triggerName)", "error_code": "\(error.code)"]
+            if let file = error.file { metadata["config_file"] = "\(file)" }
+            if let line = error.line { metadata["config_line"] = "\(line)" }
+            if let key = error.key { metadata["config_key"] = "\(key)" }
+            self.error(
+                "configuration reload rejected, keeping generation \(record.generation): \(error)", metadata: metadata)
+        case .abandoned:
+            notice(
+                "reload abandoned: the service is stopping; keeping generation \(record.generation)",
+                metadata: ["trigger": "\(record.triggerName)"])
+        }
+    }
+
+    /// An applied reload: the changed keys, with their values before and after.
+    private func logChange(_ change: EnvironmentChange, trigger: String) {
+        let snapshot = change.current
+        let changes = change.changedKeys.map { key -> String in
+            let old = change.previous.configuredValue(forKey: key).map { $0.displayValue() } ?? "<unset>"
+            let new = snapshot.configuredValue(forKey: key).map { $0.displayValue() } ?? "<unset>"
+            return "\(key): \(old) -> \(new)"
+        }
+        // Values the same, sources or pending restarts not: say what changed rather than "changed: ".
+        let summary =
+            change.changedKeys.isEmpty
+            ? "no value changed (sources or pending restarts did)"
+            : "changed: \(change.changedKeys.joined(separator: ", "))"
+        info(
+            "configuration reloaded: generation \(snapshot.generation), \(summary)",
+            metadata: [
+                "trigger": "\(trigger)", "environment": "\(snapshot.environmentName)",
+                "generation": "\(snapshot.generation)", "changed_keys": "\(change.changedKeys.joined(separator: ","))",
+                "changes": "\(changes.joined(separator: "; "))",
+            ])
+    }
+}
