@@ -67,7 +67,7 @@ for settings in [1_000, 10_000] {
     }
 }
 let verdict = Verdict(
-    outcome: "applied", environment: "Production", trigger: "api", generation: 7, changedKeys: ["LogLevel"],
+    outcome: "applied", environment: "Production", trigger: "control", generation: 7, changedKeys: ["LogLevel"],
     startedMonotonicUSec: 1_000_000, finishedMonotonicUSec: 1_000_900)
 try compare("10,000 Reload verdicts") { ours in
     var total = 0

@@ -8,7 +8,7 @@ package enum ConfigurationMessageID {
     /// A configuration was applied, at start or by a reload. The entry carries
     /// `CONFIG_ENVIRONMENT`, `CONFIG_GENERATION`, `CONFIG_SOURCE_FILE` (repeated),
     /// `CONFIG_SETTING=Key=value` (repeated, secrets redacted), `CONFIG_SETTING_SOURCE=Key=source`
-    /// (repeated), `CONFIG_TRIGGER` (`start`, `signal`, `file-change`, `api`, `etcd`),
+    /// (repeated), `CONFIG_TRIGGER` (`start`, `signal`, `file`, `control`, `fleet`),
     /// `CONFIG_CALLER_UID` and `CONFIG_FLEET_REVISION` where they apply and, after a reload,
     /// `CONFIG_CHANGED_KEY` (repeated) and `CONFIG_PREVIOUS_SETTING=Key=value` (repeated: the
     /// changed keys' values before, for those that were set).

@@ -89,7 +89,7 @@ package enum ControlInterface {
           outcome: (applied, unchanged, rejected),
           # The environment in use afterwards.
           environment: string,
-          # signal, file-change, api or etcd
+          # signal, file, control or fleet
           trigger: string,
           # The generation in use afterwards.
           generation: int,
@@ -182,7 +182,7 @@ package enum ControlInterface {
           generation: int,
           environment: string,
           instance: ?string,
-          # start, signal, file-change, api (a control call, or the application) or etcd
+          # start, signal, file, control (a control call, or the application) or fleet
           trigger: string,
           # A control call's caller.
           callerUID: ?int,

@@ -26,8 +26,8 @@ package struct ReloadHistoryRecord: Codable, Sendable, Hashable {
     package var environment: String
     /// The instance, if any.
     package var instance: String?
-    /// What started it: `start`, `signal`, `file-change`, `api` (a control call or the
-    /// application), `etcd` (a fleet change).
+    /// What started it: `start`, `signal`, `file`, `control` (a control call or the
+    /// application), `fleet` (a fleet change); before 0.2.0, `file-change`, `api`, `etcd`.
     package var trigger: String
     /// For a control call: the caller's uid (`SO_PEERCRED`).
     package var callerUID: Int?
@@ -66,13 +66,14 @@ package struct ReloadHistoryRecord: Codable, Sendable, Hashable {
         self.pid = pid
     }
 
-    /// What started the attempt, in words: `signal`, `file change`, `control call from uid 0`,
-    /// `fleet revision 42`, `start`.
+    /// What started the attempt, in words: `start`, `signal`, `file`, `control from uid 0`
+    /// (`control by the application` without a caller), `fleet revision 42`. The names of
+    /// entries written before 0.2.0 (`file-change`, `api`, `etcd`) read as today's.
     package var triggerDescription: String {
         switch trigger {
-        case "api": return callerUID.map { "control call from uid \($0)" } ?? "the application"
-        case "etcd": return fleetRevision.map { "fleet revision \($0)" } ?? "fleet change"
-        case "file-change": return "file change"
+        case "control", "api": return callerUID.map { "control from uid \($0)" } ?? "control by the application"
+        case "fleet", "etcd": return fleetRevision.map { "fleet revision \($0)" } ?? "fleet"
+        case "file", "file-change": return "file"
         default: return trigger
         }
     }

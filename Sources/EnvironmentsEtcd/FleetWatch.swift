@@ -118,7 +118,7 @@ struct FleetWatch: Service, CustomStringConvertible {
     /// the configuration in use now comes from them (`false` when the reload was rejected).
     private func apply(_ state: FleetState) async -> Bool {
         fleet.layer.update(state)
-        let record = await reloader.reload(trigger: .etcd, fleetRevision: state.revision)
+        let record = await reloader.reload(trigger: .fleet, fleetRevision: state.revision)
         guard record.outcome != .rejected else { return false }
         fleet.cacheLater(state)
         return true

@@ -103,7 +103,7 @@ struct ConfigurationReporterTests {
         _ = try fixture.nextEntry()
 
         try Self.plist(host: "two.example.com").write(to: fixture.mainFile, atomically: true, encoding: .utf8)
-        let applied = await reloader.reload(trigger: .api, callerUID: 4242)
+        let applied = await reloader.reload(trigger: .control, callerUID: 4242)
         #expect(applied.outcome == .applied)
         #expect(applied.changedKeys == ["APIBaseUrl", "Host"])
         let entry = try fixture.nextEntry()
@@ -113,14 +113,14 @@ struct ConfigurationReporterTests {
                 "APIBaseUrl=https://one.example.com/v1", "Host=one.example.com",
             ])
         #expect(entry.contains { $0 == ("CONFIG_GENERATION", "2") })
-        #expect(entry.contains { $0 == ("CONFIG_TRIGGER", "api") })
+        #expect(entry.contains { $0 == ("CONFIG_TRIGGER", "control") })
         #expect(entry.contains { $0 == ("CONFIG_CALLER_UID", "4242") })
 
-        let unchanged = await reloader.reload(trigger: .etcd, fleetRevision: 77)
+        let unchanged = await reloader.reload(trigger: .fleet, fleetRevision: 77)
         #expect(unchanged.outcome == .unchanged)
         let same = try fixture.nextEntry()
         #expect(same.contains { $0 == ("MESSAGE_ID", ConfigurationMessageID.unchanged) })
-        #expect(same.contains { $0 == ("CONFIG_TRIGGER", "etcd") })
+        #expect(same.contains { $0 == ("CONFIG_TRIGGER", "fleet") })
         #expect(same.contains { $0 == ("CONFIG_FLEET_REVISION", "77") })
         #expect(same.contains { $0 == ("CONFIG_GENERATION", "2") })
 
@@ -140,7 +140,7 @@ struct ConfigurationReporterTests {
 
         try Self.plist(host: "two.example.com", port: 9090).write(
             to: fixture.mainFile, atomically: true, encoding: .utf8)
-        await reloader.reload(trigger: .fileChange)
+        await reloader.reload(trigger: .file)
         _ = try fixture.nextEntry()  // applied (pending restart changes the snapshot)
         let pending = try fixture.nextEntry()
         #expect(pending.contains { $0 == ("MESSAGE_ID", ConfigurationMessageID.pendingRestart) })
@@ -149,16 +149,16 @@ struct ConfigurationReporterTests {
 
         let state = try ReloadState.read(from: fixture.stateFile)
         #expect(state.pendingRestart == ["ListenPort"])
-        #expect(state.lastReload?.trigger == "file-change")
+        #expect(state.lastReload?.trigger == "file")
         #expect(state.environment == "Staging")
         #expect(state.resolvedDirectory == fixture.root.path)
 
         let history = await reloader.historyReply
         #expect(history.entries.map(\.outcome) == [.loaded, .applied, .unchanged, .rejected, .applied])
         #expect(history.entries.map(\.generation) == [1, 2, 2, 2, 3])
-        #expect(history.entries.map(\.trigger) == ["start", "api", "etcd", "signal", "file-change"])
+        #expect(history.entries.map(\.trigger) == ["start", "control", "fleet", "signal", "file"])
         #expect(history.entries[1].callerUID == 4242)
-        #expect(history.entries[1].triggerDescription == "control call from uid 4242")
+        #expect(history.entries[1].triggerDescription == "control from uid 4242")
         #expect(history.entries[2].fleetRevision == 77)
         #expect(
             history.entries[1].changes == [

@@ -128,7 +128,7 @@ struct ControlSocketTests {
             #expect(verdict.outcome == .applied)
             #expect(verdict.changedKeys == ["Greeting"])
             #expect(verdict.generation == 2)
-            #expect(verdict.trigger == "api")
+            #expect(verdict.trigger == "control")
             #expect(environment.string("Greeting") == "checked")
 
             // A rejected reload is an error with the verdict, and Describe then reports it.

@@ -55,7 +55,7 @@ struct ExampleDaemonTests {
         #expect(daemon.waitForLog("APIBaseUrl=https://watched.example.com/v1 generation=2"))
         let state = try ReloadState.read(from: daemon.stateFile)
         #expect(state.lastReload?.outcome == .applied)
-        #expect(state.lastReload?.trigger == "file-change")
+        #expect(state.lastReload?.trigger == "file")
     }
 
     @Test("a malformed file is rejected with file and line; the daemon keeps its last good configuration")

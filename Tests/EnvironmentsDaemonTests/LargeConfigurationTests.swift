@@ -219,7 +219,7 @@ struct DescribePartsTests {
             #expect(assembled?.settings.first { $0.key == "Database.Password" }?.value == nil)
             #expect(assembled?.pendingRestart.map(\.key) == ["ListenPort"])
             #expect(assembled?.pendingRestart.first?.next.value == "9090")
-            #expect(assembled?.lastReload?.trigger == "api")
+            #expect(assembled?.lastReload?.trigger == "control")
 
             // Without more: too long for one reply.
             let single = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.describe)

@@ -108,7 +108,7 @@ struct ReloadHistoryTests {
             #expect(history.entries.map(\.outcome) == [.loaded, .applied, .rejected])
             #expect(history.entries.map(\.generation) == [1, 2, 2])
             #expect(history.entries[0].trigger == "start")
-            #expect(history.entries[1].trigger == "api")
+            #expect(history.entries[1].trigger == "control")
             #expect(history.entries[1].callerUID == Int(getuid()))
             #expect(
                 history.entries[1].changes == [
@@ -145,17 +145,17 @@ struct ReloadHistoryTests {
                 HistoryReply.self,
                 from: ControlSocketTests.call(fixture.socket, ControlInterface.Method.history).parameters)
             #expect(history.entries.map(\.outcome) == [.loaded, .applied])
-            #expect(history.entries.map(\.trigger) == ["start", "file-change"])
+            #expect(history.entries.map(\.trigger) == ["start", "file"])
             let describe = try await JSONValue.record(
                 DescribeReply.self,
                 from: ControlSocketTests.call(fixture.socket, ControlInterface.Method.describe).parameters)
             #expect(describe.lastReload?.outcome == .applied)
-            #expect(describe.lastReload?.trigger == "file-change")
+            #expect(describe.lastReload?.trigger == "file")
             #expect(describe.lastReload?.generation == 2)
             #expect(describe.lastReload?.changedKeys == ["Greeting"])
             let state = try ReloadState.read(from: stateFile)
             #expect(state.generation == 2)
-            #expect(state.lastReload?.trigger == "file-change")
+            #expect(state.lastReload?.trigger == "file")
             #expect(state.lastReload?.changedKeys == ["Greeting"])
         }
     }
@@ -174,10 +174,10 @@ struct ReloadHistoryTests {
             )
             #expect(
                 lines.contains {
-                    $0.contains("generation 2  applied  control call from uid \(getuid()): 1 key changed")
+                    $0.contains("generation 2  applied  control from uid \(getuid()): 1 key changed")
                 })
             #expect(lines.contains("    Greeting: hello -> bonjour"))
-            #expect(lines.contains { $0.contains("generation 2  rejected  control call from uid \(getuid())") })
+            #expect(lines.contains { $0.contains("generation 2  rejected  control from uid \(getuid())") })
             #expect(lines.contains { $0.hasPrefix("    ") && $0.contains(fixture.mainFile) && $0.contains("line 3") })
             #expect(!history.output.contains("hunter2"))
 

@@ -45,7 +45,7 @@ struct ReloadMetricsTests {
 
             // A broken file, as the watcher reloads it: rejected, and the gauges say so.
             try fixture.write("<plist><dict>")
-            await service.reloader.reload(trigger: .fileChange)
+            await service.reloader.reload(trigger: .file)
             #expect(Self.reloads(metrics, "rejected", "file") == 1)
             #expect(Self.reloads(metrics, "applied", "file") == 0)
             #expect(try metrics.expectGauge("environments_last_reload_successful").lastValue == 0)

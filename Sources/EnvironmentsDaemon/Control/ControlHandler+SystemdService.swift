@@ -47,7 +47,7 @@ extension ControlHandler {
         case "Reload":
             guard parameters.isEmpty else { return Self.invalidParameter(parameters.keys.sorted()[0]) }
             if let denied = systemdDeny(peer) { return denied }
-            let record = await reloader.reload(trigger: .api, callerUID: peer.uid)
+            let record = await reloader.reload(trigger: .control, callerUID: peer.uid)
             guard record.outcome == .rejected else { return VarlinkReply(parameters: [:]) }
             return Self.reply(
                 ["verdict": Self.verdict(record, environment: environment.environmentName)],

@@ -132,7 +132,7 @@ struct ControlHandler: Sendable {
             return await check(candidates: candidates)
         case ControlInterface.Method.reload:
             if let denied = deny(call, peer, reason: "reloading") { return denied }
-            let record = await reloader.reload(trigger: .api, callerUID: peer.uid)
+            let record = await reloader.reload(trigger: .control, callerUID: peer.uid)
             let verdict = Self.verdict(record, environment: environment.environmentName)
             return Self.reply(
                 ["verdict": verdict], error: verdict.outcome == .rejected ? ControlInterface.Error.reloadRejected : nil)

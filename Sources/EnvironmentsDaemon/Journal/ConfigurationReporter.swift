@@ -54,7 +54,7 @@ package struct ConfigurationReporter: Sendable {
     /// changed keys and their previous values).
     private func applied(_ record: ReloadRecord) {
         let snapshot = record.configuration
-        let what = record.outcome == .loaded ? "loaded" : "reloaded"
+        let what = record.outcome == .loaded ? "loaded" : "applied"
         let message =
             "Configuration \(what): environment \(snapshot.environmentName)"
             + (snapshot.instanceName.map { ", instance \($0)" } ?? "") + ", generation \(snapshot.generation), "

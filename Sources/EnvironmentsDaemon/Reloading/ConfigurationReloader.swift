@@ -170,7 +170,7 @@ package actor ConfigurationReloader {
         if case .success(.unchanged) = built { return }
         announce(
             ReloadRecord(
-                built, keeping: environment.snapshot, cause: ReloadCause(trigger: .fileChange),
+                built, keeping: environment.snapshot, cause: ReloadCause(trigger: .file),
                 startedMonotonicMicroseconds: started))
     }
 

@@ -83,11 +83,6 @@ package struct ReloadMetrics: Sendable {
     /// The `trigger` label: `file`, `signal`, `control` (the control socket, or the application)
     /// or `fleet`.
     static func label(of trigger: ReloadTrigger) -> String {
-        switch trigger {
-        case .fileChange: "file"
-        case .signal: "signal"
-        case .api: "control"
-        case .etcd: "fleet"
-        }
+        trigger.rawValue
     }
 }

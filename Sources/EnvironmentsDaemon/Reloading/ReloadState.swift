@@ -62,7 +62,7 @@ package struct ReloadState: Codable, Sendable, Hashable {
         package var startedMonotonicMicroseconds: UInt64
         /// `CLOCK_MONOTONIC` (µs) when it finished.
         package var finishedMonotonicMicroseconds: UInt64
-        /// What triggered it: `signal`, `file-change`, `api`, `etcd`.
+        /// What triggered it: `signal`, `file`, `control`, `fleet`.
         package var trigger: String
         /// The generation in use afterwards.
         package var generation: UInt64

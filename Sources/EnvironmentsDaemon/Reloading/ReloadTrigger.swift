@@ -1,16 +1,19 @@
-/// What started a reload.
+/// What started a reload: one word, the same in the journal (`CONFIG_TRIGGER=`), the state
+/// file, the history, the control socket and the metrics' `trigger` label. Journal entries
+/// written before 0.2.0 said `file-change`, `api` and `etcd` for `file`, `control` and
+/// `fleet`; `envctl history` reads both.
 package enum ReloadTrigger: String, Sendable, Hashable {
     /// `SIGHUP`: `kill -HUP`, or `systemctl reload` of a unit without `ExecReload=`
     /// (`Type=notify-reload`).
     case signal
     /// A configuration file or drop-in changed on disk.
-    case fileChange = "file-change"
+    case file
     /// The application called ``ConfigurationReloader/reload(trigger:callerUID:fleetRevision:)``
     /// itself, or a control call did (`envctl reload`, so `systemctl reload` with it as
     /// `ExecReload=`).
-    case api
+    case control
     /// The fleet configuration in etcd changed (`EnvironmentsEtcd`).
-    case etcd
+    case fleet
 }
 
 /// What started a reload, and who or what asked: the history (`envctl history`) and the

@@ -122,7 +122,7 @@ public struct EnvironmentService: Service, CustomStringConvertible {
                                 }
                             } onChange: { batch in
                                 logger.debug("configuration files changed", metadata: ["paths": "\(batch)"])
-                                await reloader.reload(trigger: .fileChange)
+                                await reloader.reload(trigger: .file)
                             }
                         } catch is CancellationError {
                         } catch {

@@ -82,7 +82,7 @@ def scenario_14(h, s):
             ["envctl", "get", "APIHost", "--app-name", "example-daemon"]).stdout.strip() == "fleet-2.example.com", 10.0)
         s.check(applied, "the second publish is applied through the watch within 10 s")
         entries = h.wait_entries(
-            mark, lambda e: first(e, "MESSAGE_ID") == APPLIED_ID and first(e, "CONFIG_TRIGGER") == "etcd",
+            mark, lambda e: first(e, "MESSAGE_ID") == APPLIED_ID and first(e, "CONFIG_TRIGGER") == "fleet",
             source=lambda after: [e for e in h.journal(after) if first(e, "_SYSTEMD_UNIT") == FLEET_UNIT])
         if s.check(bool(entries), "an applied entry with CONFIG_TRIGGER=etcd in the journal"):
             s.equal(first(entries[-1], "CONFIG_FLEET_REVISION"), str(second_revision), "its CONFIG_FLEET_REVISION")

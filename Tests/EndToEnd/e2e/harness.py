@@ -111,7 +111,7 @@ class Harness:
         The file watcher sees the same edit that `systemctl reload` was asked to apply. When
         the signal's reload got there first, the watcher's own reload of the same files may
         still be running when `systemctl reload` returns ("Reloading configuration
-        (file-change)"); it ends as "unchanged" (or rejected again) within milliseconds.
+        (file)"); it ends as "unchanged" (or rejected again) within milliseconds.
         """
         status = self.status_text()
         if not status.startswith("Reloading configuration"):

@@ -60,7 +60,7 @@ def scenario_13(h, s):
     s.check(any(f"generation 1  loaded at start, pid {h.main_pid}, environment {h.environment}" in line for line in lines),
             "the restarted process's start")
     s.check(f"    APIHost: {original} -> history1.example.com" in lines, "the first edit's change, before and after")
-    s.check(any("unchanged  control call from uid 0" in line for line in lines), "the control call that changed nothing, with its uid")
+    s.check(any("unchanged  control from uid 0" in line for line in lines), "the control call that changed nothing, with its uid")
     rejected = [i for i, line in enumerate(lines) if "  rejected  " in line]
     s.check(bool(rejected) and MAIN_FILE in "".join(lines[rejected[0] + 1:rejected[0] + 2]),
             "the rejected reload, with the file it names on the next line")

@@ -114,8 +114,8 @@ def scenario_3(h, s):
     h.cursor_before = h.cursor()
     h.reload_expecting(s, "reload without a change", [], generation=before)
     last = (h.state() or {}).get("lastReload") or {}
-    # ExecReload=envctl reload asks the control socket (trigger "api"); notify-reload signals.
-    expected_trigger = "api" if h.c.exec_reload else "signal"
+    # ExecReload=envctl reload asks the control socket (trigger "control"); notify-reload signals.
+    expected_trigger = "control" if h.c.exec_reload else "signal"
     s.check(last.get("trigger") == expected_trigger and last.get("outcome") == "unchanged",
             f"a reload without a change is done by {expected_trigger} and unchanged: {last}")
     # A good edit, reloaded at once.
@@ -261,8 +261,8 @@ def scenario_5(h, s):
         s.check(h.wait_message(mark, h.start_line()) is not None, f"{what}: {h.start_line()!r} in the journal")
         h.check_applied_entry(s, h.wait_applied(mark, h.generation), h.generation, ["APIBaseUrl", "APIHost"], what=f"{what}: effective-settings entry")
         last = (h.state() or {}).get("lastReload") or {}
-        s.check(last.get("trigger") == "file-change" and last.get("generation") == h.generation,
-                f"{what}: the state file records a file-change reload to generation {h.generation}: {last}")
+        s.check(last.get("trigger") == "file" and last.get("generation") == h.generation,
+                f"{what}: the state file records a file reload to generation {h.generation}: {last}")
     time.sleep(0.2)
     s.equal(h.status_text(), h.expected_status(), "no further reload applied after the edits settled")
 
