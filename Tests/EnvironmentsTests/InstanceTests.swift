@@ -108,7 +108,7 @@ import Testing
     }
 }
 
-/// Scoped views and the subscript.
+/// Scoped views.
 @Suite struct ScopedConfigurationTests {
     @Test func aViewReadsRelativeKeysAndFollowsReloads() throws {
         try withTemporaryDirectory { directory in
@@ -122,14 +122,14 @@ import Testing
             #expect(database.scoped("Pool").int("Size", default: 0) == 4)
             #expect(environment.scoped("Database.Pool").int("Size", default: 0) == 4)
             #expect(database.configuredValue(forKey: "Host")?.source.file == directory.mainFile)
-            #expect(environment["APIBaseUrl"] as? String == "https://api")
-            #expect(database["Host"] as? String == "db1")
-            #expect(database["Missing"] == nil)
+            #expect(environment.fetch("APIBaseUrl") as? String == "https://api")
+            #expect(database.fetch("Host") as? String == "db1")
+            #expect(database.fetch("Missing") == nil)
 
             try directory.writeXML(["Debug": ["Database": ["Host": "db2", "Pool": ["Size": 8]]]])
             _ = try environment.reload()
             #expect(database.string("Host") == "db2")
-            #expect(database["Pool"] as? [String: Any] != nil)
+            #expect(database.fetch("Pool") as? [String: Any] != nil)
             // A view of a snapshot stays on it.
             let pinned = environment.snapshot.scoped("Database")
             try directory.writeXML(["Debug": ["Database": ["Host": "db3"]]])

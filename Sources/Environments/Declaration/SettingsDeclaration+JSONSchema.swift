@@ -54,7 +54,7 @@ extension SettingsDeclaration {
     /// The declaration as a JSON Schema document, pretty-printed with sorted keys.
     ///
     /// - Parameter title: The document's `title` (the application's name, say), if any.
-    public func jsonSchema(title: String? = nil) -> Data {
+    package func jsonSchema(title: String? = nil) -> Data {
         var root = SchemaNode()
         for (order, setting) in settings.enumerated() {
             let path = setting.components
@@ -71,12 +71,16 @@ extension SettingsDeclaration {
         return data ?? Data("{}".utf8)
     }
 
-    /// The declaration as the text of a JSON Schema document.
+    /// The declaration as the text of a JSON Schema document (draft 2020-12), pretty-printed
+    /// with sorted keys: what `envctl schema` prints and a package installs as
+    /// `/usr/share/NAME/schema.json`. ``init(jsonSchema:)`` reads it back.
+    ///
+    /// - Parameter title: The document's `title` (the application's name, say), if any.
     public func jsonSchemaText(title: String? = nil) -> String {
         String(decoding: jsonSchema(title: title), as: UTF8.self)
     }
 
-    /// Reads a declaration from a JSON Schema document, as ``jsonSchema(title:)`` writes it.
+    /// Reads a declaration from a JSON Schema document, as ``jsonSchemaText(title:)`` writes it.
     ///
     /// Without our annotations, a setting's type comes from JSON Schema's own words (`type`,
     /// `format`, `contentEncoding`, `items`, `additionalProperties`). Every object schema with

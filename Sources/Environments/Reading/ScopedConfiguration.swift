@@ -59,9 +59,6 @@ extension ConfigurationReading {
         return ScopedConfiguration(base: self, scope: keyPath)
     }
 
-    /// The raw value at a key path, as ``fetch(_:)`` returns it: `Environment.shared["APIBaseUrl"]`.
-    public subscript(key: String) -> Any? { fetch(key) }
-
     /// `key` as the operator finds it in the files: the full path through any scope.
     var fullKeyPath: (String) -> String {
         if let view = self as? ScopedConfiguration { return view.absoluteKey }

@@ -40,13 +40,14 @@ public enum SettingValue: Sendable, Hashable {
     /// The value as the Foundation object a property-list parser returns:
     /// `String`, `Int`, `Double`, `Bool`, `Date`, `Data`, `[Any]` or `[String: Any]`.
     ///
-    /// This is what ``ConfigurationReading/fetch(_:)`` returns, as the Objective-C original did.
-    public var anyValue: Any {
+    /// This is what ``ConfigurationReading/fetch(_:)`` returns, as the Objective-C original did:
+    /// read it with `fetch`.
+    package var anyValue: Any {
         let value = self
         return value.movedIntoAny()
     }
 
-    /// ``anyValue``, moving the value into the `Any` rather than copying it: `fetch`'s
+    /// `anyValue`, moving the value into the `Any` rather than copying it: `fetch`'s
     /// common case costs one reference count update less.
     consuming func movedIntoAny() -> Any {
         switch consume self {
