@@ -35,7 +35,7 @@ public final class EnvironmentSnapshot: Sendable {
     ///
     /// Made from the snapshot's table at each call (sorting n keys): keep the result rather
     /// than ask again in a loop. Not stored, so that a snapshot holds no second reference to
-    /// every key (16 bytes a key). ``leafCount`` counts them without sorting.
+    /// every key (16 bytes a key).
     public var leafKeys: [String] {
         table.compactMap { key, entry in
             if case .dictionary(let members) = entry.value, !members.isEmpty { return nil }
