@@ -27,7 +27,8 @@ struct Reload: ParsableCommand {
         guard given.isEmpty else {
             throw ValidationError(
                 "reload asks a running daemon (--pid, --app-name, --socket), which reads its own files and environment: "
-                    + "\(given.joined(separator: ", ")) do not apply. To check files, run envctl check \(given.first!) ...")
+                    + "\(given.joined(separator: ", ")) do not apply. To check files, run envctl check \(given.first!) ..."
+            )
         }
     }
 
