@@ -76,7 +76,7 @@ let reader = ConfigReader(provider: EnvironmentProvider(environment: environment
 let router = Router()
 // Read on every request: an applied reload shows in the next answer, without a restart.
 router.get("greeting") { _, _ -> String in
-    reader.string(forKey: Settings.greeting.key, default: Settings.greeting.defaultValue)
+    reader.string(forKey: "Greeting", default: Settings.greeting.defaultValue)
 }
 router.get("config") { _, _ -> ServiceDescription in
     // One snapshot: values from the same generation, even if a reload lands meanwhile.
@@ -84,7 +84,7 @@ router.get("config") { _, _ -> ServiceDescription in
     let current = environment.snapshot
     return ServiceDescription(
         environment: current.environmentName, generation: current.generation,
-        greeting: snapshot.string(forKey: Settings.greeting.key, default: Settings.greeting.defaultValue),
+        greeting: snapshot.string(forKey: "Greeting", default: Settings.greeting.defaultValue),
         port: snapshot.scoped(to: "HTTP").int(forKey: "port", default: Settings.port.defaultValue))
 }
 
