@@ -321,13 +321,33 @@ struct ThreadSnapshotCache: ~Copyable {
         }
     }
 
-    /// Whether this cache holds a view of one of `store`'s snapshots; waits for a read in
-    /// progress. Called holding the registry's lock, as writers are.
+    /// Whether this cache holds a view of one of `store`'s snapshots. Called holding the
+    /// registry's lock, as writers are, and like them it never waits for a read: a thread that
+    /// is reading is asked to empty its cache when its read ends (as a publish asks), and then
+    /// holds no view. (Waiting for it to be idle could last forever: a thread that reads in a
+    /// tight loop, any store's, is almost never idle, and a publish would wait on the lock.)
     private func holdsViews(of store: UInt64) -> Bool {
-        while !state.compareExchange(expected: State.idle, desired: State.sweeping, ordering: .acquiring).exchanged {
-            sched_yield()  // the thread is reading, for as long as a read takes
+        while true {
+            switch state.load(ordering: .relaxed) {
+            case State.idle:
+                guard
+                    state.compareExchange(expected: State.idle, desired: State.sweeping, ordering: .acquiring)
+                        .exchanged
+                else { continue }
+                defer { state.store(State.idle, ordering: .releasing) }
+                return entries.pointee.first?.store == store || entries.pointee.others.contains { $0.store == store }
+            case State.reading:
+                if state.compareExchange(
+                    expected: State.reading, desired: State.readingDropWanted, ordering: .relaxed
+                ).exchanged {
+                    return false
+                }
+            case State.readingDropWanted:
+                return false
+            default:
+                // A writer is sweeping this cache, for as long as a few comparisons take.
+                sched_yield()
+            }
         }
-        defer { state.store(State.idle, ordering: .releasing) }
-        return entries.pointee.first?.store == store || entries.pointee.others.contains { $0.store == store }
     }
 }
