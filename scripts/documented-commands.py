@@ -107,6 +107,11 @@ COMMANDS = [
     (r"\.docc/", r'^envctl reload --pid "\$MAINPID"$', ("run", "daemon")),
     (r"\.docc/", r"^envctl set\s+Database\.Port 6432 --type integer --environment Staging --drop-in 60-db$", ("run", "daemon")),
     (r"\.docc/", r"^envctl check (--strict )?--schema schema\.json --config-dir \./etc$", ("run", "daemon")),
+    (r"DeclaringYourSettings\.md", r"^example-daemon --print-schema > schema\.json$", ("run", "daemon")),
+    (r"\.docc/", r"^envctl migrate --app-name example-daemon --dry-run$", ("run", "daemon")),
+    # FleetQuickStart: the walkthrough, on an etcd of its own (free ports for 2379 and 2380).
+    (r"FleetQuickStart\.md", r"^sudo apt-get install etcd-server etcd-client$", ("ci", "scripts/install-packages.sh")),
+    (r"FleetQuickStart\.md", r".", ("run", "fleet_quickstart")),
     (r"\.docc/", r"^envctl check --config-dir /etc/example-daemon$", ("ci", E2E)),
     (r"\.docc/", r"^envctl show\s+--app-name example-daemon --instance eu-west", ("ci", E2E + ", scenario 12")),
     (r"\.docc/", r"^envctl (get|set) 'Upstreams\.\"api\.example\.com\"\.Port'",
@@ -139,6 +144,17 @@ COMMANDS = [
     ("Benchmarks/README.md", r"^Benchmarks/fleet-grpc-proxy\.sh", ("run", "grpc_proxy")),
     ("Benchmarks/README.md", r"^perf record ", ("run", "perf")),
 ]
+
+
+def free_ports(count):
+    import socket
+    sockets = [socket.socket() for _ in range(count)]
+    for sock in sockets:
+        sock.bind(("127.0.0.1", 0))
+    ports = [sock.getsockname()[1] for sock in sockets]
+    for sock in sockets:
+        sock.close()
+    return ports
 
 
 def coverage(name, command):
@@ -242,7 +258,7 @@ class Runner:
         if process is None:
             return
         env["MAINPID"] = str(process.pid)
-        order = sorted(commands, key=lambda c: (not c.startswith("envctl reload"), not c.startswith("envctl schema"),
+        order = sorted(commands, key=lambda c: (not c.startswith("envctl reload"), "schema" not in c.split()[1],
                                                 "--schema" in c, c.startswith("envctl diff --generation")))
         # Enough generations for `diff --generation N`.
         wanted = max([int(m.group(1)) for c in commands for m in [re.search(r"--generation (\d+)", c)] if m] or [1])
@@ -251,6 +267,48 @@ class Runner:
         for command in order:
             self.run(command, root, env=env, statuses=(0, 1) if command.startswith("envctl diff") else (0,))
         self.stop(process, "example-daemon")
+
+    def fleet_quickstart(self, commands):
+        """FleetQuickStart, step by step, with its Environments.plist, on an etcd of its own:
+        its client and peer ports replace 2379 and 2380; the fleet daemon runs in the background
+        and `$(pgrep -f example-fleet-daemon)` is its pid."""
+        root = os.path.join(self.work, "fleet-quickstart")
+        os.makedirs(root)
+        text = open(os.path.join(ROOT, "Sources/EnvironmentsEtcd/EnvironmentsEtcd.docc/FleetQuickStart.md")).read()
+        plist = re.search(r"```xml\n(.*?)```", text, re.S).group(1)
+        open(os.path.join(root, "Environments.plist"), "w").write(plist)
+        ports = free_ports(2)
+        etcd = subprocess.Popen(
+            ["etcd", "--data-dir", os.path.join(root, "etcd"), "--listen-client-urls", f"http://127.0.0.1:{ports[0]}",
+             "--advertise-client-urls", f"http://127.0.0.1:{ports[0]}", "--listen-peer-urls", f"http://127.0.0.1:{ports[1]}",
+             "--initial-advertise-peer-urls", f"http://127.0.0.1:{ports[1]}",
+             "--initial-cluster", f"default=http://127.0.0.1:{ports[1]}"],
+            stdout=open(os.path.join(root, "etcd.log"), "w"), stderr=subprocess.STDOUT, start_new_session=True)
+        daemon = None
+        try:
+            for command in commands:
+                command = command.replace(":2379", f":{ports[0]}").replace(":2380", f":{ports[1]}")
+                if command.startswith("ETCDCTL_API=3 etcdctl"):
+                    deadline = time.monotonic() + 30
+                    while subprocess.run(["bash", "-c", command], capture_output=True).returncode != 0 \
+                            and time.monotonic() < deadline:
+                        time.sleep(0.2)
+                    self.run(command, root)
+                elif command.startswith("example-fleet-daemon"):
+                    os.makedirs(os.path.join(root, "run"), exist_ok=True)
+                    daemon = self.start_daemon(command, dict(self.env, RUNTIME_DIRECTORY=os.path.join(root, "run")),
+                                               os.path.join(root, "daemon.log"), cwd=root)
+                    if daemon is None:
+                        return
+                elif "pgrep -f example-fleet-daemon" in command:
+                    self.run(command.replace('"$(pgrep -f example-fleet-daemon)"', str(daemon.pid)), root, what=command)
+                else:
+                    self.run(command, root)
+        finally:
+            if daemon is not None:
+                self.stop(daemon, "example-fleet-daemon")
+            etcd.terminate()
+            etcd.wait()
 
     def benchmarks(self, commands):
         """Every part (the soak apart, as without --only), short: as a table, then as JSON."""
@@ -323,7 +381,7 @@ def main():
     release_bin = subprocess.run(["scripts/build-release.sh", "--show-bin-path"], cwd=ROOT, capture_output=True,
                                  text=True, check=True).stdout.strip()
     runner = Runner(debug_bin, release_bin)
-    order = ["readme_daemon", "files", "daemon", "benchmarks", "fleet", "scripts", "instructions", "foreign_keys",
+    order = ["readme_daemon", "files", "daemon", "fleet_quickstart", "benchmarks", "fleet", "scripts", "instructions", "foreign_keys",
              "grpc_proxy", "perf"]
     try:
         for name in order:
