@@ -32,6 +32,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -170,11 +171,20 @@ class Runner:
     def __init__(self, debug_bin, release_bin):
         self.debug_bin, self.release_bin = debug_bin, release_bin
         self.failures = []
+        self.local = threading.local()
         self.work = tempfile.mkdtemp(prefix="documented-commands-")
         self.env = dict(os.environ, PATH=f"{debug_bin}:{os.environ['PATH']}")
         for key in ("CONFIGURATION_DIRECTORY", "RUNTIME_DIRECTORY", "CREDENTIALS_DIRECTORY", "NOTIFY_SOCKET",
                     "JOURNAL_STREAM", "INVOCATION_ID", "WATCHDOG_USEC", "WATCHDOG_PID"):
             self.env.pop(key, None)
+
+    def say(self, text):
+        """Prints, or keeps for later in a runner that runs beside another."""
+        lines = getattr(self.local, "lines", None)
+        if lines is None:
+            self.say(text, flush=True)
+        else:
+            lines.append(text)
 
     def run(self, command, cwd, statuses=(0,), env=None, timeout=300, what=None):
         started = time.monotonic()
@@ -182,9 +192,9 @@ class Runner:
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
         took = time.monotonic() - started
         ok = result.returncode in statuses
-        print(f"  {'ok  ' if ok else 'FAIL'} {took:5.1f} s  {what or command}")
+        self.say(f"  {'ok  ' if ok else 'FAIL'} {took:5.1f} s  {what or command}")
         if not ok:
-            print("\n".join("       | " + line for line in result.stdout.rstrip().splitlines()[-25:]))
+            self.say("\n".join("       | " + line for line in result.stdout.rstrip().splitlines()[-25:]))
             self.failures.append(f"{what or command}: exit {result.returncode}")
         return result
 
@@ -199,7 +209,7 @@ class Runner:
                 return process
             time.sleep(0.1)
         self.failures.append(f"{arguments}: never logged 'Configuration loaded'")
-        print(f"  FAIL {arguments}: never logged 'Configuration loaded':\n{open(log, errors='replace').read()[-2000:]}")
+        self.say(f"  FAIL {arguments}: never logged 'Configuration loaded':\n{open(log, errors='replace').read()[-2000:]}")
         self.stop(process, arguments)
         return None
 
@@ -213,7 +223,7 @@ class Runner:
                 process.wait()
         if process.returncode != 0:
             self.failures.append(f"{what}: exit {process.returncode} after SIGTERM")
-            print(f"  FAIL {what}: exit {process.returncode} after SIGTERM")
+            self.say(f"  FAIL {what}: exit {process.returncode} after SIGTERM")
 
     # -- the runners ----------------------------------------------------------------------
 
@@ -234,9 +244,9 @@ class Runner:
             time.sleep(0.1)
         if "generation 2" not in open(log, errors="replace").read():
             self.failures.append("swift run example-daemon: no generation 2 after SIGHUP")
-            print("  FAIL swift run example-daemon: no generation 2 after SIGHUP")
+            self.say("  FAIL swift run example-daemon: no generation 2 after SIGHUP")
         self.stop(process, "swift run example-daemon")
-        print(f"  ok   {time.monotonic() - started:5.1f} s  swift run example-daemon (built-in configuration; SIGHUP, SIGTERM)")
+        self.say(f"  ok   {time.monotonic() - started:5.1f} s  swift run example-daemon (built-in configuration; SIGHUP, SIGTERM)")
 
     def files(self, commands):
         """Commands on the files alone, in a copy of etc/ (diff exits 1 when environments differ)."""
@@ -344,8 +354,8 @@ class Runner:
                  what="Benchmarks/fleet-foreign-keys.sh envctl -- 1")
 
     def grpc_proxy(self, commands):
-        self.run("N_PROC=1 PER=2 CHANGES=2 Benchmarks/fleet-grpc-proxy.sh > /dev/null", ROOT,
-                 what="N_PROC=1 PER=2 CHANGES=2 Benchmarks/fleet-grpc-proxy.sh")
+        self.run("N_PROC=1 PER=2 CHANGES=2 IDLE=1 Benchmarks/fleet-grpc-proxy.sh > /dev/null", ROOT,
+                 what="N_PROC=1 PER=2 CHANGES=2 IDLE=1 Benchmarks/fleet-grpc-proxy.sh")
 
     def perf(self, commands):
         self.run(f"perf record -o {self.work}/perf.data {self.release_bin}/lookup-profile fetch 100000 2 > /dev/null", ROOT,
@@ -381,13 +391,32 @@ def main():
     release_bin = subprocess.run(["scripts/build-release.sh", "--show-bin-path"], cwd=ROOT, capture_output=True,
                                  text=True, check=True).stdout.strip()
     runner = Runner(debug_bin, release_bin)
-    order = ["readme_daemon", "files", "daemon", "fleet_quickstart", "benchmarks", "fleet", "scripts", "instructions", "foreign_keys",
-             "grpc_proxy", "perf"]
-    try:
-        for name in order:
+    # The daemon's commands first; then two groups side by side: what computes (the
+    # benchmarks, compiled scripts, valgrind), and what waits on etcd.
+    groups = [["readme_daemon", "files", "daemon"],
+              ["benchmarks", "scripts", "instructions", "perf"],
+              ["fleet_quickstart", "fleet", "foreign_keys", "grpc_proxy"]]
+
+    def run_group(names, keep):
+        if keep:
+            runner.local.lines = []
+        for name in names:
             if name in found and (not arguments.only or re.search(arguments.only, name)):
-                print(f"== {name}: {len(found[name])} documented command(s)")
-                getattr(runner, name)(found[name])
+                runner.say(f"== {name}: {len(found[name])} documented command(s)")
+                try:
+                    getattr(runner, name)(found[name])
+                except Exception as error:  # noqa: BLE001 - a runner's own failure is a failed command
+                    runner.failures.append(f"{name}: {error!r}")
+                    runner.say(f"  FAIL {name}: {error!r}")
+        if keep:
+            print("\n".join(runner.local.lines), flush=True)
+
+    try:
+        run_group(groups[0], keep=False)
+        side = threading.Thread(target=run_group, args=(groups[2], True))
+        side.start()
+        run_group(groups[1], keep=False)
+        side.join()
     finally:
         shutil.rmtree(runner.work, ignore_errors=True)
     if runner.failures:
