@@ -70,14 +70,15 @@ def commands(name):
         index = 0
         while index < len(lines):
             start = index
-            line = lines[index]
+            # A comment after two spaces or more ends a line; quoted text keeps its #.
+            uncomment = lambda text: re.sub(r"\s{2,}#.*$", "", text)  # noqa: E731
+            line = uncomment(lines[index])
             # Continued by a backslash, or by a quoted string that spans lines.
             while (line.rstrip().endswith("\\") or line.count("'") % 2) and index + 1 < len(lines):
                 index += 1
-                line = line.rstrip().removesuffix("\\").rstrip() + " " + lines[index].strip()
+                line = line.rstrip().removesuffix("\\").rstrip() + " " + uncomment(lines[index]).strip()
             index += 1
-            # A comment after two spaces or more ends the command; quoted text keeps its #.
-            command = re.sub(r"\s{2,}#.*$", "", line).strip()
+            command = line.strip()
             if command and not command.startswith("#"):
                 yield first + start, command
 
@@ -85,6 +86,9 @@ def commands(name):
 # (document pattern, command pattern, how): how is ("run", runner), or ("ci", where).
 E2E = "scripts/test.sh: end-to-end tests under systemd 252 and 257 (Tests/EndToEnd)"
 COMMANDS = [
+    # FleetQuickStart: the walkthrough, on an etcd of its own (free ports for 2379 and 2380).
+    (r"FleetQuickStart\.md", r"^sudo apt-get install etcd-server etcd-client$", ("ci", "scripts/install-packages.sh")),
+    (r"FleetQuickStart\.md", r".", ("run", "fleet_quickstart")),
     # README.md
     ("README.md", r"^apt-get update && apt-get install -y libsystemd-dev pkg-config && swift run example-daemon$",
      ("run", "readme_daemon")),
@@ -110,9 +114,6 @@ COMMANDS = [
     (r"\.docc/", r"^envctl check (--strict )?--schema schema\.json --config-dir \./etc$", ("run", "daemon")),
     (r"DeclaringYourSettings\.md", r"^example-daemon --print-schema > schema\.json$", ("run", "daemon")),
     (r"\.docc/", r"^envctl migrate --app-name example-daemon --dry-run$", ("run", "daemon")),
-    # FleetQuickStart: the walkthrough, on an etcd of its own (free ports for 2379 and 2380).
-    (r"FleetQuickStart\.md", r"^sudo apt-get install etcd-server etcd-client$", ("ci", "scripts/install-packages.sh")),
-    (r"FleetQuickStart\.md", r".", ("run", "fleet_quickstart")),
     (r"\.docc/", r"^envctl check --config-dir /etc/example-daemon$", ("ci", E2E)),
     (r"\.docc/", r"^envctl show\s+--app-name example-daemon --instance eu-west", ("ci", E2E + ", scenario 12")),
     (r"\.docc/", r"^envctl (get|set) 'Upstreams\.\"api\.example\.com\"\.Port'",
@@ -182,7 +183,7 @@ class Runner:
         """Prints, or keeps for later in a runner that runs beside another."""
         lines = getattr(self.local, "lines", None)
         if lines is None:
-            self.say(text, flush=True)
+            print(text, flush=True)
         else:
             lines.append(text)
 
@@ -238,19 +239,23 @@ class Runner:
                                     cwd=ROOT)
         if process is None:
             return
+        before = len(open(log, errors="replace").read())
         process.send_signal(signal.SIGHUP)
         deadline = time.monotonic() + 30
-        while "generation 2" not in open(log, errors="replace").read() and time.monotonic() < deadline:
+        while "reload" not in open(log, errors="replace").read()[before:] and time.monotonic() < deadline:
             time.sleep(0.1)
-        if "generation 2" not in open(log, errors="replace").read():
-            self.failures.append("swift run example-daemon: no generation 2 after SIGHUP")
-            self.say("  FAIL swift run example-daemon: no generation 2 after SIGHUP")
+        if "reload" not in open(log, errors="replace").read()[before:]:
+            self.failures.append("swift run example-daemon: nothing logged about a reload after SIGHUP")
+            self.say("  FAIL swift run example-daemon: nothing logged about a reload after SIGHUP")
         self.stop(process, "swift run example-daemon")
         self.say(f"  ok   {time.monotonic() - started:5.1f} s  swift run example-daemon (built-in configuration; SIGHUP, SIGTERM)")
 
     def files(self, commands):
         """Commands on the files alone, in a copy of etc/ (diff exits 1 when environments differ)."""
         shutil.copytree(os.path.join(ROOT, "etc"), os.path.join(self.work, "files", "etc"))
+        if any("schema.json" in command for command in commands):
+            self.run("example-daemon --print-schema > schema.json", os.path.join(self.work, "files"),
+                     what="(example-daemon --print-schema > schema.json, for --schema)")
         for command in commands:
             self.run(command, os.path.join(self.work, "files"), statuses=(0, 1) if command.startswith("envctl diff") else (0,))
 
