@@ -189,8 +189,16 @@ class Runner:
 
     def run(self, command, cwd, statuses=(0,), env=None, timeout=300, what=None):
         started = time.monotonic()
-        result = subprocess.run(["bash", "-c", command], cwd=cwd, env=env or self.env, text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+        # A session of its own: on timeout, everything the command started is stopped too.
+        process = subprocess.Popen(["bash", "-c", command], cwd=cwd, env=env or self.env, text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            stdout, _ = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            stdout, _ = process.communicate()
+            stdout += f"\n(stopped after {timeout} s)"
+        result = subprocess.CompletedProcess(process.args, process.returncode, stdout)
         took = time.monotonic() - started
         ok = result.returncode in statuses
         self.say(f"  {'ok  ' if ok else 'FAIL'} {took:5.1f} s  {what or command}")
@@ -359,8 +367,23 @@ class Runner:
                  what="Benchmarks/fleet-foreign-keys.sh envctl -- 1")
 
     def grpc_proxy(self, commands):
-        self.run("N_PROC=1 PER=2 CHANGES=2 IDLE=1 Benchmarks/fleet-grpc-proxy.sh > /dev/null", ROOT,
-                 what="N_PROC=1 PER=2 CHANGES=2 IDLE=1 Benchmarks/fleet-grpc-proxy.sh")
+        # Ports BASE_PORT+1 to +10, free now (the default's may be taken on a shared machine).
+        import socket
+        for base in range(47000, 60000, 170):
+            try:
+                held = []
+                for port in range(base + 1, base + 11):
+                    sock = socket.socket()
+                    held.append(sock)
+                    sock.bind(("127.0.0.1", port))
+                break
+            except OSError:
+                continue
+            finally:
+                for sock in held:
+                    sock.close()
+        self.run(f"N_PROC=1 PER=2 CHANGES=2 IDLE=1 BASE_PORT={base} Benchmarks/fleet-grpc-proxy.sh > /dev/null", ROOT,
+                 timeout=120, what="N_PROC=1 PER=2 CHANGES=2 IDLE=1 Benchmarks/fleet-grpc-proxy.sh")
 
     def perf(self, commands):
         self.run(f"perf record -o {self.work}/perf.data {self.release_bin}/lookup-profile fetch 100000 2 > /dev/null", ROOT,
@@ -371,6 +394,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--list", action="store_true", help="print each command and how CI covers it, run nothing")
     parser.add_argument("--only", help="run only the runners whose name matches this pattern")
+    parser.add_argument("--release-bin", help="the release build's binaries (default: scripts/build-release.sh --show-bin-path)")
     arguments = parser.parse_args()
 
     found, missing = {}, []
@@ -393,8 +417,8 @@ def main():
 
     debug_bin = subprocess.run(["swift", "build", "--scratch-path", scratch("debug"), "--show-bin-path"], cwd=ROOT,
                                capture_output=True, text=True, check=True).stdout.strip()
-    release_bin = subprocess.run(["scripts/build-release.sh", "--show-bin-path"], cwd=ROOT, capture_output=True,
-                                 text=True, check=True).stdout.strip()
+    release_bin = arguments.release_bin or subprocess.run(
+        ["scripts/build-release.sh", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
     runner = Runner(debug_bin, release_bin)
     # The daemon's commands first; then two groups side by side: what computes (the
     # benchmarks, compiled scripts, valgrind), and what waits on etcd.
