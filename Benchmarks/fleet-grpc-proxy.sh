@@ -4,12 +4,12 @@
 # 500 gRPC watches (etcdctl watch -i, N_PROC processes x PER watches) on a 3-member etcd on
 # loopback ports 46101-46110 (BASE_PORT), first with none, then directly on member 1, then
 # through one `etcd grpc-proxy start`. For each: etcd's CPU (clock ticks of 10 ms, all
-# members) over CHANGES transactions, the proxy's, the watchers each member counts; then 20 s
+# members) over CHANGES transactions, the proxy's, the watchers each member counts; then IDLE s
 # idle, and the VmRSS of each. Kills what it started and removes its directory at the end.
 #
-#   Benchmarks/fleet-grpc-proxy.sh        (N_PROC=10 PER=50 CHANGES=40 BASE_PORT=46100)
+#   Benchmarks/fleet-grpc-proxy.sh        (N_PROC=10 PER=50 CHANGES=40 BASE_PORT=46100 IDLE=20)
 set -u
-N_PROC=${N_PROC:-10}; PER=${PER:-50}; CHANGES=${CHANGES:-40}; BASE=${BASE_PORT:-46100}
+N_PROC=${N_PROC:-10}; PER=${PER:-50}; CHANGES=${CHANGES:-40}; BASE=${BASE_PORT:-46100}; IDLE=${IDLE:-20}
 D=$(mktemp -d /tmp/proxybench-XXXX); cd $D
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill -9 $p 2>/dev/null; done; wait 2>/dev/null; [ -z "$KEEP" ] && rm -rf $D; }
@@ -40,8 +40,8 @@ measure() { # $1 label
   sleep 1
   local a=$(total) pa=$(cpu $PROXY) t1=$(date +%s.%N)
   echo "$1: etcd CPU ticks (1/100 s) over $CHANGES changes: $((a-b)); proxy: $((pa-pb)); watchers by member: $(watchers); seconds $(echo "$t1 - $t0" | bc)"
-  local ib=$(total) ipb=$(cpu $PROXY); sleep 20; local ia=$(total) ipa=$(cpu $PROXY)
-  echo "$1: idle 20 s: etcd ticks $((ia-ib)); proxy $((ipa-ipb)); etcd VmRSS kB: $(for p in ${MP[@]}; do awk '/VmRSS/{printf "%s ", $2}' /proc/$p/status; done) proxy VmRSS kB: $(awk '/VmRSS/{print $2}' /proc/$PROXY/status)"
+  local ib=$(total) ipb=$(cpu $PROXY); sleep $IDLE; local ia=$(total) ipa=$(cpu $PROXY)
+  echo "$1: idle $IDLE s: etcd ticks $((ia-ib)); proxy $((ipa-ipb)); etcd VmRSS kB: $(for p in ${MP[@]}; do awk '/VmRSS/{printf "%s ", $2}' /proc/$p/status; done) proxy VmRSS kB: $(awk '/VmRSS/{print $2}' /proc/$PROXY/status)"
 }
 start_watchers() { # $1 endpoint
   WP=()

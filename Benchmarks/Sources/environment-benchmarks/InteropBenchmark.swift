@@ -21,9 +21,11 @@ extension LookupBenchmark {
     /// ns per `ConfigReader.string(forKey:)` over our provider and over the peer's file
     /// provider, on the lookup part's 100-key configuration, same keys in the same order.
     func runThroughReaders(progress: (String) -> Void) async throws -> (ours: Double, peer: Double) {
-        let contenders = try await prepare("interop")
+        // An environment of its own: the lookup part, in the same run, bootstrapped the shared
+        // one (once per process) and changed its values since.
+        let contenders = try await prepare("interop", shared: false)
         let (keys, settings, peer) = (contenders.keys, contenders.settings, contenders.reader)
-        let ours = ConfigReader(provider: EnvironmentProvider(environment: Environment.shared))
+        let ours = ConfigReader(provider: EnvironmentProvider(environment: contenders.environment))
         for key in keys {
             guard ours.string(forKey: ConfigKey(key)) == settings[key],
                 peer.string(forKey: ConfigKey(key)) == settings[key]

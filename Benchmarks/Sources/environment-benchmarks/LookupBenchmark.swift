@@ -32,16 +32,19 @@ struct LookupBenchmark {
 
     let keyCount = 100
 
-    /// The files, the bootstrapped `Environment.shared` and the peer's reader over the same
-    /// settings.
+    /// The files, our environment over them and the peer's reader over the same settings.
     struct Contenders {
         let keys: [String]
         let settings: [String: String]
         let ourFile: String
+        let environment: Environment
         let reader: ConfigReader
     }
 
-    func prepare(_ name: String) async throws -> Contenders {
+    /// Writes the files in a directory of their own. `shared`: our environment is
+    /// `Environment.shared`, bootstrapped from them (once per process: only the lookup part
+    /// measures the shared environment); else an `Environment(options:)` of its own.
+    func prepare(_ name: String, shared: Bool) async throws -> Contenders {
         let keys = Fixtures.keys(keyCount)
         let settings = Fixtures.settings(keyCount)
         let directory = try Fixtures.makeDirectory(name)
@@ -49,13 +52,15 @@ struct LookupBenchmark {
         try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: ourFile))
         let peerFile = directory + "/peer.plist"
         try Fixtures.flatPlist(settings).write(to: URL(fileURLWithPath: peerFile))
-        try Environment.bootstrap(Fixtures.options(directory))
+        let environment =
+            shared
+            ? try Environment.bootstrap(Fixtures.options(directory)) : try Environment(options: Fixtures.options(directory))
         let reader = ConfigReader(provider: try await FileProvider<PropertyListSnapshot>(filePath: FilePath(peerFile)))
-        return Contenders(keys: keys, settings: settings, ourFile: ourFile, reader: reader)
+        return Contenders(keys: keys, settings: settings, ourFile: ourFile, environment: environment, reader: reader)
     }
 
     func run(progress: (String) -> Void) async throws -> Results {
-        let contenders = try await prepare("lookup")
+        let contenders = try await prepare("lookup", shared: true)
         let (keys, settings, ourFile, reader) = (
             contenders.keys, contenders.settings, contenders.ourFile, contenders.reader
         )

@@ -60,9 +60,20 @@ struct EnvctlPublishes {
                 failures.append("envctl publish \(counter) exited \(process.terminationStatus): \(text)")
                 continue
             }
-            guard !change.applied.contains(nil), let end = exited.instant.withLock({ $0 }) else {
-                let missing = change.applied.filter { $0 == nil }.count
-                failures.append("envctl publish \(counter): \(missing) environments did not apply it within \(timeout)")
+            // Foundation calls the termination handler on a thread of its own, which may run
+            // after waitUntilExit() returned.
+            var end = exited.instant.withLock { $0 }
+            let reported = ContinuousClock.now + .seconds(5)
+            while end == nil, ContinuousClock.now < reported {
+                try? await Task.sleep(for: .milliseconds(1))
+                end = exited.instant.withLock { $0 }
+            }
+            let missing = change.applied.filter { $0 == nil }.count
+            guard missing == 0, let end else {
+                failures.append(
+                    missing > 0
+                        ? "envctl publish \(counter): \(missing) environments did not apply it within \(timeout)"
+                        : "envctl publish \(counter): its exit was never reported")
                 continue
             }
             samples.append(
