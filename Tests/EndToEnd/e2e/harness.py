@@ -216,7 +216,7 @@ class Harness:
         s.equal(len(field(entry, "CONFIG_SETTING")), len(self.settings), f"{what} number of CONFIG_SETTING fields")
         s.equal(sorted(field(entry, "CONFIG_CHANGED_KEY")), sorted(changed), f"{what} CONFIG_CHANGED_KEY")
         s.equal(field(entry, "CONFIG_SOURCE_FILE"), files or [MAIN_FILE, SHIPPED_DROPIN], f"{what} CONFIG_SOURCE_FILE")
-        verb = "loaded" if generation == 1 and not changed else "reloaded"
+        verb = "loaded" if generation == 1 and not changed else "applied"
         s.equal(first(entry, "MESSAGE"),
                 f"Configuration {verb}: environment {self.environment}, generation {generation}, {len(self.settings)} settings",
                 f"{what} MESSAGE")
