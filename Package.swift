@@ -218,7 +218,8 @@ let package = Package(
         .testTarget(
             name: "EnvironmentsConfigurationTests",
             dependencies: [
-                "EnvironmentsConfiguration", "Environments", "EnvironmentsDaemon", "FileWatching", "SystemdSupport", "TestSupport",
+                "EnvironmentsConfiguration", "Environments", "EnvironmentsDaemon", "FileWatching", "SystemdSupport",
+                "TestSupport",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ConfigurationTesting", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),

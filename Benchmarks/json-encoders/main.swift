@@ -83,7 +83,9 @@ try compare("10,000 verdicts as parameters") { ours in
     var total = 0
     for _ in 0..<10_000 {
         let value: JSONValue =
-            ours ? try JSONValueEncoder().encode(verdict) : try decoder.decode(JSONValue.self, from: foundation.encode(verdict))
+            ours
+            ? try JSONValueEncoder().encode(verdict)
+            : try decoder.decode(JSONValue.self, from: foundation.encode(verdict))
         if case .object(let members) = value { total += members.count }
     }
     return total

@@ -54,7 +54,8 @@ struct LookupBenchmark {
         try Fixtures.flatPlist(settings).write(to: URL(fileURLWithPath: peerFile))
         let environment =
             shared
-            ? try Environment.bootstrap(Fixtures.options(directory)) : try Environment(options: Fixtures.options(directory))
+            ? try Environment.bootstrap(Fixtures.options(directory))
+            : try Environment(options: Fixtures.options(directory))
         let reader = ConfigReader(provider: try await FileProvider<PropertyListSnapshot>(filePath: FilePath(peerFile)))
         return Contenders(keys: keys, settings: settings, ourFile: ourFile, environment: environment, reader: reader)
     }
