@@ -192,6 +192,15 @@ struct Migrate: ParsableCommand {
         return Rewrite(file: file, old: old, new: structural, renames: renames, keepsText: false)
     }
 
+    /// How an operator takes a key out of `file`: a drop-in is envctl's to edit; the main file
+    /// (a package's conffile, say) is edited by hand.
+    static func howToRemove(in file: String) -> String {
+        let directory = (file as NSString).deletingLastPathComponent
+        guard directory.hasSuffix(".d") else { return "edit \(file) by hand" }
+        let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        return "envctl unset KEY --drop-in \(name), or envctl edit --drop-in \(name)"
+    }
+
     /// An edit of the text: the element found after the anchors (each after the one before),
     /// and what replaces it.
     struct TextEdit {
@@ -234,7 +243,7 @@ struct Migrate: ParsableCommand {
                 if Self.value(at: keyPath[...], in: section) != nil {
                     let keyLine = KeyLines.line(of: sectionPath + keyPath, in: data)
                     conflicts.append(
-                        "\(file)\(formerLine.map { ":\($0)" } ?? ""): \(sectionName).\(former) is the former name of \(key), and \(sectionName).\(key) is set too\(keyLine.map { " (line \($0))" } ?? ""): keep one of them (envctl unset, or envctl edit --drop-in NAME) and run migrate again"
+                        "\(file)\(formerLine.map { ":\($0)" } ?? ""): \(sectionName).\(former) is the former name of \(key), and \(sectionName).\(key) is set too\(keyLine.map { " (line \($0))" } ?? ""): keep one of them (\(Self.howToRemove(in: file))) and run migrate again"
                     )
                     continue
                 }
