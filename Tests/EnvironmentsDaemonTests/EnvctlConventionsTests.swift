@@ -53,8 +53,26 @@ struct EnvctlConventionsTests {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        _ = output.fileHandleForReading.availableData  // "ready": it listens
+        // Until "ready" (it listens) or the end of its output (it failed: the test then says so).
+        var said = Data()
+        while !String(decoding: said, as: UTF8.self).contains("ready") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            said += chunk
+        }
         return (process, output)
+    }
+
+    /// `ControlSocketPath.forProcess` for `pid`, asked until it names `expected` or 10 s pass (a
+    /// loaded machine may show the new socket in `/proc` a moment late).
+    private static func socketPath(of pid: Int32, expecting expected: String) -> String? {
+        let deadline = ContinuousClock.now + .seconds(10)
+        var found = ControlSocketPath.forProcess(pid, processEnvironment: [:])
+        while found != expected && ContinuousClock.now < deadline {
+            usleep(50_000)
+            found = ControlSocketPath.forProcess(pid, processEnvironment: [:])
+        }
+        return found
     }
 
     @Test("--pid finds the control socket a daemon started by hand listens on, whatever its executable's name")
@@ -66,7 +84,9 @@ struct EnvctlConventionsTests {
         let control = directory.appendingPathComponent(ControlInterface.socketFileName).path
         let (daemon, _) = try Self.listener(at: control)
         defer { daemon.terminate() }
-        #expect(ControlSocketPath.forProcess(daemon.processIdentifier, processEnvironment: [:]) == control)
+        #expect(
+            Self.socketPath(of: daemon.processIdentifier, expecting: control) == control,
+            "python3 running: \(daemon.isRunning)")
         // A socket of another name is not taken for a control socket.
         let other = directory.appendingPathComponent("other.sock").path
         let (stranger, _) = try Self.listener(at: other)
