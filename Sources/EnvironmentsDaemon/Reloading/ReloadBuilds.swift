@@ -24,7 +24,7 @@ final class ReloadBuilds: Sendable {
     private struct State {
         var isAbandoned = false
         var nextID: UInt64 = 0
-        var waiting: [UInt64: CheckedContinuation<Outcome?, Never>] = [:]
+        var waiting: [UInt64: CheckedContinuation<Void, Never>] = [:]
     }
 
     private let queue = DispatchQueue(label: "EnvironmentsDaemon.reload")
@@ -38,30 +38,15 @@ final class ReloadBuilds: Sendable {
     /// - Returns: The outcome, or `nil` if the builds were abandoned before it was published
     ///   (nothing changed then).
     func reload(_ environment: Environment) async -> Outcome? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Outcome?, Never>) in
-            let id = state.withLock { state -> UInt64? in
-                guard !state.isAbandoned else { return nil }
-                state.nextID += 1
-                state.waiting[state.nextID] = continuation
-                return state.nextID
+        await onQueue(abandonable: true) { () -> Outcome? in
+            do throws(EnvironmentError) {
+                return try environment.reload { publish in
+                    self.state.withLock { $0.isAbandoned ? nil : publish() }
+                }.map(Outcome.success)
+            } catch {
+                return .failure(error)
             }
-            guard let id else {
-                continuation.resume(returning: nil)
-                return
-            }
-            queue.async {
-                let outcome: Outcome?
-                do throws(EnvironmentError) {
-                    outcome = try environment.reload { publish in
-                        self.state.withLock { $0.isAbandoned ? nil : publish() }
-                    }.map(Outcome.success)
-                } catch {
-                    outcome = .failure(error)
-                }
-                let waiter = self.state.withLock { $0.waiting.removeValue(forKey: id) }
-                waiter?.resume(returning: outcome)
-            }
-        }
+        } ?? nil
     }
 
     /// What a `Check` came to: the configuration in use when it ran, and what a reload would
@@ -72,13 +57,56 @@ final class ReloadBuilds: Sendable {
     /// at their paths (``Environment/check(candidates:)``), on the queue, and waits for it: the
     /// control socket's `Check`. Nothing is published, so nothing is abandoned either.
     func check(_ environment: Environment, candidates: [String: Data]) async -> CheckOutcome {
-        await withCheckedContinuation { continuation in
+        let outcome = await onQueue(abandonable: false) { () -> CheckOutcome in
+            let current = environment.snapshot
+            return (current, Result { () throws(EnvironmentError) in try environment.check(candidates: candidates) })
+        }
+        guard let outcome else { preconditionFailure("a check is never abandoned") }
+        return outcome
+    }
+
+    /// Runs `work` on the queue and waits for its result; `nil` if `abandonable` and
+    /// ``abandon()`` came first.
+    ///
+    /// The result passes from the queue's thread to the waiter through this type's lock, not as
+    /// the continuation's value: the lock orders everything `work` wrote (a snapshot built on
+    /// the queue) before the waiter's reads in a way every checker sees. ThreadSanitizer does
+    /// not see the ordering of a continuation resumed from a dispatch thread onto an actor, and
+    /// reported the reloader's first read of a new snapshot as a race.
+    private func onQueue<Value: Sendable>(
+        abandonable: Bool, _ work: @escaping @Sendable () -> Value
+    ) async -> Value? {
+        let handoff = Locked<Value?>(nil)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let id = state.withLock { state -> UInt64? in
+                guard abandonable else { return 0 }
+                guard !state.isAbandoned else { return nil }
+                state.nextID += 1
+                state.waiting[state.nextID] = continuation
+                return state.nextID
+            }
+            guard let id else {
+                continuation.resume()
+                return
+            }
             queue.async {
-                let current = environment.snapshot
-                let built = Result { () throws(EnvironmentError) in try environment.check(candidates: candidates) }
-                continuation.resume(returning: (current, built))
+                let result = work()
+                guard abandonable else {
+                    handoff.withLock { $0 = result }
+                    continuation.resume()
+                    return
+                }
+                // Abandoned meanwhile: the waiter was resumed already, and gets nothing.
+                let waiter = self.state.withLock { state in
+                    state.waiting.removeValue(forKey: id).map { waiter in
+                        handoff.withLock { $0 = result }
+                        return waiter
+                    }
+                }
+                waiter?.resume()
             }
         }
+        return handoff.withLock { $0.take() }
     }
 
     /// Stops waiting for every reload's build, now and from now on: each waiter gets `nil`, and
@@ -89,6 +117,6 @@ final class ReloadBuilds: Sendable {
             defer { state.waiting = [:] }
             return Array(state.waiting.values)
         }
-        for waiter in waiters { waiter.resume(returning: nil) }
+        for waiter in waiters { waiter.resume() }
     }
 }
