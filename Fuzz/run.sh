@@ -44,7 +44,7 @@ export SWIFT_BACKTRACE=enable=no
 # -use-ld=lld: gold prints a warning for every ASan helper symbol.
 swiftc_fuzzer=(swiftc -O -swift-version 6 -sanitize=fuzzer,address -use-ld=lld -parse-as-library)
 
-# build_logging, build_text_escaping and build_environments: the modules some targets link,
+# build_logging, build_text_escaping, build_locking and build_environments: the modules some targets link,
 # built with plain swiftc into $out (scripts/lib/modules.sh).
 source scripts/lib/modules.sh
 
@@ -56,10 +56,12 @@ build() {
         # Environments (with Logging).
         build_logging
         build_text_escaping VarlinkFuzz
+        build_locking VarlinkFuzz
         build_environments VarlinkFuzz
         "${swiftc_fuzzer[@]}" -module-name VarlinkFuzz -package-name VarlinkFuzz \
             -I "$out/textescaping-VarlinkFuzz" -L "$out/textescaping-VarlinkFuzz" -lTextEscaping \
             -I "$out/environments-VarlinkFuzz" -L "$out/environments-VarlinkFuzz" -lEnvironments \
+            -I "$out/locking-VarlinkFuzz" -L "$out/locking-VarlinkFuzz" -lLocking \
             -I "$out/logging" -L "$out/logging" -lLogging \
             Sources/EnvironmentsControl/*.swift Fuzz/varlink/*.swift -o "$out/varlink-fuzzer"
         ;;
@@ -80,9 +82,11 @@ build() {
         # The interpolator uses the options, errors and trees: all of Environments, and Logging.
         build_logging
         build_text_escaping InterpolationFuzz
+        build_locking InterpolationFuzz
         "${swiftc_fuzzer[@]}" -module-name InterpolationFuzz -package-name InterpolationFuzz \
             -I "$out/logging" -L "$out/logging" -lLogging \
             -I "$out/textescaping-InterpolationFuzz" -L "$out/textescaping-InterpolationFuzz" -lTextEscaping \
+            -I "$out/locking-InterpolationFuzz" -L "$out/locking-InterpolationFuzz" -lLocking \
             $(find Sources/Environments -name '*.swift' | sort) Fuzz/interpolation/*.swift \
             -o "$out/interpolation-fuzzer"
         ;;
@@ -90,9 +94,11 @@ build() {
         # Paths, sections and variables: all of Environments, and Logging.
         build_logging
         build_text_escaping KeyFuzz
+        build_locking KeyFuzz
         "${swiftc_fuzzer[@]}" -module-name KeyFuzz -package-name KeyFuzz \
             -I "$out/logging" -L "$out/logging" -lLogging \
             -I "$out/textescaping-KeyFuzz" -L "$out/textescaping-KeyFuzz" -lTextEscaping \
+            -I "$out/locking-KeyFuzz" -L "$out/locking-KeyFuzz" -lLocking \
             $(find Sources/Environments -name '*.swift' | sort) Fuzz/keys/*.swift -o "$out/keys-fuzzer"
         ;;
     duration)

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Logging
 import Synchronization
 import Testing
@@ -171,7 +172,7 @@ enum FS {
 
 /// Collects the batches a watcher reports, and when they arrived.
 final class BatchRecorder: Sendable {
-    private let state = LockedState<[(batch: FileChangeBatch, arrival: ContinuousClock.Instant)]>([])
+    private let state = Locked<[(batch: FileChangeBatch, arrival: ContinuousClock.Instant)]>([])
 
     /// Records a batch, arriving now.
     func record(_ batch: FileChangeBatch) {
@@ -216,7 +217,7 @@ final class BatchRecorder: Sendable {
 
 /// A flag set from another task.
 final class Flag: Sendable {
-    private let value = LockedState(false)
+    private let value = Locked(false)
     /// Sets the flag.
     func set() { value.withLock { $0 = true } }
     /// Whether the flag is set.

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 #if canImport(Glibc)
@@ -194,9 +195,9 @@ struct ThreadSnapshotCache: ~Copyable {
     }
 
     /// Every live thread's cache. Its lock is taken before `fork()` and made new in the child
-    /// (``ForkSafeLocked``), where ``forkedChild()`` then frees the other threads' caches.
-    private static let registry: ForkSafeLocked<[Pointer]> = {
-        let registry = ForkSafeLocked<[Pointer]>([])
+    /// (a `Locked` that survives `fork()`), where ``forkedChild()`` then frees the other threads' caches.
+    private static let registry: Locked<[Pointer]> = {
+        let registry = Locked<[Pointer]>([], survivesFork: true)
         let result = pthread_atfork(nil, nil) { ThreadSnapshotCache.forkedChild() }
         precondition(result == 0, "pthread_atfork failed: \(result)")
         return registry
