@@ -252,3 +252,17 @@ func withWatcher(
     task.cancel()
     try await task.value
 }
+
+/// Runs `body` with `Environments.plist`, holding `contents`, in a fresh temporary directory,
+/// watched as ``withWatcher(files:directories:debounce:settle:openWriteLimit:entryFilter:backend:_:)``
+/// watches it with `debounce` and `backend`.
+func withWatchedFile(
+    contents: String = "v1", debounce: Duration = .milliseconds(50), backend: FileWatcher.Backend = .native,
+    _ body: (_ file: String, BatchRecorder) async throws -> Void
+) async throws {
+    try await withTemporaryDirectory { directory in
+        let file = directory + "/Environments.plist"
+        try FS.writeInPlace(file, contents)
+        try await withWatcher(files: [file], debounce: debounce, backend: backend) { try await body(file, $0) }
+    }
+}
