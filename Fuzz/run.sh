@@ -48,6 +48,19 @@ swiftc_fuzzer=(swiftc -O -swift-version 6 -sanitize=fuzzer,address -use-ld=lld -
 # built with plain swiftc into $out (scripts/lib/modules.sh).
 source scripts/lib/modules.sh
 
+# Builds $out/TARGET-fuzzer as module MODULE from all of Environments' sources (compiled in,
+# so that the fuzzer reaches its internals) and Fuzz/TARGET: build_with_environments MODULE TARGET.
+build_with_environments() {
+    build_logging
+    build_text_escaping "$1"
+    build_locking "$1"
+    "${swiftc_fuzzer[@]}" -module-name "$1" -package-name "$1" \
+        -I "$out/logging" -L "$out/logging" -lLogging \
+        -I "$out/textescaping-$1" -L "$out/textescaping-$1" -lTextEscaping \
+        -I "$out/locking-$1" -L "$out/locking-$1" -lLocking \
+        $(find Sources/Environments -name '*.swift' | sort) Fuzz/"$2"/*.swift -o "$out/$2-fuzzer"
+}
+
 # Builds $out/<target>-fuzzer.
 build() {
     case "$1" in
@@ -80,26 +93,11 @@ build() {
         ;;
     interpolation)
         # The interpolator uses the options, errors and trees: all of Environments, and Logging.
-        build_logging
-        build_text_escaping InterpolationFuzz
-        build_locking InterpolationFuzz
-        "${swiftc_fuzzer[@]}" -module-name InterpolationFuzz -package-name InterpolationFuzz \
-            -I "$out/logging" -L "$out/logging" -lLogging \
-            -I "$out/textescaping-InterpolationFuzz" -L "$out/textescaping-InterpolationFuzz" -lTextEscaping \
-            -I "$out/locking-InterpolationFuzz" -L "$out/locking-InterpolationFuzz" -lLocking \
-            $(find Sources/Environments -name '*.swift' | sort) Fuzz/interpolation/*.swift \
-            -o "$out/interpolation-fuzzer"
+        build_with_environments InterpolationFuzz interpolation
         ;;
     keys)
         # Paths, sections and variables: all of Environments, and Logging.
-        build_logging
-        build_text_escaping KeyFuzz
-        build_locking KeyFuzz
-        "${swiftc_fuzzer[@]}" -module-name KeyFuzz -package-name KeyFuzz \
-            -I "$out/logging" -L "$out/logging" -lLogging \
-            -I "$out/textescaping-KeyFuzz" -L "$out/textescaping-KeyFuzz" -lTextEscaping \
-            -I "$out/locking-KeyFuzz" -L "$out/locking-KeyFuzz" -lLocking \
-            $(find Sources/Environments -name '*.swift' | sort) Fuzz/keys/*.swift -o "$out/keys-fuzzer"
+        build_with_environments KeyFuzz keys
         ;;
     duration)
         "${swiftc_fuzzer[@]}" -module-name DurationFuzz -package-name DurationFuzz \
