@@ -16,7 +16,13 @@ import SystemPackage
 // every kind at two lookup counts and divides the difference, so set-up costs cancel out.
 
 enum Kind: String, CaseIterable {
-    case dictionary, fetch, string
+    /// A `[String: String]` lookup: the floor of any lookup by string key.
+    case dictionary
+    /// A `[String: Any]` lookup, the values as a property list gives them: `fetch`'s peer (the
+    /// iOS pattern reads `Any` from a dictionary loaded from the app's plist), which pays for
+    /// returning `Any` (an existential to make and destroy) as `fetch` does.
+    case dictionaryAny = "dictionary-any"
+    case fetch, string
     /// A typed read of a declared setting: `Environment.shared[setting]` (`Setting<String>`),
     /// the configuration loaded with the declaration of every key.
     case declared
@@ -60,6 +66,8 @@ if kind == .load || kind == .loadDeclared {
 let keyCount = 100
 let keys = Fixtures.keys(keyCount)
 let settings = Fixtures.settings(keyCount)
+// Read-only after this line, by the lookup threads.
+nonisolated(unsafe) let anySettings: [String: Any] = settings
 let directory = try Fixtures.makeDirectory("profile")
 defer { Fixtures.removeAll() }
 try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: directory + "/Environments.plist"))
@@ -99,6 +107,8 @@ let reader: ConfigReader? =
     switch kind {
     case .dictionary:
         for _ in 0..<rounds { for key in keys { blackHole(settings[key]) } }
+    case .dictionaryAny:
+        for _ in 0..<rounds { for key in keys { blackHole(anySettings[key]) } }
     case .fetch, .declaredFetch:
         for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.fetch(key)) } }
     case .string:
