@@ -68,7 +68,9 @@ struct ThreadSnapshotCache: ~Copyable {
     private struct Entries {
         /// The most recently used: the one a read looks at first.
         var first: Entry? {
-            didSet { firstPeek = first.map { Peek(store: $0.store, version: $0.version, view: .passUnretained($0.view)) } }
+            didSet {
+                firstPeek = first.map { Peek(store: $0.store, version: $0.version, view: .passUnretained($0.view)) }
+            }
         }
         var others: [Entry] = []
         /// `first`, without its reference: what a read compares and borrows, with no retain
