@@ -9,7 +9,7 @@ import ServiceLifecycle
 ///
 /// ```swift
 /// let fleet = try await EtcdFleet.connect(configuration, logger: logger)
-/// options.baseLayer = fleet.layer
+/// fleet.apply(to: &options)
 /// let environment = try Environment.bootstrap(options)
 /// let service = EnvironmentService(environment: environment, reloadSignals: signals, logger: logger)
 /// let group = ServiceGroup(services: [service, await fleet.service(for: service)], logger: logger)
@@ -30,8 +30,8 @@ import ServiceLifecycle
 public final class EtcdFleet: Sendable {
     /// Where the fleet lives.
     package let configuration: EtcdConfiguration
-    /// The fleet's documents, to put in `EnvironmentOptions.baseLayer`.
-    public let layer: FleetLayer
+    /// The fleet's documents, the layer ``apply(to:)`` puts below the host's files.
+    package let layer: FleetLayer
     /// Whether the daemon starts from the local cache because etcd did not answer.
     public let startedFromCache: Bool
 
@@ -44,6 +44,17 @@ public final class EtcdFleet: Sendable {
     /// Cache writes happen here, off the tasks' threads, newest state only.
     private let cacheQueue = DispatchQueue(label: "EtcdFleet.cache")
     private let pendingCache = Locked<FleetState?>(nil)
+
+    /// Puts the fleet's documents below the host's own files in `options`: an environment made
+    /// with them reads the fleet's `Environments.plist` and drop-ins first, then the host's
+    /// `Environments.plist` and drop-ins, which override them setting by setting (as `/etc`
+    /// overrides `/usr/lib` for systemd). With a fleet, the host's own files are optional.
+    ///
+    /// Every load and reload takes the documents as last read from etcd (or from the cache),
+    /// at once: no load waits on the network.
+    public func apply(to options: inout EnvironmentOptions) {
+        options.baseLayer = layer
+    }
 
     private init(
         configuration: EtcdConfiguration, client: EtcdClient, state: FleetState, cache: FleetCache?,
