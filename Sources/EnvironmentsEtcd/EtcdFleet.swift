@@ -80,8 +80,8 @@ public final class EtcdFleet: Sendable {
     /// from the local cache.
     ///
     /// Documents past a limit (how many, how large one, how large all together) are not an
-    /// error here: the environment built from ``layer`` fails with the limit, the key and how
-    /// to change it, as it fails with a malformed document.
+    /// error here: the environment the fleet is applied to (``apply(to:)``) fails with the
+    /// limit, the key and how to change it, as it fails with a malformed document.
     ///
     /// - Throws: `EtcdError` when etcd does not answer and there is no cache.
     public static func connect(_ configuration: EtcdConfiguration, logger: Logger) async throws(EtcdError)

@@ -24,8 +24,8 @@ public struct EnvironmentOptions: Sendable {
     /// A directory selected explicitly (for example by `--config-dir`), which wins over
     /// `$CONFIGURATION_DIRECTORY` and `/etc/<applicationName>/`. It must exist. A relative
     /// path (and a relative `$CONFIGURATION_DIRECTORY` entry) is made absolute once, when an
-    /// environment is made, against the working directory then; ``Environment/options``
-    /// shows it absolute.
+    /// environment is made, against the working directory then; errors and listings
+    /// show it absolute.
     public var configDirectory: String?
     /// The main file's name, `Environments.plist`; drop-ins live in `<fileName>.d/`.
     package var fileName: String
