@@ -81,14 +81,26 @@ extension ConfigurationReading {
     ///
     /// Numbers, booleans, URLs and durations convert as ``SettingValueConvertible`` says:
     /// `"8080"` reads as an integer, `500ms` as a duration.
+    @inlinable
     public func get<T: SettingValueConvertible>(_ key: String, as type: T.Type = T.self, default defaultValue: T) -> T {
+        // Inlinable, so that a program's read is specialized for its reader and its type: one
+        // lookup and one conversion, as a declared `Setting` costs.
+        guard let value = value(forKey: key) else { return defaultValue }
+        if let converted = T(settingValue: value) { return converted }
+        return wrongType(key, default: defaultValue)
+    }
+
+    /// `defaultValue`, with a warning through the snapshot's logger: the value at `key` has
+    /// another type than `T`.
+    @usableFromInline
+    func wrongType<T: SettingValueConvertible>(_ key: String, default defaultValue: T) -> T {
         do {
-            return try get(key, as: T.self) ?? defaultValue
+            _ = try get(key, as: T.self)
         } catch {
             snapshot.logger.warning(
                 "using the default for a value of the wrong type", metadata: ["error": "\(error)"])
-            return defaultValue
         }
+        return defaultValue
     }
 
     /// Decodes the dictionary at a key path (or, with `nil`, the whole configuration) into a
