@@ -28,9 +28,11 @@ struct ExampleDaemon: AsyncParsableCommand {
         LoggingSystem.bootstrap(JournalLogHandler.factory(identifier: "example-daemon"))
         let logger = Logger(label: "example-daemon")
 
+        var options = arguments.environmentOptions(build: .embedded)
+        options.logger = logger  // the library logs through the application's logger
         let environment: Environment
         do {
-            environment = try Environment.bootstrap(arguments.environmentOptions(build: .embedded))
+            environment = try Environment.bootstrap(options)
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode(1)

@@ -43,7 +43,7 @@ struct ExampleFleetDaemon: AsyncParsableCommand {
             // The fleet's documents from etcd, else from the local cache, as the layer below the files.
             fleet = try await EtcdFleet.connect(etcd, logger: logger)
             var options = arguments.environmentOptions(build: .embedded)
-            options.baseLayer = fleet.layer
+            fleet.apply(to: &options)
             environment = try Environment.bootstrap(options)
         } catch {
             logger.critical("cannot start: \(error)")

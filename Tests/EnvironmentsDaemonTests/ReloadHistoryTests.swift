@@ -140,7 +140,7 @@ struct ReloadHistoryTests {
             environment: environment, reloadSignals: nil, configuration: configuration,
             logger: Logger(label: "history-tests"))
         try await service.whileRunning {
-            #expect(environment.string("Greeting") == "meanwhile")
+            #expect((try? environment.get("Greeting", as: String.self)) == "meanwhile")
             let history = try await JSONValue.record(
                 HistoryReply.self,
                 from: ControlSocketTests.call(fixture.socket, ControlInterface.Method.history).parameters)

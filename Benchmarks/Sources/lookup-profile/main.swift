@@ -55,11 +55,11 @@ if kind == .load || kind == .loadDeclared {
     let settings = Fixtures.settings(lookups)
     try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: directory + "/Environments.plist"))
     let declaration = SettingsDeclaration(
-        Fixtures.keys(lookups).map { SettingDeclaration($0, type: .string) as any SettingDeclaring })
+        Fixtures.keys(lookups).map { Setting<String?>($0) as any SettingDeclaring })
     var options = Fixtures.options(directory)
     if kind == .loadDeclared { options.declaration = declaration }
     let environment = try Environment(options: options)
-    blackHole(environment.string(Fixtures.keys(lookups)[lookups / 2], default: ""))
+    blackHole(environment.get(Fixtures.keys(lookups)[lookups / 2], default: ""))
     exit(0)
 }
 
@@ -112,7 +112,7 @@ let reader: ConfigReader? =
     case .fetch, .declaredFetch:
         for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.fetch(key)) } }
     case .string:
-        for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.string(key, default: "")) } }
+        for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.get(key, default: "")) } }
     case .declared:
         for _ in 0..<rounds { for setting in declared { blackHole(Environment.shared[setting]) } }
     case .swiftConfiguration, .oursProvider:
