@@ -100,6 +100,14 @@ package final class EtcdClient: Sendable {
         try? await http.shutdown()
     }
 
+    /// A client dropped without ``shutdown()`` (a caller that threw before it got there): its
+    /// HTTP client is shut down in the background, where it keeps itself alive until done, so
+    /// that its connections are closed and a debug build does not trap in its `deinit`. After
+    /// ``shutdown()``, this only gets an "already shut down" error, and ignores it.
+    deinit {
+        http.shutdown { _ in }
+    }
+
     /// The endpoint calls go to now.
     package var currentEndpoint: String {
         let index = state.withLock { $0.endpointIndex }
