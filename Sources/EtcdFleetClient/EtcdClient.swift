@@ -479,13 +479,10 @@ package final class EtcdClient: Sendable {
                                     probe, on: endpoint, watching: operation, silence: now - heard.withLock { $0 })
                                 let reached = delivered.withLock { $0 }
                                 if let behind, behind > reached {
-                                    var error = EtcdError(
-                                        operation: operation, endpoint: endpoint,
-                                        message:
-                                            "the member has had revision \(behind) of the watched keys for \(Self.seconds(stallTimeout / 2)), and the watch has delivered up to \(reached) only: it is stalled",
-                                        hint: "the next endpoint takes over, from the last revision applied")
-                                    error.endpointUnavailable = true
-                                    throw error
+                                    throw Self.stalled(
+                                        operation, on: endpoint,
+                                        "the member has had revision \(behind) of the watched keys for \(Self.seconds(stallTimeout / 2)), and the watch has delivered up to \(reached) only: it is stalled"
+                                    )
                                 }
                                 behind = newest > reached ? newest : nil
                             }
@@ -517,14 +514,21 @@ package final class EtcdClient: Sendable {
                 maximumResponseSize: FleetLimits.listedBytes, reauthenticate: true)
             return (response.kvs ?? []).compactMap { $0.decoded()?.modRevision }.max() ?? 0
         } catch {
-            var stalled = EtcdError(
-                operation: operation, endpoint: endpoint,
-                message:
-                    "nothing on the watch for \(Self.seconds(silence)), and the member does not answer either (\(error.message)): it is stalled or cut off",
-                hint: "the next endpoint takes over, from the last revision applied")
-            stalled.endpointUnavailable = true
-            throw stalled
+            throw Self.stalled(
+                operation, on: endpoint,
+                "nothing on the watch for \(Self.seconds(silence)), and the member does not answer either (\(error.message)): it is stalled or cut off"
+            )
         }
+    }
+
+    /// A watch on `endpoint` that stalled, as `message` says: the endpoint counts as
+    /// unavailable, so the next one takes over.
+    private static func stalled(_ operation: String, on endpoint: String, _ message: String) -> EtcdError {
+        var error = EtcdError(
+            operation: operation, endpoint: endpoint, message: message,
+            hint: "the next endpoint takes over, from the last revision applied")
+        error.endpointUnavailable = true
+        return error
     }
 
     /// `2.3 s`.
