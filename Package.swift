@@ -53,7 +53,8 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
-        // sd_notify, the watchdog and a journald LogHandler.
+        // sd_notify, the watchdog, a journald LogHandler, the journal's reader, and the
+        // MESSAGE_IDs of configuration events (systemd/environments.catalog).
         .target(
             name: "SystemdSupport",
             dependencies: [
@@ -67,9 +68,15 @@ let package = Package(
             name: "FileWatching",
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
-        // The control socket's protocol (varlink framing, the interface's records, a client):
-        // shared by the daemon and envctl, without the rest of either (the core for its names).
-        .target(name: "EnvironmentsControl", dependencies: ["Environments", "TextEscaping"]),
+        // Varlink (systemd's IPC) over Unix sockets, knowing nothing of configuration: messages,
+        // their NUL framing, the JSON tree of their parameters and its encoder, the peer's
+        // credentials (SO_PEERCRED), and a blocking client for command-line tools.
+        .target(name: "Varlink", dependencies: ["TextEscaping"]),
+        // The control interface (io.swiftenvironments.Configuration): its description and the
+        // records of its calls and replies, where a daemon's socket is, and whether the daemon
+        // that wrote a state file still runs. Shared by the daemon and envctl, without the rest
+        // of either (the core for its names and errors).
+        .target(name: "EnvironmentsControl", dependencies: ["Environments", "Varlink"]),
         // Blocks SIGHUP before main, so a reload during start-up never kills a daemon.
         .target(name: "CEarlySignals"),
         // Ties it together for long-running services: reloads, signals, a Service.
@@ -81,6 +88,7 @@ let package = Package(
                 "SystemdSupport",
                 "FileWatching",
                 "CEarlySignals",
+                "Varlink",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -130,6 +138,7 @@ let package = Package(
                 // The journal's reader (envctl history); no daemon code.
                 "SystemdSupport",
                 "TextEscaping",
+                "Varlink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

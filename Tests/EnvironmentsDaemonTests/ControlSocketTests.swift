@@ -6,6 +6,7 @@ import Logging
 import Synchronization
 import TestSupport
 import Testing
+import Varlink
 
 #if canImport(Glibc)
     import Glibc

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import TestSupport
 import Testing
+import Varlink
 
 #if canImport(Glibc)
     import Glibc

@@ -2,6 +2,7 @@ import EnvironmentsControl
 import Foundation
 import TestSupport
 import Testing
+import Varlink
 
 #if canImport(Glibc)
     import Glibc

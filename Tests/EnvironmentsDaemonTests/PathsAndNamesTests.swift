@@ -2,6 +2,7 @@ import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation
 import Testing
+import Varlink
 
 #if canImport(Glibc)
     import Glibc

@@ -39,9 +39,9 @@ build_text_escaping() {
         -emit-library -static -o "$out/textescaping-$1/libTextEscaping.a" Sources/TextEscaping/*.swift
 }
 
-# The package's Environments module (which EnvironmentsControl imports), with the package name
-# of the fuzzer that uses it, into $out/environments-<package name>/; needs Logging and that
-# package's TextEscaping.
+# The package's Environments module (for the read path's stress, scripts/tsan-read-path.sh), with
+# the package name of the program that uses it, into $out/environments-<package name>/; needs
+# Logging and that package's TextEscaping.
 build_environments() {
     mkdir -p "$out/environments-$1"
     swiftc "${module_flags[@]:--O}" -swift-version 6 -parse-as-library -module-name Environments -package-name "$1" \

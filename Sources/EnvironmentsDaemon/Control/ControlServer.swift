@@ -3,6 +3,7 @@ import EnvironmentsControl
 import Foundation
 import Logging
 import Synchronization
+import Varlink
 
 #if canImport(Glibc)
     import Glibc
