@@ -234,20 +234,38 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The daemon's library, in the test process and through the example daemon as a process.
         .testTarget(
             name: "EnvironmentsDaemonTests",
             dependencies: [
-                "EnvironmentsDaemon", "Environments", "EnvironmentsControl", "SystemdSupport", "TestSupport",
+                "EnvironmentsDaemon", "Environments", "EnvironmentsControl", "SystemdSupport", "TestSupport", "Varlink",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
-        // envctl's own code, against real files (its commands are tested as a process, above).
-        .testTarget(name: "EnvctlTests", dependencies: ["envctl"]),
-        // What the suites share: the built executables, running them, running a service.
+        // envctl: its own code against real files, and its commands as a process against files
+        // and running daemons (the example daemon, or an EnvironmentService in the test process).
+        .testTarget(
+            name: "EnvctlTests",
+            dependencies: [
+                "envctl", "Environments", "EnvironmentsControl", "EnvironmentsDaemon", "TestSupport", "Varlink",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Messages, framing and the JSON tree, against Foundation's JSON.
+        .testTarget(name: "VarlinkTests", dependencies: ["Varlink"]),
+        // The control interface's text against its records.
+        .testTarget(name: "EnvironmentsControlTests", dependencies: ["EnvironmentsControl", "Varlink"]),
+        // The Info.plist tool as the plugin runs it.
+        .testTarget(name: "EmbedInfoPlistToolTests", dependencies: ["EmbedInfoPlistTool", "TestSupport"]),
+        // What the suites share: the built executables and running them, a service in the test
+        // process with its control socket, the example daemon as a process (DaemonHarness), an
+        // example configuration directory.
         .target(
             name: "TestSupport",
-            dependencies: ["EnvironmentsDaemon"],
+            dependencies: [
+                "Environments", "EnvironmentsDaemon", "Varlink", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/TestSupport"
         ),
         // A real etcd cluster on loopback ports, for the etcd tests and fleet-benchmark.

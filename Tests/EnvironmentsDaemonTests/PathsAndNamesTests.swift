@@ -1,6 +1,7 @@
 import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation
+import TestSupport
 import Testing
 import Varlink
 

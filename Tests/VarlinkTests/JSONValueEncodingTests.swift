@@ -1,4 +1,3 @@
-import EnvironmentsControl
 import Foundation
 import Testing
 import Varlink
