@@ -18,7 +18,9 @@ let package = Package(
         .executable(name: "example-daemon", targets: ["example-daemon"]),
         .executable(name: "example-fleet-daemon", targets: ["example-fleet-daemon"]),
         // A product only so that the Benchmarks package's release graph (scripts/build-release.sh)
-        // can build it; it lives here because it drives the fleet client, which is `package`.
+        // can build it. It lives here because it drives the fleet's etcd client (EtcdClient, whose
+        // API is `package`) and starts etcd with EtcdTestSupport (a target, not a product): no
+        // other package can reach either.
         .executable(name: "fleet-benchmark", targets: ["fleet-benchmark"]),
         .plugin(name: "EmbedInfoPlist", targets: ["EmbedInfoPlist"]),
     ],
@@ -274,6 +276,8 @@ let package = Package(
             dependencies: ["EtcdFleetClient", .product(name: "Logging", package: "swift-log")],
             path: "Tests/EtcdTestSupport"
         ),
+        // The fleet's key layout and documents, without etcd.
+        .testTarget(name: "EtcdFleetClientTests", dependencies: ["EtcdFleetClient"]),
         // Against a real three-member etcd cluster (Debian's etcd-server), started by the tests.
         .testTarget(
             name: "EnvironmentsEtcdTests",
