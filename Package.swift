@@ -44,10 +44,13 @@ let package = Package(
     targets: [
         // Escapes control characters in text for terminals, log lines and the journal's stream.
         .target(name: "TextEscaping"),
+        // The one lock type (`Locked`, a pthread mutex that ThreadSanitizer follows, fork-safe
+        // on request): every module that shares state between threads uses it.
+        .target(name: "Locking"),
         // The portable core: Environments.plist, layering, interpolation, snapshots.
         .target(
             name: "Environments",
-            dependencies: ["TextEscaping", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Locking", "TextEscaping", .product(name: "Logging", package: "swift-log")]
         ),
         // libsystemd (sd_notify, sd_journal_sendv), Linux only.
         .systemLibrary(
@@ -68,7 +71,7 @@ let package = Package(
         // A small inotify wrapper and a debounced file watcher.
         .target(
             name: "FileWatching",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: ["Locking", .product(name: "Logging", package: "swift-log")]
         ),
         // Varlink (systemd's IPC) over Unix sockets, knowing nothing of configuration: messages,
         // their NUL framing, the JSON tree of their parameters and its encoder, the peer's
@@ -85,6 +88,7 @@ let package = Package(
         .target(
             name: "EnvironmentsDaemon",
             dependencies: [
+                "Locking",
                 "Environments",
                 "EnvironmentsControl",
                 "SystemdSupport",
@@ -101,6 +105,7 @@ let package = Package(
         .target(
             name: "EnvironmentsConfiguration",
             dependencies: [
+                "Locking",
                 "Environments",
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
@@ -110,6 +115,7 @@ let package = Package(
         .target(
             name: "EtcdFleetClient",
             dependencies: [
+                "Locking",
                 "Environments",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -122,6 +128,7 @@ let package = Package(
         .target(
             name: "EnvironmentsEtcd",
             dependencies: [
+                "Locking",
                 "Environments",
                 "EnvironmentsDaemon",
                 "EtcdFleetClient",
@@ -132,6 +139,7 @@ let package = Package(
         .executableTarget(
             name: "envctl",
             dependencies: [
+                "Locking",
                 // Not EnvironmentsDaemon: envctl must not run the daemon's pre-main SIGHUP handler.
                 "Environments",
                 "EnvironmentsControl",
@@ -220,16 +228,16 @@ let package = Package(
             dependencies: ["EmbedInfoPlistTool"]
         ),
         .executableTarget(name: "EmbedInfoPlistTool", dependencies: ["Environments"]),
-        .testTarget(name: "EnvironmentsTests", dependencies: ["Environments"]),
+        .testTarget(name: "EnvironmentsTests", dependencies: ["Environments", "Locking"]),
         .testTarget(
             name: "SystemdSupportTests",
             dependencies: ["SystemdSupport", "TextEscaping", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching"]),
+        .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching", "Locking"]),
         .testTarget(
             name: "EnvironmentsConfigurationTests",
             dependencies: [
-                "EnvironmentsConfiguration", "Environments", "EnvironmentsDaemon", "FileWatching", "SystemdSupport",
+                "EnvironmentsConfiguration", "Environments", "EnvironmentsDaemon", "FileWatching", "Locking", "SystemdSupport",
                 "TestSupport",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ConfigurationTesting", package: "swift-configuration"),
@@ -240,7 +248,8 @@ let package = Package(
         .testTarget(
             name: "EnvironmentsDaemonTests",
             dependencies: [
-                "EnvironmentsDaemon", "Environments", "EnvironmentsControl", "SystemdSupport", "TestSupport", "Varlink",
+                "EnvironmentsDaemon", "Environments", "EnvironmentsControl", "Locking", "SystemdSupport", "TestSupport",
+                "Varlink",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
@@ -282,7 +291,7 @@ let package = Package(
         .testTarget(
             name: "EnvironmentsEtcdTests",
             dependencies: [
-                "EnvironmentsEtcd", "EtcdFleetClient", "EtcdTestSupport", "Environments", "EnvironmentsDaemon",
+                "EnvironmentsEtcd", "EtcdFleetClient", "EtcdTestSupport", "Environments", "EnvironmentsDaemon", "Locking",
                 "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]

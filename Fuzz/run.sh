@@ -44,9 +44,22 @@ export SWIFT_BACKTRACE=enable=no
 # -use-ld=lld: gold prints a warning for every ASan helper symbol.
 swiftc_fuzzer=(swiftc -O -swift-version 6 -sanitize=fuzzer,address -use-ld=lld -parse-as-library)
 
-# build_logging and build_text_escaping: the modules some targets link, built with plain
-# swiftc into $out (scripts/lib/modules.sh).
+# build_logging, build_text_escaping and build_locking: the modules some targets link, built
+# with plain swiftc into $out (scripts/lib/modules.sh).
 source scripts/lib/modules.sh
+
+# Builds $out/TARGET-fuzzer as module MODULE from all of Environments' sources (compiled in,
+# so that the fuzzer reaches its internals) and Fuzz/TARGET: build_with_environments MODULE TARGET.
+build_with_environments() {
+    build_logging
+    build_text_escaping "$1"
+    build_locking "$1"
+    "${swiftc_fuzzer[@]}" -module-name "$1" -package-name "$1" \
+        -I "$out/logging" -L "$out/logging" -lLogging \
+        -I "$out/textescaping-$1" -L "$out/textescaping-$1" -lTextEscaping \
+        -I "$out/locking-$1" -L "$out/locking-$1" -lLocking \
+        $(find Sources/Environments -name '*.swift' | sort) Fuzz/"$2"/*.swift -o "$out/$2-fuzzer"
+}
 
 # Builds $out/<target>-fuzzer.
 build() {
@@ -73,22 +86,11 @@ build() {
         ;;
     interpolation)
         # The interpolator uses the options, errors and trees: all of Environments, and Logging.
-        build_logging
-        build_text_escaping InterpolationFuzz
-        "${swiftc_fuzzer[@]}" -module-name InterpolationFuzz -package-name InterpolationFuzz \
-            -I "$out/logging" -L "$out/logging" -lLogging \
-            -I "$out/textescaping-InterpolationFuzz" -L "$out/textescaping-InterpolationFuzz" -lTextEscaping \
-            $(find Sources/Environments -name '*.swift' | sort) Fuzz/interpolation/*.swift \
-            -o "$out/interpolation-fuzzer"
+        build_with_environments InterpolationFuzz interpolation
         ;;
     keys)
         # Paths, sections and variables: all of Environments, and Logging.
-        build_logging
-        build_text_escaping KeyFuzz
-        "${swiftc_fuzzer[@]}" -module-name KeyFuzz -package-name KeyFuzz \
-            -I "$out/logging" -L "$out/logging" -lLogging \
-            -I "$out/textescaping-KeyFuzz" -L "$out/textescaping-KeyFuzz" -lTextEscaping \
-            $(find Sources/Environments -name '*.swift' | sort) Fuzz/keys/*.swift -o "$out/keys-fuzzer"
+        build_with_environments KeyFuzz keys
         ;;
     duration)
         "${swiftc_fuzzer[@]}" -module-name DurationFuzz -package-name DurationFuzz \

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The optimized read path under ThreadSanitizer: builds Tests/ReadPathStress with
-# `swiftc -O -sanitize=thread` (the Environments module, TextEscaping and swift-log's Logging
+# `swiftc -O -sanitize=thread` (the Environments module, TextEscaping, Locking and swift-log's Logging
 # compiled in with the same flags, no SwiftPM) and runs it for SECONDS (default 20). Fails on any
 # inconsistent read, failed reload or ThreadSanitizer report.
 #
@@ -19,11 +19,13 @@ mkdir -p "$out"
 echo "== building the read path with -O -sanitize=thread"
 build_logging
 build_text_escaping ReadPathStress
+build_locking ReadPathStress
 build_environments ReadPathStress
 # Static libraries: each before the ones it uses.
 swiftc -O -sanitize=thread -swift-version 6 -module-name ReadPathStress -package-name ReadPathStress \
     -I "$out/environments-ReadPathStress" -L "$out/environments-ReadPathStress" -lEnvironments \
     -I "$out/textescaping-ReadPathStress" -L "$out/textescaping-ReadPathStress" -lTextEscaping \
+    -I "$out/locking-ReadPathStress" -L "$out/locking-ReadPathStress" -lLocking \
     -I "$out/logging" -L "$out/logging" -lLogging \
     Tests/ReadPathStress/main.swift -o "$out/read-path-stress"
 

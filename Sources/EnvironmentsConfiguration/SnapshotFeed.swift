@@ -1,4 +1,5 @@
 import Environments
+import Locking
 
 /// Turns the environment's applied changes into an `AsyncStream` for one watcher.
 ///

@@ -2,6 +2,7 @@ import Dispatch
 import Environments
 import EnvironmentsDaemon
 import EtcdFleetClient
+import Locking
 import Logging
 import ServiceLifecycle
 

@@ -1,5 +1,6 @@
 import Environments
 import EtcdFleetClient
+import Locking
 
 /// The fleet's documents as a `ConfigurationLayer` below the host's files: what
 /// ``EtcdFleet`` last read from etcd (or from its cache), held in memory so that every reload

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Environments
 import Foundation
+import Locking
 import Logging
 import NIOCore
 import NIOHTTP1

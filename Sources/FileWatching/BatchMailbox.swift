@@ -1,3 +1,4 @@
+import Locking
 /// Hands batches from a watch loop thread to the task running ``FileWatcher/run(onChange:)``.
 ///
 /// Batches delivered while the consumer is busy are merged into one, so a slow callback
@@ -19,7 +20,7 @@ final class BatchMailbox: Sendable {
         var waiter: CheckedContinuation<Item?, any Error>?
     }
 
-    private let state = LockedState(State())
+    private let state = Locked(State())
 
     /// Tells the consumer that watching has started.
     func markReady() {

@@ -3,6 +3,7 @@ import Environments
 import EtcdFleetArguments
 import EtcdFleetClient
 import Foundation
+import Locking
 
 /// Where a fleet configuration lives in etcd and how to reach it (``EtcdArguments``, the
 /// options the daemon takes too), and envctl's reads of it.

@@ -29,7 +29,8 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run_e2e as e2e  # noqa: E402
-from e2e.common import APPLIED_ID, CONFIG_DIR, CREDENTIAL_FILE, MAIN_FILE, SHIPPED_DROPIN, Options, debug, wait_for  # noqa: E402
+from e2e.checks import Checks  # noqa: E402
+from e2e.common import APPLIED_ID, CONFIG_DIR, CREDENTIAL_FILE, MAIN_FILE, SHIPPED_DROPIN, Options, wait_for  # noqa: E402
 
 UNIT = "example-daemon.service"
 SCHEMA_FILE = "/usr/share/example-daemon/schema.json"
@@ -37,28 +38,9 @@ VERSIONS = {"trixie": 257, "bookworm": 252}
 APT = {"DEBIAN_FRONTEND": "noninteractive"}
 
 
-class Run:
+class Run(Checks):
     def __init__(self, container, suite):
-        self.c = container
-        self.suite = suite
-        self.failures = []
-        self.passed = 0
-
-    def check(self, condition, message):
-        if condition:
-            self.passed += 1
-            debug(f"ok: {message}")
-        else:
-            self.failures.append(f"{self.suite}: {message}")
-            e2e.log(f"    FAIL: {message}")
-        return condition
-
-    def systemctl(self, *arguments):
-        return self.c.run(["systemctl", *arguments], timeout=60)
-
-    def show(self, *properties):
-        out = self.systemctl("show", UNIT, *[f"--property={p}" for p in properties]).stdout
-        return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+        super().__init__(container, UNIT, label=suite)
 
     def exists(self, path):
         return self.c.run(["test", "-e", path]).returncode == 0

@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import plistlib
-import shutil
 import subprocess
 import sys
 import time
@@ -31,7 +30,8 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run_e2e as e2e  # noqa: E402
-from e2e.common import PENDING_ID, Options, debug  # noqa: E402
+from e2e.checks import Checks  # noqa: E402
+from e2e.common import PENDING_ID, Options  # noqa: E402
 from e2e.journal import first  # noqa: E402
 
 UNIT = "hummingbird-service.service"
@@ -53,27 +53,9 @@ def build():
     return os.path.join(path, "hummingbird-service")
 
 
-class Run:
+class Run(Checks):
     def __init__(self, container):
-        self.c = container
-        self.failures = []
-        self.passed = 0
-
-    def check(self, condition, message):
-        if condition:
-            self.passed += 1
-            debug(f"ok: {message}")
-        else:
-            self.failures.append(message)
-            e2e.log(f"    FAIL: {message}")
-        return condition
-
-    def systemctl(self, *arguments):
-        return self.c.run(["systemctl", *arguments], timeout=60)
-
-    def show(self, *properties):
-        out = self.systemctl("show", UNIT, *[f"--property={p}" for p in properties]).stdout
-        return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+        super().__init__(container, UNIT)
 
     def get(self, port, path, timeout=2.0):
         """GET on the container's loopback (its own network namespace), from the host's python."""
@@ -246,19 +228,12 @@ def main():
     run = None
     try:
         container.prepare()
-        root = container.root
-
-        def place(source, destination, mode):
-            target = os.path.join(root, destination.lstrip("/"))
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            shutil.copyfile(source, target)
-            os.chmod(target, mode)
-
+        place = container.place
         place(binary, "/usr/local/bin/hummingbird-service", 0o755)
         place(envctl, "/usr/local/bin/envctl", 0o755)
         place(os.path.join(e2e.ROOT, "systemd", "hummingbird-service.service"), f"/etc/systemd/system/{UNIT}", 0o644)
         place(os.path.join(e2e.ROOT, "systemd", "environments.catalog"), "/usr/lib/systemd/catalog/environments.catalog", 0o644)
-        os.makedirs(os.path.join(root, CONFIG_DIR.lstrip("/")), exist_ok=True)
+        os.makedirs(os.path.join(container.root, CONFIG_DIR.lstrip("/")), exist_ok=True)
         container.boot()
         run = Run(container)
         port = free_port()

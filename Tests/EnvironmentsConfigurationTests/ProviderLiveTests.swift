@@ -3,6 +3,7 @@ import Environments
 import EnvironmentsConfiguration
 import EnvironmentsDaemon
 import Foundation
+import Locking
 import Logging
 import Synchronization
 import TestSupport

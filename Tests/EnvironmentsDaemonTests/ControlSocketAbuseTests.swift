@@ -2,6 +2,7 @@ import Environments
 import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation
+import Locking
 import Logging
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Environments
 import EnvironmentsDaemon
 import Foundation
+import Locking
 import Logging
 import ServiceLifecycle
 import TestSupport

@@ -3,6 +3,7 @@ import EnvironmentsEtcd
 import EtcdFleetClient
 import EtcdTestSupport
 import Foundation
+import Locking
 import Logging
 import Testing
 

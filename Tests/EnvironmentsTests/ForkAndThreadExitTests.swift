@@ -1,5 +1,6 @@
 import Environments
 import Foundation
+import Locking
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Environments
 import Foundation
+import Locking
 import Testing
 
 /// `onChange` callbacks and the `changes()` stream.

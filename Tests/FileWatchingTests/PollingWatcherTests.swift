@@ -8,16 +8,12 @@ extension FileWatchingTests {
         private let polling = FileWatcher.Backend.polling(interval: .milliseconds(50))
 
         @Test func writeInPlaceAndRenameOver() async throws {
-            try await withTemporaryDirectory { directory in
-                let file = directory + "/Environments.plist"
-                try FS.writeInPlace(file, "v1")
-                try await withWatcher(files: [file], backend: polling) { recorder in
-                    try FS.writeInPlace(file, "version 2")
-                    #expect(await recorder.waitForChange(of: [file]))
-                    await recorder.settle()
-                    try FS.writeAtomically(file, "version three")
-                    #expect(await recorder.waitForChange(of: [file]))
-                }
+            try await withWatchedFile(backend: polling) { file, recorder in
+                try FS.writeInPlace(file, "version 2")
+                #expect(await recorder.waitForChange(of: [file]))
+                await recorder.settle()
+                try FS.writeAtomically(file, "version three")
+                #expect(await recorder.waitForChange(of: [file]))
             }
         }
 

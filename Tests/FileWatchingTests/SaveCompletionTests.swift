@@ -30,25 +30,17 @@
             }
 
             @Test func anAtomicSaveIsReportedLongBeforeTheDebounce() async throws {
-                try await withTemporaryDirectory { directory in
-                    let file = directory + "/Environments.plist"
-                    try FS.writeInPlace(file, "v1")
-                    try await withWatcher(files: [file], debounce: longDebounce) { recorder in
-                        try FS.writeAtomically(file, "version 2")
-                        #expect(await recorder.waitForChange(of: [file], timeout: wellBeforeTheDebounce))
-                    }
+                try await withWatchedFile(debounce: longDebounce) { file, recorder in
+                    try FS.writeAtomically(file, "version 2")
+                    #expect(await recorder.waitForChange(of: [file], timeout: wellBeforeTheDebounce))
                 }
             }
 
             @Test func aWriteInPlaceIsReportedLongBeforeTheDebounce() async throws {
-                try await withTemporaryDirectory { directory in
-                    let file = directory + "/Environments.plist"
-                    try FS.writeInPlace(file, "v1")
-                    try await withWatcher(files: [file], debounce: longDebounce) { recorder in
-                        // Truncating and writing are in progress; the close completes the save.
-                        try FS.writeInPlace(file, "version 2")
-                        #expect(await recorder.waitForChange(of: [file], timeout: wellBeforeTheDebounce))
-                    }
+                try await withWatchedFile(debounce: longDebounce) { file, recorder in
+                    // Truncating and writing are in progress; the close completes the save.
+                    try FS.writeInPlace(file, "version 2")
+                    #expect(await recorder.waitForChange(of: [file], timeout: wellBeforeTheDebounce))
                 }
             }
 
@@ -139,36 +131,28 @@
             }
 
             @Test func closingAFileBeingWrittenEndsTheWait() async throws {
-                try await withTemporaryDirectory { directory in
-                    let file = directory + "/Environments.plist"
-                    try FS.writeInPlace(file, "v1")
-                    try await withWatcher(files: [file], debounce: longDebounce) { recorder in
-                        let writer = try OpenFile(file)
-                        defer { writer.close() }
-                        try writer.write("first half, ")
-                        try await Task.sleep(for: .milliseconds(100))
-                        try writer.write("second half")
-                        try await Task.sleep(for: .milliseconds(100))
-                        #expect(recorder.batches.isEmpty)
-                        writer.close()
-                        #expect(await recorder.waitForChange(of: [file], timeout: wellBeforeTheDebounce))
-                        #expect(recorder.batches.count == 1)
-                    }
+                try await withWatchedFile(debounce: longDebounce) { file, recorder in
+                    let writer = try OpenFile(file)
+                    defer { writer.close() }
+                    try writer.write("first half, ")
+                    try await Task.sleep(for: .milliseconds(100))
+                    try writer.write("second half")
+                    try await Task.sleep(for: .milliseconds(100))
+                    #expect(recorder.batches.isEmpty)
+                    writer.close()
+                    #expect(await recorder.waitForChange(of: [file], timeout: wellBeforeTheDebounce))
+                    #expect(recorder.batches.count == 1)
                 }
             }
 
             @Test func aTemporaryFileRenamedOverIsOneBatch() async throws {
-                try await withTemporaryDirectory { directory in
-                    let file = directory + "/Environments.plist"
-                    try FS.writeInPlace(file, "v1")
-                    try await withWatcher(files: [file], debounce: longDebounce) { recorder in
-                        // Create, write and close the temporary file, then rename it over the file.
-                        try FS.writeAtomically(file, "version 2")
-                        #expect(await recorder.waitForChange(of: [file], timeout: wellBeforeTheDebounce))
-                        #expect(await recorder.staysQuiet())
-                        #expect(recorder.batches.count == 1)
-                        #expect(recorder.changedPaths == [file])
-                    }
+                try await withWatchedFile(debounce: longDebounce) { file, recorder in
+                    // Create, write and close the temporary file, then rename it over the file.
+                    try FS.writeAtomically(file, "version 2")
+                    #expect(await recorder.waitForChange(of: [file], timeout: wellBeforeTheDebounce))
+                    #expect(await recorder.staysQuiet())
+                    #expect(recorder.batches.count == 1)
+                    #expect(recorder.changedPaths == [file])
                 }
             }
 

@@ -8,83 +8,59 @@
         /// Every way of saving a watched file is reported.
         @Suite struct SaveStyleTests {
             @Test func writeInPlace() async throws {
-                try await withTemporaryDirectory { directory in
-                    let file = directory + "/Environments.plist"
-                    try FS.writeInPlace(file, "v1")
-                    try await withWatcher(files: [file]) { recorder in
-                        try FS.writeInPlace(file, "version 2")
-                        #expect(await recorder.waitForChange(of: [file]))
-                        #expect(recorder.batches.allSatisfy { $0.paths == [file] && !$0.overflowed })
-                    }
+                try await withWatchedFile { file, recorder in
+                    try FS.writeInPlace(file, "version 2")
+                    #expect(await recorder.waitForChange(of: [file]))
+                    #expect(recorder.batches.allSatisfy { $0.paths == [file] && !$0.overflowed })
                 }
             }
 
             @Test func append() async throws {
-                try await withTemporaryDirectory { directory in
-                    let file = directory + "/Environments.plist"
-                    try FS.writeInPlace(file, "v1")
-                    try await withWatcher(files: [file]) { recorder in
-                        try FS.writeInPlace(file, " more", append: true)
-                        #expect(await recorder.waitForChange(of: [file]))
-                    }
+                try await withWatchedFile { file, recorder in
+                    try FS.writeInPlace(file, " more", append: true)
+                    #expect(await recorder.waitForChange(of: [file]))
                 }
             }
 
             @Test func temporaryFileRenamedOver() async throws {
-                try await withTemporaryDirectory { directory in
-                    let file = directory + "/Environments.plist"
-                    try FS.writeInPlace(file, "v1")
-                    try await withWatcher(files: [file]) { recorder in
-                        try FS.writeAtomically(file, "version 2")
-                        #expect(await recorder.waitForChange(of: [file]))
-                        await recorder.settle()
-                        // The watch follows the new inode: a second save is seen too.
-                        try FS.writeAtomically(file, "version 3")
-                        #expect(await recorder.waitForChange(of: [file]))
-                    }
+                try await withWatchedFile { file, recorder in
+                    try FS.writeAtomically(file, "version 2")
+                    #expect(await recorder.waitForChange(of: [file]))
+                    await recorder.settle()
+                    // The watch follows the new inode: a second save is seen too.
+                    try FS.writeAtomically(file, "version 3")
+                    #expect(await recorder.waitForChange(of: [file]))
                 }
             }
 
             @Test func sedInPlace() async throws {
-                try await withTemporaryDirectory { directory in
-                    let file = directory + "/Environments.plist"
-                    try FS.writeInPlace(file, "value=1\n")
-                    try await withWatcher(files: [file]) { recorder in
-                        try FS.run("/bin/sed", ["-i", "s/1/2/", file])
-                        #expect(await recorder.waitForChange(of: [file]))
-                        #expect(try String(contentsOfFile: file, encoding: .utf8) == "value=2\n")
-                    }
+                try await withWatchedFile(contents: "value=1\n") { file, recorder in
+                    try FS.run("/bin/sed", ["-i", "s/1/2/", file])
+                    #expect(await recorder.waitForChange(of: [file]))
+                    #expect(try String(contentsOfFile: file, encoding: .utf8) == "value=2\n")
                 }
             }
 
             @Test func originalRenamedAwayThenNewFileWritten() async throws {
-                try await withTemporaryDirectory { directory in
-                    let file = directory + "/Environments.plist"
-                    try FS.writeInPlace(file, "v1")
-                    try await withWatcher(files: [file]) { recorder in
-                        // vim with `backupcopy=no`: F -> F~, write a new F, delete F~.
-                        try FS.move(file, to: file + "~")
-                        try FS.writeInPlace(file, "version 2")
-                        try FS.delete(file + "~")
-                        #expect(await recorder.waitForChange(of: [file]))
-                        await recorder.settle()
-                        try FS.writeInPlace(file, "version 3")
-                        #expect(await recorder.waitForChange(of: [file]))
-                    }
+                try await withWatchedFile { file, recorder in
+                    // vim with `backupcopy=no`: F -> F~, write a new F, delete F~.
+                    try FS.move(file, to: file + "~")
+                    try FS.writeInPlace(file, "version 2")
+                    try FS.delete(file + "~")
+                    #expect(await recorder.waitForChange(of: [file]))
+                    await recorder.settle()
+                    try FS.writeInPlace(file, "version 3")
+                    #expect(await recorder.waitForChange(of: [file]))
                 }
             }
 
             @Test func deletedThenRecreatedLater() async throws {
-                try await withTemporaryDirectory { directory in
-                    let file = directory + "/Environments.plist"
-                    try FS.writeInPlace(file, "v1")
-                    try await withWatcher(files: [file]) { recorder in
-                        try FS.delete(file)
-                        #expect(await recorder.waitForChange(of: [file]))
-                        await recorder.settle()
-                        try FS.writeInPlace(file, "v2")
-                        #expect(await recorder.waitForChange(of: [file]))
-                    }
+                try await withWatchedFile { file, recorder in
+                    try FS.delete(file)
+                    #expect(await recorder.waitForChange(of: [file]))
+                    await recorder.settle()
+                    try FS.writeInPlace(file, "v2")
+                    #expect(await recorder.waitForChange(of: [file]))
                 }
             }
 

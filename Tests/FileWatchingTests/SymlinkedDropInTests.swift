@@ -10,27 +10,39 @@
         @Suite struct SymlinkedDropInTests {
             private static let isDropIn: @Sendable (String) -> Bool = { $0.hasSuffix(".plist") && !$0.hasPrefix(".") }
 
-            @Test func aChangeOfALinkedDropInsTargetIsReported() async throws {
+            /// Runs `body` with `dir/Environments.plist.d` watched (drop-ins only) beside
+            /// `dir/store`, which holds `target.plist`, linked into the drop-ins as
+            /// `10-linked.plist` if `linked`.
+            private func withLinkedStore(
+                linked: Bool = true, backend: FileWatcher.Backend = .native,
+                _ body: (_ dropIn: String, _ store: String, BatchRecorder) async throws -> Void
+            ) async throws {
                 try await withTemporaryDirectory { directory in
                     let dropIn = directory + "/Environments.plist.d"
                     let store = directory + "/store"
                     try FS.makeDirectory(dropIn)
                     try FS.makeDirectory(store)
                     try FS.writeInPlace(store + "/target.plist", "v1")
-                    try FS.makeSymlink("../store/target.plist", at: dropIn + "/10-linked.plist")
-                    try await withWatcher(directories: [dropIn], entryFilter: Self.isDropIn) { recorder in
-                        // Written in place.
-                        try FS.writeInPlace(store + "/target.plist", "v2")
-                        #expect(await recorder.waitForChange(of: [dropIn]))
-                        await recorder.settle()
-                        // Replaced by a rename, as editors and deployment tools do.
-                        try FS.writeAtomically(store + "/target.plist", "v3")
-                        #expect(await recorder.waitForChange(of: [dropIn]))
-                        await recorder.settle()
-                        // An unrelated file next to the target is not a change.
-                        try FS.writeInPlace(store + "/other.plist", "x")
-                        #expect(await recorder.staysQuiet())
+                    if linked { try FS.makeSymlink("../store/target.plist", at: dropIn + "/10-linked.plist") }
+                    try await withWatcher(directories: [dropIn], entryFilter: Self.isDropIn, backend: backend) {
+                        try await body(dropIn, store, $0)
                     }
+                }
+            }
+
+            @Test func aChangeOfALinkedDropInsTargetIsReported() async throws {
+                try await withLinkedStore { dropIn, store, recorder in
+                    // Written in place.
+                    try FS.writeInPlace(store + "/target.plist", "v2")
+                    #expect(await recorder.waitForChange(of: [dropIn]))
+                    await recorder.settle()
+                    // Replaced by a rename, as editors and deployment tools do.
+                    try FS.writeAtomically(store + "/target.plist", "v3")
+                    #expect(await recorder.waitForChange(of: [dropIn]))
+                    await recorder.settle()
+                    // An unrelated file next to the target is not a change.
+                    try FS.writeInPlace(store + "/other.plist", "x")
+                    #expect(await recorder.staysQuiet())
                 }
             }
 
@@ -63,58 +75,36 @@
             }
 
             @Test func aLinkAddedLaterIsFollowedToo() async throws {
-                try await withTemporaryDirectory { directory in
-                    let dropIn = directory + "/Environments.plist.d"
-                    let store = directory + "/store"
-                    try FS.makeDirectory(dropIn)
-                    try FS.makeDirectory(store)
-                    try FS.writeInPlace(store + "/target.plist", "v1")
-                    try await withWatcher(directories: [dropIn], entryFilter: Self.isDropIn) { recorder in
-                        try FS.makeSymlink(store + "/target.plist", at: dropIn + "/30-late.plist")
-                        #expect(await recorder.waitForChange(of: [dropIn]))
-                        await recorder.settle()
-                        try FS.writeInPlace(store + "/target.plist", "v2")
-                        #expect(await recorder.waitForChange(of: [dropIn]))
-                    }
+                try await withLinkedStore(linked: false) { dropIn, store, recorder in
+                    try FS.makeSymlink(store + "/target.plist", at: dropIn + "/30-late.plist")
+                    #expect(await recorder.waitForChange(of: [dropIn]))
+                    await recorder.settle()
+                    try FS.writeInPlace(store + "/target.plist", "v2")
+                    #expect(await recorder.waitForChange(of: [dropIn]))
                 }
             }
 
             @Test func entriesThatAreNotDropInsAreIgnored() async throws {
-                try await withTemporaryDirectory { directory in
-                    let dropIn = directory + "/Environments.plist.d"
-                    try FS.makeDirectory(dropIn)
-                    try await withWatcher(directories: [dropIn], entryFilter: Self.isDropIn) { recorder in
-                        // An editor's swap file, kept open for writing, and a stray note.
-                        let swap = try OpenFile(dropIn + "/.10-local.plist.swp")
-                        defer { swap.close() }
-                        try swap.write("swap")
-                        try FS.writeInPlace(dropIn + "/README.txt", "notes")
-                        #expect(await recorder.staysQuiet())
-                        // A drop-in saved meanwhile is reported at once: the open swap file
-                        // does not hold it back.
-                        try FS.writeAtomically(dropIn + "/10-local.plist", "v1")
-                        #expect(await recorder.waitForChange(of: [dropIn], timeout: .seconds(2)))
-                    }
+                try await withLinkedStore(linked: false) { dropIn, _, recorder in
+                    // An editor's swap file, kept open for writing, and a stray note.
+                    let swap = try OpenFile(dropIn + "/.10-local.plist.swp")
+                    defer { swap.close() }
+                    try swap.write("swap")
+                    try FS.writeInPlace(dropIn + "/README.txt", "notes")
+                    #expect(await recorder.staysQuiet())
+                    // A drop-in saved meanwhile is reported at once: the open swap file
+                    // does not hold it back.
+                    try FS.writeAtomically(dropIn + "/10-local.plist", "v1")
+                    #expect(await recorder.waitForChange(of: [dropIn], timeout: .seconds(2)))
                 }
             }
 
             @Test func pollingFollowsLinksAndIgnoresOtherEntriesToo() async throws {
-                try await withTemporaryDirectory { directory in
-                    let dropIn = directory + "/Environments.plist.d"
-                    let store = directory + "/store"
-                    try FS.makeDirectory(dropIn)
-                    try FS.makeDirectory(store)
-                    try FS.writeInPlace(store + "/target.plist", "v1")
-                    try FS.makeSymlink("../store/target.plist", at: dropIn + "/10-linked.plist")
-                    try await withWatcher(
-                        directories: [dropIn], entryFilter: Self.isDropIn,
-                        backend: .polling(interval: .milliseconds(50))
-                    ) { recorder in
-                        try FS.writeInPlace(dropIn + "/README.txt", "notes")
-                        #expect(await recorder.staysQuiet())
-                        try FS.writeInPlace(store + "/target.plist", "version 2")
-                        #expect(await recorder.waitForChange(of: [dropIn]))
-                    }
+                try await withLinkedStore(backend: .polling(interval: .milliseconds(50))) { dropIn, store, recorder in
+                    try FS.writeInPlace(dropIn + "/README.txt", "notes")
+                    #expect(await recorder.staysQuiet())
+                    try FS.writeInPlace(store + "/target.plist", "version 2")
+                    #expect(await recorder.waitForChange(of: [dropIn]))
                 }
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Logging
 import Synchronization
 import Testing
@@ -171,7 +172,7 @@ enum FS {
 
 /// Collects the batches a watcher reports, and when they arrived.
 final class BatchRecorder: Sendable {
-    private let state = LockedState<[(batch: FileChangeBatch, arrival: ContinuousClock.Instant)]>([])
+    private let state = Locked<[(batch: FileChangeBatch, arrival: ContinuousClock.Instant)]>([])
 
     /// Records a batch, arriving now.
     func record(_ batch: FileChangeBatch) {
@@ -216,7 +217,7 @@ final class BatchRecorder: Sendable {
 
 /// A flag set from another task.
 final class Flag: Sendable {
-    private let value = LockedState(false)
+    private let value = Locked(false)
     /// Sets the flag.
     func set() { value.withLock { $0 = true } }
     /// Whether the flag is set.
@@ -250,4 +251,18 @@ func withWatcher(
     }
     task.cancel()
     try await task.value
+}
+
+/// Runs `body` with `Environments.plist`, holding `contents`, in a fresh temporary directory,
+/// watched as ``withWatcher(files:directories:debounce:settle:openWriteLimit:entryFilter:backend:_:)``
+/// watches it with `debounce` and `backend`.
+func withWatchedFile(
+    contents: String = "v1", debounce: Duration = .milliseconds(50), backend: FileWatcher.Backend = .native,
+    _ body: (_ file: String, BatchRecorder) async throws -> Void
+) async throws {
+    try await withTemporaryDirectory { directory in
+        let file = directory + "/Environments.plist"
+        try FS.writeInPlace(file, contents)
+        try await withWatcher(files: [file], debounce: debounce, backend: backend) { try await body(file, $0) }
+    }
 }

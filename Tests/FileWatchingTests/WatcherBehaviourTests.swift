@@ -1,3 +1,4 @@
+import Locking
 #if os(Linux)
     import Foundation
     import Synchronization
@@ -100,7 +101,7 @@
                     let watcher = FileWatcher(
                         files: [first, second], directories: [], debounce: .milliseconds(20),
                         logger: testLogger)
-                    let state = LockedState((running: 0, maximum: 0, paths: Set<String>()))
+                    let state = Locked((running: 0, maximum: 0, paths: Set<String>()))
                     let ready = Flag()
                     let task = Task {
                         try await watcher.run(onReady: { ready.set() }) { batch in

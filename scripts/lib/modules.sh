@@ -39,13 +39,21 @@ build_text_escaping() {
         -emit-library -static -o "$out/textescaping-$1/libTextEscaping.a" Sources/TextEscaping/*.swift
 }
 
+# The package's Locking module (its API is `package` too), into $out/locking-<package name>/.
+build_locking() {
+    mkdir -p "$out/locking-$1"
+    swiftc "${module_flags[@]:--O}" -swift-version 6 -parse-as-library -module-name Locking -package-name "$1" \
+        -emit-module -emit-module-path "$out/locking-$1/Locking.swiftmodule" \
+        -emit-library -static -o "$out/locking-$1/libLocking.a" Sources/Locking/*.swift
+}
+
 # The package's Environments module (for the read path's stress, scripts/tsan-read-path.sh), with
 # the package name of the program that uses it, into $out/environments-<package name>/; needs
-# Logging and that package's TextEscaping.
+# Logging and that package's TextEscaping and Locking (build_locking).
 build_environments() {
     mkdir -p "$out/environments-$1"
     swiftc "${module_flags[@]:--O}" -swift-version 6 -parse-as-library -module-name Environments -package-name "$1" \
-        -I "$out/logging" -I "$out/textescaping-$1" \
+        -I "$out/logging" -I "$out/textescaping-$1" -I "$out/locking-$1" \
         -emit-module -emit-module-path "$out/environments-$1/Environments.swiftmodule" \
         -emit-library -static -o "$out/environments-$1/libEnvironments.a" \
         $(find Sources/Environments -name '*.swift' | sort)

@@ -64,12 +64,12 @@ struct VariableOverrides {
     func apply(to tree: inout [String: SettingNode], environment: String, secretPaths: Set<String>)
         throws(EnvironmentError) -> [(variable: String, path: [String])]
     {
-        var applied: [(variable: String, path: [String])] = []
-        let foldedSecrets = Interpolator.folded(secretPaths)
         let names = self.names
         guard !names.isEmpty else { return [] }
-        // Parsed only when a variable needs them: a program with 10,000 declared keys and no
-        // variables pays nothing here.
+        // Folded and parsed only when a variable needs them: a program with 10,000 declared or
+        // secret keys and no variables pays nothing here.
+        var applied: [(variable: String, path: [String])] = []
+        let foldedSecrets = Interpolator.folded(secretPaths)
         let paths = declared.reduce(into: Set<String>()) { $0.formUnion($1) }
         var spellings = Spellings(declared: paths.sorted().compactMap { try? SettingPath(parsing: $0).components })
         var setBy: [String: String] = [:]  // key path -> variable, to report two that meet

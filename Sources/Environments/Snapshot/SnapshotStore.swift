@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// Holds an environment's current snapshot so that reads take no shared lock and write no
@@ -15,7 +16,7 @@ import Synchronization
 /// not the threads that read it ever read again.
 ///
 /// Its lock, and the registry of thread caches, are taken before `fork()` and made new in the
-/// child (``ForkSafeLocked``): a child process reads and publishes as its parent did, and holds
+/// child (each a `Locked` that survives `fork()`): a child process reads and publishes as its parent did, and holds
 /// no view for the parent's other threads.
 final class SnapshotStore: Sendable {
     private static let identities = Atomic<UInt64>(1)
@@ -24,7 +25,7 @@ final class SnapshotStore: Sendable {
     private let identity: UInt64
     /// Counts publishes; changed only under `current`'s lock, with `current`.
     private let version = Atomic<UInt64>(0)
-    private let current = ForkSafeLocked<EnvironmentSnapshot?>(nil)
+    private let current = Locked<EnvironmentSnapshot?>(nil, survivesFork: true)
     private let cacheKey = ThreadSnapshotCache.key
 
     /// A store with nothing published yet: reads return `nil` until ``publish(_:)``.

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 #if canImport(Glibc)
@@ -160,6 +161,15 @@ struct ThreadSnapshotCache: ~Copyable {
     }
 
     private func dropViews(of store: UInt64, olderThan version: UInt64) -> [Entry] {
+        sweep(whileReading: []) { removeEntries { $0.store == store && $0.version < version } }
+    }
+
+    /// Runs `body` on this cache's entries as a writer (holding the registry's lock), or, if
+    /// the owning thread is reading, asks it to empty its cache when its read ends and returns
+    /// `whileReading` (that thread may be using a view; it will hold none once the read ends).
+    /// Never waits for a read: waiting for a thread that reads in a tight loop (any store's,
+    /// so almost never idle) could last forever while a publish waits on the registry's lock.
+    private func sweep<Result>(whileReading: Result, _ body: () -> Result) -> Result {
         while true {
             switch state.load(ordering: .relaxed) {
             case State.idle:
@@ -167,18 +177,16 @@ struct ThreadSnapshotCache: ~Copyable {
                     state.compareExchange(expected: State.idle, desired: State.sweeping, ordering: .acquiring)
                         .exchanged
                 else { continue }
-                let dropped = removeEntries { $0.store == store && $0.version < version }
-                state.store(State.idle, ordering: .releasing)
-                return dropped
+                defer { state.store(State.idle, ordering: .releasing) }
+                return body()
             case State.reading:
-                // The thread may be using the view: it empties its cache when its read ends.
                 if state.compareExchange(
                     expected: State.reading, desired: State.readingDropWanted, ordering: .relaxed
                 ).exchanged {
-                    return []
+                    return whileReading
                 }
             case State.readingDropWanted:
-                return []
+                return whileReading
             default:
                 // Another writer is sweeping this cache, for as long as a few comparisons take.
                 sched_yield()
@@ -194,9 +202,9 @@ struct ThreadSnapshotCache: ~Copyable {
     }
 
     /// Every live thread's cache. Its lock is taken before `fork()` and made new in the child
-    /// (``ForkSafeLocked``), where ``forkedChild()`` then frees the other threads' caches.
-    private static let registry: ForkSafeLocked<[Pointer]> = {
-        let registry = ForkSafeLocked<[Pointer]>([])
+    /// (a `Locked` that survives `fork()`), where ``forkedChild()`` then frees the other threads' caches.
+    private static let registry: Locked<[Pointer]> = {
+        let registry = Locked<[Pointer]>([], survivesFork: true)
         let result = pthread_atfork(nil, nil) { ThreadSnapshotCache.forkedChild() }
         precondition(result == 0, "pthread_atfork failed: \(result)")
         return registry
@@ -321,33 +329,12 @@ struct ThreadSnapshotCache: ~Copyable {
         }
     }
 
-    /// Whether this cache holds a view of one of `store`'s snapshots. Called holding the
-    /// registry's lock, as writers are, and like them it never waits for a read: a thread that
-    /// is reading is asked to empty its cache when its read ends (as a publish asks), and then
-    /// holds no view. (Waiting for it to be idle could last forever: a thread that reads in a
-    /// tight loop, any store's, is almost never idle, and a publish would wait on the lock.)
+    /// Whether this cache holds a view of one of `store`'s snapshots, looked at as a writer
+    /// looks (``sweep(whileReading:_:)``): a thread that is reading is asked to empty its cache
+    /// when its read ends, as a publish asks, and then holds no view.
     private func holdsViews(of store: UInt64) -> Bool {
-        while true {
-            switch state.load(ordering: .relaxed) {
-            case State.idle:
-                guard
-                    state.compareExchange(expected: State.idle, desired: State.sweeping, ordering: .acquiring)
-                        .exchanged
-                else { continue }
-                defer { state.store(State.idle, ordering: .releasing) }
-                return entries.pointee.first?.store == store || entries.pointee.others.contains { $0.store == store }
-            case State.reading:
-                if state.compareExchange(
-                    expected: State.reading, desired: State.readingDropWanted, ordering: .relaxed
-                ).exchanged {
-                    return false
-                }
-            case State.readingDropWanted:
-                return false
-            default:
-                // A writer is sweeping this cache, for as long as a few comparisons take.
-                sched_yield()
-            }
+        sweep(whileReading: false) {
+            entries.pointee.first?.store == store || entries.pointee.others.contains { $0.store == store }
         }
     }
 }

@@ -1,6 +1,7 @@
 import Environments
 import EnvironmentsControl
 import Foundation
+import Locking
 import Logging
 import Synchronization
 import Varlink

@@ -1,6 +1,7 @@
 import Dispatch
 import Environments
 import Foundation
+import Locking
 
 /// Runs the daemon's builds of the configuration (reading, parsing, merging and interpolating
 /// the files, reading credential files, and the application's `validate`) on a dispatch queue

@@ -152,15 +152,17 @@ class Container:
             handle.truncate(0)
             handle.write(data)
 
+    def place(self, source, destination, mode):
+        """Copy the host's file `source` to `destination` in the root, with `mode`."""
+        target = os.path.join(self.root, destination.lstrip("/"))
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        shutil.copyfile(source, target)
+        os.chmod(target, mode)
+
     def install(self, binaries, secret):
         """Install binaries, units, catalog, configuration and credential into the root."""
         root = self.root
-
-        def place(source, destination, mode):
-            target = os.path.join(root, destination.lstrip("/"))
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            shutil.copyfile(source, target)
-            os.chmod(target, mode)
+        place = self.place
 
         for product in ("example-daemon", "envctl"):
             place(os.path.join(binaries, product), f"/usr/local/bin/{product}", 0o755)

@@ -6,47 +6,18 @@
     import Darwin
 #endif
 
-/// A value that threads share, guarded by a lock that `fork()` cannot leave held in the child.
+/// The mutexes of every ``Locked`` made with `survivesFork: true`, and the `pthread_atfork`
+/// handlers that take them all before a `fork()` and release them after it.
 ///
 /// A child process has one thread, the one that called `fork()`: a lock that another thread
 /// of the parent held at that moment would stay held in the child forever, and the child's
 /// first read (or publish) of a snapshot would wait for it. Every one of these locks is taken
-/// before `fork()` (a `pthread_atfork` handler), released after it in the parent and made new
-/// in the child, so the child finds each lock free and each value whole.
+/// before `fork()`, released after it in the parent and made new in the child, so the child
+/// finds each lock free and each value whole.
 ///
-/// For the locks that a read of a snapshot may take (a ``SnapshotStore``'s and the registry of
+/// For the locks that a read of a snapshot may take (a `SnapshotStore`'s and the registry of
 /// thread caches), held only for as long as a few assignments take: `fork()` waits for them.
 /// No code that holds one creates or frees another (the list of them has a lock of its own).
-final class ForkSafeLocked<Value>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        ForkSafeLocks.add(mutex)
-    }
-
-    deinit {
-        ForkSafeLocks.remove(mutex)
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
-    }
-
-    /// Runs `body` with the value, holding the lock.
-    @inline(__always)
-    func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
-    }
-}
-
-/// Every ``ForkSafeLocked``'s mutex, and the `pthread_atfork` handlers that take them all
-/// before a `fork()` and release them after it.
 enum ForkSafeLocks {
     /// Guards ``all``; made (and the handlers installed) with the first lock.
     nonisolated(unsafe) private static let guardMutex: UnsafeMutablePointer<pthread_mutex_t> = {
