@@ -37,6 +37,10 @@ package enum ControlInterface {
 
     /// The interface description in varlink's interface definition language, as
     /// `org.varlink.service.GetInterfaceDescription` returns it.
+    ///
+    /// Written by hand beside the records below, which must match it field for field:
+    /// `Tests/EnvironmentsControlTests` decodes objects made from this text into each record and
+    /// encodes them back, and fails on any name, type, optionality or enum value that differs.
     package static let description = """
         # Ask a daemon built with swift-environments what configuration it runs with, check the
         # configuration on disk as a reload would, and reload it with the verdict as the answer.
