@@ -161,11 +161,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // What the two example daemons share: their options, rules, built-in configuration and work.
+        // What the two example daemons share: their options, rules, built-in configuration, start and work.
         .target(
             name: "ExampleDaemonKit",
             dependencies: [
                 "Environments",
+                "EnvironmentsDaemon",
+                "SystemdSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,6 +1,8 @@
 #!/bin/bash
 # Instructions per lookup, counted by valgrind's callgrind: the figure that repeats on a
-# shared machine where timings do not. Each kind runs at two lookup counts; the difference
+# shared machine where timings do not. Each is compared with a `[String: String]` lookup
+# (dictionary) and a `[String: Any]` lookup (dictionary-any, the peer of `fetch`, which also
+# returns `Any`). Each kind runs at two lookup counts; the difference
 # divided by the extra lookups leaves out start-up, file loading and set-up.
 #
 #     Benchmarks/count-instructions.sh [LOOKUPS [THREADS]]      (defaults: 200000, 1)
@@ -37,13 +39,15 @@ count() { # kind lookups -> instructions
 }
 
 echo "instructions per lookup, $threads thread(s)"
-printf '%-22s %14s %10s\n' "lookup" "instr/lookup" "vs dict"
-dictionary=""
-for kind in dictionary fetch declared-fetch string declared ours-provider swift-configuration; do
+printf '%-22s %14s %10s %14s\n' "lookup" "instr/lookup" "vs dict" "vs dict-any"
+dictionary="" dictionary_any=""
+for kind in dictionary dictionary-any fetch declared-fetch string declared ours-provider swift-configuration; do
     low="$(count "$kind" "$lookups")"
     high="$(count "$kind" $((lookups * 2)))"
     per="$(awk -v a="$low" -v b="$high" -v n="$((lookups * threads))" 'BEGIN { printf "%.1f", (b - a) / n }')"
     [ -z "$dictionary" ] && dictionary="$per"
+    [ "$kind" = dictionary-any ] && dictionary_any="$per"
     ratio="$(awk -v a="$per" -v d="$dictionary" 'BEGIN { printf "%.2fx", a / d }')"
-    printf '%-22s %14s %10s\n' "$kind" "$per" "$ratio"
+    ratio_any="$(awk -v a="$per" -v d="${dictionary_any:-0}" 'BEGIN { if (d > 0) printf "%.2fx", a / d; else printf "-" }')"
+    printf '%-22s %14s %10s %14s\n' "$kind" "$per" "$ratio" "$ratio_any"
 done

@@ -77,7 +77,7 @@ struct FuzzInput {
     private static func value(_ kind: Character, _ text: String) -> SettingValue? {
         switch kind {
         case "i": return Int(text).map(SettingValue.integer)
-        case "r": return Double(text).flatMap { $0.isFinite ? .double($0) : nil }
+        case "r": return Double(text).flatMap { $0.isFinite ? .real($0) : nil }
         case "b": return .bool(text == "true")
         case "x": return .data(Data(text.utf8))
         case "a":

@@ -183,7 +183,7 @@ struct InterpolationModel {
         case .string(let text):
             let expansion = try expandKey(key, text: text, chain: chain)
             return Expansion(text: expansion.text, isSecret: expansion.isSecret || listed)
-        case .integer, .double, .bool:
+        case .integer, .real, .bool:
             return Expansion(text: configured.value.description, isSecret: listed)
         default:
             throw .error(.unresolvedReference)

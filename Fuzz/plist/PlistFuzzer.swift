@@ -66,7 +66,7 @@ enum PlistComparison {
                 return "\(path): \(value) vs \(number)"
             }
             return nil
-        case .double(let value):
+        case .real(let value):
             guard !isBool, let number = theirs as? NSNumber else { return "\(path): real vs \(type(of: theirs))" }
             guard ["d", "f"].contains(String(cString: number.objCType)) else { return "\(path): real vs integer" }
             let other = number.doubleValue

@@ -32,10 +32,11 @@ extension Environment {
         try apply(operation: "reload()", gate: gate) { _ throws(EnvironmentError) in }
     }
 
-    /// Builds the configuration exactly as ``reload()`` would, without applying it.
+    /// Builds the configuration exactly as ``reload()`` would, without applying it: what
+    /// `envctl check` and the control socket's `Check` answer.
     ///
     /// - Returns: The snapshot a reload would apply now.
-    public func check() throws(EnvironmentError) -> EnvironmentSnapshot {
+    package func check() throws(EnvironmentError) -> EnvironmentSnapshot {
         try check(candidates: [:])
     }
 
@@ -179,7 +180,7 @@ extension Environment {
             snapshot = try SnapshotBuilder(options: options, overrides: [], readsFiles: true)
                 .build(previous: nil, generation: 1)
         } catch {
-            Logger(label: "Environments").error(
+            options.logger.error(
                 "cannot load configuration",
                 metadata: [
                     "error": "\(error)",
@@ -198,7 +199,7 @@ extension Environment {
         EnvironmentSnapshot(
             environmentName: options.environment ?? options.build.defaultEnvironment, generation: 1, tree: [:],
             files: [], location: ConfigurationLocation(options: options), secretKeys: [],
-            restartRequiredKeys: [], pendingRestart: [:])
+            restartRequiredKeys: [], pendingRestart: [:], logger: options.logger)
     }
 }
 

@@ -15,7 +15,7 @@ import Synchronization
 /// var options = EnvironmentOptions()
 /// options.environment = "Staging"  // from your own --environment flag, say
 /// try Environment.bootstrap(options)
-/// let baseURL = Environment.shared.url("APIBaseUrl", default: URL(string: "http://localhost")!)
+/// let baseURL = Environment.shared.get("APIBaseUrl", default: URL(string: "http://localhost")!)
 /// ```
 ///
 /// Changes are applied one at a time: a reload, an override or the bootstrap waits for the one
@@ -87,7 +87,7 @@ public final class Environment: ConfigurationReading, Sendable {
 
     /// An environment over an in-memory `Environments.plist`-shaped dictionary (`Common` and
     /// one dictionary per environment), selected, layered and checked exactly as files are.
-    public convenience init(
+    package convenience init(
         environments: [String: SettingValue], options: EnvironmentOptions = EnvironmentOptions()
     ) throws(EnvironmentError) {
         var options = options
@@ -116,7 +116,7 @@ public final class Environment: ConfigurationReading, Sendable {
     /// The program's environment.
     ///
     /// Set it up once, early in `main`, with ``bootstrap(_:)``. A program that reads it without
-    /// that gets the conventional ``EnvironmentOptions/init(applicationName:environment:configDirectory:fileName:environmentVariable:build:defaults:builtInConfiguration:processEnvironment:secretKeys:restartRequiredKeys:validate:)``
+    /// that gets the conventional ``EnvironmentOptions/init(applicationName:environment:configDirectory:build:builtInConfiguration:validate:)``
     /// defaults on its first read (no command-line flags: the executable parses those); if
     /// they do not load, the error is logged and `shared` holds an empty configuration (see
     /// ``lastError``), so reads return their defaults and `require` throws.
@@ -181,28 +181,23 @@ public final class Environment: ConfigurationReading, Sendable {
         return loadDefaults().entry(forKey: key)?.value
     }
 
-    /// The effective value at a key path, with its source, from the current snapshot.
-    public func configuredValue(forKey key: String) -> ConfiguredValue? {
-        read { snapshot in snapshot.entry(forKey: key).map(snapshot.configuredValue) }
-    }
-
     /// The value at a key path and whether it is secret, from the current snapshot, without
     /// copying its source: the swift-configuration provider's hot path.
     package func valueAndSecrecy(forKey key: String) -> (value: SettingValue, isSecret: Bool)? {
         read { $0.entry(forKey: key).map { ($0.value, $0.isSecret) } }
     }
 
-    /// The name of the selected environment.
-    public var environmentName: String { read { $0.environmentName } }
+    /// The name of the selected environment: the current snapshot's.
+    package var environmentName: String { read { $0.environmentName } }
 
     /// The generation of the current snapshot.
-    public var generation: UInt64 { read { $0.generation } }
+    package var generation: UInt64 { read { $0.generation } }
 
     /// The error that kept the lazily loaded ``shared`` environment from loading, if any.
     public var lastError: EnvironmentError? { status.withLock { $0.lastError } }
 
     /// The options this environment loads files with, or `nil` for an in-memory one.
-    public var options: EnvironmentOptions? { status.withLock { $0.options } }
+    package var options: EnvironmentOptions? { status.withLock { $0.options } }
 
     /// How many threads keep a view of one of this environment's snapshots: for tests.
     package var threadCachesHoldingViews: Int { store.threadCachesHoldingViews }

@@ -73,7 +73,7 @@ public struct EnvironmentError: Error, Sendable, Hashable {
         public static let strictWarning = Code(.strictWarning)
         /// ``EnvironmentOptions/validate`` called ``Environment/reload()``,
         /// ``Environment/setOverride(_:forKey:)``, ``Environment/removeAllOverrides()``,
-        /// ``Environment/check()`` or ``Environment/bootstrap(_:)`` for the environment whose
+        /// a check or ``Environment/bootstrap(_:)`` for the environment whose
         /// change it is judging: that change is still being made, and would wait for itself.
         public static let reentrantChange = Code(.reentrantChange)
 
@@ -98,8 +98,8 @@ public struct EnvironmentError: Error, Sendable, Hashable {
     /// What to do about it.
     public var hint: String?
 
-    /// Creates an error.
-    public init(
+    /// Creates an error (an application rejects a value with ``rejected(key:in:reason:hint:)``).
+    package init(
         _ code: Code,
         _ message: String,
         key: String? = nil,

@@ -6,12 +6,12 @@ extension EnvironmentProvider {
     ///
     /// Every value read from it comes from the same immutable
     /// `EnvironmentSnapshot`: values that belong together, from one reload.
-    public struct Snapshot: ConfigSnapshot, CustomStringConvertible {
+    package struct Snapshot: ConfigSnapshot, CustomStringConvertible {
         /// The environment's snapshot that answers every read.
         package let environmentSnapshot: EnvironmentSnapshot
 
         /// The name of the provider that made the snapshot.
-        public let providerName: String
+        package let providerName: String
 
         /// Creates a snapshot over one of the environment's snapshots.
         package init(environmentSnapshot: EnvironmentSnapshot, providerName: String = "EnvironmentProvider") {
@@ -23,12 +23,12 @@ extension EnvironmentProvider {
         ///
         /// - Throws: `EnvironmentError` with code `typeMismatch` when the value
         ///   cannot be read as `type`.
-        public func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
+        package func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
             try EnvironmentProvider.lookup(EnvironmentProvider.path(of: key), as: type, in: environmentSnapshot)
         }
 
         /// For example `EnvironmentProvider[Production, generation 3, 12 values]`.
-        public var description: String {
+        package var description: String {
             "\(providerName)[\(environmentSnapshot.environmentName), generation \(environmentSnapshot.generation), "
                 + "\(environmentSnapshot.leafCount) values]"
         }

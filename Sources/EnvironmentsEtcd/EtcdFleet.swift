@@ -10,7 +10,7 @@ import ServiceLifecycle
 ///
 /// ```swift
 /// let fleet = try await EtcdFleet.connect(configuration, logger: logger)
-/// options.baseLayer = fleet.layer
+/// fleet.apply(to: &options)
 /// let environment = try Environment.bootstrap(options)
 /// let service = EnvironmentService(environment: environment, reloadSignals: signals, logger: logger)
 /// let group = ServiceGroup(services: [service, await fleet.service(for: service)], logger: logger)
@@ -31,8 +31,8 @@ import ServiceLifecycle
 public final class EtcdFleet: Sendable {
     /// Where the fleet lives.
     package let configuration: EtcdConfiguration
-    /// The fleet's documents, to put in `EnvironmentOptions.baseLayer`.
-    public let layer: FleetLayer
+    /// The fleet's documents, the layer ``apply(to:)`` puts below the host's files.
+    package let layer: FleetLayer
     /// Whether the daemon starts from the local cache because etcd did not answer.
     public let startedFromCache: Bool
 
@@ -45,6 +45,17 @@ public final class EtcdFleet: Sendable {
     /// Cache writes happen here, off the tasks' threads, newest state only.
     private let cacheQueue = DispatchQueue(label: "EtcdFleet.cache")
     private let pendingCache = Locked<FleetState?>(nil)
+
+    /// Puts the fleet's documents below the host's own files in `options`: an environment made
+    /// with them reads the fleet's `Environments.plist` and drop-ins first, then the host's
+    /// `Environments.plist` and drop-ins, which override them setting by setting (as `/etc`
+    /// overrides `/usr/lib` for systemd). With a fleet, the host's own files are optional.
+    ///
+    /// Every load and reload takes the documents as last read from etcd (or from the cache),
+    /// at once: no load waits on the network.
+    public func apply(to options: inout EnvironmentOptions) {
+        options.baseLayer = layer
+    }
 
     private init(
         configuration: EtcdConfiguration, client: EtcdClient, state: FleetState, cache: FleetCache?,
@@ -70,8 +81,8 @@ public final class EtcdFleet: Sendable {
     /// from the local cache.
     ///
     /// Documents past a limit (how many, how large one, how large all together) are not an
-    /// error here: the environment built from ``layer`` fails with the limit, the key and how
-    /// to change it, as it fails with a malformed document.
+    /// error here: the environment the fleet is applied to (``apply(to:)``) fails with the
+    /// limit, the key and how to change it, as it fails with a malformed document.
     ///
     /// - Throws: `EtcdError` when etcd does not answer and there is no cache.
     public static func connect(_ configuration: EtcdConfiguration, logger: Logger) async throws(EtcdError)

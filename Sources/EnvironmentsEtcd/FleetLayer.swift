@@ -5,7 +5,7 @@ import Locking
 /// The fleet's documents as a `ConfigurationLayer` below the host's files: what
 /// ``EtcdFleet`` last read from etcd (or from its cache), held in memory so that every reload
 /// takes them at once.
-public final class FleetLayer: ConfigurationLayer {
+package final class FleetLayer: ConfigurationLayer {
     private let state: Locked<FleetState>
 
     init(_ state: FleetState) {
@@ -16,7 +16,7 @@ public final class FleetLayer: ConfigurationLayer {
     ///
     /// - Throws: `EnvironmentError` (`fileUnreadable`) naming the key, when the documents
     ///   exceed a limit: how many there are, how large one is, how large all are together.
-    public func documents() throws(EnvironmentError) -> [ConfigurationDocument] {
+    package func documents() throws(EnvironmentError) -> [ConfigurationDocument] {
         let (documents, violation) = state.withLock { ($0.documents, $0.violation) }
         if let violation {
             throw EnvironmentError(

@@ -8,20 +8,20 @@ import Foundation
 public struct EtcdConfiguration: Sendable, Hashable {
     /// The members' client URLs (`http://host:2379` or `https://...`), tried in order; when
     /// the one in use fails, the next one takes over.
-    public var endpoints: [String]
+    package var endpoints: [String]
     /// The key prefix the fleet's documents live under, with a trailing `/`
     /// (`/fleet/example-daemon/`): `PREFIX/Environments.plist` and
     /// `PREFIX/Environments.plist.d/NAME.plist`.
-    public var prefix: String
+    package var prefix: String
     /// The etcd user, for etcd's authentication; `nil` when it is off.
-    public var userName: String?
+    package var userName: String?
     /// The etcd user's password.
-    public var password: String?
+    package var password: String?
     /// A TLS client identity and the authority that signed the members' certificates.
-    public var tls: TLSFiles?
+    package var tls: TLSFiles?
     /// Where the last good fleet configuration is cached on local disk (a daemon that starts
     /// while etcd is unreachable starts from it); `nil` for no cache.
-    public var cacheDirectory: String?
+    package var cacheDirectory: String?
     /// How long one request may take (5 s by default). A watch that hears nothing for half of
     /// it asks its member for a sign of life; when the member does not answer within it, or
     /// the watch lags behind what the member answered, the next endpoint takes over: a stalled
@@ -36,11 +36,11 @@ public struct EtcdConfiguration: Sendable, Hashable {
     public struct TLSFiles: Sendable, Hashable {
         /// The certificate authority that signed the members' certificates; `nil` for the
         /// system's trust store.
-        public var certificateAuthority: String?
+        package var certificateAuthority: String?
         /// The client certificate chain, for etcd's `--client-cert-auth`.
-        public var certificate: String?
+        package var certificate: String?
         /// The client certificate's private key.
-        public var privateKey: String?
+        package var privateKey: String?
 
         /// TLS files, each optional.
         public init(certificateAuthority: String? = nil, certificate: String? = nil, privateKey: String? = nil) {

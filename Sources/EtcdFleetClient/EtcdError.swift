@@ -2,15 +2,15 @@
 /// said, and what an operator can do.
 public struct EtcdError: Error, Sendable, CustomStringConvertible {
     /// What failed, for example `range /fleet/app/` or `watch /fleet/app/ from revision 42`.
-    public var operation: String
+    package var operation: String
     /// The endpoint that was asked, or `nil` when none answered.
-    public var endpoint: String?
+    package var endpoint: String?
     /// What went wrong.
-    public var message: String
+    package var message: String
     /// etcd's gRPC status code, when etcd answered with an error.
-    public var code: Int?
+    package var code: Int?
     /// What to do about it, naming tools the operator has.
-    public var hint: String?
+    package var hint: String?
     /// Whether the endpoint could not answer (unreachable, no leader), so that another
     /// endpoint may.
     package internal(set) var endpointUnavailable = false

@@ -38,7 +38,8 @@ package enum ExampleSettings {
         summary: "The database password (a credential: ${credential:db-password})")
 
     /// Every setting above.
-    package static let declaration = SettingsDeclaration(
+    package static let declaration = SettingsDeclaration([
         listenPort, requestTimeout, heartbeatInterval, logLevel, apiHost, apiBaseURL, databaseHost, databasePort,
-        databaseName, databasePassword)
+        databaseName, databasePassword,
+    ])
 }

@@ -14,13 +14,12 @@ import Logging
 /// field per element, so a name can repeat. An error passed to the log call is added as
 /// `ERROR_MESSAGE` and `ERROR_TYPE`.
 ///
-/// The level follows a ``LogLevelControl`` (``LogLevelControl/shared`` by default), so a
-/// configuration reload can change the level of every logger at once. Setting
-/// `logger.logLevel` pins that one logger to a level instead.
+/// Every handler follows one shared level, which `EnvironmentService` sets from the
+/// configuration's `LogLevel`, so a reload can change the level of every logger at once.
+/// Setting `logger.logLevel` pins that one logger to a level instead.
 ///
 /// ```swift
 /// LoggingSystem.bootstrap(JournalLogHandler.factory())
-/// LogLevelControl.shared.level = .debug
 /// ```
 ///
 /// No entry is lost silently: if the journal or socket cannot take an entry, it is

@@ -10,9 +10,9 @@ import Synchronization
 /// ```swift
 /// LogLevelControl.shared.level = .debug
 /// ```
-public final class LogLevelControl: Sendable {
+package final class LogLevelControl: Sendable {
     /// The control used by default by ``JournalLogHandler``.
-    public static let shared = LogLevelControl()
+    package static let shared = LogLevelControl()
 
     private let storage: Atomic<UInt8>
 
@@ -25,7 +25,7 @@ public final class LogLevelControl: Sendable {
 
     /// The current level; setting it takes effect for the next log call of every logger
     /// that follows this control.
-    public var level: Logger.Level {
+    package var level: Logger.Level {
         get { Self.level(for: storage.load(ordering: .relaxed)) }
         set { storage.store(Self.code(for: newValue), ordering: .relaxed) }
     }

@@ -23,13 +23,13 @@ import Logging
 /// ```
 ///
 /// On platforms other than Linux every method does nothing.
-public struct SystemdNotifier: Sendable {
+package struct SystemdNotifier: Sendable {
     private let logger: Logger?
     private var isEnabled = true
 
     /// Creates a notifier that logs failures through a logger labelled
     /// `SystemdSupport.SystemdNotifier`, created only when a failure happens.
-    public init() {
+    package init() {
         self.logger = nil
     }
 
@@ -42,14 +42,14 @@ public struct SystemdNotifier: Sendable {
 
     /// A notifier that sends nothing, whatever `NOTIFY_SOCKET` says: for a service that runs
     /// inside another program's process (a test), where notifications are not its to send.
-    public static var disabled: SystemdNotifier {
+    package static var disabled: SystemdNotifier {
         var notifier = SystemdNotifier()
         notifier.isEnabled = false
         return notifier
     }
 
     /// Whether the service manager expects notifications: `NOTIFY_SOCKET` is set and not empty.
-    public var isAvailable: Bool {
+    package var isAvailable: Bool {
         guard isEnabled else { return false }
         guard let socket = getenv("NOTIFY_SOCKET") else { return false }
         return socket.pointee != 0
@@ -58,7 +58,7 @@ public struct SystemdNotifier: Sendable {
     /// Tells systemd that start-up (or a reload) is finished: `READY=1`.
     ///
     /// - Parameter status: An optional `STATUS=` text sent in the same datagram.
-    public func ready(status: String? = nil) {
+    package func ready(status: String? = nil) {
         send([("READY", "1")] + Self.statusAssignment(status))
     }
 
@@ -69,7 +69,7 @@ public struct SystemdNotifier: Sendable {
     /// ``ready(status:)`` when the reload is finished.
     ///
     /// - Parameter status: An optional `STATUS=` text sent in the same datagram.
-    public func reloading(status: String? = nil) {
+    package func reloading(status: String? = nil) {
         let now = MonotonicClock.nowMicroseconds()
         send(
             [("RELOADING", "1"), ("MONOTONIC_USEC", String(now))] + Self.statusAssignment(status))
@@ -78,7 +78,7 @@ public struct SystemdNotifier: Sendable {
     /// Tells systemd that the service is shutting down: `STOPPING=1`.
     ///
     /// - Parameter status: An optional `STATUS=` text sent in the same datagram.
-    public func stopping(status: String? = nil) {
+    package func stopping(status: String? = nil) {
         send([("STOPPING", "1")] + Self.statusAssignment(status))
     }
 
@@ -87,14 +87,14 @@ public struct SystemdNotifier: Sendable {
     /// Newlines in `text` are replaced by spaces.
     ///
     /// - Parameter text: The status text.
-    public func status(_ text: String) {
+    package func status(_ text: String) {
         send([("STATUS", text)])
     }
 
     /// Pings the service manager's watchdog: `WATCHDOG=1`.
     ///
     /// Use `Watchdog` (what `EnvironmentService` runs) to ping at the right interval.
-    public func watchdogPing() {
+    package func watchdogPing() {
         send([("WATCHDOG", "1")])
     }
 

@@ -358,6 +358,6 @@ struct DropInChange {
         } catch {
             throw Failure("\(error)")
         }
-        return names.isEmpty ? [BuildInfo.compiled.defaultEnvironment] : names
+        return names.isEmpty ? [BuildInfo().defaultEnvironment] : names
     }
 }

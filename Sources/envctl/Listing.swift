@@ -220,7 +220,7 @@ struct Listing {
         case .string(let text): .string(text)
         case .integer(let number): .int(number)
         // JSON has no NaN or infinity: those are the strings "nan", "inf" and "-inf".
-        case .double(let number):
+        case .real(let number):
             number.isFinite ? .double(number) : .string(number.isNaN ? "nan" : number < 0 ? "-inf" : "inf")
         case .bool(let flag): .bool(flag)
         case .date(let date): .string(date.formatted(.iso8601))

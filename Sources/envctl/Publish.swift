@@ -153,7 +153,7 @@ struct Publish: ParsableCommand {
         } else {
             names = Self.definedEnvironments(state.documents).sorted()
         }
-        if names.isEmpty { names = [BuildInfo.compiled.defaultEnvironment] }
+        if names.isEmpty { names = [BuildInfo().defaultEnvironment] }
         let declaration = try schema.file.map { try Self.fleetDeclaration(SchemaOptions.read($0)) }
         var warned: Set<String> = []
         for name in names {

@@ -1,13 +1,8 @@
 import ArgumentParser
 import Environments
-import EnvironmentsDaemon
 import EnvironmentsEtcd
 import EtcdFleetArguments
-import EtcdFleetClient
 import ExampleDaemonKit
-import Logging
-import ServiceLifecycle
-import SystemdSupport
 
 /// The example daemon in fleet mode: the shared configuration in etcd (or its local cache)
 /// below this host's files, applied live through a watch.
@@ -23,44 +18,24 @@ struct ExampleFleetDaemon: AsyncParsableCommand {
     @OptionGroup var etcd: EtcdArguments
 
     func run() async throws {
-        if arguments.printSchema {
-            print(ExampleSettings.declaration.jsonSchemaText(title: "example-daemon"))
-            return
-        }
-        // First of all: a SIGHUP during start-up must not kill the daemon.
-        let reloadSignals = await ReloadSignals.trap()
-        LoggingSystem.bootstrap(JournalLogHandler.factory(identifier: "example-daemon"))
-        let logger = Logger(label: "example-daemon")
-
-        let environment: Environment
-        let fleet: EtcdFleet
-        do {
-            guard let etcd = try etcd.configuration() else {
-                throw ValidationError(
-                    "fleet mode needs --etcd-endpoints (or $ENVIRONMENTS_ETCD_ENDPOINTS); without a fleet, run example-daemon"
-                )
-            }
-            // The fleet's documents from etcd, else from the local cache, as the layer below the files.
-            fleet = try await EtcdFleet.connect(etcd, logger: logger)
-            var options = arguments.environmentOptions(build: .embedded)
-            options.baseLayer = fleet.layer
-            environment = try Environment.bootstrap(options)
-        } catch {
-            logger.critical("cannot start: \(error)")
-            throw ExitCode(1)
-        }
-
-        let service = EnvironmentService(environment: environment, reloadSignals: reloadSignals, logger: logger)
-        let worker = Worker(environment: environment, logger: logger)
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: [
-                    .init(service: service), .init(service: worker),
-                    // The watch: every change in etcd goes through the same reload as a file change.
-                    .init(service: await fleet.service(for: service)),
-                ],
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
-        logger.info("stopped")
+        var fleet: EtcdFleet?
+        try await ExampleDaemonRun.run(
+            arguments, build: .embedded,
+            configure: { options, logger in
+                guard let etcd = try etcd.configuration() else {
+                    throw ValidationError(
+                        "fleet mode needs --etcd-endpoints (or $ENVIRONMENTS_ETCD_ENDPOINTS); without a fleet, run example-daemon"
+                    )
+                }
+                // The fleet's documents from etcd, else from the local cache, as the layer below the files.
+                let connected = try await EtcdFleet.connect(etcd, logger: logger)
+                connected.apply(to: &options)
+                fleet = connected
+            },
+            more: { service in
+                // The watch: every change in etcd goes through the same reload as a file change.
+                guard let fleet else { return [] }
+                return [.init(service: await fleet.service(for: service))]
+            })
     }
 }

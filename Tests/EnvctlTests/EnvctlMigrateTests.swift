@@ -12,10 +12,11 @@ import Testing
 /// locked, owner and mode kept), and `envctl schema` falls back to the installed schema
 /// (issue 33).
 @Suite(.serialized) struct EnvctlMigrateTests {
-    static let declaration = SettingsDeclaration(
+    static let declaration = SettingsDeclaration([
         Setting<String>("APIHost", default: "api.example.com", formerNames: ["ApiHost"]),
         Setting<String>("LogLevel", default: "info"),
-        Setting<String>("Database.Host", default: "localhost", formerNames: ["DatabaseHost"]))
+        Setting<String>("Database.Host", default: "localhost", formerNames: ["DatabaseHost"]),
+    ])
 
     static let mainFile = """
         <?xml version="1.0" encoding="UTF-8"?>
@@ -212,10 +213,11 @@ import Testing
         var options = EnvironmentOptions(
             applicationName: "control-tests", environment: "Production", configDirectory: fixture.root + "/etc",
             processEnvironment: ["CREDENTIALS_DIRECTORY": fixture.root + "/credentials"])
-        options.declaration = SettingsDeclaration(
+        options.declaration = SettingsDeclaration([
             Setting<String>("Greeting", default: "hi", formerNames: ["Salutation"]),
             Setting<Int>("ListenPort", default: 8080),
-            Setting<String?>("Database.Password", secret: true))
+            Setting<String?>("Database.Password", secret: true),
+        ])
         let environment = try Environment(options: options)
         try await fixture.service(environment).whileRunning {
             let migrated = try await onThread { try Self.envctl(["migrate", "--socket", fixture.socket]) }

@@ -17,7 +17,7 @@ import Varlink
 @Suite("envctl schema, check --schema and explain", .serialized)
 struct EnvctlSchemaTests {
     /// The example daemon's settings as issue 33 declares them.
-    static let declaration = SettingsDeclaration(
+    static let declaration = SettingsDeclaration([
         Setting<Int>(
             "ListenPort", default: 8080, bounds: .range(1...65535), restartOnly: true,
             summary: "The TCP port the daemon listens on"),
@@ -34,7 +34,8 @@ struct EnvctlSchemaTests {
         Setting<Int>("Database.Port", default: 5432, bounds: .range(1...65535)),
         Setting<String>("Database.Name", default: "app"),
         Setting<String?>(
-            "Database.Password", required: .in("Production"), secret: true, summary: "The database password"))
+            "Database.Password", required: .in("Production"), secret: true, summary: "The database password"),
+    ])
 
     static let secret = "Schema-Secret-Staple-77"
 
@@ -288,11 +289,12 @@ struct EnvctlSchemaTests {
         var options = EnvironmentOptions(
             applicationName: "control-tests", environment: "Production", configDirectory: fixture.root + "/etc",
             processEnvironment: ["CREDENTIALS_DIRECTORY": fixture.root + "/credentials"])
-        let declaration = SettingsDeclaration(
+        let declaration = SettingsDeclaration([
             Setting<String>("Greeting", default: "hi", summary: "What it says"),
             Setting<Int>("ListenPort", default: 8080, bounds: .range(1...65535), restartOnly: true),
             Setting<String?>("Database.Password", required: .in("Production"), secret: true),
-            Setting<String?>("Contact", summary: "Who to call"))
+            Setting<String?>("Contact", summary: "Who to call"),
+        ])
         options.declaration = declaration
         let environment = try Environment(options: options)
         try await fixture.service(environment).whileRunning {
@@ -424,7 +426,7 @@ struct EnvctlSchemaTests {
         switch value {
         case .string(let text): text
         case .integer(let integer): integer
-        case .double(let real): real
+        case .real(let real): real
         case .bool(let bool): bool
         case .date(let date): date.formatted(.iso8601)
         case .data(let data): data.base64EncodedString()

@@ -137,7 +137,7 @@ struct ConfigurationReporterTests {
         #expect(rejection.contains { $0 == ("CONFIG_ERROR_CODE", "malformedFile") })
         #expect(rejection.contains { $0 == ("CONFIG_TRIGGER", "signal") })
         #expect(!rejection.contains { $0.0 == "CONFIG_CALLER_UID" })
-        #expect(environment.string("Host", default: "") == "two.example.com")
+        #expect(environment.get("Host", default: "") == "two.example.com")
 
         try Self.plist(host: "two.example.com", port: 9090).write(
             to: fixture.mainFile, atomically: true, encoding: .utf8)
@@ -146,7 +146,7 @@ struct ConfigurationReporterTests {
         let pending = try fixture.nextEntry()
         #expect(pending.contains { $0 == ("MESSAGE_ID", ConfigurationMessageID.pendingRestart) })
         #expect(pending.contains { $0 == ("CONFIG_PENDING_RESTART", "ListenPort=9090") })
-        #expect(environment.int("ListenPort", default: 0) == 8080)
+        #expect(environment.get("ListenPort", default: 0) == 8080)
 
         let state = try ReloadState.read(from: fixture.stateFile)
         #expect(state.pendingRestart == ["ListenPort"])

@@ -23,9 +23,9 @@ struct FleetLiveTests {
         try await fleet.start()
         defer { Task { await fleet.stop() } }
         let environment = try #require(fleet.environment)
-        #expect(environment.string("Region") == "fleet")
-        #expect(environment.string("Mode") == "live")
-        #expect(environment.string("Port") == "8080")
+        #expect((try? environment.get("Region", as: String.self)) == "fleet")
+        #expect((try? environment.get("Mode", as: String.self)) == "live")
+        #expect((try? environment.get("Port", as: String.self)) == "8080")
         let source = try #require(environment.configuredValue(forKey: "Region")?.source.file)
         #expect(source == "etcd:\(fleet.prefix)Environments.plist@\(revision)")
         await fleet.stop()
@@ -50,7 +50,7 @@ struct FleetLiveTests {
         #expect(rejected?.outcome == "rejected")
         #expect(
             rejected?.error?.contains("Limit must be a number up to 100") == true, "\(String(describing: rejected))")
-        #expect(fleet.environment?.string("Limit") == "20")
+        #expect((try? fleet.environment?.get("Limit", as: String.self)) == "20")
         // A malformed document: rejected too, naming the key.
         try await fleet.writer.put(fleet.prefix + "Environments.plist", Data("<plist><dict>".utf8))
         // Waits for the rejection (not a fixed time: under load it came after 300 ms once).
@@ -61,7 +61,7 @@ struct FleetLiveTests {
         }
         let rejectedMalformed = await fleet.lastReload
         #expect(rejectedMalformed?.error?.contains(malformed) == true, "\(String(describing: rejectedMalformed))")
-        #expect(fleet.environment?.string("Limit") == "20")
+        #expect((try? fleet.environment?.get("Limit", as: String.self)) == "20")
         try await fleet.publish(common: ["Limit": "30"])
         #expect(await fleet.waitFor("Limit", "30"))
         // A document with a key path far past its bound (once a stack overflow in every fleet
@@ -77,7 +77,7 @@ struct FleetLiveTests {
         let rejectedDeep = await fleet.lastReload
         #expect(rejectedDeep?.outcome == "rejected")
         #expect(rejectedDeep?.error?.contains("not a valid key path") == true, "\(String(describing: rejectedDeep))")
-        #expect(fleet.environment?.string("Limit") == "30")
+        #expect((try? fleet.environment?.get("Limit", as: String.self)) == "30")
         try await fleet.publish(common: ["Limit": "50"])
         #expect(await fleet.waitFor("Limit", "50"))
         await fleet.stop()
@@ -91,7 +91,9 @@ struct FleetLiveTests {
         try await fleet.start()
         let seen = Locked<[Int]>([])
         fleet.environment?.onChange { change in
-            if let value = change.current.string("Counter").flatMap(Int.init) { seen.withLock { $0.append(value) } }
+            if let value = (try? change.current.get("Counter", as: String.self)).flatMap(Int.init) {
+                seen.withLock { $0.append(value) }
+            }
         }
         let inUse = try #require(fleet.fleet?.client.currentEndpoint)
         let victim = try #require(cluster.members.firstIndex { $0.endpoint == inUse })
@@ -127,7 +129,9 @@ struct FleetLiveTests {
         try await fleet.start(requestTimeout: EtcdConfiguration(endpoints: [], prefix: "/").requestTimeout)
         let seen = Locked<[Int]>([])
         fleet.environment?.onChange { change in
-            if let value = change.current.string("Counter").flatMap(Int.init) { seen.withLock { $0.append(value) } }
+            if let value = (try? change.current.get("Counter", as: String.self)).flatMap(Int.init) {
+                seen.withLock { $0.append(value) }
+            }
         }
         // The watch is in place and has delivered a change (so it is the stream that stalls).
         try await fleet.publish(common: ["Counter": "1"])
@@ -176,7 +180,7 @@ struct FleetLiveTests {
         try await fleet.start()
         cluster.killAll()
         try await Task.sleep(for: .milliseconds(500))
-        #expect(fleet.environment?.string("Version") == "1")
+        #expect((try? fleet.environment?.get("Version", as: String.self)) == "1")
         try await cluster.restartAll()
         try await fleet.publish(common: ["Version": "2"])
         #expect(await fleet.waitFor("Version", "2", timeout: .seconds(30)), "\(cluster.log)")
@@ -200,7 +204,7 @@ struct FleetLiveTests {
         // The same host (same cache) starts while no member answers.
         try await first.start()
         #expect(first.fleet?.startedFromCache == true)
-        #expect(first.environment?.string("Version") == "2")
+        #expect((try? first.environment?.get("Version", as: String.self)) == "2")
         try await cluster.restartAll()
         try await first.publish(common: ["Version": "3"])
         #expect(await first.waitFor("Version", "3", timeout: .seconds(30)), "\(cluster.log)")
@@ -229,7 +233,7 @@ struct FleetLiveTests {
         cluster.killAll()
         try await host.start()
         #expect(host.fleet?.startedFromCache == true)
-        #expect(host.environment?.string("Version") == "1")
+        #expect((try? host.environment?.get("Version", as: String.self)) == "1")
         await host.stop()
     }
 

@@ -33,10 +33,10 @@ import Testing
             try directory.writeXML(["Common": ["Port": 8080], "Debug": [:]])
             try directory.writeXML("Environments.plist.d/10-local.plist", ["Common": ["Region": "host"]])
             let environment = try Environment(options: options(directory, [Self.fleet]))
-            #expect(environment.int("Port", default: 0) == 8080)
-            #expect(environment.string("Level", default: "") == "fleet-debug")
+            #expect(environment.get("Port", default: 0) == 8080)
+            #expect(environment.get("Level", default: "") == "fleet-debug")
             // Interpolation sees the merged result.
-            #expect(environment.string("Name", default: "") == "from host")
+            #expect(environment.get("Name", default: "") == "from host")
             let level = try #require(environment.configuredValue(forKey: "Level"))
             #expect(level.source.file == "etcd:/fleet/app/Environments.plist@7")
             #expect(environment.snapshot.files.first == "etcd:/fleet/app/Environments.plist@7")
@@ -46,10 +46,10 @@ import Testing
     @Test func aHostWithNoFilesOrOnlyDropInsIsValid() throws {
         try withTemporaryDirectory { directory in
             let environment = try Environment(options: options(directory, [Self.fleet]))
-            #expect(environment.int("Port", default: 0) == 80)
+            #expect(environment.get("Port", default: 0) == 80)
             try directory.writeXML("Environments.plist.d/10-local.plist", ["Common": ["Port": 9090]])
             try environment.reload()
-            #expect(environment.int("Port", default: 0) == 9090)
+            #expect(environment.get("Port", default: 0) == 9090)
         }
     }
 
@@ -59,8 +59,8 @@ import Testing
                 origin: "etcd:/fleet/app/Environments.plist.d/50-eu.plist@9",
                 data: Data(Plist.xml(["Common": ["Region": "eu"]]).utf8))
             let environment = try Environment(options: options(directory, [Self.fleet, dropIn]))
-            #expect(environment.string("Region", default: "") == "eu")
-            #expect(environment.string("Name", default: "") == "from eu")
+            #expect(environment.get("Region", default: "") == "eu")
+            #expect(environment.get("Name", default: "") == "from eu")
         }
     }
 

@@ -41,8 +41,9 @@ enum Declared {
     }
 
     static var all: SettingsDeclaration {
-        SettingsDeclaration(
-            port, timeout, level, baseURL, host, databasePort, password, pin, upstreams, tags)
+        SettingsDeclaration([
+            port, timeout, level, baseURL, host, databasePort, password, pin, upstreams, tags,
+        ])
     }
 }
 
@@ -106,8 +107,9 @@ enum Declared {
         try withTemporaryDirectory { directory in
             _ = try directory.writeXML(["Common": ["Upstream": "hunter3:correct-horse@db.example"], "Debug": [:]])
             var options = directory.options(environment: "Debug")
-            options.declaration = SettingsDeclaration(
-                Setting<URL?>("Upstream", bounds: .schemes("https"), secret: true))
+            options.declaration = SettingsDeclaration([
+                Setting<URL?>("Upstream", bounds: .schemes("https"), secret: true)
+            ])
             let error = try #require(throws: EnvironmentError.self) { try Environment(options: options) }
             #expect(error.message.contains("'Upstream' is not a URL with the scheme https"), "\(error.message)")
             #expect(!"\(error)".contains("hunter3"), "\(error)")
@@ -225,7 +227,7 @@ enum Declared {
             let unrelated = try #require(warnings.first { $0.key == "Unrelated" })
             #expect(!unrelated.message.contains("did you mean"), "\(unrelated)")
             // The value is still there for whoever reads it.
-            #expect(environment.string("RequestTimout") == "1s")
+            #expect((try? environment.get("RequestTimout", as: String.self)) == "1s")
         }
     }
 
@@ -335,8 +337,8 @@ enum Declared {
             let environment = try Environment(
                 options: directory.options(processEnvironment: ["APP_ListenPrt": "1", "APP_DatabasePort": "2"]))
             #expect(environment.snapshot.warnings.isEmpty)
-            #expect(environment.int("ListenPort", default: 0) == 70000)
-            #expect(environment.string("ListenPrt") == "1")
+            #expect(environment.get("ListenPort", default: 0) == 70000)
+            #expect((try? environment.get("ListenPrt", as: String.self)) == "1")
             #expect(environment.fetch("Database.Port") == nil)
             // A typed setting read without a declaration: its value, else its default.
             #expect(environment[Declared.port] == 70000)
@@ -349,7 +351,7 @@ enum Declared {
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Common": [:], "Debug": [:]])
             var options = directory.options()
-            options.declaration = SettingsDeclaration(Declared.port, SettingDeclaration("ListenPort", type: .integer))
+            options.declaration = SettingsDeclaration([Declared.port, SettingDeclaration("ListenPort", type: .integer)])
             let error = try #require(throws: EnvironmentError.self) { try Environment(options: options) }
             #expect(error.message.contains("'ListenPort' is declared twice"), "\(error)")
         }

@@ -36,13 +36,14 @@ import Testing
                     options: directory.options(defaults: ["Database": ["Password": "default-nested"], "Queue.Depth": 1])
                 )
                 let snapshot = environment.snapshot
-                #expect(environment.string("Database.Host") == "debug-dotted", "round \(round)")
-                #expect(environment.int("Database.Port", default: 0) == 5432, "round \(round)")
-                #expect(environment.string("Cache.Host") == "debug-nested", "round \(round)")
-                #expect(environment.string("Database.Password") == "drop-in-dotted", "round \(round)")
-                #expect(environment.int("Queue.Depth", default: 0) == 3, "round \(round)")
+                #expect((try? environment.get("Database.Host", as: String.self)) == "debug-dotted", "round \(round)")
+                #expect(environment.get("Database.Port", default: 0) == 5432, "round \(round)")
+                #expect((try? environment.get("Cache.Host", as: String.self)) == "debug-nested", "round \(round)")
+                #expect(
+                    (try? environment.get("Database.Password", as: String.self)) == "drop-in-dotted", "round \(round)")
+                #expect(environment.get("Queue.Depth", default: 0) == 3, "round \(round)")
                 #expect(snapshot.configuredValue(forKey: "Database.Password")?.isSecret == true)
-                #expect(snapshot.displayValue(forKey: "Database.Password") == "<redacted>")
+                #expect(snapshot.configuredValue(forKey: "Database.Password")?.displayValue() == "<redacted>")
                 #expect(snapshot.configuredValue(forKey: "Database.Host")?.source.section == "Debug")
                 // One path, one entry: listings show each key once, and the dictionary holds all.
                 for key in ["Database.Host", "Database.Password", "Cache.Host", "Queue.Depth"] {
@@ -73,20 +74,20 @@ import Testing
                     var options = directory.options()
                     options.instance = instance
                     let environment = try Environment(options: options)
-                    #expect(environment.int("HTTP.Port", default: 0) == port, "round \(round), \(instance)")
+                    #expect(environment.get("HTTP.Port", default: 0) == port, "round \(round), \(instance)")
                     #expect(environment.snapshot.leafKeys.filter { $0 == "HTTP.Port" }.count == 1)
 
                     try environment.setOverride(["Port": 90], forKey: "HTTP")
-                    #expect(environment.int("HTTP.Port", default: 0) == 90)
-                    #expect(environment.string("HTTP.Host") == "localhost")
+                    #expect(environment.get("HTTP.Port", default: 0) == 90)
+                    #expect((try? environment.get("HTTP.Host", as: String.self)) == "localhost")
                     try environment.setOverride(91, forKey: "HTTP.Port")
-                    #expect(environment.int("HTTP.Port", default: 0) == 91)
+                    #expect(environment.get("HTTP.Port", default: 0) == 91)
                     // Set again, the dictionary goes last and wins.
                     try environment.setOverride(["Port": 92], forKey: "HTTP")
-                    #expect(environment.int("HTTP.Port", default: 0) == 92)
+                    #expect(environment.get("HTTP.Port", default: 0) == 92)
                     // Removing it leaves the dotted one.
                     try environment.setOverride(nil, forKey: "HTTP")
-                    #expect(environment.int("HTTP.Port", default: 0) == 91)
+                    #expect(environment.get("HTTP.Port", default: 0) == 91)
                     #expect(environment.snapshot.leafKeys.filter { $0 == "HTTP.Port" }.count == 1)
                 }
             }
@@ -174,11 +175,11 @@ import Testing
         let environment = try Environment(values: [
             "A": .dictionary([:]), "A.B": 1, "C": ["D": 1], "C.E": 2, "F.G": ["H.I": 3], "F": ["J": 4],
         ])
-        #expect(environment.int("A.B", default: 0) == 1)
+        #expect(environment.get("A.B", default: 0) == 1)
         #expect(environment.snapshot.value(forKey: "C") == .dictionary(["D": 1, "E": 2]))
-        #expect(environment.int(#"F.G."H.I""#, default: 0) == 3)
-        #expect(environment.int("F.G.H.I", default: 0) == 0)
-        #expect(environment.int("F.J", default: 0) == 4)
+        #expect(environment.get(#"F.G."H.I""#, default: 0) == 3)
+        #expect(environment.get("F.G.H.I", default: 0) == 0)
+        #expect(environment.get("F.J", default: 0) == 4)
         // Two empty dictionaries at one path are one.
         let empty = try Environment(values: ["P.Q": .dictionary([:]), "P": ["Q": .dictionary([:])]])
         #expect(empty.snapshot.value(forKey: "P") == .dictionary(["Q": .dictionary([:])]))
@@ -233,14 +234,14 @@ import Testing
         // An override's key is a path; the keys of its dictionary are literal.
         let environment = try Environment(values: ["A": 1])
         try environment.setOverride(["B.C": 1, "B": ["C": 2]], forKey: "X")
-        #expect(environment.int(#"X."B.C""#, default: 0) == 1)
-        #expect(environment.int("X.B.C", default: 0) == 2)
+        #expect(environment.get(#"X."B.C""#, default: 0) == 1)
+        #expect(environment.get("X.B.C", default: 0) == 2)
         let overrideError = try #require(throws: EnvironmentError.self) {
             try environment.setOverride(1, forKey: "X..Y")
         }
         #expect(overrideError.code == .invalidKey, "\(overrideError)")
         #expect(overrideError.message.contains("the override of 'X..Y'"), "\(overrideError)")
-        #expect(environment.int("A", default: 0) == 1)
+        #expect(environment.get("A", default: 0) == 1)
     }
 
     @Test("Secrets and RestartRequired name a path however it is written")
@@ -251,21 +252,21 @@ import Testing
                 "Secrets": ["Login.Token"], "RestartRequired": ["HTTP.Port"], "Debug": [:],
             ])
             let environment = try Environment(options: directory.options())
-            #expect(environment.snapshot.displayValue(forKey: "Login.Token") == "<redacted>")
+            #expect(environment.snapshot.configuredValue(forKey: "Login.Token")?.displayValue() == "<redacted>")
             // The same values, written the other way: nothing changes, nothing waits.
             try directory.writeXML([
                 "Common": ["Login.Token": "t1", "HTTP": ["Port": 80]],
                 "Secrets": ["Login.Token"], "RestartRequired": ["HTTP.Port"], "Debug": [:],
             ])
             #expect(try environment.reload().snapshot.generation == 1)
-            #expect(environment.snapshot.displayValue(forKey: "Login.Token") == "<redacted>")
+            #expect(environment.snapshot.configuredValue(forKey: "Login.Token")?.displayValue() == "<redacted>")
             // A new port, written dotted in a higher layer, waits.
             try directory.writeXML([
                 "Common": ["Login.Token": "t1", "HTTP": ["Port": 80]],
                 "Secrets": ["Login.Token"], "RestartRequired": ["HTTP.Port"], "Debug": ["HTTP.Port": 81],
             ])
             try environment.reload()
-            #expect(environment.int("HTTP.Port", default: 0) == 80)
+            #expect(environment.get("HTTP.Port", default: 0) == 80)
             #expect(environment.snapshot.pendingRestart["HTTP.Port"]?.value == .integer(81))
         }
     }

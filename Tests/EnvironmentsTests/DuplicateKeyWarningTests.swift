@@ -27,10 +27,10 @@ import Testing
         try withTemporaryDirectory { directory in
             let file = try directory.write("Environments.plist", text: Self.twice)
             let environment = try Environment(options: directory.options())
-            #expect(environment.int("ListenPort", default: 0) == 81)
+            #expect(environment.get("ListenPort", default: 0) == 81)
             // A section written twice: the second replaces the first whole, as in plistlib.
-            #expect(environment.string("B") == "second")
-            #expect(environment.string("A") == nil)
+            #expect((try? environment.get("B", as: String.self)) == "second")
+            #expect((try? environment.get("A", as: String.self)) == nil)
             let warnings = environment.snapshot.warnings
             #expect(warnings.count == 2, "\(warnings)")
             let port = try #require(warnings.first { $0.key == "ListenPort" })
@@ -56,7 +56,7 @@ import Testing
             #expect(error.file == file)
             #expect(error.line == 7)
             #expect(error.message.contains("and 1 more warnings"), "\(error)")
-            #expect(environment.int("ListenPort", default: 0) == 80)
+            #expect(environment.get("ListenPort", default: 0) == 80)
             #expect(throws: EnvironmentError.self) { try Environment(options: options) }
         }
     }
@@ -70,7 +70,7 @@ import Testing
             try directory.writeXML(["Common": ["ListenPort": 81], "Debug": ["B": "second"]])
             try environment.reload()
             #expect(environment.snapshot.warnings.isEmpty)
-            #expect(environment.int("ListenPort", default: 0) == 81)
+            #expect(environment.get("ListenPort", default: 0) == 81)
         }
     }
 }

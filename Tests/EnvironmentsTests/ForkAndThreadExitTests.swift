@@ -48,7 +48,7 @@ import Testing
             }
             for _ in 0..<2 {
                 startThread(threads) {
-                    while !stop.load(ordering: .relaxed) { _ = environment.int("N", default: -1) }
+                    while !stop.load(ordering: .relaxed) { _ = environment.get("N", default: -1) }
                 }
             }
             defer {
@@ -64,7 +64,7 @@ import Testing
                     let pid = fork()
                     if pid == 0 {
                         // The child: one read, then out, without running anything of the parent's.
-                        let value = environment.int("N", default: -1)
+                        let value = environment.get("N", default: -1)
                         _exit(value < 0 ? 2 : value >= before ? 0 : 1)
                     }
                     result.withLock { $0 = (pid, before) }
@@ -129,7 +129,7 @@ import Testing
         let created = pthread_key_create(&probe.key) { raw in
             guard let raw else { return }
             let probe = Unmanaged<DestructorProbe>.fromOpaque(raw).takeUnretainedValue()
-            probe.reads.append(probe.environment.string("A"))
+            probe.reads.append((try? probe.environment.get("A", as: String.self)))
             probe.holding.append(probe.environment.threadCachesHoldingViews)
             // Again in the next round.
             if probe.reads.count < 3 { pthread_setspecific(probe.key, raw) }
@@ -142,7 +142,7 @@ import Testing
             &thread, nil,
             { raw in
                 let probe = Unmanaged<DestructorProbe>.fromOpaque(raw!).takeUnretainedValue()
-                probe.reads.append(probe.environment.string("A"))  // registers this thread's cache
+                probe.reads.append((try? probe.environment.get("A", as: String.self)))  // registers this thread's cache
                 pthread_setspecific(probe.key, raw)
                 return nil
             }, Unmanaged.passUnretained(probe).toOpaque())
@@ -161,7 +161,7 @@ import Testing
         let holding = Locked<Int>(0)
         let done = DispatchSemaphore(value: 0)
         Thread {
-            _ = environment.string("A")
+            _ = (try? environment.get("A", as: String.self))
             holding.withLock { $0 = environment.threadCachesHoldingViews }
             done.signal()
         }.start()
@@ -213,16 +213,16 @@ import Testing
         #expect(error?.code == .reentrantChange)
         #expect(thrown.value?.code == .reentrantChange)
         #expect(error?.message.contains("validate must not call \(operation)") == true, "\(String(describing: error))")
-        #expect(environment.string("A") == "1", "the rejected change is not applied")
+        #expect((try? environment.get("A", as: String.self)) == "1", "the rejected change is not applied")
         #expect(environment.generation == 1)
     }
 
     @Test func validateMayReadTheEnvironmentItJudges() throws {
         let (environment, thrown) = try environment { environment in
-            #expect(environment.string("A") == "1")  // the snapshot still in service
+            #expect((try? environment.get("A", as: String.self)) == "1")  // the snapshot still in service
         }
         try environment.setOverride("2", forKey: "A")
-        #expect(environment.string("A") == "2")
+        #expect((try? environment.get("A", as: String.self)) == "2")
         #expect(thrown.value == nil)
     }
 }

@@ -26,12 +26,12 @@ import Testing
             options.instance = "eu-west"
             let environment = try Environment(options: options)
             #expect(environment.snapshot.instanceName == "eu-west")
-            #expect(environment.string("Region") == "eu-west")
+            #expect((try? environment.get("Region", as: String.self)) == "eu-west")
             // Dictionaries merge key by key.
-            #expect(environment.string("Database.Host") == "db.eu")
-            #expect(environment.int("Database.Pool", default: 0) == 4)
+            #expect((try? environment.get("Database.Host", as: String.self)) == "db.eu")
+            #expect(environment.get("Database.Pool", default: 0) == 4)
             // The drop-in's environment section is a later file: it wins over the main file's instance.
-            #expect(environment.int("Port", default: 0) == 7070)
+            #expect(environment.get("Port", default: 0) == 7070)
             let source = try #require(environment.configuredValue(forKey: "Region")?.source)
             #expect(source.layer == .instance)
             #expect(source.section == "Instances.eu-west")
@@ -44,11 +44,11 @@ import Testing
             try writeFiles(directory)
             let fromVariable = try Environment(
                 options: directory.options(processEnvironment: ["APP_INSTANCE": "us-east"]))
-            #expect(fromVariable.string("Region") == "us-east")
-            #expect(fromVariable.int("Port", default: 0) == 6060)
+            #expect((try? fromVariable.get("Region", as: String.self)) == "us-east")
+            #expect(fromVariable.get("Port", default: 0) == 6060)
             var options = directory.options(processEnvironment: ["APP_INSTANCE": "us-east"])
             options.instance = "eu-west"
-            #expect(try Environment(options: options).string("Region") == "eu-west")
+            #expect((try Environment(options: options).get("Region", as: String.self)) == "eu-west")
         }
     }
 
@@ -57,12 +57,12 @@ import Testing
             try writeFiles(directory)
             let none = try Environment(options: directory.options())
             #expect(none.snapshot.instanceName == nil)
-            #expect(none.string("Region") == "debug")
+            #expect((try? none.get("Region", as: String.self)) == "debug")
             var options = directory.options()
             options.instance = "ap-south"
             let unknown = try Environment(options: options)
             #expect(unknown.snapshot.instanceName == "ap-south")
-            #expect(unknown.string("Region") == "debug")
+            #expect((try? unknown.get("Region", as: String.self)) == "debug")
         }
     }
 
@@ -76,7 +76,7 @@ import Testing
             #expect(error?.code == .unknownInstance)
             #expect(error?.description.contains("known instances: eu-west, us-east") == true)
             options.instance = "us-east"
-            #expect(try Environment(options: options).string("Region") == "us-east")
+            #expect((try Environment(options: options).get("Region", as: String.self)) == "us-east")
         }
     }
 
@@ -117,10 +117,9 @@ import Testing
             ])
             let environment = try Environment(options: directory.options())
             let database = environment.scoped("Database")
-            #expect(database.scope == "Database")
-            #expect(database.string("Host") == "db1")
-            #expect(database.scoped("Pool").int("Size", default: 0) == 4)
-            #expect(environment.scoped("Database.Pool").int("Size", default: 0) == 4)
+            #expect((try? database.get("Host", as: String.self)) == "db1")
+            #expect(database.scoped("Pool").get("Size", default: 0) == 4)
+            #expect(environment.scoped("Database.Pool").get("Size", default: 0) == 4)
             #expect(database.configuredValue(forKey: "Host")?.source.file == directory.mainFile)
             #expect(environment.fetch("APIBaseUrl") as? String == "https://api")
             #expect(database.fetch("Host") as? String == "db1")
@@ -128,14 +127,14 @@ import Testing
 
             try directory.writeXML(["Debug": ["Database": ["Host": "db2", "Pool": ["Size": 8]]]])
             _ = try environment.reload()
-            #expect(database.string("Host") == "db2")
+            #expect((try? database.get("Host", as: String.self)) == "db2")
             #expect(database.fetch("Pool") as? [String: Any] != nil)
             // A view of a snapshot stays on it.
             let pinned = environment.snapshot.scoped("Database")
             try directory.writeXML(["Debug": ["Database": ["Host": "db3"]]])
             _ = try environment.reload()
-            #expect(pinned.string("Host") == "db2")
-            #expect(database.string("Host") == "db3")
+            #expect((try? pinned.get("Host", as: String.self)) == "db2")
+            #expect((try? database.get("Host", as: String.self)) == "db3")
         }
     }
 
@@ -149,7 +148,7 @@ import Testing
     }
 
     /// A component that only knows readers.
-    private func poolSize(_ reader: some ConfigurationReading) -> Int { reader.int("Size", default: -1) }
+    private func poolSize(_ reader: some ConfigurationReading) -> Int { reader.get("Size", default: -1) }
 
     @Test func aViewDecodesAndReportsFullKeyPaths() throws {
         try withTemporaryDirectory { directory in

@@ -35,15 +35,15 @@ import Testing
                 #expect(error.file == file)
                 #expect(error.line != nil)
                 #expect(error.description.utf8.count < 2_000, "the key is shown shortened")
-                #expect(environment.int("ListenPort", default: 0) == 80)
+                #expect(environment.get("ListenPort", default: 0) == 80)
                 // A `Check` of the same candidate (what envctl edit and set send) fails the same way.
                 #expect(throws: EnvironmentError.self) { try environment.check() }
             }
             try directory.writeXML(
                 "Environments.plist.d/10-deep.plist", ["Common": [Self.dotted(Self.depth): 1, "ListenPort": 81]])
             try environment.reload()
-            #expect(environment.int(Self.dotted(Self.depth), default: 0) == 1)
-            #expect(environment.int("ListenPort", default: 0) == 81)
+            #expect(environment.get(Self.dotted(Self.depth), default: 0) == 1)
+            #expect(environment.get("ListenPort", default: 0) == 81)
         }
     }
 
@@ -77,7 +77,7 @@ import Testing
     @Test("a component or a path past its length is refused")
     func lengths() throws {
         let long = String(repeating: "x", count: SettingPath.maximumComponentBytes)
-        #expect(try Environment(values: ["A": [long: 1]]).int("A." + long, default: 0) == 1)
+        #expect(try Environment(values: ["A": [long: 1]]).get("A." + long, default: 0) == 1)
         let error = try #require(throws: EnvironmentError.self) {
             try Environment(values: ["A": [long + "x": 1]])
         }
@@ -130,7 +130,9 @@ import Testing
             }
             let fine = "APP_" + (0..<Self.depth).map { "L\($0)" }.joined(separator: "__")
             let environment = try Environment(options: directory.options(processEnvironment: [fine: "1"]))
-            #expect(environment.string((0..<Self.depth).map { "L\($0)" }.joined(separator: ".")) == "1")
+            #expect(
+                (try? environment.get((0..<Self.depth).map { "L\($0)" }.joined(separator: "."), as: String.self)) == "1"
+            )
         }
     }
 
@@ -143,8 +145,8 @@ import Testing
             // Upper-case spellings of existing keys, matched ignoring case.
             variables["APP_MAP__EXISTING"] = "2"
             let environment = try Environment(options: directory.options(processEnvironment: variables))
-            #expect(environment.string("Map.Key4999") == "4999")
-            #expect(environment.int("Map.Existing", default: 0) == 2)
+            #expect((try? environment.get("Map.Key4999", as: String.self)) == "4999")
+            #expect(environment.get("Map.Existing", default: 0) == 2)
             #expect(environment.snapshot.leafKeys.count == 5_001)
         }
     }

@@ -30,19 +30,19 @@ import Testing
         try withTemporaryDirectory { directory in
             let environment = try writeLayers(directory)
             try environment.setOverride("override", forKey: "L6")
-            #expect(environment.string("L1") == "defaults")
-            #expect(environment.string("L2") == "common")
-            #expect(environment.string("L3") == "debug")
-            #expect(environment.string("L4") == "drop-in common")
-            #expect(environment.string("L5") == "drop-in debug")
-            #expect(environment.string("L6") == "override")
+            #expect((try? environment.get("L1", as: String.self)) == "defaults")
+            #expect((try? environment.get("L2", as: String.self)) == "common")
+            #expect((try? environment.get("L3", as: String.self)) == "debug")
+            #expect((try? environment.get("L4", as: String.self)) == "drop-in common")
+            #expect((try? environment.get("L5", as: String.self)) == "drop-in debug")
+            #expect((try? environment.get("L6", as: String.self)) == "override")
         }
     }
 
     @Test func aDropInsCommonWinsOverTheMainFilesEnvironment() throws {
         try withTemporaryDirectory { directory in
             let environment = try writeLayers(directory)
-            #expect(environment.string("L4") == "drop-in common")
+            #expect((try? environment.get("L4", as: String.self)) == "drop-in common")
             #expect(environment.configuredValue(forKey: "L4")?.source.layer == .common)
         }
     }
@@ -54,8 +54,8 @@ import Testing
                 "Environments.plist.d/10.plist", ["Common": ["A": "10"], "Debug": ["A": "10 debug", "B": "10"]])
             try directory.writeXML("Environments.plist.d/20.plist", ["Common": ["A": "20", "B": "20"]])
             let environment = try Environment(options: directory.options())
-            #expect(environment.string("A") == "20")
-            #expect(environment.string("B") == "20")
+            #expect((try? environment.get("A", as: String.self)) == "20")
+            #expect((try? environment.get("B", as: String.self)) == "20")
         }
     }
 
@@ -85,12 +85,12 @@ import Testing
                 "Environments.plist.d/10.plist", ["Debug": ["Database": ["Name": "app_debug"]]])
             let environment = try Environment(
                 options: directory.options(defaults: ["Database.Timeout": 30, "Database.Port": 1]))
-            #expect(environment.string("Database.Host") == "db.debug")
-            #expect(environment.int("Database.Port", default: 0) == 5432)
-            #expect(environment.int("Database.Timeout", default: 0) == 30)
-            #expect(environment.string("Database.Name") == "app_debug")
-            #expect(environment.int("Database.Pool.Min", default: 0) == 1)
-            #expect(environment.int("Database.Pool.Max", default: 0) == 4)
+            #expect((try? environment.get("Database.Host", as: String.self)) == "db.debug")
+            #expect(environment.get("Database.Port", default: 0) == 5432)
+            #expect(environment.get("Database.Timeout", default: 0) == 30)
+            #expect((try? environment.get("Database.Name", as: String.self)) == "app_debug")
+            #expect(environment.get("Database.Pool.Min", default: 0) == 1)
+            #expect(environment.get("Database.Pool.Max", default: 0) == 4)
             #expect(
                 environment.value(forKey: "Database")
                     == .dictionary([
@@ -119,7 +119,7 @@ import Testing
             #expect(environment.value(forKey: "Mode") == .string("plain"))
             #expect(environment.fetch("Mode.Kind") == nil)
             #expect(environment.value(forKey: "Level") == .dictionary(["Name": "debug"]))
-            #expect(environment.string("Level.Name") == "debug")
+            #expect((try? environment.get("Level.Name", as: String.self)) == "debug")
         }
     }
 
@@ -140,7 +140,7 @@ import Testing
                 return
             }
             #expect(change.changedKeys == ["L2"])
-            #expect(environment.string("L2") == "override")
+            #expect((try? environment.get("L2", as: String.self)) == "override")
             #expect(environment.configuredValue(forKey: "L2")?.source == .override)
             #expect(environment.generation == 2)
 
@@ -149,7 +149,7 @@ import Testing
                 Issue.record("expected .applied, got \(removed)")
                 return
             }
-            #expect(environment.string("L2") == "common")
+            #expect((try? environment.get("L2", as: String.self)) == "common")
             #expect(environment.configuredValue(forKey: "L2")?.source.layer == .common)
             #expect(environment.generation == 3)
         }
@@ -161,11 +161,11 @@ import Testing
             let environment = try Environment(options: directory.options())
             try environment.setOverride("replica", forKey: "Database.Host")
             try environment.setOverride(.integer(9), forKey: "New.Key")
-            #expect(environment.string("Database.Host") == "replica")
-            #expect(environment.int("Database.Port", default: 0) == 5432)
-            #expect(environment.int("New.Key", default: 0) == 9)
+            #expect((try? environment.get("Database.Host", as: String.self)) == "replica")
+            #expect(environment.get("Database.Port", default: 0) == 5432)
+            #expect(environment.get("New.Key", default: 0) == 9)
             try environment.removeAllOverrides()
-            #expect(environment.string("Database.Host") == "db")
+            #expect((try? environment.get("Database.Host", as: String.self)) == "db")
             #expect(environment.fetch("New.Key") == nil)
             #expect(environment.fetch("New") == nil)
         }
@@ -179,11 +179,11 @@ import Testing
             try environment.setOverride("override", forKey: "A")
             try directory.writeXML(["Debug": ["A": "edited", "B": "edited"]])
             try environment.reload()
-            #expect(environment.string("A") == "override")
-            #expect(environment.string("B") == "edited")
+            #expect((try? environment.get("A", as: String.self)) == "override")
+            #expect((try? environment.get("B", as: String.self)) == "edited")
             try directory.write("Environments.plist", data: before)
             let fresh = try Environment(options: directory.options())
-            #expect(fresh.string("A") == "file")
+            #expect((try? fresh.get("A", as: String.self)) == "file")
         }
     }
 
@@ -206,13 +206,13 @@ import Testing
         let environment = try Environment(values: ["A": "base", "Nested.B": 1])
         try environment.setOverride("override", forKey: "A")
         try environment.setOverride(2, forKey: "Nested.B")
-        #expect(environment.string("A") == "override")
-        #expect(environment.int("Nested.B", default: 0) == 2)
+        #expect((try? environment.get("A", as: String.self)) == "override")
+        #expect(environment.get("Nested.B", default: 0) == 2)
         try environment.setOverride(nil, forKey: "A")
-        #expect(environment.string("A") == "base")
-        #expect(environment.int("Nested.B", default: 0) == 2)
+        #expect((try? environment.get("A", as: String.self)) == "base")
+        #expect(environment.get("Nested.B", default: 0) == 2)
         try environment.removeAllOverrides()
-        #expect(environment.int("Nested.B", default: 0) == 1)
+        #expect(environment.get("Nested.B", default: 0) == 1)
         #expect(environment.configuredValue(forKey: "A")?.source == .defaults)
     }
 }

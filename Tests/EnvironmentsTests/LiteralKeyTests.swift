@@ -34,19 +34,22 @@ import Testing
                 let environment = try Environment(options: directory.options())
                 let map = try #require(environment.fetch("Upstreams") as? [String: Any])
                 #expect(Set(map.keys) == ["api.example.com", "db.example.com"])
-                #expect(environment.int(#"Upstreams."api.example.com".Port"#, default: 0) == 443)
-                #expect(environment.int("Upstreams.api.example.com.Port", default: 0) == 0)
+                #expect(environment.get(#"Upstreams."api.example.com".Port"#, default: 0) == 443)
+                #expect(environment.get("Upstreams.api.example.com.Port", default: 0) == 0)
                 let decoded = try environment.decode([String: Upstream].self, from: "Upstreams")
                 #expect(decoded == ["api.example.com": Upstream(Port: 443), "db.example.com": Upstream(Port: 5432)])
                 let scoped = environment.scoped("Upstreams")
-                #expect(scoped.int(#""db.example.com".Port"#, default: 0) == 5432)
-                #expect(environment.scoped(#"Upstreams."db.example.com""#).int("Port", default: 0) == 5432)
+                #expect(scoped.get(#""db.example.com".Port"#, default: 0) == 5432)
+                #expect(environment.scoped(#"Upstreams."db.example.com""#).get("Port", default: 0) == 5432)
                 // Quoting more than needed reads the same key.
-                #expect(environment.string(#""Database".Host"#) == "localhost")
-                #expect(environment.string("Database.Host") == "localhost")
+                #expect((try? environment.get(#""Database".Host"#, as: String.self)) == "localhost")
+                #expect((try? environment.get("Database.Host", as: String.self)) == "localhost")
                 // A key that is a prefix of another is no conflict.
-                #expect(environment.string(#"provisioningProfiles."com.example.app""#) == "App Store")
-                #expect(environment.string(#"provisioningProfiles."com.example.app.widget""#) == "Widget")
+                #expect(
+                    (try? environment.get(#"provisioningProfiles."com.example.app""#, as: String.self)) == "App Store")
+                #expect(
+                    (try? environment.get(#"provisioningProfiles."com.example.app.widget""#, as: String.self))
+                        == "Widget")
                 // Listings print each path in the form reads accept back.
                 let keys = environment.snapshot.leafKeys
                 #expect(keys.contains(#"Upstreams."api.example.com".Port"#))
@@ -62,7 +65,7 @@ import Testing
     @Test("a quoted key at the top of a section is one literal component")
     func quotedTopLevelKey() throws {
         let environment = try Environment(values: [#""api.example.com".Port"#: 443, "Plain": ["a.b": 1]])
-        #expect(environment.int(#""api.example.com".Port"#, default: 0) == 443)
+        #expect(environment.get(#""api.example.com".Port"#, default: 0) == 443)
         #expect(environment.fetch(#""api.example.com""#) is [String: Any])
         #expect(environment.fetch("api.example.com") == nil)
         #expect(environment.snapshot.values.keys.sorted() == ["Plain", "api.example.com"])
@@ -96,7 +99,7 @@ import Testing
                 let line = text.components(separatedBy: "\n").firstIndex { $0.contains("<key>\(key)</key>") }
                 #expect(error.line == line.map { $0 + 1 }, "\(error)")
                 #expect(error.message.contains("Common in this drop-in"), "\(error)")
-                #expect(environment.int("ListenPort", default: 0) == 80)
+                #expect(environment.get("ListenPort", default: 0) == 80)
             }
             // In the lists too.
             try directory.writeXML("Environments.plist.d/10.plist", ["Secrets": ["Database..Password"]])
@@ -109,8 +112,8 @@ import Testing
     @Test("values and sources of keys that hold dots are separate from the nested path")
     func literalAndNestedSideBySide() throws {
         let environment = try Environment(values: ["A": ["B.C": 1, "B": ["C": 2]]])
-        #expect(environment.int(#"A."B.C""#, default: 0) == 1)
-        #expect(environment.int("A.B.C", default: 0) == 2)
+        #expect(environment.get(#"A."B.C""#, default: 0) == 1)
+        #expect(environment.get("A.B.C", default: 0) == 2)
         #expect(environment.snapshot.leafKeys == [#"A."B.C""#, "A.B.C"])
     }
 }

@@ -122,7 +122,7 @@ import Testing
             let location = try #require(environment.snapshot.location)
             #expect(location.directory == configured)
             #expect(environment.snapshot.files.allSatisfy { $0.hasPrefix("/") })
-            #expect(try environment.reload().snapshot.int("A", default: 0) == 1)
+            #expect(try environment.reload().snapshot.get("A", default: 0) == 1)
         }
     }
 }

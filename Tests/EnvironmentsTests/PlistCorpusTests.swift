@@ -49,7 +49,7 @@ import Testing
         switch value {
         case .bool(let flag): return ["bool": flag]
         case .integer(let number): return ["int": String(number)]
-        case .double(let number):
+        case .real(let number):
             let hex = String(number.bitPattern, radix: 16)
             return ["real": String(repeating: "0", count: 16 - hex.count) + hex]
         case .date(let date):

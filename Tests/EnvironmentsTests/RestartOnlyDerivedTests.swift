@@ -30,9 +30,9 @@ import Testing
                 return
             }
             #expect(change.changedKeys == ["Name"])
-            #expect(environment.int("ListenPort", default: 0) == 8080)
-            #expect(environment.string("PublicURL") == "http://localhost:8080/")
-            #expect(environment.string("Name") == "renamed")
+            #expect(environment.get("ListenPort", default: 0) == 8080)
+            #expect((try? environment.get("PublicURL", as: String.self)) == "http://localhost:8080/")
+            #expect((try? environment.get("Name", as: String.self)) == "renamed")
             let pending = environment.snapshot.pendingRestart
             #expect(Set(pending.keys) == ["ListenPort", "PublicURL"])
             #expect(pending["PublicURL"]?.value == .string("http://localhost:9090/"))
@@ -41,19 +41,19 @@ import Testing
             // The template itself may change live; the port in it still waits.
             try write(directory, port: 9090, extra: ["PublicURL": "https://localhost:${ListenPort}/v2"])
             try environment.reload()
-            #expect(environment.string("PublicURL") == "https://localhost:8080/v2")
+            #expect((try? environment.get("PublicURL", as: String.self)) == "https://localhost:8080/v2")
             #expect(environment.snapshot.pendingRestart["PublicURL"]?.value == .string("https://localhost:9090/v2"))
 
             // The old port back: nothing waits.
             try write(directory, port: 8080)
             try environment.reload()
             #expect(environment.snapshot.pendingRestart.isEmpty)
-            #expect(environment.string("PublicURL") == "http://localhost:8080/")
+            #expect((try? environment.get("PublicURL", as: String.self)) == "http://localhost:8080/")
 
             // check() shows the same as a reload would apply.
             try write(directory, port: 7070)
             let checked = try environment.check()
-            #expect(checked.string("PublicURL") == "http://localhost:8080/")
+            #expect((try? checked.get("PublicURL", as: String.self)) == "http://localhost:8080/")
             #expect(Set(checked.pendingRestart.keys) == ["ListenPort", "PublicURL"])
         }
     }
@@ -69,11 +69,11 @@ import Testing
             let environment = try Environment(options: directory.options())
             try write(directory, port: 9090, extra: chain.merging(["Name": "other"]) { _, new in new })
             try environment.reload()
-            #expect(environment.string("Health") == "http://localhost:8080/api/health")
+            #expect((try? environment.get("Health", as: String.self)) == "http://localhost:8080/api/health")
             #expect(
                 environment.snapshot.value(forKey: "Links") == .array(["http://localhost:8080/api/health", "static"]))
-            #expect(environment.string("Unrelated") == "other-x")
-            #expect(environment.string("Literal") == "${ListenPort}")
+            #expect((try? environment.get("Unrelated", as: String.self)) == "other-x")
+            #expect((try? environment.get("Literal", as: String.self)) == "${ListenPort}")
             let pending = environment.snapshot.pendingRestart
             #expect(Set(pending.keys) == ["ListenPort", "PublicURL", "Origin", "API", "Health", "Links"])
             #expect(pending["Health"]?.value == .string("http://localhost:9090/api/health"))
@@ -96,14 +96,14 @@ import Testing
             let environment = try Environment(options: directory.options())
             try write(token: "new-secret")
             try environment.reload()
-            #expect(environment.string("TokenCopy") == "old-secret")
-            #expect(environment.string("Header") == "Bearer old-secret")
+            #expect((try? environment.get("TokenCopy", as: String.self)) == "old-secret")
+            #expect((try? environment.get("Header", as: String.self)) == "Bearer old-secret")
             let snapshot = environment.snapshot
             #expect(Set(snapshot.pendingRestart.keys) == ["Auth.Token", "TokenCopy", "Header"])
             for key in ["Auth.Token", "TokenCopy", "Header"] {
                 #expect(snapshot.pendingRestart[key]?.isSecret == true, "\(key)")
                 #expect(snapshot.configuredValue(forKey: key)?.isSecret == true, "\(key)")
-                #expect(snapshot.displayValue(forKey: key) == "<redacted>", "\(key)")
+                #expect(snapshot.configuredValue(forKey: key)?.displayValue() == "<redacted>", "\(key)")
             }
             #expect(snapshot.pendingRestart["Header"]?.value == .string("Bearer new-secret"))
         }
@@ -117,15 +117,15 @@ import Testing
             // The same edit.
             try write(directory, port: 9090, restartRequired: [])
             try environment.reload()
-            #expect(environment.int("ListenPort", default: 0) == 8080)
-            #expect(environment.string("PublicURL") == "http://localhost:8080/")
+            #expect(environment.get("ListenPort", default: 0) == 8080)
+            #expect((try? environment.get("PublicURL", as: String.self)) == "http://localhost:8080/")
             #expect(environment.snapshot.restartRequiredKeys.contains("ListenPort"))
             #expect(Set(environment.snapshot.pendingRestart.keys) == ["ListenPort", "PublicURL"])
             // And every reload after it.
             try write(directory, port: 9091, restartRequired: [], extra: ["Name": "n2"])
             try environment.reload()
-            #expect(environment.int("ListenPort", default: 0) == 8080)
-            #expect(environment.string("Name") == "n2")
+            #expect(environment.get("ListenPort", default: 0) == 8080)
+            #expect((try? environment.get("Name", as: String.self)) == "n2")
             #expect(environment.snapshot.pendingRestart["ListenPort"]?.value == .integer(9091))
 
             // A later edit.
@@ -137,14 +137,14 @@ import Testing
                 #expect(running.snapshot.restartRequiredKeys.contains("ListenPort"))
                 try write(other, port: 9090, restartRequired: [])
                 try running.reload()
-                #expect(running.int("ListenPort", default: 0) == 8080)
-                #expect(running.string("PublicURL") == "http://localhost:8080/")
+                #expect(running.get("ListenPort", default: 0) == 8080)
+                #expect((try? running.get("PublicURL", as: String.self)) == "http://localhost:8080/")
                 #expect(running.snapshot.pendingRestart["PublicURL"]?.value == .string("http://localhost:9090/"))
             }
 
             // A restart takes the new set and the new values.
             let restarted = try Environment(options: directory.options())
-            #expect(restarted.int("ListenPort", default: 0) == 9091)
+            #expect(restarted.get("ListenPort", default: 0) == 9091)
             #expect(!restarted.snapshot.restartRequiredKeys.contains("ListenPort"))
         }
     }
@@ -158,14 +158,14 @@ import Testing
                 directory, port: 8080, restartRequired: ["ListenPort", "Workers"],
                 extra: ["Workers": 8, "Pool": "${Workers} workers"])
             try environment.reload()
-            #expect(environment.int("Workers", default: 0) == 4)
-            #expect(environment.string("Pool") == "4 workers")
+            #expect(environment.get("Workers", default: 0) == 4)
+            #expect((try? environment.get("Pool", as: String.self)) == "4 workers")
             #expect(environment.snapshot.restartRequiredKeys == ["ListenPort", "Workers"])
             #expect(Set(environment.snapshot.pendingRestart.keys) == ["Workers", "Pool"])
             // Taken out again: it still holds.
             try write(directory, port: 8080, extra: ["Workers": 16, "Pool": "${Workers} workers"])
             try environment.reload()
-            #expect(environment.int("Workers", default: 0) == 4)
+            #expect(environment.get("Workers", default: 0) == 4)
             #expect(environment.snapshot.pendingRestart["Pool"]?.value == .string("16 workers"))
         }
     }
@@ -181,7 +181,7 @@ import Testing
             #expect(error.code == .unresolvedReference)
             #expect(error.message.contains("restart-only keys that changed (ListenPort) at their running values"))
             #expect(error.hint?.contains("Restart") == true)
-            #expect(environment.string("PublicURL") == nil)
+            #expect((try? environment.get("PublicURL", as: String.self)) == nil)
             #expect(environment.generation == 1)
         }
     }
@@ -192,7 +192,7 @@ import Testing
             try write(directory, port: 8080)
             let environment = try Environment(options: directory.options())
             try environment.setOverride(9999, forKey: "ListenPort")
-            #expect(environment.string("PublicURL") == "http://localhost:8080/")
+            #expect((try? environment.get("PublicURL", as: String.self)) == "http://localhost:8080/")
             #expect(environment.snapshot.pendingRestart["PublicURL"]?.value == .string("http://localhost:9999/"))
         }
     }

@@ -103,9 +103,9 @@ import Testing
             let scoped = EnvironmentError.rejected(key: "Password", in: snapshot.scoped("Database"), reason: "weak")
             #expect(scoped.message == "'Database.Password' is <redacted>: weak")
             #expect(scoped.key == "Database.Password")
-            #expect(snapshot.displayValue(forKey: "Database.Password") == "<redacted>")
-            #expect(snapshot.displayValue(forKey: "Database.Host") == "db.example.com")
-            #expect(snapshot.displayValue(forKey: "Nothing") == nil)
+            #expect(snapshot.configuredValue(forKey: "Database.Password")?.displayValue() == "<redacted>")
+            #expect(snapshot.configuredValue(forKey: "Database.Host")?.displayValue() == "db.example.com")
+            #expect(snapshot.configuredValue(forKey: "Nothing")?.displayValue() == nil)
         }
     }
 
@@ -118,8 +118,8 @@ import Testing
         let password = self.password
         let credential = self.credential
         let throwers: [@Sendable (EnvironmentSnapshot) throws -> Void] = [
-            { snapshot in throw Quoting(text: snapshot.string("Database.Password") ?? "") },
-            { snapshot in throw Quoting(text: snapshot.string("Token") ?? "") },
+            { snapshot in throw Quoting(text: (try? snapshot.get("Database.Password", as: String.self)) ?? "") },
+            { snapshot in throw Quoting(text: (try? snapshot.get("Token", as: String.self)) ?? "") },
             { snapshot in
                 throw EnvironmentError(
                     .validationFailed, "Database.Password '\(password)' is weak", key: "Database.Password",

@@ -14,14 +14,16 @@ import Testing
             let environment = try Environment(
                 options: directory.options(processEnvironment: ["APP_DATABASE__PASSWORD": "hunter2"]))
             // The application's spelling reads it.
-            #expect(environment.string("Database.Password") == "hunter2")
+            #expect((try? environment.get("Database.Password", as: String.self)) == "hunter2")
             let entry = try #require(environment.configuredValue(forKey: "Database.Password"))
             #expect(entry.isSecret)
-            #expect(environment.snapshot.displayValue(forKey: "Database.Password") == "<redacted>")
+            #expect(environment.snapshot.configuredValue(forKey: "Database.Password")?.displayValue() == "<redacted>")
             #expect(
                 environment.snapshot.leafKeys.filter { $0.lowercased() == "database.password" } == ["Database.Password"]
             )
-            let shown = environment.snapshot.leafKeys.compactMap { environment.snapshot.displayValue(forKey: $0) }
+            let shown = environment.snapshot.leafKeys.compactMap {
+                environment.snapshot.configuredValue(forKey: $0)?.displayValue()
+            }
             #expect(!shown.joined().contains("hunter2"))
         }
     }
@@ -61,15 +63,15 @@ import Testing
                 "APP_PORT_53_UDP": "udp://[::1]:53",
             ]
             let environment = try Environment(options: directory.options(processEnvironment: links))
-            #expect(environment.int("Port", default: 0) == 8080)
+            #expect(environment.get("Port", default: 0) == 8080)
             #expect(environment.snapshot.leafKeys == ["Port", "Service.Host"])
             // A value that is no link, or a key spelled otherwise, is a setting as before.
             var settings = links
             settings["APP_PORT"] = "9090"
             settings["APP_Service__Host"] = "other.example"
             let set = try Environment(options: directory.options(processEnvironment: settings))
-            #expect(set.int("Port", default: 0) == 9090)
-            #expect(set.string("Service.Host") == "other.example")
+            #expect(set.get("Port", default: 0) == 9090)
+            #expect((try? set.get("Service.Host", as: String.self)) == "other.example")
         }
     }
 }

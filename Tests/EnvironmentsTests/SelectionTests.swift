@@ -18,25 +18,25 @@ import Testing
     @Test func compiledConfigurationFollowsTheBuild() {
         #if DEBUG
             #expect(BuildInfo.compiledConfiguration == "Debug")
-            #expect(BuildInfo.compiled.defaultEnvironment == "Debug")
+            #expect(BuildInfo().defaultEnvironment == "Debug")
         #else
             #expect(BuildInfo.compiledConfiguration == "Release")
-            #expect(BuildInfo.compiled.defaultEnvironment == "Release")
+            #expect(BuildInfo().defaultEnvironment == "Release")
         #endif
-        #expect(BuildInfo.compiled.allowedEnvironments == nil)
-        #expect(EnvironmentOptions(processEnvironment: [:]).build == BuildInfo.compiled)
+        #expect(BuildInfo().allowedEnvironments == nil)
+        #expect(EnvironmentOptions(processEnvironment: [:]).build == BuildInfo())
     }
 
     @Test func theCompiledConfigurationIsTheDefaultEnvironment() throws {
         try withTemporaryDirectory { directory in
             try writeThreeEnvironments(directory)
             var options = directory.options()
-            options.build = .compiled
+            options.build = BuildInfo()
             let environment = try Environment(options: options)
             #expect(environment.environmentName == BuildInfo.compiledConfiguration)
             #expect(environment.snapshot.environmentName == BuildInfo.compiledConfiguration)
-            #expect(environment.string("Name") == BuildInfo.compiledConfiguration.lowercased())
-            #expect(environment.string("Shared") == "yes")
+            #expect((try? environment.get("Name", as: String.self)) == BuildInfo.compiledConfiguration.lowercased())
+            #expect((try? environment.get("Shared", as: String.self)) == "yes")
         }
     }
 
@@ -46,7 +46,7 @@ import Testing
             let environment = try Environment(
                 options: directory.options(build: BuildInfo(defaultEnvironment: "Staging")))
             #expect(environment.environmentName == "Staging")
-            #expect(environment.string("Name") == "staging")
+            #expect((try? environment.get("Name", as: String.self)) == "staging")
         }
     }
 
@@ -55,7 +55,7 @@ import Testing
             try writeThreeEnvironments(directory)
             let environment = try Environment(options: directory.options(environment: "Release"))
             #expect(environment.environmentName == "Release")
-            #expect(environment.string("Name") == "release")
+            #expect((try? environment.get("Name", as: String.self)) == "release")
         }
     }
 
@@ -65,7 +65,7 @@ import Testing
             let environment = try Environment(
                 options: directory.options(processEnvironment: ["APP_ENVIRONMENT": "Staging"]))
             #expect(environment.environmentName == "Staging")
-            #expect(environment.string("Name") == "staging")
+            #expect((try? environment.get("Name", as: String.self)) == "staging")
         }
     }
 
@@ -76,7 +76,7 @@ import Testing
                 options: directory.options(
                     environment: "Release", processEnvironment: ["APP_ENVIRONMENT": "Staging"]))
             #expect(environment.environmentName == "Release")
-            #expect(environment.string("Name") == "release")
+            #expect((try? environment.get("Name", as: String.self)) == "release")
         }
     }
 
@@ -148,8 +148,8 @@ import Testing
             try writeThreeEnvironments(directory)
             try directory.writeXML("Environments.plist.d/50-canary.plist", ["Canary": ["Name": "canary"]])
             let environment = try Environment(options: directory.options(environment: "Canary"))
-            #expect(environment.string("Name") == "canary")
-            #expect(environment.string("Shared") == "yes")
+            #expect((try? environment.get("Name", as: String.self)) == "canary")
+            #expect((try? environment.get("Shared", as: String.self)) == "yes")
         }
     }
 
@@ -289,7 +289,7 @@ import Testing
                 infoPlist: bytes(["Configuration": "Production", "AllowedEnvironments": ["Production", "Staging"]]))
             let environment = try Environment(options: directory.options(build: info))
             #expect(environment.environmentName == "Production")
-            #expect(environment.string("Name") == "production")
+            #expect((try? environment.get("Name", as: String.self)) == "production")
             let error = #expect(throws: EnvironmentError.self) {
                 try Environment(options: directory.options(environment: "Debug", build: info))
             }

@@ -8,7 +8,7 @@ import Testing
     static var everything: SettingsDeclaration {
         SettingsDeclaration(
             Declared.all.settings + [
-                SettingDeclaration("Ratio", type: .real, default: .double(0.25), bounds: .range(0.0...1.0)),
+                SettingDeclaration("Ratio", type: .real, default: .real(0.25), bounds: .range(0.0...1.0)),
                 SettingDeclaration("Verbose", type: .boolean, default: .bool(false), summary: "Log more"),
                 SettingDeclaration(
                     "Epoch", type: .date, default: .date(Date(timeIntervalSince1970: 1_700_000_000))),
@@ -261,7 +261,7 @@ import Testing
         switch value {
         case .string(let text): text
         case .integer(let integer): integer
-        case .double(let real): real
+        case .real(let real): real
         case .bool(let bool): bool
         case .date(let date): date.formatted(.iso8601)
         case .data(let data): data.base64EncodedString()

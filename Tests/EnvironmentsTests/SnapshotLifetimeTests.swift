@@ -31,7 +31,7 @@ import Testing
             let mayExit = DispatchSemaphore(value: 0)
             let seen = Locked<String?>(nil)
             Thread {
-                seen.withLock { $0 = environment.string("Token") }
+                seen.withLock { $0 = (try? environment.get("Token", as: String.self)) }
                 hasRead.signal()
                 mayExit.wait()
             }.start()
@@ -40,7 +40,7 @@ import Testing
 
             try directory.writeXML(["Common": ["Token": "new-secret"], "Debug": [:]])
             try environment.reload()
-            #expect(environment.string("Token") == "new-secret")
+            #expect((try? environment.get("Token", as: String.self)) == "new-secret")
             #expect(first == nil, "the replaced snapshot (and the rotated secret) is freed at once")
             mayExit.signal()
         }
@@ -50,7 +50,7 @@ import Testing
         weak var snapshot: EnvironmentSnapshot?
         do {
             let environment = try Environment(values: ["Token": "secret"])
-            #expect(environment.string("Token") == "secret")  // this thread now holds a view of it
+            #expect((try? environment.get("Token", as: String.self)) == "secret")  // this thread now holds a view of it
             snapshot = environment.snapshot
             #expect(snapshot != nil)
         }
@@ -62,7 +62,7 @@ import Testing
         let environments = try (0..<7).map { try Environment(values: ["N": .integer($0)]) }
         for round in 0..<3 {
             for (index, environment) in environments.enumerated() {
-                #expect(environment.int("N", default: -1) == index + 10 * round)
+                #expect(environment.get("N", default: -1) == index + 10 * round)
             }
             for (index, environment) in environments.enumerated() {
                 try environment.setOverride(.integer(index + 10 * (round + 1)), forKey: "N")
@@ -75,8 +75,8 @@ import Testing
         let held = environment.snapshot
         try environment.setOverride("2", forKey: "A")
         try environment.setOverride("3", forKey: "A")
-        #expect(held.string("A") == "1")
-        #expect(environment.string("A") == "3")
+        #expect((try? held.get("A", as: String.self)) == "1")
+        #expect((try? environment.get("A", as: String.self)) == "3")
     }
 
     @Test func validateMayReadTheEnvironmentItValidates() throws {
@@ -87,9 +87,9 @@ import Testing
             let options = directory.options(validate: { snapshot in
                 // The environment still serves the current configuration while a new one is judged.
                 if let running = box.value {
-                    seenDuringValidation.withLock { $0.append(running.int("Limit", default: -1)) }
+                    seenDuringValidation.withLock { $0.append(running.get("Limit", default: -1)) }
                 }
-                if snapshot.int("Limit", default: 0) > 10 {
+                if snapshot.get("Limit", default: 0) > 10 {
                     throw EnvironmentError(.validationFailed, "Limit is above 10", key: "Limit")
                 }
             })
@@ -99,7 +99,7 @@ import Testing
             try environment.reload()
             try directory.writeXML(["Common": ["Limit": 50], "Debug": [:]])
             #expect(throws: EnvironmentError.self) { try environment.reload() }
-            #expect(environment.int("Limit", default: 0) == 5)
+            #expect(environment.get("Limit", default: 0) == 5)
             #expect(seenDuringValidation.value == [1, 5])
             // validate holds the box, which holds the environment, which holds validate.
             box.withLock { $0 = nil }
@@ -116,7 +116,7 @@ import Testing
         }
         for thread in 0..<4 {
             for index in 0..<perThread {
-                #expect(environment.int("T\(thread).K\(index)", default: -1) == index)
+                #expect(environment.get("T\(thread).K\(index)", default: -1) == index)
             }
         }
         #expect(environment.generation == UInt64(1 + 4 * perThread))
@@ -136,8 +136,8 @@ import Testing
                     var reads = 0
                     while !done.value || reads < 1000 {
                         let snapshot = environment.snapshot
-                        let a = snapshot.int("A", default: -1)
-                        let b = snapshot.int("B", default: -2)
+                        let a = snapshot.get("A", default: -1)
+                        let b = snapshot.get("B", default: -2)
                         if a != b { problems.withLock { $0.append("A=\(a) B=\(b) in one snapshot") } }
                         if snapshot.generation < last {
                             problems.withLock { $0.append("generation \(snapshot.generation) after \(last)") }

@@ -33,12 +33,12 @@ import Testing
             #expect(change.previous.generation == 1)
             #expect(change.current.generation == 2)
             #expect(outcome.snapshot.generation == 2)
-            #expect(change.previous.int("A", default: 0) == 1)
-            #expect(change.current.int("A", default: 0) == 2)
+            #expect(change.previous.get("A", default: 0) == 1)
+            #expect(change.current.get("A", default: 0) == 2)
             #expect(environment.generation == 2)
-            #expect(environment.int("A", default: 0) == 2)
+            #expect(environment.get("A", default: 0) == 2)
             #expect(environment.fetch("Gone") == nil)
-            #expect(environment.string("New") == "n")
+            #expect((try? environment.get("New", as: String.self)) == "n")
             #expect(environment.snapshot === change.current)
         }
     }
@@ -98,14 +98,14 @@ import Testing
             #expect(error?.file == directory.mainFile)
             #expect(environment.snapshot === good)
             #expect(environment.generation == 2)
-            #expect(environment.int("A", default: 0) == 2)
+            #expect(environment.get("A", default: 0) == 2)
             #expect(environment.fetch("B") == nil)
 
             // Fixing the file applies again, as the next generation.
             try directory.writeXML(["Debug": ["A": 3]])
             try environment.reload()
             #expect(environment.generation == 3)
-            #expect(environment.int("A", default: 0) == 3)
+            #expect(environment.get("A", default: 0) == 3)
             // One call, for the fix: observers run in order, so none for the broken file is due.
             received.wait(for: 1)
             #expect(received.changes.value.map(\.current.generation) == [3])
@@ -119,7 +119,7 @@ import Testing
             try FileManager.default.removeItem(atPath: directory.mainFile)
             let error = #expect(throws: EnvironmentError.self) { try environment.reload() }
             #expect(error?.code == .fileNotFound)
-            #expect(environment.int("A", default: 0) == 1)
+            #expect(environment.get("A", default: 0) == 1)
             #expect(environment.generation == 1)
         }
     }
@@ -131,7 +131,7 @@ import Testing
             try directory.writeXML(["Debug": ["A": "${B}", "B": "${A}"]])
             let error = #expect(throws: EnvironmentError.self) { try environment.reload() }
             #expect(error?.code == .interpolationCycle)
-            #expect(environment.string("A") == "a")
+            #expect((try? environment.get("A", as: String.self)) == "a")
             #expect(environment.generation == 1)
         }
     }
@@ -144,7 +144,7 @@ import Testing
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Debug": ["Port": 70000]])
             let options = directory.options(validate: { snapshot in
-                if snapshot.int("Port", default: 0) > 65535 { throw Rejected() }
+                if snapshot.get("Port", default: 0) > 65535 { throw Rejected() }
             })
             let error = #expect(throws: EnvironmentError.self) { try Environment(options: options) }
             #expect(error?.code == .validationFailed)
@@ -160,14 +160,14 @@ import Testing
             let seen = Locked<[UInt64]>([])
             let options = directory.options(validate: { snapshot in
                 seen.withLock { $0.append(snapshot.generation) }
-                if snapshot.int("Port", default: 0) > 65535 { throw Rejected() }
+                if snapshot.get("Port", default: 0) > 65535 { throw Rejected() }
             })
             let environment = try Environment(options: options)
             try directory.writeXML(["Debug": ["Port": 70000, "Name": "b"]])
             let error = #expect(throws: EnvironmentError.self) { try environment.reload() }
             #expect(error?.code == .validationFailed)
-            #expect(environment.int("Port", default: 0) == 8080)
-            #expect(environment.string("Name") == "a")
+            #expect(environment.get("Port", default: 0) == 8080)
+            #expect((try? environment.get("Name", as: String.self)) == "a")
             #expect(environment.generation == 1)
             #expect(seen.value == [1, 2])
             // Overrides are validated too.
@@ -175,7 +175,7 @@ import Testing
                 try environment.setOverride(99999, forKey: "Port")
             }
             #expect(override?.code == .validationFailed)
-            #expect(environment.int("Port", default: 0) == 8080)
+            #expect(environment.get("Port", default: 0) == 8080)
         }
     }
 
@@ -197,13 +197,13 @@ import Testing
             let environment = try Environment(options: directory.options())
             try directory.writeXML(["Debug": ["A": 2]])
             let checked = try environment.check()
-            #expect(checked.int("A", default: 0) == 2)
+            #expect(checked.get("A", default: 0) == 2)
             #expect(checked.generation == 2)
-            #expect(environment.int("A", default: 0) == 1)
+            #expect(environment.get("A", default: 0) == 1)
             #expect(environment.generation == 1)
             try directory.write("Environments.plist", text: "garbage")
             #expect(throws: EnvironmentError.self) { try environment.check() }
-            #expect(environment.int("A", default: 0) == 1)
+            #expect(environment.get("A", default: 0) == 1)
         }
     }
 
@@ -216,13 +216,13 @@ import Testing
             try environment.reload()
             try environment.setOverride("z", forKey: "Nested.B")
             #expect(held.generation == 1)
-            #expect(held.int("A", default: 0) == 1)
-            #expect(held.string("Nested.B") == "x")
+            #expect(held.get("A", default: 0) == 1)
+            #expect((try? held.get("Nested.B", as: String.self)) == "x")
             #expect(held.fetch("C") == nil)
             #expect(held.leafKeys == ["A", "Nested.B"])
             #expect(held.values == ["A": 1, "Nested": ["B": "x"]])
             #expect(environment.generation == 3)
-            #expect(environment.string("Nested.B") == "z")
+            #expect((try? environment.get("Nested.B", as: String.self)) == "z")
         }
     }
 
@@ -261,9 +261,9 @@ import Testing
                 return
             }
             #expect(change.changedKeys == ["LogLevel"])
-            #expect(environment.string("LogLevel") == "debug")
-            #expect(environment.int("ListenPort", default: 0) == 8080)
-            #expect(environment.string("Database.Host") == "a")
+            #expect((try? environment.get("LogLevel", as: String.self)) == "debug")
+            #expect(environment.get("ListenPort", default: 0) == 8080)
+            #expect((try? environment.get("Database.Host", as: String.self)) == "a")
             let pending = environment.snapshot.pendingRestart
             #expect(Set(pending.keys) == ["ListenPort", "Database"])
             #expect(pending["ListenPort"]?.value == .integer(9090))
@@ -284,14 +284,14 @@ import Testing
             ])
             try environment.reload()
             #expect(environment.snapshot.pendingRestart.isEmpty)
-            #expect(environment.int("ListenPort", default: 0) == 8080)
+            #expect(environment.get("ListenPort", default: 0) == 8080)
 
             // A new environment (a restart) takes the new value.
             try directory.writeXML([
                 "RestartRequired": ["ListenPort"], "Debug": ["ListenPort": 9090],
             ])
             let restarted = try Environment(options: directory.options())
-            #expect(restarted.int("ListenPort", default: 0) == 9090)
+            #expect(restarted.get("ListenPort", default: 0) == 9090)
             #expect(restarted.snapshot.pendingRestart.isEmpty)
         }
     }
@@ -301,7 +301,7 @@ import Testing
             try directory.writeXML(["Debug": ["Workers": 4, "Other": 1]])
             let environment = try Environment(options: directory.options(restartRequiredKeys: ["Workers"]))
             try environment.setOverride(8, forKey: "Workers")
-            #expect(environment.int("Workers", default: 0) == 4)
+            #expect(environment.get("Workers", default: 0) == 4)
             #expect(environment.snapshot.pendingRestart["Workers"]?.value == .integer(8))
             #expect(environment.snapshot.pendingRestart["Workers"]?.source == .override)
         }
@@ -319,7 +319,7 @@ import Testing
             let other = try Environment(options: directory.options())
             try directory.writeXML(["RestartRequired": ["Port"], "Debug": ["Other": 1]])
             try other.reload()
-            #expect(other.int("Port", default: 0) == 80)
+            #expect(other.get("Port", default: 0) == 80)
             #expect(other.snapshot.pendingRestart.keys.sorted() == ["Port"])
         }
     }
@@ -331,7 +331,7 @@ import Testing
             let environment = try Environment(options: directory.options())
             try directory.writeXML(["Debug": ["Port": 81]])
             try environment.reload()
-            #expect(environment.int("Port", default: 0) == 80)
+            #expect(environment.get("Port", default: 0) == 80)
             #expect(environment.snapshot.pendingRestart["Port"]?.value == .integer(81))
         }
     }
@@ -342,17 +342,17 @@ import Testing
         let environment = try Environment(values: ["A": 1, "B.C": "c"], environmentName: "Unit")
         #expect(environment.environmentName == "Unit")
         #expect(environment.generation == 1)
-        #expect(environment.int("A", default: 0) == 1)
-        #expect(environment.string("B.C") == "c")
+        #expect(environment.get("A", default: 0) == 1)
+        #expect((try? environment.get("B.C", as: String.self)) == "c")
         let outcome = try environment.reload()
         guard case .unchanged = outcome else {
             Issue.record("expected .unchanged")
             return
         }
         try environment.setOverride(2, forKey: "A")
-        #expect(environment.int("A", default: 0) == 2)
+        #expect(environment.get("A", default: 0) == 2)
         #expect(environment.generation == 2)
-        #expect(try environment.check().int("A", default: 0) == 2)
+        #expect(try environment.check().get("A", default: 0) == 2)
     }
 
     @Test func inMemoryEnvironmentsSelectAndLayer() throws {
@@ -364,8 +364,8 @@ import Testing
         let staging = try Environment(
             environments: environments, options: EnvironmentOptions(environment: "Staging", processEnvironment: [:]))
         #expect(staging.environmentName == "Staging")
-        #expect(staging.string("URL") == "https://staging.example.com/api")
-        #expect(staging.int("Port", default: 0) == 80)
+        #expect((try? staging.get("URL", as: String.self)) == "https://staging.example.com/api")
+        #expect(staging.get("Port", default: 0) == 80)
         #expect(staging.snapshot.files.isEmpty)
         #expect(staging.snapshot.location == nil)
         // A missing key names no file: nothing was searched on disk.
@@ -377,7 +377,7 @@ import Testing
         let production = try Environment(
             environments: environments,
             options: EnvironmentOptions(processEnvironment: ["APP_ENVIRONMENT": "Production"]))
-        #expect(production.int("Port", default: 0) == 443)
+        #expect(production.get("Port", default: 0) == 443)
 
         let error = #expect(throws: EnvironmentError.self) {
             try Environment(
@@ -419,17 +419,17 @@ import Testing
                         var lastGeneration: UInt64 = 0
                         while !done.value || reads == 0 {
                             let snapshot = environment.snapshot
-                            let left = snapshot.int("Left", default: -1)
-                            let right = snapshot.int("Right", default: -2)
+                            let left = snapshot.get("Left", default: -1)
+                            let right = snapshot.get("Right", default: -2)
                             #expect(left == right)
                             #expect((0...reloads).contains(left))
-                            #expect(snapshot.string("Pair.Left") == "v\(left)")
-                            #expect(snapshot.string("Pair.Right") == "v\(left)")
+                            #expect((try? snapshot.get("Pair.Left", as: String.self)) == "v\(left)")
+                            #expect((try? snapshot.get("Pair.Right", as: String.self)) == "v\(left)")
                             #expect(Int(snapshot.generation) == left + 1)
                             #expect(snapshot.generation >= lastGeneration)
                             lastGeneration = snapshot.generation
                             // Reads straight from the environment are each from one valid snapshot.
-                            let single = environment.int("Left", default: -1)
+                            let single = environment.get("Left", default: -1)
                             #expect((0...reloads).contains(single))
                             reads += 1
                             await Task.yield()
@@ -452,7 +452,7 @@ import Testing
                 #expect(total > 0)
             }
             #expect(environment.generation == UInt64(reloads) + 1)
-            #expect(environment.int("Left", default: 0) == reloads)
+            #expect(environment.get("Left", default: 0) == reloads)
         }
     }
 
@@ -465,7 +465,7 @@ import Testing
         }
         #expect(environment.generation == 21)
         for index in 1...20 {
-            #expect(environment.int("Key\(index)", default: 0) == index)
+            #expect(environment.get("Key\(index)", default: 0) == index)
         }
     }
 }

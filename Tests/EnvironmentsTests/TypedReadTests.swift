@@ -62,70 +62,70 @@ import Testing
 
     @Test func strings() throws {
         try load { environment, _ in
-            #expect(environment.string("Name", default: "x") == "service-debug")
-            #expect(environment.string("Missing", default: "fallback") == "fallback")
-            #expect(environment.string("Port", default: "x") == "8080")
-            #expect(environment.string("Enabled", default: "x") == "true")
-            #expect(environment.string("Hosts", default: "x") == "x")
-            #expect(environment.string("Name") == "service-debug")
-            #expect(environment.string("Missing") == nil)
-            #expect(environment.string("Limits") == nil)
-            #expect(environment.snapshot.string("Name", default: "x") == "service-debug")
+            #expect(environment.get("Name", default: "x") == "service-debug")
+            #expect(environment.get("Missing", default: "fallback") == "fallback")
+            #expect(environment.get("Port", default: "x") == "8080")
+            #expect(environment.get("Enabled", default: "x") == "true")
+            #expect(environment.get("Hosts", default: "x") == "x")
+            #expect((try? environment.get("Name", as: String.self)) == "service-debug")
+            #expect((try? environment.get("Missing", as: String.self)) == nil)
+            #expect((try? environment.get("Limits", as: String.self)) == nil)
+            #expect(environment.snapshot.get("Name", default: "x") == "service-debug")
         }
     }
 
     @Test func integers() throws {
         try load { environment, _ in
-            #expect(environment.int("Port", default: 0) == 8080)
-            #expect(environment.int("PortText", default: 0) == 8081)
-            #expect(environment.int("Whole", default: 0) == 3)
-            #expect(environment.int("Ratio", default: -1) == -1)
-            #expect(environment.int("Name", default: -1) == -1)
-            #expect(environment.int("Missing", default: 42) == 42)
+            #expect(environment.get("Port", default: 0) == 8080)
+            #expect(environment.get("PortText", default: 0) == 8081)
+            #expect(environment.get("Whole", default: 0) == 3)
+            #expect(environment.get("Ratio", default: -1) == -1)
+            #expect(environment.get("Name", default: -1) == -1)
+            #expect(environment.get("Missing", default: 42) == 42)
         }
     }
 
     @Test func doubles() throws {
         try load { environment, _ in
-            #expect(environment.double("Ratio", default: 0) == 0.25)
-            #expect(environment.double("Port", default: 0) == 8080)
-            #expect(environment.double("PortText", default: 0) == 8081)
-            #expect(environment.double("Name", default: -1) == -1)
-            #expect(environment.double("Missing", default: 1.5) == 1.5)
+            #expect(environment.get("Ratio", as: Double.self, default: 0) == 0.25)
+            #expect(environment.get("Port", as: Double.self, default: 0) == 8080)
+            #expect(environment.get("PortText", as: Double.self, default: 0) == 8081)
+            #expect(environment.get("Name", as: Double.self, default: -1) == -1)
+            #expect(environment.get("Missing", as: Double.self, default: 1.5) == 1.5)
         }
     }
 
     @Test func booleans() throws {
         try load { environment, _ in
-            #expect(environment.bool("Enabled", default: false) == true)
-            #expect(environment.bool("YesText", default: false) == true)
-            #expect(environment.bool("OffText", default: true) == false)
-            #expect(environment.bool("One", default: false) == true)
-            #expect(environment.bool("Port", default: false) == false)
-            #expect(environment.bool("Name", default: true) == true)
-            #expect(environment.bool("Missing", default: true) == true)
+            #expect(environment.get("Enabled", default: false) == true)
+            #expect(environment.get("YesText", default: false) == true)
+            #expect(environment.get("OffText", default: true) == false)
+            #expect(environment.get("One", default: false) == true)
+            #expect(environment.get("Port", default: false) == false)
+            #expect(environment.get("Name", default: true) == true)
+            #expect(environment.get("Missing", default: true) == true)
         }
     }
 
     @Test func urls() throws {
         try load { environment, _ in
             let fallback = URL(string: "http://localhost")!
-            #expect(environment.url("BaseURL", default: fallback) == URL(string: "https://api.example.com/v1")!)
-            #expect(environment.url("NoScheme", default: fallback) == fallback)
-            #expect(environment.url("Port", default: fallback) == fallback)
-            #expect(environment.url("Missing", default: fallback) == fallback)
+            #expect(environment.get("BaseURL", default: fallback) == URL(string: "https://api.example.com/v1")!)
+            #expect(environment.get("NoScheme", default: fallback) == fallback)
+            #expect(environment.get("Port", default: fallback) == fallback)
+            #expect(environment.get("Missing", default: fallback) == fallback)
         }
     }
 
     @Test func durations() throws {
         try load { environment, _ in
-            #expect(environment.duration("Timeout", default: .zero) == .milliseconds(500))
-            #expect(environment.duration("Grace", default: .zero) == .milliseconds(1500))
-            #expect(environment.duration("Long", default: .zero) == .seconds(5400))
-            #expect(environment.duration("Seconds", default: .zero) == .seconds(3))
-            #expect(environment.duration("FractionalSeconds", default: .zero) == .milliseconds(250))
-            #expect(environment.duration("BadDuration", default: .seconds(7)) == .seconds(7))
-            #expect(environment.duration("Missing", default: .seconds(9)) == .seconds(9))
+            #expect(environment.get("Timeout", default: Duration.zero) == .milliseconds(500))
+            #expect(environment.get("Grace", default: Duration.zero) == .milliseconds(1500))
+            #expect(environment.get("Long", default: Duration.zero) == .seconds(5400))
+            #expect(environment.get("Seconds", default: Duration.zero) == .seconds(3))
+            #expect(environment.get("FractionalSeconds", default: Duration.zero) == .milliseconds(250))
+            #expect(environment.get("BadDuration", default: Duration.seconds(7)) == .seconds(7))
+            #expect(environment.get("Missing", default: Duration.seconds(9)) == .seconds(9))
         }
     }
 
@@ -141,7 +141,7 @@ import Testing
     ])
     func durationStrings(text: String, expected: Duration) throws {
         let environment = try Environment(values: ["D": .string(text)])
-        #expect(environment.duration("D", default: .zero) == expected)
+        #expect(environment.get("D", default: Duration.zero) == expected)
         #expect(Duration(settingValue: .string(text)) == expected)
     }
 
@@ -152,24 +152,24 @@ import Testing
 
     @Test func arrays() throws {
         try load { environment, _ in
-            #expect(environment.array("Hosts", default: [String]()) == ["a.example.com", "b.example.com"])
-            #expect(environment.array("Ports", default: [Int]()) == [1, 2, 3])
-            #expect(environment.array("Ports", default: [String]()) == ["1", "2", "3"])
-            #expect(environment.array("Hosts", default: [0]) == [0])
-            #expect(environment.array("Mixed", default: [7]) == [7])
-            #expect(environment.array("Missing", default: ["x"]) == ["x"])
-            #expect(environment.array("Name", default: ["x"]) == ["x"])
+            #expect(environment.get("Hosts", default: [String]()) == ["a.example.com", "b.example.com"])
+            #expect(environment.get("Ports", default: [Int]()) == [1, 2, 3])
+            #expect(environment.get("Ports", default: [String]()) == ["1", "2", "3"])
+            #expect(environment.get("Hosts", default: [0]) == [0])
+            #expect(environment.get("Mixed", default: [7]) == [7])
+            #expect(environment.get("Missing", default: ["x"]) == ["x"])
+            #expect(environment.get("Name", default: ["x"]) == ["x"])
         }
     }
 
     @Test func dictionaries() throws {
         try load { environment, _ in
-            #expect(environment.dictionary("Limits", default: [String: Int]()) == ["Read": 10, "Write": 20])
-            #expect(environment.dictionary("Database", default: [String: String]()) == ["Host": "db", "Port": "5432"])
-            #expect(environment.dictionary("Database", default: ["x": 1]) == ["x": 1])
-            #expect(environment.dictionary("Missing", default: ["x": 1]) == ["x": 1])
+            #expect(environment.get("Limits", default: [String: Int]()) == ["Read": 10, "Write": 20])
+            #expect(environment.get("Database", default: [String: String]()) == ["Host": "db", "Port": "5432"])
+            #expect(environment.get("Database", default: ["x": 1]) == ["x": 1])
+            #expect(environment.get("Missing", default: ["x": 1]) == ["x": 1])
             #expect(
-                environment.dictionary("Database", default: [String: SettingValue]())
+                environment.get("Database", default: [String: SettingValue]())
                     == ["Host": .string("db"), "Port": .integer(5432)])
         }
     }
@@ -287,10 +287,10 @@ import Testing
         let environment = try Environment(
             values: ["Database.Host": "db", "Database.Port": 5432, "Database": ["Name": "app"], "Debug": true])
         #expect(environment.environmentName == "Test")
-        #expect(environment.string("Database.Host") == "db")
-        #expect(environment.int("Database.Port", default: 0) == 5432)
-        #expect(environment.string("Database.Name") == "app")
-        #expect(environment.bool("Debug", default: false) == true)
+        #expect((try? environment.get("Database.Host", as: String.self)) == "db")
+        #expect(environment.get("Database.Port", default: 0) == 5432)
+        #expect((try? environment.get("Database.Name", as: String.self)) == "app")
+        #expect(environment.get("Debug", default: false) == true)
         #expect(environment.snapshot.files.isEmpty)
         #expect(environment.options == nil)
         #expect(environment.configuredValue(forKey: "Database.Host")?.source == .defaults)

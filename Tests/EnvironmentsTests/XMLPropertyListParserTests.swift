@@ -232,7 +232,7 @@ import Testing
     @Test func negativeZeroKeepsItsSign() throws {
         let value = try #require(XMLPropertyListParser.parse(Self.document("<real>-0.0</real>")))
         let expected = try #require(Self.foundation(Self.document("<real>-0.0</real>")))
-        guard case .double(let fast) = value, case .double(let slow) = expected else {
+        guard case .real(let fast) = value, case .real(let slow) = expected else {
             Issue.record("not reals: \(value), \(expected)")
             return
         }

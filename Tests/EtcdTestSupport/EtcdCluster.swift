@@ -193,8 +193,6 @@ package final class EtcdCluster: @unchecked Sendable {
 
     /// Runs `etcdctl` against the running members (as root once authentication is on).
     package func etcdctl(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/etcdctl")
         var options = ["--endpoints", members.filter { $0.process != nil }.map(\.endpoint).joined(separator: ",")]
         if let client = tls?.client {
             if let authority = client.certificateAuthority { options += ["--cacert", authority] }
@@ -202,15 +200,8 @@ package final class EtcdCluster: @unchecked Sendable {
             if let key = client.privateKey { options += ["--key", key] }
         }
         if let rootPassword { options += ["--user", "root:\(rootPassword)"] }
-        process.arguments = options + arguments
-        process.environment = ["ETCDCTL_API": "3"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let (status, text) = try runTool("/usr/bin/etcdctl", options + arguments, environment: ["ETCDCTL_API": "3"])
+        guard status == 0 else {
             throw EtcdError(operation: "etcdctl \(arguments.joined(separator: " "))", message: text)
         }
     }

@@ -53,16 +53,8 @@ package struct TestCertificates: Sendable {
     private func path(_ file: String) -> String { directory.appendingPathComponent(file).path }
 
     private static func openssl(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let (status, text) = try runTool("/usr/bin/openssl", arguments)
+        guard status == 0 else {
             throw CocoaError(
                 .executableLoad,
                 userInfo: [NSDebugDescriptionErrorKey: "openssl \(arguments.joined(separator: " ")): \(text)"])

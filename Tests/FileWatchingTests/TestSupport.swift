@@ -255,14 +255,17 @@ func withWatcher(
 
 /// Runs `body` with `Environments.plist`, holding `contents`, in a fresh temporary directory,
 /// watched as ``withWatcher(files:directories:debounce:settle:openWriteLimit:entryFilter:backend:_:)``
-/// watches it with `debounce` and `backend`.
+/// watches it with the other arguments.
 func withWatchedFile(
-    contents: String = "v1", debounce: Duration = .milliseconds(50), backend: FileWatcher.Backend = .native,
+    contents: String = "v1", debounce: Duration = .milliseconds(50), settle: Duration = .milliseconds(2),
+    openWriteLimit: Duration = .seconds(5), backend: FileWatcher.Backend = .native,
     _ body: (_ file: String, BatchRecorder) async throws -> Void
 ) async throws {
     try await withTemporaryDirectory { directory in
         let file = directory + "/Environments.plist"
         try FS.writeInPlace(file, contents)
-        try await withWatcher(files: [file], debounce: debounce, backend: backend) { try await body(file, $0) }
+        try await withWatcher(
+            files: [file], debounce: debounce, settle: settle, openWriteLimit: openWriteLimit, backend: backend
+        ) { try await body(file, $0) }
     }
 }

@@ -1,6 +1,6 @@
-import Locking
 #if os(Linux)
     import Foundation
+    import Locking
     import Synchronization
     import Testing
 
@@ -10,49 +10,41 @@ import Locking
         /// Coalescing, filtering and the life cycle of ``FileWatcher/run(onChange:)``.
         @Suite struct WatcherBehaviourTests {
             @Test func aBurstOfWritesIsReportedOnce() async throws {
-                try await withTemporaryDirectory { directory in
-                    let file = directory + "/Environments.plist"
-                    try FS.writeInPlace(file, "v0")
-                    // Every write in place ends with a close, which completes a save; a settle as
-                    // long as the debounce keeps the burst together even if this thread is
-                    // preempted between two writes.
-                    try await withWatcher(
-                        files: [file], debounce: .milliseconds(100), settle: .milliseconds(100)
-                    ) { recorder in
-                        for index in 1...20 {
-                            try FS.writeInPlace(file, "version \(index)")
-                        }
-                        #expect(await recorder.waitForChange(of: [file]))
-                        try await Task.sleep(for: .milliseconds(500))
-                        let count = recorder.batches.count
-                        #expect(count >= 1 && count <= 3, "\(count) batches")
-                        #expect(recorder.batches.reduce(0) { $0 + $1.eventCount } >= 20)
+                // Every write in place ends with a close, which completes a save; a settle as long
+                // as the debounce keeps the burst together even if this thread is preempted
+                // between two writes.
+                try await withWatchedFile(
+                    contents: "v0", debounce: .milliseconds(100), settle: .milliseconds(100)
+                ) { file, recorder in
+                    for index in 1...20 {
+                        try FS.writeInPlace(file, "version \(index)")
                     }
+                    #expect(await recorder.waitForChange(of: [file]))
+                    try await Task.sleep(for: .milliseconds(500))
+                    let count = recorder.batches.count
+                    #expect(count >= 1 && count <= 3, "\(count) batches")
+                    #expect(recorder.batches.reduce(0) { $0 + $1.eventCount } >= 20)
                 }
             }
 
             @Test func aContinuousStreamIsStillReported() async throws {
-                try await withTemporaryDirectory { directory in
-                    let file = directory + "/Environments.plist"
-                    try FS.writeInPlace(file, "v0")
-                    try await withWatcher(
-                        files: [file], debounce: .milliseconds(100), openWriteLimit: .seconds(1)
-                    ) { recorder in
-                        // Writes every 20 ms to a file kept open never leave 100 ms of quiet nor
-                        // complete the save; the 1 s limit on waiting for an open file still
-                        // reports them while writing goes on.
-                        let writer = try OpenFile(file)
-                        defer { writer.close() }
-                        let clock = ContinuousClock()
-                        let deadline = clock.now + eventTimeout
-                        var index = 0
-                        while recorder.batches.isEmpty, clock.now < deadline {
-                            index += 1
-                            try writer.write("version \(index)\n")
-                            try await Task.sleep(for: .milliseconds(20))
-                        }
-                        #expect(!recorder.batches.isEmpty)
+                try await withWatchedFile(
+                    contents: "v0", debounce: .milliseconds(100), openWriteLimit: .seconds(1)
+                ) { file, recorder in
+                    // Writes every 20 ms to a file kept open never leave 100 ms of quiet nor
+                    // complete the save; the 1 s limit on waiting for an open file still
+                    // reports them while writing goes on.
+                    let writer = try OpenFile(file)
+                    defer { writer.close() }
+                    let clock = ContinuousClock()
+                    let deadline = clock.now + eventTimeout
+                    var index = 0
+                    while recorder.batches.isEmpty, clock.now < deadline {
+                        index += 1
+                        try writer.write("version \(index)\n")
+                        try await Task.sleep(for: .milliseconds(20))
                     }
+                    #expect(!recorder.batches.isEmpty)
                 }
             }
 

@@ -67,10 +67,10 @@ for reader in 0..<readers {
         while !stop.load(ordering: .relaxed) {
             round += 1
             let snapshot = environment.snapshot
-            let a = snapshot.int("A", default: -1)
-            let b = snapshot.string("B", default: "?")
-            let c = snapshot.int("C", default: -2)
-            let k = snapshot.int("K\(round % otherKeys)", default: -3)
+            let a = snapshot.get("A", default: -1)
+            let b = snapshot.get("B", default: "?")
+            let c = snapshot.get("C", default: -2)
+            let k = snapshot.get("K\(round % otherKeys)", default: -3)
             if String(a) != b || a != c || a != k {
                 failures.add("reader \(reader): one snapshot held A=\(a) B=\(b) C=\(c) K=\(k)")
             }
@@ -78,8 +78,8 @@ for reader in 0..<readers {
                 failures.add("reader \(reader): generation went back from \(lastGeneration) to \(snapshot.generation)")
             }
             lastGeneration = snapshot.generation
-            let single = environment.int("A", default: -1)
-            let text = environment.string("B") ?? "?"
+            let single = environment.get("A", default: -1)
+            let text = (try? environment.get("B", as: String.self)) ?? "?"
             guard let fromText = Int(text), single >= lastN, fromText >= single else {
                 failures.add("reader \(reader): single reads A=\(single) then B=\(text) after n=\(lastN)")
                 break

@@ -154,11 +154,11 @@
             #expect(entries.map { $0?["SYSLOG_IDENTIFIER"] } == ["factory-test", "factory-test"])
         }
 
-        @Test func metadataProviderFactoryUsesTheGivenProvider() throws {
-            let factory = JournalLogHandler.metadataProviderFactory(
-                levelControl: control, output: .socket(receiver.path))
-            let handler = factory("provided", Logger.MetadataProvider { ["request": "r-9"] })
-            Logger(label: "provided") { _ in handler }.notice("with provider")
+        @Test func factoryUsesTheGivenMetadataProvider() throws {
+            let factory = JournalLogHandler.factory(
+                levelControl: control, output: .socket(receiver.path),
+                metadataProvider: Logger.MetadataProvider { ["request": "r-9"] })
+            Logger(label: "provided", factory: factory).notice("with provider")
             let entry = try #require(try receiver.receiveEntry())
             #expect(entry["REQUEST"] == "r-9")
             #expect(entry["PRIORITY"] == "5")

@@ -23,11 +23,13 @@ package enum Fixtures {
     }
 
     /// Options that load the `Release` environment of the `Environments.plist` in
-    /// `directory`, untouched by this process's environment variables.
+    /// `directory`, untouched by this process's `APP_` variables (the environment and the
+    /// directory are explicit, and the variables' layer is off).
     package static func options(_ directory: String) -> EnvironmentOptions {
-        EnvironmentOptions(
-            applicationName: "environment-benchmarks", environment: "Release", configDirectory: directory,
-            processEnvironment: [:])
+        var options = EnvironmentOptions(
+            applicationName: "environment-benchmarks", environment: "Release", configDirectory: directory)
+        options.variablePrefix = nil
+        return options
     }
 
     /// An XML `Environments.plist`: every setting in `Common`, an empty `Release` section.

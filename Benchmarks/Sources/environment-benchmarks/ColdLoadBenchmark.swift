@@ -15,7 +15,7 @@ struct ColdLoadBenchmark {
     struct Result: Sendable {
         var keyCount: Int
         var ours: Statistics
-        /// Ours with a declaration of every key (`SettingDeclaration(key, type: .string)`): the
+        /// Ours with a declaration of every key (`Setting<String?>(key)`): the
         /// cost of checking every key and value against it at load.
         var declared: Statistics
         var swiftConfiguration: Statistics?
@@ -88,17 +88,17 @@ struct ColdLoadBenchmark {
             let options = Fixtures.options(directory)
             let start = clock.now
             let environment = try Environment(options: options)
-            value = environment.string(key, default: "")
+            value = environment.get(key, default: "")
             elapsed = clock.now - start
         case .declared:
             var options = Fixtures.options(directory)
             // Made before the clock starts, as a program's statics are made before it loads.
             let declaration = SettingsDeclaration(
-                Fixtures.keys(keyCount).map { SettingDeclaration($0, type: .string) as any SettingDeclaring })
+                Fixtures.keys(keyCount).map { Setting<String?>($0) as any SettingDeclaring })
             options.declaration = declaration
             let start = clock.now
             let environment = try Environment(options: options)
-            value = environment.string(key, default: "")
+            value = environment.get(key, default: "")
             elapsed = clock.now - start
             guard environment.snapshot.warnings.isEmpty else {
                 throw BenchmarkError("the declared load has warnings: \(environment.snapshot.warnings.prefix(3))")

@@ -60,21 +60,22 @@ struct HostileBenchmark {
         // many keys past it, and for comparison keys at the cap and as many flat keys of the
         // same bytes (memory and time must stay linear in the file: compare the last two).
         let component = "Level000"
+        let maximumDepth = 64  // the most components a key path may have (Limits.md)
         func path(_ depth: Int, _ index: Int) -> String {
             (Array(repeating: component, count: depth - 1) + ["K\(index)"]).joined(separator: ".")
         }
         let oneDeep = [Array(repeating: component, count: 100_000).joined(separator: "."): "x"]
         var pastCap: [String: String] = [:]
-        for index in 0..<2_000 { pastCap[path(SettingPath.maximumDepth + 1, index)] = "x" }
+        for index in 0..<2_000 { pastCap[path(maximumDepth + 1, index)] = "x" }
         var atCap: [String: String] = [:]
-        for index in 0..<2_000 { atCap[path(SettingPath.maximumDepth, index)] = "x" }
+        for index in 0..<2_000 { atCap[path(maximumDepth, index)] = "x" }
         var flat: [String: String] = [:]
-        let flatKey = String(repeating: "k", count: path(SettingPath.maximumDepth, 0).utf8.count - 6)
+        let flatKey = String(repeating: "k", count: path(maximumDepth, 0).utf8.count - 6)
         for index in 0..<2_000 { flat[flatKey + String(format: "%06d", index)] = "x" }
         return [
             ("one key of 100000 components", oneDeep, true),
-            ("2000 keys of \(SettingPath.maximumDepth + 1) components", pastCap, true),
-            ("(valid: 2000 keys of \(SettingPath.maximumDepth) components)", atCap, false),
+            ("2000 keys of \(maximumDepth + 1) components", pastCap, true),
+            ("(valid: 2000 keys of \(maximumDepth) components)", atCap, false),
             ("(valid: 2000 flat keys, the same bytes)", flat, false),
             ("doubling, 30 keys", doubling, true), ("fan-out, 100000 references to 1 KiB", fanOut, true),
             ("40 copies of 1 MB", copies, true), ("chain of \(chainLength) to the doubling", chain, true),

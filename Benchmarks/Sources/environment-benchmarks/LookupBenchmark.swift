@@ -70,7 +70,7 @@ struct LookupBenchmark {
         for key in keys {
             let expected = settings[key]
             guard Environment.shared.fetch(key) as? String == expected,
-                Environment.shared.string(key, default: "") == expected,
+                Environment.shared.get(key, default: "") == expected,
                 reader.string(forKey: ConfigKey(key)) == expected
             else { throw BenchmarkError("lookup fixtures disagree at \(key)") }
         }
@@ -88,7 +88,7 @@ struct LookupBenchmark {
         results.oursFetch = fetch.nanoseconds
         progress("lookup: Environment.shared.string")
         let string = Timing.nanosecondsPerOperation(operationsPerRound: keys.count) {
-            for key in keys { blackHole(Environment.shared.string(key, default: "")) }
+            for key in keys { blackHole(Environment.shared.get(key, default: "")) }
         }
         results.oursString = string.nanoseconds
         progress("lookup: swift-configuration ConfigReader.string(forKey:)")
@@ -115,7 +115,7 @@ struct LookupBenchmark {
         results.oursStringTwoThreads = Timing.concurrentNanosecondsPerOperation(
             threads: 2, rounds: string.rounds, operationsPerRound: keys.count
         ) { _ in
-            for key in keys { blackHole(Environment.shared.string(key, default: "")) }
+            for key in keys { blackHole(Environment.shared.get(key, default: "")) }
         }
         results.dictionaryTwoThreads = Timing.concurrentNanosecondsPerOperation(
             threads: 2, rounds: string.rounds, operationsPerRound: keys.count

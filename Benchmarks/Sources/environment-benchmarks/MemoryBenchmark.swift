@@ -70,8 +70,6 @@ struct MemoryBenchmark {
         configuration.watchFiles = false
         configuration.stateFile = reloadDirectory + "/environment-state.json"
         configuration.journalOutput = .socket(sink.path)
-        configuration.levelControl = nil
-        configuration.watchdog = false
         configuration.systemdNotifications = false
         let socket = reloadDirectory + "/configuration.varlink"
         configuration.controlSocket = ControlSocketConfiguration(path: socket)

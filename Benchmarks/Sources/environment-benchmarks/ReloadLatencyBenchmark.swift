@@ -98,7 +98,7 @@ struct ReloadLatencyBenchmark {
                 }
             }
         } else {
-            token = environment.onChange { _ in arrivals.record(environment.string(probeKey, default: "")) }
+            token = environment.onChange { _ in arrivals.record(environment.get(probeKey, default: "")) }
         }
         defer {
             if let token { environment.removeObserver(token) }
@@ -109,8 +109,7 @@ struct ReloadLatencyBenchmark {
         configuration.watchFiles = watchFiles
         configuration.stateFile = directory + "/environment-state.json"
         configuration.journalOutput = .socket(sink.path)
-        configuration.levelControl = nil
-        configuration.watchdog = false
+        configuration.systemdNotifications = false
         let socket = directory + "/configuration.varlink"
         configuration.controlSocket = viaSocket ? ControlSocketConfiguration(path: socket) : .disabled
         let signals = watchFiles || viaSocket ? nil : await ReloadSignals.trap()

@@ -159,7 +159,7 @@ struct Report: Sendable {
             }
             atMost("  Environment.shared.fetch", lookup.oursFetch, 1.3, lookup.dictionary, "dictionary")
             atMost(
-                "  Environment.shared.string(_:default:)", lookup.oursString, 1.3, lookup.dictionary, "dictionary")
+                "  Environment.shared.get(_:as:default:)", lookup.oursString, 1.3, lookup.dictionary, "dictionary")
             row(
                 "  swift-configuration ConfigReader.string(forKey:)", ns(lookup.swiftConfiguration),
                 ">= 10x ours (\(ratio(lookup.swiftConfiguration / lookup.oursFetch)))",

@@ -113,8 +113,6 @@ struct SoakBenchmark {
         configuration.watchFiles = watchFiles
         configuration.stateFile = directory + "/environment-state.json"
         configuration.journalOutput = .socket(sink.path)
-        configuration.levelControl = nil
-        configuration.watchdog = false
         configuration.systemdNotifications = false
         let socket = directory + "/configuration.varlink"
         configuration.controlSocket = ControlSocketConfiguration(path: socket)

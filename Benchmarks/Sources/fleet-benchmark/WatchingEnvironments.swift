@@ -46,11 +46,11 @@ final class WatchingEnvironments: Sendable {
             var options = EnvironmentOptions(
                 applicationName: "fleet-benchmark", configDirectory: host.path,
                 build: BuildInfo(defaultEnvironment: "Production"), processEnvironment: [:])
-            options.baseLayer = fleet.layer
+            fleet.apply(to: &options)
             let environment = try Environment(options: options)
             environment.onChange { change in
                 let now = ContinuousClock.now
-                guard let counter = change.current.string(FleetDocument.counterKey).flatMap({ Int($0) }) else {
+                guard let counter = (try? change.current.get(FleetDocument.counterKey, as: String.self)).flatMap({ Int($0) }) else {
                     return
                 }
                 arrivals.applied(watcher: index, counter: counter, at: now)

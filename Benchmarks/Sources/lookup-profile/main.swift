@@ -16,7 +16,13 @@ import SystemPackage
 // every kind at two lookup counts and divides the difference, so set-up costs cancel out.
 
 enum Kind: String, CaseIterable {
-    case dictionary, fetch, string
+    /// A `[String: String]` lookup: the floor of any lookup by string key.
+    case dictionary
+    /// A `[String: Any]` lookup, the values as a property list gives them: `fetch`'s peer (the
+    /// iOS pattern reads `Any` from a dictionary loaded from the app's plist), which pays for
+    /// returning `Any` (an existential to make and destroy) as `fetch` does.
+    case dictionaryAny = "dictionary-any"
+    case fetch, string
     /// A typed read of a declared setting: `Environment.shared[setting]` (`Setting<String>`),
     /// the configuration loaded with the declaration of every key.
     case declared
@@ -49,17 +55,19 @@ if kind == .load || kind == .loadDeclared {
     let settings = Fixtures.settings(lookups)
     try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: directory + "/Environments.plist"))
     let declaration = SettingsDeclaration(
-        Fixtures.keys(lookups).map { SettingDeclaration($0, type: .string) as any SettingDeclaring })
+        Fixtures.keys(lookups).map { Setting<String?>($0) as any SettingDeclaring })
     var options = Fixtures.options(directory)
     if kind == .loadDeclared { options.declaration = declaration }
     let environment = try Environment(options: options)
-    blackHole(environment.string(Fixtures.keys(lookups)[lookups / 2], default: ""))
+    blackHole(environment.get(Fixtures.keys(lookups)[lookups / 2], default: ""))
     exit(0)
 }
 
 let keyCount = 100
 let keys = Fixtures.keys(keyCount)
 let settings = Fixtures.settings(keyCount)
+// Read-only after this line, by the lookup threads.
+nonisolated(unsafe) let anySettings: [String: Any] = settings
 let directory = try Fixtures.makeDirectory("profile")
 defer { Fixtures.removeAll() }
 try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: directory + "/Environments.plist"))
@@ -99,10 +107,12 @@ let reader: ConfigReader? =
     switch kind {
     case .dictionary:
         for _ in 0..<rounds { for key in keys { blackHole(settings[key]) } }
+    case .dictionaryAny:
+        for _ in 0..<rounds { for key in keys { blackHole(anySettings[key]) } }
     case .fetch, .declaredFetch:
         for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.fetch(key)) } }
     case .string:
-        for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.string(key, default: "")) } }
+        for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.get(key, default: "")) } }
     case .declared:
         for _ in 0..<rounds { for setting in declared { blackHole(Environment.shared[setting]) } }
     case .swiftConfiguration, .oursProvider:

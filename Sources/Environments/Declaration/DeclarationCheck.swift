@@ -207,10 +207,10 @@ struct DeclarationCheck {
         switch type {
         case .string: String(settingValue: value).map(SettingValue.string)
         case .integer: Int(settingValue: value).map(SettingValue.integer)
-        case .real: Double(settingValue: value).map(SettingValue.double)
+        case .real: Double(settingValue: value).map(SettingValue.real)
         case .boolean: Bool(settingValue: value).map(SettingValue.bool)
         case .url: URL(settingValue: value).map { .string($0.absoluteString) }
-        case .duration: Duration(settingValue: value).map { .double($0.inSeconds) }
+        case .duration: Duration(settingValue: value).map { .real($0.inSeconds) }
         case .date: Date(settingValue: value).map(SettingValue.date)
         case .data: Data(settingValue: value).map(SettingValue.data)
         case .section:
@@ -227,7 +227,7 @@ struct DeclarationCheck {
             let number: Double? =
                 switch normalized {
                 case .integer(let integer): Double(integer)
-                case .double(let real): real
+                case .real(let real): real
                 default: nil
                 }
             if let number, number < (bounds.minimum ?? -.infinity) || number > (bounds.maximum ?? .infinity) {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// A declared setting that is read by its declaration, so that its key and its type are
 /// written once in a program.
@@ -17,7 +18,7 @@ import Foundation
 /// let password = Environment.shared[Settings.password]    // String?
 /// ```
 ///
-/// A read costs what ``ConfigurationReading/value(_:default:)`` costs: one lookup and one
+/// A read costs what ``ConfigurationReading/get(_:as:default:)`` costs: one lookup and one
 /// conversion.
 public struct Setting<Value: Sendable>: Sendable, SettingDeclaring {
     /// Everything a setting holds, by reference: a `Setting` is passed (and may be copied) at
@@ -29,7 +30,7 @@ public struct Setting<Value: Sendable>: Sendable, SettingDeclaring {
     /// What a read gives when the key has no value (or, in a configuration that was not
     /// checked against the declaration, a value of another type).
     public var defaultValue: Value { storage.defaultValue }
-    /// The key path, in ``SettingPath``'s text form.
+    /// The key path, in ``SettingPath``'s text form (the declaration's key).
     public var key: String { storage.key }
 
     /// Declares a setting with a default.
@@ -119,26 +120,26 @@ public struct Setting<Value: Sendable>: Sendable, SettingDeclaring {
         return nil
     }
 
-    /// The value in `reader`, else ``defaultValue``.
+    /// The value in `reader`, else ``defaultValue``: what `reader[setting]` reads.
     ///
     /// A configuration loaded with a ``SettingsDeclaration`` that holds this setting has
     /// been checked: its value converts. Elsewhere (an in-memory environment, a reader
     /// without the declaration) a value of another type is logged as a warning and the
-    /// default is used, as ``ConfigurationReading/value(_:default:)`` does.
+    /// default is used, as ``ConfigurationReading/get(_:as:default:)`` does.
     @inlinable
-    public func read(from reader: some ConfigurationReading) -> Value {
+    func read(from reader: some ConfigurationReading) -> Value {
         // Inlinable, so that a program's read is specialized for its reader and its type: one
-        // lookup and one conversion, as ``ConfigurationReading/string(_:default:)`` costs.
+        // lookup and one conversion.
         let storage = self.storage
         guard let value = reader.value(forKey: storage.key) else { return storage.defaultValue }
         if let converted = storage.convert(value) { return converted }
-        return wrongType()
+        return wrongType(in: reader)
     }
 
     /// The default, with a warning: the value has another type.
     @usableFromInline
-    func wrongType() -> Value {
-        configurationLogger.warning(
+    func wrongType(in reader: some ConfigurationReading) -> Value {
+        reader.snapshot.logger.warning(
             "using the default for a value of the wrong type",
             metadata: ["key": "\(declaration.key)", "expected": "\(declaration.type)"])
         return defaultValue
@@ -168,7 +169,12 @@ final class SettingStorage<Value: Sendable>: Sendable {
 }
 
 extension ConfigurationReading {
-    /// The value of a declared setting, else its default (``Setting/read(from:)``).
+    /// The value of a declared setting, else its default.
+    ///
+    /// A configuration loaded with a ``SettingsDeclaration`` that holds the setting has been
+    /// checked: its value converts. Elsewhere (an in-memory environment, a reader without the
+    /// declaration) a value of another type is logged as a warning and the default is used, as
+    /// ``ConfigurationReading/get(_:as:default:)`` does.
     @inlinable
     public subscript<Value>(setting: Setting<Value>) -> Value {
         setting.read(from: self)
@@ -192,7 +198,7 @@ extension Int: SettingValueRepresentable {
     package var settingValue: SettingValue? { .integer(self) }
 }
 extension Double: SettingValueRepresentable {
-    package var settingValue: SettingValue? { .double(self) }
+    package var settingValue: SettingValue? { .real(self) }
 }
 extension Bool: SettingValueRepresentable {
     package var settingValue: SettingValue? { .bool(self) }
@@ -204,7 +210,7 @@ extension Duration: SettingValueRepresentable {
     /// Whole seconds as an integer, else a real number of seconds.
     package var settingValue: SettingValue? {
         let (seconds, attoseconds) = components
-        return attoseconds == 0 ? .integer(Int(seconds)) : .double(self.inSeconds)
+        return attoseconds == 0 ? .integer(Int(seconds)) : .real(self.inSeconds)
     }
 }
 extension Date: SettingValueRepresentable {

@@ -5,7 +5,7 @@ import Foundation
 /// Values are checked with the same conversions as the typed reads: an integer setting
 /// accepts `<integer>`, an integral `<real>` and a decimal `<string>` (which is what an
 /// environment variable or `${env:PORT}` gives).
-public indirect enum SettingType: Sendable, Hashable, CustomStringConvertible {
+package indirect enum SettingType: Sendable, Hashable, CustomStringConvertible {
     /// A string; numbers and booleans as text.
     case string
     /// An integer.
@@ -36,7 +36,7 @@ public indirect enum SettingType: Sendable, Hashable, CustomStringConvertible {
     case custom(String)
 
     /// The type's name in messages: `integer`, `array of URL`, `map of duration`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .string: "string"
         case .integer: "integer"
@@ -83,7 +83,7 @@ public struct SettingRequirement: Sendable, Hashable {
         SettingRequirement(isRequired: true, environments: Set(environments))
     }
     /// Required in the given environments only.
-    public static func `in`(_ environments: Set<String>) -> SettingRequirement {
+    package static func `in`(_ environments: Set<String>) -> SettingRequirement {
         SettingRequirement(isRequired: true, environments: environments)
     }
 
@@ -97,8 +97,7 @@ public struct SettingRequirement: Sendable, Hashable {
 /// element is checked.
 ///
 /// Make one with a factory (`.range(1...65535)`, `.oneOf("debug", "info")`,
-/// `.pattern("[a-z]+")`, `.schemes("http", "https")`), or combine them with
-/// ``init(minimum:maximum:rangeDescription:allowedValues:pattern:urlSchemes:)``.
+/// `.pattern("[a-z]+")`, `.schemes("http", "https")`).
 public struct SettingBounds: Sendable, Hashable {
     /// The smallest number accepted (durations in seconds), if any.
     package var minimum: Double?
@@ -115,7 +114,7 @@ public struct SettingBounds: Sendable, Hashable {
     package var urlSchemes: [String]
 
     /// Creates bounds that combine several kinds; every part is optional.
-    public init(
+    package init(
         minimum: Double? = nil, maximum: Double? = nil, rangeDescription: String? = nil,
         allowedValues: [SettingValue] = [], pattern: String? = nil, urlSchemes: [String] = []
     ) {
@@ -180,9 +179,8 @@ public protocol SettingDeclaring: Sendable {
 /// One declared setting: its key, type, default, requirement, bounds, secrecy, whether it
 /// takes a restart, a one-line summary and its former names.
 ///
-/// A program usually declares a typed ``Setting``, which reads the value too; this is the
-/// part every setting shares, and how a setting whose type is only known at run time is
-/// declared. See <doc:DeclaringYourSettings>.
+/// A program declares a typed ``Setting``, which reads the value too; this is the part every
+/// setting shares. See <doc:DeclaringYourSettings>.
 public struct SettingDeclaration: Sendable, SettingDeclaring {
     /// The key path, in ``SettingPath``'s text form (`Database.Port`).
     public let key: String
@@ -230,7 +228,7 @@ public struct SettingDeclaration: Sendable, SettingDeclaring {
     ///   - restartOnly: Whether a change takes a restart.
     ///   - summary: What it is for, in one line.
     ///   - formerNames: Keys it had in earlier releases.
-    public init(
+    package init(
         _ key: String, type: SettingType, default defaultValue: SettingValue? = nil,
         required: SettingRequirement = .optional, bounds: SettingBounds = .none, secret: Bool = false,
         restartOnly: Bool = false, summary: String = "", formerNames: [String] = []

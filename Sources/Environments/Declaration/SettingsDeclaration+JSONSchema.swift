@@ -2,11 +2,11 @@ import Foundation
 
 /// A JSON Schema document that cannot be read back as a ``SettingsDeclaration``: what is
 /// wrong, and where in the document (a JSON pointer).
-public struct SettingsSchemaError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct SettingsSchemaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Where in the document, as a JSON pointer (`/properties/Database/properties/Port`).
-    public let pointer: String
+    package let pointer: String
     /// What is wrong.
-    public let message: String
+    package let message: String
 
     /// Creates an error.
     package init(_ message: String, at pointer: String = "") {
@@ -15,7 +15,7 @@ public struct SettingsSchemaError: Error, Sendable, Hashable, CustomStringConver
     }
 
     /// The message, with where in the document.
-    public var description: String {
+    package var description: String {
         pointer.isEmpty ? "invalid settings schema: \(message)" : "invalid settings schema at \(pointer): \(message)"
     }
 }
@@ -23,7 +23,7 @@ public struct SettingsSchemaError: Error, Sendable, Hashable, CustomStringConver
 /// The declaration as a JSON Schema (draft 2020-12) of the effective configuration, and back.
 ///
 /// The schema describes the configuration as one nested object, as `envctl show --json` and
-/// ``EnvironmentSnapshot/values`` hold it: a dotted key is a nested `properties` entry, a map
+/// a snapshot's values hold it: a dotted key is a nested `properties` entry, a map
 /// is an object's `additionalProperties`, an array's elements are its `items`. What a
 /// declaration says that JSON Schema has no word for is written in annotations of our own,
 /// which validators ignore:
@@ -73,7 +73,7 @@ extension SettingsDeclaration {
 
     /// The declaration as the text of a JSON Schema document (draft 2020-12), pretty-printed
     /// with sorted keys: what `envctl schema` prints and a package installs as
-    /// `/usr/share/NAME/schema.json`. ``init(jsonSchema:)`` reads it back.
+    /// `/usr/share/NAME/schema.json`; `envctl check --schema` reads it back.
     ///
     /// - Parameter title: The document's `title` (the application's name, say), if any.
     public func jsonSchemaText(title: String? = nil) -> String {
@@ -90,7 +90,7 @@ extension SettingsDeclaration {
     /// A type of the application's own (`x-type: custom`) reads back as
     /// ``SettingType/custom(_:)``, which no longer checks values beyond their bounds: the
     /// conversion that did lives in the program.
-    public init(jsonSchema data: Data) throws(SettingsSchemaError) {
+    package init(jsonSchema data: Data) throws(SettingsSchemaError) {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: data)
@@ -252,7 +252,7 @@ private enum SchemaWriter {
         switch value {
         case .string(let text): text
         case .integer(let integer): integer
-        case .double(let real): real.isFinite ? real : String(real)
+        case .real(let real): real.isFinite ? real : String(real)
         case .bool(let bool): bool
         case .date(let date): date.formatted(.iso8601)
         case .data(let data): data.base64EncodedString()
@@ -497,10 +497,10 @@ private enum SchemaReader {
             guard let number = value as? NSNumber, !isBoolean(number) else { return plain(value) }
             let double = number.doubleValue
             if double.rounded() == double, abs(double) < 9.2e18 { return .integer(Int(double)) }
-            return .double(double)
+            return .real(double)
         case .real:
             guard let number = value as? NSNumber, !isBoolean(number) else { return plain(value) }
-            return .double(number.doubleValue)
+            return .real(number.doubleValue)
         default:
             return plain(value)
         }
@@ -517,7 +517,7 @@ private enum SchemaReader {
             if type != "d" && type != "f", double.rounded() == double, abs(double) < 9.2e18 {
                 return .integer(Int(double))
             }
-            return .double(double)
+            return .real(double)
         case let list as [Any]:
             var values: [SettingValue] = []
             for item in list {

@@ -12,7 +12,7 @@
 /// declares its free keys.
 public struct SettingsDeclaration: Sendable {
     /// The declarations, in the order given.
-    public let settings: [SettingDeclaration]
+    package let settings: [SettingDeclaration]
     /// Declarations by key.
     let byKey: [String: SettingDeclaration]
     /// Former name -> the key it is now.
@@ -29,7 +29,11 @@ public struct SettingsDeclaration: Sendable {
     let restartOnlyKeys: Set<String>
     let keysAndFormerNames: Set<String>
 
-    /// Collects declarations: ``Setting``s and ``SettingDeclaration``s alike.
+    /// Collects declarations:
+    ///
+    /// ```swift
+    /// options.declaration = SettingsDeclaration([Settings.listenPort, Settings.password])
+    /// ```
     ///
     /// A key declared twice, or a former name that is also a key or another setting's former
     /// name, fails every load with an error that names it (the first declaration is used).
@@ -70,13 +74,8 @@ public struct SettingsDeclaration: Sendable {
         self.keysAndFormerNames = Set(byKey.keys).union(formerNames.keys)
     }
 
-    /// Collects declarations.
-    public init(_ settings: any SettingDeclaring...) {
-        self.init(settings)
-    }
-
     /// The declaration of a key (``SettingPath`` text), if any.
-    public func declaration(forKey key: String) -> SettingDeclaration? {
+    package func declaration(forKey key: String) -> SettingDeclaration? {
         byKey[SettingPath.canonical(key) ?? key]
     }
 }

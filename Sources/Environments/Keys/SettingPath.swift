@@ -15,7 +15,7 @@
 ///
 /// ```swift
 /// // Upstreams = { "api.example.com" = { Port = 443 } }
-/// let port = Environment.shared.int(#"Upstreams."api.example.com".Port"#, default: 80)
+/// let port = Environment.shared.get(#"Upstreams."api.example.com".Port"#, default: 80)
 /// let same = try SettingPath(components: ["Upstreams", "api.example.com", "Port"])
 /// same.description   // Upstreams."api.example.com".Port
 /// ```
@@ -26,10 +26,10 @@
 ///
 /// ## Bounds
 ///
-/// A path has at most ``maximumDepth`` components, each at most ``maximumComponentBytes``
-/// bytes, and its text is at most ``maximumBytes`` bytes. A file or document whose keys go past
-/// them is refused with an error naming the key, the file and the line; nothing that reads or
-/// merges paths recurses deeper than ``maximumDepth``.
+/// A path has at most 64 components, each at most 1,024 bytes, and its text is at most 4,096
+/// bytes (<doc:Limits>). A file or document whose keys go past them is refused with an error
+/// naming the key, the file and the line; nothing that reads or merges paths recurses deeper
+/// than 64 levels.
 public struct SettingPath: Sendable, Hashable, CustomStringConvertible {
     /// The components, outermost first.
     public let components: [String]
@@ -37,11 +37,11 @@ public struct SettingPath: Sendable, Hashable, CustomStringConvertible {
     public let description: String
 
     /// The most components a path may have: nested dictionaries count as well as dotted keys.
-    public static let maximumDepth = 64
+    package static let maximumDepth = 64
     /// The longest component, in UTF-8 bytes.
-    public static let maximumComponentBytes = 1024
+    package static let maximumComponentBytes = 1024
     /// The longest path, in UTF-8 bytes of its text form.
-    public static let maximumBytes = 4096
+    package static let maximumBytes = 4096
 
     /// A path of the given components, each taken literally (a component may hold dots).
     ///

@@ -22,18 +22,15 @@ public struct BuildInfo: Sendable, Hashable {
     }
 
     /// The environment selected when neither a flag nor the environment variable names one.
-    public var defaultEnvironment: String
+    package var defaultEnvironment: String
     /// The environments that may be selected, or `nil` for any that the files define.
-    public var allowedEnvironments: [String]?
+    package var allowedEnvironments: [String]?
 
     /// Creates build information.
     public init(defaultEnvironment: String = BuildInfo.compiledConfiguration, allowedEnvironments: [String]? = nil) {
         self.defaultEnvironment = defaultEnvironment
         self.allowedEnvironments = allowedEnvironments
     }
-
-    /// The build configuration compiled into this binary, without an embedded Info.plist.
-    public static var compiled: BuildInfo { BuildInfo() }
 
     /// Reads build information from the bytes of an Info.plist (XML or binary), as the
     /// `EmbedInfoPlist` plugin embeds them.

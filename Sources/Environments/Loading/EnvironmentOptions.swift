@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// How an ``Environment`` finds, selects and checks its configuration.
 ///
@@ -18,38 +19,39 @@ public struct EnvironmentOptions: Sendable {
     public var environment: String?
     /// How ``environment`` was chosen, in the words an error about it uses: "selected with
     /// --environment", say, or "given as the first argument". `nil`: "set by the application".
-    public var environmentOrigin: String?
+    /// For the package's own executables, which know the flag that set it.
+    package var environmentOrigin: String?
     /// A directory selected explicitly (for example by `--config-dir`), which wins over
     /// `$CONFIGURATION_DIRECTORY` and `/etc/<applicationName>/`. It must exist. A relative
     /// path (and a relative `$CONFIGURATION_DIRECTORY` entry) is made absolute once, when an
-    /// environment is made, against the working directory then; ``Environment/options``
-    /// shows it absolute.
+    /// environment is made, against the working directory then; errors and listings
+    /// show it absolute.
     public var configDirectory: String?
     /// The main file's name, `Environments.plist`; drop-ins live in `<fileName>.d/`.
-    public var fileName: String
+    package var fileName: String
     /// The environment variable that selects an environment: `APP_ENVIRONMENT`.
-    public var environmentVariable: String
+    package var environmentVariable: String
     /// An instance selected explicitly (for example by `--instance`, or a template unit's
-    /// `%i`), which wins over ``instanceVariable``. An instance's entry in a file's
+    /// `%i`), which wins over the `APP_INSTANCE` variable. An instance's entry in a file's
     /// `Instances` dictionary is layered right above that file's environment section.
     ///
     /// An instance names a directory (`/run/<applicationName>/<instance>/`), so it must be what
     /// systemd allows in a unit's instance: 1 to 255 ASCII letters, digits and `:-_.\@`, not
-    /// `.` or `..`. Loading fails otherwise, and for such a value of ``instanceVariable`` (an
+    /// `.` or `..`. Loading fails otherwise, and for such a value of `APP_INSTANCE` (an
     /// empty variable selects no instance).
     public var instance: String?
     /// The environment variable that selects an instance: `APP_INSTANCE`. A template unit
     /// sets it with `Environment=APP_INSTANCE=%i`.
-    public var instanceVariable: String = "APP_INSTANCE"
+    package var instanceVariable: String = "APP_INSTANCE"
     /// The prefix of the environment variables that set keys, above the files and below
     /// runtime overrides: with `APP_`, `APP_Database__Port=6432` sets `Database.Port` (`__`
     /// for each level of nesting). A level no file spells that way is matched ignoring case;
     /// the value takes the type of the value it replaces (an integer stays an integer, and one
     /// that does not parse is an error naming the variable); a key no file has is added as a
-    /// string; the text is not interpolated. ``environmentVariable`` and ``instanceVariable``
-    /// are not keys. `nil` (or empty) turns the layer off.
+    /// string; the text is not interpolated. `APP_ENVIRONMENT` and `APP_INSTANCE` are not
+    /// keys. `nil` (or empty) turns the layer off.
     ///
-    /// The variables are read from ``processEnvironment``, which does not change while the
+    /// The variables are read once, when the options are made, and do not change while the
     /// process runs: a reload applies the same ones again, and changing one (a unit's
     /// `Environment=` line) takes a restart.
     public var variablePrefix: String? = "APP_"
@@ -65,7 +67,7 @@ public struct EnvironmentOptions: Sendable {
     public var build: BuildInfo
     /// Compiled-in defaults: the lowest layer. Dotted keys (`Database.Port`) reach nested
     /// dictionaries.
-    public var defaults: [String: SettingValue]
+    package var defaults: [String: SettingValue]
     /// An `Environments.plist`-shaped dictionary used when no file exists, so a program can
     /// run on a built-in configuration. Without it a missing file is an error.
     ///
@@ -75,19 +77,19 @@ public struct EnvironmentOptions: Sendable {
     public var builtInConfiguration: [String: SettingValue]?
     /// The process environment: `${env:VAR}`, the environment variable,
     /// `CONFIGURATION_DIRECTORY` and `CREDENTIALS_DIRECTORY` are read from here.
-    public var processEnvironment: [String: String]
+    package var processEnvironment: [String: String]
     /// Keys whose values are secret, in addition to each file's `Secrets` array.
-    public var secretKeys: Set<String>
+    package var secretKeys: Set<String>
     /// Keys that cannot change without a restart, in addition to each file's
     /// `RestartRequired` array. A reload keeps their old value and reports them as pending.
-    public var restartRequiredKeys: Set<String>
+    package var restartRequiredKeys: Set<String>
     /// The key that holds the log level (`LogLevel`), checked on every load to be one of
     /// swift-log's levels: `trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical`.
     /// `nil` turns the check off.
     public var logLevelKey: String? = "LogLevel"
     /// Documents below the host's files, such as a fleet configuration from etcd
     /// (`EnvironmentsEtcd`); `nil` for none. With a layer, the host's own files are optional.
-    public var baseLayer: (any ConfigurationLayer)?
+    package var baseLayer: (any ConfigurationLayer)?
     /// The application's own check of a new configuration: throw to reject it. It runs on
     /// every load and reload, after interpolation and before the new snapshot is swapped in.
     /// It may read the environment (which still serves the current snapshot), but must not
@@ -100,11 +102,17 @@ public struct EnvironmentOptions: Sendable {
     /// The settings the application declares, checked at every load and reload: a value of
     /// the wrong type, out of bounds, or required but missing fails the load (all of them in
     /// one error), and a key or an `APP_` variable that no declaration covers is a
-    /// ``ConfigurationWarning``. Declared secrets and restart-only settings join
-    /// ``secretKeys`` and ``restartRequiredKeys``, and declared defaults join the defaults
-    /// layer (below ``defaults``). `nil`, the default, checks nothing. See
-    /// <doc:DeclaringYourSettings>.
+    /// ``ConfigurationWarning``. Declared secrets and restart-only settings are secret and
+    /// restart-only as if listed in a file's `Secrets` and `RestartRequired` arrays, and
+    /// declared defaults form the defaults layer, below every file. `nil`, the default,
+    /// checks nothing. See <doc:DeclaringYourSettings>.
     public var declaration: SettingsDeclaration?
+    /// Where the library logs what it reports outside a thrown error: a value of the wrong
+    /// type that a read replaces with its default, and a ``Environment/shared`` that cannot
+    /// load its conventional defaults. The application hands in its own (swift-log's
+    /// "accepting loggers" practice); the default is a logger labelled `Environments`, made
+    /// from whatever `LoggingSystem` holds when the options are made.
+    public var logger = Logger(label: "Environments")
 
     /// The instance selected: ``instance``, else ``instanceVariable``'s value; `nil` for none.
     package var selectedInstance: String? {
@@ -134,13 +142,39 @@ public struct EnvironmentOptions: Sendable {
     package static let credentialsDirectoryVariable = "CREDENTIALS_DIRECTORY"
 
     /// Creates options; every parameter has the conventional default.
+    ///
+    /// - Parameters:
+    ///   - applicationName: The name used for `/etc/<applicationName>/`.
+    ///   - environment: An environment selected explicitly (by `--environment`, say).
+    ///   - configDirectory: A directory selected explicitly (by `--config-dir`, say).
+    ///   - build: The default environment and allowed environments from the build.
+    ///   - builtInConfiguration: An `Environments.plist`-shaped dictionary for when no file exists.
+    ///   - validate: The application's own check of a new configuration.
     public init(
+        applicationName: String = EnvironmentOptions.executableName,
+        environment: String? = nil,
+        configDirectory: String? = nil,
+        build: BuildInfo = BuildInfo(),
+        builtInConfiguration: [String: SettingValue]? = nil,
+        validate: (@Sendable (EnvironmentSnapshot) throws -> Void)? = nil
+    ) {
+        self.init(
+            applicationName: applicationName, environment: environment, configDirectory: configDirectory,
+            fileName: "Environments.plist", environmentVariable: "APP_ENVIRONMENT", build: build, defaults: [:],
+            builtInConfiguration: builtInConfiguration, processEnvironment: ProcessInfo.processInfo.environment,
+            secretKeys: [], restartRequiredKeys: [], validate: validate)
+    }
+
+    /// Creates options with the parts that only the package's own executables and tests set:
+    /// another file name or selecting variable, an in-memory process environment, keys made
+    /// secret, restart-only or defaulted outside a declaration.
+    package init(
         applicationName: String = EnvironmentOptions.executableName,
         environment: String? = nil,
         configDirectory: String? = nil,
         fileName: String = "Environments.plist",
         environmentVariable: String = "APP_ENVIRONMENT",
-        build: BuildInfo = .compiled,
+        build: BuildInfo = BuildInfo(),
         defaults: [String: SettingValue] = [:],
         builtInConfiguration: [String: SettingValue]? = nil,
         processEnvironment: [String: String] = ProcessInfo.processInfo.environment,

@@ -276,7 +276,7 @@ struct VariableOverrides {
         switch existing.value {
         case .string: value = .string(literal)
         case .integer: value = Int(text.trimmingCharacters(in: .whitespaces)).map(SettingValue.integer)
-        case .double: value = Double(text.trimmingCharacters(in: .whitespaces)).map(SettingValue.double)
+        case .real: value = Double(text.trimmingCharacters(in: .whitespaces)).map(SettingValue.real)
         case .bool:
             switch text.trimmingCharacters(in: .whitespaces).lowercased() {
             case "true", "yes", "1": value = .bool(true)

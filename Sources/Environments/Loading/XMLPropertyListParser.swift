@@ -192,7 +192,7 @@ struct XMLPropertyListParser {
             return .integer(value)
         case .real:
             guard !isEmpty, let value = readReal() else { return nil }
-            return .double(value)
+            return .real(value)
         case .date:
             guard !isEmpty, let value = readDate() else { return nil }
             return .date(value)

@@ -7,18 +7,24 @@ import Logging
 /// reaching for ``Environment/shared``, so tests can hand them an in-memory
 /// ``Environment/init(values:environmentName:secretKeys:)``.
 ///
-/// Every read in the extension goes through the three requirements, so a reader held as
+/// Every read in the extension goes through the two requirements, so a reader held as
 /// `some ConfigurationReading` behaves exactly as the concrete type does.
 public protocol ConfigurationReading: Sendable {
     /// The value at a key path (`APIBaseUrl`, `Database.Host`), or `nil` if there is none.
     func value(forKey key: String) -> SettingValue?
-    /// The effective value at a key path, with its source and secrecy.
-    func configuredValue(forKey key: String) -> ConfiguredValue?
     /// The snapshot reads are answered from; for ``Environment`` the current one.
     var snapshot: EnvironmentSnapshot { get }
 }
 
 extension ConfigurationReading {
+    /// The effective value at a key path, with its source and secrecy, from one snapshot (for
+    /// ``Environment``, the current one). Its ``ConfiguredValue/displayValue(revealSecrets:)``
+    /// is the value as logs and listings show it, `<redacted>` when it is secret.
+    public func configuredValue(forKey key: String) -> ConfiguredValue? {
+        let snapshot = self.snapshot
+        return snapshot.entry(forKey: fullKeyPath(key)).map(snapshot.configuredValue)
+    }
+
     /// The raw value at a key path, as the Objective-C original's `fetch:` returned it:
     /// `String`, `Int`, `Double`, `Bool`, `Date`, `Data`, `[Any]` or `[String: Any]`.
     ///
@@ -65,47 +71,36 @@ extension ConfigurationReading {
     }
 
     /// The value at a key path converted to `T`, or `defaultValue` when there is none or it
-    /// has another type (which is logged as a warning).
-    public func value<T: SettingValueConvertible>(_ key: String, default defaultValue: T) -> T {
-        do {
-            return try get(key, as: T.self) ?? defaultValue
-        } catch {
-            configurationLogger.warning(
-                "using the default for a value of the wrong type", metadata: ["error": "\(error)"])
-            return defaultValue
-        }
+    /// has another type (which is logged as a warning, through ``EnvironmentOptions/logger``).
+    ///
+    /// ```swift
+    /// let port = environment.get("ListenPort", default: 8080)            // Int
+    /// let timeout = environment.get("Timeout", default: Duration.seconds(5))
+    /// let ratio = environment.get("Ratio", as: Double.self, default: 1)
+    /// ```
+    ///
+    /// Numbers, booleans, URLs and durations convert as ``SettingValueConvertible`` says:
+    /// `"8080"` reads as an integer, `500ms` as a duration.
+    @inlinable
+    public func get<T: SettingValueConvertible>(_ key: String, as type: T.Type = T.self, default defaultValue: T) -> T {
+        // Inlinable, so that a program's read is specialized for its reader and its type: one
+        // lookup and one conversion, as a declared `Setting` costs.
+        guard let value = value(forKey: key) else { return defaultValue }
+        if let converted = T(settingValue: value) { return converted }
+        return wrongType(key, default: defaultValue)
     }
 
-    /// A string, or `defaultValue`.
-    public func string(_ key: String, default defaultValue: String) -> String {
-        // The common case in one lookup, without the generic conversion.
-        if case .string(let text)? = value(forKey: key) { return text }
-        return value(key, default: defaultValue)
-    }
-    /// A string, or `nil` when missing or not convertible.
-    public func string(_ key: String) -> String? { try? get(key, as: String.self) }
-    /// An integer, or `defaultValue`. Integral reals and decimal strings convert.
-    public func int(_ key: String, default defaultValue: Int) -> Int { value(key, default: defaultValue) }
-    /// A real number, or `defaultValue`. Integers and numeric strings convert.
-    public func double(_ key: String, default defaultValue: Double) -> Double { value(key, default: defaultValue) }
-    /// A boolean, or `defaultValue`. The strings true/false, yes/no, on/off and 1/0 convert.
-    public func bool(_ key: String, default defaultValue: Bool) -> Bool { value(key, default: defaultValue) }
-    /// A URL (a string with a scheme), or `defaultValue`.
-    public func url(_ key: String, default defaultValue: URL) -> URL { value(key, default: defaultValue) }
-    /// A duration, or `defaultValue`. Numbers are seconds; strings like `500ms`, `1.5s`,
-    /// `2min`, `1h 30min` use systemd's time units.
-    public func duration(_ key: String, default defaultValue: Duration) -> Duration {
-        value(key, default: defaultValue)
-    }
-    /// An array whose elements convert to `Element`, or `defaultValue`.
-    public func array<Element: SettingValueConvertible>(_ key: String, default defaultValue: [Element]) -> [Element] {
-        value(key, default: defaultValue)
-    }
-    /// A dictionary whose values convert to `Value`, or `defaultValue`.
-    public func dictionary<Value: SettingValueConvertible>(
-        _ key: String, default defaultValue: [String: Value]
-    ) -> [String: Value] {
-        value(key, default: defaultValue)
+    /// `defaultValue`, with a warning through the snapshot's logger: the value at `key` has
+    /// another type than `T`.
+    @usableFromInline
+    func wrongType<T: SettingValueConvertible>(_ key: String, default defaultValue: T) -> T {
+        do {
+            _ = try get(key, as: T.self)
+        } catch {
+            snapshot.logger.warning(
+                "using the default for a value of the wrong type", metadata: ["error": "\(error)"])
+        }
+        return defaultValue
     }
 
     /// Decodes the dictionary at a key path (or, with `nil`, the whole configuration) into a
@@ -158,9 +153,6 @@ extension ConfigurationReading {
         }
     }
 }
-
-/// The logger for configuration warnings.
-let configurationLogger = Logger(label: "Environments")
 
 extension EnvironmentError {
     /// The error for a value that cannot be read as `expected`: it names the key, the value's

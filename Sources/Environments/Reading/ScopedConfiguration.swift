@@ -1,14 +1,14 @@
 /// A view of one dictionary of a configuration, read with key paths relative to it.
 ///
-/// Made by ``ConfigurationReading/scoped(_:)``. A view of ``Environment`` is live: every read
+/// Made by `scoped(_:)`. A view of `Environment` is live: every read
 /// goes to the environment's current snapshot, so it follows reloads; a view of an
-/// ``EnvironmentSnapshot`` stays on that snapshot. It is a ``ConfigurationReading`` like any
+/// `EnvironmentSnapshot` stays on that snapshot. It is a `ConfigurationReading` like any
 /// other, so it can be handed to a component that takes `some ConfigurationReading` and knows
 /// nothing of where its settings sit:
 ///
 /// ```swift
 /// let database = Environment.shared.scoped("Database")
-/// let host = database.string("Host", default: "localhost")   // Database.Host
+/// let host = database.get("Host", default: "localhost")   // Database.Host
 /// let pool = try database.decode(PoolSettings.self, from: "Pool")   // Database.Pool
 /// let all = try database.decode(DatabaseSettings.self)   // the whole Database dictionary
 /// ```
@@ -16,10 +16,10 @@
 /// Errors name the full key path (`Database.Port`), as the operator finds it in the files.
 /// Each read joins the scope and the key into one path, so a view costs one string
 /// concatenation per read over the reader it views.
-public struct ScopedConfiguration: ConfigurationReading {
+struct ScopedConfiguration: ConfigurationReading {
     /// The key path of the dictionary viewed, from the root of the configuration
     /// (`Database`, `Services.Billing`).
-    public let scope: String
+    let scope: String
     let base: any ConfigurationReading
 
     init(base: any ConfigurationReading, scope: String) {
@@ -34,25 +34,33 @@ public struct ScopedConfiguration: ConfigurationReading {
     }
 
     /// The value at a key path relative to ``scope``.
-    public func value(forKey key: String) -> SettingValue? { base.value(forKey: absoluteKey(key)) }
-
-    /// The effective value at a key path relative to ``scope``, with its source.
-    public func configuredValue(forKey key: String) -> ConfiguredValue? {
-        base.configuredValue(forKey: absoluteKey(key))
-    }
+    func value(forKey key: String) -> SettingValue? { base.value(forKey: absoluteKey(key)) }
 
     /// The snapshot the view reads, whole (its keys are not relative).
-    public var snapshot: EnvironmentSnapshot { base.snapshot }
+    var snapshot: EnvironmentSnapshot { base.snapshot }
 }
 
 extension ConfigurationReading {
     /// A view of the dictionary at `keyPath`, read with keys relative to it, as the
     /// Objective-C original's `configWithScope:` handed out.
     ///
+    /// A view of ``Environment`` is live: every read goes to the environment's current
+    /// snapshot, so it follows reloads; a view of an ``EnvironmentSnapshot`` stays on that
+    /// snapshot. Hand it to a component that takes `some ConfigurationReading` and knows
+    /// nothing of where its settings sit:
+    ///
+    /// ```swift
+    /// let database = Environment.shared.scoped("Database")
+    /// let host = database.get("Host", default: "localhost")   // Database.Host
+    /// let pool = try database.decode(PoolSettings.self, from: "Pool")   // Database.Pool
+    /// ```
+    ///
+    /// Errors name the full key path (`Database.Port`), as the operator finds it in the files.
     /// The dictionary need not exist: reads through the view then find nothing, as reads of
     /// the full paths would. A view of a view narrows it (`scoped("A").scoped("B")` views
-    /// `A.B`).
-    public func scoped(_ keyPath: String) -> ScopedConfiguration {
+    /// `A.B`). Each read joins the scope and the key into one path, so a view costs one string
+    /// concatenation per read over the reader it views.
+    public func scoped(_ keyPath: String) -> some ConfigurationReading {
         if let view = self as? ScopedConfiguration {
             return ScopedConfiguration(base: view.base, scope: view.absoluteKey(keyPath))
         }

@@ -44,7 +44,7 @@ extension String: SettingValueConvertible, NamedSettingType {
     public init?(settingValue: SettingValue) {
         switch settingValue {
         case .string(let value): self = value
-        case .integer, .double, .bool: self = settingValue.description
+        case .integer, .real, .bool: self = settingValue.description
         default: return nil
         }
     }
@@ -58,7 +58,7 @@ extension Int: SettingValueConvertible, NamedSettingType {
     public init?(settingValue: SettingValue) {
         switch settingValue {
         case .integer(let value): self = value
-        case .double(let value):
+        case .real(let value):
             guard value.rounded() == value, let exact = Int(exactly: value) else { return nil }
             self = exact
         case .string(let text):
@@ -76,7 +76,7 @@ extension Double: SettingValueConvertible, NamedSettingType {
     /// Reals, integers and numeric strings.
     public init?(settingValue: SettingValue) {
         switch settingValue {
-        case .double(let value): self = value
+        case .real(let value): self = value
         case .integer(let value): self = Double(value)
         case .string(let text):
             guard let value = Double(text.trimmingCharacters(in: .whitespaces)) else { return nil }
@@ -126,7 +126,7 @@ extension Duration: SettingValueConvertible, NamedSettingType {
     public init?(settingValue: SettingValue) {
         switch settingValue {
         case .integer(let seconds): self = .seconds(seconds)
-        case .double(let seconds):
+        case .real(let seconds):
             // Infinity, NaN and anything beyond ±292 years would trap in Int64's initializer.
             let nanoseconds = (seconds * 1e9).rounded()
             guard nanoseconds.isFinite, let exact = Int64(exactly: nanoseconds) else { return nil }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// One complete, immutable configuration: every effective value with its source, for one
 /// environment, at one generation.
@@ -18,18 +19,18 @@ public final class EnvironmentSnapshot: Sendable {
     /// Where the configuration was looked for, for error messages.
     package let location: ConfigurationLocation?
     /// Key paths whose values are secret (from `Secrets` arrays and the options).
-    public let secretKeys: Set<String>
+    package let secretKeys: Set<String>
     /// Key paths that cannot change without a restart: the options' and the files', and,
     /// after a reload, every one the running program had (a key taken out of
     /// `RestartRequired` stays restart-only until a restart; one added holds at once).
-    public let restartRequiredKeys: Set<String>
+    package let restartRequiredKeys: Set<String>
     /// Keys whose new value is waiting for a restart, with that new value: restart-only keys
     /// that changed, and every key whose value is built from one of them through `${...}`
     /// (directly or through other keys). The snapshot itself holds the old values (a key
     /// built from a waiting key is interpolated with that key's running value).
     public let pendingRestart: [String: ConfiguredValue]
     /// When the snapshot was built.
-    public let loadedAt: Date
+    package let loadedAt: Date
     /// The key paths of values that are not dictionaries (and of empty dictionaries), sorted:
     /// what a listing shows.
     ///
@@ -51,6 +52,9 @@ public final class EnvironmentSnapshot: Sendable {
     /// What loads but should be fixed (a key written twice in one dictionary), in the order
     /// of the files; empty for most configurations.
     public let warnings: [ConfigurationWarning]
+    /// Where reads of this snapshot log what they report (a value of the wrong type that
+    /// falls back to a default): the options' ``EnvironmentOptions/logger``.
+    package let logger: Logger
 
     /// The one table reads use: every key path (dictionaries and their members) with its
     /// value, the index of its source in ``sources`` and its secrecy.
@@ -69,7 +73,8 @@ public final class EnvironmentSnapshot: Sendable {
         restartRequiredKeys: Set<String>,
         pendingRestart: [String: ConfiguredValue],
         unreadableCredentials: [String: Set<String>] = [:],
-        warnings: [ConfigurationWarning] = []
+        warnings: [ConfigurationWarning] = [],
+        logger: Logger
     ) {
         self.environmentName = environmentName
         self.instanceName = instanceName
@@ -85,11 +90,12 @@ public final class EnvironmentSnapshot: Sendable {
         self.pendingRestart = pendingRestart
         self.unreadableCredentials = unreadableCredentials
         self.warnings = warnings
+        self.logger = logger
         self.loadedAt = Date()
     }
 
     /// The whole effective configuration as one dictionary.
-    public var values: [String: SettingValue] {
+    package var values: [String: SettingValue] {
         var values: [String: SettingValue] = [:]
         for (key, entry) in table where SettingPath.parentEnd(of: key[...]) == nil {
             guard let name = try? SettingPath(parsing: key).components[0] else { continue }
@@ -166,9 +172,6 @@ public final class EnvironmentSnapshot: Sendable {
 extension EnvironmentSnapshot: ConfigurationReading {
     /// The value at a key path.
     public func value(forKey key: String) -> SettingValue? { entry(forKey: key)?.value }
-
-    /// The effective value at a key path, with its source.
-    public func configuredValue(forKey key: String) -> ConfiguredValue? { entry(forKey: key).map(configuredValue) }
 
     /// The snapshot itself.
     public var snapshot: EnvironmentSnapshot { self }

@@ -469,7 +469,7 @@ struct Interpolator {
                 if let done = memo[key] { return .text(done.text, isSecret: done.isSecret || referencedSecret) }
                 guard Interpolator.hasReference(text) else { return .text(text, isSecret: referencedSecret) }
                 return .expand(Frame(path: key, isKey: true, source: configured.source, text: text))
-            case .integer, .double, .bool:
+            case .integer, .real, .bool:
                 return .text(configured.value.description, isSecret: configured.isSecret || referencedSecret)
             default:
                 break

@@ -1,32 +1,14 @@
 import Foundation
 
-extension ConfigurationReading {
-    /// The value at a key path as logs, listings and errors show it: its text, or
-    /// `<redacted>` when it is secret; `nil` when the key has no
-    /// value.
-    ///
-    /// A value is secret when its key is listed in `Secrets` (or in
-    /// ``EnvironmentOptions/secretKeys``), sits below such a key, or was interpolated from a
-    /// credential or another secret: the same provenance ``ConfiguredValue/isSecret`` follows.
-    /// Use it wherever a value goes into text someone else may read:
-    ///
-    /// ```swift
-    /// logger.info("connecting", metadata: ["url": "\(snapshot.displayValue(forKey: "Database.URL") ?? "<unset>")"])
-    /// ```
-    public func displayValue(forKey key: String) -> String? {
-        configuredValue(forKey: key)?.displayValue()
-    }
-}
-
 extension EnvironmentError {
     /// An error that rejects the value of one key, for ``EnvironmentOptions/validate``: it names
-    /// the key, the value as ``ConfigurationReading/displayValue(forKey:)`` shows it (so a
+    /// the key, the value as ``ConfiguredValue/displayValue(revealSecrets:)`` shows it (so a
     /// secret value reads `<redacted>`), the reason, the environment and the file that set the
     /// value.
     ///
     /// ```swift
     /// options.validate = { snapshot in
-    ///     let port = snapshot.int("ListenPort", default: 8080)
+    ///     let port = snapshot.get("ListenPort", default: 8080)
     ///     guard (1...65535).contains(port) else {
     ///         throw EnvironmentError.rejected(key: "ListenPort", in: snapshot, reason: "must be between 1 and 65535")
     ///     }

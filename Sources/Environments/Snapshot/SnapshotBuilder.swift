@@ -132,7 +132,8 @@ struct SnapshotBuilder {
             environmentName: name, instanceName: instance, generation: generation, tree: tree,
             files: files.map(\.file).filter { $0 != builtInLabel }, location: location, secretKeys: secrets,
             restartRequiredKeys: restartRequired, pendingRestart: pending,
-            unreadableCredentials: interpolator.keysWithUnreadableCredentials(), warnings: warnings)
+            unreadableCredentials: interpolator.keysWithUnreadableCredentials(), warnings: warnings,
+            logger: options.logger)
         if let key = options.logLevelKey, let entry = snapshot.configuredValue(forKey: key) {
             let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
             guard case .string(let level) = entry.value, levels.contains(level.lowercased()) else {

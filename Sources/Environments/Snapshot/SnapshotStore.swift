@@ -68,9 +68,9 @@ final class SnapshotStore: Sendable {
         else {
             return nil
         }
-        // The view outlives `body`, so its constant `snapshot` is borrowed, not retained:
-        // retaining it would make every reading thread write the snapshot's reference count.
-        return withExtendedLifetime(view) { body(view.snapshot) }
+        // The cache holds the view until the read ends, so it is borrowed, not retained, and
+        // its constant `snapshot` with it: no reference count is written on a read.
+        return view._withUnsafeGuaranteedRef { body($0.snapshot) }
     }
 
     /// The entry at `key` in the current snapshot; `.none` if none was published: the hot
@@ -86,7 +86,7 @@ final class SnapshotStore: Sendable {
     }
 
     /// Fetches the current snapshot into the thread's cache (which the caller holds).
-    private func refill(_ cache: UnsafeMutablePointer<ThreadSnapshotCache>) -> SnapshotView? {
+    private func refill(_ cache: UnsafeMutablePointer<ThreadSnapshotCache>) -> Unmanaged<SnapshotView>? {
         let (snapshot, published) = current.withLock { ($0, version.load(ordering: .relaxed)) }
         guard let snapshot else { return nil }
         return cache.pointee.keep(snapshot, of: identity, version: published)

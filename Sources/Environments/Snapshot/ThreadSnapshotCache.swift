@@ -9,18 +9,14 @@ import Synchronization
     import Darwin
 #endif
 
-/// A published snapshot, as one thread holds it.
+/// A published snapshot, as one thread's cache holds it.
 ///
-/// Each thread reads the snapshot through a view of its own, so that what a read retains
-/// (the view) is written by that thread alone: retaining the snapshot itself would make
-/// every reading thread write the same reference count, which costs more than the lookup when
-/// threads read at once. `snapshot` is a constant of the view, so a read borrows it.
+/// A read borrows the snapshot from the view in its thread's cache, retaining neither (the
+/// cache holds the view until the read ends): a read writes no reference count, so threads
+/// that read at once never write the same memory. The view is what a writer drops from the
+/// cache when the snapshot is replaced; the last view dropped frees the snapshot.
 final class SnapshotView: Sendable {
     let snapshot: EnvironmentSnapshot
-    /// Fills the view's memory to two cache lines (with its header and `snapshot`), so that
-    /// no other thread's view, whose reference count that thread writes on every read, shares
-    /// a line with it.
-    private let padding: (SIMD8<UInt64>, SIMD4<UInt64>, UInt64) = (.zero, .zero, 0)
 
     init(_ snapshot: EnvironmentSnapshot) {
         self.snapshot = snapshot
@@ -71,8 +67,22 @@ struct ThreadSnapshotCache: ~Copyable {
     /// The entries, most recently used first.
     private struct Entries {
         /// The most recently used: the one a read looks at first.
-        var first: Entry?
+        var first: Entry? {
+            didSet {
+                firstPeek = first.map { Peek(store: $0.store, version: $0.version, view: .passUnretained($0.view)) }
+            }
+        }
         var others: [Entry] = []
+        /// `first`, without its reference: what a read compares and borrows, with no retain
+        /// or release (`first` owns the view meanwhile).
+        private(set) var firstPeek: Peek?
+    }
+
+    /// An entry as a read looks at it: plain values only.
+    private struct Peek {
+        let store: UInt64
+        let version: UInt64
+        let view: Unmanaged<SnapshotView>
     }
 
     private let state: Atomic<Int>
@@ -105,33 +115,36 @@ struct ThreadSnapshotCache: ~Copyable {
         _ = dropped  // the views, and perhaps snapshots, are released here
     }
 
-    /// The view of `store`'s snapshot at `version`, if this thread holds it.
+    /// The view of `store`'s snapshot at `version`, if this thread holds it: unretained, and
+    /// alive until the read ends (this cache holds it, and nobody else changes the cache
+    /// during a read).
     @inline(__always)
-    func view(of store: UInt64, version: UInt64) -> SnapshotView? {
-        if let first = entries.pointee.first, first.store == store {
+    func view(of store: UInt64, version: UInt64) -> Unmanaged<SnapshotView>? {
+        if let first = entries.pointee.firstPeek, first.store == store {
             return first.version == version ? first.view : nil
         }
         return moveToFirst(store, version)
     }
 
-    private func moveToFirst(_ store: UInt64, _ version: UInt64) -> SnapshotView? {
+    private func moveToFirst(_ store: UInt64, _ version: UInt64) -> Unmanaged<SnapshotView>? {
         let index = entries.pointee.others.firstIndex { $0.store == store }
         guard let index, entries.pointee.others[index].version == version else { return nil }
         let entry = entries.pointee.others.remove(at: index)
         if let first = entries.pointee.first { entries.pointee.others.insert(first, at: 0) }
         entries.pointee.first = entry
-        return entry.view
+        return .passUnretained(entry.view)
     }
 
-    /// Keeps a view of `snapshot`, `store`'s snapshot at `version`, in place of any older one.
-    func keep(_ snapshot: EnvironmentSnapshot, of store: UInt64, version: UInt64) -> SnapshotView {
+    /// Keeps a view of `snapshot`, `store`'s snapshot at `version`, in place of any older one,
+    /// and returns it as ``view(of:version:)`` does.
+    func keep(_ snapshot: EnvironmentSnapshot, of store: UInt64, version: UInt64) -> Unmanaged<SnapshotView> {
         let view = SnapshotView(snapshot)
         var dropped = removeEntries { $0.store == store }
         if let first = entries.pointee.first { entries.pointee.others.insert(first, at: 0) }
         entries.pointee.first = Entry(store: store, version: version, view: view)
         if entries.pointee.others.count >= Self.capacity { dropped.append(entries.pointee.others.removeLast()) }
         _ = dropped
-        return view
+        return .passUnretained(view)
     }
 
     /// Removes and returns the entries (the first one included) that `matches` selects.

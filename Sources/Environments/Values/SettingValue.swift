@@ -11,7 +11,7 @@ public enum SettingValue: Sendable, Hashable {
     /// An `<integer>`.
     case integer(Int)
     /// A `<real>`.
-    case double(Double)
+    case real(Double)
     /// A `<true/>` or `<false/>`.
     case bool(Bool)
     /// A `<date>`.
@@ -28,7 +28,7 @@ public enum SettingValue: Sendable, Hashable {
         switch self {
         case .string: "string"
         case .integer: "integer"
-        case .double: "real"
+        case .real: "real"
         case .bool: "boolean"
         case .date: "date"
         case .data: "data"
@@ -48,19 +48,27 @@ public enum SettingValue: Sendable, Hashable {
     }
 
     /// `anyValue`, moving the value into the `Any` rather than copying it: `fetch`'s
-    /// common case costs one reference count update less.
+    /// common case costs one reference count update less. Inlined into `fetch`, with the
+    /// containers' conversion kept out of line, so a scalar's costs no call.
+    @inline(__always)
     consuming func movedIntoAny() -> Any {
         switch consume self {
         case .string(let value): value
         case .integer(let value): value
-        case .double(let value): value
+        case .real(let value): value
         case .bool(let value): value
         case .date(let value): value
         case .data(let value): value
-        case .array(let values): values.map(\.anyValue)
-        case .dictionary(let values): values.mapValues(\.anyValue)
+        case .array(let values): Self.anyArray(values)
+        case .dictionary(let values): Self.anyDictionary(values)
         }
     }
+
+    @inline(never)
+    private static func anyArray(_ values: [SettingValue]) -> Any { values.map(\.anyValue) }
+
+    @inline(never)
+    private static func anyDictionary(_ values: [String: SettingValue]) -> Any { values.mapValues(\.anyValue) }
 
     /// Converts a value returned by `PropertyListSerialization` (or written by hand in a
     /// Swift dictionary literal) into a ``SettingValue``.
@@ -80,7 +88,7 @@ public enum SettingValue: Sendable, Hashable {
         case let value as Int:
             self = .integer(value)
         case let value as Double:
-            self = .double(value)
+            self = .real(value)
         case let value as Date:
             self = .date(value)
         case let value as Data:
@@ -133,7 +141,7 @@ public enum SettingValue: Sendable, Hashable {
                 self = .integer(number.intValue)
             }
         case "f", "d":
-            self = .double(number.doubleValue)
+            self = .real(number.doubleValue)
         case "Q", "L", "I", "S", "C":
             guard let exact = Int(exactly: number.uint64Value) else { return nil }
             self = .integer(exact)
@@ -166,7 +174,7 @@ extension SettingValue: CustomStringConvertible {
         switch self {
         case .string(let value): value
         case .integer(let value): String(value)
-        case .double(let value): String(value)
+        case .real(let value): String(value)
         case .bool(let value): value ? "true" : "false"
         case .date(let value): value.formatted(.iso8601)
         case .data(let value): "<\(value.count) bytes>"
@@ -194,8 +202,8 @@ extension SettingValue: ExpressibleByIntegerLiteral {
 }
 
 extension SettingValue: ExpressibleByFloatLiteral {
-    /// Creates a `.double` value.
-    public init(floatLiteral value: Double) { self = .double(value) }
+    /// Creates a `.real` value.
+    public init(floatLiteral value: Double) { self = .real(value) }
 }
 
 extension SettingValue: ExpressibleByBooleanLiteral {

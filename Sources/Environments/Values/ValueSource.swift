@@ -7,7 +7,7 @@
 public struct ValueSource: Sendable, Hashable {
     /// A layer of the configuration.
     public enum Layer: String, Sendable, Hashable, CaseIterable {
-        /// Compiled-in defaults the application passed in ``EnvironmentOptions/defaults``.
+        /// Compiled-in defaults: the declared settings' defaults.
         case defaults
         /// A file's `Common` dictionary, inherited by every environment.
         case common

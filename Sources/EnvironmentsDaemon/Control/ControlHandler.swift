@@ -151,7 +151,7 @@ struct ControlHandler: Sendable {
             let declaration = environment.options?.declaration
             return Self.reply(
                 SchemaReply(
-                    schema: (declaration ?? SettingsDeclaration()).jsonSchemaText(title: applicationName),
+                    schema: (declaration ?? SettingsDeclaration([])).jsonSchemaText(title: applicationName),
                     declared: declaration != nil))
         case _ where call.interface == Self.systemdServiceInterface:
             return await handleSystemdService(call, from: peer)

@@ -10,12 +10,10 @@
 /// The limits (sizes, connections, timeouts) are fixed; the article <doc:ControlSocket> lists
 /// them.
 public struct ControlSocketConfiguration: Sendable {
-    /// Serve the control socket.
-    public var isEnabled: Bool = true
-    /// The socket's path; `nil` for the default: `configuration.varlink` in
-    /// `$RUNTIME_DIRECTORY` (the unit's `RuntimeDirectory=`), else in `/run/<application>/`
-    /// for root or `$XDG_RUNTIME_DIR/<application>/` for other users.
-    public var path: String?
+    /// Serve the control socket: ``disabled`` turns it off.
+    package var isEnabled: Bool = true
+    /// The socket's path, given to ``init(path:)``; `nil` for the default.
+    package var path: String?
     /// The largest call accepted from an unprivileged peer, in bytes; a larger one is answered
     /// with an error and the connection closed.
     package var maximumMessageSize: Int = 64 << 10
@@ -48,8 +46,11 @@ public struct ControlSocketConfiguration: Sendable {
     /// See ``clientWarningBurst``.
     package var clientWarningInterval: Duration = .seconds(10)
 
-    /// The default configuration.
-    public init() {}
+    /// The default configuration, what `EnvironmentService.Configuration` starts with: the
+    /// socket is `configuration.varlink` in `$RUNTIME_DIRECTORY` (the unit's
+    /// `RuntimeDirectory=`), else in `/run/<application>/` for root or
+    /// `$XDG_RUNTIME_DIR/<application>/` for other users.
+    package init() {}
 
     /// A configuration with the socket at `path`.
     public init(path: String) {

@@ -59,7 +59,7 @@ package struct ConfigurationReporter: Sendable {
             "Configuration \(what): environment \(snapshot.environmentName)"
             + (snapshot.instanceName.map { ", instance \($0)" } ?? "") + ", generation \(snapshot.generation), "
             + "\(snapshot.leafCount) settings"
-        var entry = Self.entry(message, id: ConfigurationMessageID.applied, priority: "6", snapshot)
+        var entry = Self.entry(message, id: ConfigurationMessageID.applied, priority: .informational, snapshot)
         for file in snapshot.files { entry.append("CONFIG_SOURCE_FILE", file) }
         var lines: [String] = []
         for key in snapshot.leafKeys {
@@ -83,20 +83,21 @@ package struct ConfigurationReporter: Sendable {
     private func unchanged(_ record: ReloadRecord) {
         let message =
             "Configuration reloaded (\(record.triggerName)), nothing changed: generation \(record.generation)"
-        var entry = Self.entry(message, id: ConfigurationMessageID.unchanged, priority: "6", record.configuration)
+        var entry = Self.entry(
+            message, id: ConfigurationMessageID.unchanged, priority: .informational, record.configuration)
         Self.append(record, to: &entry)
         send(entry, level: .info, text: message)
     }
 
     /// An entry's first fields: `MESSAGE`, `MESSAGE_ID`, `PRIORITY`, and the snapshot's
     /// `CONFIG_ENVIRONMENT`, `CONFIG_INSTANCE` (for an instance) and `CONFIG_GENERATION`.
-    private static func entry(_ message: String, id: String, priority: String, _ snapshot: EnvironmentSnapshot)
+    private static func entry(_ message: String, id: String, priority: SyslogPriority, _ snapshot: EnvironmentSnapshot)
         -> JournalEntry
     {
         var entry = JournalEntry()
         entry.append("MESSAGE", message)
         entry.append("MESSAGE_ID", id)
-        entry.append("PRIORITY", priority)
+        entry.append("PRIORITY", String(priority.rawValue))
         entry.append("CONFIG_ENVIRONMENT", snapshot.environmentName)
         if let instance = snapshot.instanceName { entry.append("CONFIG_INSTANCE", instance) }
         entry.append("CONFIG_GENERATION", String(snapshot.generation))
@@ -115,7 +116,7 @@ package struct ConfigurationReporter: Sendable {
         guard let error = record.error else { return }
         let message =
             "Configuration reload rejected, keeping generation \(record.generation): \(error)"
-        var entry = Self.entry(message, id: ConfigurationMessageID.rejected, priority: "3", record.configuration)
+        var entry = Self.entry(message, id: ConfigurationMessageID.rejected, priority: .error, record.configuration)
         entry.append("CONFIG_ERROR", error.description)
         entry.append("CONFIG_ERROR_CODE", error.code.description)
         if let file = error.file { entry.append("CONFIG_FILE", file) }
@@ -131,7 +132,7 @@ package struct ConfigurationReporter: Sendable {
         let keys = snapshot.pendingRestart.keys.sorted()
         let message =
             "Restart required: \(keys.joined(separator: ", ")) changed but keep their old value until the service restarts"
-        var entry = Self.entry(message, id: ConfigurationMessageID.pendingRestart, priority: "4", snapshot)
+        var entry = Self.entry(message, id: ConfigurationMessageID.pendingRestart, priority: .warning, snapshot)
         for key in keys {
             entry.append("CONFIG_PENDING_RESTART", "\(key)=\(snapshot.pendingRestart[key]!.displayValue())")
         }
@@ -148,7 +149,7 @@ package struct ConfigurationReporter: Sendable {
     private func warnings(_ snapshot: EnvironmentSnapshot) {
         for warning in snapshot.warnings.prefix(Self.maximumWarningEntries) {
             let message = "Configuration warning: \(warning)"
-            var entry = Self.entry(message, id: ConfigurationMessageID.warning, priority: "4", snapshot)
+            var entry = Self.entry(message, id: ConfigurationMessageID.warning, priority: .warning, snapshot)
             entry.append("CONFIG_WARNING_CODE", warning.code.description)
             if let file = warning.file { entry.append("CONFIG_FILE", file) }
             if let line = warning.line { entry.append("CONFIG_LINE", String(line)) }
@@ -159,7 +160,7 @@ package struct ConfigurationReporter: Sendable {
         if more > 0 {
             let message = "Configuration warning: \(more) more warnings (envctl check lists them all)"
             send(
-                Self.entry(message, id: ConfigurationMessageID.warning, priority: "4", snapshot), level: .warning,
+                Self.entry(message, id: ConfigurationMessageID.warning, priority: .warning, snapshot), level: .warning,
                 text: message)
         }
     }

@@ -31,14 +31,18 @@ public struct EnvironmentService: Service, CustomStringConvertible {
         /// and monitoring that read files; `$RUNTIME_DIRECTORY/environment-state.json` by
         /// default, `nil` for none. `envctl` asks the control socket instead.
         public var stateFile: String? = ReloadState.defaultPath()
-        /// Send `READY=1` when the service starts.
-        public var notifyReady: Bool = true
-        /// Ping the systemd watchdog when `WATCHDOG_USEC` asks for it.
-        public var watchdog: Bool = true
+        /// Send `READY=1` when the service starts (with ``systemdNotifications``); tests turn it
+        /// off to hold a service before it is ready.
+        package var notifyReady: Bool = true
+        /// Ping the systemd watchdog when `WATCHDOG_USEC` asks for it (with
+        /// ``systemdNotifications``).
+        package var watchdog: Bool = true
         /// Where configuration events go (the journal, when there is one).
         public var journalOutput: JournalLogHandler.Output = .automatic()
-        /// The log level control that follows `LogLevel`; `nil` leaves levels alone.
-        public var levelControl: LogLevelControl? = .shared
+        /// The log level control that follows `LogLevel` (and varlink's `SetLogLevel`): the one
+        /// every `JournalLogHandler` follows; `nil` leaves levels alone (a test that runs
+        /// several services in one process).
+        package var levelControl: LogLevelControl? = .shared
         /// Send notifications to systemd (`NOTIFY_SOCKET`): readiness, reloads, watchdog pings,
         /// stopping. Turn it off for a service that runs inside another program's process,
         /// such as a test, where the socket is not the service's to use.

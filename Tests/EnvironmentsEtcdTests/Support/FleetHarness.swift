@@ -86,7 +86,7 @@ final class FleetHarness: @unchecked Sendable {
             build: BuildInfo(defaultEnvironment: "Production"), processEnvironment: [:])
         options.baseLayer = fleet.layer
         options.validate = { snapshot in
-            if let limit = snapshot.string("Limit"), (Int(limit) ?? 1000) > 100 {
+            if let limit = (try? snapshot.get("Limit", as: String.self)), (Int(limit) ?? 1000) > 100 {
                 throw EnvironmentError(.validationFailed, "Limit must be a number up to 100", key: "Limit")
             }
         }
@@ -123,7 +123,7 @@ final class FleetHarness: @unchecked Sendable {
     func waitFor(_ key: String, _ expected: String, timeout: Duration = .seconds(20)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if environment?.string(key) == expected { return true }
+            if (try? environment?.get(key, as: String.self)) == expected { return true }
             try? await Task.sleep(for: .milliseconds(10))
         }
         return false

@@ -135,7 +135,7 @@ enum Plist {
         switch value {
         case .string(let text): text
         case .integer(let number): number
-        case .double(let number): number
+        case .real(let number): number
         case .bool(let flag): flag
         case .date(let date): date
         case .data(let data): data

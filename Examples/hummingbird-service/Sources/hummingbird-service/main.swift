@@ -32,7 +32,7 @@ let flags = Flags.parseOrExit()
 // the environment from --environment, $APP_ENVIRONMENT or the build. Without any file the
 // service runs on its built-in configuration.
 var options = EnvironmentOptions(environment: flags.environment, configDirectory: flags.configDirectory)
-options.environmentOrigin = "selected with --environment"
+options.logger = logger  // the library logs through the application's logger
 options.applicationName = "hummingbird-service"
 options.builtInConfiguration = [
     "Common": [
@@ -59,7 +59,7 @@ enum Settings {
         "LogLevel", default: "info",
         bounds: .oneOf("trace", "debug", "info", "notice", "warning", "error", "critical"),
         summary: "The lowest level the service logs")
-    static let declaration = SettingsDeclaration(host, port, serverName, greeting, environmentLabel, logLevel)
+    static let declaration = SettingsDeclaration([host, port, serverName, greeting, environmentLabel, logLevel])
 }
 options.declaration = Settings.declaration
 let environment: Environments.Environment  // Hummingbird has an `Environment` too (its environment variables)

@@ -34,6 +34,6 @@ struct Greeter: Service {
     }
 
     private func greet() {
-        logger.info("\(environment[Settings.greeting])", metadata: ["generation": "\(environment.generation)"])
+        logger.info("\(environment[Settings.greeting])", metadata: ["generation": "\(environment.snapshot.generation)"])
     }
 }

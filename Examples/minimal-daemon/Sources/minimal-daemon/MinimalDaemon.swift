@@ -18,7 +18,7 @@ enum Settings {
         bounds: .oneOf("trace", "debug", "info", "notice", "warning", "error", "critical"),
         summary: "The lowest level logged (it follows reloads)")
 
-    static let declaration = SettingsDeclaration(greeting, greetingInterval, logLevel)
+    static let declaration = SettingsDeclaration([greeting, greetingInterval, logLevel])
 }
 
 @main
@@ -43,7 +43,7 @@ struct MinimalDaemon: AsyncParsableCommand {
 
         var options = EnvironmentOptions(
             applicationName: "minimal-daemon", environment: environment, configDirectory: configDirectory)
-        options.environmentOrigin = "selected with --environment"
+        options.logger = logger  // the library logs through the application's logger
         options.declaration = Settings.declaration
         let environment: Environment
         do {
