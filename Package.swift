@@ -18,7 +18,9 @@ let package = Package(
         .executable(name: "example-daemon", targets: ["example-daemon"]),
         .executable(name: "example-fleet-daemon", targets: ["example-fleet-daemon"]),
         // A product only so that the Benchmarks package's release graph (scripts/build-release.sh)
-        // can build it; it lives here because it drives the fleet client, which is `package`.
+        // can build it. It lives here because it drives the fleet's etcd client (EtcdClient, whose
+        // API is `package`) and starts etcd with EtcdTestSupport (a target, not a product): no
+        // other package can reach either.
         .executable(name: "fleet-benchmark", targets: ["fleet-benchmark"]),
         .plugin(name: "EmbedInfoPlist", targets: ["EmbedInfoPlist"]),
     ],
@@ -56,7 +58,8 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
-        // sd_notify, the watchdog and a journald LogHandler.
+        // sd_notify, the watchdog, a journald LogHandler, the journal's reader, and the
+        // MESSAGE_IDs of configuration events (systemd/environments.catalog).
         .target(
             name: "SystemdSupport",
             dependencies: [
@@ -70,9 +73,15 @@ let package = Package(
             name: "FileWatching",
             dependencies: ["Locking", .product(name: "Logging", package: "swift-log")]
         ),
-        // The control socket's protocol (varlink framing, the interface's records, a client):
-        // shared by the daemon and envctl, without the rest of either (the core for its names).
-        .target(name: "EnvironmentsControl", dependencies: ["Environments", "TextEscaping"]),
+        // Varlink (systemd's IPC) over Unix sockets, knowing nothing of configuration: messages,
+        // their NUL framing, the JSON tree of their parameters and its encoder, the peer's
+        // credentials (SO_PEERCRED), and a blocking client for command-line tools.
+        .target(name: "Varlink", dependencies: ["TextEscaping"]),
+        // The control interface (io.swiftenvironments.Configuration): its description and the
+        // records of its calls and replies, where a daemon's socket is, and whether the daemon
+        // that wrote a state file still runs. Shared by the daemon and envctl, without the rest
+        // of either (the core for its names and errors).
+        .target(name: "EnvironmentsControl", dependencies: ["Environments", "Varlink"]),
         // Blocks SIGHUP before main, so a reload during start-up never kills a daemon.
         .target(name: "CEarlySignals"),
         // Ties it together for long-running services: reloads, signals, a Service.
@@ -85,6 +94,7 @@ let package = Package(
                 "SystemdSupport",
                 "FileWatching",
                 "CEarlySignals",
+                "Varlink",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -138,6 +148,7 @@ let package = Package(
                 // The journal's reader (envctl history); no daemon code.
                 "SystemdSupport",
                 "TextEscaping",
+                "Varlink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -235,20 +246,39 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The daemon's library, in the test process and through the example daemon as a process.
         .testTarget(
             name: "EnvironmentsDaemonTests",
             dependencies: [
                 "EnvironmentsDaemon", "Environments", "EnvironmentsControl", "Locking", "SystemdSupport", "TestSupport",
+                "Varlink",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
-        // envctl's own code, against real files (its commands are tested as a process, above).
-        .testTarget(name: "EnvctlTests", dependencies: ["envctl"]),
-        // What the suites share: the built executables, running them, running a service.
+        // envctl: its own code against real files, and its commands as a process against files
+        // and running daemons (the example daemon, or an EnvironmentService in the test process).
+        .testTarget(
+            name: "EnvctlTests",
+            dependencies: [
+                "envctl", "Environments", "EnvironmentsControl", "EnvironmentsDaemon", "TestSupport", "Varlink",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Messages, framing and the JSON tree, against Foundation's JSON.
+        .testTarget(name: "VarlinkTests", dependencies: ["Varlink"]),
+        // The control interface's text against its records.
+        .testTarget(name: "EnvironmentsControlTests", dependencies: ["EnvironmentsControl", "Varlink"]),
+        // The Info.plist tool as the plugin runs it.
+        .testTarget(name: "EmbedInfoPlistToolTests", dependencies: ["EmbedInfoPlistTool", "TestSupport"]),
+        // What the suites share: the built executables and running them, a service in the test
+        // process with its control socket, the example daemon as a process (DaemonHarness), an
+        // example configuration directory.
         .target(
             name: "TestSupport",
-            dependencies: ["EnvironmentsDaemon"],
+            dependencies: [
+                "Environments", "EnvironmentsDaemon", "Varlink", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/TestSupport"
         ),
         // A real etcd cluster on loopback ports, for the etcd tests and fleet-benchmark.
@@ -257,6 +287,8 @@ let package = Package(
             dependencies: ["EtcdFleetClient", .product(name: "Logging", package: "swift-log")],
             path: "Tests/EtcdTestSupport"
         ),
+        // The fleet's key layout and documents, without etcd.
+        .testTarget(name: "EtcdFleetClientTests", dependencies: ["EtcdFleetClient"]),
         // Against a real three-member etcd cluster (Debian's etcd-server), started by the tests.
         .testTarget(
             name: "EnvironmentsEtcdTests",

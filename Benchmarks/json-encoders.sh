@@ -11,6 +11,6 @@ trap 'rm -rf "$out"' EXIT
 swiftc -O -parse-as-library -emit-module -emit-library -static -module-name TextEscaping -package-name JSONEncoders \
     Sources/TextEscaping/*.swift -emit-module-path "$out/TextEscaping.swiftmodule" -o "$out/libTextEscaping.a"
 swiftc -O -module-name JSONEncoders -package-name JSONEncoders -I "$out" -L "$out" -lTextEscaping \
-    Sources/EnvironmentsControl/JSONValue.swift Sources/EnvironmentsControl/JSONValue+Text.swift \
-    Sources/EnvironmentsControl/JSONValueEncoder.swift Benchmarks/json-encoders/main.swift -o "$out/json-encoders"
+    Sources/Varlink/JSONValue.swift Sources/Varlink/JSONValue+Text.swift \
+    Sources/Varlink/JSONValueEncoder.swift Benchmarks/json-encoders/main.swift -o "$out/json-encoders"
 "$out/json-encoders" "${1:-7}"

@@ -8,7 +8,7 @@
 #   FUZZ_JOBS=N   runs N targets at once (default 1; each uses one core)
 #
 # Targets (each is Fuzz/<target>/*.swift; its first comment says what it checks):
-#   varlink        the control socket's framer and decoder (Sources/EnvironmentsControl)
+#   varlink        the control socket's framer and decoder (Sources/Varlink)
 #   plist          the fast XML property-list parser, differential against Foundation
 #   bplist         the bounds on a binary property list (values by reference, nesting) before Foundation parses it
 #   interpolation  ${...} interpolation, against a reference model
@@ -44,8 +44,8 @@ export SWIFT_BACKTRACE=enable=no
 # -use-ld=lld: gold prints a warning for every ASan helper symbol.
 swiftc_fuzzer=(swiftc -O -swift-version 6 -sanitize=fuzzer,address -use-ld=lld -parse-as-library)
 
-# build_logging, build_text_escaping, build_locking and build_environments: the modules some targets link,
-# built with plain swiftc into $out (scripts/lib/modules.sh).
+# build_logging, build_text_escaping and build_locking: the modules some targets link, built
+# with plain swiftc into $out (scripts/lib/modules.sh).
 source scripts/lib/modules.sh
 
 # Builds $out/TARGET-fuzzer as module MODULE from all of Environments' sources (compiled in,
@@ -65,18 +65,11 @@ build_with_environments() {
 build() {
     case "$1" in
     varlink)
-        # All of EnvironmentsControl's sources, and the modules they use: TextEscaping and
-        # Environments (with Logging).
-        build_logging
+        # All of Varlink's sources, and the one module they use: TextEscaping.
         build_text_escaping VarlinkFuzz
-        build_locking VarlinkFuzz
-        build_environments VarlinkFuzz
         "${swiftc_fuzzer[@]}" -module-name VarlinkFuzz -package-name VarlinkFuzz \
             -I "$out/textescaping-VarlinkFuzz" -L "$out/textescaping-VarlinkFuzz" -lTextEscaping \
-            -I "$out/environments-VarlinkFuzz" -L "$out/environments-VarlinkFuzz" -lEnvironments \
-            -I "$out/locking-VarlinkFuzz" -L "$out/locking-VarlinkFuzz" -lLocking \
-            -I "$out/logging" -L "$out/logging" -lLogging \
-            Sources/EnvironmentsControl/*.swift Fuzz/varlink/*.swift -o "$out/varlink-fuzzer"
+            Sources/Varlink/*.swift Fuzz/varlink/*.swift -o "$out/varlink-fuzzer"
         ;;
     bplist)
         # The walk that bounds a binary property list before Foundation parses it.

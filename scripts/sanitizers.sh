@@ -39,7 +39,7 @@ sanitizers=("$@")
 [ ${#sanitizers[@]} -eq 0 ] && sanitizers=(thread address)
 
 # Swift Testing identifiers (Module.Type/function) that --skip leaves out; see above.
-processes="EnvironmentsDaemonTests\.(BrokenDeployDaemonTests|DeterminismDaemonTests|DuplicateKeyDaemonTests|EmbedInfoPlistToolTests|EnvctlConcurrencyTests|EnvctlConventionsTests|EnvctlEditingTests|EnvctlEffectTests|EnvctlLiteralKeyTests|EnvctlMigrateTests|EnvctlOperatorTests|EnvctlSchemaTests|EnvctlUnderChangeTests|HostileInterpolationTests|InotifyLimitTests|KeyPathDaemonTests|PathsAndNamesTests|SecretLeakTests|TerminalOutputTests|VariableOverrideDaemonTests)/"
+processes="EnvironmentsDaemonTests\.(BrokenDeployDaemonTests|DeterminismDaemonTests|DuplicateKeyDaemonTests|HostileInterpolationTests|InotifyLimitTests|KeyPathDaemonTests|PathsAndNamesTests|SecretLeakTests|TerminalOutputTests|VariableOverrideDaemonTests)/|EnvctlTests\.(EnvctlConcurrencyTests|EnvctlConventionsTests|EnvctlEditingTests|EnvctlEffectTests|EnvctlLiteralKeyTests|EnvctlMigrateTests|EnvctlOperatorTests|EnvctlSchemaTests|EnvctlUnderChangeTests)/|EmbedInfoPlistToolTests\.EmbedInfoPlistToolTests/"
 sizes="EnvironmentsDaemonTests\.LargeConfigurationTests/|EnvironmentsTests\.InterpolationLimitTests/(chainsHundredThousandDeep|cycleHundredThousandLong|chainEndingInAMissingKey|wideFanOutAndFanIn)|EnvironmentsTests\.BinaryPropertyListTests/foundationFilesLoad"
 etcd="EnvironmentsEtcdTests\.(FleetSecurityTests|PublishTests)/"
 etcd_address="EnvironmentsEtcdTests\.(FleetSecurityTests|PublishTests|FleetLiveTests)/"

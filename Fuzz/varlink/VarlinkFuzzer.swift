@@ -3,7 +3,7 @@
 // then the decoded call is encoded and decoded again and must come back equal (numbers as the
 // reals they denote: JSON has no integer type, so a real with an integral value,
 // `2.4444444444444444e+18`, may come back as an integer).
-// Built by Fuzz/run.sh together with Sources/EnvironmentsControl/*.swift.
+// Built by Fuzz/run.sh together with Sources/Varlink/*.swift.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzVarlink(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

@@ -1,4 +1,5 @@
 import Foundation
+import Varlink
 
 /// The varlink interface a daemon built with Environments serves on its control socket.
 ///
@@ -36,6 +37,10 @@ package enum ControlInterface {
 
     /// The interface description in varlink's interface definition language, as
     /// `org.varlink.service.GetInterfaceDescription` returns it.
+    ///
+    /// Written by hand beside the records below, which must match it field for field:
+    /// `Tests/EnvironmentsControlTests` decodes objects made from this text into each record and
+    /// encodes them back, and fails on any name, type, optionality or enum value that differs.
     package static let description = """
         # Ask a daemon built with swift-environments what configuration it runs with, check the
         # configuration on disk as a reload would, and reload it with the verdict as the answer.
@@ -441,24 +446,5 @@ package struct CheckReply: Codable, Sendable, Hashable {
         self.changedKeys = changedKeys
         self.pendingRestart = pendingRestart
         self.warnings = warnings
-    }
-}
-
-extension JSONValue {
-    /// A record's members as varlink parameters.
-    package static func parameters(of record: some Encodable) throws -> [String: JSONValue] {
-        guard case .object(let members) = try JSONValueEncoder().encode(record) else {
-            throw EncodingError.invalidValue(
-                record, .init(codingPath: [], debugDescription: "\(type(of: record)) is not encoded as an object"))
-        }
-        return members
-    }
-
-    /// Varlink parameters decoded into a record.
-    package static func record<Record: Decodable>(_ type: Record.Type, from parameters: [String: JSONValue]?) throws
-        -> Record
-    {
-        let data = try JSONEncoder().encode(parameters ?? [:])
-        return try JSONDecoder().decode(Record.self, from: data)
     }
 }

@@ -1,5 +1,6 @@
 import EnvironmentsControl
 import Foundation
+import Varlink
 
 extension VarlinkClient {
     /// The daemon's `Describe`, asked for in parts (varlink's `more`) so that a configuration of

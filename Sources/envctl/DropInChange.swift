@@ -1,6 +1,7 @@
 import Environments
 import EnvironmentsControl
 import Foundation
+import Varlink
 
 /// A change to one drop-in that `edit`, `set` and `unset` check before they install it:
 /// the whole resulting configuration is built as the daemon would build it, and only then the

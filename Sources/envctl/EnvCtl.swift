@@ -4,6 +4,7 @@ import EnvironmentsControl
 import EtcdFleetClient
 import Foundation
 import TextEscaping
+import Varlink
 
 /// `envctl`: inspect, check and reload the configuration of a daemon that uses Environments.
 @main
@@ -238,7 +239,8 @@ struct LocationOptions: ParsableArguments {
     private func client(_ path: String, expectedProcess: Int32? = nil) -> VarlinkClient {
         VarlinkClient(
             path: path, timeout: .milliseconds(Int64(Self.clampedTimeout(timeout) * 1000)),
-            expectedProcess: expectedProcess)
+            expectedProcess: expectedProcess,
+            unansweredNote: { DaemonProcess.staleStateNote(inDirectory: ($0 as NSString).deletingLastPathComponent) })
     }
 
     /// `--timeout` between a millisecond and a day; `inf`, `nan` or `1e300` would trap in the

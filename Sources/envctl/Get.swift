@@ -3,6 +3,7 @@ import Environments
 import EnvironmentsControl
 import Foundation
 import TextEscaping
+import Varlink
 
 struct Get: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import Environments
 import EnvironmentsControl
 import Foundation
 import TextEscaping
+import Varlink
 
 /// What `show` prints, from the files or from a running daemon.
 struct Listing {

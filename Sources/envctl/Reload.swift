@@ -2,6 +2,7 @@ import ArgumentParser
 import Environments
 import EnvironmentsControl
 import Foundation
+import Varlink
 
 struct Reload: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import EnvironmentsControl
 import Foundation
 import SystemdSupport
+import Varlink
 
 /// Where `envctl history` and `envctl diff --generation` find a daemon's loads and reloads:
 /// the journal entries the daemon wrote (they outlive it), else the daemon's own last ones

@@ -107,7 +107,7 @@ import Testing
 
     @Test("envctl check as a user who may not read the files fails with the cause", .enabled(if: getuid() == 0))
     func checkWithoutPermission() throws {
-        let directory = try EnvctlEditingTests.Directory()
+        let directory = try ExampleConfigurationDirectory()
         func checkAsNobody() throws -> FinishedProcess {
             try runToEnd(
                 "/usr/bin/setpriv",
@@ -163,7 +163,7 @@ import Testing
 
     @Test("envctl check checks every environment the files define and exits 1 if any fails")
     func checkCoversEveryEnvironment() throws {
-        let directory = try EnvctlEditingTests.Directory()
+        let directory = try ExampleConfigurationDirectory()
         try """
         <?xml version="1.0" encoding="UTF-8"?>
         <plist version="1.0">
@@ -182,7 +182,7 @@ import Testing
         </plist>
         """.write(toFile: directory.path + "/Environments.plist.d/60-prod.plist", atomically: true, encoding: .utf8)
 
-        let all = try EnvctlEditingTests.envctl(["check", "--config-dir", directory.path])
+        let all = try runEnvctl(["check", "--config-dir", directory.path])
         #expect(all.status == 1, "\(all.output)")
         #expect(all.output.contains("OK: environment Debug,"), "\(all.output)")
         #expect(all.output.contains("OK: environment Staging,"), "\(all.output)")
@@ -190,22 +190,22 @@ import Testing
         #expect(all.output.contains("APIHots"), "\(all.output)")
         #expect(all.output.contains("1 of 3 environments failed the check: Production"), "\(all.output)")
 
-        let one = try EnvctlEditingTests.envctl(["check", "--config-dir", directory.path, "--environment", "Staging"])
+        let one = try runEnvctl(["check", "--config-dir", directory.path, "--environment", "Staging"])
         #expect(one.status == 0, "\(one.output)")
         #expect(one.output.contains("OK: environment Staging,") && !one.output.contains("Production"), "\(one.output)")
 
         // A file that cannot be read stops the check before any environment.
         try "<plist><dict></dict></plist>\ntrailing".write(
             toFile: directory.path + "/Environments.plist.d/70-bad.plist", atomically: true, encoding: .utf8)
-        let broken = try EnvctlEditingTests.envctl(["check", "--config-dir", directory.path])
+        let broken = try runEnvctl(["check", "--config-dir", directory.path])
         #expect(broken.status == 1, "\(broken.output)")
         #expect(broken.output.contains("70-bad.plist:2: "), "\(broken.output)")
     }
 
     @Test("envctl edit refuses text after </plist>; nothing is installed")
     func editRefusesTrailingText() throws {
-        let directory = try EnvctlEditingTests.Directory()
-        let editor = try EnvctlEditingTests.scriptedEditor(in: directory)
+        let directory = try ExampleConfigurationDirectory()
+        let editor = try scriptedEditor(in: directory)
         defer { unlink(editor) }
         let contents = directory.path + "/../trailing-\(UUID().uuidString.prefix(8)).plist"
         defer { unlink(contents) }
@@ -219,7 +219,7 @@ import Testing
         </plist>
         """.write(toFile: contents, atomically: true, encoding: .utf8)
         let before = try directory.contents()
-        let refused = try EnvctlEditingTests.envctl(
+        let refused = try runEnvctl(
             ["edit", "--config-dir", directory.path], environment: ["EDITOR": editor, "NEW_CONTENTS": contents])
         #expect(refused.status == 1, "\(refused.output)")
         #expect(refused.output.contains("90-local.plist:5: "), "\(refused.output)")

@@ -13,7 +13,7 @@ import Testing
 struct BuildsOffThePoolTests {
     @Test("validate runs in no Swift task: for a Check call, a Reload call and a reload on a signal")
     func validateRunsOutsideTasks() async throws {
-        let fixture = try ControlSocketTests.Fixture()
+        let fixture = try ControlSocketFixture()
         // For each build: whether its validate ran inside a task (on the pool, or on an actor).
         let inTask = Locked<[Bool]>([])
         var options = EnvironmentOptions(
@@ -27,12 +27,12 @@ struct BuildsOffThePoolTests {
         inTask.withLock { $0 = [] }  // the first load is this test's own, in its task
         let service = fixture.service(environment)
         try await service.whileRunning {
-            try fixture.write(ControlSocketTests.plist("changed"))
-            let check = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.check)
+            try fixture.write(ControlSocketFixture.plist("changed"))
+            let check = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.check)
             #expect(check.error == nil, "\(check)")
-            let reload = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.reload)
+            let reload = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload)
             #expect(reload.error == nil, "\(reload)")
-            try fixture.write(ControlSocketTests.plist("again"))
+            try fixture.write(ControlSocketFixture.plist("again"))
             #expect(await service.reloader.reload(trigger: .signal).outcome == .applied)
         }
         let builds = inTask.withLock { $0 }

@@ -4,6 +4,7 @@ import EnvironmentsDaemon
 import Foundation
 import Logging
 import SystemdSupport
+import TestSupport
 import Testing
 
 /// The configuration entries as journald receives them: native-protocol datagrams on a real

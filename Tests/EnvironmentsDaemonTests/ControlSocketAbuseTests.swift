@@ -6,6 +6,7 @@ import Locking
 import Logging
 import TestSupport
 import Testing
+import Varlink
 
 #if canImport(Glibc)
     import Glibc
@@ -40,7 +41,7 @@ struct ControlSocketAbuseTests {
     }
 
     static func service(
-        _ fixture: ControlSocketTests.Fixture, _ environment: Environment, log: LogLines,
+        _ fixture: ControlSocketFixture, _ environment: Environment, log: LogLines,
         configure: (inout ControlSocketConfiguration) -> Void
     ) -> EnvironmentService {
         var configuration = EnvironmentService.Configuration.inTest(controlSocket: fixture.socket)
@@ -51,7 +52,7 @@ struct ControlSocketAbuseTests {
     }
 
     /// The misbehaving clients' script, written where another user can read it.
-    static func script(in fixture: ControlSocketTests.Fixture) throws -> String {
+    static func script(in fixture: ControlSocketFixture) throws -> String {
         let path = fixture.root + "/misbehave.py"
         try misbehave.write(toFile: path, atomically: true, encoding: .utf8)
         chmod(fixture.root, 0o755)
@@ -110,7 +111,7 @@ struct ControlSocketAbuseTests {
         "while other users hold, trickle, flood and never read, root reloads and describes; the log stays short",
         .enabled(if: canRun))
     func storm() async throws {
-        let fixture = try ControlSocketTests.Fixture()
+        let fixture = try ControlSocketFixture()
         let environment = try fixture.environment()
         let log = LogLines()
         let service = Self.service(fixture, environment, log: log) {
@@ -131,7 +132,7 @@ struct ControlSocketAbuseTests {
             let end = ContinuousClock.now + .seconds(seconds - 1)
             while ContinuousClock.now < end {
                 rounds += 1
-                let reload = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.reload)
+                let reload = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload)
                 #expect(reload.error == nil, "\(reload)")
                 let described = try await onThread {
                     var replies: [VarlinkReply] = []
@@ -173,7 +174,7 @@ struct ControlSocketAbuseTests {
     @Test(
         "each other user has a few connections; together they never take the ones kept for root", .enabled(if: canRun))
     func connectionShares() async throws {
-        let fixture = try ControlSocketTests.Fixture()
+        let fixture = try ControlSocketFixture()
         let environment = try fixture.environment()
         let service = Self.service(fixture, environment, log: LogLines()) {
             $0.maximumConnections = 12
@@ -206,7 +207,7 @@ struct ControlSocketAbuseTests {
                 #expect(reply.contains("interfaces"), "\(reply)")
             }
             // With all twelve taken, even root is told why it is refused.
-            let refused = try await ControlSocketTests.call(fixture.socket, "org.varlink.service.GetInfo")
+            let refused = try await ControlSocketFixture.call(fixture.socket, "org.varlink.service.GetInfo")
             #expect(refused.error == ControlInterface.Error.tooManyConnections)
             #expect(refused.parameters?["reason"]?.stringValue?.contains("12 connections") == true)
         }
@@ -249,7 +250,7 @@ struct ControlSocketAbuseTests {
 
     @Test("bytes that never complete a call do not keep a connection open")
     func tricklers() async throws {
-        let fixture = try ControlSocketTests.Fixture()
+        let fixture = try ControlSocketFixture()
         let environment = try fixture.environment()
         let opening = Array(#"{"method":"io.swiftenvironments.Configuration.Get","parameters":{"key":""#.utf8)
         // A call that never ends: the call deadline closes it, with a word why.
@@ -281,7 +282,7 @@ struct ControlSocketAbuseTests {
 extension ControlSocketAbuseTests {
     @Test("a client that asks for long answers and never reads them is closed, and the daemon says why")
     func neverReads() async throws {
-        let fixture = try ControlSocketTests.Fixture()
+        let fixture = try ControlSocketFixture()
         var keys = ""
         for index in 0..<3000 {
             keys += "<key>Key\(index)</key><string>\(String(repeating: "v", count: 100))</string>\n"
@@ -312,7 +313,7 @@ extension ControlSocketAbuseTests {
             }
             #expect(hungUp)
             // Another client is answered meanwhile and after.
-            #expect(try await ControlSocketTests.call(fixture.socket, "org.varlink.service.GetInfo").error == nil)
+            #expect(try await ControlSocketFixture.call(fixture.socket, "org.varlink.service.GetInfo").error == nil)
         }
         #expect(log.all.contains { $0.0 == .warning && $0.1.contains("does not read its replies") })
     }

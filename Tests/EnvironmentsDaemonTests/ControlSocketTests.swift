@@ -6,6 +6,7 @@ import Logging
 import Synchronization
 import TestSupport
 import Testing
+import Varlink
 
 #if canImport(Glibc)
     import Glibc
@@ -15,90 +16,25 @@ import Testing
 /// unix socket: by `VarlinkClient`, by raw bytes, and by `envctl` run as another user.
 @Suite("control socket", .serialized, .timeLimit(.minutes(10)))
 struct ControlSocketTests {
-    static func plist(_ greeting: String, password: String = "${credential:db-password}") -> String {
-        """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <plist version="1.0"><dict>
-        <key>Common</key><dict>
-          <key>Greeting</key><string>\(greeting)</string>
-          <key>ListenPort</key><integer>8080</integer>
-          <key>Database</key><dict><key>Password</key><string>\(password)</string></dict>
-        </dict>
-        <key>Production</key><dict/>
-        <key>RestartRequired</key><array><string>ListenPort</string></array>
-        </dict></plist>
-        """
-    }
-
-    /// A configuration directory (world-readable, so another user's envctl can reach the socket).
-    final class Fixture: Sendable {
-        let root: String
-        var socket: String { root + "/run/configuration.varlink" }
-        var mainFile: String { root + "/etc/Environments.plist" }
-
-        init() throws {
-            root = "/tmp/control-\(UUID().uuidString.prefix(8))"
-            for directory in ["etc", "run", "credentials"] {
-                try FileManager.default.createDirectory(
-                    atPath: root + "/" + directory, withIntermediateDirectories: true,
-                    attributes: [.posixPermissions: 0o755])
-            }
-            try "hunter2".write(toFile: root + "/credentials/db-password", atomically: true, encoding: .utf8)
-            try write(ControlSocketTests.plist("hello"))
-        }
-
-        deinit { try? FileManager.default.removeItem(atPath: root) }
-
-        func write(_ text: String) throws {
-            try text.write(toFile: mainFile + ".tmp", atomically: false, encoding: .utf8)
-            guard rename(mainFile + ".tmp", mainFile) == 0 else { throw POSIXError(.EIO) }
-        }
-
-        func environment() throws -> Environment {
-            try Environment(
-                options: EnvironmentOptions(
-                    applicationName: "control-tests", environment: "Production", configDirectory: root + "/etc",
-                    processEnvironment: ["CREDENTIALS_DIRECTORY": root + "/credentials"]))
-        }
-
-        func service(_ environment: Environment, configure: (inout ControlSocketConfiguration) -> Void = { _ in })
-            -> EnvironmentService
-        {
-            var configuration = EnvironmentService.Configuration.inTest(controlSocket: socket)
-            configure(&configuration.controlSocket)
-            return EnvironmentService(
-                environment: environment, reloadSignals: nil, configuration: configuration,
-                logger: Logger(label: "control-tests"))
-        }
-    }
-
-    static func call(_ socket: String, _ method: String, _ parameters: [String: JSONValue] = [:]) async throws
-        -> VarlinkReply
-    {
-        try await onThread {
-            try VarlinkClient(path: socket, timeout: .seconds(120)).call(
-                VarlinkCall(method: method, parameters: parameters))
-        }
-    }
-
     @Test("Describe, Get, Check and Reload answer from the running daemon; org.varlink.service introspects")
     func methods() async throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         let environment = try fixture.environment()
         try await fixture.service(environment).whileRunning {
-            let info = try await Self.call(fixture.socket, "org.varlink.service.GetInfo")
+            let info = try await ControlSocketFixture.call(fixture.socket, "org.varlink.service.GetInfo")
             #expect(
                 info.parameters?["interfaces"]
                     == .array([
                         .string("org.varlink.service"), .string(ControlInterface.name), .string("io.systemd.service"),
                     ]))
-            let interface = try await Self.call(
+            let interface = try await ControlSocketFixture.call(
                 fixture.socket, "org.varlink.service.GetInterfaceDescription",
                 ["interface": .string(ControlInterface.name)])
             #expect(interface.parameters?["description"]?.stringValue == ControlInterface.description)
 
             let described = try await JSONValue.record(
-                DescribeReply.self, from: Self.call(fixture.socket, ControlInterface.Method.describe).parameters)
+                DescribeReply.self,
+                from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe).parameters)
             #expect(described.environment == "Production")
             #expect(described.generation == 1)
             #expect(described.files == [fixture.mainFile])
@@ -107,22 +43,24 @@ struct ControlSocketTests {
             #expect(described.settings.first { $0.key == "Greeting" }?.value == "hello")
             #expect(described.settings.first { $0.key == "Greeting" }?.source.section == "Common")
 
-            let secret = try await Self.call(
+            let secret = try await ControlSocketFixture.call(
                 fixture.socket, ControlInterface.Method.get,
                 ["key": .string("Database.Password"), "showSecrets": .bool(true)])
             #expect(secret.parameters?["setting"]?.objectValue?["value"] == .string("hunter2"))
-            let missing = try await Self.call(fixture.socket, ControlInterface.Method.get, ["key": .string("Nope")])
+            let missing = try await ControlSocketFixture.call(
+                fixture.socket, ControlInterface.Method.get, ["key": .string("Nope")])
             #expect(missing.error == ControlInterface.Error.noSuchSetting)
 
             // Check builds what is on disk without applying it.
-            try fixture.write(Self.plist("checked"))
+            try fixture.write(ControlSocketFixture.plist("checked"))
             let check = try await JSONValue.record(
-                CheckReply.self, from: Self.call(fixture.socket, ControlInterface.Method.check).parameters)
+                CheckReply.self,
+                from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.check).parameters)
             #expect(check.changedKeys == ["Greeting"])
             #expect((try? environment.get("Greeting", as: String.self)) == "hello")
 
             // Reload applies it and answers with the verdict.
-            let reload = try await Self.call(fixture.socket, ControlInterface.Method.reload)
+            let reload = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload)
             let verdict = try JSONValue.record(
                 ReloadVerdictRecord.self, from: reload.parameters?["verdict"]?.objectValue)
             #expect(verdict.outcome == .applied)
@@ -133,24 +71,25 @@ struct ControlSocketTests {
 
             // A rejected reload is an error with the verdict, and Describe then reports it.
             try fixture.write("<plist><dict><key>Common</key>\n<dict>\n<strin>oops</string></dict></dict></plist>")
-            let rejected = try await Self.call(fixture.socket, ControlInterface.Method.reload)
+            let rejected = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload)
             #expect(rejected.error == ControlInterface.Error.reloadRejected)
             let error = rejected.parameters?["verdict"]?.objectValue?["error"]?.objectValue
             #expect(error?["file"] == .string(fixture.mainFile))
             #expect(error?["line"] == .int(3))
             #expect(error?["code"] == .string("malformedFile"))
-            let checkBad = try await Self.call(fixture.socket, ControlInterface.Method.check)
+            let checkBad = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.check)
             #expect(checkBad.error == ControlInterface.Error.configurationRejected)
             let after = try await JSONValue.record(
-                DescribeReply.self, from: Self.call(fixture.socket, ControlInterface.Method.describe).parameters)
+                DescribeReply.self,
+                from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe).parameters)
             #expect(after.generation == 2)
             #expect(after.lastReload?.outcome == .rejected)
             #expect(after.lastReload?.error?.line == 3)
             #expect(after.settings.first { $0.key == "Greeting" }?.value == "checked")
 
-            let unknown = try await Self.call(fixture.socket, "\(ControlInterface.name).Explode")
+            let unknown = try await ControlSocketFixture.call(fixture.socket, "\(ControlInterface.name).Explode")
             #expect(unknown.error == "org.varlink.service.MethodNotFound")
-            let otherInterface = try await Self.call(fixture.socket, "com.example.Thing.Do")
+            let otherInterface = try await ControlSocketFixture.call(fixture.socket, "com.example.Thing.Do")
             #expect(otherInterface.error == "org.varlink.service.InterfaceNotFound")
         }
         #expect(!FileManager.default.fileExists(atPath: fixture.socket), "the socket is removed on a clean stop")
@@ -160,7 +99,7 @@ struct ControlSocketTests {
         "another user may describe (secrets redacted) but not reload, check or see secrets", .enabled(if: getuid() == 0)
     )
     func permissions() async throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         let environment = try fixture.environment()
         try await fixture.service(environment).whileRunning {
             func asNobody(_ arguments: [String]) async throws -> (status: Int32, output: String) {
@@ -194,7 +133,7 @@ struct ControlSocketTests {
             }
             #expect(environment.generation == 1)
             // Root (this process) may.
-            let root = try await Self.call(fixture.socket, ControlInterface.Method.reload)
+            let root = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload)
             #expect(root.error == nil)
         }
     }
@@ -244,7 +183,7 @@ struct ControlSocketTests {
 
     @Test("bad input gets an error and the connection closed; the daemon keeps answering")
     func badInput() async throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         let environment = try fixture.environment()
         let service = fixture.service(environment) {
             $0.maximumMessageSize = 1024
@@ -267,14 +206,16 @@ struct ControlSocketTests {
                 fixture.socket, call + call + call, replies: 3, timeout: .seconds(120))
             #expect(pipelined.reply.split(separator: "\u{0}").count == 3)
             #expect(
-                try await Self.call(fixture.socket, ControlInterface.Method.get, ["key": .string("Greeting")]).error
+                try await ControlSocketFixture.call(
+                    fixture.socket, ControlInterface.Method.get, ["key": .string("Greeting")]
+                ).error
                     == nil)
         }
     }
 
     @Test("connections are bounded and idle ones closed; a stuck client does not hold up reloads")
     func limits() async throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         let environment = try fixture.environment()
         let service = fixture.service(environment) {
             $0.maximumConnections = 4
@@ -291,7 +232,7 @@ struct ControlSocketTests {
                 silent.append(descriptor)
             }
             // While they hold every slot, a reload through the environment is not held up.
-            try fixture.write(Self.plist("meanwhile"))
+            try fixture.write(ControlSocketFixture.plist("meanwhile"))
             #expect(await service.reloader.reload(trigger: .signal).outcome == .applied)
             // The fifth is refused at once, with a word why.
             let refused = try await Self.exchange(fixture.socket, Array("{}\u{0}".utf8), timeout: .seconds(5))
@@ -304,14 +245,16 @@ struct ControlSocketTests {
                 #expect(recv(descriptor, &buffer, buffer.count, 0) == 0, "closed by the daemon")
             }
             #expect(
-                try await Self.call(fixture.socket, ControlInterface.Method.get, ["key": .string("Greeting")]).error
+                try await ControlSocketFixture.call(
+                    fixture.socket, ControlInterface.Method.get, ["key": .string("Greeting")]
+                ).error
                     == nil)
         }
     }
 
     @Test("a stale socket left by a crash is replaced; a live one is not taken over")
     func staleSocket() async throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         // A socket file nobody listens on: what a killed daemon leaves.
         let stale = UnixSocket.makeStreamSocket()
         var address = UnixSocket.address(fixture.socket)!
@@ -324,19 +267,11 @@ struct ControlSocketTests {
         close(stale)
         let environment = try fixture.environment()
         try await fixture.service(environment).whileRunning {
-            #expect(try await Self.call(fixture.socket, ControlInterface.Method.describe).error == nil)
+            #expect(try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe).error == nil)
             // A second service on the same path does not steal the first one's socket.
             let second = fixture.service(try fixture.environment())
             try await second.whileRunning {}
-            #expect(try await Self.call(fixture.socket, ControlInterface.Method.describe).error == nil)
+            #expect(try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe).error == nil)
         }
-    }
-}
-
-/// Runs blocking work (socket calls, child processes) on a thread of its own, so that it never
-/// occupies one of the few threads that run the daemon's tasks in this process.
-func onThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Swift.Result { try body() }) }.start()
     }
 }

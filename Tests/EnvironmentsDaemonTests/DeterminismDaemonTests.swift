@@ -50,7 +50,7 @@ import Testing
 
     @Test("get and show answer the same in every process: the higher layer wins, each key listed once")
     func freshProcesses() throws {
-        let directory = try EnvctlEditingTests.Directory()
+        let directory = try ExampleConfigurationDirectory()
         try Self.layered.write(toFile: directory.path + "/Environments.plist", atomically: true, encoding: .utf8)
         let location = ["--config-dir", directory.path, "--environment", "Staging"]
 
@@ -77,7 +77,7 @@ import Testing
 
     @Test("a path set both ways in one section: every process rejects it with the same message")
     func ambiguityIsRejectedTheSameWay() throws {
-        let directory = try EnvctlEditingTests.Directory()
+        let directory = try ExampleConfigurationDirectory()
         let ambiguous = Self.layered.replacingOccurrences(
             of: "<key>Cache.Host</key>", with: "<key>Database.Host</key><string>again</string><key>Other</key>")
         try ambiguous.write(toFile: directory.path + "/Environments.plist", atomically: true, encoding: .utf8)

@@ -1,6 +1,7 @@
 import EnvironmentsDaemon
 import Foundation
 import SystemdSupport
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import EnvironmentsDaemon
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

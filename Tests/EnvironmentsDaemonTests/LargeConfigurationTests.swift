@@ -2,6 +2,7 @@ import EnvironmentsControl
 import Foundation
 import TestSupport
 import Testing
+import Varlink
 
 #if canImport(Glibc)
     import Glibc
@@ -187,7 +188,7 @@ struct DescribePartsTests {
 
     @Test("parts are valid replies from one generation; without more, a long answer is ExpectedMore")
     func parts() async throws {
-        let fixture = try ControlSocketTests.Fixture()
+        let fixture = try ControlSocketFixture()
         try fixture.write(Self.plist(port: 8080))
         let environment = try fixture.environment()
         let service = fixture.service(environment) {
@@ -197,7 +198,7 @@ struct DescribePartsTests {
         try await service.whileRunning {
             // A restart-only key waits, and there is a last reload to report.
             try fixture.write(Self.plist(port: 9090))
-            #expect(try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.reload).error == nil)
+            #expect(try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload).error == nil)
 
             let describe = try VarlinkCoding.encode(VarlinkCall(method: ControlInterface.Method.describe, more: true))
             let replies = try await onThread { try Self.replies(fixture.socket, describe) }
@@ -222,7 +223,7 @@ struct DescribePartsTests {
             #expect(assembled?.lastReload?.trigger == "control")
 
             // Without more: too long for one reply.
-            let single = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.describe)
+            let single = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe)
             #expect(single.error == ControlInterface.Error.expectedMore)
 
             // On one connection, in order: a oneway Describe (no reply), one in parts, then a Get.
@@ -237,7 +238,7 @@ struct DescribePartsTests {
         // With room for it, the answer without more is one reply with the same settings.
         let roomy = fixture.service(try fixture.environment())
         try await roomy.whileRunning {
-            let single = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.describe)
+            let single = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe)
             #expect(single.error == nil && single.continues == nil)
             let whole = try JSONValue.record(DescribeReply.self, from: single.parameters)
             #expect(whole.settings.map(\.key) == environment.snapshot.leafKeys)

@@ -1,7 +1,9 @@
 import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation
+import TestSupport
 import Testing
+import Varlink
 
 #if canImport(Glibc)
     import Glibc

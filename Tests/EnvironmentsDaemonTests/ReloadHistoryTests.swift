@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import TestSupport
 import Testing
+import Varlink
 
 #if canImport(Glibc)
     import Glibc
@@ -84,16 +85,16 @@ struct ReloadHistoryTests {
     /// Runs `body` while a service answers on a fixture's socket, reloaded through the socket
     /// twice (one applied, one rejected) after its start.
     private func whileServing(
-        _ body: @Sendable (ControlSocketTests.Fixture) async throws -> Void
+        _ body: @Sendable (ControlSocketFixture) async throws -> Void
     ) async throws {
-        let fixture = try ControlSocketTests.Fixture()
+        let fixture = try ControlSocketFixture()
         let environment = try fixture.environment()
         try await fixture.service(environment).whileRunning {
-            try fixture.write(ControlSocketTests.plist("bonjour"))
-            let applied = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.reload)
+            try fixture.write(ControlSocketFixture.plist("bonjour"))
+            let applied = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload)
             #expect(applied.error == nil)
             try fixture.write("<plist><dict>\n<key>Common</key>\n<strin>x</string>")
-            let rejected = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.reload)
+            let rejected = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload)
             #expect(rejected.error == ControlInterface.Error.reloadRejected)
             try await body(fixture)
         }
@@ -102,7 +103,7 @@ struct ReloadHistoryTests {
     @Test("History over the socket: start, applied with values before and after (secrets redacted), rejected with why")
     func overTheSocket() async throws {
         try await whileServing { fixture in
-            let reply = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.history)
+            let reply = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.history)
             let history = try JSONValue.record(HistoryReply.self, from: reply.parameters)
             #expect(history.limit == 100)
             #expect(history.entries.map(\.outcome) == [.loaded, .applied, .rejected])
@@ -119,7 +120,7 @@ struct ReloadHistoryTests {
             let text = String(describing: reply.parameters)
             #expect(!text.contains("hunter2"))
 
-            let extra = try await ControlSocketTests.call(
+            let extra = try await ControlSocketFixture.call(
                 fixture.socket, ControlInterface.Method.history, ["x": .int(1)])
             #expect(extra.error == "org.varlink.service.InvalidParameter")
         }
@@ -129,10 +130,10 @@ struct ReloadHistoryTests {
         "a change made before the files are watched is caught up: the history, Describe's last reload and the state file tell the same reload"
     )
     func catchUpIsOneRecord() async throws {
-        let fixture = try ControlSocketTests.Fixture()
+        let fixture = try ControlSocketFixture()
         let environment = try fixture.environment()
         // Between the first load and the start of watching: the service catches it up.
-        try fixture.write(ControlSocketTests.plist("meanwhile"))
+        try fixture.write(ControlSocketFixture.plist("meanwhile"))
         var configuration = EnvironmentService.Configuration.inTest(controlSocket: fixture.socket, watchFiles: true)
         let stateFile = fixture.root + "/run/state.json"
         configuration.stateFile = stateFile
@@ -143,12 +144,12 @@ struct ReloadHistoryTests {
             #expect((try? environment.get("Greeting", as: String.self)) == "meanwhile")
             let history = try await JSONValue.record(
                 HistoryReply.self,
-                from: ControlSocketTests.call(fixture.socket, ControlInterface.Method.history).parameters)
+                from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.history).parameters)
             #expect(history.entries.map(\.outcome) == [.loaded, .applied])
             #expect(history.entries.map(\.trigger) == ["start", "file"])
             let describe = try await JSONValue.record(
                 DescribeReply.self,
-                from: ControlSocketTests.call(fixture.socket, ControlInterface.Method.describe).parameters)
+                from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe).parameters)
             #expect(describe.lastReload?.outcome == .applied)
             #expect(describe.lastReload?.trigger == "file")
             #expect(describe.lastReload?.generation == 2)

@@ -13,7 +13,7 @@ import Testing
 struct ReloadMetricsTests {
     @Test("reloads are counted by result and trigger; a rejected one sets last_reload_successful to 0")
     func reloadsAreCounted() async throws {
-        let fixture = try ControlSocketTests.Fixture()
+        let fixture = try ControlSocketFixture()
         try fixture.write(SystemdServiceInterfaceTests.plist(logLevel: "info"))
         let environment = try fixture.environment()
         let metrics = TestMetrics()
@@ -33,7 +33,7 @@ struct ReloadMetricsTests {
             #expect(try metrics.expectGauge("environments_watch_polling").lastValue == 0)
 
             // Through the control socket: nothing changed.
-            let unchanged = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.reload)
+            let unchanged = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload)
             #expect(unchanged.error == nil)
             #expect(Self.reloads(metrics, "unchanged", "control") == 1)
 

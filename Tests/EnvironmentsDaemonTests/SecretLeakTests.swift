@@ -3,6 +3,7 @@ import EnvironmentsDaemon
 import Foundation
 import Logging
 import SystemdSupport
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

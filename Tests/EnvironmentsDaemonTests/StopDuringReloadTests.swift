@@ -14,7 +14,7 @@ struct StopDuringReloadTests {
     /// An environment on `fixture`'s files whose `validate` runs `judge` on every build after
     /// the first.
     private static func environment(
-        _ fixture: ControlSocketTests.Fixture, judge: @escaping @Sendable (Environment) throws -> Void
+        _ fixture: ControlSocketFixture, judge: @escaping @Sendable (Environment) throws -> Void
     ) throws -> Environment {
         // Weakly: the environment holds this closure (its options); a strong reference would be
         // a cycle that outlives the test (LeakSanitizer reports it).
@@ -32,7 +32,7 @@ struct StopDuringReloadTests {
 
     @Test("graceful shutdown while validate blocks a reload: the service returns, the reload never applies")
     func stopWhileValidateBlocks() async throws {
-        let fixture = try ControlSocketTests.Fixture()
+        let fixture = try ControlSocketFixture()
         let blocking = Locked(false)
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
@@ -50,7 +50,7 @@ struct StopDuringReloadTests {
         await service.waitUntilReady()
 
         blocking.withLock { $0 = true }
-        try fixture.write(ControlSocketTests.plist("changed"))
+        try fixture.write(ControlSocketFixture.plist("changed"))
         let reload = Task { await service.reloader.reload(trigger: .signal) }
         try await onThread { entered.wait() }  // the build is in validate, which hangs
 
@@ -88,13 +88,13 @@ struct StopDuringReloadTests {
 
     @Test("a validate that reloads its own environment is rejected with reentrantChange; the configuration stays")
     func validateThatReloadsIsRejected() async throws {
-        let fixture = try ControlSocketTests.Fixture()
+        let fixture = try ControlSocketFixture()
         let environment = try Self.environment(fixture) { environment in try environment.reload() }
         let logger = Logger(label: "stop-tests")
         let service = EnvironmentService(
             environment: environment, reloadSignals: nil, configuration: .inTest(controlSocket: nil), logger: logger)
         try await service.whileRunning {
-            try fixture.write(ControlSocketTests.plist("changed"))
+            try fixture.write(ControlSocketFixture.plist("changed"))
             let record = await service.reloader.reload(trigger: .signal)
             #expect(record.outcome == .rejected)
             #expect(record.errorCode == "reentrantChange")

@@ -6,6 +6,7 @@ import Logging
 import SystemdSupport
 import TestSupport
 import Testing
+import Varlink
 
 #if canImport(Glibc)
     import Glibc
@@ -29,7 +30,7 @@ struct SystemdServiceInterfaceTests {
         """
     }
 
-    private func service(_ fixture: ControlSocketTests.Fixture, _ environment: Environment, control: LogLevelControl)
+    private func service(_ fixture: ControlSocketFixture, _ environment: Environment, control: LogLevelControl)
         -> EnvironmentService
     {
         var configuration = EnvironmentService.Configuration.inTest(controlSocket: fixture.socket)
@@ -42,9 +43,9 @@ struct SystemdServiceInterfaceTests {
     /// Runs `body` while a service with `LogLevel` info (and a control at info) answers on a
     /// fixture's socket.
     private func whileServing(
-        _ body: @Sendable (ControlSocketTests.Fixture, Environment, LogLevelControl) async throws -> Void
+        _ body: @Sendable (ControlSocketFixture, Environment, LogLevelControl) async throws -> Void
     ) async throws {
-        let fixture = try ControlSocketTests.Fixture()
+        let fixture = try ControlSocketFixture()
         try fixture.write(Self.plist(logLevel: "info"))
         let environment = try fixture.environment()
         let control = LogLevelControl(level: .info)
@@ -53,16 +54,16 @@ struct SystemdServiceInterfaceTests {
         }
     }
 
-    private func call(_ fixture: ControlSocketTests.Fixture, _ method: String, _ parameters: [String: JSONValue] = [:])
+    private func call(_ fixture: ControlSocketFixture, _ method: String, _ parameters: [String: JSONValue] = [:])
         async throws -> VarlinkReply
     {
-        try await ControlSocketTests.call(fixture.socket, "io.systemd.service." + method, parameters)
+        try await ControlSocketFixture.call(fixture.socket, "io.systemd.service." + method, parameters)
     }
 
-    private func describe(_ fixture: ControlSocketTests.Fixture) async throws -> DescribeReply {
+    private func describe(_ fixture: ControlSocketFixture) async throws -> DescribeReply {
         try await JSONValue.record(
             DescribeReply.self,
-            from: ControlSocketTests.call(fixture.socket, ControlInterface.Method.describe).parameters)
+            from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe).parameters)
     }
 
     @Test("Ping answers; the interface is listed and introspects")
@@ -76,9 +77,9 @@ struct SystemdServiceInterfaceTests {
             let unknown = try await call(fixture, "Frobnicate")
             #expect(unknown.error == "org.varlink.service.MethodNotFound")
 
-            let info = try await ControlSocketTests.call(fixture.socket, "org.varlink.service.GetInfo")
+            let info = try await ControlSocketFixture.call(fixture.socket, "org.varlink.service.GetInfo")
             #expect(info.parameters?["interfaces"]?.arrayValue?.contains(.string("io.systemd.service")) == true)
-            let description = try await ControlSocketTests.call(
+            let description = try await ControlSocketFixture.call(
                 fixture.socket, "org.varlink.service.GetInterfaceDescription",
                 ["interface": .string("io.systemd.service")])
             let text = try #require(description.parameters?["description"]?.stringValue)

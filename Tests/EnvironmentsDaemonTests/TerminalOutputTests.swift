@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Keys and values holding ESC, BEL, CR, LF and NUL (a binary property list may) reach no

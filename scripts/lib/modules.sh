@@ -47,9 +47,9 @@ build_locking() {
         -emit-library -static -o "$out/locking-$1/libLocking.a" Sources/Locking/*.swift
 }
 
-# The package's Environments module (which EnvironmentsControl imports), with the package name
-# of the fuzzer that uses it, into $out/environments-<package name>/; needs Logging and that
-# package's TextEscaping and Locking (build_locking).
+# The package's Environments module (for the read path's stress, scripts/tsan-read-path.sh), with
+# the package name of the program that uses it, into $out/environments-<package name>/; needs
+# Logging and that package's TextEscaping and Locking (build_locking).
 build_environments() {
     mkdir -p "$out/environments-$1"
     swiftc "${module_flags[@]:--O}" -swift-version 6 -parse-as-library -module-name Environments -package-name "$1" \

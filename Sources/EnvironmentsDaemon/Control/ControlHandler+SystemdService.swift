@@ -1,6 +1,7 @@
 import Environments
 import EnvironmentsControl
 import Foundation
+import Varlink
 
 /// `io.systemd.service`, the interface systemd's own daemons serve on their varlink sockets,
 /// so that `varlinkctl call SOCKET io.systemd.service.SetLogLevel '{"level":7}'` works for a

@@ -1,6 +1,7 @@
 import Environments
 import EnvironmentsControl
 import Foundation
+import Varlink
 
 /// Answers the control socket's calls from the environment and its reloader.
 ///

@@ -4,6 +4,7 @@ import Foundation
 import Locking
 import Logging
 import Synchronization
+import Varlink
 
 #if canImport(Glibc)
     import Glibc

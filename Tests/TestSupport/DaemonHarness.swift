@@ -1,5 +1,4 @@
 import Foundation
-import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -7,18 +6,18 @@ import TestSupport
 
 /// A temporary directory with an Environments.plist, a notify socket, a runtime directory
 /// and a credentials directory, and the example daemon running on it.
-final class DaemonHarness: @unchecked Sendable {
-    let root: URL
-    let configDirectory: URL
-    let runtimeDirectory: URL
-    let notify: NotifySocket
-    let logFile: URL
-    private(set) var process: Process?
-    var datagrams: [String] = []
+package final class DaemonHarness: @unchecked Sendable {
+    package let root: URL
+    package let configDirectory: URL
+    package let runtimeDirectory: URL
+    package let notify: NotifySocket
+    package let logFile: URL
+    package private(set) var process: Process?
+    package var datagrams: [String] = []
 
     /// - Parameter unsetEnvironment: Variables the daemon and envctl run without
     ///   (`RUNTIME_DIRECTORY`, to find the socket by the application's name).
-    init(plist: String, extraEnvironment: [String: String] = [:], unsetEnvironment: [String] = []) throws {
+    package init(plist: String, extraEnvironment: [String: String] = [:], unsetEnvironment: [String] = []) throws {
         root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
             "envd-\(UUID().uuidString.prefix(8))")
         configDirectory = root.appendingPathComponent("etc")
@@ -36,11 +35,11 @@ final class DaemonHarness: @unchecked Sendable {
     private let extraEnvironment: [String: String]
     private let unsetEnvironment: [String]
 
-    var mainFile: URL { configDirectory.appendingPathComponent("Environments.plist") }
-    var stateFile: String { runtimeDirectory.appendingPathComponent("environment-state.json").path }
+    package var mainFile: URL { configDirectory.appendingPathComponent("Environments.plist") }
+    package var stateFile: String { runtimeDirectory.appendingPathComponent("environment-state.json").path }
 
     /// The environment the daemon runs with: a notify socket, a runtime directory, no journal.
-    var environment: [String: String] {
+    package var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
         for key in [
             "JOURNAL_STREAM", "INVOCATION_ID", "WATCHDOG_USEC", "WATCHDOG_PID", "APP_ENVIRONMENT",
@@ -62,7 +61,7 @@ final class DaemonHarness: @unchecked Sendable {
     ///
     /// With `configDirectoryArgument`, that is `--config-dir`'s value (a relative path, say),
     /// and the daemon runs in `currentDirectory` (default: the test's).
-    func start(
+    package func start(
         arguments: [String] = ["--environment", "Staging"], user: UInt32? = nil, umask: String? = nil,
         configDirectoryArgument: String? = nil, currentDirectory: URL? = nil
     ) throws {
@@ -94,18 +93,18 @@ final class DaemonHarness: @unchecked Sendable {
         self.process = process
     }
 
-    var pid: Int32 { process?.processIdentifier ?? 0 }
+    package var pid: Int32 { process?.processIdentifier ?? 0 }
 
     /// The daemon's log so far.
-    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+    package var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
     /// Waits for a notify datagram that satisfies `predicate`.
-    func waitForDatagram(timeout: Duration = .seconds(20), _ predicate: (String) -> Bool) -> String? {
+    package func waitForDatagram(timeout: Duration = .seconds(20), _ predicate: (String) -> Bool) -> String? {
         notify.waitFor(timeout: timeout, seen: &datagrams, predicate)
     }
 
     /// Waits until the log contains `text`.
-    func waitForLog(_ text: String, timeout: Duration = .seconds(20)) -> Bool {
+    package func waitForLog(_ text: String, timeout: Duration = .seconds(20)) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if log.contains(text) { return true }
@@ -115,7 +114,7 @@ final class DaemonHarness: @unchecked Sendable {
     }
 
     /// Whether the daemon's main thread has a handler for `signal` (from /proc/PID/status).
-    func catchesSignal(_ signal: Int32) -> Bool {
+    package func catchesSignal(_ signal: Int32) -> Bool {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
             let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
@@ -124,10 +123,10 @@ final class DaemonHarness: @unchecked Sendable {
     }
 
     /// Sends a signal to the daemon.
-    func signal(_ number: Int32) { kill(pid, number) }
+    package func signal(_ number: Int32) { kill(pid, number) }
 
     /// Waits for the daemon to exit; returns its status, or `nil` on timeout.
-    func waitForExit(timeout: Duration = .seconds(20)) -> Int32? {
+    package func waitForExit(timeout: Duration = .seconds(20)) -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let process, !process.isRunning {
@@ -140,7 +139,7 @@ final class DaemonHarness: @unchecked Sendable {
     }
 
     /// Replaces the main file the way editors do: write a temporary file, rename it over.
-    func replaceMainFile(with text: String) throws {
+    package func replaceMainFile(with text: String) throws {
         let temporary = configDirectory.appendingPathComponent(".Environments.plist.tmp")
         try text.write(to: temporary, atomically: false, encoding: .utf8)
         guard rename(temporary.path, mainFile.path) == 0 else { throw POSIXError(.EIO) }
@@ -148,7 +147,7 @@ final class DaemonHarness: @unchecked Sendable {
 
     /// Runs envctl with `arguments` in the daemon's environment (with `extraEnvironment`
     /// added), in `currentDirectory` (default: the test's); returns status and output.
-    func envctl(
+    package func envctl(
         _ arguments: [String], currentDirectory: URL? = nil, extraEnvironment: [String: String] = [:]
     ) throws -> (status: Int32, output: String) {
         let process = Process()
@@ -187,7 +186,7 @@ final class DaemonHarness: @unchecked Sendable {
 }
 
 /// An Environments.plist for the example daemon with the given Staging values.
-func examplePlist(
+package func examplePlist(
     apiHost: String = "staging.example.com", logLevel: String = "info", listenPort: Int = 8080,
     apiBaseURL: String = "https://${APIHost}/v1"
 ) -> String {
@@ -218,7 +217,7 @@ func examplePlist(
 /// waits for it without blocking: Swift Testing runs synchronous tests on the few threads of
 /// the concurrency pool (two on two cores), and a long one there starves every asynchronous
 /// test running beside it (a file watcher's test then saw its watcher start seconds late).
-func onOwnThread<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
+package func onOwnThread<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
     try await withCheckedThrowingContinuation { continuation in
         let thread = Thread {
             continuation.resume(with: Swift.Result { try body() })

@@ -12,7 +12,7 @@ import Testing
 /// restarted into another environment during an edit does not let through an edit that was
 /// checked for neither.
 @Suite(.serialized) struct EnvctlUnderChangeTests {
-    typealias Directory = EnvctlEditingTests.Directory
+    typealias Directory = ExampleConfigurationDirectory
     typealias Started = EnvctlConcurrencyTests.Started
 
     /// A file's bytes, mode, owner and group.
@@ -54,7 +54,7 @@ import Testing
         #expect(link(target, lock) == 0)
         let before = try Fingerprint(target)
 
-        let result = try EnvctlEditingTests.envctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
+        let result = try runEnvctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
         #expect(result.status == 1, "\(result.output)")
         #expect(result.output.contains("\(lock) is a file with 2 names (hard links)"), "\(result.output)")
         #expect(result.output.contains("rm \(lock)"), "\(result.output)")
@@ -63,7 +63,7 @@ import Testing
 
         // Once it is removed, as the message says, the next set works.
         unlink(lock)
-        let again = try EnvctlEditingTests.envctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
+        let again = try runEnvctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
         #expect(again.status == 0, "\(again.output)")
         #expect(try Fingerprint(target) == before)
         #expect(EnvctlConcurrencyTests.entries(directory) == ["90-local.plist"])
@@ -82,7 +82,7 @@ import Testing
         // A dangling one, too: following it would make a file where it points.
         let nowhere = directory.path + "/../nowhere-\(UUID().uuidString.prefix(8))"
 
-        let result = try EnvctlEditingTests.envctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
+        let result = try runEnvctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
         #expect(result.status == 1, "\(result.output)")
         #expect(result.output.contains("\(lock) is a symbolic link (to \(target))"), "\(result.output)")
         #expect(try Fingerprint(target) == before)
@@ -90,7 +90,7 @@ import Testing
 
         unlink(lock)
         #expect(symlink(nowhere, lock) == 0)
-        let dangling = try EnvctlEditingTests.envctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
+        let dangling = try runEnvctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
         #expect(dangling.status == 1, "\(dangling.output)")
         #expect(!FileManager.default.fileExists(atPath: nowhere))
         #expect(!FileManager.default.fileExists(atPath: directory.dropIn))
@@ -107,7 +107,7 @@ import Testing
         // A second name for it, outside, to see the very file afterwards.
         let witness = directory.path + "/../witness-\(UUID().uuidString.prefix(8))"
         defer { unlink(witness) }
-        let result = try EnvctlEditingTests.envctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
+        let result = try runEnvctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
         #expect(result.status == 0, "\(result.output)")
         #expect(EnvctlConcurrencyTests.entries(directory) == ["90-local.plist"])
 

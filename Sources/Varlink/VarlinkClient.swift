@@ -32,15 +32,19 @@ package struct VarlinkClient: Sendable {
     /// The process that must be listening on `path` (`SO_PEERCRED`), when the caller named one:
     /// a socket found by convention may belong to another daemon.
     package let expectedProcess: Int32?
+    /// What to add to the error when no one answers on the socket's path (given as the
+    /// argument): a stale state file beside it, say; `nil` for nothing.
+    package let unansweredNote: @Sendable (_ path: String) -> String?
 
     package init(
         path: String, timeout: Duration = .seconds(30), maximumReplySize: Int = 64 << 20,
-        expectedProcess: Int32? = nil
+        expectedProcess: Int32? = nil, unansweredNote: @escaping @Sendable (_ path: String) -> String? = { _ in nil }
     ) {
         self.path = path
         self.timeout = timeout
         self.maximumReplySize = maximumReplySize
         self.expectedProcess = expectedProcess
+        self.unansweredNote = unansweredNote
     }
 
     /// Sends `call` and returns the daemon's reply (which may be an error reply).
@@ -120,10 +124,9 @@ package struct VarlinkClient: Sendable {
             let code = errno
             switch code {
             case ENOENT, ECONNREFUSED:
-                let stale = DaemonProcess.staleStateNote(inDirectory: (path as NSString).deletingLastPathComponent)
                 throw VarlinkClientError(
                     "no daemon answers on \(path) (\(UnixSocket.describe(code))): is it running, with RuntimeDirectory= in its unit?"
-                        + (stale.map { "; " + $0 } ?? ""))
+                        + (unansweredNote(path).map { "; " + $0 } ?? ""))
             case EACCES, EPERM:
                 throw VarlinkClientError(
                     "cannot connect to \(path): permission denied; try as root or the daemon's user")

@@ -11,7 +11,7 @@ import Testing
 /// killed envctl leaves nothing that trips the next one or the daemon, and a replaced drop-in
 /// keeps its owner, group, mode and ACL.
 @Suite(.serialized) struct EnvctlConcurrencyTests {
-    typealias Directory = EnvctlEditingTests.Directory
+    typealias Directory = ExampleConfigurationDirectory
 
     /// An envctl started in the background, its output going to a file.
     final class Started {
@@ -251,9 +251,9 @@ import Testing
         try "<plist><dict><key>Comm".write(
             toFile: directory.path + "/Environments.plist.d/.90-local.plist.Ab12Cd.envctl-new", atomically: false,
             encoding: .utf8)
-        let check = try EnvctlEditingTests.envctl(["check", "--environment", "Staging", "--config-dir", directory.path])
+        let check = try runEnvctl(["check", "--environment", "Staging", "--config-dir", directory.path])
         #expect(check.status == 0, "\(check.output)")
-        let result = try EnvctlEditingTests.envctl(["set", "Final", "z", "--config-dir", directory.path])
+        let result = try runEnvctl(["set", "Final", "z", "--config-dir", directory.path])
         #expect(result.status == 0, "\(result.output)")
         #expect(try Self.common(directory.dropIn)["Final"] as? String == "z")
         #expect(Self.entries(directory) == ["90-local.plist"])
@@ -374,7 +374,7 @@ import Testing
 
         for (index, arguments) in [["set", "LogLevel", "debug"], ["set", "Other", "x"], ["unset", "Other"]].enumerated()
         {
-            let result = try EnvctlEditingTests.envctl(arguments + ["--config-dir", directory.path])
+            let result = try runEnvctl(arguments + ["--config-dir", directory.path])
             #expect(result.status == 0, "\(result.output)")
             // (Later replacements may get the first file's inode number again.)
             if index == 0 {
@@ -437,7 +437,7 @@ import Testing
         try Self.plist(common: ["LogLevel": "warning"]).write(toFile: target, atomically: true, encoding: .utf8)
         #expect(symlink(target, directory.dropIn) == 0)
         let before = try directory.contents()
-        let result = try EnvctlEditingTests.envctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
+        let result = try runEnvctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
         #expect(result.status == 1)
         #expect(result.output.contains("is a symbolic link"), "\(result.output)")
         #expect(try directory.contents() == before)

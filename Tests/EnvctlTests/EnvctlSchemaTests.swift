@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import TestSupport
 import Testing
+import Varlink
 
 #if canImport(Glibc)
     import Glibc
@@ -284,7 +285,7 @@ struct EnvctlSchemaTests {
 
     @Test("the control socket's Schema hands out the declaration; envctl schema and explain ask it")
     func fromDaemon() async throws {
-        let fixture = try ControlSocketTests.Fixture()
+        let fixture = try ControlSocketFixture()
         var options = EnvironmentOptions(
             applicationName: "control-tests", environment: "Production", configDirectory: fixture.root + "/etc",
             processEnvironment: ["CREDENTIALS_DIRECTORY": fixture.root + "/credentials"])
@@ -297,14 +298,14 @@ struct EnvctlSchemaTests {
         options.declaration = declaration
         let environment = try Environment(options: options)
         try await fixture.service(environment).whileRunning {
-            let reply = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.schema)
+            let reply = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.schema)
             let schema = try JSONValue.record(SchemaReply.self, from: reply.parameters)
             #expect(schema.declared)
             #expect(schema.schema == declaration.jsonSchemaText(title: "control-tests"))
             let read = try SettingsDeclaration(jsonSchema: Data(schema.schema.utf8))
             #expect(read.declaration(forKey: "ListenPort")?.isRestartOnly == true)
             #expect(read.declaration(forKey: "Database.Password")?.requirement == .in("Production"))
-            let wrong = try await ControlSocketTests.call(
+            let wrong = try await ControlSocketFixture.call(
                 fixture.socket, ControlInterface.Method.schema, ["x": .int(1)])
             #expect(wrong.error == "org.varlink.service.InvalidParameter")
 
@@ -334,9 +335,9 @@ struct EnvctlSchemaTests {
 
             // A restart-only change that a reload leaves waiting.
             try fixture.write(
-                ControlSocketTests.plist("hello").replacingOccurrences(
+                ControlSocketFixture.plist("hello").replacingOccurrences(
                     of: "<integer>8080</integer>", with: "<integer>9090</integer>"))
-            let reload = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.reload)
+            let reload = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload)
             #expect(reload.error == nil, "\(reload)")
             let waiting = try await onThread {
                 try Self.envctl(["explain", "ListenPort", "--socket", fixture.socket])
@@ -360,7 +361,7 @@ struct EnvctlSchemaTests {
         // A program that declares nothing: an empty schema, and declared false.
         let plain = try fixture.environment()
         try await fixture.service(plain).whileRunning {
-            let reply = try await ControlSocketTests.call(fixture.socket, ControlInterface.Method.schema)
+            let reply = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.schema)
             let schema = try JSONValue.record(SchemaReply.self, from: reply.parameters)
             #expect(!schema.declared)
             #expect(try SettingsDeclaration(jsonSchema: Data(schema.schema.utf8)).settings.isEmpty)

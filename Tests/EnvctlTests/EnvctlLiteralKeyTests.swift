@@ -8,9 +8,9 @@ import Testing
 @Suite struct EnvctlLiteralKeyTests {
     @Test("set, get, unset and show a key inside a map keyed by host names; plistlib reads the drop-in back")
     func hostMap() throws {
-        let directory = try EnvctlEditingTests.Directory()
+        let directory = try ExampleConfigurationDirectory()
         func envctl(_ arguments: [String]) throws -> FinishedProcess {
-            try EnvctlEditingTests.envctl(arguments + ["--config-dir", directory.path])
+            try runEnvctl(arguments + ["--config-dir", directory.path])
         }
         let key = #"Upstreams."api.example.com".Port"#
         let set = try envctl(["set", key, "8443", "--type", "integer"])

@@ -7,49 +7,16 @@ import Testing
 /// configuration checked out (the files for every environment, and a running daemon's own
 /// validation); on any error every file stays byte for byte as it was.
 @Suite(.serialized) struct EnvctlEditingTests {
-    /// A configuration directory with the example's shape, removed afterwards.
-    final class Directory {
-        let path: String
-        init(plist: String = examplePlist()) throws {
-            path = NSTemporaryDirectory() + "envctl-edit-\(UUID().uuidString.prefix(8))"
-            try FileManager.default.createDirectory(
-                atPath: path + "/Environments.plist.d", withIntermediateDirectories: true)
-            try plist.write(toFile: path + "/Environments.plist", atomically: true, encoding: .utf8)
-        }
-        deinit { try? FileManager.default.removeItem(atPath: path) }
-
-        var dropIn: String { path + "/Environments.plist.d/90-local.plist" }
-
-        /// Every file's bytes, by path: what must not change after a refused edit.
-        func contents() throws -> [String: Data] {
-            var all: [String: Data] = [:]
-            let enumerator = FileManager.default.enumerator(atPath: path)
-            while let relative = enumerator?.nextObject() as? String {
-                var isDirectory: ObjCBool = false
-                let full = path + "/" + relative
-                if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue {
-                    all[relative] = try Data(contentsOf: URL(fileURLWithPath: full))
-                }
-            }
-            return all
-        }
-    }
-
-    /// Runs envctl with no terminal (stdin from /dev/null).
-    static func envctl(_ arguments: [String], environment extra: [String: String] = [:]) throws -> FinishedProcess {
-        try runToEnd(BuiltProducts.envctl, arguments, environment: operatorEnvironment(extra))
-    }
-
     @Test func setWritesTypedValuesAndUnsetRemovesThem() throws {
-        let directory = try Directory()
-        let set = try Self.envctl(["set", "ListenPort", "9000", "--type", "integer", "--config-dir", directory.path])
+        let directory = try ExampleConfigurationDirectory()
+        let set = try runEnvctl(["set", "ListenPort", "9000", "--type", "integer", "--config-dir", directory.path])
         #expect(set.status == 0, "\(set.output)")
-        let staging = try Self.envctl([
+        let staging = try runEnvctl([
             "set", "Database.Host", "db.staging", "--environment", "Staging", "--drop-in", "60-staging.plist",
             "--config-dir", directory.path,
         ])
         #expect(staging.status == 0, "\(staging.output)")
-        let flag = try Self.envctl(["set", "Features.Beta", "yes", "--type", "bool", "--config-dir", directory.path])
+        let flag = try runEnvctl(["set", "Features.Beta", "yes", "--type", "bool", "--config-dir", directory.path])
         #expect(flag.status == 0, "\(flag.output)")
 
         let root = try #require(
@@ -58,10 +25,10 @@ import Testing
         let common = try #require(root["Common"] as? [String: Any])
         #expect(common["ListenPort"] as? Int == 9000)
         #expect((common["Features"] as? [String: Any])?["Beta"] as? Bool == true)
-        let get = try Self.envctl(["get", "Database.Host", "--environment", "Staging", "--config-dir", directory.path])
+        let get = try runEnvctl(["get", "Database.Host", "--environment", "Staging", "--config-dir", directory.path])
         #expect(get.output == "db.staging\n", "\(get.output)")
 
-        let unset = try Self.envctl(["unset", "ListenPort", "Features.Beta", "--config-dir", directory.path])
+        let unset = try runEnvctl(["unset", "ListenPort", "Features.Beta", "--config-dir", directory.path])
         #expect(unset.status == 0, "\(unset.output)")
         let after = try #require(
             try PropertyListSerialization.propertyList(
@@ -75,15 +42,15 @@ import Testing
         let plist = examplePlist().replacingOccurrences(
             of: "<key>RestartRequired</key>",
             with: "<key>Secrets</key><array><string>Database</string></array>\n    <key>RestartRequired</key>")
-        let directory = try Directory(plist: plist)
+        let directory = try ExampleConfigurationDirectory(plist: plist)
         let secret = "s3cr3t-\(UUID().uuidString.prefix(8))"
-        let set = try Self.envctl(["set", "Database.Password", secret, "--config-dir", directory.path])
+        let set = try runEnvctl(["set", "Database.Password", secret, "--config-dir", directory.path])
         #expect(set.status == 0, "\(set.output)")
         #expect(!set.output.contains(secret), "\(set.output)")
         #expect(set.output.contains("Common.Database.Password = <redacted>"), "\(set.output)")
         // The value is in the drop-in all the same.
         #expect(try String(contentsOfFile: directory.dropIn, encoding: .utf8).contains(secret))
-        let plain = try Self.envctl(["set", "APIHost", "api.other.example.com", "--config-dir", directory.path])
+        let plain = try runEnvctl(["set", "APIHost", "api.other.example.com", "--config-dir", directory.path])
         #expect(plain.output.contains("Common.APIHost = api.other.example.com"), "\(plain.output)")
     }
 
@@ -98,25 +65,17 @@ import Testing
         (["set", "X", "1", "--drop-in", "../escape"], "drop-in name '../escape' (from --drop-in) cannot be used"),
     ])
     func badInputIsRefusedAndNothingChanges(arguments: [String], message: String) throws {
-        let directory = try Directory()
+        let directory = try ExampleConfigurationDirectory()
         let before = try directory.contents()
-        let result = try Self.envctl(arguments + ["--config-dir", directory.path])
+        let result = try runEnvctl(arguments + ["--config-dir", directory.path])
         #expect(result.status != 0)
         #expect(result.output.contains(message), "\(result.output)")
         #expect(try directory.contents() == before)
     }
 
-    /// A scripted `$EDITOR`: copies `NEW_CONTENTS` over the file it is given.
-    static func scriptedEditor(in directory: Directory) throws -> String {
-        let path = directory.path + "/../editor-\(UUID().uuidString.prefix(8)).sh"
-        try "#!/bin/sh\ncp \"$NEW_CONTENTS\" \"$1\"\n".write(toFile: path, atomically: true, encoding: .utf8)
-        chmod(path, 0o755)
-        return path
-    }
-
     @Test func editInstallsAValidResultAndKeepsAnInvalidOneWithoutATerminal() throws {
-        let directory = try Directory()
-        let editor = try Self.scriptedEditor(in: directory)
+        let directory = try ExampleConfigurationDirectory()
+        let editor = try scriptedEditor(in: directory)
         defer { unlink(editor) }
         let good = directory.path + "/../good-\(UUID().uuidString.prefix(8)).plist"
         let bad = directory.path + "/../bad-\(UUID().uuidString.prefix(8)).plist"
@@ -144,7 +103,7 @@ import Testing
         """.write(toFile: bad, atomically: true, encoding: .utf8)
 
         let before = try directory.contents()
-        let refused = try Self.envctl(
+        let refused = try runEnvctl(
             ["edit", "--config-dir", directory.path], environment: ["EDITOR": editor, "NEW_CONTENTS": bad])
         #expect(refused.status == 1, "\(refused.output)")
         #expect(try directory.contents() == before)
@@ -164,7 +123,7 @@ import Testing
         #expect(refused.output.contains("VISUAL='cp -- \(kept)' envctl edit --config-dir \(directory.path)"))
         try FileManager.default.removeItem(atPath: kept)
         try FileManager.default.copyItem(atPath: good, toPath: kept)
-        let reinstalled = try Self.envctl(
+        let reinstalled = try runEnvctl(
             ["edit", "--config-dir", directory.path], environment: ["EDITOR": "cp -- \(kept)"])
         #expect(reinstalled.status == 0, "\(reinstalled.output)")
         #expect(
@@ -172,21 +131,21 @@ import Testing
         )
         try FileManager.default.removeItem(atPath: directory.dropIn)
 
-        let unchanged = try Self.envctl(["edit", "--config-dir", directory.path], environment: ["EDITOR": "true"])
+        let unchanged = try runEnvctl(["edit", "--config-dir", directory.path], environment: ["EDITOR": "true"])
         #expect(unchanged.status == 0 && unchanged.output.contains("no changes"), "\(unchanged.output)")
         #expect(!FileManager.default.fileExists(atPath: directory.dropIn))
 
-        let failedEditor = try Self.envctl(["edit", "--config-dir", directory.path], environment: ["EDITOR": "false"])
+        let failedEditor = try runEnvctl(["edit", "--config-dir", directory.path], environment: ["EDITOR": "false"])
         #expect(
             failedEditor.status == 1 && failedEditor.output.contains("exited with status 1"), "\(failedEditor.output)")
 
-        let installed = try Self.envctl(
+        let installed = try runEnvctl(
             ["edit", "--config-dir", directory.path], environment: ["EDITOR": editor, "NEW_CONTENTS": good])
         #expect(installed.status == 0, "\(installed.output)")
         #expect(
             try Data(contentsOf: URL(fileURLWithPath: directory.dropIn)) == Data(contentsOf: URL(fileURLWithPath: good))
         )
-        let get = try Self.envctl(["get", "LogLevel", "--environment", "Staging", "--config-dir", directory.path])
+        let get = try runEnvctl(["get", "LogLevel", "--environment", "Staging", "--config-dir", directory.path])
         #expect(get.output == "debug\n", "\(get.output)")
     }
 
@@ -309,7 +268,7 @@ import Testing
             "tmux is needed (scripts/test.sh installs it)")
         #expect(
             FileManager.default.isExecutableFile(atPath: "/usr/bin/vi"), "vi is needed (scripts/test.sh installs it)")
-        let directory = try Directory()
+        let directory = try ExampleConfigurationDirectory()
         let status = directory.path + "/../status-\(UUID().uuidString.prefix(8))"
         defer { unlink(status) }
         let command =
@@ -330,7 +289,7 @@ import Testing
             #expect(Self.waitForStatus(status) == "0")
         }
         let installed = try Data(contentsOf: URL(fileURLWithPath: directory.dropIn))
-        let get = try Self.envctl(["get", "LogLevel", "--environment", "Staging", "--config-dir", directory.path])
+        let get = try runEnvctl(["get", "LogLevel", "--environment", "Staging", "--config-dir", directory.path])
         #expect(get.output == "debug\n", "\(get.output)")
 
         // Break it: the error with its line, edit again (quit without fixing), then discard.

@@ -206,8 +206,8 @@ import Testing
 
     @Test("migrate takes the running daemon's declaration, and its check")
     func fromDaemon() async throws {
-        let fixture = try ControlSocketTests.Fixture()
-        let original = ControlSocketTests.plist("hello").replacingOccurrences(
+        let fixture = try ControlSocketFixture()
+        let original = ControlSocketFixture.plist("hello").replacingOccurrences(
             of: "<key>Greeting</key>", with: "<key>Salutation</key>")
         try fixture.write(original)
         var options = EnvironmentOptions(

@@ -15,10 +15,10 @@ import Testing
 /// that another source outweighs is refused (unless `--allow-shadowed`), naming the source
 /// that wins with its file and line (issue 34).
 @Suite(.serialized) struct EnvctlEffectTests {
-    typealias Directory = EnvctlEditingTests.Directory
+    typealias Directory = ExampleConfigurationDirectory
 
     static func envctl(_ arguments: [String], environment: [String: String] = [:]) throws -> FinishedProcess {
-        try EnvctlEditingTests.envctl(arguments, environment: environment)
+        try runEnvctl(arguments, environment: environment)
     }
 
     /// A drop-in that sets `entries` (XML inside `<dict>`) in `section`, one key a line.
@@ -182,7 +182,7 @@ import Testing
         try Self.write(
             Self.dropIn([("Common", "<key>LogLevel</key><string>warning</string>")]),
             to: directory.path + "/Environments.plist.d/95-ops.plist")
-        let editor = try EnvctlEditingTests.scriptedEditor(in: directory)
+        let editor = try scriptedEditor(in: directory)
         defer { unlink(editor) }
         let edited = directory.path + "/../edited-\(UUID().uuidString.prefix(8)).plist"
         defer { unlink(edited) }
@@ -232,7 +232,7 @@ import Testing
 
     @Test("the running daemon's APP_ variable outweighs the write: refused, naming it")
     func daemonVariable() async throws {
-        let fixture = try ControlSocketTests.Fixture()
+        let fixture = try ControlSocketFixture()
         let environment = try Environment(
             options: EnvironmentOptions(
                 applicationName: "control-tests", environment: "Production", configDirectory: fixture.root + "/etc",

@@ -31,8 +31,5 @@ package struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
         #endif
     }
 
-    /// Whether the peer may reload, check and see secrets: root, or the daemon's own user.
-    package var isPrivileged: Bool { uid == 0 || uid == geteuid() }
-
     package var description: String { "pid \(pid), uid \(uid)" }
 }

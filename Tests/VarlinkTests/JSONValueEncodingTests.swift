@@ -1,6 +1,6 @@
-import EnvironmentsControl
 import Foundation
 import Testing
+import Varlink
 
 /// `JSONValueEncoder` and `JSONValue.jsonText` against Foundation: encoding a record straight
 /// into a `JSONValue` must give what `JSONEncoder` followed by a decode gives, and the text

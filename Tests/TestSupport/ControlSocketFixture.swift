@@ -1,0 +1,86 @@
+import Environments
+import EnvironmentsDaemon
+import Foundation
+import Logging
+import Varlink
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A configuration directory and a runtime directory for an `EnvironmentService` in the test
+/// process and its control socket (world-readable, so another user's envctl can reach the socket).
+package final class ControlSocketFixture: Sendable {
+    package let root: String
+    package var socket: String { root + "/run/configuration.varlink" }
+    package var mainFile: String { root + "/etc/Environments.plist" }
+
+    package init() throws {
+        root = "/tmp/control-\(UUID().uuidString.prefix(8))"
+        for directory in ["etc", "run", "credentials"] {
+            try FileManager.default.createDirectory(
+                atPath: root + "/" + directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o755])
+        }
+        try "hunter2".write(toFile: root + "/credentials/db-password", atomically: true, encoding: .utf8)
+        try write(Self.plist("hello"))
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
+
+    package func write(_ text: String) throws {
+        try text.write(toFile: mainFile + ".tmp", atomically: false, encoding: .utf8)
+        guard rename(mainFile + ".tmp", mainFile) == 0 else { throw POSIXError(.EIO) }
+    }
+
+    package func environment() throws -> Environment {
+        try Environment(
+            options: EnvironmentOptions(
+                applicationName: "control-tests", environment: "Production", configDirectory: root + "/etc",
+                processEnvironment: ["CREDENTIALS_DIRECTORY": root + "/credentials"]))
+    }
+
+    package func service(_ environment: Environment, configure: (inout ControlSocketConfiguration) -> Void = { _ in })
+        -> EnvironmentService
+    {
+        var configuration = EnvironmentService.Configuration.inTest(controlSocket: socket)
+        configure(&configuration.controlSocket)
+        return EnvironmentService(
+            environment: environment, reloadSignals: nil, configuration: configuration,
+            logger: Logger(label: "control-tests"))
+    }
+
+    /// The example configuration of these tests, with `greeting` and the database password.
+    package static func plist(_ greeting: String, password: String = "${credential:db-password}") -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0"><dict>
+        <key>Common</key><dict>
+          <key>Greeting</key><string>\(greeting)</string>
+          <key>ListenPort</key><integer>8080</integer>
+          <key>Database</key><dict><key>Password</key><string>\(password)</string></dict>
+        </dict>
+        <key>Production</key><dict/>
+        <key>RestartRequired</key><array><string>ListenPort</string></array>
+        </dict></plist>
+        """
+    }
+
+    /// Calls `method` on `socket`, on a thread of its own.
+    package static func call(_ socket: String, _ method: String, _ parameters: [String: JSONValue] = [:]) async throws
+        -> VarlinkReply
+    {
+        try await onThread {
+            try VarlinkClient(path: socket, timeout: .seconds(120)).call(
+                VarlinkCall(method: method, parameters: parameters))
+        }
+    }
+}
+
+/// Runs blocking work (socket calls, child processes) on a thread of its own, so that it never
+/// occupies one of the few threads that run the daemon's tasks in this process.
+package func onThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Swift.Result { try body() }) }.start()
+    }
+}
