@@ -230,7 +230,10 @@ let package = Package(
             dependencies: ["EmbedInfoPlistTool"]
         ),
         .executableTarget(name: "EmbedInfoPlistTool", dependencies: ["Environments"]),
-        .testTarget(name: "EnvironmentsTests", dependencies: ["Environments", "Locking"]),
+        .testTarget(
+            name: "EnvironmentsTests",
+            dependencies: ["Environments", "Locking", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "SystemdSupportTests",
             dependencies: ["SystemdSupport", "TextEscaping", .product(name: "Logging", package: "swift-log")]
@@ -239,8 +242,8 @@ let package = Package(
         .testTarget(
             name: "EnvironmentsConfigurationTests",
             dependencies: [
-                "EnvironmentsConfiguration", "Environments", "EnvironmentsDaemon", "FileWatching", "Locking", "SystemdSupport",
-                "TestSupport",
+                "EnvironmentsConfiguration", "Environments", "EnvironmentsDaemon", "FileWatching", "Locking",
+                "SystemdSupport", "TestSupport",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ConfigurationTesting", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
@@ -284,7 +287,7 @@ let package = Package(
         // A real etcd cluster on loopback ports, for the etcd tests and fleet-benchmark.
         .target(
             name: "EtcdTestSupport",
-            dependencies: ["EtcdFleetClient", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["EtcdFleetClient", "TestSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/EtcdTestSupport"
         ),
         // The fleet's key layout and documents, without etcd.
@@ -293,8 +296,8 @@ let package = Package(
         .testTarget(
             name: "EnvironmentsEtcdTests",
             dependencies: [
-                "EnvironmentsEtcd", "EtcdFleetClient", "EtcdTestSupport", "Environments", "EnvironmentsDaemon", "Locking",
-                "TestSupport",
+                "EnvironmentsEtcd", "EtcdFleetClient", "EtcdTestSupport", "Environments", "EnvironmentsDaemon",
+                "Locking", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

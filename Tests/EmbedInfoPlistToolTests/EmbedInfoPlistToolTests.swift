@@ -19,7 +19,7 @@ struct EmbedInfoPlistToolTests {
         let pipe = Pipe()
         process.standardError = pipe
         try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: readToEnd(pipe.fileHandleForReading), as: UTF8.self)
         process.waitUntilExit()
         return (process.terminationStatus, text, try? String(contentsOf: output, encoding: .utf8))
     }

@@ -222,7 +222,7 @@ import Testing
             process.standardOutput = quiet ? FileHandle(forWritingAtPath: "/dev/null") : pipe
             process.standardError = FileHandle(forWritingAtPath: "/dev/null")
             try process.run()
-            let data = quiet ? Data() : pipe.fileHandleForReading.readDataToEndOfFile()
+            let data = quiet ? Data() : readToEnd(pipe.fileHandleForReading)
             process.waitUntilExit()
             return String(decoding: data, as: UTF8.self)
         }

@@ -115,7 +115,7 @@ struct ControlSocketTests {
                 process.standardOutput = pipe
                 process.standardError = pipe
                 try process.run()
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                let data = readToEnd(pipe.fileHandleForReading)
                 process.waitUntilExit()
                 return (process.terminationStatus, String(decoding: data, as: UTF8.self))
             }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the program at `path` with `arguments` (and `environment`, if given), waits for it,
 /// and returns its exit status and its standard output and error together.
@@ -13,7 +14,7 @@ func runTool(
     process.standardOutput = output
     process.standardError = output
     try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let text = String(decoding: readToEnd(output.fileHandleForReading), as: UTF8.self)
     process.waitUntilExit()
     return (process.terminationStatus, text)
 }

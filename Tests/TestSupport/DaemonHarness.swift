@@ -164,7 +164,7 @@ package final class DaemonHarness: @unchecked Sendable {
             notify.drain()
             usleep(2_000)
         }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        let data = readToEnd(pipe.fileHandleForReading)
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }

@@ -44,8 +44,8 @@ package func runToEnd(
     process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
     try process.run()
     // Small outputs: reading one pipe to its end cannot block the other's writer.
-    let standardOutput = output.fileHandleForReading.readDataToEndOfFile()
-    let standardError = separately ? error.fileHandleForReading.readDataToEndOfFile() : Data()
+    let standardOutput = readToEnd(output.fileHandleForReading)
+    let standardError = separately ? readToEnd(error.fileHandleForReading) : Data()
     process.waitUntilExit()
     return FinishedProcess(
         status: process.terminationStatus, standardOutput: String(decoding: standardOutput, as: UTF8.self),
