@@ -232,7 +232,7 @@ let package = Package(
         .executableTarget(name: "EmbedInfoPlistTool", dependencies: ["Environments"]),
         .testTarget(
             name: "EnvironmentsTests",
-            dependencies: ["Environments", "Locking", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Environments", "Locking", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "SystemdSupportTests",

@@ -397,41 +397,14 @@ struct EnvctlSchemaTests {
             options.warningsAreErrors = true
             let snapshot = try Environment(options: options).snapshot
             let document = work.appendingPathComponent("\(environment).json").path
-            try JSONSerialization.data(withJSONObject: snapshot.values.mapValues(Self.json), options: [.sortedKeys])
-                .write(to: URL(fileURLWithPath: document))
+            try effectiveJSON(of: snapshot).write(to: URL(fileURLWithPath: document))
             documents.append(document)
         }
-        let script = """
-            import json, sys
-            from jsonschema import Draft202012Validator
-            schema = json.load(open(sys.argv[1]))
-            Draft202012Validator.check_schema(schema)
-            validator = Draft202012Validator(schema)
-            for name in sys.argv[2:]:
-                errors = sorted("/".join(str(p) for p in e.absolute_path) for e in validator.iter_errors(json.load(open(name))))
-                print(name.rsplit("/", 1)[-1] + ": " + (", ".join(errors) if errors else "valid"))
-            """
-        // Debian's Python, which scripts/install-packages.sh gives python3-jsonschema.
-        let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
-        let checked = try runToEnd("/usr/bin/env", [python, "-c", script, schema] + documents)
+        let checked = try validateWithPythonJSONSchema(schema: schema, documents: documents)
         #expect(
             checked.status == 0, "python3 with jsonschema is needed (scripts/install-packages.sh): \(checked.output)")
         #expect(
             checked.output == "Debug.json: valid\nRelease.json: valid\nStaging.json: valid\nProduction.json: valid\n",
             "\(checked.output)")
-    }
-
-    /// A value as the effective configuration's JSON holds it.
-    static func json(_ value: SettingValue) -> Any {
-        switch value {
-        case .string(let text): text
-        case .integer(let integer): integer
-        case .real(let real): real
-        case .bool(let bool): bool
-        case .date(let date): date.formatted(.iso8601)
-        case .data(let data): data.base64EncodedString()
-        case .array(let elements): elements.map(json)
-        case .dictionary(let entries): entries.mapValues(json)
-        }
     }
 }

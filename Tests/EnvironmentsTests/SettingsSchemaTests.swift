@@ -1,5 +1,6 @@
 import Environments
 import Foundation
+import TestSupport
 import Testing
 
 /// The declaration as JSON Schema 2020-12, and back.
@@ -230,68 +231,19 @@ import Testing
         var options = directory.options(environment: "Production")
         options.declaration = Declared.all
         let snapshot = try Environment(options: options).snapshot
-        let good = try JSONSerialization.data(
-            withJSONObject: snapshot.values.mapValues(Self.json), options: [.sortedKeys])
+        let good = try effectiveJSON(of: snapshot)
         let schema = directory.path("schema.json")
         try Declared.all.jsonSchema().write(to: URL(fileURLWithPath: schema))
         try Data(good).write(to: URL(fileURLWithPath: directory.path("good.json")))
         try Data(#"{"ListenPort": 70000, "RequestTimeout": "soon", "Tags": ["UP"]}"#.utf8).write(
             to: URL(fileURLWithPath: directory.path("bad.json")))
-        let script = """
-            import json, sys
-            from jsonschema import Draft202012Validator
-            schema = json.load(open(sys.argv[1]))
-            Draft202012Validator.check_schema(schema)
-            validator = Draft202012Validator(schema)
-            for name in sys.argv[2:]:
-                errors = sorted("/".join(str(p) for p in e.absolute_path) for e in validator.iter_errors(json.load(open(name))))
-                print(name.rsplit("/", 1)[-1] + ": " + (", ".join(errors) if errors else "valid"))
-            """
-        // Debian's Python, which scripts/install-packages.sh gives python3-jsonschema (4.10): a
-        // python3 earlier on PATH (pyenv's, say) may have no jsonschema on a fresh machine.
-        let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
-        let output = try Self.run(
-            "/usr/bin/env",
-            [python, "-c", script, schema, directory.path("good.json"), directory.path("bad.json")])
+        let checked = try validateWithPythonJSONSchema(
+            schema: schema, documents: [directory.path("good.json"), directory.path("bad.json")])
+        #expect(
+            checked.status == 0,
+            "python3 with jsonschema (>= 4.0, for draft 2020-12) is needed: scripts/install-packages.sh installs python3-jsonschema. \(checked.output)"
+        )
+        let output = checked.standardOutput
         #expect(output == "good.json: valid\nbad.json: ListenPort, RequestTimeout, Tags/0\n")
-    }
-
-    /// A value as the effective configuration's JSON holds it.
-    static func json(_ value: SettingValue) -> Any {
-        switch value {
-        case .string(let text): text
-        case .integer(let integer): integer
-        case .real(let real): real
-        case .bool(let bool): bool
-        case .date(let date): date.formatted(.iso8601)
-        case .data(let data): data.base64EncodedString()
-        case .array(let elements): elements.map(json)
-        case .dictionary(let entries): entries.mapValues(json)
-        }
-    }
-
-    /// Runs a program and returns its standard output; fails, with its standard error, unless
-    /// it exits 0.
-    static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let text = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            Issue.record(
-                """
-                python3 with jsonschema (>= 4.0, for draft 2020-12) is needed: scripts/install-packages.sh \
-                installs python3-jsonschema. \(String(decoding: errorText, as: UTF8.self))
-                """)
-            return ""
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }
