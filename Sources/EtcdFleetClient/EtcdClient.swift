@@ -494,6 +494,14 @@ package final class EtcdClient: Sendable {
                     }
                     continuation.finish()
                 } catch {
+                    // A token etcd no longer knows (the cluster restarted, or the token expired,
+                    // and etcd cancelled the watch for it): the next watch on this endpoint
+                    // authenticates again rather than present the same token, and fail, forever.
+                    if let failure = error as? EtcdError, failure.isAuthenticationFailure,
+                        self.configuration.userName != nil
+                    {
+                        self.state.withLock { _ = $0.tokens.removeValue(forKey: endpoint) }
+                    }
                     continuation.finish(throwing: error)
                 }
             }

@@ -51,6 +51,51 @@ struct FleetSecurityTests {
         }
     }
 
+    @Test("a watch refused for a token that expired: the next one authenticates again")
+    func aWatchAfterTheTokenExpiredAuthenticatesAgain() async throws {
+        let cluster = try await EtcdCluster(size: 1, authTokenTTL: 2)
+        try cluster.enableAuthentication(rootPassword: "root-secret-1")
+        try cluster.addUser("fleet", password: "fleet-secret-2", prefix: "/fleet/")
+        let client = try EtcdClient(
+            configuration: EtcdConfiguration(
+                endpoints: cluster.endpoints, prefix: "/fleet/", userName: "fleet", password: "fleet-secret-2"))
+        // A token, asked for and kept by the client, that expires (--auth-token-ttl 2).
+        let revision = try await client.range(prefix: "/fleet/").revision
+        try await Task.sleep(for: .seconds(4))
+
+        // The watch presents the kept token; etcd cancels it. (Each watch is given 20 s, so
+        // that a watch that goes on instead fails the test rather than hanging it.)
+        let refused = await Self.failure {
+            try await Self.firstUpdate(of: client.watch(prefix: "/fleet/", from: revision + 1))
+        }
+        #expect(refused.contains("invalid auth token"), "\(refused)")
+        // The next watch on the same endpoint asks for a new token, and is created.
+        let next = await Self.failure {
+            let update = try await Self.firstUpdate(of: client.watch(prefix: "/fleet/", from: revision + 1))
+            guard case .created = update else { throw CancellationError() }
+        }
+        #expect(next == "no error", "\(next)")
+        await client.shutdown()
+    }
+
+    /// The first update of `watch`, or an error: the watch's, or a timeout after 20 s.
+    static func firstUpdate(
+        of watch: AsyncThrowingStream<EtcdClient.WatchUpdate, any Error>
+    ) async throws -> EtcdClient.WatchUpdate? {
+        try await withThrowingTaskGroup(of: EtcdClient.WatchUpdate?.self) { group in
+            group.addTask {
+                for try await update in watch { return update }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(20))
+                throw EtcdError(operation: "wait for the watch", message: "no update in 20 s")
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+    }
+
     @Test("TLS with client certificates and a user: envctl publish takes the flags, the daemon applies, tokens renew")
     func tlsAndUser() async throws {
         let directory = try Self.temporaryDirectory()
