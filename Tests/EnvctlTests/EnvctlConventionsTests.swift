@@ -14,22 +14,19 @@ struct EnvctlConventionsTests {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("envctl-conventions-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <plist version="1.0">
-        <dict>
-            <key>Common</key>
-            <dict>
-                <key>APIHost</key><string>api.example.com</string>
-                <key>Token</key><string>not-for-your-eyes</string>
-            </dict>
-            <key>Secrets</key><array><string>Token</string></array>
-            <key>Staging</key><dict><key>APIHost</key><string>staging.example.com</string></dict>
-            <key>Production</key><dict/>
-            <key>Canary</key><dict/>
-        </dict>
-        </plist>
-        """.write(to: directory.appendingPathComponent("Environments.plist"), atomically: true, encoding: .utf8)
+        try plistDocument(
+            """
+                <key>Common</key>
+                <dict>
+                    <key>APIHost</key><string>api.example.com</string>
+                    <key>Token</key><string>not-for-your-eyes</string>
+                </dict>
+                <key>Secrets</key><array><string>Token</string></array>
+                <key>Staging</key><dict><key>APIHost</key><string>staging.example.com</string></dict>
+                <key>Production</key><dict/>
+                <key>Canary</key><dict/>
+            """
+        ).write(to: directory.appendingPathComponent("Environments.plist"), atomically: true, encoding: .utf8)
         return directory
     }
 

@@ -20,30 +20,26 @@ struct EnvctlOperatorTests {
     /// The example's shape with a credential, as `Database.Password` (listed secret), inside a
     /// URL, and through another key.
     static func plist() -> String {
-        """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <plist version="1.0">
-        <dict>
-            <key>Common</key>
-            <dict>
-                <key>APIHost</key><string>api.example.com</string>
-                <key>APIBaseUrl</key><string>https://${APIHost}/v1</string>
-                <key>LogLevel</key><string>info</string>
-                <key>ListenPort</key><integer>8080</integer>
-                <key>HeartbeatInterval</key><string>100ms</string>
-                <key>Database</key>
+        plistDocument(
+            """
+                <key>Common</key>
                 <dict>
-                    <key>Password</key><string>${credential:db-password}</string>
-                    <key>URL</key><string>postgres://app:${credential:db-password}@localhost/app</string>
+                    <key>APIHost</key><string>api.example.com</string>
+                    <key>APIBaseUrl</key><string>https://${APIHost}/v1</string>
+                    <key>LogLevel</key><string>info</string>
+                    <key>ListenPort</key><integer>8080</integer>
+                    <key>HeartbeatInterval</key><string>100ms</string>
+                    <key>Database</key>
+                    <dict>
+                        <key>Password</key><string>${credential:db-password}</string>
+                        <key>URL</key><string>postgres://app:${credential:db-password}@localhost/app</string>
+                    </dict>
+                    <key>DSN</key><string>${Database.URL}</string>
                 </dict>
-                <key>DSN</key><string>${Database.URL}</string>
-            </dict>
-            <key>Staging</key><dict><key>APIHost</key><string>staging.example.com</string></dict>
-            <key>Production</key><dict/>
-            <key>Secrets</key><array><string>Database.Password</string></array>
-        </dict>
-        </plist>
-        """
+                <key>Staging</key><dict><key>APIHost</key><string>staging.example.com</string></dict>
+                <key>Production</key><dict/>
+                <key>Secrets</key><array><string>Database.Password</string></array>
+            """)
     }
 
     /// A configuration directory and a credentials directory holding `db-password`, removed

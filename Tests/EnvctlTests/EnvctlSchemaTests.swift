@@ -43,26 +43,22 @@ struct EnvctlSchemaTests {
         listenPort: String = "<integer>9000</integer>", common: String = "", production: String? = nil,
         extra: String = ""
     ) -> String {
-        """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <plist version="1.0">
-        <dict>
-            <key>Common</key>
-            <dict>
-                <key>APIHost</key><string>api.example.com</string>
-                <key>APIBaseUrl</key><string>https://${APIHost}/v1</string>
-                <key>ListenPort</key>\(listenPort)
-                \(common)
-            </dict>
-            <key>Debug</key><dict/>
-            <key>Production</key>
-            <dict>
-                \(production ?? "<key>Database</key><dict><key>Password</key><string>\(secret)</string></dict>")
-            </dict>
-            \(extra)
-        </dict>
-        </plist>
-        """
+        plistDocument(
+            """
+                <key>Common</key>
+                <dict>
+                    <key>APIHost</key><string>api.example.com</string>
+                    <key>APIBaseUrl</key><string>https://${APIHost}/v1</string>
+                    <key>ListenPort</key>\(listenPort)
+                    \(common)
+                </dict>
+                <key>Debug</key><dict/>
+                <key>Production</key>
+                <dict>
+                    \(production ?? "<key>Database</key><dict><key>Password</key><string>\(secret)</string></dict>")
+                </dict>
+                \(extra)
+            """)
     }
 
     /// A configuration directory and the schema file beside it, removed afterwards.

@@ -22,24 +22,20 @@ struct SecretLeakTests {
     /// The example's configuration with a secret `Database.Password` and the given `LogLevel`
     /// and `APIBaseUrl`.
     static func plist(logLevel: String = "info", apiBaseURL: String = "https://${APIHost}/v1") -> String {
-        """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <plist version="1.0">
-        <dict>
-            <key>Common</key>
-            <dict>
-                <key>APIHost</key><string>api.example.com</string>
-                <key>APIBaseUrl</key><string>\(apiBaseURL)</string>
-                <key>LogLevel</key><string>\(logLevel)</string>
-                <key>ListenPort</key><integer>8080</integer>
-                <key>Database</key><dict><key>Password</key><string>\(password)</string></dict>
-                <key>Token</key><string>${credential:db-password}</string>
-            </dict>
-            <key>Staging</key><dict/>
-            <key>Secrets</key><array><string>Database.Password</string></array>
-        </dict>
-        </plist>
-        """
+        plistDocument(
+            """
+                <key>Common</key>
+                <dict>
+                    <key>APIHost</key><string>api.example.com</string>
+                    <key>APIBaseUrl</key><string>\(apiBaseURL)</string>
+                    <key>LogLevel</key><string>\(logLevel)</string>
+                    <key>ListenPort</key><integer>8080</integer>
+                    <key>Database</key><dict><key>Password</key><string>\(password)</string></dict>
+                    <key>Token</key><string>${credential:db-password}</string>
+                </dict>
+                <key>Staging</key><dict/>
+                <key>Secrets</key><array><string>Database.Password</string></array>
+            """)
     }
 
     /// Configurations whose rejection involves a secret: by the `LogLevel` check and by the

@@ -190,27 +190,23 @@ package func examplePlist(
     apiHost: String = "staging.example.com", logLevel: String = "info", listenPort: Int = 8080,
     apiBaseURL: String = "https://${APIHost}/v1"
 ) -> String {
-    """
-    <?xml version="1.0" encoding="UTF-8"?>
-    <plist version="1.0">
-    <dict>
-        <key>Common</key>
-        <dict>
-            <key>APIHost</key><string>api.example.com</string>
-            <key>APIBaseUrl</key><string>\(apiBaseURL)</string>
-            <key>LogLevel</key><string>\(logLevel)</string>
-            <key>ListenPort</key><integer>\(listenPort)</integer>
-            <key>HeartbeatInterval</key><string>100ms</string>
-        </dict>
-        <key>Staging</key>
-        <dict>
-            <key>APIHost</key><string>\(apiHost)</string>
-        </dict>
-        <key>RestartRequired</key>
-        <array><string>ListenPort</string></array>
-    </dict>
-    </plist>
-    """
+    plistDocument(
+        """
+            <key>Common</key>
+            <dict>
+                <key>APIHost</key><string>api.example.com</string>
+                <key>APIBaseUrl</key><string>\(apiBaseURL)</string>
+                <key>LogLevel</key><string>\(logLevel)</string>
+                <key>ListenPort</key><integer>\(listenPort)</integer>
+                <key>HeartbeatInterval</key><string>100ms</string>
+            </dict>
+            <key>Staging</key>
+            <dict>
+                <key>APIHost</key><string>\(apiHost)</string>
+            </dict>
+            <key>RestartRequired</key>
+            <array><string>ListenPort</string></array>
+        """)
 }
 
 /// Runs `body`, which blocks (it waits for processes and sockets), on a thread of its own and
