@@ -68,9 +68,10 @@ final class SnapshotStore: Sendable {
         else {
             return nil
         }
-        // The cache holds the view until the read ends, so it is borrowed, not retained, and
-        // its constant `snapshot` with it: no reference count is written on a read.
-        return view._withUnsafeGuaranteedRef { body($0.snapshot) }
+        // The cache holds the view until the read ends; the read retains the thread's own view,
+        // never the shared snapshot, whose reference count every reading thread would write.
+        let held = view.takeUnretainedValue()
+        return body(held.snapshot)
     }
 
     /// The entry at `key` in the current snapshot; `.none` if none was published: the hot

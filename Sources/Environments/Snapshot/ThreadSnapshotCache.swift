@@ -11,10 +11,10 @@ import Synchronization
 
 /// A published snapshot, as one thread's cache holds it.
 ///
-/// A read borrows the snapshot from the view in its thread's cache, retaining neither (the
-/// cache holds the view until the read ends): a read writes no reference count, so threads
-/// that read at once never write the same memory. The view is what a writer drops from the
-/// cache when the snapshot is replaced; the last view dropped frees the snapshot.
+/// A read retains the view in its own thread's cache, never the snapshot: what a read writes
+/// (the view's reference count) is that thread's alone, so threads that read at once never
+/// write the same memory. The view is what a writer drops from the cache when the snapshot is
+/// replaced; with the last view and the store's reference gone, the snapshot is freed.
 final class SnapshotView: Sendable {
     let snapshot: EnvironmentSnapshot
 
@@ -73,8 +73,8 @@ struct ThreadSnapshotCache: ~Copyable {
             }
         }
         var others: [Entry] = []
-        /// `first`, without its reference: what a read compares and borrows, with no retain
-        /// or release (`first` owns the view meanwhile).
+        /// `first`, its view unmanaged: what a read compares without copying the entry
+        /// (`first` owns the view meanwhile).
         private(set) var firstPeek: Peek?
     }
 
@@ -115,7 +115,7 @@ struct ThreadSnapshotCache: ~Copyable {
         _ = dropped  // the views, and perhaps snapshots, are released here
     }
 
-    /// The view of `store`'s snapshot at `version`, if this thread holds it: unretained, and
+    /// The view of `store`'s snapshot at `version`, if this thread holds it: unmanaged, and
     /// alive until the read ends (this cache holds it, and nobody else changes the cache
     /// during a read).
     @inline(__always)

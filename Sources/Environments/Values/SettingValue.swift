@@ -48,9 +48,7 @@ public enum SettingValue: Sendable, Hashable {
     }
 
     /// `anyValue`, moving the value into the `Any` rather than copying it: `fetch`'s
-    /// common case costs one reference count update less. Inlined into `fetch`, with the
-    /// containers' conversion kept out of line, so a scalar's costs no call.
-    @inline(__always)
+    /// common case costs one reference count update less.
     consuming func movedIntoAny() -> Any {
         switch consume self {
         case .string(let value): value
@@ -59,16 +57,10 @@ public enum SettingValue: Sendable, Hashable {
         case .bool(let value): value
         case .date(let value): value
         case .data(let value): value
-        case .array(let values): Self.anyArray(values)
-        case .dictionary(let values): Self.anyDictionary(values)
+        case .array(let values): values.map(\.anyValue)
+        case .dictionary(let values): values.mapValues(\.anyValue)
         }
     }
-
-    @inline(never)
-    private static func anyArray(_ values: [SettingValue]) -> Any { values.map(\.anyValue) }
-
-    @inline(never)
-    private static func anyDictionary(_ values: [String: SettingValue]) -> Any { values.mapValues(\.anyValue) }
 
     /// Converts a value returned by `PropertyListSerialization` (or written by hand in a
     /// Swift dictionary literal) into a ``SettingValue``.
