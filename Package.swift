@@ -17,11 +17,6 @@ let package = Package(
         .executable(name: "envctl", targets: ["envctl"]),
         .executable(name: "example-daemon", targets: ["example-daemon"]),
         .executable(name: "example-fleet-daemon", targets: ["example-fleet-daemon"]),
-        // A product only so that the Benchmarks package's release graph (scripts/build-release.sh)
-        // can build it. It lives here because it drives the fleet's etcd client (EtcdClient, whose
-        // API is `package`) and starts etcd with EtcdTestSupport (a target, not a product): no
-        // other package can reach either.
-        .executable(name: "fleet-benchmark", targets: ["fleet-benchmark"]),
         .plugin(name: "EmbedInfoPlist", targets: ["EmbedInfoPlist"]),
     ],
     dependencies: [
@@ -206,23 +201,6 @@ let package = Package(
             exclude: ["Info.plist"],
             plugins: [.plugin(name: "EmbedInfoPlist")]
         ),
-        // Fleet mode's benchmark: ms from a `put` in etcd until 20 environments in one process
-        // applied it, beside a bare watch (the floor), on a local etcd cluster it starts
-        // (Benchmarks/README.md).
-        .executableTarget(
-            name: "fleet-benchmark",
-            dependencies: [
-                "Environments",
-                "EnvironmentsDaemon",
-                "EnvironmentsEtcd",
-                "EtcdFleetClient",
-                "EtcdTestSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            path: "Benchmarks/Sources/fleet-benchmark"
-        ),
         // Embeds an application's Info.plist into its executable at build time.
         .plugin(
             name: "EmbedInfoPlist",
@@ -284,7 +262,7 @@ let package = Package(
             ],
             path: "Tests/TestSupport"
         ),
-        // A real etcd cluster on loopback ports, for the etcd tests and fleet-benchmark.
+        // A real etcd cluster on loopback ports, with TLS and users, for the etcd tests.
         .target(
             name: "EtcdTestSupport",
             dependencies: ["EtcdFleetClient", "TestSupport", .product(name: "Logging", package: "swift-log")],

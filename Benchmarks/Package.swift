@@ -6,7 +6,7 @@ import PackageDescription
 // graph of CI (scripts/build-release.sh).
 //
 //     swift run -c release --package-path Benchmarks environment-benchmarks [--json]
-//     swift run -c release fleet-benchmark [--json]   (a target of the root package)
+//     swift run -c release --package-path Benchmarks fleet-benchmark [--json]
 let package = Package(
     name: "swift-environments-benchmarks",
     platforms: [.macOS(.v15)],
@@ -29,6 +29,9 @@ let package = Package(
         // depends on swift-configuration without traits, and SwiftPM 6.3 then fails to add the
         // trait's dependencies while resolving ("exhausted attempts ... 'swift-metrics'").
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.7.0"),
+        // fleet-benchmark's own etcd calls (its instrument and its floor): the JSON gateway.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // glibc's count of heap bytes in use, which Swift's Glibc module does not export.
@@ -63,6 +66,23 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // Not imported: named so that the Reloading trait's dependency is in the graph.
                 .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        // Fleet mode: ms from a publish in etcd until N environments applied it, beside a bare
+        // watch, on a local etcd cluster it starts (README.md). Public API only: its own etcd
+        // calls go through the JSON gateway with AsyncHTTPClient.
+        .executableTarget(
+            name: "fleet-benchmark",
+            dependencies: [
+                "BenchmarkFixtures",
+                .product(name: "Environments", package: "swift-environments"),
+                .product(name: "EnvironmentsDaemon", package: "swift-environments"),
+                .product(name: "EnvironmentsEtcd", package: "swift-environments"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ]

@@ -134,7 +134,7 @@ COMMANDS = [
     # Benchmarks/README.md: short forms, from the release build.
     ("Benchmarks/README.md", r"^swift run -c release --package-path Benchmarks environment-benchmarks( --json)?$",
      ("run", "benchmarks")),
-    ("Benchmarks/README.md", r"^swift run -c release fleet-benchmark", ("run", "fleet")),
+    ("Benchmarks/README.md", r"^swift run -c release --package-path Benchmarks fleet-benchmark", ("run", "fleet")),
     ("Benchmarks/README.md", r"^(B=\$\(swift build|swift build) -c release --static-swift-stdlib --package-path Benchmarks --scratch-path SCRATCH",
      ("ci", ".ci/run: scripts/build-release.sh (the same graph)")),
     ("Benchmarks/README.md", r"^\$B/fleet-benchmark --watchers \d+ --changes \d+ --idle-seconds \d+ --envctl \$B/envctl$",

@@ -8,7 +8,7 @@ import Logging
 
 /// A real etcd cluster (Debian's `etcd`, 3.4) on loopback ports chosen free, in a temporary
 /// directory: started, killed and restarted member by member, removed at the end. The etcd
-/// tests and `fleet-benchmark` use it.
+/// tests use it (`fleet-benchmark`, in the Benchmarks package, starts a plainer one of its own).
 package final class EtcdCluster: @unchecked Sendable {
     /// One member: its name, ports and, while it runs, its process.
     package struct Member {

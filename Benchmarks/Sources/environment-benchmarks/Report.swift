@@ -1,3 +1,4 @@
+import BenchmarkFixtures
 import Foundation
 
 /// Everything one run measured, printed as a table or as one JSON object.

@@ -1,3 +1,4 @@
+import BenchmarkFixtures
 import Synchronization
 
 /// When each watching environment applied each change, and when each bare watch received it.

@@ -1,34 +1,29 @@
-import EtcdFleetClient
 import Foundation
-import Logging
 
-/// The floor: `EtcdClient.watch` on the fleet's prefix, consumed by a task that only notes
-/// when each message arrived (by its revision) and does nothing with it.
+/// The floor: a watch on the fleet's prefix through etcd's JSON gateway (``EtcdGateway``),
+/// consumed by a task that only notes when each message arrived (by its revision) and does
+/// nothing with it.
 final class BareWatch: Sendable {
-    private let client: EtcdClient
     private let task: Task<Void, Never>
 
-    private init(client: EtcdClient, task: Task<Void, Never>) {
-        self.client = client
+    private init(task: Task<Void, Never>) {
         self.task = task
     }
 
     /// Starts watching `prefix` after `revision` and returns once etcd has created the watch.
     /// It records its arrivals in `arrivals` as bare watch number `index`.
     static func start(
-        _ index: Int, endpoints: [String], prefix: String, after revision: Int64, arrivals: Arrivals, logger: Logger
+        _ index: Int, endpoint: String, prefix: String, after revision: Int64, arrivals: Arrivals
     ) async throws -> BareWatch {
-        let client = try EtcdClient(
-            configuration: EtcdConfiguration(endpoints: endpoints, prefix: prefix), logger: logger)
+        let gateway = EtcdGateway(endpoint: endpoint)
         let (created, createdContinuation) = AsyncStream<Result<Void, any Error>>.makeStream()
         let task = Task {
             do {
-                for try await update in client.watch(prefix: prefix, from: revision + 1) {
+                for try await update in gateway.watch(prefix: prefix, from: revision + 1) {
                     let now = ContinuousClock.now
                     switch update {
                     case .created: createdContinuation.yield(.success(()))
-                    case .changes(let revision, _): arrivals.delivered(watch: index, revision: revision, at: now)
-                    case .compacted: break
+                    case .changes(let revision): arrivals.delivered(watch: index, revision: revision, at: now)
                     }
                 }
             } catch {
@@ -39,7 +34,7 @@ final class BareWatch: Sendable {
             }
             createdContinuation.finish()
         }
-        let watch = BareWatch(client: client, task: task)
+        let watch = BareWatch(task: task)
         for await result in created {
             if case .failure(let error) = result {
                 await watch.stop()
@@ -51,10 +46,9 @@ final class BareWatch: Sendable {
         throw BenchmarkFailure("the bare watch did not start")
     }
 
-    /// Stops watching and closes the client.
+    /// Stops watching.
     func stop() async {
         task.cancel()
         _ = await task.value
-        await client.shutdown()
     }
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
+import BenchmarkFixtures
 import Dispatch
-import EtcdFleetClient
-import EtcdTestSupport
 import Foundation
 import Logging
 
@@ -79,8 +78,8 @@ struct FleetBenchmark: AsyncParsableCommand {
         #if DEBUG
             progress("warning: a debug build; numbers mean little (use swift run -c release)")
         #endif
-        guard FileManager.default.isExecutableFile(atPath: EtcdCluster.binary) else {
-            throw BenchmarkFailure("\(EtcdCluster.binary) not found (apt-get install etcd-server)")
+        guard FileManager.default.isExecutableFile(atPath: LocalEtcdCluster.binary) else {
+            throw BenchmarkFailure("\(LocalEtcdCluster.binary) not found (apt-get install etcd-server)")
         }
         // Before the cluster starts, so that its members inherit it.
         let openFiles = raiseOpenFileLimit()
@@ -88,7 +87,7 @@ struct FleetBenchmark: AsyncParsableCommand {
             progress("warning: open files are limited to \(openFiles); \(watchers) watchers need about \(2 * watchers)")
         }
         progress("starting a \(members)-member etcd cluster")
-        let cluster = try await EtcdCluster(size: members)
+        let cluster = try await LocalEtcdCluster(size: members)
         let signals = Self.killClusterOnInterrupt(cluster)
         defer {
             signals.forEach { $0.cancel() }
@@ -100,12 +99,11 @@ struct FleetBenchmark: AsyncParsableCommand {
         if !report.failures.isEmpty { throw ExitCode(1) }
     }
 
-    private func measure(_ cluster: EtcdCluster, logger: Logger) async throws -> Report {
+    private func measure(_ cluster: LocalEtcdCluster, logger: Logger) async throws -> Report {
         let endpoints = cluster.endpoints
         let prefix = "/fleet/fleet-benchmark/"
-        let client = try EtcdClient(configuration: EtcdConfiguration(endpoints: endpoints, prefix: "/"), logger: logger)
-        defer { Task { await client.shutdown() } }
-        let writer = try await FleetWriter(client: client, prefix: prefix)
+        let gateway = EtcdGateway(endpoint: endpoints[0])
+        let writer = try await FleetWriter(gateway: gateway, prefix: prefix)
         let watchFiles = watchHostFiles ?? (watchers <= 64)
         // etcd's own idle CPU (raft heartbeats every 50 ms here), to subtract from the watchers'.
         var idleBaseline: UsageDelta?
@@ -147,13 +145,13 @@ struct FleetBenchmark: AsyncParsableCommand {
                     count: environments, endpoints: endpoints, prefix: prefix, root: cluster.root,
                     fleetCache: fleetCache, watchFiles: watchFiles, arrivals: arrivals, logger: logger,
                     progress: progress)
-            let revision = try await client.range(prefix: prefix).revision
+            let revision = try await gateway.modRevision(of: writer.key).store
             var watches: [BareWatch] = []
             for index in 0..<bareWatches {
                 watches.append(
                     try await BareWatch.start(
-                        index, endpoints: endpoints, prefix: prefix, after: revision, arrivals: arrivals,
-                        logger: logger))
+                        // The member every fleet's client starts with.
+                        index, endpoint: endpoints[0], prefix: prefix, after: revision, arrivals: arrivals))
             }
             let measurement = Measurement(writer: writer, arrivals: arrivals)
             failures += await measurement.run((counter + 1)...(counter + Self.warmUpChanges)).failures
@@ -222,7 +220,7 @@ struct FleetBenchmark: AsyncParsableCommand {
 
     /// Kills the cluster and exits on SIGINT or SIGTERM, so that an interrupted run leaves no
     /// etcd behind.
-    private static func killClusterOnInterrupt(_ cluster: EtcdCluster) -> [any DispatchSourceSignal] {
+    private static func killClusterOnInterrupt(_ cluster: LocalEtcdCluster) -> [any DispatchSourceSignal] {
         [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

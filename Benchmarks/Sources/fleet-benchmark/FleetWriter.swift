@@ -1,4 +1,3 @@
-import EtcdFleetClient
 import Foundation
 
 /// Writes the fleet's main document as `envctl publish` does: one transaction that succeeds only
@@ -8,17 +7,18 @@ import Foundation
 /// it; that happens before its transaction, and this writer skips it (it knows the revision it
 /// wrote last, and reads again only when someone else wrote since).
 actor FleetWriter {
-    private let client: EtcdClient
+    private let gateway: EtcdGateway
     private let prefix: String
+    /// The fleet's main document, `PREFIX/Environments.plist`.
     let key: String
     /// The revision the main document was last written at, as far as this writer knows.
     private var revision: Int64
 
-    init(client: EtcdClient, prefix: String) async throws {
-        self.client = client
+    init(gateway: EtcdGateway, prefix: String) async throws {
+        self.gateway = gateway
         self.prefix = prefix
-        key = FleetState.mainKey(prefix: prefix)
-        revision = try await client.put(key, FleetDocument.data(counter: 0))
+        key = prefix + "Environments.plist"
+        revision = try await gateway.put(key, FleetDocument.data(counter: 0))
     }
 
     /// Writes `document`; returns its revision and the instant just before the transaction
@@ -26,21 +26,20 @@ actor FleetWriter {
     func publish(_ document: Data) async throws -> (revision: Int64, start: ContinuousClock.Instant) {
         for _ in 0..<3 {
             let start = ContinuousClock.now
-            if let written = try await client.commit(
-                puts: [(key, document)], deletes: [], prefix: prefix, ifUnchangedSince: revision,
-                expecting: [key: revision])
+            if let written = try await gateway.publish(
+                key, document, ifAt: revision, unchangedPrefix: prefix + "Environments.plist.d/")
             {
                 revision = written
                 return (written, start)
             }
             // Someone else (envctl) published: read, as envctl does before its transaction.
-            revision = try await client.range(prefix: key).keyValues.first { $0.key == key }?.modRevision ?? 0
+            try await refresh()
         }
         throw BenchmarkFailure("the transaction failed three times: someone else keeps writing under \(prefix)")
     }
 
     /// Reads the main document's revision again (after a publish by another process).
     func refresh() async throws {
-        revision = try await client.range(prefix: key).keyValues.first { $0.key == key }?.modRevision ?? 0
+        revision = try await gateway.modRevision(of: key).key
     }
 }

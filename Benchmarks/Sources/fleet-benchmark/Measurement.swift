@@ -1,3 +1,4 @@
+import BenchmarkFixtures
 import Foundation
 
 /// Writes changes one at a time and times their arrival.

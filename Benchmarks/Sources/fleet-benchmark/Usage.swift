@@ -1,4 +1,4 @@
-import EtcdTestSupport
+import BenchmarkFixtures
 import Foundation
 
 #if canImport(Glibc)
@@ -50,12 +50,10 @@ struct UsageSample: Sendable {
     /// By member: TCP connections established to its client port (from `/proc/net/tcp`).
     var connections: [Int]
 
-    init(_ cluster: EtcdCluster) {
+    init(_ cluster: LocalEtcdCluster) {
         instant = .now
         let members = cluster.members
-        self.members = members.map { member in
-            member.process.flatMap { ProcessUsage(pid: String($0.processIdentifier)) }
-        }
+        self.members = members.map { ProcessUsage(pid: String($0.processIdentifier)) }
         benchmark = ProcessUsage(pid: "self")
         let established = Self.establishedLocalPorts()
         connections = members.map { established[$0.clientPort, default: 0] }
@@ -116,7 +114,7 @@ struct EtcdMetrics: Sendable {
     static let curl = "/usr/bin/curl"
 
     /// The counters of every member, or `nil` without curl or when a member did not answer.
-    static func read(_ cluster: EtcdCluster) -> EtcdMetrics? {
+    static func read(_ cluster: LocalEtcdCluster) -> EtcdMetrics? {
         guard FileManager.default.isExecutableFile(atPath: curl) else { return nil }
         var metrics = EtcdMetrics(watchers: [], watchStreams: [], ranges: [])
         for member in cluster.members {

@@ -45,21 +45,23 @@ final class WatchingEnvironments: Sendable {
                 logger: logger)
             var options = EnvironmentOptions(
                 applicationName: "fleet-benchmark", configDirectory: host.path,
-                build: BuildInfo(defaultEnvironment: "Production"), processEnvironment: [:])
+                build: BuildInfo(defaultEnvironment: "Production"))
             fleet.apply(to: &options)
             let environment = try Environment(options: options)
             environment.onChange { change in
                 let now = ContinuousClock.now
-                guard let counter = (try? change.current.get(FleetDocument.counterKey, as: String.self)).flatMap({ Int($0) }) else {
+                guard
+                    let counter = (try? change.current.get(FleetDocument.counterKey, as: String.self)).flatMap({
+                        Int($0)
+                    })
+                else {
                     return
                 }
                 arrivals.applied(watcher: index, counter: counter, at: now)
             }
             var configuration = EnvironmentService.Configuration()
             configuration.systemdNotifications = false
-            configuration.watchdog = false
             configuration.stateFile = nil
-            configuration.levelControl = nil
             configuration.controlSocket = .disabled
             configuration.journalOutput = .stderrPlain
             configuration.watchFiles = watchFiles

@@ -1,0 +1,116 @@
+import BenchmarkFixtures
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The benchmark's own etcd cluster: `size` members of Debian's `etcd` (`/usr/bin/etcd`, 3.4)
+/// on free loopback ports, plain HTTP, in a temporary directory; killed and removed by
+/// ``stop()``. (The package's tests have a fuller one, with TLS and users, which a package of
+/// its own cannot use.)
+final class LocalEtcdCluster: Sendable {
+    /// One running member.
+    struct Member: Sendable {
+        var name: String
+        var clientPort: Int
+        var processIdentifier: Int32
+        /// `http://127.0.0.1:PORT`.
+        var endpoint: String { "http://127.0.0.1:\(clientPort)" }
+    }
+
+    /// The etcd binary (`apt-get install etcd-server`).
+    static let binary = "/usr/bin/etcd"
+
+    /// The temporary directory: the members' data and log (the benchmark puts its hosts there).
+    let root: URL
+    let members: [Member]
+    private let processes: [Process]
+
+    /// Every member's client URL.
+    var endpoints: [String] { members.map(\.endpoint) }
+
+    /// Starts `size` members and returns once the cluster answers a read.
+    init(size: Int) async throws {
+        root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "fleet-benchmark-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let log = root.appendingPathComponent("etcd.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let ports = try Self.freePorts(2 * size)
+        let names = (1...size).map { "m\($0)" }
+        let peers = names.indices.map { "http://127.0.0.1:\(ports[size + $0])" }
+        let cluster = zip(names, peers).map { "\($0)=\($1)" }.joined(separator: ",")
+        var processes: [Process] = []
+        var members: [Member] = []
+        for index in names.indices {
+            let client = "http://127.0.0.1:\(ports[index])"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Self.binary)
+            process.arguments = [
+                "--name", names[index], "--data-dir", root.appendingPathComponent(names[index]).path,
+                "--listen-client-urls", client, "--advertise-client-urls", client,
+                "--listen-peer-urls", peers[index], "--initial-advertise-peer-urls", peers[index],
+                "--initial-cluster", cluster, "--initial-cluster-state", "new",
+                "--initial-cluster-token", root.lastPathComponent,
+                "--heartbeat-interval", "50", "--election-timeout", "500", "--log-level", "warn",
+            ]
+            let output = try FileHandle(forWritingTo: log)
+            process.standardOutput = output
+            process.standardError = output
+            do {
+                try process.run()
+            } catch {
+                processes.forEach { $0.terminate() }
+                throw error
+            }
+            processes.append(process)
+            members.append(
+                Member(name: names[index], clientPort: ports[index], processIdentifier: process.processIdentifier))
+        }
+        self.processes = processes
+        self.members = members
+        let deadline = ContinuousClock.now + .seconds(30)
+        let gateway = EtcdGateway(endpoint: members[0].endpoint)
+        while (try? await gateway.modRevision(of: "/health-check")) == nil {
+            guard ContinuousClock.now < deadline else {
+                stop()
+                let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                throw BenchmarkFailure("the local etcd cluster did not answer within 30 s: \(text.suffix(2000))")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// Kills every member and removes the directory. Safe to call more than once, and from a
+    /// signal handler's queue.
+    func stop() {
+        for process in processes where process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// Ports nobody listens on now: each bound to port 0 and read back, all closed at the end.
+    private static func freePorts(_ count: Int) throws -> [Int] {
+        var sockets: [Int32] = []
+        defer { sockets.forEach { close($0) } }
+        return try (0..<count).map { _ in
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+            sockets.append(descriptor)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+                }
+            }
+            guard bound else { throw POSIXError(.EADDRINUSE) }
+            return Int(UInt16(bigEndian: address.sin_port))
+        }
+    }
+}
