@@ -58,7 +58,7 @@ public final class EnvironmentSnapshot: Sendable {
 
     /// The one table reads use: every key path (dictionaries and their members) with its
     /// value, the index of its source in ``sources`` and its secrecy.
-    let table: [String: SettingEntry]
+    let table: SettingIndex
     /// The sources that ``table``'s entries name, each once.
     let sources: [ValueSource]
 
@@ -80,7 +80,7 @@ public final class EnvironmentSnapshot: Sendable {
         self.instanceName = instanceName
         self.generation = generation
         let table = SettingTable(tree)
-        self.table = table.entries
+        self.table = SettingIndex(table.entries)
         self.sources = table.sources
         self.leafCount = table.leaves.count
         self.files = files

@@ -1,0 +1,184 @@
+import Locking
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A snapshot's table of entries by key path, made for the read path: `fetch` and every typed
+/// read look a key up here.
+///
+/// A `[String: SettingEntry]` hashes every key with SipHash over its Unicode-normalized
+/// scalars and compares keys as Unicode strings: right for any text, and most of a lookup's
+/// cost. Key paths are nearly always ASCII, where the bytes are the text. So for a table whose
+/// keys are all ASCII, and a key that is ASCII, this index hashes the key's UTF-8 bytes eight
+/// at a time (a multiply-xorshift hash, seeded at random once per process, so that which keys
+/// collide cannot be known in advance) into an open-addressing table of 8-byte slots (a
+/// 32-bit tag of the hash and the entry's position), and compares bytes. Everything else
+/// keeps Swift's semantics, where two spellings of one text are one key (`"e\u{301}"` is
+/// `"é"`, and the Kelvin sign `K` is `K`): a table with a key that is not ASCII is a Swift
+/// dictionary; a key that is not ASCII looks itself up in a Swift dictionary of the table,
+/// made at the first such lookup.
+///
+/// Costs: a lookup hashes the key once and compares bytes with the keys whose tag matches; the
+/// slots are at most three-quarters full, as a Swift dictionary's are; at worst (keys that
+/// all collide) a lookup probes every slot: linear in the table's size, which the key limits
+/// bound. Memory: 8 bytes a slot beside the keys and entries (a Swift dictionary of the same
+/// keys stores each key and entry in a slot of its own: 40 bytes a slot).
+struct SettingIndex: Sendable {
+    private let keys: [String]
+    private let entries: [SettingEntry]
+    /// Each: 0 (empty), or the key's hash's upper 32 bits and its position plus one.
+    private let slots: [UInt64]
+    /// `slots.count - 1`, a power of two minus one; 0 when the table is ``fallback``'s.
+    private let mask: Int
+    /// Set when a key is not ASCII: the table then is this dictionary.
+    private let fallback: [String: Int]?
+    /// A dictionary of the table for keys that are not ASCII, made at the first such lookup.
+    private let unicodeIndex = Locked<[String: Int]?>(nil)
+
+    /// The hash's seed: one per process, copied into each index (a read then needs no lazy
+    /// global's check).
+    private static let processSeed = UInt64.random(in: .min ... .max)
+    private let seed = Self.processSeed
+
+    init(_ table: [String: SettingEntry]) {
+        var keys: [String] = []
+        var entries: [SettingEntry] = []
+        keys.reserveCapacity(table.count)
+        entries.reserveCapacity(table.count)
+        var allASCII = true
+        for (key, entry) in table {
+            var key = key
+            key.makeContiguousUTF8()
+            allASCII = allASCII && key.utf8.allSatisfy { $0 < 0x80 }
+            keys.append(key)
+            entries.append(entry)
+        }
+        self.keys = keys
+        self.entries = entries
+        guard allASCII else {
+            fallback = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
+            slots = []
+            mask = 0
+            return
+        }
+        fallback = nil
+        // At most three-quarters full, at least 8 slots.
+        let seed = seed
+        var capacity = 8
+        while capacity * 3 < keys.count * 4 { capacity *= 2 }
+        var slots = [UInt64](repeating: 0, count: capacity)
+        let mask = capacity - 1
+        for (position, key) in keys.enumerated() {
+            let hash = key.utf8.withContiguousStorageIfAvailable {
+                Self.hash(UnsafeRawBufferPointer($0), seed: seed).value
+            }!
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = (hash & 0xFFFF_FFFF_0000_0000) | UInt64(position + 1)
+        }
+        self.slots = slots
+        self.mask = mask
+    }
+
+    var count: Int { keys.count }
+
+    /// The entry at `key`, compared as Swift compares strings.
+    subscript(key: String) -> SettingEntry? {
+        if fallback == nil,
+            let found = key.utf8.withContiguousStorageIfAvailable({ position(ofASCII: UnsafeRawBufferPointer($0)) }),
+            let found
+        {
+            // An ASCII key in a table of ASCII keys: found or not, as the bytes say (two
+            // ASCII strings are the same text only if their bytes are the same).
+            return found.map { entries[$0] }
+        }
+        return unicodePosition(of: key).map { entries[$0] }
+    }
+
+    /// The position of `bytes` in the table if they are ASCII (`.some(nil)`: not there),
+    /// `nil` if they are not ASCII.
+    private func position(ofASCII bytes: UnsafeRawBufferPointer) -> Int?? {
+        let (hash, isASCII) = Self.hash(bytes, seed: seed)
+        guard isASCII else { return nil }
+        let tag = hash & 0xFFFF_FFFF_0000_0000
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        return slots.withUnsafeBufferPointer { slots in
+            while true {
+                let content = slots[slot]
+                if content == 0 { return .some(nil) }
+                if content & 0xFFFF_FFFF_0000_0000 == tag {
+                    let position = Int(truncatingIfNeeded: content & 0xFFFF_FFFF) - 1
+                    let same = keys[position].utf8.withContiguousStorageIfAvailable { stored in
+                        stored.count == bytes.count
+                            && (bytes.isEmpty || memcmp(stored.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+                    }
+                    if same == true { return .some(position) }
+                }
+                slot = (slot + 1) & mask
+            }
+        }
+    }
+
+    /// The position of `key` as a Swift dictionary finds it (a table with a key that is not
+    /// ASCII, a key that is not ASCII, a key without contiguous UTF-8).
+    private func unicodePosition(of key: String) -> Int? {
+        if let fallback { return fallback[key] }
+        return unicodeIndex.withLock { index in
+            if index == nil { index = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) }) }
+            return index![key]
+        }
+    }
+
+    /// The hash of `bytes` with `seed`, and whether the bytes are all ASCII.
+    private static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> (value: UInt64, isASCII: Bool) {
+        let count = bytes.count
+        var hash = seed ^ (UInt64(count) &* 0x9E37_79B9_7F4A_7C15)
+        var high: UInt64 = 0
+        func mix(_ word: UInt64) {
+            high |= word
+            hash = (hash ^ word) &* 0xBF58_476D_1CE4_E5B9
+            hash ^= hash >> 31
+        }
+        var offset = 0
+        while offset + 8 <= count {
+            mix(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            offset += 8
+        }
+        let rest = count - offset
+        if rest > 0 && count >= 8 {
+            // The last eight bytes, without those already mixed.
+            mix(bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) >> UInt64(8 * (8 - rest)))
+        } else if rest > 0 {
+            // Fewer than eight bytes in all: four, two and one at a time.
+            var word: UInt64 = 0
+            var shift: UInt64 = 0
+            if rest & 4 != 0 {
+                word = UInt64(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+                offset += 4
+                shift = 32
+            }
+            if rest & 2 != 0 {
+                word |= UInt64(bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)) << shift
+                offset += 2
+                shift += 16
+            }
+            if rest & 1 != 0 { word |= UInt64(bytes[offset]) << shift }
+            mix(word)
+        }
+        hash = (hash ^ (hash >> 29)) &* 0x94D0_49BB_1331_11EB
+        hash ^= hash >> 32
+        return (hash, high & 0x8080_8080_8080_8080 == 0)
+    }
+}
+
+extension SettingIndex: Sequence {
+    /// The keys and entries, in no particular order.
+    func makeIterator() -> Zip2Sequence<[String], [SettingEntry]>.Iterator {
+        zip(keys, entries).makeIterator()
+    }
+}
