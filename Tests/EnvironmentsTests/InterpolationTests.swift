@@ -133,11 +133,19 @@ import Testing
         }
     }
 
+    /// Loads `debug` as the `Debug` section, which must fail, and checks the error. With
+    /// `credentials` (names and texts), `$CREDENTIALS_DIRECTORY` is the directory `credentials`
+    /// that holds them.
     private func loadError(
-        _ debug: [String: Any], processEnvironment: [String: String] = [:],
+        _ debug: [String: Any], processEnvironment: [String: String] = [:], credentials: [String: String]? = nil,
         _ check: (EnvironmentError, TemporaryDirectory) throws -> Void
     ) throws {
         try withTemporaryDirectory { directory in
+            var processEnvironment = processEnvironment
+            if let credentials {
+                processEnvironment["CREDENTIALS_DIRECTORY"] = try directory.makeDirectory("credentials")
+                for (name, text) in credentials { try directory.write("credentials/" + name, text: text) }
+            }
             try directory.writeXML(["Debug": debug])
             let error = #expect(throws: EnvironmentError.self) {
                 try Environment(options: directory.options(processEnvironment: processEnvironment))
@@ -222,43 +230,19 @@ import Testing
     }
 
     @Test func missingCredentialFile() throws {
-        try withTemporaryDirectory { directory in
-            let credentials = try directory.makeDirectory("credentials")
-            try directory.writeXML(["Debug": ["Password": "${credential:db-password}"]])
-            let error = #expect(throws: EnvironmentError.self) {
-                try Environment(
-                    options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
-            }
-            #expect(error?.code == .missingCredential)
-            #expect(error?.key == "Password")
-            #expect(error?.description.contains(credentials + "/db-password") == true)
+        try loadError(["Password": "${credential:db-password}"], credentials: [:]) { error, directory in
+            #expect(error.code == .missingCredential)
+            #expect(error.key == "Password")
+            #expect(error.description.contains(directory.path("credentials/db-password")))
         }
     }
 
-    @Test(arguments: ["../etc/passwd", "", ".."])
+    /// A name that is no file name in the credentials directory. `db-password\0x` was found by
+    /// Fuzz/interpolation: the file name ended at the NUL, so it read `db-password`.
+    @Test(arguments: ["../etc/passwd", "", "..", "db-password\u{0}x"])
     func invalidCredentialNames(name: String) throws {
-        try withTemporaryDirectory { directory in
-            let credentials = try directory.makeDirectory("credentials")
-            try directory.writeXML(["Debug": ["Password": "${credential:\(name)}"]])
-            let error = #expect(throws: EnvironmentError.self) {
-                try Environment(
-                    options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
-            }
-            #expect(error?.code == .invalidInterpolation)
-        }
-    }
-
-    /// Found by Fuzz/interpolation: the file name ended at the NUL, so this read `db-password`.
-    @Test func credentialNameWithNULIsInvalid() throws {
-        try withTemporaryDirectory { directory in
-            let credentials = try directory.makeDirectory("credentials")
-            try directory.write("credentials/db-password", text: "s3cret\n")
-            try directory.writeXML(["Debug": ["Password": "${credential:db-password\u{0}x}"]])
-            let error = #expect(throws: EnvironmentError.self) {
-                try Environment(
-                    options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
-            }
-            #expect(error?.code == .invalidInterpolation)
+        try loadError(["Password": "${credential:\(name)}"], credentials: ["db-password": "s3cret\n"]) { error, _ in
+            #expect(error.code == .invalidInterpolation)
         }
     }
 
