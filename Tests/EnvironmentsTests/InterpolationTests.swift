@@ -87,11 +87,10 @@ import Testing
 
     @Test func credentials() throws {
         try withTemporaryDirectory { directory in
-            let credentials = try directory.makeDirectory("credentials")
-            try directory.write("credentials/db-password", text: "s3cret\n")
-            try directory.write("credentials/api-token", text: "tok\r\n")
-            try directory.write("credentials/two-lines", text: "line1\nline2\n\n")
-            try directory.write("credentials/no-newline", text: "plain")
+            let credentials = try directory.writeCredentials([
+                "db-password": "s3cret\n", "api-token": "tok\r\n", "two-lines": "line1\nline2\n\n",
+                "no-newline": "plain",
+            ])
             try directory.writeXML([
                 "Debug": [
                     "Password": "${credential:db-password}",
@@ -100,8 +99,7 @@ import Testing
                     "Plain": "${credential:no-newline}",
                 ]
             ])
-            let environment = try Environment(
-                options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
+            let environment = try Environment(options: directory.options(processEnvironment: credentials))
             #expect((try? environment.get("Password", as: String.self)) == "s3cret")
             #expect((try? environment.get("Token", as: String.self)) == "Bearer tok")
             #expect((try? environment.get("TwoLines", as: String.self)) == "line1\nline2\n")
@@ -142,10 +140,7 @@ import Testing
     ) throws {
         try withTemporaryDirectory { directory in
             var processEnvironment = processEnvironment
-            if let credentials {
-                processEnvironment["CREDENTIALS_DIRECTORY"] = try directory.makeDirectory("credentials")
-                for (name, text) in credentials { try directory.write("credentials/" + name, text: text) }
-            }
+            if let credentials { processEnvironment.merge(try directory.writeCredentials(credentials)) { $1 } }
             try directory.writeXML(["Debug": debug])
             let error = #expect(throws: EnvironmentError.self) {
                 try Environment(options: directory.options(processEnvironment: processEnvironment))
@@ -371,14 +366,13 @@ extension InterpolationTests {
 
     @Test func limitErrorsNeverShowTheValues() throws {
         try withTemporaryDirectory { directory in
-            let credentials = try directory.makeDirectory("credentials")
-            try directory.write("credentials/db-password", text: "pa55word\n")
+            let credentials = try directory.writeCredentials(["db-password": "pa55word\n"])
             var debug = Self.doubling(25, seed: "${credential:db-password}")
             debug["Token"] = "t0ken-t0ken"
             debug["Copies"] = ["${Token}${Token}"]
             try directory.writeXML(["Debug": debug, "Secrets": ["Token"]])
             let error = #expect(throws: EnvironmentError.self) {
-                try Environment(options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
+                try Environment(options: directory.options(processEnvironment: credentials))
             }
             #expect(error?.code == .interpolationLimitExceeded)
             let text = error?.description ?? ""
@@ -389,18 +383,18 @@ extension InterpolationTests {
 
     @Test func credentialLongerThanTheCapIsRejected() throws {
         try withTemporaryDirectory { directory in
-            let credentials = try directory.makeDirectory("credentials")
-            try directory.write("credentials/huge", text: String(repeating: "s", count: Self.valueLimit + 1))
-            try directory.write("credentials/fits", text: String(repeating: "f", count: Self.valueLimit) + "\n")
+            let credentials = try directory.writeCredentials([
+                "huge": String(repeating: "s", count: Self.valueLimit + 1),
+                "fits": String(repeating: "f", count: Self.valueLimit) + "\n",
+            ])
             try directory.writeXML(["Debug": ["Fits": "${credential:fits}"]])
-            let fits = try Environment(
-                options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
+            let fits = try Environment(options: directory.options(processEnvironment: credentials))
             #expect((try? fits.get("Fits", as: String.self))?.utf8.count == Self.valueLimit)
             #expect(fits.configuredValue(forKey: "Fits")?.isSecret == true)
 
             try directory.writeXML(["Debug": ["Huge": "${credential:huge}"]])
             let error = #expect(throws: EnvironmentError.self) {
-                try Environment(options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
+                try Environment(options: directory.options(processEnvironment: credentials))
             }
             #expect(error?.code == .interpolationLimitExceeded)
             #expect(error?.key == "Huge")
