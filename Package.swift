@@ -5,6 +5,24 @@ import PackageDescription
 /// `Environments` library stays portable and builds on macOS too.
 let linux = TargetDependencyCondition.when(platforms: [.linux])
 
+/// The products most targets use.
+let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+
+/// What a daemon's program is made of: the library, the daemon's service, systemd, its options
+/// and its logging (ExampleDaemonKit and the example daemons).
+let daemonProgram: [Target.Dependency] = [
+    "Environments", "EnvironmentsDaemon", "SystemdSupport", argumentParser, logging, serviceLifecycle,
+]
+
+/// An example daemon's executable, with its Info.plist embedded.
+func exampleDaemon(_ name: String, dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(
+        name: name, dependencies: daemonProgram + dependencies, exclude: ["Info.plist"],
+        plugins: [.plugin(name: "EmbedInfoPlist")])
+}
+
 let package = Package(
     name: "swift-environments",
     platforms: [.macOS(.v15)],
@@ -45,7 +63,7 @@ let package = Package(
         // The portable core: Environments.plist, layering, interpolation, snapshots.
         .target(
             name: "Environments",
-            dependencies: ["Locking", "TextEscaping", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Locking", "TextEscaping", logging]
         ),
         // libsystemd (sd_notify, sd_journal_sendv), Linux only.
         .systemLibrary(
@@ -57,16 +75,12 @@ let package = Package(
         // MESSAGE_IDs of configuration events (systemd/environments.catalog).
         .target(
             name: "SystemdSupport",
-            dependencies: [
-                "TextEscaping",
-                .target(name: "CSystemd", condition: linux),
-                .product(name: "Logging", package: "swift-log"),
-            ]
+            dependencies: ["TextEscaping", .target(name: "CSystemd", condition: linux), logging]
         ),
         // A small inotify wrapper and a debounced file watcher.
         .target(
             name: "FileWatching",
-            dependencies: ["Locking", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Locking", logging]
         ),
         // Varlink (systemd's IPC) over Unix sockets, knowing nothing of configuration: messages,
         // their NUL framing, the JSON tree of their parameters and its encoder, the peer's
@@ -91,8 +105,8 @@ let package = Package(
                 "CEarlySignals",
                 "Varlink",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                logging,
+                serviceLifecycle,
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
@@ -110,25 +124,18 @@ let package = Package(
         .target(
             name: "EtcdFleetClient",
             dependencies: [
-                "Locking",
-                "Environments",
+                "Locking", "Environments", logging,
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Fleet configuration from etcd below the host's files, live through a watch.
         .target(
             name: "EnvironmentsEtcd",
             dependencies: [
-                "Locking",
-                "Environments",
-                "EnvironmentsDaemon",
-                "EtcdFleetClient",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "Locking", "Environments", "EnvironmentsDaemon", "EtcdFleetClient", logging, serviceLifecycle,
             ]
         ),
         .executableTarget(
@@ -144,62 +151,23 @@ let package = Package(
                 "SystemdSupport",
                 "TextEscaping",
                 "Varlink",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                argumentParser,
             ]
         ),
         // The etcd options, declared once for every program that takes them (envctl and
         // example-fleet-daemon).
         .target(
             name: "EtcdFleetArguments",
-            dependencies: [
-                "EtcdFleetClient",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            dependencies: ["EtcdFleetClient", argumentParser]
         ),
         // What the two example daemons share: their options, rules, built-in configuration, start and work.
-        .target(
-            name: "ExampleDaemonKit",
-            dependencies: [
-                "Environments",
-                "EnvironmentsDaemon",
-                "SystemdSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
-        ),
+        .target(name: "ExampleDaemonKit", dependencies: daemonProgram),
         // The README's first command: the library, systemd and its control socket, no fleet.
-        .executableTarget(
-            name: "example-daemon",
-            dependencies: [
-                "Environments",
-                "EnvironmentsDaemon",
-                "ExampleDaemonKit",
-                "SystemdSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            exclude: ["Info.plist"],
-            plugins: [.plugin(name: "EmbedInfoPlist")]
-        ),
+        exampleDaemon("example-daemon", dependencies: ["ExampleDaemonKit"]),
         // The same daemon in fleet mode (etcd, through AsyncHTTPClient).
-        .executableTarget(
-            name: "example-fleet-daemon",
-            dependencies: [
-                "Environments",
-                "EnvironmentsDaemon",
-                "EnvironmentsEtcd",
-                "EtcdFleetArguments",
-                "EtcdFleetClient",
-                "ExampleDaemonKit",
-                "SystemdSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            exclude: ["Info.plist"],
-            plugins: [.plugin(name: "EmbedInfoPlist")]
+        exampleDaemon(
+            "example-fleet-daemon",
+            dependencies: ["EnvironmentsEtcd", "EtcdFleetArguments", "EtcdFleetClient", "ExampleDaemonKit"]
         ),
         // Embeds an application's Info.plist into its executable at build time.
         .plugin(
@@ -210,21 +178,20 @@ let package = Package(
         .executableTarget(name: "EmbedInfoPlistTool", dependencies: ["Environments"]),
         .testTarget(
             name: "EnvironmentsTests",
-            dependencies: ["Environments", "Locking", "TestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Environments", "Locking", "TestSupport", logging]
         ),
         .testTarget(
             name: "SystemdSupportTests",
-            dependencies: ["SystemdSupport", "TextEscaping", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SystemdSupport", "TextEscaping", logging]
         ),
         .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching", "Locking"]),
         .testTarget(
             name: "EnvironmentsConfigurationTests",
             dependencies: [
                 "EnvironmentsConfiguration", "Environments", "EnvironmentsDaemon", "FileWatching", "Locking",
-                "SystemdSupport", "TestSupport",
+                "SystemdSupport", "TestSupport", logging,
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ConfigurationTesting", package: "swift-configuration"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The daemon's library, in the test process and through the example daemon as a process.
@@ -233,7 +200,7 @@ let package = Package(
             dependencies: [
                 "EnvironmentsDaemon", "Environments", "EnvironmentsControl", "Locking", "SystemdSupport", "TestSupport",
                 "Varlink",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
@@ -243,7 +210,7 @@ let package = Package(
             name: "EnvctlTests",
             dependencies: [
                 "envctl", "Environments", "EnvironmentsControl", "EnvironmentsDaemon", "TestSupport", "Varlink",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ]
         ),
         // Messages, framing and the JSON tree, against Foundation's JSON.
@@ -258,14 +225,14 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Environments", "EnvironmentsDaemon", "Varlink", .product(name: "Logging", package: "swift-log"),
+                "Environments", "EnvironmentsDaemon", "Varlink", logging,
             ],
             path: "Tests/TestSupport"
         ),
         // A real etcd cluster on loopback ports, with TLS and users, for the etcd tests.
         .target(
             name: "EtcdTestSupport",
-            dependencies: ["EtcdFleetClient", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["EtcdFleetClient", "TestSupport", logging],
             path: "Tests/EtcdTestSupport"
         ),
         // The fleet's key layout and documents, without etcd.
@@ -276,7 +243,7 @@ let package = Package(
             dependencies: [
                 "EnvironmentsEtcd", "EtcdFleetClient", "EtcdTestSupport", "Environments", "EnvironmentsDaemon",
                 "Locking", "TestSupport",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ]
         ),
     ]

@@ -19,12 +19,6 @@ package struct DaemonProcess: Sendable, Hashable {
     /// `/proc/sys/kernel/random/boot_id` when it ran; `nil` if unknown.
     package var bootID: String?
 
-    package init(pid: Int32, startTime: UInt64?, bootID: String?) {
-        self.pid = pid
-        self.startTime = startTime
-        self.bootID = bootID
-    }
-
     /// This process.
     package static var current: DaemonProcess {
         let pid = getpid()

@@ -1,12 +1,6 @@
+// libsystemd and the C library calls made beside it (Sources/CSystemd/shim.h), Linux only.
 #if os(Linux)
     import CSystemd
-#endif
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
 #endif
 
 /// Sends entries to the local systemd journal with `sd_journal_sendv(3)`.

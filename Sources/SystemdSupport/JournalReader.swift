@@ -1,12 +1,6 @@
+// libsystemd and the C library calls made beside it (Sources/CSystemd/shim.h), Linux only.
 #if os(Linux)
     import CSystemd
-#endif
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
 #endif
 
 /// Reads entries from the local journal with `sd-journal(3)`, as `journalctl` does: the files

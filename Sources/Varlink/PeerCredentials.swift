@@ -10,12 +10,6 @@ package struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
     package var uid: UInt32
     package var gid: UInt32
 
-    package init(pid: Int32, uid: UInt32, gid: UInt32) {
-        self.pid = pid
-        self.uid = uid
-        self.gid = gid
-    }
-
     /// The credentials of the peer connected to `descriptor`, or `nil` if the kernel gives none.
     package static func of(_ descriptor: Int32) -> PeerCredentials? {
         #if os(Linux)

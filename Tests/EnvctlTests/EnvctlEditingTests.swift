@@ -83,24 +83,18 @@ import Testing
             unlink(good)
             unlink(bad)
         }
-        try """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <plist version="1.0">
-        <dict>
-        \t<key>Common</key>
-        \t<dict><key>LogLevel</key><string>debug</string></dict>
-        </dict>
-        </plist>
-        """.write(toFile: good, atomically: true, encoding: .utf8)
-        try """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <plist version="1.0">
-        <dict>
-        \t<key>Common</key>
-        \t<dict><key>LogLevel</key><string>debug</string>
-        </dict>
-        </plist>
-        """.write(toFile: bad, atomically: true, encoding: .utf8)
+        try plistDocument(
+            """
+            \t<key>Common</key>
+            \t<dict><key>LogLevel</key><string>debug</string></dict>
+            """
+        ).write(toFile: good, atomically: true, encoding: .utf8)
+        try plistDocument(
+            """
+            \t<key>Common</key>
+            \t<dict><key>LogLevel</key><string>debug</string>
+            """
+        ).write(toFile: bad, atomically: true, encoding: .utf8)
 
         let before = try directory.contents()
         let refused = try runEnvctl(

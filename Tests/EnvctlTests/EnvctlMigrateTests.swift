@@ -18,10 +18,8 @@ import Testing
         Setting<String>("Database.Host", default: "localhost", formerNames: ["DatabaseHost"]),
     ])
 
-    static let mainFile = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <plist version="1.0">
-        <dict>
+    static let mainFile = plistDocument(
+        """
             <!-- kept: a comment in the main file -->
             <key>Common</key>
             <dict>
@@ -30,22 +28,16 @@ import Testing
             </dict>
             <key>Production</key>
             <dict/>
-        </dict>
-        </plist>
-        """
+        """)
 
-    static let dropIn = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <plist version="1.0">
-        <dict>
+    static let dropIn = plistDocument(
+        """
             <key>Production</key>
             <dict>
                 <key>DatabaseHost</key><string>db.example</string>
             </dict>
             <key>Secrets</key><array><string>DatabaseHost</string></array>
-        </dict>
-        </plist>
-        """
+        """)
 
     /// A configuration directory and a schema file beside it, removed afterwards.
     final class Files {
@@ -176,32 +168,30 @@ import Testing
         "schema and migrate with --app-name and no daemon read the installed /usr/share/NAME/schema.json",
         .enabled(if: geteuid() == 0, "writes to /usr/share"))
     func installedSchema() throws {
-        let name = "envctl-migrate-\(UUID().uuidString.prefix(8).lowercased())"
-        let directory = "/usr/share/\(name)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let files = try Files()
-        try FileManager.default.copyItem(atPath: files.schema, toPath: directory + "/schema.json")
-        let installed = try String(contentsOfFile: directory + "/schema.json", encoding: .utf8)
+        try withInstalledSchema(files.schema, namePrefix: "envctl-migrate") { name, directory in
+            let installed = try String(contentsOfFile: directory + "/schema.json", encoding: .utf8)
 
-        let schema = try runToEnd(
-            BuiltProducts.envctl, ["schema", "--app-name", name], environment: operatorEnvironment(),
-            separately: true)
-        #expect(schema.status == 0, "\(schema.output)")
-        #expect(schema.standardOutput == (installed.hasSuffix("\n") ? installed : installed + "\n"))
-        #expect(
-            schema.standardError
-                == "envctl: no running daemon of \(name): printing the schema its package installed, \(directory)/schema.json\n"
-        )
-        // Without it, the error says that neither is there.
-        let none = try Self.envctl(["schema", "--app-name", name + "-none"])
-        #expect(none.status == 1)
-        #expect(
-            none.output.contains("and no installed schema at /usr/share/\(name)-none/schema.json"), "\(none.output)")
+            let schema = try runToEnd(
+                BuiltProducts.envctl, ["schema", "--app-name", name], environment: operatorEnvironment(),
+                separately: true)
+            #expect(schema.status == 0, "\(schema.output)")
+            #expect(schema.standardOutput == (installed.hasSuffix("\n") ? installed : installed + "\n"))
+            #expect(
+                schema.standardError
+                    == "envctl: no running daemon of \(name): printing the schema its package installed, \(directory)/schema.json\n"
+            )
+            // Without it, the error says that neither is there.
+            let none = try Self.envctl(["schema", "--app-name", name + "-none"])
+            #expect(none.status == 1)
+            #expect(
+                none.output.contains("and no installed schema at /usr/share/\(name)-none/schema.json"), "\(none.output)"
+            )
 
-        let migrated = try Self.envctl(["migrate", "--app-name", name, "--config-dir", files.configDirectory])
-        #expect(migrated.status == 0, "\(migrated.output)")
-        #expect(migrated.standardOutput.contains("migrated 3 former names in 2 files"), "\(migrated.output)")
+            let migrated = try Self.envctl(["migrate", "--app-name", name, "--config-dir", files.configDirectory])
+            #expect(migrated.status == 0, "\(migrated.output)")
+            #expect(migrated.standardOutput.contains("migrated 3 former names in 2 files"), "\(migrated.output)")
+        }
     }
 
     @Test("migrate takes the running daemon's declaration, and its check")

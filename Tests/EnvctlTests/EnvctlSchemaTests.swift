@@ -86,6 +86,14 @@ struct EnvctlSchemaTests {
         try runToEnd(BuiltProducts.envctl, arguments, environment: operatorEnvironment())
     }
 
+    /// `envctl explain KEY` with the declaration and the files of `files`, in `environment` when
+    /// one is given.
+    static func explain(_ key: String, in files: Files, environment: String? = nil) throws -> FinishedProcess {
+        try envctl(
+            ["explain", key, "--schema", files.schema, "--config-dir", files.configDirectory]
+                + (environment.map { ["--environment", $0] } ?? []))
+    }
+
     @Test("check --schema passes good files in every environment, and says which declaration it used")
     func checkGood() throws {
         let files = try Files()
@@ -159,9 +167,7 @@ struct EnvctlSchemaTests {
             "check", "--strict", "--schema", files.schema, "--config-dir", files.configDirectory,
         ])
         #expect(strict.status == 1)
-        let explain = try Self.envctl([
-            "explain", "Database.Host", "--schema", files.schema, "--config-dir", files.configDirectory,
-        ])
+        let explain = try Self.explain("Database.Host", in: files)
         #expect(explain.standardOutput.contains("value: db (environment "), "\(explain.standardOutput)")
         #expect(explain.standardOutput.contains("former names: DatabaseHost"))
     }
@@ -191,10 +197,7 @@ struct EnvctlSchemaTests {
     func explainFromFiles() throws {
         let files = try Files(
             plist: Self.plist(extra: "<key>RestartRequired</key><array><string>APIHost</string></array>"))
-        let port = try Self.envctl([
-            "explain", "ListenPort", "--schema", files.schema, "--config-dir", files.configDirectory,
-            "--environment", "Production",
-        ])
+        let port = try Self.explain("ListenPort", in: files, environment: "Production")
         #expect(port.status == 0, "\(port.standardOutput)")
         #expect(
             port.standardOutput == """
@@ -212,10 +215,7 @@ struct EnvctlSchemaTests {
 
                 """)
 
-        let password = try Self.envctl([
-            "explain", "Database.Password", "--schema", files.schema, "--config-dir", files.configDirectory,
-            "--environment", "Production",
-        ])
+        let password = try Self.explain("Database.Password", in: files, environment: "Production")
         #expect(password.status == 0, "\(password.standardOutput)")
         #expect(!password.standardOutput.contains(Self.secret))
         #expect(password.standardOutput.contains("required: in Production\nsecret: yes\n"))
@@ -224,25 +224,17 @@ struct EnvctlSchemaTests {
         #expect(password.standardOutput.contains("changing it: a reload applies it"))
 
         // A default: from the defaults layer.
-        let timeout = try Self.envctl([
-            "explain", "HeartbeatInterval", "--schema", files.schema, "--config-dir", files.configDirectory,
-            "--environment", "Debug",
-        ])
+        let timeout = try Self.explain("HeartbeatInterval", in: files, environment: "Debug")
         #expect(timeout.status == 0, "\(timeout.standardOutput)")
         #expect(timeout.standardOutput.contains("type: duration\ndefault: 1\n"))
         #expect(timeout.standardOutput.contains("from: defaults"))
 
         // Undeclared, but listed restart-only by the files.
-        let host = try Self.envctl([
-            "explain", "APIHost", "--schema", files.schema, "--config-dir", files.configDirectory,
-            "--environment", "Debug",
-        ])
+        let host = try Self.explain("APIHost", in: files, environment: "Debug")
         #expect(host.status == 0, "\(host.standardOutput)")
         #expect(host.standardOutput.contains("changing it: takes a restart"))
 
-        let unknown = try Self.envctl([
-            "explain", "Nope", "--schema", files.schema, "--config-dir", files.configDirectory,
-        ])
+        let unknown = try Self.explain("Nope", in: files)
         #expect(unknown.status == 1)
         #expect(unknown.standardOutput.contains("Nope: not a declared setting (declarations from \(files.schema))"))
         #expect(unknown.standardOutput.contains("envctl: 'Nope' is neither declared nor set"))
@@ -251,10 +243,7 @@ struct EnvctlSchemaTests {
     @Test("explain from files that fail the declaration prints the declaration and why no value is in effect")
     func explainBadFiles() throws {
         let files = try Files(plist: Self.plist(listenPort: "<integer>0</integer>"))
-        let port = try Self.envctl([
-            "explain", "ListenPort", "--schema", files.schema, "--config-dir", files.configDirectory,
-            "--environment", "Debug",
-        ])
+        let port = try Self.explain("ListenPort", in: files, environment: "Debug")
         #expect(port.status == 1)
         #expect(port.standardOutput.contains("bounds: range 1...65535"))
         #expect(port.standardOutput.contains("envctl: the files do not load, so no value is in effect:"))
@@ -265,18 +254,16 @@ struct EnvctlSchemaTests {
         "check --app-name reads the schema its package installs in /usr/share/NAME/",
         .enabled(if: geteuid() == 0, "writes to /usr/share"))
     func installedSchema() throws {
-        let name = "envctl-schema-\(UUID().uuidString.prefix(8).lowercased())"
-        let directory = "/usr/share/\(name)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let files = try Files(plist: Self.plist(listenPort: "<integer>0</integer>"))
-        try FileManager.default.copyItem(atPath: files.schema, toPath: directory + "/schema.json")
-        let check = try Self.envctl([
-            "check", "--app-name", name, "--config-dir", files.configDirectory, "--environment", "Debug",
-        ])
-        #expect(check.status == 1)
-        #expect(check.standardOutput.contains("checking against the 10 settings declared in \(directory)/schema.json"))
-        #expect(check.standardOutput.contains("'ListenPort' is out of range"))
+        try withInstalledSchema(files.schema, namePrefix: "envctl-schema") { name, directory in
+            let check = try Self.envctl([
+                "check", "--app-name", name, "--config-dir", files.configDirectory, "--environment", "Debug",
+            ])
+            #expect(check.status == 1)
+            #expect(
+                check.standardOutput.contains("checking against the 10 settings declared in \(directory)/schema.json"))
+            #expect(check.standardOutput.contains("'ListenPort' is out of range"))
+        }
     }
 
     @Test("the control socket's Schema hands out the declaration; envctl schema and explain ask it")

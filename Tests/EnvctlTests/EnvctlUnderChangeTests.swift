@@ -162,15 +162,12 @@ import Testing
         // Valid for the files in every environment, and for the daemon in Production; the
         // example daemon's own validation (http or https) refuses it in Staging.
         let edited = daemon.root.appendingPathComponent("edited.plist").path
-        try """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <plist version="1.0">
-        <dict>
-            <key>Staging</key>
-            <dict><key>APIBaseUrl</key><string>ftp://files.example.com</string></dict>
-        </dict>
-        </plist>
-        """.write(toFile: edited, atomically: true, encoding: .utf8)
+        try plistDocument(
+            """
+                <key>Staging</key>
+                <dict><key>APIBaseUrl</key><string>ftp://files.example.com</string></dict>
+            """
+        ).write(toFile: edited, atomically: true, encoding: .utf8)
         let socket = daemon.runtimeDirectory.appendingPathComponent(ControlInterface.socketFileName).path
         let temporary = daemon.root.appendingPathComponent("tmp")
         try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)

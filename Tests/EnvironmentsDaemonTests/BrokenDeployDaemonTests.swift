@@ -164,16 +164,13 @@ import Testing
     @Test("envctl check checks every environment the files define and exits 1 if any fails")
     func checkCoversEveryEnvironment() throws {
         let directory = try ExampleConfigurationDirectory()
-        try """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <plist version="1.0">
-        <dict>
-            <key>Common</key><dict><key>APIHost</key><string>api.example.com</string></dict>
-            <key>Debug</key><dict/>
-            <key>Staging</key><dict/>
-        </dict>
-        </plist>
-        """.write(toFile: directory.path + "/Environments.plist", atomically: true, encoding: .utf8)
+        try plistDocument(
+            """
+                <key>Common</key><dict><key>APIHost</key><string>api.example.com</string></dict>
+                <key>Debug</key><dict/>
+                <key>Staging</key><dict/>
+            """
+        ).write(toFile: directory.path + "/Environments.plist", atomically: true, encoding: .utf8)
         // A drop-in adds Production, broken: a reference to a key nobody defines.
         try """
         <?xml version="1.0" encoding="UTF-8"?>

@@ -2,7 +2,6 @@ import Environments
 import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation
-import Locking
 import Logging
 import TestSupport
 import Testing
@@ -20,35 +19,15 @@ struct ControlSocketAbuseTests {
     static let python = "/usr/bin/python3"
     static var canRun: Bool { getuid() == 0 && FileManager.default.isExecutableFile(atPath: python) }
 
-    /// Log lines the service writes, for counting.
-    final class LogLines: Sendable {
-        let lines = Locked<[(Logger.Level, String)]>([])
-        var all: [(Logger.Level, String)] { lines.withLock { $0 } }
-        func count(_ predicate: (Logger.Level, String) -> Bool) -> Int { all.filter(predicate).count }
-    }
-
-    struct CountingHandler: LogHandler {
-        let sink: LogLines
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .debug
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            sink.lines.withLock { $0.append((event.level, event.message.description)) }
-        }
-    }
-
     static func service(
-        _ fixture: ControlSocketFixture, _ environment: Environment, log: LogLines,
+        _ fixture: ControlSocketFixture, _ environment: Environment, log: KeptLog,
         configure: (inout ControlSocketConfiguration) -> Void
     ) -> EnvironmentService {
         var configuration = EnvironmentService.Configuration.inTest(controlSocket: fixture.socket)
         configure(&configuration.controlSocket)
         return EnvironmentService(
             environment: environment, reloadSignals: nil, configuration: configuration,
-            logger: Logger(label: "abuse-tests") { _ in CountingHandler(sink: log) })
+            logger: Logger(label: "abuse-tests") { _ in log.handler(logLevel: .debug) })
     }
 
     /// The misbehaving clients' script, written where another user can read it.
@@ -113,7 +92,7 @@ struct ControlSocketAbuseTests {
     func storm() async throws {
         let fixture = try ControlSocketFixture()
         let environment = try fixture.environment()
-        let log = LogLines()
+        let log = KeptLog()
         let service = Self.service(fixture, environment, log: log) {
             // Short enough that every mechanism fires while the storm lasts.
             $0.idleTimeout = .milliseconds(700)
@@ -162,8 +141,8 @@ struct ControlSocketAbuseTests {
             }
         }
         // At most 5 warnings a second about clients, and a count of the rest.
-        let warnings = log.count { level, message in level == .warning && message.hasPrefix("control socket:") }
-        let suppressed = log.all.filter { $0.0 == .warning && $0.1.contains("similar warnings suppressed") }
+        let warnings = log.count { $0.level == .warning && $0.message.hasPrefix("control socket:") }
+        let suppressed = log.all.filter { $0.level == .warning && $0.message.contains("similar warnings suppressed") }
         #expect(!suppressed.isEmpty)
         let windows = Int(seconds) + 3
         #expect(warnings <= windows * 6, "\(warnings) warnings")
@@ -176,7 +155,7 @@ struct ControlSocketAbuseTests {
     func connectionShares() async throws {
         let fixture = try ControlSocketFixture()
         let environment = try fixture.environment()
-        let service = Self.service(fixture, environment, log: LogLines()) {
+        let service = Self.service(fixture, environment, log: KeptLog()) {
             $0.maximumConnections = 12
             $0.reservedPrivilegedConnections = 4
             $0.maximumConnectionsPerUser = 3
@@ -253,29 +232,28 @@ struct ControlSocketAbuseTests {
         let fixture = try ControlSocketFixture()
         let environment = try fixture.environment()
         let opening = Array(#"{"method":"io.swiftenvironments.Configuration.Get","parameters":{"key":""#.utf8)
+        /// Runs `service` while a client trickles the call's opening and then one byte at a time,
+        /// until the daemon closes the connection: what it said, and whether it closed it.
+        @Sendable func trickle(_ service: EnvironmentService) async throws -> (reply: String, closed: Bool) {
+            try await service.whileRunning {
+                let descriptor = UnixSocket.makeStreamSocket()
+                defer { close(descriptor) }
+                #expect(UnixSocket.connect(descriptor, to: try #require(UnixSocket.address(fixture.socket))) == 0)
+                let (reply, closed) = try await onThread {
+                    try Self.trickleUntilClosed(descriptor, first: opening, byte: UInt8(ascii: "a"))
+                }
+                return (reply, closed)
+            }
+        }
         // A call that never ends: the call deadline closes it, with a word why.
-        let deadline = Self.service(fixture, environment, log: LogLines()) { $0.callTimeout = .milliseconds(200) }
-        try await deadline.whileRunning {
-            let descriptor = UnixSocket.makeStreamSocket()
-            defer { close(descriptor) }
-            #expect(UnixSocket.connect(descriptor, to: try #require(UnixSocket.address(fixture.socket))) == 0)
-            let (reply, closed) = try await onThread {
-                try Self.trickleUntilClosed(descriptor, first: opening, byte: UInt8(ascii: "a"))
-            }
-            #expect(closed)
-            #expect(reply.contains("did not arrive whole"), "\(reply)")
-        }
+        let deadline = try await trickle(
+            Self.service(fixture, environment, log: KeptLog()) { $0.callTimeout = .milliseconds(200) })
+        #expect(deadline.closed)
+        #expect(deadline.reply.contains("did not arrive whole"), "\(deadline.reply)")
         // Whitespace between calls is no call either: the idle time runs on.
-        let idle = Self.service(fixture, environment, log: LogLines()) { $0.idleTimeout = .milliseconds(200) }
-        try await idle.whileRunning {
-            let descriptor = UnixSocket.makeStreamSocket()
-            defer { close(descriptor) }
-            #expect(UnixSocket.connect(descriptor, to: try #require(UnixSocket.address(fixture.socket))) == 0)
-            let (_, closed) = try await onThread {
-                try Self.trickleUntilClosed(descriptor, first: opening, byte: UInt8(ascii: "a"))
-            }
-            #expect(closed)
-        }
+        let idle = try await trickle(
+            Self.service(fixture, environment, log: KeptLog()) { $0.idleTimeout = .milliseconds(200) })
+        #expect(idle.closed)
     }
 }
 
@@ -293,7 +271,7 @@ extension ControlSocketAbuseTests {
             <plist version="1.0"><dict><key>Common</key><dict>\(keys)</dict><key>Production</key><dict/></dict></plist>
             """)
         let environment = try fixture.environment()
-        let log = LogLines()
+        let log = KeptLog()
         let service = Self.service(fixture, environment, log: log) { $0.idleTimeout = .milliseconds(300) }
         try await service.whileRunning {
             let descriptor = UnixSocket.makeStreamSocket()
@@ -315,7 +293,7 @@ extension ControlSocketAbuseTests {
             // Another client is answered meanwhile and after.
             #expect(try await ControlSocketFixture.call(fixture.socket, "org.varlink.service.GetInfo").error == nil)
         }
-        #expect(log.all.contains { $0.0 == .warning && $0.1.contains("does not read its replies") })
+        #expect(log.all.contains { $0.level == .warning && $0.message.contains("does not read its replies") })
     }
 }
 

@@ -181,6 +181,14 @@ struct ControlSocketTests {
         return (String(decoding: received, as: UTF8.self), false)
     }
 
+    /// Whether the daemon on `fixture`'s socket answers a call (`Get` of `Greeting`) without an
+    /// error.
+    static func answers(_ fixture: ControlSocketFixture) async throws -> Bool {
+        let reply = try await ControlSocketFixture.call(
+            fixture.socket, ControlInterface.Method.get, ["key": .string("Greeting")])
+        return reply.error == nil
+    }
+
     @Test("bad input gets an error and the connection closed; the daemon keeps answering")
     func badInput() async throws {
         let fixture = try ControlSocketFixture()
@@ -205,11 +213,7 @@ struct ControlSocketTests {
             let pipelined = try await Self.exchange(
                 fixture.socket, call + call + call, replies: 3, timeout: .seconds(120))
             #expect(pipelined.reply.split(separator: "\u{0}").count == 3)
-            #expect(
-                try await ControlSocketFixture.call(
-                    fixture.socket, ControlInterface.Method.get, ["key": .string("Greeting")]
-                ).error
-                    == nil)
+            #expect(try await Self.answers(fixture))
         }
     }
 
@@ -244,11 +248,7 @@ struct ControlSocketTests {
                 #expect(poll(&entry, 1, 10_000) == 1)
                 #expect(recv(descriptor, &buffer, buffer.count, 0) == 0, "closed by the daemon")
             }
-            #expect(
-                try await ControlSocketFixture.call(
-                    fixture.socket, ControlInterface.Method.get, ["key": .string("Greeting")]
-                ).error
-                    == nil)
+            #expect(try await Self.answers(fixture))
         }
     }
 

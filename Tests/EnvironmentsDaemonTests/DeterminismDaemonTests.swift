@@ -11,10 +11,8 @@ import Testing
     /// How many fresh processes answer each question.
     static let runs = 6
 
-    private static let layered = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <plist version="1.0">
-        <dict>
+    private static let layered = plistDocument(
+        """
             <key>Common</key>
             <dict>
                 <key>Database</key>
@@ -34,9 +32,7 @@ import Testing
             </dict>
             <key>Secrets</key>
             <array><string>Database.Password</string></array>
-        </dict>
-        </plist>
-        """
+        """)
 
     /// Runs envctl `runs` times in fresh processes, each with its own hash seed; returns
     /// their statuses and outputs.

@@ -15,18 +15,14 @@ struct KeyPathDaemonTests {
     /// A drop-in whose Staging section holds one dotted key of `components` components.
     static func deepDropIn(_ components: Int) -> String {
         let key = Array(repeating: "Level", count: components).joined(separator: ".")
-        return """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <plist version="1.0">
-            <dict>
+        return plistDocument(
+            """
                 <key>Staging</key>
                 <dict>
                     <key>\(key)</key><string>x</string>
                     <key>APIHost</key><string>deep.example.com</string>
                 </dict>
-            </dict>
-            </plist>
-            """
+            """)
     }
 
     @Test("a deep dotted key is a rejected reload and a refused Check candidate; the daemon keeps running")

@@ -130,11 +130,7 @@ struct FleetLayoutTests {
         try await fleet.start(limits: Self.tight)
         let key = fleet.prefix + "Environments.plist.d/50-big.plist"
         try await fleet.writer.put(key, Self.blob)
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline, await fleet.lastReload?.outcome != "rejected" {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        let rejected = await fleet.lastReload
+        let rejected = try await fleet.waitForOutcome("rejected", timeout: .seconds(20))
         #expect(rejected?.outcome == "rejected")
         #expect(
             rejected?.error?.contains("etcd:\(key)") == true

@@ -42,11 +42,7 @@ struct FleetLiveTests {
         #expect(try await fleet.waitForOutcome("applied")?.outcome == "applied")
         // Rejected by the application's validation: the host keeps 20.
         try await fleet.publish(common: ["Limit": "500"])
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline, await fleet.lastReload?.outcome != "rejected" {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        let rejected = await fleet.lastReload
+        let rejected = try await fleet.waitForOutcome("rejected")
         #expect(rejected?.outcome == "rejected")
         #expect(
             rejected?.error?.contains("Limit must be a number up to 100") == true, "\(String(describing: rejected))")
@@ -55,11 +51,7 @@ struct FleetLiveTests {
         try await fleet.writer.put(fleet.prefix + "Environments.plist", Data("<plist><dict>".utf8))
         // Waits for the rejection (not a fixed time: under load it came after 300 ms once).
         let malformed = "etcd:\(fleet.prefix)Environments.plist@"
-        let malformedDeadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < malformedDeadline, await fleet.lastReload?.error?.contains(malformed) != true {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        let rejectedMalformed = await fleet.lastReload
+        let rejectedMalformed = try await fleet.waitForReload { $0.error?.contains(malformed) == true }
         #expect(rejectedMalformed?.error?.contains(malformed) == true, "\(String(describing: rejectedMalformed))")
         #expect((try? fleet.environment?.get("Limit", as: String.self)) == "20")
         try await fleet.publish(common: ["Limit": "30"])
@@ -68,13 +60,7 @@ struct FleetLiveTests {
         // daemon, at every restart): rejected, naming the key; the last good values stay.
         let deep = Array(repeating: "Level", count: 5_000).joined(separator: ".")
         try await fleet.publish(common: [deep: "x", "Limit": "40"])
-        let deepDeadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deepDeadline,
-            await fleet.lastReload?.error?.contains("not a valid key path") != true
-        {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        let rejectedDeep = await fleet.lastReload
+        let rejectedDeep = try await fleet.waitForReload { $0.error?.contains("not a valid key path") == true }
         #expect(rejectedDeep?.outcome == "rejected")
         #expect(rejectedDeep?.error?.contains("not a valid key path") == true, "\(String(describing: rejectedDeep))")
         #expect((try? fleet.environment?.get("Limit", as: String.self)) == "30")

@@ -333,31 +333,37 @@ struct FleetSecurityTests {
         #expect(fromOptions.userName == "from-option")
         #expect(fromOptions.tls?.certificateAuthority == "/option/ca.pem")
 
-        #expect(throws: EtcdError.self) {
-            try EtcdConfiguration.resolve(
-                endpoints: "https://etcd-1.cluster.example:2379", prefix: "/p/", userName: "someone",
-                processEnvironment: [:])
-        }
-        let noPassword =
-            (try? EtcdConfiguration.resolve(
-                endpoints: "https://etcd-1.cluster.example:2379", prefix: "/p/", userName: "someone",
-                processEnvironment: [:])) == nil
-        #expect(noPassword)
-        do {
-            _ = try EtcdConfiguration.resolve(
-                endpoints: "http://etcd-1.cluster.example:2379", prefix: "/p/", certificateAuthority: "/ca.pem",
-                processEnvironment: [:])
-            Issue.record("TLS files with an http:// endpoint were taken")
-        } catch {
-            #expect(error.message.contains("is plain http://"))
-        }
-        do {
-            _ = try EtcdConfiguration.resolve(
-                endpoints: "https://etcd-1.cluster.example:2379", prefix: "/p/", certificate: "/client.pem",
-                processEnvironment: [:])
-            Issue.record("a certificate without its key was taken")
-        } catch {
-            #expect(error.message.contains("without its key"))
+        // Refused, each with a word why: a user without a password, TLS files for an http://
+        // endpoint, a certificate without its key.
+        let refused: [(says: String, resolve: () throws -> EtcdConfiguration?)] = [
+            (
+                "is given without a password",
+                {
+                    try EtcdConfiguration.resolve(
+                        endpoints: "https://etcd-1.cluster.example:2379", prefix: "/p/", userName: "someone",
+                        processEnvironment: [:])
+                }
+            ),
+            (
+                "is plain http://",
+                {
+                    try EtcdConfiguration.resolve(
+                        endpoints: "http://etcd-1.cluster.example:2379", prefix: "/p/",
+                        certificateAuthority: "/ca.pem", processEnvironment: [:])
+                }
+            ),
+            (
+                "without its key",
+                {
+                    try EtcdConfiguration.resolve(
+                        endpoints: "https://etcd-1.cluster.example:2379", prefix: "/p/", certificate: "/client.pem",
+                        processEnvironment: [:])
+                }
+            ),
+        ]
+        for refusal in refused {
+            let error = #expect(throws: EtcdError.self) { try refusal.resolve() }
+            #expect(error?.message.contains(refusal.says) == true, "\(String(describing: error))")
         }
     }
 }

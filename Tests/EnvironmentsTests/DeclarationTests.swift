@@ -1,5 +1,6 @@
 import Environments
 import Foundation
+import TestSupport
 import Testing
 
 /// The settings the tests declare, as a program would: once, as statics.
@@ -57,10 +58,8 @@ enum Declared {
         return options
     }
 
-    static let good = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <plist version="1.0">
-        <dict>
+    static let good = plistDocument(
+        """
             <key>Common</key>
             <dict>
                 <key>ListenPort</key><integer>9000</integer>
@@ -76,9 +75,7 @@ enum Declared {
             </dict>
             <key>Debug</key><dict/>
             <key>Production</key><dict/>
-        </dict>
-        </plist>
-        """
+        """)
 
     @Test("typed reads come from the declaration; declared defaults join the defaults layer")
     func reads() throws {
@@ -122,10 +119,8 @@ enum Declared {
         try withTemporaryDirectory { directory in
             let file = try directory.write(
                 "Environments.plist",
-                text: """
-                    <?xml version="1.0" encoding="UTF-8"?>
-                    <plist version="1.0">
-                    <dict>
+                text: plistDocument(
+                    """
                         <key>Common</key>
                         <dict>
                             <key>ListenPort</key><integer>70000</integer>
@@ -139,9 +134,7 @@ enum Declared {
                             <key>Tags</key><array><string>ok</string><string>NOT</string></array>
                         </dict>
                         <key>Production</key><dict/>
-                    </dict>
-                    </plist>
-                    """)
+                    """))
             let error = try #require(throws: EnvironmentError.self) {
                 try Environment(options: Self.options(directory, environment: "Production"))
             }
@@ -194,10 +187,8 @@ enum Declared {
             try directory.write("Environments.plist", text: Self.good)
             let dropIn = try directory.write(
                 "Environments.plist.d/50-local.plist",
-                text: """
-                    <?xml version="1.0" encoding="UTF-8"?>
-                    <plist version="1.0">
-                    <dict>
+                text: plistDocument(
+                    """
                         <key>Common</key>
                         <dict>
                             <key>RequestTimout</key><string>1s</string>
@@ -211,9 +202,7 @@ enum Declared {
                             </dict>
                             <key>Unrelated</key><string>x</string>
                         </dict>
-                    </dict>
-                    </plist>
-                    """)
+                    """))
             let environment = try Environment(options: Self.options(directory))
             let warnings = environment.snapshot.warnings
             #expect(warnings.count == 3, "\(warnings)")

@@ -1,5 +1,6 @@
 import Environments
 import Foundation
+import TestSupport
 import Testing
 
 /// A dotted key at the top of a section (`Database.Host`) is the same path as nested
@@ -144,10 +145,8 @@ import Testing
         try withTemporaryDirectory { directory in
             try directory.write(
                 "Environments.plist",
-                text: """
-                    <?xml version="1.0" encoding="UTF-8"?>
-                    <plist version="1.0">
-                    <dict>
+                text: plistDocument(
+                    """
                         <key>Debug</key>
                         <dict>
                             <key>Database</key>
@@ -158,9 +157,7 @@ import Testing
                             <key>Database.Host</key>
                             <string>b</string>
                         </dict>
-                    </dict>
-                    </plist>
-                    """)
+                    """))
             let error = try #require(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
             #expect(
                 error.message.hasPrefix(

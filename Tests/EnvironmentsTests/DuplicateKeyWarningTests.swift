@@ -1,14 +1,13 @@
 import Environments
 import Foundation
+import TestSupport
 import Testing
 
 /// A key written twice in one dictionary keeps its last copy, as Apple's and Python's readers
 /// do, but never silently: a warning names both lines, and strictness makes it an error.
 @Suite struct DuplicateKeyWarningTests {
-    static let twice = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <plist version="1.0">
-        <dict>
+    static let twice = plistDocument(
+        """
             <key>Common</key>
             <dict>
                 <key>ListenPort</key><integer>80</integer>
@@ -18,9 +17,7 @@ import Testing
             <dict><key>A</key><string>first</string></dict>
             <key>Debug</key>
             <dict><key>B</key><string>second</string></dict>
-        </dict>
-        </plist>
-        """
+        """)
 
     @Test("the last copy is used, and a warning names the key and both lines")
     func warnings() throws {

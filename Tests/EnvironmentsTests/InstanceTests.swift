@@ -1,5 +1,6 @@
 import Environments
 import Foundation
+import TestSupport
 import Testing
 
 /// Instances: a file's `Instances.NAME` dictionary sits right above that file's environment
@@ -91,15 +92,11 @@ import Testing
         try withTemporaryDirectory { directory in
             try directory.write(
                 "Environments.plist",
-                text: """
-                    <?xml version="1.0" encoding="UTF-8"?>
-                    <plist version="1.0">
-                    <dict>
+                text: plistDocument(
+                    """
                     <key>Debug</key><dict/>
                     \(entry)
-                    </dict>
-                    </plist>
-                    """)
+                    """))
             let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
             #expect(error?.code == .invalidSection)
             #expect(error?.description.contains(message) == true, "\(String(describing: error))")

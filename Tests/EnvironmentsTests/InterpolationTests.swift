@@ -87,11 +87,10 @@ import Testing
 
     @Test func credentials() throws {
         try withTemporaryDirectory { directory in
-            let credentials = try directory.makeDirectory("credentials")
-            try directory.write("credentials/db-password", text: "s3cret\n")
-            try directory.write("credentials/api-token", text: "tok\r\n")
-            try directory.write("credentials/two-lines", text: "line1\nline2\n\n")
-            try directory.write("credentials/no-newline", text: "plain")
+            let credentials = try directory.writeCredentials([
+                "db-password": "s3cret\n", "api-token": "tok\r\n", "two-lines": "line1\nline2\n\n",
+                "no-newline": "plain",
+            ])
             try directory.writeXML([
                 "Debug": [
                     "Password": "${credential:db-password}",
@@ -100,8 +99,7 @@ import Testing
                     "Plain": "${credential:no-newline}",
                 ]
             ])
-            let environment = try Environment(
-                options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
+            let environment = try Environment(options: directory.options(processEnvironment: credentials))
             #expect((try? environment.get("Password", as: String.self)) == "s3cret")
             #expect((try? environment.get("Token", as: String.self)) == "Bearer tok")
             #expect((try? environment.get("TwoLines", as: String.self)) == "line1\nline2\n")
@@ -133,11 +131,16 @@ import Testing
         }
     }
 
+    /// Loads `debug` as the `Debug` section, which must fail, and checks the error. With
+    /// `credentials` (names and texts), `$CREDENTIALS_DIRECTORY` is the directory `credentials`
+    /// that holds them.
     private func loadError(
-        _ debug: [String: Any], processEnvironment: [String: String] = [:],
+        _ debug: [String: Any], processEnvironment: [String: String] = [:], credentials: [String: String]? = nil,
         _ check: (EnvironmentError, TemporaryDirectory) throws -> Void
     ) throws {
         try withTemporaryDirectory { directory in
+            var processEnvironment = processEnvironment
+            if let credentials { processEnvironment.merge(try directory.writeCredentials(credentials)) { $1 } }
             try directory.writeXML(["Debug": debug])
             let error = #expect(throws: EnvironmentError.self) {
                 try Environment(options: directory.options(processEnvironment: processEnvironment))
@@ -222,43 +225,19 @@ import Testing
     }
 
     @Test func missingCredentialFile() throws {
-        try withTemporaryDirectory { directory in
-            let credentials = try directory.makeDirectory("credentials")
-            try directory.writeXML(["Debug": ["Password": "${credential:db-password}"]])
-            let error = #expect(throws: EnvironmentError.self) {
-                try Environment(
-                    options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
-            }
-            #expect(error?.code == .missingCredential)
-            #expect(error?.key == "Password")
-            #expect(error?.description.contains(credentials + "/db-password") == true)
+        try loadError(["Password": "${credential:db-password}"], credentials: [:]) { error, directory in
+            #expect(error.code == .missingCredential)
+            #expect(error.key == "Password")
+            #expect(error.description.contains(directory.path("credentials/db-password")))
         }
     }
 
-    @Test(arguments: ["../etc/passwd", "", ".."])
+    /// A name that is no file name in the credentials directory. `db-password\0x` was found by
+    /// Fuzz/interpolation: the file name ended at the NUL, so it read `db-password`.
+    @Test(arguments: ["../etc/passwd", "", "..", "db-password\u{0}x"])
     func invalidCredentialNames(name: String) throws {
-        try withTemporaryDirectory { directory in
-            let credentials = try directory.makeDirectory("credentials")
-            try directory.writeXML(["Debug": ["Password": "${credential:\(name)}"]])
-            let error = #expect(throws: EnvironmentError.self) {
-                try Environment(
-                    options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
-            }
-            #expect(error?.code == .invalidInterpolation)
-        }
-    }
-
-    /// Found by Fuzz/interpolation: the file name ended at the NUL, so this read `db-password`.
-    @Test func credentialNameWithNULIsInvalid() throws {
-        try withTemporaryDirectory { directory in
-            let credentials = try directory.makeDirectory("credentials")
-            try directory.write("credentials/db-password", text: "s3cret\n")
-            try directory.writeXML(["Debug": ["Password": "${credential:db-password\u{0}x}"]])
-            let error = #expect(throws: EnvironmentError.self) {
-                try Environment(
-                    options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
-            }
-            #expect(error?.code == .invalidInterpolation)
+        try loadError(["Password": "${credential:\(name)}"], credentials: ["db-password": "s3cret\n"]) { error, _ in
+            #expect(error.code == .invalidInterpolation)
         }
     }
 
@@ -387,14 +366,13 @@ extension InterpolationTests {
 
     @Test func limitErrorsNeverShowTheValues() throws {
         try withTemporaryDirectory { directory in
-            let credentials = try directory.makeDirectory("credentials")
-            try directory.write("credentials/db-password", text: "pa55word\n")
+            let credentials = try directory.writeCredentials(["db-password": "pa55word\n"])
             var debug = Self.doubling(25, seed: "${credential:db-password}")
             debug["Token"] = "t0ken-t0ken"
             debug["Copies"] = ["${Token}${Token}"]
             try directory.writeXML(["Debug": debug, "Secrets": ["Token"]])
             let error = #expect(throws: EnvironmentError.self) {
-                try Environment(options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
+                try Environment(options: directory.options(processEnvironment: credentials))
             }
             #expect(error?.code == .interpolationLimitExceeded)
             let text = error?.description ?? ""
@@ -405,18 +383,18 @@ extension InterpolationTests {
 
     @Test func credentialLongerThanTheCapIsRejected() throws {
         try withTemporaryDirectory { directory in
-            let credentials = try directory.makeDirectory("credentials")
-            try directory.write("credentials/huge", text: String(repeating: "s", count: Self.valueLimit + 1))
-            try directory.write("credentials/fits", text: String(repeating: "f", count: Self.valueLimit) + "\n")
+            let credentials = try directory.writeCredentials([
+                "huge": String(repeating: "s", count: Self.valueLimit + 1),
+                "fits": String(repeating: "f", count: Self.valueLimit) + "\n",
+            ])
             try directory.writeXML(["Debug": ["Fits": "${credential:fits}"]])
-            let fits = try Environment(
-                options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
+            let fits = try Environment(options: directory.options(processEnvironment: credentials))
             #expect((try? fits.get("Fits", as: String.self))?.utf8.count == Self.valueLimit)
             #expect(fits.configuredValue(forKey: "Fits")?.isSecret == true)
 
             try directory.writeXML(["Debug": ["Huge": "${credential:huge}"]])
             let error = #expect(throws: EnvironmentError.self) {
-                try Environment(options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
+                try Environment(options: directory.options(processEnvironment: credentials))
             }
             #expect(error?.code == .interpolationLimitExceeded)
             #expect(error?.key == "Huge")

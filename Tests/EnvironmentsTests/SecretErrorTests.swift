@@ -18,15 +18,14 @@ import Testing
         _ body: (TemporaryDirectory, () throws -> Environment) throws -> Void
     ) throws {
         try withTemporaryDirectory { directory in
-            let credentials = try directory.makeDirectory("credentials")
-            try directory.write("credentials/db", text: credential + "\n")
+            let credentials = try directory.writeCredentials(["db": credential + "\n"])
             try directory.writeXML([
                 "Secrets": secrets,
                 "Common": ["Database": ["Host": "db.example.com", "Password": password], "LogLevel": "info"],
                 "Debug": debug,
             ])
             let options = directory.options(
-                processEnvironment: ["CREDENTIALS_DIRECTORY": credentials], restartRequiredKeys: restartRequired,
+                processEnvironment: credentials, restartRequiredKeys: restartRequired,
                 validate: validate)
             try body(directory) { try Environment(options: options) }
         }

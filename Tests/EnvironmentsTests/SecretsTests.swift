@@ -62,8 +62,7 @@ import Testing
 
     @Test func credentialsAndValuesUsingThemAreSecret() throws {
         try withTemporaryDirectory { directory in
-            let credentials = try directory.makeDirectory("credentials")
-            try directory.write("credentials/db", text: password + "\n")
+            let credentials = try directory.writeCredentials(["db": password + "\n"])
             try directory.writeXML([
                 "Secrets": ["APIKey"],
                 "Debug": [
@@ -75,8 +74,7 @@ import Testing
                     "Plain": "postgres://${Host}/app",
                 ],
             ])
-            let environment = try Environment(
-                options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
+            let environment = try Environment(options: directory.options(processEnvironment: credentials))
             #expect((try? environment.get("DSN", as: String.self)) == "postgres://app:\(password)@db/app")
             for key in ["Password", "DSN", "Header", "APIKey"] {
                 #expect(environment.configuredValue(forKey: key)?.isSecret == true, "\(key)")

@@ -40,52 +40,40 @@ import Testing
         }
     }
 
-    @Test func theBuildInfoDefaultEnvironmentIsUsed() throws {
-        try withTemporaryDirectory { directory in
-            try writeThreeEnvironments(directory)
-            let environment = try Environment(
-                options: directory.options(build: BuildInfo(defaultEnvironment: "Staging")))
-            #expect(environment.environmentName == "Staging")
-            #expect((try? environment.get("Name", as: String.self)) == "staging")
+    /// One way an environment is asked for, and the one it selects.
+    struct Selection: Sendable, CustomTestStringConvertible {
+        /// The build's default (`BuildInfo.defaultEnvironment`).
+        var build = "Debug"
+        /// `EnvironmentOptions.environment` (what `--environment` gives).
+        var explicit: String?
+        /// `$APP_ENVIRONMENT`.
+        var variable: String?
+        var selected: String
+
+        var testDescription: String {
+            "build \(build), explicit \(explicit ?? "none"), $APP_ENVIRONMENT \(variable ?? "unset") -> \(selected)"
         }
     }
 
-    @Test func explicitEnvironmentOverridesTheBuild() throws {
-        try withTemporaryDirectory { directory in
-            try writeThreeEnvironments(directory)
-            let environment = try Environment(options: directory.options(environment: "Release"))
-            #expect(environment.environmentName == "Release")
-            #expect((try? environment.get("Name", as: String.self)) == "release")
-        }
-    }
-
-    @Test func environmentVariableOverridesTheBuild() throws {
-        try withTemporaryDirectory { directory in
-            try writeThreeEnvironments(directory)
-            let environment = try Environment(
-                options: directory.options(processEnvironment: ["APP_ENVIRONMENT": "Staging"]))
-            #expect(environment.environmentName == "Staging")
-            #expect((try? environment.get("Name", as: String.self)) == "staging")
-        }
-    }
-
-    @Test func explicitEnvironmentWinsOverTheVariable() throws {
+    /// The build's default, unless the variable names another; an explicit name wins over
+    /// both; an empty name or variable counts as none.
+    @Test(arguments: [
+        Selection(build: "Staging", selected: "Staging"),
+        Selection(explicit: "Release", selected: "Release"),
+        Selection(variable: "Staging", selected: "Staging"),
+        Selection(explicit: "Release", variable: "Staging", selected: "Release"),
+        Selection(explicit: "", variable: "", selected: "Debug"),
+    ])
+    func selection(_ selection: Selection) throws {
         try withTemporaryDirectory { directory in
             try writeThreeEnvironments(directory)
             let environment = try Environment(
                 options: directory.options(
-                    environment: "Release", processEnvironment: ["APP_ENVIRONMENT": "Staging"]))
-            #expect(environment.environmentName == "Release")
-            #expect((try? environment.get("Name", as: String.self)) == "release")
-        }
-    }
-
-    @Test func emptyVariableAndEmptyExplicitNameAreIgnored() throws {
-        try withTemporaryDirectory { directory in
-            try writeThreeEnvironments(directory)
-            let environment = try Environment(
-                options: directory.options(environment: "", processEnvironment: ["APP_ENVIRONMENT": ""]))
-            #expect(environment.environmentName == "Debug")
+                    environment: selection.explicit,
+                    processEnvironment: selection.variable.map { ["APP_ENVIRONMENT": $0] } ?? [:],
+                    build: BuildInfo(defaultEnvironment: selection.build)))
+            #expect(environment.environmentName == selection.selected)
+            #expect((try? environment.get("Name", as: String.self)) == selection.selected.lowercased())
         }
     }
 

@@ -106,23 +106,14 @@ import Testing
     func sameChecks() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        try directory.write(
-            "Environments.plist",
-            text: """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <plist version="1.0"><dict>
-                  <key>Common</key><dict>
-                    <key>ListenPort</key><integer>70000</integer>
-                    <key>RequestTimeout</key><string>20min</string>
-                    <key>LogLevel</key><string>loud</string>
-                    <key>DatabasePort</key><integer>5433</integer>
-                    <key>Tags</key><array><string>ok</string><string>NO</string></array>
-                    <key>ListenPrt</key><integer>1</integer>
-                  </dict>
-                  <key>Debug</key><dict/>
-                  <key>Production</key><dict/>
-                </dict></plist>
-                """)
+        try directory.writeXML([
+            "Common": [
+                "ListenPort": 70000, "RequestTimeout": "20min", "LogLevel": "loud", "DatabasePort": 5433,
+                "Tags": ["ok", "NO"], "ListenPrt": 1,
+            ],
+            "Debug": [String: Any](),
+            "Production": [String: Any](),
+        ])
         let read = try SettingsDeclaration(jsonSchema: Declared.all.jsonSchema())
         #expect(read.settings.map(\.key) == Declared.all.settings.map(\.key))
         for environment in ["Debug", "Production"] {
@@ -210,24 +201,14 @@ import Testing
     func pythonJSONSchema() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        try directory.write(
-            "Environments.plist",
-            text: """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <plist version="1.0"><dict>
-                  <key>Common</key><dict>
-                    <key>ListenPort</key><integer>9000</integer>
-                    <key>RequestTimeout</key><string>250ms</string>
-                    <key>APIBaseUrl</key><string>https://api.example.com/v1</string>
-                    <key>Database</key><dict><key>Host</key><string>db.example.com</string></dict>
-                    <key>Upstreams</key><dict><key>api.example.com</key><string>https://api.example.com</string></dict>
-                    <key>Tags</key><array><string>blue</string></array>
-                  </dict>
-                  <key>Production</key><dict>
-                    <key>Database</key><dict><key>Password</key><string>hunter2</string></dict>
-                  </dict>
-                </dict></plist>
-                """)
+        try directory.writeXML([
+            "Common": [
+                "ListenPort": 9000, "RequestTimeout": "250ms", "APIBaseUrl": "https://api.example.com/v1",
+                "Database": ["Host": "db.example.com"], "Upstreams": ["api.example.com": "https://api.example.com"],
+                "Tags": ["blue"],
+            ],
+            "Production": ["Database": ["Password": "hunter2"]],
+        ])
         var options = directory.options(environment: "Production")
         options.declaration = Declared.all
         let snapshot = try Environment(options: options).snapshot

@@ -3,6 +3,15 @@
 
     @testable import FileWatching
 
+    /// A file `F` in `directory` as a Kubernetes ConfigMap volume lays it out: `F` links to
+    /// `..data/F`, `..data` to the version directory `..v1`, which holds the file.
+    func makeConfigMapFile(in directory: String) throws {
+        try FS.makeDirectory(directory + "/..v1")
+        try FS.writeInPlace(directory + "/..v1/F", "x")
+        try FS.makeSymlink("..v1", at: directory + "/..data")
+        try FS.makeSymlink("..data/F", at: directory + "/F")
+    }
+
     extension FileWatchingTests {
         /// Resolving paths while recording the entries that matter.
         @Suite struct PathResolverTests {
@@ -18,10 +27,7 @@
 
             @Test func aConfigMapFileDependsOnEveryLinkOnTheWay() async throws {
                 try await withTemporaryDirectory { directory in
-                    try FS.makeDirectory(directory + "/..v1")
-                    try FS.writeInPlace(directory + "/..v1/F", "x")
-                    try FS.makeSymlink("..v1", at: directory + "/..data")
-                    try FS.makeSymlink("..data/F", at: directory + "/F")
+                    try makeConfigMapFile(in: directory)
                     let resolution = PathResolver.resolve(directory + "/F")
                     #expect(
                         resolution.entries == [
@@ -80,10 +86,7 @@
         @Suite struct WatchPlanTests {
             @Test func aConfigMapFileIsAffectedByEveryLinkAndNothingElse() async throws {
                 try await withTemporaryDirectory { directory in
-                    try FS.makeDirectory(directory + "/..v1")
-                    try FS.writeInPlace(directory + "/..v1/F", "x")
-                    try FS.makeSymlink("..v1", at: directory + "/..data")
-                    try FS.makeSymlink("..data/F", at: directory + "/F")
+                    try makeConfigMapFile(in: directory)
                     let file = directory + "/F"
                     let configuration = WatchConfiguration(files: [file], directories: [], debounce: .zero)
                     let plan = WatchPlan(configuration: configuration)

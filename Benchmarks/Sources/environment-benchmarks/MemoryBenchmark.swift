@@ -4,7 +4,6 @@ import Configuration
 import Environments
 import EnvironmentsDaemon
 import Foundation
-import Logging
 import SystemPackage
 
 /// Heap bytes retained per key by a loaded configuration, and whether memory stays flat
@@ -66,23 +65,12 @@ struct MemoryBenchmark {
         defer { reloading.removeObserver(token) }
         // The daemon's whole pipeline: a service with its journal entries, state file and
         // control socket, each reload asked for with a varlink `Reload` call as `envctl` makes it.
-        var configuration = EnvironmentService.Configuration()
-        configuration.watchFiles = false
-        configuration.stateFile = reloadDirectory + "/environment-state.json"
-        configuration.journalOutput = .socket(sink.path)
-        configuration.systemdNotifications = false
-        let socket = reloadDirectory + "/configuration.varlink"
-        configuration.controlSocket = ControlSocketConfiguration(path: socket)
-        let service = EnvironmentService(
-            environment: reloading, reloadSignals: nil, configuration: configuration,
-            logger: Logger(label: "environment-benchmarks"))
-        let running = Task { try await service.run() }
-        defer { running.cancel() }
-        await service.waitUntilReady()
+        let service = await BenchmarkService.start(reloading, in: reloadDirectory, journal: sink, watchFiles: false)
+        defer { service.cancel() }
         for index in 1...results.reloads.many {
             try Fixtures.replace(file, with: versions[index % 2])
             let generation = reloading.snapshot.generation
-            VarlinkReload.call(socket)
+            VarlinkReload.call(service.socket)
             guard reloading.snapshot.generation == generation + 1 else {
                 throw BenchmarkError("reload \(index) was not applied")
             }

@@ -4,7 +4,6 @@ import Environments
 import EnvironmentsConfiguration
 import EnvironmentsDaemon
 import Foundation
-import Logging
 import SystemPackage
 
 /// Milliseconds from the rename of a new configuration file into place until an observer
@@ -105,20 +104,11 @@ struct ReloadLatencyBenchmark {
             watching?.cancel()
         }
 
-        var configuration = EnvironmentService.Configuration()
-        configuration.watchFiles = watchFiles
-        configuration.stateFile = directory + "/environment-state.json"
-        configuration.journalOutput = .socket(sink.path)
-        configuration.systemdNotifications = false
-        let socket = directory + "/configuration.varlink"
-        configuration.controlSocket = viaSocket ? ControlSocketConfiguration(path: socket) : .disabled
         let signals = watchFiles || viaSocket ? nil : await ReloadSignals.trap()
-        let service = EnvironmentService(
-            environment: environment, reloadSignals: signals, configuration: configuration,
-            logger: Logger(label: "environment-benchmarks"))
-        let running = Task { try await service.run() }
-        defer { running.cancel() }
-        await service.waitUntilReady()
+        let service = await BenchmarkService.start(
+            environment, in: directory, journal: sink, watchFiles: watchFiles, controlSocket: viaSocket,
+            reloadSignals: signals)
+        defer { service.cancel() }
         try await Task.sleep(for: .milliseconds(50))  // the signal handler task starts after ready
 
         let result = try await measure(contender, changes: changes, file: file, arrivals: arrivals) {
@@ -126,13 +116,12 @@ struct ReloadLatencyBenchmark {
         } after: {
             if viaSocket {
                 // The whole round trip, as `envctl reload` makes it: connect, call, verdict.
-                VarlinkReload.call(socket)
+                VarlinkReload.call(service.socket)
             } else if !watchFiles {
                 kill(getpid(), SIGHUP)
             }
         }
-        running.cancel()
-        _ = try? await running.value
+        await service.stop()
         return result
     }
 

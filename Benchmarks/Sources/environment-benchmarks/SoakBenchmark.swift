@@ -2,7 +2,6 @@ import BenchmarkFixtures
 import Environments
 import EnvironmentsDaemon
 import Foundation
-import Logging
 import Synchronization
 
 /// Minutes of reloads at a steady 100 a second through a running `EnvironmentService`,
@@ -109,19 +108,8 @@ struct SoakBenchmark {
         let sink = try DatagramSink(directory: directory)
         defer { sink.close() }
         let environment = try Environment(options: Fixtures.options(directory))
-        var configuration = EnvironmentService.Configuration()
-        configuration.watchFiles = watchFiles
-        configuration.stateFile = directory + "/environment-state.json"
-        configuration.journalOutput = .socket(sink.path)
-        configuration.systemdNotifications = false
-        let socket = directory + "/configuration.varlink"
-        configuration.controlSocket = ControlSocketConfiguration(path: socket)
-        let service = EnvironmentService(
-            environment: environment, reloadSignals: nil, configuration: configuration,
-            logger: Logger(label: "environment-benchmarks"))
-        let running = Task { try await service.run() }
-        defer { running.cancel() }
-        await service.waitUntilReady()
+        let service = await BenchmarkService.start(environment, in: directory, journal: sink, watchFiles: watchFiles)
+        defer { service.cancel() }
 
         let initial = environment.snapshot
         guard case .integer(0)? = initial.value(forKey: "A"), case .string("0")? = initial.value(forKey: "B"),
@@ -152,7 +140,7 @@ struct SoakBenchmark {
             }.start()
         }
         let reloader = Reloader(
-            file: file, socket: socket, contents: contents, environment: environment, base: base,
+            file: file, socket: service.socket, contents: contents, environment: environment, base: base,
             interval: reloadInterval, capacity: Int(duration.nanoseconds / reloadInterval.nanoseconds * 1.2) + 1000)
         let reloaded = Mutex<Reloader.Outcome?>(nil)
         finished.enter()
@@ -190,8 +178,7 @@ struct SoakBenchmark {
         await withCheckedContinuation { continuation in
             finished.notify(queue: .global()) { continuation.resume() }
         }
-        running.cancel()
-        _ = try? await running.value
+        await service.stop()
 
         let outcome = reloaded.withLock { $0 }!
         results.elapsedSeconds = outcome.elapsedSeconds

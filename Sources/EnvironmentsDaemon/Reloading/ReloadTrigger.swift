@@ -26,12 +26,6 @@ package struct ReloadCause: Sendable, Hashable {
     /// A fleet change's etcd revision.
     package var fleetRevision: Int64?
 
-    package init(trigger: ReloadTrigger, callerUID: UInt32? = nil, fleetRevision: Int64? = nil) {
-        self.trigger = trigger
-        self.callerUID = callerUID
-        self.fleetRevision = fleetRevision
-    }
-
     /// The trigger of the load at start, in the history and the journal.
     package static let startTrigger = "start"
 }

@@ -129,17 +129,28 @@ final class FleetHarness: @unchecked Sendable {
         return false
     }
 
-    /// The last reload's outcome and error, as the daemon's state file would say.
-    /// The last reload's outcome once it is `outcome` (within 10 s): the verdict is recorded
-    /// just after the new values are published, so a reader may see them first.
-    func waitForOutcome(_ outcome: String) async throws -> (outcome: String, error: String?)? {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline, await lastReload?.outcome != outcome {
+    /// The last reload's outcome once it is `outcome` (within `timeout`): the verdict is
+    /// recorded just after the new values are published, so a reader may see them first.
+    func waitForOutcome(
+        _ outcome: String, timeout: Duration = .seconds(10)
+    ) async throws -> (outcome: String, error: String?)? {
+        try await waitForReload(timeout: timeout) { $0.outcome == outcome }
+    }
+
+    /// The last reload's outcome and error once they satisfy `condition`, else after `timeout`
+    /// as they are then.
+    func waitForReload(
+        timeout: Duration = .seconds(10), where condition: ((outcome: String, error: String?)) -> Bool
+    ) async throws -> (outcome: String, error: String?)? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let reload = await lastReload, condition(reload) { return reload }
             try await Task.sleep(for: .milliseconds(10))
         }
         return await lastReload
     }
 
+    /// The last reload's outcome and error, as the daemon's state file would say.
     var lastReload: (outcome: String, error: String?)? {
         get async {
             guard let record = await service?.reloader.lastReloadRecord else { return nil }

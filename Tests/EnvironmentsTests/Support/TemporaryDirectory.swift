@@ -63,6 +63,15 @@ struct TemporaryDirectory: Sendable {
         try writeBinary("Environments.plist", root)
     }
 
+    /// Writes `credentials` (names and texts) into the directory `credentials`, as systemd hands
+    /// them to a unit, and returns the process environment that names it
+    /// (`CREDENTIALS_DIRECTORY`).
+    func writeCredentials(_ credentials: [String: String]) throws -> [String: String] {
+        let directory = try makeDirectory("credentials")
+        for (name, text) in credentials { try write("credentials/" + name, text: text) }
+        return ["CREDENTIALS_DIRECTORY": directory]
+    }
+
     /// Creates the directory `relative` and returns its path.
     @discardableResult
     func makeDirectory(_ relative: String) throws -> String {
