@@ -10,6 +10,10 @@
 //   n KEY/A/B=VALUE  a key at the top of `Common` holding nested dictionaries A, B (literal keys)
 //   v NAME=VALUE     the variable APP_NAME (`__` separates levels)
 //   s PATH           a `Secrets` entry
+// Every line's text, and each key, is also a key of a `SettingIndex` (the snapshot's table),
+// which must find exactly what a Swift dictionary of the same keys finds, for each of those
+// texts and for each with its last byte changed (ASCII or not, canonically equivalent
+// spellings included).
 // For every input, loading must end without crashing (libFuzzer's -timeout and memory limits
 // catch a cost without a bound: a deep or long key, thousands of variables); when it loads,
 // every listed key must read back, parse to itself and stay within the bounds, every value
@@ -48,6 +52,7 @@ public func fuzzKeys(_ pointer: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         default: break
         }
     }
+    checkIndex(text.split(separator: "\n", omittingEmptySubsequences: true).map { String($0.dropFirst(2)) })
     let first = load(common, variables: variables, secrets: secrets)
     // The same keys inserted in another order (a dictionary's layout, and so the order it
     // lists them in, follows the order of insertion where hashes collide).
@@ -65,6 +70,21 @@ public func fuzzKeys(_ pointer: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         fatalError("the order of the keys changed whether the configuration loads")
     }
     return 0
+}
+
+/// A `SettingIndex` of `keys` finds what a Swift dictionary finds, for the keys and near misses.
+private func checkIndex(_ keys: [String]) {
+    var table: [String: SettingEntry] = [:]
+    for (position, key) in keys.enumerated() where table[key] == nil {
+        table[key] = SettingEntry(value: .integer(position), sourceIndex: 0, isSecret: false)
+    }
+    let index = SettingIndex(table)
+    guard index.count == table.count else { fatalError("the index holds \(index.count) keys, not \(table.count)") }
+    for key in keys {
+        for probe in [key, String(key.dropLast()) + "\u{301}", String(key.dropLast()) + "z", key + "."] {
+            guard index[probe] == table[probe] else { fatalError("the index and a dictionary disagree on \(probe.debugDescription)") }
+        }
+    }
 }
 
 private func checkPath(_ text: String) {
