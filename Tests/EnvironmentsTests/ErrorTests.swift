@@ -53,15 +53,24 @@ import Testing
         }
     }
 
-    @Test func unreadableDropIn() throws {
+    /// Loads a main file that sets `Debug.A` beside what `writeDropIn` writes (returning the
+    /// drop-in's path): the load fails with `code`, naming the drop-in's file.
+    private func dropInError(
+        _ code: EnvironmentError.Code, _ writeDropIn: (TemporaryDirectory) throws -> String
+    ) throws -> EnvironmentError {
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Debug": ["A": 1]])
-            let dropIn = try directory.makeDirectory("Environments.plist.d/10-dir.plist")
-            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
-            #expect(error?.code == .fileUnreadable)
-            #expect(error?.file == dropIn)
-            #expect(error?.description.contains("drop-in") == true)
+            let dropIn = try writeDropIn(directory)
+            let error = try #require(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            #expect(error.code == code)
+            #expect(error.file == dropIn)
+            return error
         }
+    }
+
+    @Test func unreadableDropIn() throws {
+        let error = try dropInError(.fileUnreadable) { try $0.makeDirectory("Environments.plist.d/10-dir.plist") }
+        #expect(error.description.contains("drop-in"))
     }
 
     @Test func aFIFODropInIsNotARegularFileAndDoesNotBlock() throws {
@@ -250,55 +259,35 @@ import Testing
     }
 
     @Test func malformedDropInNamesTheDropIn() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["Debug": ["A": 1]])
+        let error = try dropInError(.malformedFile) { directory in
             try directory.writeXML("Environments.plist.d/10-good.plist", ["Debug": ["A": 2]])
-            let bad = try directory.write(
+            return try directory.write(
                 "Environments.plist.d/20-bad.plist",
                 text: header
                     + "\n<dict>\n<key>Debug</key>\n<dict>\n<key>A</key>\n<integer>x</integer>\n</dict>\n</dict>\n</plist>\n"
             )
-            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
-            let thrown = try #require(error)
-            #expect(thrown.code == .malformedFile)
-            #expect(thrown.file == bad)
-            #expect(thrown.line == 8)
-            #expect(thrown.description.hasPrefix("\(bad):8: drop-in "))
         }
+        #expect(error.line == 8)
+        #expect(error.description.hasPrefix("\(error.file ?? ""):8: drop-in "))
     }
 
     @Test func dropInWithABadEnvironmentSection() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["Debug": ["A": 1]])
-            let bad = try directory.writeXML("Environments.plist.d/10.plist", ["Debug": "oops"])
-            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
-            #expect(error?.code == .invalidDropIn)
-            #expect(error?.file == bad)
-            #expect(error?.key == "Debug")
-            #expect(error?.line == 5)
-            #expect(error?.description.contains(bad) == true)
+        let error = try dropInError(.invalidDropIn) {
+            try $0.writeXML("Environments.plist.d/10.plist", ["Debug": "oops"])
         }
+        #expect(error.key == "Debug")
+        #expect(error.line == 5)
+        #expect(error.description.contains(error.file ?? "no file"))
     }
 
     @Test func dropInWithABadCommonSection() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["Debug": ["A": 1]])
-            let bad = try directory.writeXML("Environments.plist.d/10.plist", ["Common": 3])
-            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
-            #expect(error?.code == .invalidDropIn)
-            #expect(error?.file == bad)
-            #expect(error?.description.contains("drop-in") == true)
-        }
+        let error = try dropInError(.invalidDropIn) { try $0.writeXML("Environments.plist.d/10.plist", ["Common": 3]) }
+        #expect(error.description.contains("drop-in"))
     }
 
     @Test func dropInWithArrayRoot() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["Debug": ["A": 1]])
-            let bad = try directory.write(
-                "Environments.plist.d/10.plist", text: header + "\n<array/>\n</plist>\n")
-            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
-            #expect(error?.code == .invalidRoot)
-            #expect(error?.file == bad)
+        _ = try dropInError(.invalidRoot) {
+            try $0.write("Environments.plist.d/10.plist", text: header + "\n<array/>\n</plist>\n")
         }
     }
 
