@@ -42,7 +42,11 @@ struct SettingIndex: Sendable {
 
     /// The hash's seed: one per process, copied into each index (a read then needs no lazy
     /// global's check).
-    private static let processSeed = UInt64.random(in: .min ... .max)
+    /// With `SWIFT_DETERMINISTIC_HASHING` set, as for Swift's own hashing, a fixed seed: runs
+    /// that count instructions repeat exactly.
+    private static let processSeed: UInt64 =
+        getenv("SWIFT_DETERMINISTIC_HASHING").map { $0.pointee != 0 } == true
+        ? 0x6A09_E667_F3BC_C908 : UInt64.random(in: .min ... .max)
     private let seed = Self.processSeed
 
     init(_ table: [String: SettingEntry]) {
