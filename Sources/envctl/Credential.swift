@@ -210,7 +210,7 @@ enum SecretInput {
     private static func readAll(_ descriptor: Int32, what: String) throws -> Data {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
-        defer { buffer.withUnsafeMutableBytes { _ = memset($0.baseAddress, 0, $0.count) } }
+        defer { for index in buffer.indices { buffer[index] = 0 } }
         while true {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {

@@ -51,10 +51,20 @@ struct EnvctlCredentialTests {
         }
     }
 
-    static func envctl(_ arguments: [String], _ files: Files, input: Data? = nil) throws -> FinishedProcess {
+    /// What envctl printed, and its exit status.
+    struct Ran: CustomStringConvertible {
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+        var output: String { standardOutput + standardError }
+        var description: String { "exit \(status): \(output)" }
+    }
+
+    static func envctl(_ arguments: [String], _ files: Files, input: Data? = nil) throws -> Ran {
         guard let input else {
-            return try runToEnd(
+            let ran = try runToEnd(
                 BuiltProducts.envctl, arguments, environment: operatorEnvironment(files.environment), separately: true)
+            return Ran(status: ran.status, standardOutput: ran.standardOutput, standardError: ran.standardError)
         }
         // Standard input from a pipe, as `printf %s "$secret" | envctl credential set NAME`.
         let process = Process()
@@ -71,7 +81,7 @@ struct EnvctlCredentialTests {
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
         let error = stderr.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return FinishedProcess(
+        return Ran(
             status: process.terminationStatus, standardOutput: String(decoding: output, as: UTF8.self),
             standardError: String(decoding: error, as: UTF8.self))
     }
