@@ -150,14 +150,14 @@ struct CredentialSet: ParsableCommand {
             let prefix = unit.hasSuffix(".service") ? String(unit.dropLast(8)) : unit
             let credentialPath = (unitOptions.credentialStore as NSString).appendingPathComponent("\(prefix).\(name)")
             var store = DropInFile(path: credentialPath, mainFile: credentialPath)
-            store.fixedNewFilePermissions = .init(owner: 0, group: 0, mode: 0o600, from: nil)
+            store.fixedNewFilePermissions = .init(owner: geteuid(), group: getegid(), mode: 0o600, from: nil)
             store.directoryMode = 0o700
             try CredentialFiles.write(encrypted, to: store)
 
             let dropInPath = ((unitOptions.unitDirectory as NSString).appendingPathComponent(unit + ".d") as NSString)
                 .appendingPathComponent("90-credential-\(name).conf")
             var dropIn = DropInFile(path: dropInPath, mainFile: dropInPath)
-            dropIn.fixedNewFilePermissions = .init(owner: 0, group: 0, mode: 0o644, from: nil)
+            dropIn.fixedNewFilePermissions = .init(owner: geteuid(), group: getegid(), mode: 0o644, from: nil)
             try CredentialFiles.write(
                 Data(CredentialFiles.dropIn(name: name, path: credentialPath, key: withKey).utf8), to: dropIn)
 
@@ -383,9 +383,11 @@ struct CredentialList: ParsableCommand {
             finds them: the running daemon's directory with --app-name, else --config-dir, \
             $CONFIGURATION_DIRECTORY or /etc/<app-name>), every section of each (Common, every \
             environment, Instances), and lists each ${credential:NAME} with its file, line and key. For \
-            each name it asks systemd (systemctl show UNIT) which of the unit's settings gives it: \
-            LoadCredential=, LoadCredentialEncrypted=, SetCredential=, SetCredentialEncrypted= or \
-            ImportCredential= (systemd 254 and later); and, while the unit runs, whether the running \
+            each name it says which setting of the unit gives it, and in which file, as the unit file and \
+            its drop-ins say (systemctl cat UNIT, read as systemd applies them: a later setting of a name \
+            replaces an earlier one): LoadCredential=, LoadCredentialEncrypted=, SetCredential=, \
+            SetCredentialEncrypted= (their data is never shown) or ImportCredential= (systemd 254 and \
+            later); and, while the unit runs, whether the running \
             daemon has it (/run/credentials/UNIT/NAME exists: a credential added since it started is not \
             there until a restart). No credential's text is read or shown.
 
@@ -513,12 +515,27 @@ enum CredentialReferences {
     }
 }
 
-/// What systemd says a unit gives: its credential settings, from `systemctl show`.
+/// The credentials a unit gives: its credential settings as its unit file and drop-ins say
+/// (`systemctl cat`: `systemctl show` prints these settings as `[unprintable]` on systemd 252),
+/// in the order systemd applies them.
 struct UnitCredentials {
-    /// A setting that gives credentials: `LoadCredentialEncrypted=db-password:/etc/...`.
+    /// A setting that gives a credential: `LoadCredentialEncrypted=db-password:/etc/...` in a
+    /// file. A `SetCredential*=`'s data (the secret, or its ciphertext) is never kept.
     struct Setting: Codable, Equatable {
         var setting: String
-        var value: String
+        /// The credential's name; for `ImportCredential=`, the glob.
+        var name: String
+        /// What follows the name: a path for `LoadCredential*=`; `nil` for the others.
+        var path: String?
+        /// The unit file or drop-in that says it.
+        var file: String?
+
+        var shown: String {
+            switch setting {
+            case "SetCredential", "SetCredentialEncrypted": "\(setting)=\(name):(data not shown)"
+            default: "\(setting)=\(name)" + (path.map { ":" + $0 } ?? "")
+            }
+        }
     }
 
     var settings: [Setting] = []
@@ -529,60 +546,95 @@ struct UnitCredentials {
     /// Why systemd could not be asked, or `nil`.
     var unknown: String?
 
-    static let properties = [
-        "LoadCredential", "LoadCredentialEncrypted", "SetCredential", "SetCredentialEncrypted", "ImportCredential",
-    ]
-
     static func ask(unit: String) -> UnitCredentials {
         guard FileManager.default.fileExists(atPath: "/run/systemd/system") else {
             return UnitCredentials(unknown: "systemd is not running here")
         }
-        let arguments = ["show", unit, "--no-pager"] + (properties + ["ActiveState", "LoadState"]).flatMap { ["-p", $0] }
-        guard let result = try? Command.run("systemctl", arguments) else {
-            return UnitCredentials(unknown: "systemctl cannot be run")
+        guard let state = try? Command.run("systemctl", ["show", unit, "-p", "ActiveState", "-p", "LoadState"]),
+            state.status == 0
+        else {
+            return UnitCredentials(unknown: "systemctl show \(unit) failed")
         }
-        guard result.status == 0 else {
-            return UnitCredentials(unknown: "systemctl show \(unit) failed: \(result.errorText)")
+        var parsed = UnitCredentials()
+        for line in String(decoding: state.output, as: UTF8.self).split(separator: "\n") {
+            if line.hasPrefix("ActiveState=") { parsed.activeState = String(line.dropFirst(12)) }
+            if line.hasPrefix("LoadState=") { parsed.loadState = String(line.dropFirst(10)) }
         }
-        return parse(String(decoding: result.output, as: UTF8.self))
+        if parsed.loadState == "not-found" { return parsed }
+        guard let files = try? Command.run("systemctl", ["cat", unit, "--no-pager"]), files.status == 0 else {
+            parsed.unknown = "systemctl cat \(unit) failed"
+            return parsed
+        }
+        parsed.settings = parse(String(decoding: files.output, as: UTF8.self)).settings
+        return parsed
     }
 
-    /// The settings in `systemctl show`'s output: one `KEY=VALUE` line per setting (a setting
-    /// given more than once: one line each); empty values are no setting.
-    static func parse(_ output: String) -> UnitCredentials {
+    /// The credential settings of `systemctl cat`'s output (each file after a `# /path` line),
+    /// as systemd applies them: in the `[Service]` section, in file order; an empty
+    /// `LoadCredential=` or `LoadCredentialEncrypted=` clears both (one list in systemd), as
+    /// an empty `SetCredential*=` clears those and an empty `ImportCredential=` the imports;
+    /// a later setting of a name replaces an earlier one of its list (`LoadCredentialEncrypted=`
+    /// a `LoadCredential=`).
+    static func parse(_ catOutput: String) -> UnitCredentials {
         var parsed = UnitCredentials()
-        for line in output.split(separator: "\n") {
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            let key = String(line[..<equals])
-            let value = String(line[line.index(after: equals)...])
-            switch key {
-            case "ActiveState": parsed.activeState = value
-            case "LoadState": parsed.loadState = value
-            default:
-                guard properties.contains(key), !value.isEmpty else { continue }
-                parsed.settings.append(Setting(setting: key, value: value))
+        var file: String?
+        var section = ""
+        var pending = ""
+        var previous: Substring = ""
+        for raw in catOutput.split(separator: "\n", omittingEmptySubsequences: false) {
+            defer { previous = raw }
+            let continued = !pending.isEmpty
+            var line = pending + String(raw)
+            pending = ""
+            // A file's header: `# /path`, first or after an empty line (a comment such as
+            // `# /run/app holds the socket` is no header: it has spaces, and follows text).
+            if !continued, raw.hasPrefix("# /"), !raw.dropFirst(2).contains(" "),
+                previous.trimmingCharacters(in: .whitespaces).isEmpty
+            {
+                file = String(raw.dropFirst(2))
+                section = ""
+                continue
             }
+            if line.hasSuffix("\\") {
+                pending = String(line.dropLast()) + " "
+                continue
+            }
+            line = line.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
+            if line.hasPrefix("[") {
+                section = line
+                continue
+            }
+            guard section == "[Service]", let equals = line.firstIndex(of: "=") else { continue }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let family: [String]
+            switch key {
+            case "LoadCredential", "LoadCredentialEncrypted": family = ["LoadCredential", "LoadCredentialEncrypted"]
+            case "SetCredential", "SetCredentialEncrypted": family = ["SetCredential", "SetCredentialEncrypted"]
+            case "ImportCredential": family = ["ImportCredential"]
+            default: continue
+            }
+            if value.isEmpty {
+                parsed.settings.removeAll { family.contains($0.setting) }
+                continue
+            }
+            let parts = value.split(separator: ":", maxSplits: 1).map(String.init)
+            let name = key == "ImportCredential" ? value : parts[0]
+            let path = key.hasPrefix("Load") && parts.count == 2 ? parts[1] : nil
+            parsed.settings.removeAll { family.contains($0.setting) && $0.name == name }
+            parsed.settings.append(Setting(setting: key, name: name, path: path, file: file))
         }
         return parsed
     }
 
     /// The settings that give credential `name`.
     func settings(giving name: String) -> [Setting] {
-        settings.filter { setting in
-            if setting.setting == "ImportCredential" {
-                return setting.value.split(separator: " ").contains { fnmatch(String($0), name, 0) == 0 }
-            }
-            return setting.value.split(separator: ":", maxSplits: 1).first.map(String.init) == name
-        }
+        settings.filter { $0.setting == "ImportCredential" ? fnmatch($0.name, name, 0) == 0 : $0.name == name }
     }
 
-    /// The names the settings give (a glob for ImportCredential=).
-    var names: [String] {
-        settings.flatMap { setting -> [String] in
-            if setting.setting == "ImportCredential" { return setting.value.split(separator: " ").map(String.init) }
-            return setting.value.split(separator: ":", maxSplits: 1).first.map { [String($0)] } ?? []
-        }
-    }
+    /// The names the settings give (a glob for `ImportCredential=`).
+    var names: [String] { settings.map(\.name) }
 }
 
 /// What `credential list` prints.
@@ -608,7 +660,7 @@ struct CredentialReport: Encodable {
     init(unit: String, references: [CredentialReference], unitCredentials: UnitCredentials) {
         self.unit = unit
         var unknown = unitCredentials.unknown
-        if unknown == nil, unitCredentials.loadState == "not-found" {
+        if unknown == nil, unitCredentials.loadState == "not-found" || unitCredentials.loadState == nil {
             unknown = "systemd does not know \(unit)"
         }
         unitUnknown = unknown
@@ -644,7 +696,9 @@ struct CredentialReport: Encodable {
             for reference in entry.references { lines.append("  used at \(reference.place) (\(reference.key))") }
             switch entry.given {
             case true?:
-                for setting in entry.givenBy { lines.append("  given by \(setting.setting)=\(setting.value)") }
+                for setting in entry.givenBy {
+                    lines.append("  given by \(setting.shown)" + (setting.file.map { " (\($0))" } ?? ""))
+                }
             case false?:
                 lines.append(
                     "  not given by \(unit): envctl credential set \(entry.name) --unit \(unit) (LoadCredentialEncrypted=), or add LoadCredential=\(entry.name):/path/to/secret"
@@ -654,7 +708,9 @@ struct CredentialReport: Encodable {
             }
             switch entry.runningDaemonHasIt {
             case true?: lines.append("  the running daemon has it")
-            case false?: lines.append("  the running daemon does not have it: systemctl restart \(unit)")
+            case false? where entry.given == true:
+                lines.append("  the running daemon does not have it: systemctl restart \(unit) (credentials are given at start)")
+            case false?: lines.append("  the running daemon does not have it")
             case nil: if entry.given != nil, !active { lines.append("  \(unit) is not running") }
             }
         }

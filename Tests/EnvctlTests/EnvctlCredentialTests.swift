@@ -203,30 +203,73 @@ struct EnvctlCredentialTests {
         #expect(references.map { $0["line"] as? Int } == [passwordLine, urlLine])
     }
 
-    @Test("systemctl show's credential settings: which setting gives a name, ImportCredential= globs, empty settings")
+    @Test("the unit's credential settings from systemctl cat: order, replacement, resets, globs, no data shown")
     func unitSettings() {
         let parsed = UnitCredentials.parse(
             """
+            # /etc/systemd/system/example-daemon.service
+            [Unit]
+            LoadCredential=not-in-service:/x
+            [Service]
+            # /run/example-daemon holds the control socket (a comment, not a file's header)
             LoadCredential=db-password:/etc/credstore/example-daemon.db-password
-            LoadCredentialEncrypted=api-token:/etc/credstore.encrypted/example-daemon.api-token
-            SetCredential=
-            SetCredentialEncrypted=
+            # /etc/credstore/old
+            LoadCredential=old:/etc/credstore/old
+            SetCredential=plain:s3cret-Staple-12
+            SetCredentialEncrypted=encrypted: \\
+                    Whxqht+dQJax1aZeCGLxmiAAAAABAAAADAAAABAAAAAC9s2FpNz9fb3LYT0AAAAARzoiEZcQ5gPAXU8 \\
+                    ==
             ImportCredential=example-daemon.*
-            ActiveState=active
-            LoadState=loaded
+
+            # /etc/systemd/system/example-daemon.service.d/90-credential-db-password.conf
+            # Written by envctl credential set
+            [Service]
+            LoadCredentialEncrypted=db-password:/etc/credstore.encrypted/example-daemon.db-password
+            # /etc/systemd/system/example-daemon.service.d/95-reset.conf
+            [Service]
+            SetCredential=
             """)
-        #expect(parsed.activeState == "active")
-        #expect(parsed.settings(giving: "db-password").map(\.setting) == ["LoadCredential"])
-        #expect(parsed.settings(giving: "api-token").map(\.setting) == ["LoadCredentialEncrypted"])
+        let dropIn = "/etc/systemd/system/example-daemon.service.d/90-credential-db-password.conf"
+        #expect(
+            parsed.settings(giving: "db-password")
+                == [
+                    .init(
+                        setting: "LoadCredentialEncrypted", name: "db-password",
+                        path: "/etc/credstore.encrypted/example-daemon.db-password", file: dropIn)
+                ])
+        #expect(
+            parsed.settings(giving: "old")
+                == [
+                    .init(
+                        setting: "LoadCredential", name: "old", path: "/etc/credstore/old",
+                        file: "/etc/systemd/system/example-daemon.service")
+                ])
         #expect(parsed.settings(giving: "example-daemon.key").map(\.setting) == ["ImportCredential"])
-        #expect(parsed.settings(giving: "other").isEmpty)
-        let report = CredentialReport(
-            unit: "example-daemon.service",
-            references: [CredentialReference(name: "other", file: "/etc/x.plist", line: 3, key: "Common.Key")],
-            unitCredentials: parsed)
-        #expect(report.credentials.first?.given == false)
-        #expect(report.lines().contains { $0.contains("envctl credential set other") })
-        #expect(report.unused == ["db-password", "api-token", "example-daemon.*"])
+        // SetCredential= empty clears SetCredentialEncrypted= too; [Unit] is no setting.
+        #expect(parsed.settings(giving: "plain").isEmpty)
+        #expect(parsed.settings(giving: "encrypted").isEmpty)
+        #expect(parsed.settings(giving: "not-in-service").isEmpty)
+        #expect(parsed.names == ["old", "example-daemon.*", "db-password"])
+
+        let withData = UnitCredentials.parse("# /u.service\n[Service]\nSetCredential=plain:s3cret-Staple-12\n")
+        var report = CredentialReport(
+            unit: "u.service",
+            references: [CredentialReference(name: "plain", file: "/etc/x.plist", line: 3, key: "Common.Key")],
+            unitCredentials: withData)
+        #expect(report.credentials.first?.given == nil)  // no LoadState: systemd was not asked
+        report = CredentialReport(
+            unit: "u.service",
+            references: [
+                CredentialReference(name: "plain", file: "/etc/x.plist", line: 3, key: "Common.Key"),
+                CredentialReference(name: "other", file: "/etc/x.plist", line: 4, key: "Common.Other"),
+            ],
+            unitCredentials: UnitCredentials(
+                settings: withData.settings, activeState: "inactive", loadState: "loaded"))
+        #expect(report.credentials.map(\.given) == [true, false])
+        let lines = report.lines().joined(separator: "\n")
+        #expect(lines.contains("given by SetCredential=plain:(data not shown) (/u.service)"), "\(lines)")
+        #expect(lines.contains("envctl credential set other"), "\(lines)")
+        #expect(!lines.contains("s3cret-Staple-12"))
     }
 
     @Test("references: $${ is a literal, names are listed once, in order")
