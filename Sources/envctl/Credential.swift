@@ -63,7 +63,8 @@ struct UnitOptions: ParsableArguments {
     static func isUnitName(_ name: String) -> Bool {
         guard !name.isEmpty, name.utf8.count <= 255, !name.hasPrefix("."), name.contains(".") else { return false }
         return name.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || ":-_.\\@".unicodeScalars.contains($0)
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                || ":-_.\\@".unicodeScalars.contains($0)
         }
     }
 }
@@ -73,7 +74,8 @@ struct UnitOptions: ParsableArguments {
 enum CredentialName {
     static func check(_ name: String) throws {
         let allowed = name.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                || "-_.".unicodeScalars.contains($0)
         }
         guard allowed, !name.isEmpty, name.utf8.count <= 128, !name.hasPrefix(".") else {
             throw Failure(
@@ -168,7 +170,8 @@ struct CredentialSet: ParsableCommand {
                     let reload = try Command.run("systemctl", ["daemon-reload"])
                     guard reload.status == 0 else {
                         throw Failure(
-                            "systemctl daemon-reload failed (\(reload.errorText)); run it, then systemctl restart \(unit)")
+                            "systemctl daemon-reload failed (\(reload.errorText)); run it, then systemctl restart \(unit)"
+                        )
                     }
                 } else {
                     printError("note: systemd is not running here; run systemctl daemon-reload where it runs")
@@ -357,7 +360,8 @@ enum CredentialFiles {
                     continue
                 }
             }
-            throw Failure("\(file.path) kept changing while envctl wrote it (something writes it without envctl's lock)")
+            throw Failure(
+                "\(file.path) kept changing while envctl wrote it (something writes it without envctl's lock)")
         }
     }
 
@@ -709,7 +713,8 @@ struct CredentialReport: Encodable {
             switch entry.runningDaemonHasIt {
             case true?: lines.append("  the running daemon has it")
             case false? where entry.given == true:
-                lines.append("  the running daemon does not have it: systemctl restart \(unit) (credentials are given at start)")
+                lines.append(
+                    "  the running daemon does not have it: systemctl restart \(unit) (credentials are given at start)")
             case false?: lines.append("  the running daemon does not have it")
             case nil: if entry.given != nil, !active { lines.append("  \(unit) is not running") }
             }

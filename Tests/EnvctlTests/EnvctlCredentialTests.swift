@@ -39,8 +39,10 @@ struct EnvctlCredentialTests {
         deinit { try? FileManager.default.removeItem(atPath: root) }
 
         var location: [String] {
-            ["--config-dir", configDirectory, "--unit", "example-daemon", "--unit-dir", unitDirectory,
-             "--credstore", credentialStore]
+            [
+                "--config-dir", configDirectory, "--unit", "example-daemon", "--unit-dir", unitDirectory,
+                "--credstore", credentialStore,
+            ]
         }
         var environment: [String: String] { ["SYSTEMD_CREDENTIAL_SECRET": hostKey] }
 
@@ -107,7 +109,8 @@ struct EnvctlCredentialTests {
         let files = try Files()
         let secretFile = try files.write(Self.secret + "\n", to: "secret")
         let result = try Self.envctl(
-            ["credential", "set", "db-password", "--from-file", secretFile, "--with-key", "host"] + files.location, files)
+            ["credential", "set", "db-password", "--from-file", secretFile, "--with-key", "host"] + files.location,
+            files)
         #expect(result.status == 0, "\(result)")
         #expect(!result.output.contains(Self.secret))
         #expect(result.standardOutput.contains(files.encrypted))
@@ -122,7 +125,9 @@ struct EnvctlCredentialTests {
         #expect(unitText.contains("[Service]\nLoadCredentialEncrypted=db-password:\(files.encrypted)\n"))
         #expect(!unitText.contains(Self.secret))
         // No lock or temporary file is left beside them.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: files.credentialStore) == ["example-daemon.db-password"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: files.credentialStore) == ["example-daemon.db-password"]
+        )
     }
 
     @Test(
@@ -150,7 +155,10 @@ struct EnvctlCredentialTests {
             (["credential", "set", "db-password", "--from-file", empty] + files.location, "the secret is empty"),
             (["credential", "set", "db:password", "--from-file", empty] + files.location, "is not a credential name"),
             (["credential", "set", "../x", "--from-file", empty] + files.location, "is not a credential name"),
-            (["credential", "set", "db-password", "--from-file", files.root + "/none"] + files.location, "cannot read"),
+            (
+                ["credential", "set", "db-password", "--from-file", files.root + "/none"] + files.location,
+                "cannot read"
+            ),
             (["credential", "set", "db-password", "--from-file", empty], "pass --unit UNIT, or --app-name NAME"),
             (["credential", "set", "db-password", "--from-file", empty, "--unit", "../x"], "is not a unit name"),
         ]
@@ -174,7 +182,8 @@ struct EnvctlCredentialTests {
                     <key>Literal</key><string>$${credential:not-one}</string>
                 </dict>
             """
-        ).write(toFile: files.configDirectory + "/Environments.plist.d/60-token.plist", atomically: true, encoding: .utf8)
+        ).write(
+            toFile: files.configDirectory + "/Environments.plist.d/60-token.plist", atomically: true, encoding: .utf8)
         let result = try Self.envctl(["credential", "list"] + files.location, files)
         // No systemd here to ask: nothing is known about the unit, which is no failure.
         #expect(result.status == 0, "\(result)")
@@ -183,7 +192,8 @@ struct EnvctlCredentialTests {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let passwordLine = lines.firstIndex { $0.contains("<key>Password</key><string>${credential:db-password}") }! + 1
         let urlLine = lines.firstIndex { $0.contains("<key>URL</key>") }! + 1
-        #expect(result.standardOutput.contains("used at \(main):\(passwordLine) (Common.Database.Password)"), "\(result)")
+        #expect(
+            result.standardOutput.contains("used at \(main):\(passwordLine) (Common.Database.Password)"), "\(result)")
         #expect(result.standardOutput.contains("used at \(main):\(urlLine) (Common.Database.URL)"), "\(result)")
         #expect(
             result.standardOutput.contains(
