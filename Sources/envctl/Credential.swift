@@ -145,6 +145,12 @@ struct CredentialSet: ParsableCommand {
         try reportingFailures {
             try CredentialName.check(name)
             let unit = try unitOptions.unitName(location)
+            // A misspelt unit would get a drop-in that nothing reads.
+            if FileManager.default.fileExists(atPath: "/run/systemd/system"),
+                UnitCredentials.ask(unit: unit).loadState == "not-found"
+            {
+                throw Failure("systemd knows no unit \(unit); pass --unit with the daemon's unit; nothing was written")
+            }
             var secret = try SecretInput.read(fromFile: fromFile, name: name)
             defer { secret.resetBytes(in: 0..<secret.count) }
             let encrypted = try SystemdCreds.encrypt(secret, name: name, key: withKey)

@@ -48,6 +48,14 @@ def scenario_15(h, s):
                 f"credential list names the file and line of ${{credential:db-password}}: {listed.stdout!r}")
         s.check("the running daemon has it" in listed.stdout, f"credential list: the running daemon has it: {listed.stdout!r}")
 
+        # A unit systemd does not know: refused before anything is read or written.
+        misspelt = envctl("credential", "set", "db-password", "--app-name", "example-daemon", "--unit", "no-such-unit",
+                          stdin_file="/dev/null")
+        s.equal(misspelt.returncode, 1, "credential set for a unit systemd does not know: exit status")
+        s.check("systemd knows no unit no-such-unit.service" in misspelt.stderr, f"it says so: {misspelt.stderr!r}")
+        s.check(not os.path.exists(h.container.host_path("/etc/systemd/system/no-such-unit.service.d")),
+                "no drop-in directory for that unit")
+
         # The secret from standard input (a file in the container, never an argument).
         with open(h.container.host_path(secret_file), "w") as handle:
             handle.write(new_secret + "\n")
