@@ -157,7 +157,7 @@ struct DropInFile {
 
     // MARK: Locking
 
-    /// Runs `body` holding the drop-in directory's lock (creating the directory, mode 0755,
+    /// Runs `body` holding the drop-in directory's lock (creating the directory, ``directoryMode``,
     /// if needed: it is removed again if it is still empty when `body` is done).
     ///
     /// Waits at most ``lockWaitLimit`` for another `envctl`; after ``lockWaitNotice`` it says
