@@ -120,6 +120,8 @@ COMMANDS = [
      ("ci", "swift test: EnvctlLiteralKeyTests (the same key path, get and set, on such a file)")),
     (r"\.docc/", r"^(envctl (publish|show) --etcd-endpoints|example-fleet-daemon --etcd-endpoints)",
      ("ci", E2E + ", scenario 14 (etcd in the container), and swift test: PublishTests")),
+    (r"\.docc/", r"^sudo envctl credential (set|list) ",
+     ("ci", E2E + ", scenario 15 (the containers' systemd-creds), and swift test: EnvctlCredentialTests")),
     (r"\.docc/", r"^varlinkctl ", ("ci", E2E + ", scenarios 4, 6 and 10 (systemd 257's varlinkctl)")),
     (r"\.docc/", r"^envctl show --app-name example-daemon \| head -4$", ("run", "daemon")),
     (r"\.docc/", r"^(sudo )?(systemctl|journalctl) ", ("ci", E2E)),

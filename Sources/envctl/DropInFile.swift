@@ -40,6 +40,11 @@ struct DropInFile {
     /// Draws the random part of a temporary file's name (``randomTemporaryPart()``); a test
     /// draws names that are taken, to see that they are passed over.
     var drawTemporaryPart: () -> String = DropInFile.randomTemporaryPart
+    /// The owner, group and mode of a new file, when they are not the configuration's
+    /// (``newFilePermissions()``): `credential set`'s files outside it.
+    var fixedNewFilePermissions: Permissions?
+    /// The mode of the directory when it is made.
+    var directoryMode: mode_t = 0o755
 
     /// The longest `set`, `unset` or `edit` waits for another one's lock.
     static let lockWaitLimit: Duration = .seconds(60)
@@ -152,7 +157,7 @@ struct DropInFile {
 
     // MARK: Locking
 
-    /// Runs `body` holding the drop-in directory's lock (creating the directory, mode 0755,
+    /// Runs `body` holding the drop-in directory's lock (creating the directory, ``directoryMode``,
     /// if needed: it is removed again if it is still empty when `body` is done).
     ///
     /// Waits at most ``lockWaitLimit`` for another `envctl`; after ``lockWaitNotice`` it says
@@ -185,7 +190,7 @@ struct DropInFile {
         guard FileManager.default.fileExists(atPath: parent) else {
             throw Failure("the configuration directory \(parent) does not exist; make it first (mkdir -p \(parent))")
         }
-        guard mkdir(directory, 0o755) == 0 else {
+        guard mkdir(directory, directoryMode) == 0 else {
             if errno == EEXIST { return false }  // another envctl made it meanwhile
             throw Failure("cannot make \(directory): \(Self.describe(errno))")
         }
@@ -194,7 +199,7 @@ struct DropInFile {
         let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         if descriptor >= 0 {
             var made = stat()
-            if fstat(descriptor, &made) == 0, made.st_uid == geteuid() { fchmod(descriptor, 0o755) }
+            if fstat(descriptor, &made) == 0, made.st_uid == geteuid() { fchmod(descriptor, directoryMode) }
             close(descriptor)
         }
         return true
@@ -375,7 +380,7 @@ struct DropInFile {
             if let current {
                 try keep(current, on: descriptor)
             } else {
-                try give(newFilePermissions(), to: descriptor)
+                try give(fixedNewFilePermissions ?? newFilePermissions(), to: descriptor)
             }
             guard fsync(descriptor) == 0 else {
                 throw Failure("cannot write \(temporary.path): \(Self.describe(errno))")

@@ -232,6 +232,54 @@ import Testing
         }
     }
 
+    /// The error for a credential the unit does not give names the reference's file and line,
+    /// and the unit settings that give one (the encrypted one `envctl credential set` writes,
+    /// and the plain one); the other credential's text, read before, is not in it.
+    @Test func missingCredentialNamesTheUnitSettingAndTheReferenceLine() throws {
+        try withTemporaryDirectory { directory in
+            let credentials = try directory.makeDirectory("credentials")
+            try "s3cret-Staple-31\n".write(toFile: credentials + "/db-password", atomically: true, encoding: .utf8)
+            _ = try directory.write(
+                "Environments.plist",
+                text: """
+                    <?xml version="1.0" encoding="UTF-8"?>
+                    <plist version="1.0">
+                    <dict>
+                        <key>Debug</key>
+                        <dict>
+                            <key>Password</key>
+                            <string>${credential:db-password}</string>
+                            <key>Token</key>
+                            <string>Bearer ${credential:api-token}</string>
+                        </dict>
+                    </dict>
+                    </plist>
+                    """)
+            let error = #expect(throws: EnvironmentError.self) {
+                try Environment(
+                    options: directory.options(processEnvironment: ["CREDENTIALS_DIRECTORY": credentials]))
+            }
+            #expect(error?.code == .missingCredential)
+            #expect(error?.key == "Token")
+            #expect(error?.line == 9)
+            let text = error?.description ?? ""
+            #expect(text.contains(directory.mainFile + ":9"), "\(text)")
+            #expect(text.contains("LoadCredentialEncrypted=api-token:/etc/credstore.encrypted/"), "\(text)")
+            #expect(text.contains("envctl credential set api-token"), "\(text)")
+            #expect(text.contains("LoadCredential=api-token:/path/to/secret"), "\(text)")
+            #expect(text.contains("restart"), "\(text)")
+            #expect(!text.contains("s3cret-Staple-31"))
+
+            let without = #expect(throws: EnvironmentError.self) {
+                try Environment(options: directory.options())
+            }
+            // Whichever reference is expanded first: its own line and name.
+            let expected = without?.key == "Token" ? (9, "api-token") : (7, "db-password")
+            #expect(without?.line == expected.0)
+            #expect(without?.description.contains("LoadCredentialEncrypted=\(expected.1):") == true)
+        }
+    }
+
     /// A name that is no file name in the credentials directory. `db-password\0x` was found by
     /// Fuzz/interpolation: the file name ended at the NUL, so it read `db-password`.
     @Test(arguments: ["../etc/passwd", "", "..", "db-password\u{0}x"])

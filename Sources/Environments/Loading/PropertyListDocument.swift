@@ -184,6 +184,12 @@ struct PropertyListDocument: Sendable {
         return text[..<range.lowerBound].reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
     }
 
+    /// The line of the first occurrence of `needle` in an XML file (`nil` for a binary one).
+    func line(ofText needle: String) -> Int? {
+        guard let text, let range = text.range(of: needle) else { return nil }
+        return text[..<range.lowerBound].reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
+    }
+
     /// The line of a key inside dictionaries in an XML file: of `<key>path[0]</key>`, then of
     /// the first `<key>path[1]</key>` after it, and so on. A guess where a key name repeats in
     /// an earlier sibling; `nil` if a key is not found or the file is binary.

@@ -72,6 +72,9 @@ struct Interpolator {
     private var memo: [String: Expansion] = [:]
     /// Credential files read so far, by name.
     private var credentials: [String: String] = [:]
+    /// The credential whose ``EnvironmentError/Code/missingCredential`` error was thrown last,
+    /// so that the error can point at the line of its `${credential:NAME}`.
+    private(set) var missingCredentialName: String?
     /// Whether a credential that cannot be read here becomes ``UnreadableCredential/placeholder(_:)``
     /// instead of an error (`EnvironmentOptions.unreadableCredentialsAsPlaceholders`).
     let usesPlaceholders: Bool
@@ -538,11 +541,12 @@ struct Interpolator {
                 unreadableNames.insert(name)
                 return nil
             }
+            missingCredentialName = name
             throw error(
                 .missingCredential,
                 "'${credential:\(shownName)}' in '\(path)': $CREDENTIALS_DIRECTORY is not set, so credential '\(shownName)' cannot be read",
                 path: path, file: file,
-                hint: "Add LoadCredential=\(shownName):/path/to/secret to the unit, or set CREDENTIALS_DIRECTORY")
+                hint: Interpolator.credentialHint(shownName, givesNone: true))
         }
         let credentialFile = (directory as NSString).appendingPathComponent(name)
         let shownFile = (directory as NSString).appendingPathComponent(shownName)
@@ -552,10 +556,11 @@ struct Interpolator {
         }
         // At most the cap and a line break, and one byte more to tell that it is longer.
         guard let data = Interpolator.contents(of: credentialFile, upTo: limits.valueBytes + 3) else {
+            missingCredentialName = name
             throw error(
                 .missingCredential,
                 "'${credential:\(shownName)}' in '\(path)': credential file \(shownFile) is missing or unreadable",
-                path: path, file: file, hint: "Check the unit's LoadCredential=\(shownName):... line")
+                path: path, file: file, hint: Interpolator.credentialHint(shownName, givesNone: false))
         }
         var text = String(decoding: data, as: UTF8.self)
         // One trailing line break; "\r\n" is a single Character, so one removeLast() drops it whole.
@@ -568,6 +573,21 @@ struct Interpolator {
         }
         credentials[name] = text
         return text
+    }
+
+    /// What to do about a credential the daemon was not given: the unit settings that give one
+    /// (an encrypted one first, which `envctl credential set` writes), and that credentials are
+    /// given at start. Never the credential's text, which was not read.
+    ///
+    /// - Parameter givesNone: Whether there is no `$CREDENTIALS_DIRECTORY` at all.
+    static func credentialHint(_ shownName: String, givesNone: Bool) -> String {
+        let add =
+            "add LoadCredentialEncrypted=\(shownName):/etc/credstore.encrypted/UNIT.\(shownName) to the unit "
+            + "(envctl credential set \(shownName) encrypts the secret with systemd-creds and writes both), "
+            + "or LoadCredential=\(shownName):/path/to/secret; then restart the unit, as systemd gives credentials at start"
+        return givesNone
+            ? "The daemon runs with no credentials: \(add) (outside systemd, set CREDENTIALS_DIRECTORY)"
+            : "The unit does not give the credential \(shownName), or its file is missing: \(add); envctl credential list shows what the unit gives"
     }
 
     /// The first `limit` bytes of the regular file at `file` (all of it, if shorter), or nil if

@@ -99,7 +99,9 @@ struct SnapshotBuilder {
         do {
             resolved = try interpolator.resolve(merged)
         } catch {
-            throw Self.withholdingSecretReferences(error, secretPaths: secrets)
+            throw Self.withholdingSecretReferences(
+                Self.pointingAtCredential(error, name: interpolator.missingCredentialName, in: files),
+                secretPaths: secrets)
         }
         tree = resolved
 
@@ -316,6 +318,19 @@ struct SnapshotBuilder {
             hint:
                 "Restore it. To run on the built-in configuration, remove \(options.fileName) and its drop-ins, not the directory"
         )
+    }
+
+    /// A missing credential's error with the line of its `${credential:NAME}` in the file that
+    /// holds it (XML files; a binary property list has no lines).
+    static func pointingAtCredential(_ error: EnvironmentError, name: String?, in files: [EnvironmentsFile])
+        -> EnvironmentError
+    {
+        guard error.code == .missingCredential, error.line == nil, let name, let file = error.file,
+            let document = files.first(where: { $0.file == file })?.document
+        else { return error }
+        var pointed = error
+        pointed.line = document.line(ofText: "${credential:\(name)}")
+        return pointed
     }
 
     /// An interpolation error about a secret key's value, without the `${...}` text it quotes:
