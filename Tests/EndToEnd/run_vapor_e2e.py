@@ -12,8 +12,8 @@ production`, `ExecReload=envctl reload`, hardened) in a Debian trixie container:
                environments (ours: Release, Vapor's: production)
   file edit    an edit (temporary file + rename) is answered without a restart, same MainPID
   reload       an edit + systemctl reload: when reload returns, the route answers the new value
-  rejected     a bad edit + systemctl reload: reload fails with the key in its reason, the
-               service stays up (same MainPID) and answers the last good values
+  rejected     a bad edit (LogLevel "loud") + systemctl reload: reload fails with the key in
+               its reason, the service stays up (same MainPID) and answers the last good values
   metrics      GET /metrics is Prometheus text; the reload metrics count applied and rejected
                reloads, and the last reload failed
   recovered    the file fixed + systemctl reload: applied
@@ -81,11 +81,12 @@ class Run(Checks):
             time.sleep(0.05)
         return answer, False
 
-    def write_plist(self, greeting, port):
+    def write_plist(self, greeting, port, log_level="info"):
         with open(os.path.join(e2e.ROOT, "etc", "vapor-service", "Environments.plist"), "rb") as handle:
             plist = plistlib.load(handle)
         plist["Common"]["Greeting"] = greeting
         plist["Common"]["HTTP"]["port"] = port
+        plist["Common"]["LogLevel"] = log_level
         self.c.write_atomic(MAIN_FILE, plistlib.dumps(plist, fmt=plistlib.FMT_XML))
 
 
@@ -126,14 +127,16 @@ def scenario(run, port):
     run.check(result.returncode == 0, f"systemctl reload exit status ({result.stderr.strip()!r})")
     run.check(answer == "reloaded greeting", f"right after systemctl reload returned, GET /greeting: {answer!r}")
 
-    # A rejected edit: HTTP.port is declared an integer. systemctl reload fails and names it;
-    # the service runs on with its last good values.
-    run.write_plist("never served", "eighty")
+    # A rejected edit: LogLevel is declared one of swift-log's levels. systemctl reload fails
+    # and names it; the service runs on with its last good values (the new greeting too is
+    # not served).
+    run.write_plist("never served", port, log_level="loud")
     result = run.systemctl("reload", UNIT)
     run.check(result.returncode != 0, f"systemctl reload of a rejected edit fails: exit {result.returncode}")
     reason = c.run(["journalctl", "-u", UNIT, "--after-cursor", mark, "--no-pager", "-o", "cat"]).stdout
-    run.check("HTTP.port" in reason, "the journal names the rejected key HTTP.port: "
-              f"{[l for l in reason.splitlines() if 'HTTP.port' in l][:2] or reason.splitlines()[-5:]}")
+    run.check("'LogLevel' is not an allowed value ('loud')" in (result.stderr + result.stdout + reason),
+              "systemctl reload's output or the journal names the rejected key and value: "
+              f"{result.stderr.strip()!r} {[l for l in reason.splitlines() if 'LogLevel' in l][:2]}")
     answer = run.get(port, "/greeting")
     run.check(answer == "reloaded greeting", f"after the rejected edit, GET /greeting keeps the last good value: {answer!r}")
     props = run.show("ActiveState", "MainPID")

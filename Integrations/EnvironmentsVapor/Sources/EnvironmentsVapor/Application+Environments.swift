@@ -44,11 +44,11 @@ extension Application {
     ///   - configuration: Environment names, the service's behaviour, `SIGHUP`.
     /// - Returns: The shared environment, now also ``environments``.
     /// - Throws: `EnvironmentError` when the configuration cannot be loaded (a bad file, an
-    ///   unknown environment): the application should not start.
+    ///   unknown environment, a rejected validation): the application should not start.
     @discardableResult
     public func bootstrapEnvironments(
         _ options: EnvironmentOptions, configuration: VaporEnvironmentsConfiguration = VaporEnvironmentsConfiguration()
-    ) throws -> Environments.Environment {
+    ) throws(EnvironmentError) -> Environments.Environment {
         var options = configuration.selectingEnvironment(options, for: environment)
         options.logger = logger
         let environment = try Environments.Environment.bootstrap(options)

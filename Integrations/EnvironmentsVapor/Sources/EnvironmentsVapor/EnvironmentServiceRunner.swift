@@ -58,13 +58,14 @@ final class EnvironmentServiceRunner: LifecycleHandler {
         done.wait()
     }
 
+    /// Starts the service in a task of its own, once; `nil` when it was started before.
     private func start(signals: ReloadSignals?) -> EnvironmentService? {
-        let service = EnvironmentService(
-            environment: environment, reloadSignals: signals, configuration: configuration.service, logger: logger)
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [service], logger: logger))
-        let logger = self.logger
+        let (environment, configuration, logger) = (self.environment, self.configuration.service, self.logger)
         return state.withLock { state -> EnvironmentService? in
             guard case .idle = state else { return nil }
+            let service = EnvironmentService(
+                environment: environment, reloadSignals: signals, configuration: configuration, logger: logger)
+            let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [service], logger: logger))
             let task = Task {
                 do {
                     try await group.run()

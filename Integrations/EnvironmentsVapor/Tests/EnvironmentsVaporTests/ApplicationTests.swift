@@ -45,12 +45,13 @@ struct ApplicationTests {
     func rejectedEditKeepsLastGoodValues() async throws {
         let directory = try ConfigurationDirectory()
         let (app, environment) = try await makeApplication(directory)
-        // HTTP.port is declared an integer in 1...65535: a string is rejected as a whole file.
-        try directory.write(greeting: "never served", port: "eighty")
+        // LogLevel is declared one of swift-log's levels: "loud" is rejected, and the whole
+        // file with it (its new greeting too).
+        try directory.write(greeting: "never served", logLevel: "loud")
         let rejected = try await varlinkCall(directory.socketPath, method: "io.swiftenvironments.Configuration.Reload")
         #expect(rejected["error"] as? String == "io.swiftenvironments.Configuration.ReloadRejected")
         let verdict = (rejected["parameters"] as? [String: Any])?["verdict"] as? [String: Any]
-        #expect("\(verdict ?? [:])".contains("HTTP.port"))
+        #expect("\(verdict ?? [:])".contains("LogLevel"))
         try await app.testing().test(.GET, "greeting") { response in
             #expect(response.body.string == "first greeting")
         }

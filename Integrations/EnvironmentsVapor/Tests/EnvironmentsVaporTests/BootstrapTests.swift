@@ -14,12 +14,11 @@ struct BootstrapTests {
         let directory = try ConfigurationDirectory()
 
         let staging = try await Application.make(.custom(name: "staging"))
-        #expect {
+        let error = #expect(throws: EnvironmentError.self) {
             try staging.bootstrapEnvironments(directory.options, configuration: directory.integration)
-        } throws: { error in
-            let text = "\(error)"
-            return text.contains("unknown environment 'staging'") && text.contains("Debug, Release, Staging")
         }
+        #expect(error?.code == .unknownEnvironment)
+        #expect("\(error.map { "\($0)" } ?? "")".contains("known environments: Debug, Release, Staging"))
         try await staging.asyncShutdown()
 
         let production = try await Application.make(.production)

@@ -15,7 +15,10 @@ enum Settings {
     static let greeting = Setting<String>("Greeting", default: "Hello", summary: "What GET /greeting answers")
     static let port = Setting<Int>(
         "HTTP.port", default: 8080, bounds: .range(1...65535), restartOnly: true, summary: "The port")
-    static let declaration = SettingsDeclaration([greeting, port])
+    static let logLevel = Setting<String>(
+        "LogLevel", default: "info", bounds: .oneOf("trace", "debug", "info", "notice", "warning", "error", "critical"),
+        summary: "The lowest level logged")
+    static let declaration = SettingsDeclaration([greeting, port, logLevel])
 }
 
 /// A configuration directory of its own in a temporary directory, with a real
@@ -24,7 +27,8 @@ final class ConfigurationDirectory {
     let path: String
 
     init(greeting: String = "first greeting", port: Int = 8080) throws {
-        path = FileManager.default.temporaryDirectory
+        path =
+            FileManager.default.temporaryDirectory
             .appendingPathComponent("environments-vapor-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         try write(greeting: greeting, port: port)
@@ -34,10 +38,11 @@ final class ConfigurationDirectory {
 
     var socketPath: String { path + "/configuration.varlink" }
 
-    /// `Common` holds the greeting and the port; `Debug`, `Release` and `Staging` sections exist.
-    func write(greeting: Any, port: Any = 8080) throws {
+    /// `Common` holds the greeting, the port and the log level; `Debug`, `Release` and
+    /// `Staging` sections exist.
+    func write(greeting: Any, port: Any = 8080, logLevel: String = "info") throws {
         let document: [String: Any] = [
-            "Common": ["Greeting": greeting, "HTTP": ["port": port]],
+            "Common": ["Greeting": greeting, "HTTP": ["port": port], "LogLevel": logLevel],
             "Debug": [String: Any](), "Release": [String: Any](), "Staging": [String: Any](),
         ]
         let data = try PropertyListSerialization.data(fromPropertyList: document, format: .xml, options: 0)
