@@ -292,7 +292,7 @@ def main():
     arguments = parser.parse_args()
     if not arguments.manifests_only:
         flags = compiler_flags(arguments.scratch_path or default_scratch())
-        vapor_flags = compiler_flags(arguments.vapor_scratch_path or default_scratch("vapor"))
+        vapor_flags = None  # made at the first snippet that imports Vapor
     checked, skipped, failures = 0, [], []
     products, modules = root_products()
     for directory in sorted(glob.glob(os.path.join(ROOT, "Examples", "*", ""))
@@ -359,8 +359,16 @@ def main():
                 for old in glob.glob(os.path.join(work, "*.swift")):
                     os.remove(old)
                 open(file, "w", encoding="utf-8").write(source)
-                uses_vapor = bool(imported_modules(code) & VAPOR_MODULES)
-                command = ["swiftc", "-typecheck", *(vapor_flags if uses_vapor else flags), file]
+                snippet_flags = flags
+                if imported_modules(code) & VAPOR_MODULES:
+                    if vapor_flags is None:
+                        scratch = arguments.vapor_scratch_path or default_scratch("vapor")
+                        if not os.path.isdir(os.path.join(scratch, "debug", "Modules")):
+                            sys.exit(f"check-snippets: {where} imports Vapor: no debug build of the Vapor integration in "
+                                     f"{scratch} (swift build --build-tests --package-path Integrations/EnvironmentsVapor)")
+                        vapor_flags = compiler_flags(scratch)
+                    snippet_flags = vapor_flags
+                command = ["swiftc", "-typecheck", *snippet_flags, file]
                 if library:
                     command.insert(2, "-parse-as-library")
                 result = subprocess.run(command, capture_output=True, text=True)
