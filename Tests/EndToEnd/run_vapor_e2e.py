@@ -12,6 +12,7 @@ production`, `ExecReload=envctl reload`, hardened) in a Debian trixie container:
                environments (ours: Release, Vapor's: production)
   file edit    an edit (temporary file + rename) is answered without a restart, same MainPID
   reload       an edit + systemctl reload: when reload returns, the route answers the new value
+  SIGHUP       trapped when Vapor boots: a reload (counted with trigger "signal"), the process lives on
   rejected     a bad edit (LogLevel "loud") + systemctl reload: reload fails with the key in
                its reason, the service stays up (same MainPID) and answers the last good values
   metrics      GET /metrics is Prometheus text; the reload metrics count applied and rejected
@@ -127,6 +128,15 @@ def scenario(run, port):
     run.check(result.returncode == 0, f"systemctl reload exit status ({result.stderr.strip()!r})")
     run.check(answer == "reloaded greeting", f"right after systemctl reload returned, GET /greeting: {answer!r}")
 
+    # SIGHUP (what Type=notify-reload units send, and kill -HUP): trapped when Vapor boots, it
+    # reloads and never ends the process (counted by trigger in the metrics below).
+    result = run.systemctl("kill", "--signal=SIGHUP", "--kill-whom=main", UNIT)
+    run.check(result.returncode == 0, f"systemctl kill --signal=SIGHUP ({result.stderr.strip()!r})")
+    _, ok = run.wait_get(port, "/metrics", lambda text: 'trigger="signal"' in text)
+    run.check(ok, "SIGHUP reloads: environments_reloads_total has a trigger=\"signal\" sample")
+    answer = run.get(port, "/greeting")
+    run.check(answer == "reloaded greeting", f"after SIGHUP, GET /greeting still answers: {answer!r}")
+
     # A rejected edit: LogLevel is declared one of swift-log's levels. systemctl reload fails
     # and names it; the service runs on with its last good values (the new greeting too is
     # not served).
@@ -150,8 +160,9 @@ def scenario(run, port):
     reloads = {labels: value for (name, labels), value in samples.items() if name == "environments_reloads_total"}
     applied = sum(v for labels, v in reloads.items() if ("result", "applied") in labels)
     rejected = sum(v for labels, v in reloads.items() if ("result", "rejected") in labels)
-    run.check(applied >= 2 and rejected >= 1,
-              f"environments_reloads_total counts the applied and the rejected reloads: {reloads}")
+    signalled = sum(v for labels, v in reloads.items() if ("trigger", "signal") in labels)
+    run.check(applied >= 2 and rejected >= 1 and signalled >= 1,
+              f"environments_reloads_total counts the applied, the rejected and the SIGHUP reloads: {reloads}")
     run.check(samples.get(("environments_last_reload_successful", ())) == 0,
               f"environments_last_reload_successful 0 after the rejection: "
               f"{samples.get(('environments_last_reload_successful', ()))}")
