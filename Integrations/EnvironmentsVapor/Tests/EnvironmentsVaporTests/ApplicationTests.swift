@@ -75,6 +75,25 @@ struct ApplicationTests {
         #expect(!FileManager.default.fileExists(atPath: directory.socketPath))
     }
 
+    @Test("Booted by VaporTesting's synchronous boot, the service runs too")
+    func synchronousBoot() async throws {
+        let directory = try ConfigurationDirectory()
+        let app = try await Application.make(.testing)
+        let integration = directory.integration
+        let environment = try Environments.Environment(
+            options: integration.selectingEnvironment(directory.options, for: app.environment))
+        app.useEnvironment(environment, configuration: integration)
+        app.get("greeting") { req in req.environments[Settings.greeting] }
+        let tester = try app.testing()  // Application.boot(): the handler's willBoot
+        let change = try await nextChange(of: environment) { try directory.write(greeting: "edited greeting") }
+        #expect(change?.changedKeys == ["Greeting"])
+        try await tester.test(.GET, "greeting") { response in
+            #expect(response.body.string == "edited greeting")
+        }
+        try await app.asyncShutdown()
+        #expect(!FileManager.default.fileExists(atPath: directory.socketPath))
+    }
+
     @Test("One request reads one snapshot, even when a change lands during it")
     func requestReadsOneSnapshot() async throws {
         let directory = try ConfigurationDirectory()
