@@ -19,6 +19,9 @@ let package = Package(
         .package(name: "hummingbird-service", path: "../Examples/hummingbird-service"),
         // The same for the template daemon (Examples/minimal-daemon), which scripts/test.sh runs.
         .package(name: "minimal-daemon", path: "../Examples/minimal-daemon"),
+        // And for the Vapor example (run_vapor_e2e.py): Vapor is resolved here, for CI's release
+        // graph, and never by swift-environments itself.
+        .package(name: "vapor-service", path: "../Examples/vapor-service"),
         .package(
             url: "https://github.com/apple/swift-configuration.git", exact: "1.4.0",
             traits: ["PropertyList", "Reloading"]),

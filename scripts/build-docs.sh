@@ -10,13 +10,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/scratch.sh
-targets=(Environments EnvironmentsDaemon EnvironmentsConfiguration EnvironmentsEtcd SystemdSupport)
+# Each entry: TARGET, or TARGET@PACKAGE-DIRECTORY@SCRATCH-FLAVOR for a package of its own (the
+# Vapor integration, Integrations/EnvironmentsVapor, on its debug build).
+targets=(Environments EnvironmentsDaemon EnvironmentsConfiguration EnvironmentsEtcd SystemdSupport
+    EnvironmentsVapor@Integrations/EnvironmentsVapor@vapor)
 output=()
-for target in "${targets[@]}"; do
+for entry in "${targets[@]}"; do
+    IFS=@ read -r target package flavor <<<"$entry"
     if [ -n "${1:-}" ]; then output=(--output-path "$1/$target.doccarchive"); fi
     log="$(mktemp)"
     status=0
-    swift package --scratch-path "$(scratch_path debug)" \
+    swift package --package-path "${package:-.}" --scratch-path "$(scratch_path "${flavor:-debug}")" \
         ${1:+--allow-writing-to-directory "$1"} generate-documentation --target "$target" \
         --warnings-as-errors "${output[@]}" >"$log" 2>&1 || status=$?
     # --warnings-as-errors: every DocC warning fails the build (SwiftPM's own warnings about

@@ -3,12 +3,15 @@
 real modules, so that a snippet can never rot: an API renamed or removed fails CI here.
 
     scripts/check-snippets.py [--scratch-path DIR]      (default: scripts/lib/scratch.sh's debug)
+                              [--vapor-scratch-path DIR] (default: scripts/lib/scratch.sh's vapor)
     scripts/check-snippets.py --manifests-only          the manifests against the imports (below)
                                                         and the snippet-of lines: no build needed
 
 Needs a debug build of the package (`swift build --build-tests`, which CI and scripts/test.sh
 make): each snippet is compiled with `swiftc -typecheck` against that build's modules, in about
-a second, with no SwiftPM graph of its own.
+a second, with no SwiftPM graph of its own. A snippet that imports Vapor or EnvironmentsVapor
+(the Vapor integration, a package of its own: Integrations/EnvironmentsVapor) is compiled
+against that package's debug build instead, which scripts/test.sh makes too.
 
 Each ```swift block is one program: a main file (top-level statements and declarations), or a
 library file when it declares `@main`. A block may need names that the text around it gives;
@@ -33,7 +36,7 @@ that provide the modules those snippets import (a plugin is kept: it is used, no
 the `.package(` lines it shows, or the fragment of only `.package(` lines right before it,
 must declare exactly the packages of those products. A fragment with no snippet after it is
 checked as a manifest only. Each example's Package.swift (Examples/*/) is checked the same way
-against its targets' imports. Which product and package provide a module: this package's
+against its targets' imports, and so is each integration's (Integrations/*/). Which product and package provide a module: this package's
 Package.swift, else EXTERNAL_MODULES below (a module in neither fails the check).
 """
 import argparse
@@ -61,7 +64,13 @@ EXTERNAL_MODULES = {
     "AsyncHTTPClient": ("async-http-client", "AsyncHTTPClient"),
     "NIOCore": ("swift-nio", "NIOCore"),
     "NIOPosix": ("swift-nio", "NIOPosix"),
+    "Vapor": ("vapor", "Vapor"),
+    "VaporTesting": ("vapor", "VaporTesting"),
+    # The Vapor integration: a package of its own (Integrations/EnvironmentsVapor).
+    "EnvironmentsVapor": ("swift-environments-vapor", "EnvironmentsVapor"),
 }
+# Snippets importing one of these compile against the Vapor integration's build.
+VAPOR_MODULES = {"Vapor", "VaporTesting", "EnvironmentsVapor"}
 # Modules of the toolchain: no dependency needed.
 TOOLCHAIN_MODULES = {"Foundation", "FoundationEssentials", "Dispatch", "Glibc", "Musl", "Darwin",
                      "Synchronization", "Testing", "XCTest", "Observation", "RegexBuilder", "_Concurrency"}
@@ -71,9 +80,9 @@ BLOCK = re.compile(r"^```swift[^\n]*\n(.*?)^```", re.S | re.M)
 DIRECTIVE = re.compile(r"<!--\s*snippet(-context|-of)?:\s*(.*?)\s*-->\s*$", re.S)
 
 
-def default_scratch():
+def default_scratch(flavor="debug"):
     out = subprocess.run(
-        ["bash", "-c", "source scripts/lib/scratch.sh && scratch_path debug"],
+        ["bash", "-c", f"source scripts/lib/scratch.sh && scratch_path {flavor}"],
         cwd=ROOT, capture_output=True, text=True, check=True)
     return out.stdout.strip()
 
@@ -81,6 +90,7 @@ def default_scratch():
 def documents():
     files = [os.path.join(ROOT, "README.md")]
     files += sorted(glob.glob(os.path.join(ROOT, "Sources", "*", "*.docc", "*.md")))
+    files += sorted(glob.glob(os.path.join(ROOT, "Integrations", "*", "Sources", "*", "*.docc", "*.md")))
     return files
 
 
@@ -217,7 +227,8 @@ def check_example(directory, modules):
             problems.append(f"target {target['name']} names package '{package}' that no dependency declares")
     used = {dependency["product"][1] for target in manifest["targets"] for dependency in target["dependencies"]
             if "product" in dependency}
-    for package in sorted(declared - used):
+    # swift-docc-plugin is a command plugin (swift package generate-documentation): no target uses it.
+    for package in sorted(declared - used - {"swift-docc-plugin"}):
         problems.append(f"declares package '{package}' that no target uses")
     return problems
 
@@ -274,14 +285,18 @@ def compiler_flags(scratch):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scratch-path", default=None)
+    parser.add_argument("--vapor-scratch-path", default=None,
+                        help="the Vapor integration's debug build, for the snippets that import Vapor")
     parser.add_argument("--manifests-only", action="store_true",
                         help="check the manifests against the imports, type-check no snippet")
     arguments = parser.parse_args()
     if not arguments.manifests_only:
         flags = compiler_flags(arguments.scratch_path or default_scratch())
+        vapor_flags = None  # made at the first snippet that imports Vapor
     checked, skipped, failures = 0, [], []
     products, modules = root_products()
-    for directory in sorted(glob.glob(os.path.join(ROOT, "Examples", "*", ""))):
+    for directory in sorted(glob.glob(os.path.join(ROOT, "Examples", "*", ""))
+                            + glob.glob(os.path.join(ROOT, "Integrations", "*", ""))):
         relative = os.path.relpath(os.path.join(directory, "Package.swift"), ROOT)
         checked += 1
         problems = check_example(directory, modules)
@@ -344,7 +359,16 @@ def main():
                 for old in glob.glob(os.path.join(work, "*.swift")):
                     os.remove(old)
                 open(file, "w", encoding="utf-8").write(source)
-                command = ["swiftc", "-typecheck", *flags, file]
+                snippet_flags = flags
+                if imported_modules(code) & VAPOR_MODULES:
+                    if vapor_flags is None:
+                        scratch = arguments.vapor_scratch_path or default_scratch("vapor")
+                        if not os.path.isdir(os.path.join(scratch, "debug", "Modules")):
+                            sys.exit(f"check-snippets: {where} imports Vapor: no debug build of the Vapor integration in "
+                                     f"{scratch} (swift build --build-tests --package-path Integrations/EnvironmentsVapor)")
+                        vapor_flags = compiler_flags(scratch)
+                    snippet_flags = vapor_flags
+                command = ["swiftc", "-typecheck", *snippet_flags, file]
                 if library:
                     command.insert(2, "-parse-as-library")
                 result = subprocess.run(command, capture_output=True, text=True)

@@ -52,6 +52,7 @@ def documents():
     files = ["README.md", "Tests/EndToEnd/README.md", ".ci/README.md"]
     files += sorted(glob.glob("*/README.md", root_dir=ROOT)) + sorted(glob.glob("Examples/*/README.md", root_dir=ROOT))
     files += sorted(glob.glob("Sources/*/*.docc/*.md", root_dir=ROOT))
+    files += sorted(glob.glob("Integrations/*/Sources/*/*.docc/*.md", root_dir=ROOT))
     seen = []
     for name in files:
         if name in seen or name in EXCLUDED or name.startswith(EXCLUDED_PREFIXES):
@@ -100,6 +101,13 @@ COMMANDS = [
     # Examples/hummingbird-service/README.md
     ("Examples/hummingbird-service/README.md", r"^(swift run --package-path Examples/hummingbird-service hummingbird-service|curl http://127\.0\.0\.1:8080/)",
      ("ci", "scripts/test.sh: end-to-end: Hummingbird example (run_hummingbird_e2e.py: the release build on etc/hummingbird-service, curl)")),
+    # Examples/vapor-service/README.md and the Vapor article: under systemd in run_vapor_e2e.py.
+    ("Examples/vapor-service/README.md",
+     r"^(CONFIGURATION_DIRECTORY=etc/vapor-service swift run --package-path Examples/vapor-service vapor-service serve|curl http://127\.0\.0\.1:8080/)",
+     ("ci", "scripts/test.sh: end-to-end: Vapor example (run_vapor_e2e.py: the release build on etc/vapor-service, HTTP GETs)")),
+    (r"^(Examples/vapor-service/README\.md|Integrations/EnvironmentsVapor/.*\.docc/)", r"^(sudo )?(systemctl|journalctl) ",
+     ("ci", "scripts/test.sh: end-to-end: Vapor example (run_vapor_e2e.py: systemctl start, reload applied and rejected, "
+            "the journal, stop)")),
     # Tests/EndToEnd/README.md
     ("Tests/EndToEnd/README.md", r"^sudo python3 Tests/EndToEnd/run_(deb_)?e2e\.py",
      ("ci", "scripts/test.sh: run_e2e.py --binaries, run_deb_e2e.py --deb (every configuration and suite)")),

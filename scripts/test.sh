@@ -5,6 +5,8 @@
 # articles (scripts/check-snippets.py), then the end-to-end tests under a real systemd
 # (systemd 252 and 257 in containers; see Tests/EndToEnd/README.md), and the Debian package
 # (scripts/package-deb.sh and lintian), installed, reloaded and purged with apt under 257 and 252.
+# The Vapor integration is a package of its own (Integrations/EnvironmentsVapor, so that no user
+# of swift-environments builds Vapor): its build and tests follow the package's.
 #
 # Work that waits overlaps work that computes, on two cores: the release build, then the
 # containers, run beside the debug build and the unit tests. The output of what runs beside
@@ -16,6 +18,7 @@ standalone=$([ -z "${STEPS_FILE:-}" ] && echo 1 || echo 0)
 source scripts/lib/steps.sh
 source scripts/lib/scratch.sh
 debug_scratch="$(scratch_path debug)"
+vapor_scratch="$(scratch_path vapor)"
 logs="$(mktemp -d)"
 background=()
 # Stops a process and everything it started.
@@ -57,7 +60,7 @@ scripts/install-packages.sh
 # chain makes the containers' root file systems (cached outside the clone; built only on a
 # machine that has none) while the release build (scripts/build-release.sh: the containers'
 # binaries and the benchmarks, in one graph) compiles, then runs the end-to-end tests under
-# systemd (252 and 257), the Hummingbird example under 257, and the Debian package of the same
+# systemd (252 and 257), the Hummingbird and Vapor examples under 257, and the Debian package of the same
 # binaries (lintian must report no error), installed with `apt-get install ./FILE.deb`,
 # reloaded, reinstalled and purged in 257 and 252 containers. The containers wait on systemd
 # far more than they compute (the end-to-end tests: 18 s of processor in 130 s).
@@ -82,6 +85,8 @@ systemd_chain() {
     step "end-to-end tests under systemd" python3 Tests/EndToEnd/run_e2e.py --binaries "$binaries"
     step "end-to-end: Hummingbird example (257)" python3 Tests/EndToEnd/run_hummingbird_e2e.py \
         --binary "$binaries/hummingbird-service" --envctl "$binaries/envctl"
+    step "end-to-end: Vapor example (257)" python3 Tests/EndToEnd/run_vapor_e2e.py \
+        --binary "$binaries/vapor-service" --envctl "$binaries/envctl"
     # Its man pages come from the debug build (scripts/install-docs.sh): SwiftPM runs that after
     # the Swift tests, which hold the debug build.
     step "Debian package (scripts/package-deb.sh, lintian)" \
@@ -93,12 +98,23 @@ chain=$!
 background+=("$chain")
 
 step "swift build --build-tests" swift build --build-tests --scratch-path "$debug_scratch"
+# The Vapor integration's build compiles beside the Swift tests, which mostly wait (on daemons,
+# etcd, sockets); then its own tests (a real Vapor application on real files and its control
+# socket). Its build also holds the modules that the Vapor article's snippets compile against.
+step "Vapor integration: swift build --build-tests" logged "$logs/vapor-build.log" swift build --build-tests \
+    --package-path Integrations/EnvironmentsVapor --scratch-path "$vapor_scratch" &
+vapor_build=$!
+background+=("$vapor_build")
 step "swift test" swift test --skip-build --scratch-path "$debug_scratch"
+wait_for "$vapor_build" "$logs/vapor-build.log"
+step "Vapor integration: swift test" swift test --skip-build \
+    --package-path Integrations/EnvironmentsVapor --scratch-path "$vapor_scratch"
 # Real property lists from public repositories (Tests/PlistCorpus), read by our loader and by
 # Python's plistlib, compared value by value; differences must be listed exceptions.
 step "plist corpus against plistlib" python3 scripts/plist-corpus-compare.py --scratch-path "$debug_scratch"
 # Every Swift snippet of the README and the DocC articles, type-checked against that build.
-step "snippets of the README and the articles" python3 scripts/check-snippets.py --scratch-path "$debug_scratch"
+step "snippets of the README and the articles" python3 scripts/check-snippets.py --scratch-path "$debug_scratch" \
+    --vapor-scratch-path "$vapor_scratch"
 wait_for "$chain" "$logs/systemd.log"
 cat "$logs/systemd.log"
 rm -rf "$logs"

@@ -2,10 +2,12 @@
 #
 #   scratch_path FLAVOR   prints the scratch path of one build: debug (the package, with tests),
 #                         tsan, asan (the package under a sanitizer), release (the Benchmarks
-#                         package's release graph, scripts/build-release.sh)
+#                         package's release graph, scripts/build-release.sh), vapor (the Vapor
+#                         integration's package, Integrations/EnvironmentsVapor, with tests)
 #   use_build_cache DIR   (.ci/run) builds in DIR/KEY/FLAVOR from now on, when DIR can be locked
 #
-# By default every build is in the clone: .build, .build-tsan, .build-asan, Benchmarks/.build.
+# By default every build is in the clone: .build, .build-tsan, .build-asan, Benchmarks/.build,
+# Integrations/EnvironmentsVapor/.build.
 #
 # The build cache: a fresh clone compiles its dependencies (swift-nio, BoringSSL,
 # AsyncHTTPClient, swift-configuration, Hummingbird...) once per build, four builds in CI, and
@@ -19,7 +21,8 @@
 # One run at a time: a run that shared the scratch paths of another could test the other's
 # build. use_build_cache holds DIR/lock (flock) on file descriptor 9 for the rest of the run;
 # when another run holds it for more than ${SCRATCH_LOCK_WAIT:-60} s, this run builds in the
-# clone instead, as without a cache. Remove DIR to drop the cache (it holds about 5 GB).
+# clone instead, as without a cache. Remove DIR to drop the cache (it holds about 5 GB, and 1.1 GB
+# more for the Vapor integration's debug build).
 
 : "${SWIFT_ENVIRONMENTS_SCRATCH:=}"
 export SWIFT_ENVIRONMENTS_SCRATCH
@@ -35,8 +38,9 @@ scratch_path() { # FLAVOR
     debug) echo "$root/.build" ;;
     tsan | asan) echo "$root/.build-$1" ;;
     release) echo "$root/Benchmarks/.build" ;;
+    vapor) echo "$root/Integrations/EnvironmentsVapor/.build" ;;
     *)
-        echo "scratch_path: unknown build '$1' (debug, tsan, asan, release)" >&2
+        echo "scratch_path: unknown build '$1' (debug, tsan, asan, release, vapor)" >&2
         return 2
         ;;
     esac
