@@ -99,6 +99,28 @@ enum Declared {
         }
     }
 
+    @Test("a restart-only setting's new value is checked at the reload, not held until a restart it would fail")
+    func restartOnlyValueIsCheckedAtTheReload() throws {
+        try withTemporaryDirectory { directory in
+            try directory.write("Environments.plist", text: Self.good)
+            let environment = try Environment(options: Self.options(directory))
+            try directory.write("Environments.plist", text: Self.good.replacingOccurrences(of: "9000", with: "9001"))
+            _ = try environment.reload()
+            #expect(environment.snapshot.pendingRestart["ListenPort"]?.value == .integer(9001))
+            #expect(environment[Declared.port] == 9000)
+            for wrong in ["<string>eighty</string>", "<integer>70000</integer>"] {
+                try directory.write(
+                    "Environments.plist",
+                    text: Self.good.replacingOccurrences(of: "<integer>9000</integer>", with: wrong))
+                let error = try #require(throws: EnvironmentError.self) { try environment.reload() }
+                #expect(error.code == .validationFailed)
+                #expect(error.message.contains("'ListenPort'"), "\(error.message)")
+                #expect(environment[Declared.port] == 9000)
+                #expect(environment.snapshot.pendingRestart["ListenPort"]?.value == .integer(9001))
+            }
+        }
+    }
+
     @Test("a secret URL with the wrong scheme: the error shows neither the value nor its scheme")
     func secretSchemeIsNotShown() throws {
         try withTemporaryDirectory { directory in

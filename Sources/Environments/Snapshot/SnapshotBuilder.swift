@@ -115,7 +115,10 @@ struct SnapshotBuilder {
         }
 
         if let check {
-            let problems = check.problems(in: tree)
+            // The configuration as written, restart-only keys' new values included: a value the
+            // program could not start with is refused now, not held until the restart it would
+            // fail at.
+            let problems = check.problems(in: resolved)
             if !problems.isEmpty { throw Self.failure(problems, environment: name) }
             declarationWarnings += DeclarationCheck.misspeltSections(in: files)
             declarationWarnings += check.unknownKeys(in: tree)
