@@ -14,7 +14,7 @@ from .common import (
     APPLIED_ID, DROPIN_DIR, EXPECTED_RELEASE, MAIN_FILE, PENDING_ID, PROCESS_EXITED_ID, REJECTED_ID, ROOT,
     SHIPPED_DROPIN, STARTED_ID, UNIT_FAILED_ID, UNIT_SUCCESS_ID, wait_for,
 )
-from . import fleet, history
+from . import confext, fleet, history
 from .harness import manager_debug_log
 from .journal import field, first, key_values
 
@@ -33,6 +33,7 @@ SCENARIOS = [
     ("12", "two template instances: their own values; reloading one leaves the other"),
     ("13", "envctl history and diff --generation from the journal, across a restart"),
     ("14", "fleet: etcd in the container, envctl publish, the fleet unit applies it"),
+    ("15", "mounts: bind mount; on 254+, systemd-confext merge/refresh/unmerge"),
 ]
 
 
@@ -606,4 +607,5 @@ SCENARIO_FUNCTIONS = {
     "1": scenario_1, "2": scenario_2, "3": scenario_3, "4": scenario_4, "5": scenario_5,
     "6": scenario_6, "7": scenario_7, "8": scenario_8, "9": scenario_9, "10": scenario_10,
     "11": scenario_11, "12": scenario_12, "13": history.scenario_13, "14": fleet.scenario_14,
+    "15": confext.scenario_15,
 }
