@@ -18,7 +18,9 @@ public func fuzzMountInfo(_ pointer: UnsafePointer<UInt8>, _ size: Int) -> Int32
     let entries = MountTable.parse(text)
     guard entries.count <= text.utf8.count / 10 + 1 else { fatalError("\(entries.count) entries from \(size) bytes") }
     for entry in entries {
-        guard entry.root.hasPrefix("/"), entry.mountPoint.hasPrefix("/") else { fatalError("relative path in \(entry)") }
+        guard entry.root.hasPrefix("/"), entry.mountPoint.hasPrefix("/") else {
+            fatalError("relative path in \(entry)")
+        }
         let parts = entry.device.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) }) else {
             fatalError("device \(entry.device.debugDescription)")
@@ -26,7 +28,9 @@ public func fuzzMountInfo(_ pointer: UnsafePointer<UInt8>, _ size: Int) -> Int32
         let line =
             "\(entry.mountID) \(entry.parentID) \(entry.device) \(escape(entry.root)) \(escape(entry.mountPoint)) rw "
             + "shared:1 - \(escape(entry.fileSystemType)) \(escape(entry.source)) \(entry.superOptions)"
-        guard let again = MountTable.parseLine(Substring(line)) else { fatalError("\(line.debugDescription) does not parse") }
+        guard let again = MountTable.parseLine(Substring(line)) else {
+            fatalError("\(line.debugDescription) does not parse")
+        }
         guard again == entry else { fatalError("\(entry) formatted as \(line.debugDescription) parses as \(again)") }
         guard MountTable.relevantMounts(in: [entry], to: [entry.mountPoint]) == [entry.identity],
             MountTable.relevantMounts(in: [entry], to: ["/"]) == [entry.identity]

@@ -46,7 +46,8 @@ import Testing
         @Suite("mountinfo parsing") struct MountInfoParsingTests {
             @Test("the example line of proc(5): fields, optional fields and escapes")
             func procManualLine() throws {
-                let line = #"36 35 98:0 /mnt1 /mnt\0402 rw,noatime master:1 shared:7 - ext3 /dev/root rw,errors=continue"#
+                let line =
+                    #"36 35 98:0 /mnt1 /mnt\0402 rw,noatime master:1 shared:7 - ext3 /dev/root rw,errors=continue"#
                 let entry = try #require(MountTable.parseLine(Substring(line)))
                 #expect(entry.mountID == 36)
                 #expect(entry.parentID == 35)
@@ -80,8 +81,10 @@ import Testing
             @Test(
                 "malformed lines are skipped",
                 arguments: [
-                    "", "36 35 98:0 /mnt1 /mnt2 rw - ext3", "x 35 98:0 / / rw - ext3 s o", "36 35 980 / / rw - ext3 s o",
-                    "36 35 98:0 mnt / rw - ext3 s o", "36 35 98:0 / / rw master:1 ext3 s o", "-1 35 98:0 / / rw - a b c",
+                    "", "36 35 98:0 /mnt1 /mnt2 rw - ext3", "x 35 98:0 / / rw - ext3 s o",
+                    "36 35 980 / / rw - ext3 s o",
+                    "36 35 98:0 mnt / rw - ext3 s o", "36 35 98:0 / / rw master:1 ext3 s o",
+                    "-1 35 98:0 / / rw - a b c",
                 ])
             func malformed(line: String) {
                 #expect(MountTable.parseLine(Substring(line)) == nil)
@@ -106,11 +109,13 @@ import Testing
             func relevance() {
                 func entry(_ id: Int, _ point: String) -> MountInfoEntry {
                     MountInfoEntry(
-                        mountID: id, parentID: 1, device: "0:\(id)", root: "/", mountPoint: point, fileSystemType: "tmpfs",
+                        mountID: id, parentID: 1, device: "0:\(id)", root: "/", mountPoint: point,
+                        fileSystemType: "tmpfs",
                         source: "tmpfs", superOptions: "rw")
                 }
                 let table = [
-                    entry(1, "/"), entry(2, "/etc"), entry(3, "/etc/app/Environments.plist.d"), entry(4, "/etc/application"),
+                    entry(1, "/"), entry(2, "/etc"), entry(3, "/etc/app/Environments.plist.d"),
+                    entry(4, "/etc/application"),
                     entry(5, "/var/lib/docker/overlay2/x/merged"), entry(6, "/etc/app"),
                 ]
                 let relevant = MountTable.relevantMounts(in: table, to: ["/etc/app"]).map(\.mountID)
@@ -134,7 +139,9 @@ import Testing
                     let after = try Mounts.table()
                     #expect(before != after)
                     #expect(after.contains { $0.mountPoint == elsewhere })
-                    #expect(MountTable.relevantMounts(in: before, to: [app]) == MountTable.relevantMounts(in: after, to: [app]))
+                    #expect(
+                        MountTable.relevantMounts(in: before, to: [app])
+                            == MountTable.relevantMounts(in: after, to: [app]))
                     // The same mount matters to a directory above it.
                     #expect(
                         MountTable.relevantMounts(in: before, to: [directory])
@@ -206,8 +213,10 @@ import Testing
         struct ConfigurationExtensionTests {
             /// systemd 257's overlay on `/etc` with the extensions `names`, topmost first.
             func table(_ names: [String]) -> [MountInfoEntry] {
-                let layers = ["/run/systemd/sysext/meta/etc"] + names.map { "/run/systemd/sysext/confexts/\($0)/etc" } + ["/etc"]
-                let line = "265 99 0:57 / /etc ro,relatime shared:85 - overlay confext ro,lowerdir=\(layers.joined(separator: ":"))"
+                let layers =
+                    ["/run/systemd/sysext/meta/etc"] + names.map { "/run/systemd/sysext/confexts/\($0)/etc" } + ["/etc"]
+                let line =
+                    "265 99 0:57 / /etc ro,relatime shared:85 - overlay confext ro,lowerdir=\(layers.joined(separator: ":"))"
                 return MountTable.parse(line)
             }
 
@@ -218,7 +227,8 @@ import Testing
                         try FS.makeDirectory(search + path)
                     }
                     try FS.writeInPlace(search + "/site/etc/app/70-site.plist", "x")
-                    let extensions = ConfigurationExtensions(mounts: table(["other", "site"]), searchDirectories: [search])
+                    let extensions = ConfigurationExtensions(
+                        mounts: table(["other", "site"]), searchDirectories: [search])
                     #expect(extensions.merges == [.init(hierarchy: "/etc", extensions: ["other", "site"])])
                     #expect(extensions.origin(of: "/etc/app/70-site.plist") == .init(name: "site", certain: true))
                     #expect(extensions.origin(of: "/etc/app/Environments.plist") == nil)
@@ -226,10 +236,13 @@ import Testing
                     #expect(extensions.origin(of: "/etc/app/70-site.plist")?.note == "(from confext site)")
                     // An image above it may hold the file too: envctl cannot tell.
                     try FS.writeInPlace(search + "/image.raw", "")
-                    let withImage = ConfigurationExtensions(mounts: table(["image", "site"]), searchDirectories: [search])
+                    let withImage = ConfigurationExtensions(
+                        mounts: table(["image", "site"]), searchDirectories: [search])
                     #expect(withImage.origin(of: "/etc/app/70-site.plist") == .init(name: "image", certain: false))
                     // Nothing merged: no origin.
-                    #expect(ConfigurationExtensions(mounts: [], searchDirectories: [search]).origin(of: "/etc/app/70-site.plist") == nil)
+                    #expect(
+                        ConfigurationExtensions(mounts: [], searchDirectories: [search]).origin(
+                            of: "/etc/app/70-site.plist") == nil)
                 }
             }
 
