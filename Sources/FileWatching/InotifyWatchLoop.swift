@@ -185,8 +185,13 @@
                 }
                 if !affected.isEmpty {
                     let entry = event.name.flatMap { name in directories.min().map { PathResolver.join($0, name) } }
+                    // IN_UNMOUNT: the file system holding a watched directory went away. A
+                    // `systemd-confext refresh` may put up a new overlay whose line in the mount
+                    // table reads exactly as the old one did (the same mount id and device), so
+                    // this event is how such a remount is noticed.
                     accumulator.add(
-                        paths: affected, completion: Self.isCompletion(event.mask), entry: entry,
+                        paths: affected, completion: Self.isCompletion(event.mask),
+                        mountsChanged: event.mask.contains(.unmounted), entry: entry,
                         write: entry.map { Self.writeEffect(of: event.mask, on: $0) } ?? .none, at: now)
                 }
             }

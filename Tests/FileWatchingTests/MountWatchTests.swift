@@ -170,12 +170,13 @@ import Testing
 
                         // A refresh: a new overlay replaces the old one. The kernel may give it the
                         // old one's mount id and device, so that the table reads the same as before;
-                        // the watches on the old overlay then report its unmount (IN_UNMOUNT).
+                        // the watches on the old overlay report its unmount (IN_UNMOUNT) then.
                         try FS.writeInPlace(directory + "/ext/etc/app/Environments.plist", "refreshed")
                         try Mounts.unmount(etc)
                         try Mounts.overlay(lower: [directory + "/ext/etc", etc], at: etc)
                         #expect(try String(contentsOfFile: file, encoding: .utf8) == "refreshed")
-                        #expect(await recorder.waitForChange(of: [file, dropIns]))
+                        #expect(await waitUntil { recorder.batches.contains(where: \.mountsChanged) })
+                        #expect(recorder.changedPaths == [file, dropIns])
                         await recorder.settle()
 
                         try Mounts.unmount(etc)
