@@ -147,6 +147,8 @@ let package = Package(
                 "EnvironmentsControl",
                 "EtcdFleetArguments",
                 "EtcdFleetClient",
+                // The mount table: which configuration extension (systemd-confext) a file is from.
+                "FileWatching",
                 // The journal's reader (envctl history); no daemon code.
                 "SystemdSupport",
                 "TextEscaping",

@@ -3,7 +3,7 @@
 # them finds something: a crash, a broken property (the fuzzers fatalError), a hang (-timeout),
 # a leak, or too much memory (-rss_limit_mb, -malloc_limit_mb; see limits() below).
 #
-#   Fuzz/run.sh [SECONDS [TARGET...]]     TARGET: varlink plist bplist interpolation duration logline keys (default: all)
+#   Fuzz/run.sh [SECONDS [TARGET...]]     TARGET: varlink plist bplist interpolation duration logline keys mountinfo (default: all)
 #   FUZZ_SEED=N   fixes libFuzzer's random seed (CI: a run that can be repeated)
 #   FUZZ_JOBS=N   runs N targets at once (default 1; each uses one core)
 #
@@ -15,6 +15,7 @@
 #   duration       the duration parser (500ms, 1h 30min), against exact arithmetic
 #   logline        the <N> stderr log line and control-character escaping: one record, no forged <N>
 #   keys           key paths (SettingPath, a section's keys, APP_ variables): bounded, round-tripping, deterministic
+#   mountinfo      the /proc/self/mountinfo parser the file watcher reads on mount changes: round-tripping, no trap
 #
 # How: each target is one executable that swiftc builds with -sanitize=fuzzer,address from the
 # fuzzer's files and the library sources it tests, compiled into one module so that internal
@@ -33,7 +34,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 if [ $# -gt 0 ]; then shift; fi
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(varlink plist bplist interpolation duration logline keys); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(varlink plist bplist interpolation duration logline keys mountinfo); fi
 out=.build-fuzz
 mkdir -p "$out"
 
@@ -96,6 +97,11 @@ build() {
         "${swiftc_fuzzer[@]}" -module-name DurationFuzz -package-name DurationFuzz \
             Sources/Environments/Reading/DurationParser.swift Fuzz/duration/*.swift -o "$out/duration-fuzzer"
         ;;
+    mountinfo)
+        # The mount table parser alone.
+        "${swiftc_fuzzer[@]}" -module-name MountInfoFuzz -package-name MountInfoFuzz \
+            Sources/FileWatching/MountTable.swift Fuzz/mountinfo/*.swift -o "$out/mountinfo-fuzzer"
+        ;;
     logline)
         # The formatter, the priorities, and the escaping it uses.
         build_logging
@@ -107,7 +113,7 @@ build() {
             Fuzz/logline/*.swift -o "$out/logline-fuzzer"
         ;;
     *)
-        echo "unknown target '$1' (targets: varlink plist bplist interpolation duration logline keys)" >&2
+        echo "unknown target '$1' (targets: varlink plist bplist interpolation duration logline keys mountinfo)" >&2
         exit 2
         ;;
     esac
@@ -123,6 +129,7 @@ options() {
     duration) echo "-max_len=256 -dict=Fuzz/duration/duration.dict" ;;
     logline) echo "-max_len=40960 -dict=Fuzz/logline/logline.dict" ;;
     keys) echo "-max_len=16384 -dict=Fuzz/keys/keys.dict" ;;
+    mountinfo) echo "-max_len=8192 -dict=Fuzz/mountinfo/mountinfo.dict" ;;
     esac
 }
 

@@ -95,16 +95,18 @@ struct BatchAccumulator {
     ///     of a file written in place or the rename that finishes an atomic save; `false` for a
     ///     change that may still be in progress.
     ///   - overflowed: Whether events were lost.
+    ///   - mountsChanged: Whether a mount that matters changed.
     ///   - events: How many raw events this stands for.
     ///   - entry: The directory entry the event is about (any spelling that names it uniquely),
     ///     to follow its writer; `nil` for an event about no single file.
     ///   - write: What the event did to that entry's writer.
     ///   - now: When the event was seen.
     mutating func add(
-        paths: Set<String>, completion: Bool = false, overflowed: Bool = false, events: Int = 1,
-        entry: String? = nil, write: WriteEffect = .none, at now: ContinuousClock.Instant
+        paths: Set<String>, completion: Bool = false, overflowed: Bool = false, mountsChanged: Bool = false,
+        events: Int = 1, entry: String? = nil, write: WriteEffect = .none, at now: ContinuousClock.Instant
     ) {
-        batch.merge(FileChangeBatch(paths: paths, overflowed: overflowed, eventCount: events))
+        batch.merge(
+            FileChangeBatch(paths: paths, overflowed: overflowed, eventCount: events, mountsChanged: mountsChanged))
         if let entry {
             switch write {
             case .opened: if openWrites[entry] == nil { openWrites[entry] = now }

@@ -4,6 +4,12 @@
 
     /// The inotify side of ``FileWatcher``: runs on a dedicated thread, reads events, maps them
     /// to configured paths, coalesces them and re-adds watches after every batch.
+    ///
+    /// It also polls the mount table (``MountWatch``): when a mount on, above or below a watched
+    /// directory changes, the watches are set up again on what is now visible (the old ones
+    /// watch the hidden mount) and every configured path is reported, marked
+    /// ``FileChangeBatch/mountsChanged``. The table is read at most once per
+    /// ``WatchConfiguration/debounce``, however many mounts change elsewhere.
     final class InotifyWatchLoop {
         /// The events watched for in every directory.
         static let directoryMask: Inotify.Mask = [
@@ -36,6 +42,12 @@
         private let clock = ContinuousClock()
         private var plan = WatchPlan()
         private var watches: [Inotify.WatchDescriptor: Set<String>] = [:]
+        /// The mount table, if it can be read; `nil` watches files alone.
+        private let mountWatch: MountWatch?
+        /// The mount table as last read.
+        private var mounts: [MountInfoEntry] = []
+        /// When to read the mount table again after the kernel said it changed.
+        private var mountCheckDue: ContinuousClock.Instant?
         /// The burst being collected; read by tests.
         private(set) var accumulator: BatchAccumulator
 
@@ -50,6 +62,16 @@
             self.wakeup = wakeup
             self.mailbox = mailbox
             self.inotify = try Inotify()
+            do {
+                let mountWatch = try MountWatch()
+                mounts = try mountWatch.read()
+                self.mountWatch = mountWatch
+            } catch {
+                logger.warning(
+                    "Cannot watch the mount table; a configuration extension merged over the files is not noticed",
+                    metadata: ["error": "\(error)", "hint": "reload with SIGHUP after systemd-confext merge"])
+                self.mountWatch = nil
+            }
             self.accumulator = BatchAccumulator(
                 debounce: configuration.debounce, settle: configuration.settle,
                 maximumDelay: configuration.maximumDelay, openWriteLimit: configuration.openWriteLimit)
@@ -92,12 +114,14 @@
                 if !changed.isEmpty { accumulator.add(paths: changed, completion: true, at: clock.now) }
             }
             while true {
-                let timeout = accumulator.deadline.map { $0 - clock.now }
+                let wake = [accumulator.deadline, mountCheckDue].compactMap { $0 }.min()
                 var descriptors = [
                     pollfd(fd: inotify.fileDescriptor, events: Int16(POLLIN), revents: 0),
                     pollfd(fd: wakeup.readDescriptor, events: Int16(POLLIN), revents: 0),
+                    // POLLIN is always set on the mount table; POLLPRI (with POLLERR) means it changed.
+                    pollfd(fd: mountWatch?.fileDescriptor ?? -1, events: Int16(POLLPRI), revents: 0),
                 ]
-                let result = poll(&descriptors, 2, Inotify.milliseconds(timeout))
+                let result = poll(&descriptors, 3, Inotify.milliseconds(wake.map { $0 - clock.now }))
                 if result < 0 {
                     if errno == EINTR { continue }
                     throw InotifyError(operation: "poll", errno: errno)
@@ -110,6 +134,14 @@
                     handle(try inotify.readEvents())
                 } else if descriptors[0].revents != 0 {
                     throw InotifyError(operation: "poll", errno: EIO)
+                }
+                if descriptors[2].revents & Int16(POLLPRI | POLLERR) != 0, mountCheckDue == nil {
+                    // Read the table a debounce later: a storm of mounts costs one read per debounce.
+                    mountCheckDue = clock.now + configuration.debounce
+                }
+                if let due = mountCheckDue, clock.now >= due {
+                    mountCheckDue = nil
+                    try checkMounts()
                 }
                 if accumulator.deadline.map({ clock.now >= $0 }) ?? false {
                     // Re-resolve before reporting: when the callback reads the files, watches on their
@@ -153,11 +185,44 @@
                 }
                 if !affected.isEmpty {
                     let entry = event.name.flatMap { name in directories.min().map { PathResolver.join($0, name) } }
+                    // IN_UNMOUNT: the file system holding a watched directory went away. A
+                    // `systemd-confext refresh` may put up a new overlay whose line in the mount
+                    // table reads exactly as the old one did (the same mount id and device), so
+                    // this event is how such a remount is noticed.
                     accumulator.add(
-                        paths: affected, completion: Self.isCompletion(event.mask), entry: entry,
+                        paths: affected, completion: Self.isCompletion(event.mask),
+                        mountsChanged: event.mask.contains(.unmounted), entry: entry,
                         write: entry.map { Self.writeEffect(of: event.mask, on: $0) } ?? .none, at: now)
                 }
             }
+        }
+
+        /// Reads the mount table and, if a mount that matters to a watched directory changed,
+        /// watches what is visible now and adds every configured path to the burst.
+        private func checkMounts() throws {
+            guard let mountWatch else { return }
+            let current: [MountInfoEntry]
+            do {
+                current = try mountWatch.read()
+            } catch {
+                logger.warning("Cannot read the mount table", metadata: ["error": "\(error)"])
+                return
+            }
+            let before = MountTable.relevantMounts(in: mounts, to: plan.directories)
+            let after = MountTable.relevantMounts(in: current, to: plan.directories)
+            mounts = current
+            guard before != after else {
+                logger.trace("The mount table changed elsewhere")
+                return
+            }
+            logger.debug(
+                "A mount over the watched directories changed",
+                metadata: [
+                    "before": "\(before.map(\.mountPoint))", "after": "\(after.map(\.mountPoint))",
+                ])
+            // The old watches are on the mount that is now hidden (or gone).
+            try updateWatches()
+            accumulator.add(paths: configuration.allPaths, mountsChanged: true, at: clock.now)
         }
 
         /// What an event does to the writer of the entry at `path`: a write, or the creation of

@@ -1,5 +1,6 @@
 import Environments
 import EnvironmentsControl
+import FileWatching
 import Foundation
 import TextEscaping
 import Varlink
@@ -16,6 +17,8 @@ struct Listing {
         var secret: Bool
         /// For a restart-only key whose new value waits: the value it will take after a restart.
         var pendingNext: String?
+        /// The configuration extension (`systemd-confext`) the value's file comes from.
+        var confext: ConfigurationExtensions.Origin? = nil
     }
 
     var environment: String
@@ -115,6 +118,14 @@ struct Listing {
         )
     }
 
+    /// Names the configuration extension each value's file comes from, where one does.
+    mutating func noteExtensions(_ extensions: ConfigurationExtensions) {
+        guard !extensions.merges.isEmpty else { return }
+        for index in rows.indices {
+            rows[index].confext = rows[index].source.file.flatMap(extensions.origin(of:))
+        }
+    }
+
     /// The listing as text: each line has its control characters escaped (a key or value with
     /// a line feed, ESC or CR cannot forge a line or drive the terminal).
     var table: String {
@@ -147,6 +158,7 @@ struct Listing {
         for (row, key) in zip(rows, keys) {
             var line = key.padding(toLength: max(width, key.count), withPad: " ", startingAt: 0)
             line += " = \(row.display)    # \(row.source)"
+            if let confext = row.confext { line += " \(confext.note)" }
             if let next = row.pendingNext { line += " (pending restart: \(next) after restart)" }
             if let override = logLevelOverride, row.key == override.key {
                 line += " (overridden: \(override.level), by io.systemd.service.SetLogLevel until restart)"
@@ -167,6 +179,14 @@ struct Listing {
         var pendingRestart: Bool?
         var runningValue: String?
         var nextValue: String?
+        /// `{"name": NAME, "certain": BOOL}`: the configuration extension the file comes from.
+        var confext: ConfextDocument?
+    }
+
+    /// A configuration extension in `show --json`.
+    private struct ConfextDocument: Encodable {
+        var name: String
+        var certain: Bool
     }
 
     /// What `show --json` prints.
@@ -188,7 +208,8 @@ struct Listing {
         for row in rows {
             var item = SettingDocument(
                 value: row.json, source: row.source.description, layer: row.source.layer.rawValue, secret: row.secret,
-                file: row.source.file, section: row.source.section)
+                file: row.source.file, section: row.source.section,
+                confext: row.confext.map { ConfextDocument(name: $0.name, certain: $0.certain) })
             if let next = row.pendingNext {
                 item.pendingRestart = true
                 item.runningValue = row.display

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Environments
 import EnvironmentsControl
+import FileWatching
 import Foundation
 import TextEscaping
 
@@ -45,6 +46,7 @@ struct Show: ParsableCommand {
                     ])
                 ]
             }
+            listing.noteExtensions(ConfigurationExtensions.current())
             if json {
                 print(ControlCharacters.escapedJSON(try listing.json()))
             } else {

@@ -125,7 +125,15 @@ public struct EnvironmentService: Service, CustomStringConvertible {
                                 case .polling(let reason): await reloader.filesPolled(because: reason)
                                 }
                             } onChange: { batch in
-                                logger.debug("configuration files changed", metadata: ["paths": "\(batch)"])
+                                if batch.mountsChanged {
+                                    // No file event: systemd-confext merged, refreshed or unmerged /etc,
+                                    // or something else was mounted over the configuration.
+                                    logger.info(
+                                        "a mount over the configuration's directories changed; reloading",
+                                        metadata: ["paths": "\(batch)"])
+                                } else {
+                                    logger.debug("configuration files changed", metadata: ["paths": "\(batch)"])
+                                }
                                 await reloader.reload(trigger: .file)
                             }
                         } catch is CancellationError {

@@ -14,7 +14,7 @@ from .common import (
     APPLIED_ID, DROPIN_DIR, EXPECTED_RELEASE, MAIN_FILE, PENDING_ID, PROCESS_EXITED_ID, REJECTED_ID, ROOT,
     SHIPPED_DROPIN, STARTED_ID, UNIT_FAILED_ID, UNIT_SUCCESS_ID, wait_for,
 )
-from . import credentials, fleet, history
+from . import confext, credentials, fleet, history
 from .harness import manager_debug_log
 from .journal import field, first, key_values
 
@@ -34,6 +34,7 @@ SCENARIOS = [
     ("13", "envctl history and diff --generation from the journal, across a restart"),
     ("14", "fleet: etcd in the container, envctl publish, the fleet unit applies it"),
     ("15", "encrypted credential: envctl credential set/list, the daemon reads it, no secret shown"),
+    ("16", "mounts: bind mount; on 254+, systemd-confext merge/refresh/unmerge"),
 ]
 
 
@@ -608,4 +609,5 @@ SCENARIO_FUNCTIONS = {
     "6": scenario_6, "7": scenario_7, "8": scenario_8, "9": scenario_9, "10": scenario_10,
     "11": scenario_11, "12": scenario_12, "13": history.scenario_13, "14": fleet.scenario_14,
     "15": credentials.scenario_15,
+    "16": confext.scenario_16,
 }
