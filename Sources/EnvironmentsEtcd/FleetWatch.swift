@@ -19,11 +19,11 @@ struct FleetWatch: Service, CustomStringConvertible {
     func run() async throws {
         defer { Task { await fleet.client.shutdown() } }
         guard let status else { return await watch() }
+        // Both end when the service stops (the status after revoking its lease, so that this
+        // host's key goes at once).
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await status.run() }
             group.addTask { await watch() }
-            await group.next()
-            group.cancelAll()
             await group.waitForAll()
         }
     }

@@ -98,7 +98,7 @@ final class FleetHarness: @unchecked Sendable {
                 throw EnvironmentError(.validationFailed, "Token \(token) does not start with ok-", key: "Token")
             }
             if let reason = try? snapshot.get("Reason", as: String.self) {
-                throw EnvironmentError(.validationFailed, String(repeating: reason, count: 1000), key: "Reason")
+                throw EnvironmentError(.validationFailed, String(repeating: reason, count: 200), key: "Reason")
             }
         }
         let environment = try Environment(options: options)
