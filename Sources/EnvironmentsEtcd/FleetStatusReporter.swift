@@ -96,7 +96,8 @@ final class FleetStatusReporter: Sendable {
             if let retryAt { deadline = retryAt }
             let dirty = pending.withLock { $0.dirty && $0.status != nil }
             if dirty, retryAt == nil {
-                deadline = min(deadline, (lastWrite ?? clock.now - .seconds(60)) + FleetStatusOptions.minimumWriteInterval)
+                deadline = min(
+                    deadline, (lastWrite ?? clock.now - .seconds(60)) + FleetStatusOptions.minimumWriteInterval)
             }
             if deadline > clock.now { await waitForWake(until: deadline) }
             if Task.isCancelled || Task.isShuttingDownGracefully { break }

@@ -379,8 +379,10 @@ package final class EtcdClient: Sendable {
             "/v3/kv/range",
             RangeRequest(key: prefix.base64, range_end: rangeEnd(ofPrefix: prefix), limit: String(limit)),
             operation: "range \(prefix)", maximumResponseSize: maximumBytes)
-        return ((response.kvs ?? []).compactMap { $0.decoded() }, response.header?.revisionNumber ?? 0,
-            response.more ?? false)
+        return (
+            (response.kvs ?? []).compactMap { $0.decoded() }, response.header?.revisionNumber ?? 0,
+            response.more ?? false
+        )
     }
 
     // MARK: - Leases

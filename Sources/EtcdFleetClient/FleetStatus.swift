@@ -117,7 +117,8 @@ package struct FleetHostStatus: Codable, Sendable, Hashable {
     package static func isValidHostID(_ host: String) -> Bool {
         guard (1...128).contains(host.utf8.count), !host.hasPrefix(".") else { return false }
         return host.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || Array(".-_@:".utf8).contains(byte)
         }
     }
@@ -131,7 +132,8 @@ package struct FleetHostStatus: Codable, Sendable, Hashable {
         while true {
             let data = (try? encoder.encode(status)) ?? Data()
             guard data.count > Self.maximumBytes, let error = status.last?.error, !error.isEmpty else { return data }
-            status.last?.error = Self.truncated(error, to: max(0, error.utf8.count - (data.count - Self.maximumBytes) - 8))
+            status.last?.error = Self.truncated(
+                error, to: max(0, error.utf8.count - (data.count - Self.maximumBytes) - 8))
         }
     }
 
@@ -245,7 +247,9 @@ extension FleetState {
     /// documents. A check that a host runs what etcd holds, not a security measure.
     package var fingerprint: String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ bytes: some Sequence<UInt8>) { for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 } }
+        func mix(_ bytes: some Sequence<UInt8>) {
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        }
         for key in entries.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
             let value = entries[key]!.value
             mix(key.utf8)

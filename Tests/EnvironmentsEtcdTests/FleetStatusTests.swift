@@ -77,7 +77,11 @@ struct FleetStatusTests {
         let first = try await strict.publish(common: ["Limit": "50"])
         try await strict.start(maximumLimit: 100) { $0.status.hostID = "host-a" }
         try await lenient.start(maximumLimit: 1000) { $0.status.hostID = "host-b" }
-        defer { Task { await strict.stop(); await lenient.stop() } }
+        defer {
+            Task {
+                await strict.stop(); await lenient.stop()
+            }
+        }
 
         let agreed = try await Self.waitForStatus(cluster, strict.prefix) { status, output in
             status == 0 && output.hosts.count == 2
@@ -90,7 +94,8 @@ struct FleetStatusTests {
         // Limit 150: host-a's validation rejects it, host-b applies it.
         let second = try await strict.publish(common: ["Limit": "150"])
         #expect(await lenient.waitFor("Limit", "150"))
-        #expect(try await strict.waitForOutcome("rejected")?.error?.contains("Limit must be a number up to 100") == true)
+        #expect(
+            try await strict.waitForOutcome("rejected")?.error?.contains("Limit must be a number up to 100") == true)
         let split = try await Self.waitForStatus(cluster, strict.prefix) { _, output in
             output.host("host-a")?.last?.outcome == "rejected" && output.host("host-b")?.current == true
         }
@@ -163,14 +168,19 @@ struct FleetStatusTests {
         let stopping = try FleetHarness(cluster: cluster)
         let dying = try FleetHarness(cluster: cluster, prefix: stopping.prefix)
         try await stopping.publish(common: ["Limit": "1"])
-        try await stopping.start { $0.status.hostID = "stopping"; $0.status.ttl = .seconds(3) }
-        try await dying.start { $0.status.hostID = "dying"; $0.status.ttl = .seconds(3) }
+        try await stopping.start {
+            $0.status.hostID = "stopping"; $0.status.ttl = .seconds(3)
+        }
+        try await dying.start {
+            $0.status.hostID = "dying"; $0.status.ttl = .seconds(3)
+        }
         let both = try await Self.waitForStatus(cluster, stopping.prefix) { _, output in output.hosts.count == 2 }
         #expect(both.decoded?.hosts.count == 2, "\(both.text)")
 
         // A graceful stop revokes the lease: the key is gone when the service has stopped.
         await stopping.stop()
-        #expect(try await Self.value(of: FleetHostStatus.key(prefix: stopping.prefix, host: "stopping"), cluster) == nil)
+        #expect(
+            try await Self.value(of: FleetHostStatus.key(prefix: stopping.prefix, host: "stopping"), cluster) == nil)
 
         // A daemon that stops renewing (its tasks cancelled, no graceful stop, as when killed):
         // the key stays until etcd expires the lease, then goes by itself.
