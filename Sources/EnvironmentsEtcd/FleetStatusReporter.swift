@@ -51,8 +51,7 @@ final class FleetStatusReporter: Sendable {
 
     /// Renders `report` as this host's status, to be written soon: called on the reloader.
     func render(_ report: ReloadReport) {
-        let documents = layer.current
-        let attempted = (revision: documents.configurationRevision, fingerprint: documents.fingerprint)
+        let attempted = layer.documentsIdentity
         let now = Date()
         pending.withLock { pending in
             let rejected = report.verdict.outcome == .rejected

@@ -196,6 +196,43 @@ struct FleetStatusTests {
         #expect(none.status == 0 && none.decoded?.hosts.isEmpty == true, "\(none.text)")
     }
 
+    @Test("a burst of publishes: the status is written at most once a second, and ends at the newest revision")
+    func writeRate() async throws {
+        let cluster = try await EtcdCluster(size: 1)
+        defer { cluster.stop() }
+        let host = try FleetHarness(cluster: cluster)
+        try await host.publish(common: ["Limit": "1"])
+        try await host.start { $0.status.hostID = "host-r" }
+        defer { Task { await host.stop() } }
+        let key = FleetHostStatus.key(prefix: host.prefix, host: "host-r")
+        _ = try await Self.waitForStatus(cluster, host.prefix) { _, output in output.hosts.count == 1 }
+        let before = try #require(try await Self.value(of: key, cluster))
+
+        let started = ContinuousClock.now
+        var newest: Int64 = 0
+        for limit in 2...9 { newest = try await host.publish(common: ["Limit": String(limit)]) }
+        #expect(await host.waitFor("Limit", "9"))
+        let settled = try await Self.waitForStatus(cluster, host.prefix) { _, output in
+            output.host("host-r")?.revision == newest
+        }
+        #expect(settled.decoded?.host("host-r")?.last?.revision == newest, "\(settled.text)")
+        let after = try #require(try await Self.value(of: key, cluster))
+        let elapsed = ContinuousClock.now - started
+
+        // Every write of the key since `before`, from etcd's history.
+        var writes = 0
+        let client = try cluster.client()
+        defer { Task { await client.shutdown() } }
+        for try await update in client.watch(prefix: key, from: before.modRevision + 1) {
+            guard case .changes(let revision, let changes) = update else { continue }
+            writes += changes.count
+            if revision >= after.modRevision { break }
+        }
+        let seconds = Int(elapsed.components.seconds) + 1
+        #expect(writes >= 1)
+        #expect(writes <= seconds + 1, "\(writes) writes in \(elapsed)")
+    }
+
     @Test("status keys are not documents: the daemon does not read them, and publish's transaction ignores them")
     func layout() async throws {
         let prefix = "/fleet/app/"
