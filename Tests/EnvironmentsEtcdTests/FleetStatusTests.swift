@@ -196,6 +196,60 @@ struct FleetStatusTests {
         #expect(none.status == 0 && none.decoded?.hosts.isEmpty == true, "\(none.text)")
     }
 
+    @Test("a killed example-fleet-daemon: its key stays until the lease's TTL runs out, then goes by itself")
+    func killedDaemon() async throws {
+        let cluster = try await EtcdCluster(size: 1)
+        defer { cluster.stop() }
+        let host = try FleetHarness(cluster: cluster)
+        // What the example daemon's declaration requires in Production.
+        try await host.writer.put(
+            host.prefix + "Environments.plist",
+            Data(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <plist version="1.0"><dict>
+                <key>Common</key><dict><key>APIBaseUrl</key><string>https://api.example.com</string></dict>
+                <key>Production</key><dict><key>Database</key><dict>
+                <key>Password</key><string>not-a-real-password</string></dict></dict>
+                </dict></plist>
+                """.utf8))
+        let daemon = Process()
+        daemon.executableURL = BuiltProducts.directory.appendingPathComponent("example-fleet-daemon")
+        daemon.arguments = ["--config-dir", host.hostDirectory.path, "--environment", "Production"]
+        daemon.environment = operatorEnvironment([
+            "ENVIRONMENTS_ETCD_ENDPOINTS": cluster.endpoints.joined(separator: ","),
+            "ENVIRONMENTS_ETCD_PREFIX": host.prefix, "ENVIRONMENTS_ETCD_HOST_ID": "killed-1",
+            "ENVIRONMENTS_ETCD_STATUS_TTL": "3",
+        ])
+        let log = host.hostDirectory.appendingPathComponent("daemon.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let output = try FileHandle(forWritingTo: log)
+        defer { try? output.close() }
+        daemon.standardOutput = output
+        daemon.standardError = output
+        func daemonLog() -> String {
+            (try? String(contentsOf: log, encoding: .utf8)).map { String($0.suffix(2000)) } ?? ""
+        }
+        try daemon.run()
+        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+
+        let reported = try await Self.waitForStatus(cluster, host.prefix) { status, output in
+            status == 0 && output.host("killed-1") != nil
+        }
+        try #require(reported.decoded?.host("killed-1")?.current == true, "\(reported.text) \(daemonLog())")
+        #expect(reported.decoded?.host("killed-1")?.version == LibraryVersion.current, "\(reported.text)")
+
+        kill(daemon.processIdentifier, SIGKILL)
+        daemon.waitUntilExit()
+        let key = FleetHostStatus.key(prefix: host.prefix, host: "killed-1")
+        #expect(try await Self.value(of: key, cluster) != nil)
+        let deadline = ContinuousClock.now + .seconds(15)
+        while try await Self.value(of: key, cluster) != nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(try await Self.value(of: key, cluster) == nil)
+    }
+
     @Test("a burst of publishes: the status is written at most once a second, and ends at the newest revision")
     func writeRate() async throws {
         let cluster = try await EtcdCluster(size: 1)
