@@ -120,8 +120,13 @@ final class FleetStatusReporter: Sendable {
                 let writeDue =
                     (isDirty && (lastWrite.map { clock.now - $0 >= FleetStatusOptions.minimumWriteInterval } ?? true))
                     || clock.now >= nextRefresh
-                if writeDue, var status = pending.withLock({ $0.status }) {
-                    pending.withLock { $0.dirty = false }
+                // Taken and marked written at once: a report rendered meanwhile is written next.
+                let taken = pending.withLock { pending -> FleetHostStatus? in
+                    guard writeDue else { return nil }
+                    pending.dirty = false
+                    return pending.status
+                }
+                if var status = taken {
                     status.renewed = Date()
                     try await client.put(key, status.encoded(), lease: lease!)
                     lastWrite = clock.now
@@ -145,8 +150,9 @@ final class FleetStatusReporter: Sendable {
                             : "cannot report the fleet status; retrying",
                         metadata: [
                             "etcd_key": "\(key)", "error": "\(error)",
-                            "hint":
-                                "the host's etcd role needs readwrite on \(key) (see the FleetStatus article of EnvironmentsEtcd)",
+                            "hint": error.isPermissionDenied
+                                ? "the host's etcd role needs readwrite on \(key) (see the FleetStatus article of EnvironmentsEtcd)"
+                                : "the daemon keeps running; envctl fleet status shows this host as stale meanwhile",
                         ])
                 }
                 retryAt = clock.now + backoff

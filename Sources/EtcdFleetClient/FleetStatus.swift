@@ -4,7 +4,7 @@ import Foundation
 /// of the fleet's documents its configuration was built from, the outcome of the last fleet
 /// change it saw, its versions, and when it last rewrote the report.
 ///
-/// The key is attached to a lease the daemon renews every third of ``ttlSeconds``: a host that
+/// The key is attached to a lease the daemon renews every third of its TTL: a host that
 /// dies, or loses etcd for longer than the TTL, drops out on its own. The value is a JSON
 /// object of at most ``maximumBytes`` bytes, with these members (`schema` 1):
 ///
@@ -197,12 +197,15 @@ public struct FleetStatusOptions: Sendable, Hashable {
     package var ttlSeconds: Int { max(2, Int(ttl.components.seconds)) }
 
     /// The host id for a daemon running `instance`: ``hostID`` if set, else the machine id
-    /// (`/etc/machine-id`, else the host name) with `@INSTANCE` when there is one.
+    /// (`/etc/machine-id`, else the host name) with `@INSTANCE` when there is one; a character
+    /// a host id may not hold becomes `_`, and it is cut to 128 bytes.
     package func resolvedHostID(instance: String?) -> String {
-        if let hostID { return hostID }
-        let machine = EtcdClient.hostIdentity
-        guard let instance, !instance.isEmpty else { return machine }
-        return machine + "@" + instance
+        var text = hostID ?? EtcdClient.hostIdentity
+        if hostID == nil, let instance, !instance.isEmpty { text += "@" + instance }
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@:".utf8)
+        var bytes = text.utf8.map { allowed.contains($0) ? $0 : UInt8(ascii: "_") }.prefix(128)
+        if bytes.first == UInt8(ascii: ".") { bytes[bytes.startIndex] = UInt8(ascii: "_") }
+        return bytes.isEmpty ? "_" : String(decoding: bytes, as: UTF8.self)
     }
 
     /// The options the variables of `processEnvironment` set.

@@ -297,6 +297,21 @@ struct FleetStatusTests {
         #expect(!FleetHostStatus.isValidHostID("a/b"))
         #expect(!FleetHostStatus.isValidHostID(".."))
         #expect(!FleetHostStatus.isValidHostID(String(repeating: "a", count: 129)))
+        // Host ids made from the machine id and an instance, or given, always name one key.
+        var options = FleetStatusOptions()
+        let machine = options.resolvedHostID(instance: nil)
+        #expect(FleetHostStatus.isValidHostID(machine))
+        #expect(options.resolvedHostID(instance: "eu west/1") == machine + "@eu_west_1")
+        options.hostID = ".web 1/x"
+        #expect(options.resolvedHostID(instance: "ignored") == "_web_1_x")
+        #expect(throws: EtcdError.self) {
+            try FleetStatusOptions(processEnvironment: [FleetStatusOptions.hostIDVariable: "a/b"])
+        }
+        let fromVariables = try FleetStatusOptions(processEnvironment: [
+            FleetStatusOptions.hostIDVariable: "web-1", FleetStatusOptions.ttlVariable: "12",
+            FleetStatusOptions.enabledVariable: "off",
+        ])
+        #expect(fromVariables.hostID == "web-1" && fromVariables.ttlSeconds == 12 && !fromVariables.isEnabled)
 
         let cluster = try await EtcdCluster(size: 1)
         defer { cluster.stop() }
