@@ -130,8 +130,10 @@ final class FleetStatusReporter: Sendable {
                     status.renewed = Date()
                     try await client.put(key, status.encoded(), lease: lease!)
                     lastWrite = clock.now
-                    nextRefresh = clock.now + options.refresh
                 }
+                // Nothing to write yet (no report before the load at start): the first report
+                // wakes the loop; until then it waits for renewals, not in a busy loop.
+                if writeDue { nextRefresh = clock.now + options.refresh }
                 if reported != nil {
                     logger.notice("fleet status reported again", metadata: ["etcd_key": "\(key)"])
                     reported = nil
