@@ -102,7 +102,7 @@ echo "== man pages and completions: ${SECONDS} s" >&2
 docs="$source_dir/docs/usr/share"
 grep -q 'diff' "$docs/man/man1/envctl.1"
 grep -q 'Fl -instance' "$docs/man/man1/example-daemon.1"
-for command in schema explain migrate credential; do grep -q "$command" "$docs/man/man1/envctl.1"; done
+for command in schema explain migrate credential fleet; do grep -q "$command" "$docs/man/man1/envctl.1"; done
 grep -q 'Fl -strict' "$docs/man/man1/envctl.1"
 bash -n "$docs/bash-completion/completions/envctl"
 # Completions are sourced, not run: no #! line (lintian: bash-completion-with-hashbang).

@@ -172,6 +172,11 @@ public final class EtcdFleet: Sendable {
     /// The environment of `environmentService` was built from the documents read at
     /// ``connect(_:logger:)``, so they are good: they are cached now, and a daemon that runs for
     /// days against an unchanged fleet can still start from its cache during an outage.
+    ///
+    /// Unless `EtcdConfiguration.status` turns it off, the service also keeps this host's status
+    /// key, `PREFIX/.status/HOST`, on a lease: the fleet revision it runs, the outcome of the last
+    /// fleet change (with the rejection's error, secrets redacted), its versions and when it last
+    /// renewed, for `envctl fleet status` (<doc:FleetStatus>).
     public func service(for environmentService: EnvironmentService) async -> some Service {
         let reloader = environmentService.reloader
         if startedFromCache {
@@ -181,6 +186,14 @@ public final class EtcdFleet: Sendable {
         } else {
             cacheLater(layer.current)
         }
-        return FleetWatch(fleet: self, reloader: reloader)
+        var status: FleetStatusReporter?
+        if configuration.status.isEnabled {
+            let reporter = FleetStatusReporter(
+                fleet: self, instance: reloader.environment.snapshot.instanceName,
+                options: configuration.status)
+            await reloader.addRenderer { reporter.render($0) }
+            status = reporter
+        }
+        return FleetWatch(fleet: self, reloader: reloader, status: status)
     }
 }

@@ -7,9 +7,14 @@ import Locking
 /// takes them at once.
 package final class FleetLayer: ConfigurationLayer {
     private let state: Locked<FleetState>
+    /// The documents' revision and fingerprint, for the status key: computed when the state
+    /// changes (by the fleet's watch, in proportion to the bytes it just received), never on
+    /// the reloader.
+    private let identity: Locked<(revision: Int64, fingerprint: String)>
 
     init(_ state: FleetState) {
         self.state = Locked(state)
+        identity = Locked((state.configurationRevision, state.fingerprint))
     }
 
     /// The documents, lowest first: the main document, then the drop-ins by name.
@@ -32,7 +37,19 @@ package final class FleetLayer: ConfigurationLayer {
     /// The whole state.
     var current: FleetState { state.withLock { $0 } }
 
+    /// The documents' fleet revision and fingerprint (``FleetState/configurationRevision``,
+    /// ``FleetState/fingerprint``).
+    var documentsIdentity: (revision: Int64, fingerprint: String) { identity.withLock { $0 } }
+
     func update(_ new: FleetState) {
-        state.withLock { $0 = new }
+        let changed = state.withLock { state in
+            defer { state = new }
+            // A key's revision changes with each write of it: comparing them, not the bytes.
+            return state.entries.mapValues(\.modRevision) != new.entries.mapValues(\.modRevision)
+        }
+        if changed {
+            let computed = (new.configurationRevision, new.fingerprint)
+            identity.withLock { $0 = computed }
+        }
     }
 }

@@ -7,6 +7,8 @@ import ServiceLifecycle
 struct FleetWatch: Service, CustomStringConvertible {
     let fleet: EtcdFleet
     let reloader: ConfigurationReloader
+    /// Keeps this host's status key, unless reporting is off.
+    var status: FleetStatusReporter?
 
     var description: String { "EtcdFleet(\(fleet.configuration.prefix))" }
 
@@ -16,6 +18,18 @@ struct FleetWatch: Service, CustomStringConvertible {
 
     func run() async throws {
         defer { Task { await fleet.client.shutdown() } }
+        guard let status else { return await watch() }
+        // Both end when the service stops (the status after revoking its lease, so that this
+        // host's key goes at once).
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await status.run() }
+            group.addTask { await watch() }
+            await group.waitForAll()
+        }
+    }
+
+    /// Applies every change of the fleet's documents until the service stops.
+    private func watch() async {
         var state = fleet.layer.current
         // From the cache: read everything once etcd answers, as the cache may be old.
         var needsFullRead = fleet.startedFromCache

@@ -361,6 +361,61 @@ package final class EtcdClient: Sendable {
         return response.header?.revisionNumber ?? 0
     }
 
+    /// Writes one key attached to `lease` (a host's status key), and returns the revision.
+    @discardableResult
+    package func put(_ key: String, _ value: Data, lease: Int64) async throws(EtcdError) -> Int64 {
+        let response: RangeResponse = try await call(
+            "/v3/kv/put", PutRequest(key: key.base64, value: value.base64EncodedString(), lease: String(lease)),
+            operation: "put \(key)")
+        return response.header?.revisionNumber ?? 0
+    }
+
+    /// The keys under `prefix`, at most `limit` of them and `maximumBytes` of answer: a bounded
+    /// listing (the hosts' status keys). `more` says whether keys were left out.
+    package func range(prefix: String, limit: Int, maximumBytes: Int) async throws(EtcdError) -> (
+        keyValues: [EtcdKeyValue], revision: Int64, more: Bool
+    ) {
+        let response: RangeResponse = try await call(
+            "/v3/kv/range",
+            RangeRequest(key: prefix.base64, range_end: rangeEnd(ofPrefix: prefix), limit: String(limit)),
+            operation: "range \(prefix)", maximumResponseSize: maximumBytes)
+        return (
+            (response.kvs ?? []).compactMap { $0.decoded() }, response.header?.revisionNumber ?? 0,
+            response.more ?? false
+        )
+    }
+
+    // MARK: - Leases
+
+    /// Grants a lease of `ttl` seconds (`/v3/lease/grant`) and returns its id.
+    package func grantLease(ttl: Int) async throws(EtcdError) -> Int64 {
+        let operation = "grant a lease of \(ttl) s"
+        let response: LeaseGrantResponse = try await call(
+            "/v3/lease/grant", LeaseGrantRequest(TTL: String(ttl)), operation: operation)
+        guard let id = response.ID.flatMap(Int64.init), id != 0 else {
+            throw EtcdError(operation: operation, message: response.error ?? "etcd gave no lease id")
+        }
+        return id
+    }
+
+    /// Renews `lease` once (`/v3/lease/keepalive`, one message): its TTL in seconds now, or 0
+    /// when etcd no longer has it (it expired: grant a new one).
+    package func keepAlive(lease: Int64) async throws(EtcdError) -> Int {
+        let response: LeaseKeepAliveResponse = try await call(
+            "/v3/lease/keepalive", LeaseRequest(ID: String(lease)), operation: "renew lease \(lease)")
+        if let error = response.error {
+            throw EtcdError(
+                operation: "renew lease \(lease)", message: error.message ?? error.error ?? "error", code: error.code)
+        }
+        return response.result?.TTL.flatMap(Int.init) ?? 0
+    }
+
+    /// Revokes `lease`: etcd deletes every key attached to it at once.
+    package func revokeLease(_ lease: Int64) async throws(EtcdError) {
+        let _: EmptyResponse = try await call(
+            "/v3/lease/revoke", LeaseRequest(ID: String(lease)), operation: "revoke lease \(lease)")
+    }
+
     // MARK: - Watching
 
     /// What a watch reports.

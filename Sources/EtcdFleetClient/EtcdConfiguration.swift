@@ -31,6 +31,10 @@ public struct EtcdConfiguration: Sendable, Hashable {
     /// `$ENVIRONMENTS_ETCD_MAX_DOCUMENT_BYTES` and `$ENVIRONMENTS_ETCD_MAX_TOTAL_BYTES` with
     /// ``resolve(endpoints:prefix:processEnvironment:)``.
     package var limits = FleetLimits()
+    /// How a daemon reports its status under `PREFIX/.status/HOST` (on by default); from
+    /// `$ENVIRONMENTS_ETCD_STATUS`, `$ENVIRONMENTS_ETCD_HOST_ID` and
+    /// `$ENVIRONMENTS_ETCD_STATUS_TTL` with ``resolve(endpoints:prefix:certificateAuthority:certificate:privateKey:userName:passwordFile:processEnvironment:)``.
+    public var status = FleetStatusOptions()
 
     /// PEM files for TLS to etcd.
     public struct TLSFiles: Sendable, Hashable {
@@ -100,7 +104,8 @@ public struct EtcdConfiguration: Sendable, Hashable {
     /// (`CacheDirectory=`), else `$STATE_DIRECTORY`. `$ENVIRONMENTS_ETCD_MAX_DOCUMENTS` (127),
     /// `$ENVIRONMENTS_ETCD_MAX_DOCUMENT_BYTES` (16 MiB) and `$ENVIRONMENTS_ETCD_MAX_TOTAL_BYTES`
     /// (64 MiB) are the limits on the fleet's documents, in bytes with an optional `K`, `M` or `G`
-    /// (powers of 1024).
+    /// (powers of 1024). `$ENVIRONMENTS_ETCD_STATUS` (`off` turns status reporting off),
+    /// `$ENVIRONMENTS_ETCD_HOST_ID` and `$ENVIRONMENTS_ETCD_STATUS_TTL` (seconds) set ``status``.
     ///
     /// - Throws: ``EtcdError`` when endpoints are given without a prefix, an endpoint is not an
     ///   `http` or `https` URL, TLS files are given for an `http://` endpoint, a user has no
@@ -174,6 +179,7 @@ public struct EtcdConfiguration: Sendable, Hashable {
             configuration.tls = tls
         }
         configuration.limits = try FleetLimits(processEnvironment: processEnvironment)
+        configuration.status = try FleetStatusOptions(processEnvironment: processEnvironment)
         configuration.cacheDirectory = [processEnvironment["CACHE_DIRECTORY"], processEnvironment["STATE_DIRECTORY"]]
             .compactMap { $0?.split(separator: ":").first.map(String.init) }.first { !$0.isEmpty }
         return configuration

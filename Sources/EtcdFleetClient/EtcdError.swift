@@ -30,6 +30,9 @@ public struct EtcdError: Error, Sendable, CustomStringConvertible {
     /// Whether etcd refused because the revision asked for was compacted away (code 11).
     package var isCompacted: Bool { code == 11 || message.contains("required revision has been compacted") }
 
+    /// Whether etcd refused because the user's roles do not grant the key (code 7).
+    package var isPermissionDenied: Bool { code == 7 || message.contains("permission denied") }
+
     /// Whether the authentication token is missing, invalid or expired (code 16), so that
     /// authenticating again may help.
     var isAuthenticationFailure: Bool {

@@ -11,12 +11,15 @@ package struct EtcdKeyValue: Sendable, Hashable {
     package var value: Data
     /// The revision of the key's last change.
     package var modRevision: Int64
+    /// The lease the key is attached to, or 0 for none.
+    package var lease: Int64 = 0
 
     /// A key, its value and the revision of its last change.
-    package init(key: String, value: Data, modRevision: Int64) {
+    package init(key: String, value: Data, modRevision: Int64, lease: Int64 = 0) {
         self.key = key
         self.value = value
         self.modRevision = modRevision
+        self.lease = lease
     }
 }
 
@@ -30,12 +33,13 @@ struct GatewayKeyValue: Decodable {
     var key: String?
     var value: String?
     var mod_revision: String?
+    var lease: String?
 
     func decoded() -> EtcdKeyValue? {
         guard let key, let keyData = Data(base64Encoded: key) else { return nil }
         return EtcdKeyValue(
             key: String(decoding: keyData, as: UTF8.self), value: value.flatMap { Data(base64Encoded: $0) } ?? Data(),
-            modRevision: mod_revision.flatMap(Int64.init) ?? 0)
+            modRevision: mod_revision.flatMap(Int64.init) ?? 0, lease: lease.flatMap(Int64.init) ?? 0)
     }
 }
 
@@ -100,6 +104,45 @@ struct AuthenticateRequest: Encodable {
 
 struct AuthenticateResponse: Decodable {
     var token: String?
+}
+
+struct PutRequest: Encodable {
+    var key: String
+    var value: String
+    /// The lease to attach the key to (an integer as a string); `nil`: none.
+    var lease: String?
+}
+
+/// `/v3/lease/grant`: a lease of `TTL` seconds (`ID` 0: etcd picks the id).
+struct LeaseGrantRequest: Encodable {
+    var TTL: String
+    var ID: String = "0"
+}
+
+struct LeaseGrantResponse: Decodable {
+    var header: GatewayHeader?
+    var ID: String?
+    var TTL: String?
+    var error: String?
+}
+
+/// `/v3/lease/keepalive` and `/v3/lease/revoke`: the lease `ID`.
+struct LeaseRequest: Encodable {
+    var ID: String
+}
+
+/// One answer of the keep-alive stream: the lease's new TTL, absent or 0 when the lease is gone.
+struct LeaseKeepAliveResponse: Decodable {
+    struct Result: Decodable {
+        var ID: String?
+        var TTL: String?
+    }
+    var result: Result?
+    var error: GatewayError?
+}
+
+struct EmptyResponse: Decodable {
+    var header: GatewayHeader?
 }
 
 struct TransactionRequest: Encodable {

@@ -24,7 +24,7 @@ struct EnvCtl: ParsableCommand {
         version: LibraryVersion.current,
         subcommands: [
             Show.self, Get.self, Diff.self, History.self, Check.self, Reload.self, Edit.self, SetValue.self, Unset.self,
-            Migrate.self, Publish.self, Schema.self, Explain.self, Credential.self,
+            Migrate.self, Publish.self, Fleet.self, Schema.self, Explain.self, Credential.self,
         ]
     )
 }

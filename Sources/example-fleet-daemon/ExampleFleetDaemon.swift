@@ -22,11 +22,13 @@ struct ExampleFleetDaemon: AsyncParsableCommand {
         try await ExampleDaemonRun.run(
             arguments, build: .embedded,
             configure: { options, logger in
-                guard let etcd = try etcd.configuration() else {
+                guard var etcd = try etcd.configuration() else {
                     throw ValidationError(
                         "fleet mode needs --etcd-endpoints (or $ENVIRONMENTS_ETCD_ENDPOINTS); without a fleet, run example-daemon"
                     )
                 }
+                // Reported in this host's status key (`envctl fleet status`) beside the library's.
+                etcd.status.applicationVersion = Self.configuration.version
                 // The fleet's documents from etcd, else from the local cache, as the layer below the files.
                 let connected = try await EtcdFleet.connect(etcd, logger: logger)
                 connected.apply(to: &options)

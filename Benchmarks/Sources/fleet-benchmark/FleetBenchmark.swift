@@ -38,6 +38,15 @@ struct FleetBenchmark: AsyncParsableCommand {
     var fleetCache = true
 
     @Flag(
+        help: """
+            Have each environment report its status under PREFIX/.status/ as a daemon does (a lease \
+            renewed every 10 s, a put on each change and every 60 s), each with a host id of its own \
+            (bench-N). Off by default, so that the figures compare with those measured before status \
+            reporting existed.
+            """)
+    var status = false
+
+    @Flag(
         inversion: .prefixedNo,
         help: """
             Have each service watch its (empty) host directory with inotify, as a daemon does. \
@@ -143,7 +152,8 @@ struct FleetBenchmark: AsyncParsableCommand {
                 ? nil
                 : try await WatchingEnvironments.start(
                     count: environments, endpoints: endpoints, prefix: prefix, root: cluster.root,
-                    fleetCache: fleetCache, watchFiles: watchFiles, arrivals: arrivals, logger: logger,
+                    fleetCache: fleetCache, status: status, watchFiles: watchFiles, arrivals: arrivals,
+                    logger: logger,
                     progress: progress)
             let revision = try await gateway.modRevision(of: writer.key).store
             var watches: [BareWatch] = []

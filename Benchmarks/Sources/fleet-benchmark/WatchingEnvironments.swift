@@ -28,7 +28,7 @@ final class WatchingEnvironments: Sendable {
     /// does; inotify instances are limited per user (`fs.inotify.max_user_instances`, 128 by
     /// default), so hundreds of services in one process go without (one per host does not).
     static func start(
-        count: Int, endpoints: [String], prefix: String, root: URL, fleetCache: Bool, watchFiles: Bool,
+        count: Int, endpoints: [String], prefix: String, root: URL, fleetCache: Bool, status: Bool, watchFiles: Bool,
         arrivals: Arrivals, logger: Logger, progress: (String) -> Void
     ) async throws -> WatchingEnvironments {
         var environments: [Environment] = []
@@ -39,10 +39,11 @@ final class WatchingEnvironments: Sendable {
             // A cache of its own for each: the cache's temporary file is named by process id.
             let cache = host.appendingPathComponent("cache")
             try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
-            let fleet = try await EtcdFleet.connect(
-                EtcdConfiguration(
-                    endpoints: endpoints, prefix: prefix, cacheDirectory: fleetCache ? cache.path : nil),
-                logger: logger)
+            var etcd = EtcdConfiguration(
+                endpoints: endpoints, prefix: prefix, cacheDirectory: fleetCache ? cache.path : nil)
+            etcd.status.isEnabled = status
+            etcd.status.hostID = "bench-\(index)"
+            let fleet = try await EtcdFleet.connect(etcd, logger: logger)
             var options = EnvironmentOptions(
                 applicationName: "fleet-benchmark", configDirectory: host.path,
                 build: BuildInfo(defaultEnvironment: "Production"))

@@ -46,6 +46,11 @@ package actor ConfigurationReloader {
     private var isStopped = false
     /// This process, as the state file names it (read from `/proc` once, not on every reload).
     private nonisolated let process = DaemonProcess.current
+    /// More outputs of each record (a fleet's status key), called on the actor: each must
+    /// return at once, and do its work elsewhere.
+    private var renderers: [@Sendable (ReloadReport) -> Void] = []
+    /// The last record announced, for a renderer added after it.
+    private var lastAnnounced: ReloadReport?
 
     /// Creates a reloader.
     ///
@@ -228,6 +233,18 @@ package actor ConfigurationReloader {
         if record.outcome != .loaded { lastReload = record }
         metrics.record(record)
         writeState(record)
+        let report = ReloadReport(record)
+        lastAnnounced = report
+        for renderer in renderers { renderer(report) }
+    }
+
+    /// Adds an output of every load and reload (a fleet's status key): `renderer` is called
+    /// with each one's ``ReloadReport`` once it is announced, and at once with the last one
+    /// announced before. It runs on the reloader and must return at once: hand the report to
+    /// a task of your own.
+    package func addRenderer(_ renderer: @escaping @Sendable (ReloadReport) -> Void) {
+        renderers.append(renderer)
+        if let lastAnnounced { renderer(lastAnnounced) }
     }
 
     /// Writes the state file after `record`, unless the service stopped.

@@ -22,9 +22,9 @@ final class FleetHarness: @unchecked Sendable {
     private var running: Task<Void, any Error>?
     private var group: ServiceGroup?
 
-    init(cluster: EtcdCluster) throws {
+    init(cluster: EtcdCluster, prefix: String? = nil) throws {
         self.cluster = cluster
-        prefix = "/fleet/test-\(UUID().uuidString.prefix(8))/"
+        self.prefix = prefix ?? "/fleet/test-\(UUID().uuidString.prefix(8))/"
         hostDirectory = cluster.root.appendingPathComponent("host-\(UUID().uuidString.prefix(8))")
         cacheDirectory = hostDirectory.appendingPathComponent("cache")
         try FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
@@ -60,9 +60,10 @@ final class FleetHarness: @unchecked Sendable {
     ///   - limits: The limits on the fleet's documents.
     ///   - requestTimeout: How long one request may take, and a watch may hear nothing.
     ///   - configure: Changes the configuration: TLS files, a user.
+    ///   - maximumLimit: The largest `Limit` this host's validation accepts.
     func start(
         endpoints: [String]? = nil, limits: FleetLimits = FleetLimits(), requestTimeout: Duration = .seconds(2),
-        configure: (inout EtcdConfiguration) -> Void = { _ in }
+        maximumLimit: Int = 100, configure: (inout EtcdConfiguration) -> Void = { _ in }
     ) async throws {
         var configuration = EtcdConfiguration(
             endpoints: endpoints ?? cluster.endpoints, prefix: prefix, cacheDirectory: cacheDirectory.path,
@@ -72,7 +73,7 @@ final class FleetHarness: @unchecked Sendable {
         let logger = Logger(label: "fleet-tests")
         let fleet = try await EtcdFleet.connect(configuration, logger: logger)
         do {
-            try await run(fleet, logger: logger)
+            try await run(fleet, logger: logger, maximumLimit: maximumLimit)
         } catch {
             // As a daemon that cannot start exits: nothing runs the watch, which would close it.
             await fleet.client.shutdown()
@@ -80,14 +81,24 @@ final class FleetHarness: @unchecked Sendable {
         }
     }
 
-    private func run(_ fleet: EtcdFleet, logger: Logger) async throws {
+    private func run(_ fleet: EtcdFleet, logger: Logger, maximumLimit: Int) async throws {
         var options = EnvironmentOptions(
             applicationName: "fleet-tests", configDirectory: hostDirectory.path,
             build: BuildInfo(defaultEnvironment: "Production"), processEnvironment: [:])
         options.baseLayer = fleet.layer
+        // `Token` is secret; a validation that quotes it (as careless ones do) is redacted by
+        // the library. `Reason` makes a rejection with a long text.
+        options.secretKeys = ["Token"]
         options.validate = { snapshot in
-            if let limit = (try? snapshot.get("Limit", as: String.self)), (Int(limit) ?? 1000) > 100 {
-                throw EnvironmentError(.validationFailed, "Limit must be a number up to 100", key: "Limit")
+            if let limit = (try? snapshot.get("Limit", as: String.self)), (Int(limit) ?? 1000) > maximumLimit {
+                throw EnvironmentError(
+                    .validationFailed, "Limit must be a number up to \(maximumLimit)", key: "Limit")
+            }
+            if let token = try? snapshot.get("Token", as: String.self), !token.hasPrefix("ok-") {
+                throw EnvironmentError(.validationFailed, "Token \(token) does not start with ok-", key: "Token")
+            }
+            if let reason = try? snapshot.get("Reason", as: String.self) {
+                throw EnvironmentError(.validationFailed, String(repeating: reason, count: 200), key: "Reason")
             }
         }
         let environment = try Environment(options: options)
@@ -108,6 +119,15 @@ final class FleetHarness: @unchecked Sendable {
         self.group = group
         running = Task { try await group.run() }
         await service.waitUntilReady()
+    }
+
+    /// Stops the fleet watch and the service as a killed daemon stops: no graceful shutdown
+    /// (the status key's lease is left to expire).
+    func abandon() async {
+        running?.cancel()
+        _ = try? await running?.value
+        running = nil
+        group = nil
     }
 
     /// Stops the service group.

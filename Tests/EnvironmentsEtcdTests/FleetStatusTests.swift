@@ -1,0 +1,412 @@
+import Environments
+import EnvironmentsEtcd
+import EtcdFleetClient
+import EtcdTestSupport
+import Foundation
+import TestSupport
+import Testing
+
+/// Hosts that answer back (issue 37.1–2): each daemon keeps `PREFIX/.status/HOST` on a lease,
+/// and `envctl fleet status` reads them; against a real cluster, with real daemons' cores.
+@Suite(
+    "fleet status", .serialized, .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"))
+struct FleetStatusTests {
+    /// `envctl fleet status --json` for `prefix`, decoded, with the exit status.
+    struct StatusOutput: Decodable {
+        struct Host: Decodable {
+            struct Last: Decodable {
+                var outcome: String
+                var revision: Int64
+                var error: String?
+            }
+            var host: String
+            var revision: Int64?
+            var current: Bool
+            var stale: Bool
+            var last: Last?
+            var library: String?
+            var version: String?
+        }
+        var revision: Int64
+        var hosts: [Host]
+        var behind: Int
+
+        func host(_ name: String) -> Host? { hosts.first { $0.host == name } }
+    }
+
+    static func envctlStatus(_ cluster: EtcdCluster, _ prefix: String, json: Bool = true, extra: [String] = [])
+        throws -> (status: Int32, text: String, decoded: StatusOutput?)
+    {
+        let result = try runToEnd(
+            BuiltProducts.envctl,
+            ["fleet", "status", "--etcd-endpoints", cluster.endpoints.joined(separator: ","), "--etcd-prefix", prefix]
+                + (json ? ["--json"] : []) + extra,
+            environment: operatorEnvironment(), separately: true)
+        let decoded = json ? try? JSONDecoder().decode(StatusOutput.self, from: Data(result.standardOutput.utf8)) : nil
+        return (result.status, result.standardOutput + result.standardError, decoded)
+    }
+
+    /// Polls `envctl fleet status --json` until `condition` holds (or 20 s have passed), and
+    /// returns the last answer.
+    static func waitForStatus(
+        _ cluster: EtcdCluster, _ prefix: String, _ condition: (Int32, StatusOutput) -> Bool
+    ) async throws -> (status: Int32, text: String, decoded: StatusOutput?) {
+        let deadline = ContinuousClock.now + .seconds(20)
+        var last = try envctlStatus(cluster, prefix)
+        while ContinuousClock.now < deadline {
+            if let decoded = last.decoded, condition(last.status, decoded) { return last }
+            try await Task.sleep(for: .milliseconds(200))
+            last = try envctlStatus(cluster, prefix)
+        }
+        return last
+    }
+
+    /// The raw value of `key`, or `nil` when there is none.
+    static func value(of key: String, _ cluster: EtcdCluster) async throws -> EtcdKeyValue? {
+        let client = try cluster.client()
+        defer { Task { await client.shutdown() } }
+        return try await client.range(prefix: key).keyValues.first { $0.key == key }
+    }
+
+    @Test("two hosts apply, one rejects the next revision: fleet status names it, its error, and exits 1")
+    func twoApplyOneRejects() async throws {
+        let cluster = try await EtcdCluster()
+        defer { cluster.stop() }
+        let strict = try FleetHarness(cluster: cluster)
+        let lenient = try FleetHarness(cluster: cluster, prefix: strict.prefix)
+        let first = try await strict.publish(common: ["Limit": "50"])
+        try await strict.start(maximumLimit: 100) { $0.status.hostID = "host-a" }
+        try await lenient.start(maximumLimit: 1000) { $0.status.hostID = "host-b" }
+        defer {
+            Task {
+                await strict.stop(); await lenient.stop()
+            }
+        }
+
+        let agreed = try await Self.waitForStatus(cluster, strict.prefix) { status, output in
+            status == 0 && output.hosts.count == 2
+        }
+        #expect(agreed.status == 0, "\(agreed.text)")
+        #expect(agreed.decoded?.revision == first)
+        #expect(agreed.decoded?.host("host-a")?.revision == first)
+        #expect(agreed.decoded?.host("host-b")?.library == LibraryVersion.current)
+
+        // Limit 150: host-a's validation rejects it, host-b applies it.
+        let second = try await strict.publish(common: ["Limit": "150"])
+        #expect(await lenient.waitFor("Limit", "150"))
+        #expect(
+            try await strict.waitForOutcome("rejected")?.error?.contains("Limit must be a number up to 100") == true)
+        let split = try await Self.waitForStatus(cluster, strict.prefix) { _, output in
+            output.host("host-a")?.last?.outcome == "rejected" && output.host("host-b")?.current == true
+        }
+        #expect(split.status == 1, "\(split.text)")
+        let output = try #require(split.decoded, "\(split.text)")
+        #expect(output.revision == second)
+        #expect(output.behind == 1)
+        let rejecting = try #require(output.host("host-a"))
+        #expect(!rejecting.current)
+        #expect(rejecting.revision == first)
+        #expect(rejecting.last?.revision == second)
+        #expect(rejecting.last?.error?.contains("Limit must be a number up to 100") == true)
+        #expect(!rejecting.stale)
+        let applying = try #require(output.host("host-b"))
+        #expect(applying.current && applying.revision == second && applying.last?.outcome == "applied")
+
+        // The table says the same in words, with the same exit status.
+        let table = try Self.envctlStatus(cluster, strict.prefix, json: false)
+        #expect(table.status == 1)
+        #expect(table.text.contains("at revision \(second)"), "\(table.text)")
+        #expect(table.text.contains("host-a rejected revision \(second): "), "\(table.text)")
+        #expect(table.text.contains("Limit must be a number up to 100"), "\(table.text)")
+
+        // A revision both accept: everyone runs the newest, exit 0.
+        let third = try await strict.publish(common: ["Limit": "60"])
+        let healed = try await Self.waitForStatus(cluster, strict.prefix) { status, _ in status == 0 }
+        #expect(healed.status == 0, "\(healed.text)")
+        #expect(healed.decoded?.hosts.allSatisfy { $0.revision == third } == true, "\(healed.text)")
+    }
+
+    @Test("a secret in a rejected document never reaches the status key; a long error is cut to keep it within 4 KiB")
+    func secretsAndSize() async throws {
+        let cluster = try await EtcdCluster(size: 1)
+        defer { cluster.stop() }
+        let host = try FleetHarness(cluster: cluster)
+        try await host.publish(common: ["Limit": "1"])
+        try await host.start { $0.status.hostID = "host-s" }
+        defer { Task { await host.stop() } }
+        let key = FleetHostStatus.key(prefix: host.prefix, host: "host-s")
+
+        let secret = "hunter2-secret-value"
+        let rejected = try await host.publish(common: ["Limit": "1", "Token": secret])
+        #expect(try await host.waitForOutcome("rejected") != nil)
+        let output = try await Self.waitForStatus(cluster, host.prefix) { _, output in
+            output.host("host-s")?.last?.revision == rejected
+        }
+        let raw = try #require(try await Self.value(of: key, cluster))
+        let text = String(decoding: raw.value, as: UTF8.self)
+        #expect(!text.contains(secret), "\(text)")
+        #expect(!output.text.contains(secret))
+        #expect(text.contains("<redacted> does not start with ok-"), "\(text)")
+        #expect(raw.lease != 0)
+
+        // A rejection whose text is 20 KiB: the value stays within 4 KiB, the error cut with "…".
+        let long = try await host.publish(common: ["Limit": "1", "Reason": "too long to keep whole. "])
+        _ = try await Self.waitForStatus(cluster, host.prefix) { _, output in
+            output.host("host-s")?.last?.revision == long
+        }
+        let cut = try #require(try await Self.value(of: key, cluster))
+        #expect(cut.value.count <= FleetHostStatus.maximumBytes)
+        let status = try #require(FleetHostStatus.decode(cut.value))
+        #expect(status.last?.error?.hasSuffix("…") == true)
+        #expect((status.last?.error?.utf8.count ?? 0) <= FleetHostStatus.maximumErrorBytes)
+    }
+
+    @Test("a status key goes with its lease: at once on a graceful stop, within the TTL when the daemon stops renewing")
+    func leases() async throws {
+        let cluster = try await EtcdCluster(size: 1)
+        defer { cluster.stop() }
+        let stopping = try FleetHarness(cluster: cluster)
+        let dying = try FleetHarness(cluster: cluster, prefix: stopping.prefix)
+        try await stopping.publish(common: ["Limit": "1"])
+        try await stopping.start {
+            $0.status.hostID = "stopping"; $0.status.ttl = .seconds(3)
+        }
+        try await dying.start {
+            $0.status.hostID = "dying"; $0.status.ttl = .seconds(3)
+        }
+        let both = try await Self.waitForStatus(cluster, stopping.prefix) { _, output in output.hosts.count == 2 }
+        #expect(both.decoded?.hosts.count == 2, "\(both.text)")
+
+        // A graceful stop revokes the lease: the key is gone when the service has stopped.
+        await stopping.stop()
+        #expect(
+            try await Self.value(of: FleetHostStatus.key(prefix: stopping.prefix, host: "stopping"), cluster) == nil)
+
+        // A daemon that stops renewing (its tasks cancelled, no graceful stop, as when killed):
+        // the key stays until etcd expires the lease, then goes by itself.
+        await dying.abandon()
+        let key = FleetHostStatus.key(prefix: stopping.prefix, host: "dying")
+        #expect(try await Self.value(of: key, cluster) != nil)
+        let deadline = ContinuousClock.now + .seconds(15)
+        while try await Self.value(of: key, cluster) != nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(try await Self.value(of: key, cluster) == nil)
+        let none = try Self.envctlStatus(cluster, stopping.prefix)
+        #expect(none.status == 0 && none.decoded?.hosts.isEmpty == true, "\(none.text)")
+    }
+
+    @Test("a killed example-fleet-daemon: its key stays until the lease's TTL runs out, then goes by itself")
+    func killedDaemon() async throws {
+        let cluster = try await EtcdCluster(size: 1)
+        defer { cluster.stop() }
+        let host = try FleetHarness(cluster: cluster)
+        // What the example daemon's declaration requires in Production.
+        try await host.writer.put(
+            host.prefix + "Environments.plist",
+            Data(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <plist version="1.0"><dict>
+                <key>Common</key><dict><key>APIBaseUrl</key><string>https://api.example.com</string></dict>
+                <key>Production</key><dict><key>Database</key><dict>
+                <key>Password</key><string>not-a-real-password</string></dict></dict>
+                </dict></plist>
+                """.utf8))
+        let daemon = Process()
+        daemon.executableURL = BuiltProducts.directory.appendingPathComponent("example-fleet-daemon")
+        daemon.arguments = ["--config-dir", host.hostDirectory.path, "--environment", "Production"]
+        daemon.environment = operatorEnvironment([
+            "ENVIRONMENTS_ETCD_ENDPOINTS": cluster.endpoints.joined(separator: ","),
+            "ENVIRONMENTS_ETCD_PREFIX": host.prefix, "ENVIRONMENTS_ETCD_HOST_ID": "killed-1",
+            "ENVIRONMENTS_ETCD_STATUS_TTL": "3",
+            // A runtime directory of its own: without one its control socket would be
+            // /run/example-daemon/configuration.varlink, which the SIGKILL below leaves behind for
+            // every later `envctl --app-name example-daemon` on the machine to find.
+            "RUNTIME_DIRECTORY": host.hostDirectory.appendingPathComponent("run").path,
+        ])
+        let log = host.hostDirectory.appendingPathComponent("daemon.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let output = try FileHandle(forWritingTo: log)
+        defer { try? output.close() }
+        daemon.standardOutput = output
+        daemon.standardError = output
+        func daemonLog() -> String {
+            (try? String(contentsOf: log, encoding: .utf8)).map { String($0.suffix(2000)) } ?? ""
+        }
+        try FileManager.default.createDirectory(
+            at: host.hostDirectory.appendingPathComponent("run"), withIntermediateDirectories: true)
+        try daemon.run()
+        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+
+        let reported = try await Self.waitForStatus(cluster, host.prefix) { status, output in
+            status == 0 && output.host("killed-1") != nil
+        }
+        try #require(reported.decoded?.host("killed-1")?.current == true, "\(reported.text) \(daemonLog())")
+        #expect(reported.decoded?.host("killed-1")?.version == LibraryVersion.current, "\(reported.text)")
+
+        kill(daemon.processIdentifier, SIGKILL)
+        daemon.waitUntilExit()
+        let key = FleetHostStatus.key(prefix: host.prefix, host: "killed-1")
+        #expect(try await Self.value(of: key, cluster) != nil)
+        let deadline = ContinuousClock.now + .seconds(15)
+        while try await Self.value(of: key, cluster) != nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(try await Self.value(of: key, cluster) == nil)
+    }
+
+    @Test("a burst of publishes: the status is written at most once a second, and ends at the newest revision")
+    func writeRate() async throws {
+        let cluster = try await EtcdCluster(size: 1)
+        defer { cluster.stop() }
+        let host = try FleetHarness(cluster: cluster)
+        try await host.publish(common: ["Limit": "1"])
+        try await host.start { $0.status.hostID = "host-r" }
+        defer { Task { await host.stop() } }
+        let key = FleetHostStatus.key(prefix: host.prefix, host: "host-r")
+        _ = try await Self.waitForStatus(cluster, host.prefix) { _, output in output.hosts.count == 1 }
+        let before = try #require(try await Self.value(of: key, cluster))
+
+        let started = ContinuousClock.now
+        var newest: Int64 = 0
+        for limit in 2...9 { newest = try await host.publish(common: ["Limit": String(limit)]) }
+        #expect(await host.waitFor("Limit", "9"))
+        let settled = try await Self.waitForStatus(cluster, host.prefix) { _, output in
+            output.host("host-r")?.revision == newest
+        }
+        #expect(settled.decoded?.host("host-r")?.last?.revision == newest, "\(settled.text)")
+        let after = try #require(try await Self.value(of: key, cluster))
+        let elapsed = ContinuousClock.now - started
+
+        // Every write of the key since `before`, from etcd's history.
+        var writes = 0
+        let client = try cluster.client()
+        defer { Task { await client.shutdown() } }
+        for try await update in client.watch(prefix: key, from: before.modRevision + 1) {
+            guard case .changes(let revision, let changes) = update else { continue }
+            writes += changes.count
+            if revision >= after.modRevision { break }
+        }
+        let seconds = Int(elapsed.components.seconds) + 1
+        #expect(writes >= 1)
+        #expect(writes <= seconds + 1, "\(writes) writes in \(elapsed)")
+    }
+
+    @Test("status keys are not documents: the daemon does not read them, and publish's transaction ignores them")
+    func layout() async throws {
+        let prefix = "/fleet/app/"
+        let key = FleetHostStatus.key(prefix: prefix, host: "web-1")
+        #expect(key == "/fleet/app/.status/web-1")
+        #expect(!FleetState.isDocumentKey(key, prefix: prefix))
+        #expect(FleetHostStatus.isValidHostID("0123abcd@worker-2"))
+        #expect(!FleetHostStatus.isValidHostID("a/b"))
+        #expect(!FleetHostStatus.isValidHostID(".."))
+        #expect(!FleetHostStatus.isValidHostID(String(repeating: "a", count: 129)))
+        // Host ids made from the machine id and an instance, or given, always name one key.
+        var options = FleetStatusOptions()
+        let machine = options.resolvedHostID(instance: nil)
+        #expect(FleetHostStatus.isValidHostID(machine))
+        #expect(options.resolvedHostID(instance: "eu west/1") == machine + "@eu_west_1")
+        options.hostID = ".web 1/x"
+        #expect(options.resolvedHostID(instance: "ignored") == "_web_1_x")
+        #expect(throws: EtcdError.self) {
+            try FleetStatusOptions(processEnvironment: [FleetStatusOptions.hostIDVariable: "a/b"])
+        }
+        let fromVariables = try FleetStatusOptions(processEnvironment: [
+            FleetStatusOptions.hostIDVariable: "web-1", FleetStatusOptions.ttlVariable: "12",
+            FleetStatusOptions.enabledVariable: "off",
+        ])
+        #expect(fromVariables.hostID == "web-1" && fromVariables.ttlSeconds == 12 && !fromVariables.isEnabled)
+
+        let cluster = try await EtcdCluster(size: 1)
+        defer { cluster.stop() }
+        let host = try FleetHarness(cluster: cluster)
+        let written = try await host.publish(common: ["Limit": "1"])
+        let reader = try EtcdClient(configuration: EtcdConfiguration(endpoints: cluster.endpoints, prefix: host.prefix))
+        defer { Task { await reader.shutdown() } }
+        let before = try await reader.readFleet()
+        // A status written after the read: the fleet reads the same documents, and a publish
+        // conditioned on the read still goes through.
+        try await host.writer.put(FleetHostStatus.key(prefix: host.prefix, host: "web-1"), Data("{}".utf8))
+        let after = try await reader.readFleet()
+        #expect(after.entries == before.entries)
+        #expect(after.configurationRevision == written)
+        let committed = try await reader.commit(
+            puts: [(FleetState.mainKey(prefix: host.prefix), FleetHarness.document(common: ["Limit": "2"]))],
+            deletes: [], prefix: host.prefix, ifUnchangedSince: before.revision,
+            expecting: [FleetState.mainKey(prefix: host.prefix): written])
+        #expect(committed != nil)
+    }
+
+    @Test("an etcd role per host: readwrite on its own status key, read on the prefix; other keys refused")
+    func rolePerHost() async throws {
+        let directory = try FleetSecurityTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificates = try FleetSecurityTests.Certificates(in: directory)
+        let cluster = try await EtcdCluster(tls: certificates.tls)
+        defer { cluster.stop() }
+        try cluster.enableAuthentication(rootPassword: "root-secret-1")
+        let host = try FleetHarness(cluster: cluster)
+        try await host.publish(common: ["Limit": "1"])
+        // The role the FleetStatus article documents, made with etcdctl.
+        let own = FleetHostStatus.key(prefix: host.prefix, host: "host-a")
+        try cluster.etcdctl(["role", "add", "fleet-host-a"])
+        try cluster.etcdctl(["role", "grant-permission", "fleet-host-a", "--prefix=true", "read", host.prefix])
+        try cluster.etcdctl(["role", "grant-permission", "fleet-host-a", "readwrite", own])
+        try cluster.etcdctl(["user", "add", "host-a:host-a-secret"])
+        try cluster.etcdctl(["user", "grant-role", "host-a", "fleet-host-a"])
+        // A host whose role lacks its status key: read on the prefix only.
+        try cluster.etcdctl(["role", "add", "fleet-reader"])
+        try cluster.etcdctl(["role", "grant-permission", "fleet-reader", "--prefix=true", "read", host.prefix])
+        try cluster.etcdctl(["user", "add", "reader:reader-secret"])
+        try cluster.etcdctl(["user", "grant-role", "reader", "fleet-reader"])
+
+        func configuration(_ user: String, _ password: String) -> EtcdConfiguration {
+            EtcdConfiguration(
+                endpoints: cluster.endpoints, prefix: host.prefix, userName: user, password: password,
+                tls: certificates.clientFiles)
+        }
+        try await host.start { configuration in
+            configuration.userName = "host-a"
+            configuration.password = "host-a-secret"
+            configuration.tls = certificates.clientFiles
+            configuration.status.hostID = "host-a"
+        }
+        defer { Task { await host.stop() } }
+        let reader = try FleetHarness(cluster: cluster, prefix: host.prefix)
+        try await reader.start { configuration in
+            configuration.userName = "reader"
+            configuration.password = "reader-secret"
+            configuration.tls = certificates.clientFiles
+            configuration.status.hostID = "host-r"
+        }
+        defer { Task { await reader.stop() } }
+
+        // host-a's status arrives (lease granted, key written with its role).
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try await Self.value(of: own, cluster) == nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(try await Self.value(of: own, cluster) != nil)
+
+        // With host-a's credentials: another host's key and the documents are refused.
+        let client = try EtcdClient(configuration: configuration("host-a", "host-a-secret"))
+        defer { Task { await client.shutdown() } }
+        try await client.put(own, Data("{}".utf8))
+        let other = await FleetSecurityTests.failure {
+            try await client.put(FleetHostStatus.key(prefix: host.prefix, host: "host-b"), Data("{}".utf8))
+        }
+        #expect(other.contains("permission denied"), "\(other)")
+        let document = await FleetSecurityTests.failure {
+            try await client.put(FleetState.mainKey(prefix: host.prefix), FleetHarness.document())
+        }
+        #expect(document.contains("permission denied"), "\(document)")
+
+        // The host refused its status key carries on: it applies the next revision.
+        try await host.publish(common: ["Limit": "7"])
+        #expect(await reader.waitFor("Limit", "7"))
+        #expect(await host.waitFor("Limit", "7"))
+        #expect(try await Self.value(of: FleetHostStatus.key(prefix: host.prefix, host: "host-r"), cluster) == nil)
+    }
+}
