@@ -29,6 +29,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -286,6 +287,21 @@ class Runner:
         env = dict(self.env, RUNTIME_DIRECTORY=os.path.join(root, "run"), CONFIGURATION_DIRECTORY=config,
                    CREDENTIALS_DIRECTORY=os.path.join(ROOT, "etc", "example-credentials"), EDITOR="true")
         os.makedirs(env["RUNTIME_DIRECTORY"])
+        # `envctl --app-name example-daemon` asks /run/example-daemon/ first: a socket left there
+        # by a daemon that was killed (nothing listens; a test's, a crashed run's) would answer
+        # for this one. Such a stale socket is removed, and said so.
+        stale = "/run/example-daemon/configuration.varlink"
+        if os.path.exists(stale):
+            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                probe.connect(stale)
+            except ConnectionRefusedError:
+                print(f"  note: removed {stale}, which nothing listens on (a killed daemon's)")
+                os.remove(stale)
+            except OSError:
+                pass
+            finally:
+                probe.close()
         log = os.path.join(root, "daemon.log")
         process = self.start_daemon(f"{self.debug_bin}/example-daemon", env, log)
         if process is None:
