@@ -82,7 +82,9 @@ private func checkIndex(_ keys: [String]) {
     guard index.count == table.count else { fatalError("the index holds \(index.count) keys, not \(table.count)") }
     for key in keys {
         for probe in [key, String(key.dropLast()) + "\u{301}", String(key.dropLast()) + "z", key + "."] {
-            guard index[probe] == table[probe] else { fatalError("the index and a dictionary disagree on \(probe.debugDescription)") }
+            guard index[probe] == table[probe] else {
+                fatalError("the index and a dictionary disagree on \(probe.debugDescription)")
+            }
         }
     }
 }
