@@ -174,14 +174,16 @@ public struct FleetStatusOptions: Sendable, Hashable {
     public var applicationVersion: String?
     /// The lease's TTL (30 s by default, at least 2 s; `$ENVIRONMENTS_ETCD_STATUS_TTL` in
     /// seconds): a host that stops renewing drops out this long after its last renewal. The
-    /// lease is renewed every third of it.
+    /// lease is renewed every third of it, and the value rewritten every two TTLs when nothing
+    /// changed (so that readers see when the host last renewed); changes that come fast are
+    /// written at most once a second, the newest.
     public var ttl: Duration = .seconds(30)
     /// How often the value is rewritten when nothing changed, so that readers see when the host
     /// last renewed: twice the TTL (60 s by default).
-    public var refresh: Duration { ttl * 2 }
+    package var refresh: Duration { ttl * 2 }
     /// The least time between two writes of the value when changes come fast: 1 s; the newest
     /// report is written, the ones between are skipped.
-    public static let minimumWriteInterval: Duration = .seconds(1)
+    package static let minimumWriteInterval: Duration = .seconds(1)
 
     /// The variable that turns reporting off: `ENVIRONMENTS_ETCD_STATUS=off`.
     package static let enabledVariable = "ENVIRONMENTS_ETCD_STATUS"
