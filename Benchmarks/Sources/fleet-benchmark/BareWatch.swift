@@ -1,13 +1,20 @@
+import AsyncHTTPClient
 import Foundation
 
 /// The floor: a watch on the fleet's prefix through etcd's JSON gateway (``EtcdGateway``),
 /// consumed by a task that only notes when each message arrived (by its revision) and does
 /// nothing with it.
+///
+/// Each watch has an HTTP client of its own, as each fleet's client has: a watch holds its
+/// connection for as long as it runs, and one shared client opens at most 8 connections to a
+/// member (AsyncHTTPClient's per-host limit), so the ninth watch would wait forever.
 final class BareWatch: Sendable {
     private let task: Task<Void, Never>
+    private let client: HTTPClient
 
-    private init(task: Task<Void, Never>) {
+    private init(task: Task<Void, Never>, client: HTTPClient) {
         self.task = task
+        self.client = client
     }
 
     /// Starts watching `prefix` after `revision` and returns once etcd has created the watch.
@@ -15,7 +22,8 @@ final class BareWatch: Sendable {
     static func start(
         _ index: Int, endpoint: String, prefix: String, after revision: Int64, arrivals: Arrivals
     ) async throws -> BareWatch {
-        let gateway = EtcdGateway(endpoint: endpoint)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let gateway = EtcdGateway(endpoint: endpoint, client: client)
         let (created, createdContinuation) = AsyncStream<Result<Void, any Error>>.makeStream()
         let task = Task {
             do {
@@ -34,7 +42,7 @@ final class BareWatch: Sendable {
             }
             createdContinuation.finish()
         }
-        let watch = BareWatch(task: task)
+        let watch = BareWatch(task: task, client: client)
         for await result in created {
             if case .failure(let error) = result {
                 await watch.stop()
@@ -46,9 +54,10 @@ final class BareWatch: Sendable {
         throw BenchmarkFailure("the bare watch did not start")
     }
 
-    /// Stops watching.
+    /// Stops watching and closes the client.
     func stop() async {
         task.cancel()
         _ = await task.value
+        try? await client.shutdown()
     }
 }
