@@ -40,13 +40,12 @@ struct SettingIndex: Sendable {
     /// A dictionary of the table for keys that are not ASCII, made at the first such lookup.
     private let unicodeIndex = Locked<[String: Int]?>(nil)
 
-    /// The hash's seed: one per process, copied into each index (a read then needs no lazy
-    /// global's check).
-    /// With `SWIFT_DETERMINISTIC_HASHING` set, as for Swift's own hashing, a fixed seed: runs
-    /// that count instructions repeat exactly.
+    /// The hash's seed: random, once per process; with `SWIFT_DETERMINISTIC_HASHING` set, as
+    /// for Swift's own hashing, a fixed one, so that runs that count instructions repeat.
     private static let processSeed: UInt64 =
         getenv("SWIFT_DETERMINISTIC_HASHING").map { $0.pointee != 0 } == true
         ? 0x6A09_E667_F3BC_C908 : UInt64.random(in: .min ... .max)
+    /// ``processSeed``, copied into each index: a read then needs no lazy global's check.
     private let seed = Self.processSeed
 
     init(_ table: [String: SettingEntry]) {
