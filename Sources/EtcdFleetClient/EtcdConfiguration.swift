@@ -34,7 +34,7 @@ public struct EtcdConfiguration: Sendable, Hashable {
     /// How a daemon reports its status under `PREFIX/.status/HOST` (on by default); from
     /// `$ENVIRONMENTS_ETCD_STATUS`, `$ENVIRONMENTS_ETCD_HOST_ID` and
     /// `$ENVIRONMENTS_ETCD_STATUS_TTL` with ``resolve(endpoints:prefix:certificateAuthority:certificate:privateKey:userName:passwordFile:processEnvironment:)``.
-    public var status = FleetStatusOptions()
+    package var status = FleetStatusOptions()
 
     /// PEM files for TLS to etcd.
     public struct TLSFiles: Sendable, Hashable {

@@ -164,20 +164,20 @@ package struct FleetHostStatus: Codable, Sendable, Hashable {
 
 /// How a daemon in fleet mode reports its status (``FleetHostStatus``) under
 /// `PREFIX/.status/HOST`.
-public struct FleetStatusOptions: Sendable, Hashable {
+package struct FleetStatusOptions: Sendable, Hashable {
     /// Whether the daemon reports at all (`$ENVIRONMENTS_ETCD_STATUS=off` turns it off).
-    public var isEnabled = true
+    package var isEnabled = true
     /// The host id; `nil` for `/etc/machine-id` (else the host name), with `@INSTANCE` when the
     /// daemon runs an instance (`$ENVIRONMENTS_ETCD_HOST_ID` sets it).
-    public var hostID: String?
+    package var hostID: String?
     /// The application's version, reported beside the library's.
-    public var applicationVersion: String?
+    package var applicationVersion: String?
     /// The lease's TTL (30 s by default, at least 2 s; `$ENVIRONMENTS_ETCD_STATUS_TTL` in
     /// seconds): a host that stops renewing drops out this long after its last renewal. The
     /// lease is renewed every third of it, and the value rewritten every two TTLs when nothing
     /// changed (so that readers see when the host last renewed); changes that come fast are
     /// written at most once a second, the newest.
-    public var ttl: Duration = .seconds(30)
+    package var ttl: Duration = .seconds(30)
     /// How often the value is rewritten when nothing changed, so that readers see when the host
     /// last renewed: twice the TTL (60 s by default).
     package var refresh: Duration { ttl * 2 }
@@ -193,7 +193,7 @@ public struct FleetStatusOptions: Sendable, Hashable {
     package static let ttlVariable = "ENVIRONMENTS_ETCD_STATUS_TTL"
 
     /// The defaults.
-    public init() {}
+    package init() {}
 
     /// The TTL in whole seconds, as etcd takes it.
     package var ttlSeconds: Int { max(2, Int(ttl.components.seconds)) }
