@@ -25,70 +25,18 @@ Reuses the e2e package's containers and root file systems. Python 3 standard lib
   sudo python3 Tests/EndToEnd/run_vapor_e2e.py [--binary PATH] [--envctl PATH] [-v]
 """
 
-import argparse
 import json
 import os
-import plistlib
-import subprocess
 import sys
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import example_service_e2e  # noqa: E402
 import run_e2e as e2e  # noqa: E402
-from e2e.checks import Checks  # noqa: E402
-from e2e.common import Options  # noqa: E402
-from run_hummingbird_e2e import free_port, parse_prometheus  # noqa: E402
+from run_hummingbird_e2e import parse_prometheus  # noqa: E402
 
 UNIT = "vapor-service.service"
-CONFIG_DIR = "/etc/vapor-service"
-MAIN_FILE = CONFIG_DIR + "/Environments.plist"
 SOCKET = "/run/vapor-service/configuration.varlink"
-
-
-def build():
-    scratch = os.path.join(e2e.ROOT, ".build-vapor-release")
-    command = ["swift", "build", "-c", "release", "--static-swift-stdlib", "--package-path",
-               os.path.join(e2e.ROOT, "Examples", "vapor-service"), "--scratch-path", scratch]
-    e2e.log("  " + " ".join(command[:5]) + " --package-path Examples/vapor-service --scratch-path .build-vapor-release")
-    result = subprocess.run(command, cwd=e2e.ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if result.returncode != 0:
-        print(result.stdout[-6000:])
-        raise RuntimeError(f"building vapor-service failed (exit {result.returncode})")
-    path = subprocess.run(command + ["--show-bin-path"], stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
-    return os.path.join(path, "vapor-service")
-
-
-class Run(Checks):
-    def __init__(self, container):
-        super().__init__(container, UNIT)
-
-    def get(self, port, path, timeout=2.0):
-        """GET on the container's loopback (its own network namespace), from the host's python."""
-        code = ("import sys, urllib.request\n"
-                f"r = urllib.request.urlopen('http://127.0.0.1:{port}{path}', timeout={timeout})\n"
-                "sys.stdout.write(r.read().decode())\n")
-        result = subprocess.run(["nsenter", "-t", str(self.c.pid), "-n", sys.executable, "-c", code],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout + 10)
-        return result.stdout if result.returncode == 0 else None
-
-    def wait_get(self, port, path, predicate, timeout=5.0):
-        deadline = time.monotonic() + timeout
-        answer = None
-        while time.monotonic() < deadline:
-            answer = self.get(port, path)
-            if answer is not None and predicate(answer):
-                return answer, True
-            time.sleep(0.05)
-        return answer, False
-
-    def write_plist(self, greeting, port, log_level="info"):
-        with open(os.path.join(e2e.ROOT, "etc", "vapor-service", "Environments.plist"), "rb") as handle:
-            plist = plistlib.load(handle)
-        plist["Common"]["Greeting"] = greeting
-        plist["Common"]["HTTP"]["port"] = port
-        plist["Common"]["LogLevel"] = log_level
-        self.c.write_atomic(MAIN_FILE, plistlib.dumps(plist, fmt=plistlib.FMT_XML))
 
 
 def scenario(run, port):
@@ -183,52 +131,5 @@ def scenario(run, port):
     run.check(c.run(["test", "-e", SOCKET]).returncode != 0, "the control socket is removed on stop")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--binary", help="a static release build of vapor-service (default: build it)")
-    parser.add_argument("--envctl", help="a static release build of envctl (default: .build-release/release/envctl, else build it)")
-    parser.add_argument("-v", "--verbose", action="store_true")
-    arguments = parser.parse_args()
-    Options.verbose = arguments.verbose
-    e2e.check_prerequisites(need_swift=arguments.binary is None)
-    started = time.monotonic()
-    e2e.log("Building ...")
-    binary = arguments.binary or build()
-    envctl = arguments.envctl or os.path.join(e2e.ROOT, ".build-release", "release", "envctl")
-    if not os.path.exists(envctl):
-        envctl = os.path.join(e2e.build_binaries(), "envctl")
-    lower = e2e.ensure_rootfs("trixie")
-    container = e2e.Container(f"e2e-vapor-{os.getpid()}", lower)
-    run = None
-    try:
-        container.prepare()
-        place = container.place
-        place(binary, "/usr/local/bin/vapor-service", 0o755)
-        place(envctl, "/usr/local/bin/envctl", 0o755)
-        place(os.path.join(e2e.ROOT, "systemd", "vapor-service.service"), f"/etc/systemd/system/{UNIT}", 0o644)
-        place(os.path.join(e2e.ROOT, "systemd", "environments.catalog"), "/usr/lib/systemd/catalog/environments.catalog", 0o644)
-        os.makedirs(os.path.join(container.root, CONFIG_DIR.lstrip("/")), exist_ok=True)
-        container.boot()
-        run = Run(container)
-        port = free_port()
-        run.write_plist("first greeting", port)
-        scenario(run, port)
-    except Exception:
-        traceback.print_exc()
-        if run is None:
-            run = Run(container)
-        run.failures.append("the scenario aborted")
-    finally:
-        if run and run.failures and container.pid:
-            e2e.log(container.run(["journalctl", "-u", UNIT, "--no-pager", "-n", "40"]).stdout)
-        container.shutdown()
-    e2e.log("=" * 100)
-    e2e.log(f"vapor-service under systemd 257: {run.passed} checks passed, {len(run.failures)} failed "
-            f"({time.monotonic() - started:.0f} s)")
-    for failure in run.failures:
-        e2e.log(f"  FAILED: {failure}")
-    sys.exit(1 if run.failures else 0)
-
-
 if __name__ == "__main__":
-    main()
+    example_service_e2e.main("vapor-service", __doc__, scenario)

@@ -1,0 +1,130 @@
+"""What the end-to-end tests of the example HTTP services share (run_hummingbird_e2e.py,
+run_vapor_e2e.py): building the example, a run whose checks GET its routes and rewrite its
+Environments.plist, and the whole run in a booted Debian trixie container (systemd 257), the
+service's unit, envctl and the journal catalog installed as a package would.
+
+Each example NAME has Examples/NAME, etc/NAME/Environments.plist, systemd/NAME.service, and
+listens on the port its plist's `HTTP.port` gives.
+"""
+
+import argparse
+import os
+import plistlib
+import socket
+import subprocess
+import sys
+import time
+import traceback
+
+import run_e2e as e2e
+from e2e.checks import Checks
+from e2e.common import Options
+
+
+def build(name):
+    """A static release build of Examples/NAME, in .build-SHORT-release (SHORT: NAME without
+    `-service`); returns the executable's path."""
+    relative = f".build-{name.removesuffix('-service')}-release"
+    command = ["swift", "build", "-c", "release", "--static-swift-stdlib", "--package-path",
+               os.path.join(e2e.ROOT, "Examples", name), "--scratch-path", os.path.join(e2e.ROOT, relative)]
+    e2e.log("  " + " ".join(command[:5]) + f" --package-path Examples/{name} --scratch-path {relative}")
+    result = subprocess.run(command, cwd=e2e.ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if result.returncode != 0:
+        print(result.stdout[-6000:])
+        raise RuntimeError(f"building {name} failed (exit {result.returncode})")
+    path = subprocess.run(command + ["--show-bin-path"], stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
+    return os.path.join(path, name)
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class ExampleRun(Checks):
+    """The checks of one run against the example NAME in `container`."""
+
+    def __init__(self, container, name):
+        super().__init__(container, f"{name}.service")
+        self.name = name
+
+    def get(self, port, path, timeout=2.0):
+        """GET on the container's loopback (its own network namespace), from the host's python."""
+        code = ("import sys, urllib.request\n"
+                f"r = urllib.request.urlopen('http://127.0.0.1:{port}{path}', timeout={timeout})\n"
+                "sys.stdout.write(r.read().decode())\n")
+        result = subprocess.run(["nsenter", "-t", str(self.c.pid), "-n", sys.executable, "-c", code],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout + 10)
+        return result.stdout if result.returncode == 0 else None
+
+    def wait_get(self, port, path, predicate, timeout=5.0):
+        deadline = time.monotonic() + timeout
+        answer = None
+        while time.monotonic() < deadline:
+            answer = self.get(port, path)
+            if answer is not None and predicate(answer):
+                return answer, True
+            time.sleep(0.05)
+        return answer, False
+
+    def write_plist(self, greeting, port, log_level=None):
+        """etc/NAME/Environments.plist with `Greeting`, `HTTP.port` (and `LogLevel`), written
+        into the container atomically (a temporary file, then a rename)."""
+        with open(os.path.join(e2e.ROOT, "etc", self.name, "Environments.plist"), "rb") as handle:
+            plist = plistlib.load(handle)
+        plist["Common"]["Greeting"] = greeting
+        plist["Common"]["HTTP"]["port"] = port
+        if log_level is not None:
+            plist["Common"]["LogLevel"] = log_level
+        self.c.write_atomic(f"/etc/{self.name}/Environments.plist", plistlib.dumps(plist, fmt=plistlib.FMT_XML))
+
+
+def main(name, description, scenario, run_class=ExampleRun):
+    """Parses the arguments, builds what is not given, runs `scenario(run, port)` in a booted
+    trixie container and exits 1 on any failed check."""
+    unit = f"{name}.service"
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", help=f"a static release build of {name} (default: build it)")
+    parser.add_argument("--envctl", help="a static release build of envctl (default: .build-release/release/envctl, else build it)")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    arguments = parser.parse_args()
+    Options.verbose = arguments.verbose
+    e2e.check_prerequisites(need_swift=arguments.binary is None)
+    started = time.monotonic()
+    e2e.log("Building ...")
+    binary = arguments.binary or build(name)
+    envctl = arguments.envctl or os.path.join(e2e.ROOT, ".build-release", "release", "envctl")
+    if not os.path.exists(envctl):
+        envctl = os.path.join(e2e.build_binaries(), "envctl")
+    lower = e2e.ensure_rootfs("trixie")
+    container = e2e.Container(f"e2e-{name.removesuffix('-service')}-{os.getpid()}", lower)
+    run = None
+    try:
+        container.prepare()
+        place = container.place
+        place(binary, f"/usr/local/bin/{name}", 0o755)
+        place(envctl, "/usr/local/bin/envctl", 0o755)
+        place(os.path.join(e2e.ROOT, "systemd", unit), f"/etc/systemd/system/{unit}", 0o644)
+        place(os.path.join(e2e.ROOT, "systemd", "environments.catalog"), "/usr/lib/systemd/catalog/environments.catalog", 0o644)
+        os.makedirs(os.path.join(container.root, f"etc/{name}"), exist_ok=True)
+        container.boot()
+        run = run_class(container, name)
+        port = free_port()
+        run.write_plist("first greeting", port)
+        scenario(run, port)
+    except Exception:
+        traceback.print_exc()
+        if run is None:
+            run = run_class(container, name)
+        run.failures.append("the scenario aborted")
+    finally:
+        if run and run.failures and container.pid:
+            e2e.log(container.run(["journalctl", "-u", unit, "--no-pager", "-n", "40"]).stdout)
+        container.shutdown()
+    e2e.log("=" * 100)
+    e2e.log(f"{name} under systemd 257: {run.passed} checks passed, {len(run.failures)} failed "
+            f"({time.monotonic() - started:.0f} s)")
+    for failure in run.failures:
+        e2e.log(f"  FAILED: {failure}")
+    sys.exit(1 if run.failures else 0)
