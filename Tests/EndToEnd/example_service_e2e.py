@@ -48,6 +48,21 @@ class ExampleRun(Checks):
     def __init__(self, container, name):
         super().__init__(container, f"{name}.service")
         self.name = name
+        self.unit = f"{name}.service"
+
+    def start(self, unit_type, status_note=""):
+        """systemctl start: checks the unit is active/running, of `unit_type`, with the status
+        text of the Release environment's first generation; returns its properties."""
+        started = time.monotonic()
+        result = self.systemctl("start", self.unit)
+        self.check(result.returncode == 0, f"systemctl start exit status ({result.stderr.strip()!r})")
+        props = self.show("ActiveState", "SubState", "StatusText", "MainPID", "Type")
+        e2e.log(f"  started in {time.monotonic() - started:.2f} s: {props}")
+        self.check((props.get("ActiveState"), props.get("SubState")) == ("active", "running"), f"active/running: {props}")
+        self.check(props.get("StatusText") == "Environment Release, configuration generation 1",
+                   f"StatusText{status_note}: {props.get('StatusText')!r}")
+        self.check(props.get("Type") == unit_type, f"Type: {props.get('Type')!r}")
+        return props
 
     def get(self, port, path, timeout=2.0):
         """GET on the container's loopback (its own network namespace), from the host's python."""

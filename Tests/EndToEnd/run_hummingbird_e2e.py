@@ -26,7 +26,6 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import example_service_e2e  # noqa: E402
-import run_e2e as e2e  # noqa: E402
 from e2e.common import PENDING_ID  # noqa: E402
 from e2e.journal import first  # noqa: E402
 
@@ -36,15 +35,7 @@ SOCKET = "/run/hummingbird-service/configuration.varlink"
 
 def scenario(run, port):
     c = run.c
-    started = time.monotonic()
-    result = run.systemctl("start", UNIT)
-    run.check(result.returncode == 0, f"systemctl start exit status ({result.stderr.strip()!r})")
-    props = run.show("ActiveState", "SubState", "StatusText", "MainPID", "Type")
-    e2e.log(f"  started in {time.monotonic() - started:.2f} s: {props}")
-    run.check((props.get("ActiveState"), props.get("SubState")) == ("active", "running"), f"active/running: {props}")
-    run.check(props.get("StatusText") == "Environment Release, configuration generation 1", f"StatusText: {props.get('StatusText')!r}")
-    run.check(props.get("Type") == "notify-reload", f"Type: {props.get('Type')!r}")
-    main_pid = props.get("MainPID")
+    main_pid = run.start("notify-reload").get("MainPID")
 
     answer, ok = run.wait_get(port, "/greeting", lambda a: True)
     run.check(ok and answer == "first greeting", f"GET /greeting answers the configured Greeting: {answer!r}")

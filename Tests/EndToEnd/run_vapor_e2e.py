@@ -28,11 +28,9 @@ Reuses the e2e package's containers and root file systems. Python 3 standard lib
 import json
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import example_service_e2e  # noqa: E402
-import run_e2e as e2e  # noqa: E402
 from run_hummingbird_e2e import parse_prometheus  # noqa: E402
 
 UNIT = "vapor-service.service"
@@ -42,16 +40,7 @@ SOCKET = "/run/vapor-service/configuration.varlink"
 def scenario(run, port):
     c = run.c
     mark = c.run(["journalctl", "--show-cursor", "-n", "0", "--no-pager"]).stdout.strip().split("cursor: ")[-1]
-    started = time.monotonic()
-    result = run.systemctl("start", UNIT)
-    run.check(result.returncode == 0, f"systemctl start exit status ({result.stderr.strip()!r})")
-    props = run.show("ActiveState", "SubState", "StatusText", "MainPID", "Type")
-    e2e.log(f"  started in {time.monotonic() - started:.2f} s: {props}")
-    run.check((props.get("ActiveState"), props.get("SubState")) == ("active", "running"), f"active/running: {props}")
-    run.check(props.get("StatusText") == "Environment Release, configuration generation 1",
-              f"StatusText (Vapor's production maps to Release): {props.get('StatusText')!r}")
-    run.check(props.get("Type") == "notify", f"Type: {props.get('Type')!r}")
-    main_pid = props.get("MainPID")
+    main_pid = run.start("notify", " (Vapor's production maps to Release)").get("MainPID")
 
     # READY=1 goes out when the configuration is loaded and watched; Vapor binds right after.
     answer, ok = run.wait_get(port, "/greeting", lambda a: True)
