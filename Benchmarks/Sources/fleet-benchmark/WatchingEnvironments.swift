@@ -39,10 +39,15 @@ final class WatchingEnvironments: Sendable {
             // A cache of its own for each: the cache's temporary file is named by process id.
             let cache = host.appendingPathComponent("cache")
             try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
-            var etcd = EtcdConfiguration(
-                endpoints: endpoints, prefix: prefix, cacheDirectory: fleetCache ? cache.path : nil)
-            etcd.status.isEnabled = status
-            etcd.status.hostID = "bench-\(index)"
+            // As a daemon's unit would set it: the cache directory, the host id, status on or off.
+            var variables = [
+                "ENVIRONMENTS_ETCD_STATUS": status ? "on" : "off", "ENVIRONMENTS_ETCD_HOST_ID": "bench-\(index)",
+            ]
+            if fleetCache { variables["CACHE_DIRECTORY"] = cache.path }
+            guard
+                let etcd = try EtcdConfiguration.resolve(
+                    endpoints: endpoints.joined(separator: ","), prefix: prefix, processEnvironment: variables)
+            else { throw BenchmarkFailure("no etcd endpoints") }
             let fleet = try await EtcdFleet.connect(etcd, logger: logger)
             var options = EnvironmentOptions(
                 applicationName: "fleet-benchmark", configDirectory: host.path,
