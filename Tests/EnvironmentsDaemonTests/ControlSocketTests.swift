@@ -217,8 +217,55 @@ struct ControlSocketTests {
         }
     }
 
-    @Test("connections are bounded and idle ones closed; a stuck client does not hold up reloads")
+    /// Four silent clients hold every slot of a socket whose idle timeout is far longer than the
+    /// test (a loaded machine must not free a slot before the fifth client connects).
+    static func silentClients(_ fixture: ControlSocketFixture, count: Int = 4) -> [Int32] {
+        (0..<count).map { index in
+            let descriptor = UnixSocket.makeStreamSocket()
+            #expect(UnixSocket.connect(descriptor, to: UnixSocket.address(fixture.socket)!) == 0)
+            if index == 0 { _ = send(descriptor, "{\"meth", 6, Int32(MSG_NOSIGNAL)) }
+            return descriptor
+        }
+    }
+
+    /// Waits until the daemon closes `descriptor`: true when it did within ten seconds.
+    static func closedByDaemon(_ descriptor: Int32) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 10_000) == 1 && recv(descriptor, &buffer, buffer.count, 0) == 0
+    }
+
+    @Test("connections are bounded; a stuck client does not hold up reloads; a freed slot is used again")
     func limits() async throws {
+        let fixture = try ControlSocketFixture()
+        let environment = try fixture.environment()
+        let service = fixture.service(environment) {
+            $0.maximumConnections = 4
+            $0.idleTimeout = .seconds(600)
+        }
+        try await service.whileRunning {
+            // Four clients that connect and say nothing (one sends half a call).
+            var silent = Self.silentClients(fixture)
+            defer { silent.forEach { close($0) } }
+            // While they hold every slot, a reload through the environment is not held up.
+            try fixture.write(ControlSocketFixture.plist("meanwhile"))
+            #expect(await service.reloader.reload(trigger: .signal).outcome == .applied)
+            // The fifth is refused at once, with a word why.
+            let refused = try await Self.exchange(fixture.socket, Array("{}\u{0}".utf8), timeout: .seconds(5))
+            #expect(refused.closed && refused.reply.contains(ControlInterface.Error.tooManyConnections))
+            // Once one of them hangs up, calls are answered again.
+            close(silent.removeLast())
+            var answered = false
+            for _ in 0..<100 where !answered {
+                answered = (try? await Self.answers(fixture)) ?? false
+                if !answered { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(answered)
+        }
+    }
+
+    @Test("idle connections are closed by the daemon, a half-sent call among them")
+    func idleConnections() async throws {
         let fixture = try ControlSocketFixture()
         let environment = try fixture.environment()
         let service = fixture.service(environment) {
@@ -226,29 +273,13 @@ struct ControlSocketTests {
             $0.idleTimeout = .milliseconds(300)
         }
         try await service.whileRunning {
-            // Four clients that connect and say nothing (one sends half a call).
-            var silent: [Int32] = []
+            let silent = Self.silentClients(fixture)
             defer { silent.forEach { close($0) } }
-            for index in 0..<4 {
-                let descriptor = UnixSocket.makeStreamSocket()
-                #expect(UnixSocket.connect(descriptor, to: UnixSocket.address(fixture.socket)!) == 0)
-                if index == 0 { _ = send(descriptor, "{\"meth", 6, Int32(MSG_NOSIGNAL)) }
-                silent.append(descriptor)
-            }
-            // While they hold every slot, a reload through the environment is not held up.
-            try fixture.write(ControlSocketFixture.plist("meanwhile"))
-            #expect(await service.reloader.reload(trigger: .signal).outcome == .applied)
-            // The fifth is refused at once, with a word why.
-            let refused = try await Self.exchange(fixture.socket, Array("{}\u{0}".utf8), timeout: .seconds(5))
-            #expect(refused.closed && refused.reply.contains(ControlInterface.Error.tooManyConnections))
-            // Once the idle ones are closed, calls are answered again.
             for descriptor in silent {
-                var buffer = [UInt8](repeating: 0, count: 16)
-                var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                #expect(poll(&entry, 1, 10_000) == 1)
-                #expect(recv(descriptor, &buffer, buffer.count, 0) == 0, "closed by the daemon")
+                #expect(Self.closedByDaemon(descriptor), "closed by the daemon")
             }
-            #expect(try await Self.answers(fixture))
+            let answered = try await Self.answers(fixture)
+            #expect(answered)
         }
     }
 
