@@ -52,9 +52,12 @@ public final class EtcdFleet: Sendable {
     /// overrides `/usr/lib` for systemd). With a fleet, the host's own files are optional.
     ///
     /// Every load and reload takes the documents as last read from etcd (or from the cache),
-    /// at once: no load waits on the network.
+    /// at once: no load waits on the network. While a staged publish is in progress
+    /// (`envctl publish --stage`), a host in its stage takes the publish's candidate instead:
+    /// the host id (`EtcdConfiguration`'s, with the instance of `options`) says whether it is in.
     public func apply(to options: inout EnvironmentOptions) {
         options.baseLayer = layer
+        layer.setHost(configuration.status.resolvedHostID(instance: options.selectedInstance))
     }
 
     private init(
@@ -63,7 +66,7 @@ public final class EtcdFleet: Sendable {
     ) {
         self.configuration = configuration
         self.client = client
-        self.layer = FleetLayer(state)
+        self.layer = FleetLayer(state, limits: configuration.limits)
         self.cache = cache
         self.startedFromCache = startError != nil
         self.startError = startError

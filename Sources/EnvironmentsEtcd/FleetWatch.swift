@@ -51,7 +51,7 @@ struct FleetWatch: Service, CustomStringConvertible {
                 if needsFullRead {
                     let read = try await client.readFleet()
                     needsFullRead = false
-                    if read.entries != state.entries || read.violation != state.violation {
+                    if differ(read, state) {
                         state = read
                         record(state, applied: await apply(state))
                     } else {
@@ -82,7 +82,7 @@ struct FleetWatch: Service, CustomStringConvertible {
                         var changed = next.apply(changes, at: revision)
                         if changed {
                             next.enforce(fleet.configuration.limits)
-                            changed = next.entries != state.entries || next.violation != state.violation
+                            changed = differ(next, state)
                         }
                         state = next
                         if changed {
@@ -126,6 +126,13 @@ struct FleetWatch: Service, CustomStringConvertible {
                 delay = min(delay * 2, .seconds(2))
             }
         }
+    }
+
+    /// Whether this host runs other documents in `new` than in `old` (a staged publish's keys
+    /// change what only the hosts in its stage run).
+    private func differ(_ new: FleetState, _ old: FleetState) -> Bool {
+        let (new, old) = (fleet.layer.effective(new), fleet.layer.effective(old))
+        return new.entries != old.entries || new.violation != old.violation
     }
 
     /// Takes `state` as the fleet's documents, reloads, and caches it once applied; whether

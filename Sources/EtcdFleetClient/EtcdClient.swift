@@ -282,6 +282,27 @@ package final class EtcdClient: Sendable {
                 }
             }
         }
+        // A staged publish's record and candidate, in one range at the same revision, within
+        // what a whole fleet may hold and the record. Too large, they are not read, and every host
+        // keeps the fleet's own documents (FleetState.effective).
+        if listed.contains(where: { FleetRollout.isRolloutKey($0.key, prefix: prefix) }) {
+            let directory = FleetRollout.directory(prefix: prefix)
+            let staged = listed.filter { FleetRollout.isRolloutKey($0.key, prefix: prefix) }
+            do {
+                let response: RangeResponse = try await call(
+                    "/v3/kv/range",
+                    RangeRequest(
+                        key: directory.base64, range_end: rangeEnd(ofPrefix: directory), revision: String(revision)),
+                    operation: "range \(directory)",
+                    maximumResponseSize: Self.encodedSize(
+                        values: limits.totalBytes + FleetRollout.maximumBytes, keys: staged.map(\.key)))
+                read += (response.kvs ?? []).compactMap { $0.decoded() }
+            } catch where error.responseTooLarge {
+                logger.warning(
+                    "the staged publish under \(directory) is larger than the fleet may be; this host keeps the fleet's own documents",
+                    metadata: ["etcd_revision": "\(revision)"])
+            }
+        }
         return FleetState(prefix: prefix, revision: revision, keyValues: read, violation: violation)
     }
 
@@ -302,21 +323,23 @@ package final class EtcdClient: Sendable {
     /// `PREFIX/Environments.plist.d/` were last written at or before it (one comparison each;
     /// a key created after it fails it), and every key of `expecting` still exists, last changed
     /// at the revision given for it (a deleted key fails that comparison: etcd compares a
-    /// missing key's revision as 0). Other keys under the prefix do not count: they are not
-    /// the fleet's, and a daemon never reads them.
+    /// missing key's revision as 0, so 0 expects a key to be absent). Other keys under the
+    /// prefix do not count: they are not the fleet's, and a daemon never reads them.
     ///
-    /// - Parameter expecting: The keys read at `revision` that must still be there, each with
-    ///   its last-change revision; at most ``maximumExpectedKeys``, the main document included.
-    /// - Returns: The revision of the write, or `nil` if a document under `prefix` changed
-    ///   after `revision` (nothing was written).
+    /// - Parameters:
+    ///   - revision: `nil` to compare `expecting` only.
+    ///   - expecting: Keys that must still be as read, each with its last-change revision (0:
+    ///     absent); at most ``maximumExpectedKeys``, the main document included.
+    ///   - deletingPrefixes: Prefixes whose every key the transaction deletes too.
+    /// - Returns: The revision of the write, or `nil` if a comparison failed (nothing was written).
     /// - Throws: ``EtcdError`` if etcd cannot be reached or refuses the transaction, or if
     ///   `expecting` needs more comparisons than one transaction may hold (nothing is sent).
     package func commit(
-        puts: [(key: String, value: Data)], deletes: [String], prefix: String, ifUnchangedSince revision: Int64,
-        expecting: [String: Int64] = [:]
+        puts: [(key: String, value: Data)], deletes: [String], deletingPrefixes: [String] = [], prefix: String,
+        ifUnchangedSince revision: Int64?, expecting: [String: Int64] = [:]
     ) async throws(EtcdError) -> Int64? {
         let mainKey = FleetState.mainKey(prefix: prefix)
-        let comparisons = expecting.count + (expecting[mainKey] == nil ? 2 : 1)
+        let comparisons = expecting.count + (revision == nil ? 0 : expecting[mainKey] == nil ? 2 : 1)
         guard comparisons <= Self.maximumExpectedKeys + 1 else {
             throw EtcdError(
                 operation: "transaction under \(prefix)",
@@ -333,16 +356,21 @@ package final class EtcdClient: Sendable {
         let unchanged = expecting.keys.sorted().map { compare($0, "EQUAL", expecting[$0]!) }
         // Every drop-in key was last changed at or before `revision`; so was the main document
         // (when it is expected, its own comparison says more).
-        var layout = [
-            compare(
-                FleetState.dropInDirectory(prefix: prefix),
-                rangeEnd: rangeEnd(ofPrefix: FleetState.dropInDirectory(prefix: prefix)), "LESS", revision + 1)
-        ]
-        if expecting[mainKey] == nil { layout.append(compare(mainKey, "LESS", revision + 1)) }
+        var layout: [TransactionRequest.Compare] = []
+        if let revision {
+            layout.append(
+                compare(
+                    FleetState.dropInDirectory(prefix: prefix),
+                    rangeEnd: rangeEnd(ofPrefix: FleetState.dropInDirectory(prefix: prefix)), "LESS", revision + 1))
+            if expecting[mainKey] == nil { layout.append(compare(mainKey, "LESS", revision + 1)) }
+        }
         let request = TransactionRequest(
             compare: layout + unchanged,
             success: puts.map { .init(request_put: .init(key: $0.key.base64, value: $0.value.base64EncodedString())) }
-                + deletes.map { .init(request_delete_range: .init(key: $0.base64)) },
+                + deletes.map { .init(request_delete_range: .init(key: $0.base64)) }
+                + deletingPrefixes.map {
+                    .init(request_delete_range: .init(key: $0.base64, range_end: rangeEnd(ofPrefix: $0)))
+                },
             failure: [])
         let response: TransactionResponse = try await call(
             "/v3/kv/txn", request, operation: "transaction under \(prefix)")

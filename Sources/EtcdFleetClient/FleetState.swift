@@ -4,15 +4,17 @@ import Foundation
 /// The fleet's documents as read from etcd at one revision.
 ///
 /// The keys mirror the files: `PREFIX/Environments.plist` holds a whole `Environments.plist`,
-/// `PREFIX/Environments.plist.d/NAME.plist` a drop-in (XML or binary property lists). Other
-/// keys under the prefix are ignored, as other files in a configuration directory are: they
-/// are never read.
+/// `PREFIX/Environments.plist.d/NAME.plist` a drop-in (XML or binary property lists). A staged
+/// publish in progress adds its record and candidate under `PREFIX/Environments.plist.candidate/`
+/// (``FleetRollout``). Other keys under the prefix are ignored, as other files in a
+/// configuration directory are: they are never read.
 package struct FleetState: Sendable, Hashable, Codable {
     /// The prefix the keys live under, with its trailing `/`.
     package var prefix: String
     /// The revision the documents were read at.
     package var revision: Int64
-    /// The documents' keys, values and last-change revisions, by key.
+    /// The documents' keys, values and last-change revisions, by key; and those of a staged
+    /// publish in progress (``FleetRollout/isRolloutKey(_:prefix:)``).
     package var entries: [String: Entry]
     /// The limit the documents exceed, if any: then ``entries`` may lack documents (those past
     /// the limit are not read), and a configuration built from this state fails with it.
@@ -56,7 +58,13 @@ package struct FleetState: Sendable, Hashable, Codable {
         return !name.contains("/") && ConfigurationLocation.isDropInFileName(name)
     }
 
-    /// The state of `keyValues`, read at `revision`, keeping the document keys only.
+    /// Whether `key` is read as part of the fleet: a document (``isDocumentKey(_:prefix:fileName:)``),
+    /// or the record or a candidate document of a staged publish.
+    package static func isFleetKey(_ key: String, prefix: String) -> Bool {
+        isDocumentKey(key, prefix: prefix) || FleetRollout.isRolloutKey(key, prefix: prefix)
+    }
+
+    /// The state of `keyValues`, read at `revision`, keeping the fleet's keys only.
     package init(
         prefix: String, revision: Int64, keyValues: [EtcdKeyValue], violation: FleetLimitViolation? = nil
     ) {
@@ -64,7 +72,7 @@ package struct FleetState: Sendable, Hashable, Codable {
         self.revision = revision
         self.violation = violation
         entries = [:]
-        for keyValue in keyValues where Self.isDocumentKey(keyValue.key, prefix: prefix) {
+        for keyValue in keyValues where Self.isFleetKey(keyValue.key, prefix: prefix) {
             entries[keyValue.key] = Entry(value: keyValue.value, modRevision: keyValue.modRevision)
         }
     }
@@ -102,7 +110,7 @@ package struct FleetState: Sendable, Hashable, Codable {
     @discardableResult
     package mutating func apply(_ changes: [EtcdClient.EtcdChange], at revision: Int64) -> Bool {
         var changed = false
-        for change in changes where Self.isDocumentKey(change.key, prefix: prefix) {
+        for change in changes where Self.isFleetKey(change.key, prefix: prefix) {
             if let value = change.value {
                 let entry = Entry(value: value, modRevision: change.modRevision)
                 if entries[change.key] != entry {
@@ -127,12 +135,42 @@ package struct FleetState: Sendable, Hashable, Codable {
     }
 
     /// The documents' keys in the order of ``documents``.
-    private var documentKeys: [String] {
-        entries.keys.sorted { lhs, rhs in
+    package var documentKeys: [String] {
+        entries.keys.filter { Self.isDocumentKey($0, prefix: prefix) }.sorted { lhs, rhs in
             let lhsMain = lhs == Self.mainKey(prefix: prefix)
             let rhsMain = rhs == Self.mainKey(prefix: prefix)
             if lhsMain != rhsMain { return lhsMain }
             return Array(lhs.utf8).lexicographicallyPrecedes(Array(rhs.utf8))
         }
+    }
+}
+
+extension FleetState {
+    /// The staged publish in progress, if its record is there and readable.
+    package var rollout: FleetRollout? {
+        entries[FleetRollout.key(prefix: prefix)].flatMap { FleetRollout.decode($0.value) }
+    }
+
+    /// The documents `host` runs: the candidate's, under the fleet's own key names, when a staged
+    /// publish is in progress, `host` is in its stage, and the candidate is whole (every document
+    /// the record names, with the record's fingerprint); else the fleet's own. Held to `limits`
+    /// either way (``enforce(_:)``). Without a host (`nil`), the fleet's own.
+    package func effective(forHost host: String?, limits: FleetLimits) -> FleetState {
+        var own = self
+        own.entries = entries.filter { Self.isDocumentKey($0.key, prefix: prefix) }
+        guard let host, let rollout, rollout.includes(host: host) else { return own }
+        var candidate = own
+        candidate.entries = [:]
+        candidate.violation = nil
+        for name in rollout.documents {
+            let key = prefix + name
+            guard Self.isDocumentKey(key, prefix: prefix),
+                let entry = entries[FleetRollout.candidateKey(for: key, prefix: prefix)]
+            else { return own }
+            candidate.entries[key] = entry
+        }
+        guard candidate.fingerprint == rollout.fingerprint else { return own }
+        candidate.enforce(limits)
+        return candidate
     }
 }

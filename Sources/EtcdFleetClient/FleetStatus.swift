@@ -246,16 +246,19 @@ extension FleetState {
     /// The fleet revision of these documents: the newest revision at which one of them was
     /// written (0 without documents). What `envctl publish` prints, and what hosts report.
     /// Deleting a drop-in alone does not raise it; ``fingerprint`` tells that change.
-    package var configurationRevision: Int64 { entries.values.map(\.modRevision).max() ?? 0 }
+    package var configurationRevision: Int64 {
+        documentKeys.compactMap { entries[$0]?.modRevision }.max() ?? 0
+    }
 
     /// A fingerprint of the documents' keys and bytes (64-bit FNV-1a, hex): equal for equal
-    /// documents. A check that a host runs what etcd holds, not a security measure.
+    /// documents; a staged publish's keys do not count. A check that a host runs what etcd holds, not a security measure.
     package var fingerprint: String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix(_ bytes: some Sequence<UInt8>) {
             for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         }
-        for key in entries.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+        let keys = entries.keys.filter { Self.isDocumentKey($0, prefix: prefix) }
+        for key in keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
             let value = entries[key]!.value
             mix(key.utf8)
             mix([0])

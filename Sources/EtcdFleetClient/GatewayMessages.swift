@@ -160,6 +160,7 @@ struct TransactionRequest: Encodable {
         }
         struct Delete: Encodable {
             var key: String
+            var range_end: String?
         }
         var request_put: Put?
         var request_delete_range: Delete?
