@@ -21,7 +21,8 @@ struct FleetStatusCommand: ParsableCommand {
             fingerprint) and every host's status key, PREFIX/.status/HOST, which each daemon in fleet mode \
             keeps on an etcd lease: a host that stops renewing drops out after the lease's TTL (30 s by \
             default). A host runs the newest configuration when the documents it reports running have the \
-            fingerprint of the documents in etcd now. A host is stale when it has not rewritten its status \
+            fingerprint of the documents in etcd now; while a staged publish is in progress (envctl publish --stage), \
+            a host in its stage runs the newest when it runs the publish's candidate. A host is stale when it has not rewritten its status \
             for longer than its refresh interval and TTL together (90 s by default), or its key has no \
             lease. Exits with status 1 when some host does not run the newest configuration: it rejected \
             it (the error is shown, secrets redacted), reports an older one, or its status cannot be read.
@@ -50,18 +51,34 @@ struct FleetStatusCommand: ParsableCommand {
         var renewed: Date?
         var renewedSecondsAgo: Int?
         var ttl: Int?
-        /// Whether it runs the documents in etcd now.
+        /// Whether it runs what it should: the documents in etcd now, or, in the stage of a staged
+        /// publish, its candidate.
         var current: Bool
+        /// Whether it is in the stage of the staged publish in progress.
+        var staged: Bool = false
         /// Whether it has not renewed in time, or its key has no lease.
         var stale: Bool
         /// Why its value cannot be read, when it cannot.
         var unreadable: String?
     }
 
+    /// The staged publish in progress.
+    struct Rollout: Encodable {
+        var id: String
+        var stage: Int
+        var steps: [String]
+        var held: Bool
+        /// The candidate's fingerprint.
+        var fingerprint: String
+        var startedBy: String
+        var started: Date
+    }
+
     struct Report: Encodable {
         var prefix: String
         var revision: Int64
         var fingerprint: String
+        var rollout: Rollout?
         var hosts: [HostRow]
         /// How many hosts do not run the newest configuration.
         var behind: Int
@@ -95,6 +112,12 @@ struct FleetStatusCommand: ParsableCommand {
             try await client.range(prefix: directory, limit: maximumHosts, maximumBytes: 64 << 20)
         }(configuration)
         let fingerprint = state.fingerprint
+        let rollout = state.rollout
+        /// What `host` should run: the candidate in a staged publish's stage, else the documents.
+        func expected(_ host: String) -> (fingerprint: String, staged: Bool) {
+            if let rollout, rollout.includes(host: host) { return (rollout.fingerprint, true) }
+            return (fingerprint, false)
+        }
         var rows: [HostRow] = []
         for keyValue in listing.keyValues {
             let name = String(keyValue.key.dropFirst(directory.count))
@@ -107,16 +130,22 @@ struct FleetStatusCommand: ParsableCommand {
                 continue
             }
             let age = Int(now.timeIntervalSince(status.renewed).rounded())
+            let should = expected(status.host)
             rows.append(
                 HostRow(
                     host: status.host, key: keyValue.key, revision: status.revision, fingerprint: status.fingerprint,
                     generation: status.generation, environment: status.environment, last: status.last,
                     version: status.version, library: status.library, renewed: status.renewed, renewedSecondsAgo: age,
-                    ttl: status.ttl, current: status.fingerprint == fingerprint,
+                    ttl: status.ttl, current: status.fingerprint == should.fingerprint, staged: should.staged,
                     stale: keyValue.lease == 0 || age > status.refresh + status.ttl))
         }
         return Report(
-            prefix: configuration.prefix, revision: state.configurationRevision, fingerprint: fingerprint, hosts: rows,
+            prefix: configuration.prefix, revision: state.configurationRevision, fingerprint: fingerprint,
+            rollout: rollout.map {
+                Rollout(
+                    id: $0.id, stage: $0.stage + 1, steps: $0.steps.map(\.text), held: $0.held,
+                    fingerprint: $0.fingerprint, startedBy: $0.startedBy, started: $0.started)
+            }, hosts: rows,
             behind: rows.filter { !$0.current }.count, truncated: listing.more)
     }
 
@@ -126,6 +155,12 @@ struct FleetStatusCommand: ParsableCommand {
             "# fleet \(report.prefix) at revision \(report.revision) (fingerprint \(report.fingerprint)): "
                 + "\(report.hosts.count) host\(report.hosts.count == 1 ? "" : "s"), \(running) run\(running == 1 ? "s" : "") it, \(report.behind) do\(report.behind == 1 ? "es" : "") not"
         )
+        if let rollout = report.rollout {
+            let staged = report.hosts.filter(\.staged).count
+            printLine(
+                "# staged publish \(rollout.id) by \(rollout.startedBy): stage \(rollout.stage) of \(rollout.steps.count) (\(rollout.steps[rollout.stage - 1]))\(rollout.held ? ", held" : ""), \(staged) host\(staged == 1 ? "" : "s") in it run the candidate (fingerprint \(rollout.fingerprint)) if current"
+            )
+        }
         if report.truncated { printLine("# more than \(maximumHosts) status keys: the first \(maximumHosts) only") }
         let header = ["HOST", "REVISION", "GENERATION", "LAST CHANGE", "VERSION", "RENEWED", "STATE"]
         var lines = [header]
@@ -133,6 +168,7 @@ struct FleetStatusCommand: ParsableCommand {
             let last = row.last.map { "\($0.outcome.rawValue) @\($0.revision)" } ?? "-"
             let version = [row.version, row.library.map { "lib \($0)" }].compactMap { $0 }.joined(separator: ", ")
             var state = row.current ? "current" : (row.unreadable != nil ? "unreadable" : "behind")
+            if row.staged { state += ", staged" }
             if row.stale { state += ", stale" }
             lines.append([
                 row.host, row.revision.map(String.init) ?? "-", row.generation.map(String.init) ?? "-", last,

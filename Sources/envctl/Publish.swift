@@ -22,7 +22,15 @@ struct Publish: ParsableCommand {
             package installs them), every environment is also checked against the declaration: a value of \
             the wrong type or out of its bounds is refused, and keys no declaration covers are listed as \
             warnings (--strict refuses them). Whether a required setting is set is left to each host, whose \
-            own files may set it. The application's own validation runs on each host when the change arrives.
+            own files may set it. The application's own validation runs on each host when the change arrives. \
+            With --stage 5%,25%,100% the publish is staged: the validated documents go first to that share of \
+            the hosts that report their status (a number is a count of hosts, other words host ids), chosen by a \
+            stable hash of the host id; envctl waits until each of them runs them and keeps renewing its status \
+            for the settle time, then widens, and at 100% writes them as the fleet's documents. When a host of a \
+            stage rejects them, stops renewing or does not apply them within --stage-timeout, every host goes \
+            back to the fleet's documents and envctl names the hosts and why (exit status 1). A publish whose \
+            last step is below 100% is held there. --resume goes on with a held or interrupted publish (after \
+            envctl was stopped, say), --abort rolls it back; while one is in progress, other publishes are refused.
             """)
 
     @OptionGroup var fleet: FleetOptions
@@ -46,15 +54,45 @@ struct Publish: ParsableCommand {
     )
     var strict = false
 
+    @Option(
+        name: .customLong("stage"),
+        help: ArgumentHelp(
+            "Publish in stages: shares (5%), counts of hosts (3) or host ids, comma-separated (repeatable).",
+            valueName: "steps"))
+    var stages: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "How long a stage's hosts must keep running the documents before the next stage (default 60s; at least their status TTL).",
+            valueName: "duration"))
+    var settle: String?
+
+    @Option(
+        name: .customLong("stage-timeout"),
+        help: ArgumentHelp("How long a stage's hosts may take to apply the documents.", valueName: "duration"))
+    var stageTimeout: String = "5m"
+
+    @Flag(help: "Go on with the staged publish in progress (held, or interrupted); --stage replaces its next steps.")
+    var resume = false
+
+    @Flag(help: "Roll back the staged publish in progress: every host returns to the fleet's documents.")
+    var abort = false
+
     @Argument(help: "The property-list files to publish.")
-    var files: [String]
+    var files: [String] = []
 
     func run() throws {
         try reportingFailures {
             guard let configuration = try fleet.configuration() else {
                 throw Failure("publish needs --etcd-endpoints (or $\(EtcdConfiguration.endpointsVariable))")
             }
+            if resume || abort {
+                guard !(resume && abort) else { throw Failure("give --resume or --abort, not both") }
+                guard files.isEmpty else { throw Failure("--\(resume ? "resume" : "abort") takes no file") }
+                return try resume ? resumePublish(configuration) : abortPublish(configuration)
+            }
             guard !files.isEmpty else { throw Failure("no file to publish") }
+            let steps = try stages.isEmpty ? nil : Self.steps(stages)
             var documents: [(key: String, value: Data)] = []
             for file in files {
                 let name = (file as NSString).lastPathComponent
@@ -79,6 +117,10 @@ struct Publish: ParsableCommand {
 
             var state = try FleetOptions.read(configuration, acceptingViolation: true)
             let validated = state.revision
+            if let rollout = state.entries[FleetRollout.key(prefix: configuration.prefix)] {
+                throw Failure(Self.inProgress(FleetRollout.decode(rollout.value), configuration))
+            }
+            let baseFingerprint = state.fingerprint
             // Every document read must still be there, unchanged, when the transaction runs.
             var expected = state.entries.mapValues(\.modRevision)
             if let violation = state.violation {
@@ -108,9 +150,15 @@ struct Publish: ParsableCommand {
                         + removed.map { "--allow-removing-environment \($0)" }.joined(separator: " "))
             }
             let environments = try validate(state)
+            if let steps {
+                return try stagedPublish(
+                    state, steps: steps, validated: validated, baseFingerprint: baseFingerprint, expected: expected,
+                    environments: environments, configuration)
+            }
 
             let puts = documents
-            let expecting = expected
+            // Nor did a staged publish begin meanwhile.
+            let expecting = expected.merging([FleetRollout.key(prefix: configuration.prefix): 0]) { old, _ in old }
             let written = try FleetOptions.blocking { client throws(EtcdError) in
                 try await client.commit(
                     puts: puts, deletes: [], prefix: configuration.prefix, ifUnchangedSince: validated,
@@ -118,7 +166,7 @@ struct Publish: ParsableCommand {
             }(configuration)
             guard let written else {
                 throw Failure(
-                    "the fleet's documents under \(configuration.prefix) changed after revision \(validated), which was validated; "
+                    "the fleet's documents under \(configuration.prefix) changed after revision \(validated), which was validated, or a staged publish began; "
                         + "nothing was written: run publish again to validate the new state")
             }
             printLine(
