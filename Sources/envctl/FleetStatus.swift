@@ -143,7 +143,7 @@ struct FleetStatusCommand: ParsableCommand {
             prefix: configuration.prefix, revision: state.configurationRevision, fingerprint: fingerprint,
             rollout: rollout.map {
                 Rollout(
-                    id: $0.id, stage: $0.stage + 1, steps: $0.steps.map(\.text), held: $0.held,
+                    id: $0.id, stage: $0.stage + 1, steps: $0.steps.map(\.description), held: $0.held,
                     fingerprint: $0.fingerprint, startedBy: $0.startedBy, started: $0.started)
             }, hosts: rows,
             behind: rows.filter { !$0.current }.count, truncated: listing.more)
@@ -158,7 +158,7 @@ struct FleetStatusCommand: ParsableCommand {
         if let rollout = report.rollout {
             let staged = report.hosts.filter(\.staged).count
             printLine(
-                "# staged publish \(rollout.id) by \(rollout.startedBy): stage \(rollout.stage) of \(rollout.steps.count) (\(rollout.steps[rollout.stage - 1]))\(rollout.held ? ", held" : ""), \(staged) host\(staged == 1 ? "" : "s") in it run the candidate (fingerprint \(rollout.fingerprint)) if current"
+                "# staged publish \(rollout.id) by \(rollout.startedBy): stage \(rollout.stage) of \(rollout.steps.count) (\(rollout.steps[rollout.stage - 1]))\(rollout.held ? ", held" : ""); candidate fingerprint \(rollout.fingerprint), for the \(staged) host\(staged == 1 ? "" : "s") marked staged"
             )
         }
         if report.truncated { printLine("# more than \(maximumHosts) status keys: the first \(maximumHosts) only") }

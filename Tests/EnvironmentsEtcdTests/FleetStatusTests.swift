@@ -49,14 +49,14 @@ struct FleetStatusTests {
     /// Polls `envctl fleet status --json` until `condition` holds (or 20 s have passed), and
     /// returns the last answer.
     static func waitForStatus(
-        _ cluster: EtcdCluster, _ prefix: String, _ condition: (Int32, StatusOutput) -> Bool
+        _ cluster: EtcdCluster, _ prefix: String, extra: [String] = [], _ condition: (Int32, StatusOutput) -> Bool
     ) async throws -> (status: Int32, text: String, decoded: StatusOutput?) {
         let deadline = ContinuousClock.now + .seconds(20)
-        var last = try envctlStatus(cluster, prefix)
+        var last = try envctlStatus(cluster, prefix, extra: extra)
         while ContinuousClock.now < deadline {
             if let decoded = last.decoded, condition(last.status, decoded) { return last }
             try await Task.sleep(for: .milliseconds(200))
-            last = try envctlStatus(cluster, prefix)
+            last = try envctlStatus(cluster, prefix, extra: extra)
         }
         return last
     }
@@ -201,43 +201,11 @@ struct FleetStatusTests {
         let cluster = try await EtcdCluster(size: 1)
         defer { cluster.stop() }
         let host = try FleetHarness(cluster: cluster)
-        // What the example daemon's declaration requires in Production.
-        try await host.writer.put(
-            host.prefix + "Environments.plist",
-            Data(
-                """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <plist version="1.0"><dict>
-                <key>Common</key><dict><key>APIBaseUrl</key><string>https://api.example.com</string></dict>
-                <key>Production</key><dict><key>Database</key><dict>
-                <key>Password</key><string>not-a-real-password</string></dict></dict>
-                </dict></plist>
-                """.utf8))
-        let daemon = Process()
-        daemon.executableURL = BuiltProducts.directory.appendingPathComponent("example-fleet-daemon")
-        daemon.arguments = ["--config-dir", host.hostDirectory.path, "--environment", "Production"]
-        daemon.environment = operatorEnvironment([
-            "ENVIRONMENTS_ETCD_ENDPOINTS": cluster.endpoints.joined(separator: ","),
-            "ENVIRONMENTS_ETCD_PREFIX": host.prefix, "ENVIRONMENTS_ETCD_HOST_ID": "killed-1",
-            "ENVIRONMENTS_ETCD_STATUS_TTL": "3",
-            // A runtime directory of its own: without one its control socket would be
-            // /run/example-daemon/configuration.varlink, which the SIGKILL below leaves behind for
-            // every later `envctl --app-name example-daemon` on the machine to find.
-            "RUNTIME_DIRECTORY": host.hostDirectory.appendingPathComponent("run").path,
-        ])
-        let log = host.hostDirectory.appendingPathComponent("daemon.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let output = try FileHandle(forWritingTo: log)
-        defer { try? output.close() }
-        daemon.standardOutput = output
-        daemon.standardError = output
-        func daemonLog() -> String {
-            (try? String(contentsOf: log, encoding: .utf8)).map { String($0.suffix(2000)) } ?? ""
-        }
-        try FileManager.default.createDirectory(
-            at: host.hostDirectory.appendingPathComponent("run"), withIntermediateDirectories: true)
-        try daemon.run()
-        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+        try await host.writer.put(host.prefix + "Environments.plist", ExampleFleetDaemon.document())
+        let daemon = try ExampleFleetDaemon(
+            cluster: cluster, prefix: host.prefix, host: "killed-1", directory: host.hostDirectory)
+        defer { daemon.kill() }
+        func daemonLog() -> String { daemon.log }
 
         let reported = try await Self.waitForStatus(cluster, host.prefix) { status, output in
             status == 0 && output.host("killed-1") != nil
@@ -245,8 +213,8 @@ struct FleetStatusTests {
         try #require(reported.decoded?.host("killed-1")?.current == true, "\(reported.text) \(daemonLog())")
         #expect(reported.decoded?.host("killed-1")?.version == LibraryVersion.current, "\(reported.text)")
 
-        kill(daemon.processIdentifier, SIGKILL)
-        daemon.waitUntilExit()
+        kill(daemon.process.processIdentifier, SIGKILL)
+        daemon.process.waitUntilExit()
         let key = FleetHostStatus.key(prefix: host.prefix, host: "killed-1")
         #expect(try await Self.value(of: key, cluster) != nil)
         let deadline = ContinuousClock.now + .seconds(15)

@@ -85,7 +85,7 @@ final class FleetHarness: @unchecked Sendable {
         var options = EnvironmentOptions(
             applicationName: "fleet-tests", configDirectory: hostDirectory.path,
             build: BuildInfo(defaultEnvironment: "Production"), processEnvironment: [:])
-        options.baseLayer = fleet.layer
+        fleet.apply(to: &options)
         // `Token` is secret; a validation that quotes it (as careless ones do) is redacted by
         // the library. `Reason` makes a rejection with a long text.
         options.secretKeys = ["Token"]
