@@ -320,7 +320,8 @@ class Runner:
     def fleet_quickstart(self, commands):
         """FleetQuickStart, step by step, with its Environments.plist, on an etcd of its own:
         its client and peer ports replace 2379 and 2380; the fleet daemon runs in the background
-        and `$(pgrep -f example-fleet-daemon)` is its pid."""
+        and `$(pgrep -f example-fleet-daemon)` is its pid; its status TTL is 5 s, and the staged
+        publish settles for that."""
         root = os.path.join(self.work, "fleet-quickstart")
         os.makedirs(root)
         text = open(os.path.join(ROOT, "Sources/EnvironmentsEtcd/EnvironmentsEtcd.docc/FleetQuickStart.md")).read()
@@ -337,6 +338,8 @@ class Runner:
         try:
             for command in commands:
                 command = command.replace(":2379", f":{ports[0]}").replace(":2380", f":{ports[1]}")
+                # The staged publish settles for the daemon's status TTL, 5 s here (below).
+                command = command.replace("--settle 30s", "--settle 1s")
                 if command.startswith("ETCDCTL_API=3 etcdctl"):
                     deadline = time.monotonic() + 30
                     while subprocess.run(["bash", "-c", command], capture_output=True).returncode != 0 \
@@ -345,10 +348,19 @@ class Runner:
                     self.run(command, root)
                 elif command.startswith("example-fleet-daemon"):
                     os.makedirs(os.path.join(root, "run"), exist_ok=True)
-                    daemon = self.start_daemon(command, dict(self.env, RUNTIME_DIRECTORY=os.path.join(root, "run")),
+                    daemon = self.start_daemon(command, dict(self.env, RUNTIME_DIRECTORY=os.path.join(root, "run"),
+                                                             ENVIRONMENTS_ETCD_STATUS_TTL="5"),
                                                os.path.join(root, "daemon.log"), cwd=root)
                     if daemon is None:
                         return
+                elif command.startswith("envctl fleet status"):
+                    # The daemon writes its status key just after it starts: wait for it (15 s).
+                    deadline = time.monotonic() + 15
+                    while '"host"' not in subprocess.run(["bash", "-c", command + " --json"], capture_output=True,
+                                                          text=True, cwd=root, env=self.env).stdout \
+                            and time.monotonic() < deadline:
+                        time.sleep(0.2)
+                    self.run(command, root)
                 elif "pgrep -f example-fleet-daemon" in command:
                     self.run(command.replace('"$(pgrep -f example-fleet-daemon)"', str(daemon.pid)), root, what=command)
                 else:

@@ -61,7 +61,7 @@ struct StagedPublishTests {
         }
     }
 
-    /// Hosts of one fleet, in process, each with its host id and status TTL of 2 s.
+    /// Hosts of one fleet, in process, each with its host id and a status TTL of 5 s (2 s expired under a load of 17).
     static func hosts(
         _ cluster: EtcdCluster, prefix: String, _ names: [(String, Int)],
         configure: @escaping (inout EtcdConfiguration) -> Void = { _ in }
@@ -71,7 +71,7 @@ struct StagedPublishTests {
             let host = try FleetHarness(cluster: cluster, prefix: prefix)
             try await host.start(maximumLimit: maximumLimit) {
                 $0.status.hostID = name
-                $0.status.ttl = .seconds(2)
+                $0.status.ttl = .seconds(5)
                 configure(&$0)
             }
             hosts[name] = host
