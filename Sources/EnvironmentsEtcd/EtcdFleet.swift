@@ -45,6 +45,8 @@ public final class EtcdFleet: Sendable {
     /// Cache writes happen here, off the tasks' threads, newest state only.
     private let cacheQueue = DispatchQueue(label: "EtcdFleet.cache")
     private let pendingCache = Locked<FleetState?>(nil)
+    /// The application's version from the options the fleet was applied to.
+    private let applicationVersion = Locked<String?>(nil)
 
     /// Puts the fleet's documents below the host's own files in `options`: an environment made
     /// with them reads the fleet's `Environments.plist` and drop-ins first, then the host's
@@ -55,9 +57,14 @@ public final class EtcdFleet: Sendable {
     /// at once: no load waits on the network. While a staged publish is in progress
     /// (`envctl publish --stage`), a host in its stage takes the publish's candidate instead:
     /// the host id (`EtcdConfiguration`'s, with the instance of `options`) says whether it is in.
+    ///
+    /// The application's version this host reports in its status key is the build's
+    /// (`BuildInfo`'s, from the embedded Info.plist's `CFBundleShortVersionString`).
     public func apply(to options: inout EnvironmentOptions) {
         options.baseLayer = layer
         layer.setHost(configuration.status.resolvedHostID(instance: options.selectedInstance))
+        let version = options.build.version
+        applicationVersion.withLock { $0 = version }
     }
 
     private init(
@@ -191,9 +198,10 @@ public final class EtcdFleet: Sendable {
         }
         var status: FleetStatusReporter?
         if configuration.status.isEnabled {
+            var options = configuration.status
+            options.applicationVersion = options.applicationVersion ?? applicationVersion.withLock { $0 }
             let reporter = FleetStatusReporter(
-                fleet: self, instance: reloader.environment.snapshot.instanceName,
-                options: configuration.status)
+                fleet: self, instance: reloader.environment.snapshot.instanceName, options: options)
             await reloader.addRenderer { reporter.render($0) }
             status = reporter
         }

@@ -75,7 +75,7 @@ struct FleetStatusTests {
         let strict = try FleetHarness(cluster: cluster)
         let lenient = try FleetHarness(cluster: cluster, prefix: strict.prefix)
         let first = try await strict.publish(common: ["Limit": "50"])
-        try await strict.start(maximumLimit: 100) { $0.status.hostID = "host-a" }
+        try await strict.start(maximumLimit: 100, version: "2.5.1") { $0.status.hostID = "host-a" }
         try await lenient.start(maximumLimit: 1000) { $0.status.hostID = "host-b" }
         defer {
             Task {
@@ -90,6 +90,10 @@ struct FleetStatusTests {
         #expect(agreed.decoded?.revision == first)
         #expect(agreed.decoded?.host("host-a")?.revision == first)
         #expect(agreed.decoded?.host("host-b")?.library == LibraryVersion.current)
+        // The application's version, as its build gives it (an embedded Info.plist's
+        // CFBundleShortVersionString); none when the build gives none.
+        #expect(agreed.decoded?.host("host-a")?.version == "2.5.1", "\(agreed.text)")
+        #expect(agreed.decoded?.host("host-b")?.version == nil, "\(agreed.text)")
 
         // Limit 150: host-a's validation rejects it, host-b applies it.
         let second = try await strict.publish(common: ["Limit": "150"])

@@ -211,6 +211,17 @@ import Testing
         #expect(info.defaultEnvironment == "Release")
     }
 
+    @Test("CFBundleShortVersionString is the application's version; unexpanded or empty, none; not a string, an error")
+    func version() throws {
+        #expect(try BuildInfo(infoPlist: bytes(["CFBundleShortVersionString": " 1.4.0 "])).version == "1.4.0")
+        #expect(try BuildInfo(infoPlist: bytes(["CFBundleShortVersionString": "$(MARKETING_VERSION)"])).version == nil)
+        #expect(try BuildInfo(infoPlist: bytes(["CFBundleName": "daemon"])).version == nil)
+        let wrong = #expect(throws: EnvironmentError.self) {
+            try BuildInfo(infoPlist: self.bytes(["CFBundleShortVersionString": 14]))
+        }
+        #expect(wrong?.key == "CFBundleShortVersionString" && wrong?.code == .invalidSection)
+    }
+
     @Test func configurationIsTrimmed() throws {
         let info = try BuildInfo(infoPlist: bytes(["Configuration": " Staging "]))
         #expect(info.defaultEnvironment == "Staging")

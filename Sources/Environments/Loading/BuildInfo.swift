@@ -1,7 +1,7 @@
 import Foundation
 
-/// What the binary knows about itself from its build: the default environment and, optionally,
-/// which environments may be selected.
+/// What the binary knows about itself from its build: the default environment, optionally which
+/// environments may be selected, and the application's version.
 ///
 /// By default the environment is the build configuration, compiled in: a debug build selects
 /// `Debug`, a release build `Release`. An application can embed its own `Info.plist` in the
@@ -9,7 +9,8 @@ import Foundation
 /// the default environment and its optional `AllowedEnvironments` restricts the selection.
 /// `AllowedEnvironments` is either an array (for every build) or a dictionary from build
 /// configuration (`Debug`, `Release`) to an array, so that a release build can be restricted
-/// while a debug build is not.
+/// while a debug build is not. Its `CFBundleShortVersionString` is the application's version,
+/// which a daemon in fleet mode reports in its status key (`envctl fleet status`).
 public struct BuildInfo: Sendable, Hashable {
     /// The build configuration this code was compiled in: `Debug` or `Release`.
     @usableFromInline
@@ -25,11 +26,22 @@ public struct BuildInfo: Sendable, Hashable {
     package var defaultEnvironment: String
     /// The environments that may be selected, or `nil` for any that the files define.
     package var allowedEnvironments: [String]?
+    /// The application's version, if it gives one.
+    package var version: String?
 
     /// Creates build information.
-    public init(defaultEnvironment: String = BuildInfo.compiledConfiguration, allowedEnvironments: [String]? = nil) {
+    ///
+    /// - Parameters:
+    ///   - defaultEnvironment: The environment selected when nothing else names one.
+    ///   - allowedEnvironments: The environments that may be selected; `nil` for any.
+    ///   - version: The application's version (`1.4.0`), reported by a daemon in fleet mode.
+    public init(
+        defaultEnvironment: String = BuildInfo.compiledConfiguration, allowedEnvironments: [String]? = nil,
+        version: String? = nil
+    ) {
         self.defaultEnvironment = defaultEnvironment
         self.allowedEnvironments = allowedEnvironments
+        self.version = version
     }
 
     /// Reads build information from the bytes of an Info.plist (XML or binary), as the
@@ -54,6 +66,16 @@ public struct BuildInfo: Sendable, Hashable {
                 .invalidSection, "'Configuration' is \(other.typeName.withArticle), expected a string",
                 key: "Configuration",
                 file: "embedded Info.plist")
+        }
+        switch root["CFBundleShortVersionString"] {
+        case .string(let version)?:
+            let version = version.trimmingCharacters(in: .whitespaces)
+            if !version.isEmpty, !version.hasPrefix("$(") { info.version = version }
+        case nil: break
+        case let other?:
+            throw EnvironmentError(
+                .invalidSection, "'CFBundleShortVersionString' is \(other.typeName.withArticle), expected a string",
+                key: "CFBundleShortVersionString", file: "embedded Info.plist")
         }
         switch root["AllowedEnvironments"] {
         case nil: break

@@ -61,9 +61,10 @@ final class FleetHarness: @unchecked Sendable {
     ///   - requestTimeout: How long one request may take, and a watch may hear nothing.
     ///   - configure: Changes the configuration: TLS files, a user.
     ///   - maximumLimit: The largest `Limit` this host's validation accepts.
+    ///   - version: The application's version, as its build gives it.
     func start(
         endpoints: [String]? = nil, limits: FleetLimits = FleetLimits(), requestTimeout: Duration = .seconds(2),
-        maximumLimit: Int = 100, configure: (inout EtcdConfiguration) -> Void = { _ in }
+        maximumLimit: Int = 100, version: String? = nil, configure: (inout EtcdConfiguration) -> Void = { _ in }
     ) async throws {
         var configuration = EtcdConfiguration(
             endpoints: endpoints ?? cluster.endpoints, prefix: prefix, cacheDirectory: cacheDirectory.path,
@@ -73,7 +74,7 @@ final class FleetHarness: @unchecked Sendable {
         let logger = Logger(label: "fleet-tests")
         let fleet = try await EtcdFleet.connect(configuration, logger: logger)
         do {
-            try await run(fleet, logger: logger, maximumLimit: maximumLimit)
+            try await run(fleet, logger: logger, maximumLimit: maximumLimit, version: version)
         } catch {
             // As a daemon that cannot start exits: nothing runs the watch, which would close it.
             await fleet.client.shutdown()
@@ -81,10 +82,10 @@ final class FleetHarness: @unchecked Sendable {
         }
     }
 
-    private func run(_ fleet: EtcdFleet, logger: Logger, maximumLimit: Int) async throws {
+    private func run(_ fleet: EtcdFleet, logger: Logger, maximumLimit: Int, version: String?) async throws {
         var options = EnvironmentOptions(
             applicationName: "fleet-tests", configDirectory: hostDirectory.path,
-            build: BuildInfo(defaultEnvironment: "Production"), processEnvironment: [:])
+            build: BuildInfo(defaultEnvironment: "Production", version: version), processEnvironment: [:])
         fleet.apply(to: &options)
         // `Token` is secret; a validation that quotes it (as careless ones do) is redacted by
         // the library. `Reason` makes a rejection with a long text.
