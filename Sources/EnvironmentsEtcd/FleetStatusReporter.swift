@@ -66,7 +66,11 @@ final class FleetStatusReporter: Sendable {
                 }
                 last = FleetHostStatus.Change(
                     outcome: outcome, revision: attempted.revision, fingerprint: attempted.fingerprint,
-                    error: rejected ? report.verdict.error : nil, at: now)
+                    error: rejected
+                        ? FleetHostStatus.rejection(
+                            code: report.verdict.errorCode, message: report.verdict.errorMessage,
+                            key: report.verdict.errorKey, file: report.verdict.errorFile,
+                            line: report.verdict.errorLine, otherwise: report.verdict.error) : nil, at: now)
             }
             pending.status = FleetHostStatus(
                 host: host, revision: pending.running!.revision, fingerprint: pending.running!.fingerprint,
@@ -183,3 +187,4 @@ final class FleetStatusReporter: Sendable {
         }
     }
 }
+

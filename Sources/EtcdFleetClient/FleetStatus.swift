@@ -16,7 +16,7 @@ import Foundation
 /// | `fingerprint` | the fingerprint of those documents (``FleetState/fingerprint``) |
 /// | `generation` | the configuration's generation on this host |
 /// | `environment` | the environment the daemon runs |
-/// | `last` | the last fleet change: `outcome` (`applied`, `unchanged`, `pending-restart`, `rejected`), its `revision` and `fingerprint`, `error` (rejected only; the reload's error, secrets redacted, at most 1 KiB), `at` |
+/// | `last` | the last fleet change: `outcome` (`applied`, `unchanged`, `pending-restart`, `rejected`), its `revision` and `fingerprint`, `error` (rejected only; where and what kind, never a value: ``rejection(code:message:key:file:line:otherwise:)``; at most 1 KiB), `at` |
 /// | `version`, `library` | the application's version (when it gives one) and this library's |
 /// | `renewed` | when the value was last written |
 /// | `ttl`, `refresh` | the lease's TTL and how often the value is rewritten, in seconds |
@@ -121,6 +121,32 @@ package struct FleetHostStatus: Codable, Sendable, Hashable {
                 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || Array(".-_@:".utf8).contains(byte)
         }
+    }
+
+    /// Why a host rejected a change, as its status key says it: where (file, line, key) and what
+    /// kind of error (`code`), never a value. Every host with read access to the fleet reads the
+    /// status keys, while a rejection may quote a value from this host's own files or variables;
+    /// the journal on the host has the whole error. The application's own validation `message`
+    /// (code `validationFailed`) is kept, secrets redacted as everywhere: the application wrote it,
+    /// and it is the reason. Without a code (a reload abandoned at a stop), `otherwise`.
+    package static func rejection(
+        code: String?, message: String?, key: String?, file: String?, line: Int?, otherwise: String?
+    ) -> String? {
+        guard let code else { return otherwise }
+        let location = [
+            file.map { file in line.map { "\(file):\($0)" } ?? file }, key.map { "'\($0)'" },
+        ].compactMap { $0 }.joined(separator: ": ")
+        let what: String
+        if code == "validationFailed", let message {
+            what = message
+        } else {
+            // `typeMismatch` → "type mismatch".
+            what = code.reduce(into: "") { text, character in
+                if character.isUppercase { text += " " + character.lowercased() } else { text.append(character) }
+            }
+        }
+        return (location.isEmpty ? what : "\(location): \(what)")
+            + " (the host's journal has the whole error: journalctl -u UNIT)"
     }
 
     /// The JSON value, at most ``maximumBytes``: the error text is cut further if need be.

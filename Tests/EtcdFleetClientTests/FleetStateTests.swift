@@ -92,4 +92,50 @@ import Testing
         #expect(counts.allSatisfy { (850...1150).contains($0) }, "\(counts)")
         #expect(!EtcdClient.hostIdentity.isEmpty)
     }
+
+    @Test("a host's rejection in its status: where and what kind, never a value; the application's own reason kept")
+    func rejectionsCarryNoValue() {
+        let typed = FleetHostStatus.rejection(
+            code: "typeMismatch", message: "'Port' is 99999: must be between 1 and 65535", key: "Port",
+            file: "/etc/app/Environments.plist", line: 12, otherwise: "whole text with 99999")
+        #expect(typed == "/etc/app/Environments.plist:12: 'Port': type mismatch (the host's journal has the whole error: journalctl -u UNIT)")
+        #expect(typed?.contains("99999") == false)
+        let validation = FleetHostStatus.rejection(
+            code: "validationFailed", message: "Limit must be a number up to 100", key: "Limit", file: nil, line: nil,
+            otherwise: nil)
+        #expect(validation?.hasPrefix("'Limit': Limit must be a number up to 100") == true)
+        #expect(
+            FleetHostStatus.rejection(code: nil, message: nil, key: nil, file: nil, line: nil, otherwise: "stopping")
+                == "stopping")
+    }
+
+    @Test("a host in a staged publish's stage runs the candidate when it is whole; others, and an incomplete one, the fleet's")
+    func effectiveDocuments() throws {
+        let prefix = "/fleet/app/"
+        let main = prefix + "Environments.plist"
+        var state = FleetState(
+            prefix: prefix, revision: 5,
+            keyValues: [EtcdKeyValue(key: main, value: Data("old".utf8), modRevision: 3)])
+        var candidate = state
+        candidate.entries[main] = .init(value: Data("new".utf8), modRevision: 6)
+        var record = FleetRollout(
+            id: "t", base: 5, baseFingerprint: state.fingerprint, fingerprint: candidate.fingerprint,
+            documents: ["Environments.plist"], steps: [.hosts(["in-1"])], settle: 1, startedBy: "t", started: Date())
+        record.widen(to: 0, reporting: ["in-1", "out-1"])
+        state.entries[FleetRollout.key(prefix: prefix)] = .init(value: try record.encoded(), modRevision: 6)
+        // The record alone: the candidate is not whole, everyone keeps the fleet's documents.
+        #expect(state.effective(forHost: "in-1", limits: FleetLimits()).entries[main]?.value == Data("old".utf8))
+        state.entries[FleetRollout.candidateKey(for: main, prefix: prefix)] = .init(
+            value: Data("new".utf8), modRevision: 6)
+        #expect(state.effective(forHost: "in-1", limits: FleetLimits()).entries[main]?.value == Data("new".utf8))
+        #expect(state.effective(forHost: "in-1", limits: FleetLimits()).fingerprint == record.fingerprint)
+        #expect(state.effective(forHost: "out-1", limits: FleetLimits()).entries[main]?.value == Data("old".utf8))
+        #expect(state.effective(forHost: nil, limits: FleetLimits()).entries.count == 1)
+        // The staged keys are not documents: the fleet's own fingerprint and revision ignore them.
+        #expect(state.documents.count == 1 && state.configurationRevision == 3)
+        // A candidate changed behind the record (another fingerprint): not run.
+        state.entries[FleetRollout.candidateKey(for: main, prefix: prefix)] = .init(
+            value: Data("tampered".utf8), modRevision: 7)
+        #expect(state.effective(forHost: "in-1", limits: FleetLimits()).entries[main]?.value == Data("old".utf8))
+    }
 }
