@@ -2,8 +2,10 @@
 runs inside the container, in its own network namespace; `envctl publish` writes the fleet's
 document; `example-daemon-fleet.service` (the shipped unit, with a drop-in naming that etcd)
 starts from it and applies a second publish through its watch, which `envctl history` names by
-its revision."""
+its revision. The daemon reports its status under its machine id (`envctl fleet status`), and a
+staged publish (`envctl publish --stage 1,100%`) reaches it through the unit's sandbox."""
 
+import json
 import os
 import plistlib
 import re
@@ -26,14 +28,16 @@ def fleet_document(host):
     }, fmt=plistlib.FMT_XML)
 
 
-def publish(h, s, host, what):
+def publish(h, s, host, what, options=()):
     """Writes the document and publishes it; the revision it was written at."""
     h.container.write_atomic(DOCUMENT, fleet_document(host))
-    result = h.container.run(["envctl", "publish", "--etcd-endpoints", ENDPOINT, "--etcd-prefix", PREFIX, DOCUMENT])
+    result = h.container.run(
+        ["envctl", "publish", "--etcd-endpoints", ENDPOINT, "--etcd-prefix", PREFIX, *options, DOCUMENT])
     s.require(result.returncode == 0, f"{what}: envctl publish exit status 0 ({result.stdout.strip()} {result.stderr.strip()})")
-    found = re.search(r"at revision (\d+)", result.stdout)
-    s.require(found is not None, f"{what}: envctl publish names the revision: {result.stdout.strip()!r}")
-    return int(found.group(1))
+    # The last: a staged publish names the candidate's revision first, then the final one.
+    found = re.findall(r"at revision (\d+)", result.stdout)
+    s.require(bool(found), f"{what}: envctl publish names the revision: {result.stdout.strip()!r}")
+    return int(found[-1])
 
 
 def scenario_14(h, s):
@@ -53,7 +57,9 @@ def scenario_14(h, s):
     dropins = h.container.host_path(f"/etc/systemd/system/{FLEET_UNIT}.d")
     os.makedirs(dropins, exist_ok=True)
     with open(os.path.join(dropins, "e2e.conf"), "w") as handle:
-        handle.write(f"[Service]\nEnvironment=ENVIRONMENTS_ETCD_ENDPOINTS={ENDPOINT}\n")
+        # A status TTL of 3 s: the staged publish below settles for it.
+        handle.write(f"[Service]\nEnvironment=ENVIRONMENTS_ETCD_ENDPOINTS={ENDPOINT}\n"
+                     "Environment=ENVIRONMENTS_ETCD_STATUS_TTL=3\n")
     try:
         started = h.container.run([
             "systemd-run", f"--unit={ETCD_UNIT}", "--property=StateDirectory=e2e-etcd", "/usr/local/bin/etcd",
@@ -91,6 +97,37 @@ def scenario_14(h, s):
                 f"envctl history names the fleet revision: {history.stdout!r}")
         s.check("    APIHost: fleet-1.example.com -> fleet-2.example.com" in history.stdout.splitlines(),
                 "envctl history shows the fleet's change")
+
+        # The daemon reports what it runs under its machine id; envctl fleet status reads it.
+        def fleet_status():
+            result = h.container.run(
+                ["envctl", "fleet", "status", "--json", "--etcd-endpoints", ENDPOINT, "--etcd-prefix", PREFIX])
+            try:
+                return result.returncode, json.loads(result.stdout)
+            except ValueError:
+                return result.returncode, None
+
+        machine_id = open(h.container.host_path("/etc/machine-id")).read().strip()
+
+        def reports(revision):
+            code, report = fleet_status()
+            return code == 0 and report is not None and any(
+                host["host"] == machine_id and host.get("revision") == revision and host["current"]
+                for host in report["hosts"])
+
+        s.check(wait_for(lambda: reports(second_revision), 15.0),
+                f"envctl fleet status: the daemon reports revision {second_revision} under its machine id, "
+                f"current, exit 0: {fleet_status()!r}")
+        # A staged publish: the one host is the first stage; it settles for its TTL (3 s), then
+        # envctl writes the candidate as the fleet's documents.
+        third_revision = publish(h, s, "fleet-3.example.com", "staged publish",
+                                 options=("--stage", "1,100%", "--settle", "1s"))
+        s.check(wait_for(lambda: h.container.run(
+            ["envctl", "get", "APIHost", "--app-name", "example-daemon"]).stdout.strip() == "fleet-3.example.com", 10.0),
+            "the staged publish is applied")
+        s.check(wait_for(lambda: reports(third_revision), 15.0),
+                f"envctl fleet status: the daemon runs the staged publish's final revision {third_revision}: "
+                f"{fleet_status()!r}")
     finally:
         h.systemctl("stop", FLEET_UNIT)
         h.systemctl("stop", ETCD_UNIT)
