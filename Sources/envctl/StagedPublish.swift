@@ -340,7 +340,12 @@ final class HostStatuses: Sendable {
                     table = [:]
                     for keyValue in keyValues { table![host(of: keyValue.key)] = FleetHostStatus.decode(keyValue.value) }
                 }
-                for try await update in client.watch(prefix: directory, from: revision + 1) {
+                watching: for try await update in client.watch(prefix: directory, from: revision + 1) {
+                    switch update {
+                    case .created: continue
+                    case .compacted: break watching  // read them whole again
+                    case .changes: break
+                    }
                     guard case .changes(_, let changes) = update else { continue }
                     table.withLock { table in
                         for change in changes {
