@@ -98,23 +98,16 @@ struct FleetSecurityTests {
 
     @Test("TLS with client certificates and a user: envctl publish takes the flags, the daemon applies, tokens renew")
     func tlsAndUser() async throws {
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let certificates = try Certificates(in: directory)
-        let cluster = try await EtcdCluster(tls: certificates.tls, authTokenTTL: 2)
-        try cluster.enableAuthentication(rootPassword: "root-secret-1")
-        try cluster.addUser("fleet", password: "fleet-secret-2", prefix: "/fleet/")
-        let passwordFile = directory.appendingPathComponent("password").path
-        try "fleet-secret-2\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        let secured = try await SecuredCluster(authTokenTTL: 2)
+        defer { secured.stop() }
+        let (directory, certificates, cluster, passwordFile) = (
+            secured.directory, secured.certificates, secured.cluster, secured.passwordFile
+        )
         let host = try FleetHarness(cluster: cluster)
         let document = directory.appendingPathComponent("Environments.plist")
         try FleetHarness.document(common: ["Version": "1"]).write(to: document)
 
-        let options = [
-            "--etcd-endpoints", cluster.endpoints.joined(separator: ","), "--etcd-prefix", host.prefix,
-            "--etcd-cacert", certificates.ca.authority, "--etcd-cert", certificates.client.certificate,
-            "--etcd-key", certificates.client.key, "--etcd-user", "fleet", "--etcd-password-file", passwordFile,
-        ]
+        let options = secured.envctlOptions(prefix: host.prefix)
         let published = try runToEnd(
             BuiltProducts.envctl, ["publish"] + options + [document.path], environment: operatorEnvironment())
         #expect(published.status == 0, "\(published.output)")
@@ -190,19 +183,12 @@ struct FleetSecurityTests {
 
     @Test("TLS and a user: a member stopped with SIGSTOP is left, the watch resumes on another with a token of its own")
     func stalledMemberWithTLSAndUser() async throws {
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let certificates = try Certificates(in: directory)
-        let cluster = try await EtcdCluster(tls: certificates.tls)
-        try cluster.enableAuthentication(rootPassword: "root-secret-1")
-        try cluster.addUser("fleet", password: "fleet-secret-2", prefix: "/fleet/")
+        let secured = try await SecuredCluster()
+        defer { secured.stop() }
+        let cluster = secured.cluster
         let host = try FleetHarness(cluster: cluster)
         try await host.publish(common: ["Counter": "0"])
-        try await host.start(requestTimeout: .seconds(5)) { configuration in
-            configuration.tls = certificates.clientFiles
-            configuration.userName = "fleet"
-            configuration.password = "fleet-secret-2"
-        }
+        try await host.start(requestTimeout: .seconds(5), configure: secured.configureHost)
         try await host.publish(common: ["Counter": "1"])
         #expect(await host.waitFor("Counter", "1"))
         let inUse = try #require(host.fleet?.client.currentEndpoint)

@@ -313,12 +313,9 @@ struct FleetStatusTests {
 
     @Test("an etcd role per host: readwrite on its own status key, read on the prefix; other keys refused")
     func rolePerHost() async throws {
-        let directory = try FleetSecurityTests.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let certificates = try FleetSecurityTests.Certificates(in: directory)
-        let cluster = try await EtcdCluster(tls: certificates.tls)
-        defer { cluster.stop() }
-        try cluster.enableAuthentication(rootPassword: "root-secret-1")
+        let secured = try await SecuredCluster(fleetUser: false)
+        defer { secured.stop() }
+        let (certificates, cluster) = (secured.certificates, secured.cluster)
         let host = try FleetHarness(cluster: cluster)
         try await host.publish(common: ["Limit": "1"])
         // The role the FleetStatus article documents, made with etcdctl.

@@ -109,30 +109,17 @@ struct StagedPublishTests {
 
     @Test("over TLS with users: a stage held at one host, fleet status shows it, other publishes wait, resume widens to all")
     func stagesWidenOverTLS() async throws {
-        let directory = try FleetSecurityTests.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let certificates = try FleetSecurityTests.Certificates(in: directory)
-        let cluster = try await EtcdCluster(tls: certificates.tls)
-        defer { cluster.stop() }
-        try cluster.enableAuthentication(rootPassword: "root-secret-1")
-        try cluster.addUser("fleet", password: "fleet-secret-2", prefix: "/fleet/")
-        let passwordFile = directory.appendingPathComponent("password").path
-        try "fleet-secret-2\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        let secured = try await SecuredCluster()
+        defer { secured.stop() }
+        let cluster = secured.cluster
         let writer = try FleetHarness(cluster: cluster)
         let prefix = writer.prefix
         try await writer.publish(common: ["Limit": "10"])
         let names = ["web-1", "web-2", "web-3", "web-4"]
-        let hosts = try await Self.hosts(cluster, prefix: prefix, names.map { ($0, 100) }) {
-            $0.tls = certificates.clientFiles
-            $0.userName = "fleet"
-            $0.password = "fleet-secret-2"
-        }
+        let hosts = try await Self.hosts(
+            cluster, prefix: prefix, names.map { ($0, 100) }, configure: secured.configureHost)
         defer { Task { await Self.stopAll(hosts) } }
-        let options = [
-            "--etcd-endpoints", cluster.endpoints.joined(separator: ","), "--etcd-prefix", prefix,
-            "--etcd-cacert", certificates.ca.authority, "--etcd-cert", certificates.client.certificate,
-            "--etcd-key", certificates.client.key, "--etcd-user", "fleet", "--etcd-password-file", passwordFile,
-        ]
+        let options = secured.envctlOptions(prefix: prefix)
         func envctl(_ arguments: [String]) throws -> FinishedProcess {
             try runToEnd(BuiltProducts.envctl, arguments, environment: operatorEnvironment())
         }

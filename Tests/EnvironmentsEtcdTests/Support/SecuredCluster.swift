@@ -1,0 +1,46 @@
+import EtcdFleetClient
+import EtcdTestSupport
+import Foundation
+
+/// An etcd cluster as production runs one: TLS with client certificates, authentication on
+/// (root's password `root-secret-1`) and, unless told otherwise, the user `fleet` with readwrite
+/// on `/fleet/` (password `fleet-secret-2`, also in ``passwordFile``). Its files live in a
+/// temporary directory that ``stop()`` removes.
+struct SecuredCluster {
+    let directory: URL
+    let certificates: FleetSecurityTests.Certificates
+    let cluster: EtcdCluster
+    /// A file with the user's password, for `--etcd-password-file`.
+    let passwordFile: String
+
+    init(size: Int = 3, authTokenTTL: Int? = nil, fleetUser: Bool = true) async throws {
+        directory = try FleetSecurityTests.temporaryDirectory()
+        certificates = try FleetSecurityTests.Certificates(in: directory)
+        cluster = try await EtcdCluster(size: size, tls: certificates.tls, authTokenTTL: authTokenTTL)
+        try cluster.enableAuthentication(rootPassword: "root-secret-1")
+        if fleetUser { try cluster.addUser("fleet", password: "fleet-secret-2", prefix: "/fleet/") }
+        passwordFile = directory.appendingPathComponent("password").path
+        try "fleet-secret-2\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+    }
+
+    /// envctl's options for the fleet under `prefix`, as the user `fleet`.
+    func envctlOptions(prefix: String) -> [String] {
+        [
+            "--etcd-endpoints", cluster.endpoints.joined(separator: ","), "--etcd-prefix", prefix,
+            "--etcd-cacert", certificates.ca.authority, "--etcd-cert", certificates.client.certificate,
+            "--etcd-key", certificates.client.key, "--etcd-user", "fleet", "--etcd-password-file", passwordFile,
+        ]
+    }
+
+    /// Makes a host's configuration reach the cluster as the user `fleet`.
+    func configureHost(_ configuration: inout EtcdConfiguration) {
+        configuration.tls = certificates.clientFiles
+        configuration.userName = "fleet"
+        configuration.password = "fleet-secret-2"
+    }
+
+    func stop() {
+        cluster.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
