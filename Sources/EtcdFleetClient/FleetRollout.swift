@@ -240,10 +240,7 @@ package struct FleetRollout: Codable, Sendable, Hashable {
 
     /// The JSON value.
     package func encoded() throws(RolloutError) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        guard let data = try? encoder.encode(self) else { throw RolloutError("the rollout record cannot be encoded") }
+        guard let data = FleetJSON.encode(self) else { throw RolloutError("the rollout record cannot be encoded") }
         guard data.count <= Self.maximumBytes else {
             throw RolloutError(
                 "the rollout record would be \(data.count) bytes, more than \(Self.maximumBytes): name fewer hosts, and give shares (5%) or counts instead")
@@ -253,10 +250,9 @@ package struct FleetRollout: Codable, Sendable, Hashable {
 
     /// The record a value holds, or `nil` when it is not one (too large, not JSON, another schema).
     package static func decode(_ data: Data) -> FleetRollout? {
-        guard data.count <= maximumBytes else { return nil }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        guard let rollout = try? decoder.decode(FleetRollout.self, from: data), rollout.schema == 1 else { return nil }
+        guard let rollout = FleetJSON.decode(FleetRollout.self, from: data, maximumBytes: maximumBytes),
+            rollout.schema == 1
+        else { return nil }
         return rollout
     }
 }

@@ -151,12 +151,9 @@ package struct FleetHostStatus: Codable, Sendable, Hashable {
 
     /// The JSON value, at most ``maximumBytes``: the error text is cut further if need be.
     package func encoded() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
         var status = self
         while true {
-            let data = (try? encoder.encode(status)) ?? Data()
+            let data = FleetJSON.encode(status) ?? Data()
             guard data.count > Self.maximumBytes, let error = status.last?.error, !error.isEmpty else { return data }
             status.last?.error = Self.truncated(
                 error, to: max(0, error.utf8.count - (data.count - Self.maximumBytes) - 8))
@@ -165,10 +162,9 @@ package struct FleetHostStatus: Codable, Sendable, Hashable {
 
     /// The status a value holds, or `nil` when it is not one (too large, not JSON, another schema).
     package static func decode(_ data: Data) -> FleetHostStatus? {
-        guard data.count <= maximumBytes else { return nil }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        guard let status = try? decoder.decode(FleetHostStatus.self, from: data), status.schema == 1 else { return nil }
+        guard let status = FleetJSON.decode(FleetHostStatus.self, from: data, maximumBytes: maximumBytes),
+            status.schema == 1
+        else { return nil }
         return status
     }
 

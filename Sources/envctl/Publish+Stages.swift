@@ -101,12 +101,11 @@ extension Publish {
 
     /// `--resume`: goes on with the staged publish in progress from its stage in force.
     func resumePublish(_ configuration: EtcdConfiguration) throws {
-        let prefix = configuration.prefix
-        let state = try FleetOptions.read(configuration, acceptingViolation: true)
-        let recordKey = FleetRollout.key(prefix: prefix)
-        guard let entry = state.entries[recordKey] else { throw Failure("no staged publish in progress under \(prefix)") }
+        let (state, entry) = try Self.publishInProgress(configuration)
         guard var record = state.rollout else {
-            throw Failure("the staged publish's record at \(recordKey) cannot be read; envctl publish --abort removes it")
+            throw Failure(
+                "the staged publish's record at \(FleetRollout.key(prefix: configuration.prefix)) cannot be read; envctl publish --abort removes it"
+            )
         }
         if !stages.isEmpty { record.steps = Array(record.steps[...record.stage]) + (try Self.steps(stages)) }
         if let settle { record.settle = Int(try Self.duration(settle, option: "--settle").components.seconds) }
@@ -148,11 +147,7 @@ extension Publish {
 
     /// `--abort`: rolls the staged publish in progress back.
     func abortPublish(_ configuration: EtcdConfiguration) throws {
-        let prefix = configuration.prefix
-        let state = try FleetOptions.read(configuration, acceptingViolation: true)
-        guard let entry = state.entries[FleetRollout.key(prefix: prefix)] else {
-            throw Failure("no staged publish in progress under \(prefix)")
-        }
+        let (state, entry) = try Self.publishInProgress(configuration)
         // An unreadable record is removed too; no host runs a candidate it cannot read.
         let record =
             state.rollout
@@ -166,6 +161,15 @@ extension Publish {
             return try await publish.rollBack()
         }(configuration)
         if !left.isEmpty { throw Failure(left.joined(separator: "; ")) }
+    }
+
+    /// The fleet as read now and the staged publish's record key, which must be there.
+    private static func publishInProgress(_ configuration: EtcdConfiguration) throws -> (FleetState, FleetState.Entry) {
+        let state = try FleetOptions.read(configuration, acceptingViolation: true)
+        guard let entry = state.entries[FleetRollout.key(prefix: configuration.prefix)] else {
+            throw Failure("no staged publish in progress under \(configuration.prefix)")
+        }
+        return (state, entry)
     }
 
     /// Exits as `ending` says: 0 when finished or held, 1 with the reasons when it failed.

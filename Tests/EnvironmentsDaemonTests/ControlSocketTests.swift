@@ -217,36 +217,36 @@ struct ControlSocketTests {
         }
     }
 
-    /// Four silent clients hold every slot of a socket whose idle timeout is far longer than the
-    /// test (a loaded machine must not free a slot before the fifth client connects).
-    static func silentClients(_ fixture: ControlSocketFixture, count: Int = 4) -> [Int32] {
-        (0..<count).map { index in
-            let descriptor = UnixSocket.makeStreamSocket()
-            #expect(UnixSocket.connect(descriptor, to: UnixSocket.address(fixture.socket)!) == 0)
-            if index == 0 { _ = send(descriptor, "{\"meth", 6, Int32(MSG_NOSIGNAL)) }
-            return descriptor
-        }
-    }
-
-    /// Waits until the daemon closes `descriptor`: true when it did within ten seconds.
-    static func closedByDaemon(_ descriptor: Int32) -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 16)
-        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        return poll(&entry, 1, 10_000) == 1 && recv(descriptor, &buffer, buffer.count, 0) == 0
-    }
-
-    @Test("connections are bounded; a stuck client does not hold up reloads; a freed slot is used again")
-    func limits() async throws {
+    /// Runs `body` against a service that takes four connections at most and closes idle ones
+    /// after `idleTimeout`, while four clients that connect and say nothing (one sends half a
+    /// call) hold every slot; they are closed after `body`.
+    static func withSilentClients(
+        idleTimeout: Duration,
+        _ body: @Sendable (ControlSocketFixture, EnvironmentService, inout [Int32]) async throws -> Void
+    ) async throws {
         let fixture = try ControlSocketFixture()
         let environment = try fixture.environment()
         let service = fixture.service(environment) {
             $0.maximumConnections = 4
-            $0.idleTimeout = .seconds(600)
+            $0.idleTimeout = idleTimeout
         }
         try await service.whileRunning {
-            // Four clients that connect and say nothing (one sends half a call).
-            var silent = Self.silentClients(fixture)
+            var silent: [Int32] = (0..<4).map { index in
+                let descriptor = UnixSocket.makeStreamSocket()
+                #expect(UnixSocket.connect(descriptor, to: UnixSocket.address(fixture.socket)!) == 0)
+                if index == 0 { _ = send(descriptor, "{\"meth", 6, Int32(MSG_NOSIGNAL)) }
+                return descriptor
+            }
             defer { silent.forEach { close($0) } }
+            try await body(fixture, service, &silent)
+        }
+    }
+
+    @Test("connections are bounded; a stuck client does not hold up reloads; a freed slot is used again")
+    func limits() async throws {
+        // An idle timeout far longer than the test: a loaded machine must not free a slot
+        // before the fifth client connects.
+        try await Self.withSilentClients(idleTimeout: .seconds(600)) { fixture, service, silent in
             // While they hold every slot, a reload through the environment is not held up.
             try fixture.write(ControlSocketFixture.plist("meanwhile"))
             #expect(await service.reloader.reload(trigger: .signal).outcome == .applied)
@@ -266,17 +266,12 @@ struct ControlSocketTests {
 
     @Test("idle connections are closed by the daemon, a half-sent call among them")
     func idleConnections() async throws {
-        let fixture = try ControlSocketFixture()
-        let environment = try fixture.environment()
-        let service = fixture.service(environment) {
-            $0.maximumConnections = 4
-            $0.idleTimeout = .milliseconds(300)
-        }
-        try await service.whileRunning {
-            let silent = Self.silentClients(fixture)
-            defer { silent.forEach { close($0) } }
+        try await Self.withSilentClients(idleTimeout: .milliseconds(300)) { fixture, _, silent in
             for descriptor in silent {
-                #expect(Self.closedByDaemon(descriptor), "closed by the daemon")
+                var buffer = [UInt8](repeating: 0, count: 16)
+                var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                #expect(poll(&entry, 1, 10_000) == 1)
+                #expect(recv(descriptor, &buffer, buffer.count, 0) == 0, "closed by the daemon")
             }
             let answered = try await Self.answers(fixture)
             #expect(answered)
