@@ -187,4 +187,3 @@ final class FleetStatusReporter: Sendable {
         }
     }
 }
-

@@ -297,7 +297,7 @@ package final class EtcdClient: Sendable {
                     maximumResponseSize: Self.encodedSize(
                         values: limits.totalBytes + FleetRollout.maximumBytes, keys: staged.map(\.key)))
                 read += (response.kvs ?? []).compactMap { $0.decoded() }
-            } catch where error.responseTooLarge {
+            } catch  where error.responseTooLarge {
                 logger.warning(
                     "the staged publish under \(directory) is larger than the fleet may be; this host keeps the fleet's own documents",
                     metadata: ["etcd_revision": "\(revision)"])

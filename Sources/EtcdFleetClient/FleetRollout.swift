@@ -87,7 +87,8 @@ package struct FleetRollout: Codable, Sendable, Hashable {
                     let host = item.hasPrefix("host:") ? String(item.dropFirst(5)) : item
                     guard FleetHostStatus.isValidHostID(host) else {
                         throw RolloutError(
-                            "'\(item)' is neither a share (5%), a count (3) nor a host id (1 to 128 of A-Z a-z 0-9 . _ - @ :)")
+                            "'\(item)' is neither a share (5%), a count (3) nor a host id (1 to 128 of A-Z a-z 0-9 . _ - @ :)"
+                        )
                     }
                     if case .hosts(let named) = steps.last {
                         steps[steps.count - 1] = .hosts(named + [host])
@@ -243,7 +244,8 @@ package struct FleetRollout: Codable, Sendable, Hashable {
         guard let data = FleetJSON.encode(self) else { throw RolloutError("the rollout record cannot be encoded") }
         guard data.count <= Self.maximumBytes else {
             throw RolloutError(
-                "the rollout record would be \(data.count) bytes, more than \(Self.maximumBytes): name fewer hosts, and give shares (5%) or counts instead")
+                "the rollout record would be \(data.count) bytes, more than \(Self.maximumBytes): name fewer hosts, and give shares (5%) or counts instead"
+            )
         }
         return data
     }

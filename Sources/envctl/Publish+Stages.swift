@@ -31,7 +31,8 @@ extension Publish {
             rollout.map {
                 "a staged publish is in progress (started by \($0.startedBy) at \(ISO8601DateFormatter().string(from: $0.started)), "
                     + "stage \($0.stage + 1) of \($0.steps.count): \($0.steps[$0.stage])\($0.held ? ", held" : ""))"
-            } ?? "a staged publish is in progress (its record at \(FleetRollout.key(prefix: configuration.prefix)) cannot be read)"
+            }
+            ?? "a staged publish is in progress (its record at \(FleetRollout.key(prefix: configuration.prefix)) cannot be read)"
         return "not published: \(what); envctl publish --resume goes on with it, envctl publish --abort rolls it back"
     }
 
@@ -54,7 +55,9 @@ extension Publish {
             id: UUID().uuidString, base: validated, baseFingerprint: baseFingerprint, fingerprint: state.fingerprint,
             documents: keys.map { String($0.dropFirst(prefix.count)) }, steps: steps,
             settle: Int(settleTime.components.seconds), startedBy: Self.operatorName, started: Date())
-        let candidate = keys.map { (key: FleetRollout.candidateKey(for: $0, prefix: prefix), value: state.entries[$0]!.value) }
+        let candidate = keys.map {
+            (key: FleetRollout.candidateKey(for: $0, prefix: prefix), value: state.entries[$0]!.value)
+        }
         let recordKey = FleetRollout.key(prefix: prefix)
         let expecting = expected.merging([recordKey: 0]) { old, _ in old }
         let ownDocuments = expected
@@ -73,7 +76,9 @@ extension Publish {
             var first = record
             first.widen(to: 0, reporting: reporting)
             if case .hosts(let named) = steps[0], let missing = named.first(where: { !reporting.contains($0) }) {
-                return .failed(["\(missing) reports no status under \(FleetHostStatus.directory(prefix: prefix)); nothing was written"])
+                return .failed([
+                    "\(missing) reports no status under \(FleetHostStatus.directory(prefix: prefix)); nothing was written"
+                ])
             }
             let value: Data
             do { value = try first.encoded() } catch {

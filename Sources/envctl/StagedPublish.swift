@@ -257,7 +257,9 @@ struct StagedPublish {
             record = next
             recordRevision = written
         }
-        say("\(reason); the publish is held at stage \(record.stage + 1): envctl publish --resume --stage STEPS goes on, envctl publish --abort rolls it back")
+        say(
+            "\(reason); the publish is held at stage \(record.stage + 1): envctl publish --resume --stage STEPS goes on, envctl publish --abort rolls it back"
+        )
         return .failed([reason])
     }
 
@@ -338,7 +340,9 @@ final class HostStatuses: Sendable {
                 let (keyValues, revision) = try await readAll()
                 table.withLock { table in
                     table = [:]
-                    for keyValue in keyValues { table![host(of: keyValue.key)] = FleetHostStatus.decode(keyValue.value) }
+                    for keyValue in keyValues {
+                        table![host(of: keyValue.key)] = FleetHostStatus.decode(keyValue.value)
+                    }
                 }
                 watching: for try await update in client.watch(prefix: directory, from: revision + 1) {
                     switch update {

@@ -107,7 +107,9 @@ struct StagedPublishTests {
         for host in hosts.values { await host.stop() }
     }
 
-    @Test("over TLS with users: a stage held at one host, fleet status shows it, other publishes wait, resume widens to all")
+    @Test(
+        "over TLS with users: a stage held at one host, fleet status shows it, other publishes wait, resume widens to all"
+    )
     func stagesWidenOverTLS() async throws {
         let secured = try await SecuredCluster()
         defer { secured.stop() }
@@ -137,9 +139,10 @@ struct StagedPublishTests {
         #expect(await hosts[first]!.waitFor("Limit", "20"))
         #expect(
             Self.limits(hosts).filter { $0.value == "20" }.keys.sorted() == [first], "\(Self.limits(hosts))")
-        #expect(try await writer.writer.range(prefix: prefix + "Environments.plist").keyValues.first {
-            $0.key == prefix + "Environments.plist"
-        }?.value == FleetHarness.document(common: ["Limit": "10"]))
+        #expect(
+            try await writer.writer.range(prefix: prefix + "Environments.plist").keyValues.first {
+                $0.key == prefix + "Environments.plist"
+            }?.value == FleetHarness.document(common: ["Limit": "10"]))
 
         // fleet status: the staged host runs the candidate, the others the fleet's documents.
         let status = try runToEnd(
@@ -208,7 +211,8 @@ struct StagedPublishTests {
         #expect(keys.map(\.key) == [prefix + "Environments.plist"], "\(keys.map(\.key))")
     }
 
-    @Test("a host SIGSTOPped mid-stage stops renewing: the publish stops and rolls back; resumed, the host goes back too")
+    @Test(
+        "a host SIGSTOPped mid-stage stops renewing: the publish stops and rolls back; resumed, the host goes back too")
     func stoppedHostRollsBack() async throws {
         let cluster = try await EtcdCluster()
         defer { cluster.stop() }
@@ -217,7 +221,8 @@ struct StagedPublishTests {
         try await writer.writer.put(prefix + "Environments.plist", ExampleFleetDaemon.document(name: "one"))
         let others = try await Self.hosts(cluster, prefix: prefix, [("steady-1", 100)])
         defer { Task { await Self.stopAll(others) } }
-        let daemon = try ExampleFleetDaemon(cluster: cluster, prefix: prefix, host: "paused-1", directory: writer.hostDirectory)
+        let daemon = try ExampleFleetDaemon(
+            cluster: cluster, prefix: prefix, host: "paused-1", directory: writer.hostDirectory)
         defer { daemon.kill() }
         try await Self.waitForReports(cluster, prefix, ["paused-1", "steady-1"])
 
@@ -264,7 +269,9 @@ struct StagedPublishTests {
 
         let first = names.min { FleetRollout.position(of: $0) < FleetRollout.position(of: $1) }!
         let envctl = try BackgroundEnvctl(
-            ["publish"] + endpoints + ["--stage", "1,100%", "--settle", "600s", try Self.document(cluster, limit: "20")],
+            ["publish"] + endpoints + [
+                "--stage", "1,100%", "--settle", "600s", try Self.document(cluster, limit: "20"),
+            ],
             directory: writer.hostDirectory)
         #expect(await envctl.waitForOutput("settling"), "\(envctl.output)")
         envctl.process.interrupt()
@@ -289,11 +296,13 @@ struct StagedPublishTests {
             environment: operatorEnvironment())
         #expect(held.status == 0 && held.output.contains("held at stage 1"), "\(held.output)")
         #expect(Self.limits(hosts).values.filter { $0 == "30" }.count == 2, "\(Self.limits(hosts))")
-        let aborted = try runToEnd(BuiltProducts.envctl, ["publish", "--abort"] + endpoints, environment: operatorEnvironment())
+        let aborted = try runToEnd(
+            BuiltProducts.envctl, ["publish", "--abort"] + endpoints, environment: operatorEnvironment())
         #expect(aborted.status == 0, "\(aborted.output)")
         #expect(aborted.output.contains("rolled back at revision"), "\(aborted.output)")
         for name in names { #expect(await hosts[name]!.waitFor("Limit", "20"), "\(name)") }
-        let nothing = try runToEnd(BuiltProducts.envctl, ["publish", "--abort"] + endpoints, environment: operatorEnvironment())
+        let nothing = try runToEnd(
+            BuiltProducts.envctl, ["publish", "--abort"] + endpoints, environment: operatorEnvironment())
         #expect(nothing.status == 1 && nothing.output.contains("no staged publish in progress"), "\(nothing.output)")
     }
 

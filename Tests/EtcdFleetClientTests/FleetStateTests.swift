@@ -98,7 +98,10 @@ import Testing
         let typed = FleetHostStatus.rejection(
             code: "typeMismatch", message: "'Port' is 99999: must be between 1 and 65535", key: "Port",
             file: "/etc/app/Environments.plist", line: 12, otherwise: "whole text with 99999")
-        #expect(typed == "/etc/app/Environments.plist:12: 'Port': type mismatch (the host's journal has the whole error: journalctl -u UNIT)")
+        #expect(
+            typed
+                == "/etc/app/Environments.plist:12: 'Port': type mismatch (the host's journal has the whole error: journalctl -u UNIT)"
+        )
         #expect(typed?.contains("99999") == false)
         let validation = FleetHostStatus.rejection(
             code: "validationFailed", message: "Limit must be a number up to 100", key: "Limit", file: nil, line: nil,
@@ -109,7 +112,9 @@ import Testing
                 == "stopping")
     }
 
-    @Test("a host in a staged publish's stage runs the candidate when it is whole; others, and an incomplete one, the fleet's")
+    @Test(
+        "a host in a staged publish's stage runs the candidate when it is whole; others, and an incomplete one, the fleet's"
+    )
     func effectiveDocuments() throws {
         let prefix = "/fleet/app/"
         let main = prefix + "Environments.plist"
