@@ -18,7 +18,7 @@
 #     Foundation's large binary files): linear work, no concurrency, and the same code runs
 #     small in the tests kept; the fuzzers run the parsers and interpolation under
 #     AddressSanitizer (Fuzz/run.sh);
-#   - the etcd suites of TLS, users and `envctl publish` (processes), which wait on etcd; the
+#   - the etcd suites of TLS, users, `envctl publish` and staged publishes (processes), which wait on etcd; the
 #     fleet's client and its watches stay (FleetLayoutTests), and under ThreadSanitizer its
 #     failover, stalls and restarts too (FleetLiveTests: a minute of waiting on etcd's timeouts,
 #     for concurrency in Swift code without unsafe memory, which AddressSanitizer has no
@@ -41,8 +41,8 @@ sanitizers=("$@")
 # Swift Testing identifiers (Module.Type/function) that --skip leaves out; see above.
 processes="EnvironmentsDaemonTests\.(BrokenDeployDaemonTests|DeterminismDaemonTests|DuplicateKeyDaemonTests|HostileInterpolationTests|InotifyLimitTests|KeyPathDaemonTests|PathsAndNamesTests|SecretLeakTests|TerminalOutputTests|VariableOverrideDaemonTests)/|EnvctlTests\.(EnvctlConcurrencyTests|EnvctlConventionsTests|EnvctlEditingTests|EnvctlEffectTests|EnvctlLiteralKeyTests|EnvctlMigrateTests|EnvctlOperatorTests|EnvctlSchemaTests|EnvctlUnderChangeTests)/|EmbedInfoPlistToolTests\.EmbedInfoPlistToolTests/"
 sizes="EnvironmentsDaemonTests\.LargeConfigurationTests/|EnvironmentsTests\.InterpolationLimitTests/(chainsHundredThousandDeep|cycleHundredThousandLong|chainEndingInAMissingKey|wideFanOutAndFanIn)|EnvironmentsTests\.BinaryPropertyListTests/foundationFilesLoad"
-etcd="EnvironmentsEtcdTests\.(FleetSecurityTests|PublishTests)/"
-etcd_address="EnvironmentsEtcdTests\.(FleetSecurityTests|PublishTests|FleetLiveTests)/"
+etcd="EnvironmentsEtcdTests\.(FleetSecurityTests|PublishTests|StagedPublishTests)/"
+etcd_address="EnvironmentsEtcdTests\.(FleetSecurityTests|PublishTests|StagedPublishTests|FleetLiveTests)/"
 
 for sanitizer in "${sanitizers[@]}"; do
     case "$sanitizer" in
