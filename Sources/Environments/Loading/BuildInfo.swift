@@ -55,28 +55,9 @@ public struct BuildInfo: Sendable, Hashable {
         let document = try PropertyListDocument(data: Data(bytes), file: "embedded Info.plist")
         let root = document.root
         var info = BuildInfo(defaultEnvironment: buildConfiguration)
-        switch root["Configuration"] {
-        case .string(let name)?:
-            let name = name.trimmingCharacters(in: .whitespaces)
-            // Xcode leaves `$(CONFIGURATION)` unexpanded outside Xcode: keep the compiled default.
-            if !name.isEmpty, !name.hasPrefix("$(") { info.defaultEnvironment = name }
-        case nil: break
-        case let other?:
-            throw EnvironmentError(
-                .invalidSection, "'Configuration' is \(other.typeName.withArticle), expected a string",
-                key: "Configuration",
-                file: "embedded Info.plist")
-        }
-        switch root["CFBundleShortVersionString"] {
-        case .string(let version)?:
-            let version = version.trimmingCharacters(in: .whitespaces)
-            if !version.isEmpty, !version.hasPrefix("$(") { info.version = version }
-        case nil: break
-        case let other?:
-            throw EnvironmentError(
-                .invalidSection, "'CFBundleShortVersionString' is \(other.typeName.withArticle), expected a string",
-                key: "CFBundleShortVersionString", file: "embedded Info.plist")
-        }
+        // Xcode leaves `$(CONFIGURATION)` unexpanded outside Xcode: keep the compiled default.
+        if let name = try Self.text(root["Configuration"], key: "Configuration") { info.defaultEnvironment = name }
+        info.version = try Self.text(root["CFBundleShortVersionString"], key: "CFBundleShortVersionString")
         switch root["AllowedEnvironments"] {
         case nil: break
         case .array(let names)?:
@@ -96,6 +77,22 @@ public struct BuildInfo: Sendable, Hashable {
                 key: "AllowedEnvironments", file: "embedded Info.plist")
         }
         self = info
+    }
+
+    /// The string `value` holds, trimmed; `nil` when there is none, it is empty, or it is an
+    /// unexpanded Xcode variable (`$(…)`).
+    private static func text(_ value: SettingValue?, key: String) throws -> String? {
+        switch value {
+        case .string(let text)?:
+            let text = text.trimmingCharacters(in: .whitespaces)
+            return text.isEmpty || text.hasPrefix("$(") ? nil : text
+        case nil:
+            return nil
+        case let other?:
+            throw EnvironmentError(
+                .invalidSection, "'\(key)' is \(other.typeName.withArticle), expected a string", key: key,
+                file: "embedded Info.plist")
+        }
     }
 
     private static func names(_ values: [SettingValue], key: String) throws -> [String] {
