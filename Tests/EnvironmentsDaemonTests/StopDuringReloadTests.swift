@@ -55,14 +55,15 @@ struct StopDuringReloadTests {
         try await onThread { entered.wait() }  // the build is in validate, which hangs
 
         // What SIGTERM does to a ServiceGroup: a graceful shutdown. The service must return
-        // while validate still hangs; 10 s is a bound for a stuck test, not a timing goal.
+        // while validate still hangs (60 s); 30 s is a bound for a stuck test, not a timing goal
+        // (10 s was too short for a run starved at a load of 28).
         await group.triggerGracefulShutdown()
         let stopped = Locked(false)
         Task {
             _ = try? await running.value
             stopped.withLock { $0 = true }
         }
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while !stopped.withLock({ $0 }) && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
