@@ -61,6 +61,15 @@ struct StagedPublishTests {
         }
     }
 
+    /// Runs envctl to its end on a thread of its own: the hosts of these tests run in this
+    /// process, and a cooperative thread blocked for a whole staged publish starves their
+    /// status renewals (a lease then expires, and the publish rolls back).
+    static func envctl(_ arguments: [String], separately: Bool = false) async throws -> FinishedProcess {
+        try await onThread {
+            try runToEnd(BuiltProducts.envctl, arguments, environment: operatorEnvironment(), separately: separately)
+        }
+    }
+
     /// Hosts of one fleet, in process, each with its host id and a status TTL of 5 s (2 s expired under a load of 17).
     static func hosts(
         _ cluster: EtcdCluster, prefix: String, _ names: [(String, Int)],
@@ -122,16 +131,13 @@ struct StagedPublishTests {
             cluster, prefix: prefix, names.map { ($0, 100) }, configure: secured.configureHost)
         defer { Task { await Self.stopAll(hosts) } }
         let options = secured.envctlOptions(prefix: prefix)
-        func envctl(_ arguments: [String]) throws -> FinishedProcess {
-            try runToEnd(BuiltProducts.envctl, arguments, environment: operatorEnvironment())
-        }
         let tlsOptions = Array(options.dropFirst(4))
         try await Self.waitForReports(cluster, prefix, names, extra: tlsOptions)
 
         // One host first: the one whose position is lowest. envctl holds the publish after it.
         let first = names.min { FleetRollout.position(of: $0) < FleetRollout.position(of: $1) }!
         let file = try Self.document(cluster, limit: "20")
-        let held = try envctl(
+        let held = try await Self.envctl(
             ["publish"] + options + ["--stage", "1", "--settle", "1s", "--stage-timeout", "60s", file])
         #expect(held.status == 0, "\(held.output)")
         #expect(held.output.contains("stage 1 of 1 (1 host): 1 of 4 hosts: \(first)"), "\(held.output)")
@@ -145,24 +151,22 @@ struct StagedPublishTests {
             }?.value == FleetHarness.document(common: ["Limit": "10"]))
 
         // fleet status: the staged host runs the candidate, the others the fleet's documents.
-        let status = try runToEnd(
-            BuiltProducts.envctl, ["fleet", "status", "--json"] + options, environment: operatorEnvironment(),
-            separately: true)
+        let status = try await Self.envctl(["fleet", "status", "--json"] + options, separately: true)
         #expect(status.status == 0, "\(status.output)")
         #expect(status.standardOutput.contains("\"rollout\""), "\(status.standardOutput)")
-        let table = try envctl(["fleet", "status"] + options)
+        let table = try await Self.envctl(["fleet", "status"] + options)
         #expect(table.output.contains("stage 1 of 1 (1 host), held"), "\(table.output)")
 
         // While it is in progress, a plain publish is refused, with what to do.
-        let refused = try envctl(["publish"] + options + [try Self.document(cluster, limit: "30")])
+        let refused = try await Self.envctl(["publish"] + options + [try Self.document(cluster, limit: "30")])
         #expect(refused.status == 1)
         #expect(refused.output.contains("a staged publish is in progress"), "\(refused.output)")
         #expect(refused.output.contains("--resume") && refused.output.contains("--abort"), "\(refused.output)")
         // A held publish at its last step needs the next steps.
-        let noSteps = try envctl(["publish", "--resume"] + options)
+        let noSteps = try await Self.envctl(["publish", "--resume"] + options)
         #expect(noSteps.status == 1 && noSteps.output.contains("--resume --stage 100%"), "\(noSteps.output)")
 
-        let resumed = try envctl(["publish", "--resume", "--stage", "50%,100%", "--settle", "1s"] + options)
+        let resumed = try await Self.envctl(["publish", "--resume", "--stage", "50%,100%", "--settle", "1s"] + options)
         #expect(resumed.status == 0, "\(resumed.output)")
         #expect(resumed.output.contains("stage 2 of 3 (50%): 2 of 4 hosts"), "\(resumed.output)")
         #expect(resumed.output.contains("stage 3 of 3 (100%): 4 of 4 hosts"), "\(resumed.output)")
@@ -190,12 +194,10 @@ struct StagedPublishTests {
         defer { Task { await Self.stopAll(hosts) } }
         try await Self.waitForReports(cluster, prefix, Array(hosts.keys))
 
-        let published = try runToEnd(
-            BuiltProducts.envctl,
-            [
-                "publish", "--etcd-endpoints", cluster.endpoints.joined(separator: ","), "--etcd-prefix", prefix,
-                "--stage", "lenient-1,strict-1,100%", "--settle", "1s", try Self.document(cluster, limit: "150"),
-            ], environment: operatorEnvironment())
+        let published = try await Self.envctl([
+            "publish", "--etcd-endpoints", cluster.endpoints.joined(separator: ","), "--etcd-prefix", prefix,
+            "--stage", "lenient-1,strict-1,100%", "--settle", "1s", try Self.document(cluster, limit: "150"),
+        ])
         #expect(published.status == 1, "\(published.output)")
         #expect(published.output.contains("stage 1 of 2 (lenient-1,strict-1): 2 of 3 hosts"), "\(published.output)")
         #expect(
@@ -281,28 +283,22 @@ struct StagedPublishTests {
         #expect(await hosts[first]!.waitFor("Limit", "20"))
         #expect(Self.limits(hosts).filter { $0.value == "20" }.keys.sorted() == [first])
 
-        let resumed = try runToEnd(
-            BuiltProducts.envctl, ["publish", "--resume", "--settle", "1s"] + endpoints,
-            environment: operatorEnvironment())
+        let resumed = try await Self.envctl(["publish", "--resume", "--settle", "1s"] + endpoints)
         #expect(resumed.status == 0, "\(resumed.output)")
         #expect(resumed.output.contains("resuming staged publish"), "\(resumed.output)")
         #expect(resumed.output.contains("stage 2 of 2 (100%): 3 of 3 hosts"), "\(resumed.output)")
         for name in names { #expect(await hosts[name]!.waitFor("Limit", "20"), "\(name)") }
 
         // Another, held at its first stage, then aborted: every host runs 20 again.
-        let held = try runToEnd(
-            BuiltProducts.envctl,
-            ["publish"] + endpoints + ["--stage", "2", "--settle", "1s", try Self.document(cluster, limit: "30")],
-            environment: operatorEnvironment())
+        let held = try await Self.envctl(
+            ["publish"] + endpoints + ["--stage", "2", "--settle", "1s", try Self.document(cluster, limit: "30")])
         #expect(held.status == 0 && held.output.contains("held at stage 1"), "\(held.output)")
         #expect(Self.limits(hosts).values.filter { $0 == "30" }.count == 2, "\(Self.limits(hosts))")
-        let aborted = try runToEnd(
-            BuiltProducts.envctl, ["publish", "--abort"] + endpoints, environment: operatorEnvironment())
+        let aborted = try await Self.envctl(["publish", "--abort"] + endpoints)
         #expect(aborted.status == 0, "\(aborted.output)")
         #expect(aborted.output.contains("rolled back at revision"), "\(aborted.output)")
         for name in names { #expect(await hosts[name]!.waitFor("Limit", "20"), "\(name)") }
-        let nothing = try runToEnd(
-            BuiltProducts.envctl, ["publish", "--abort"] + endpoints, environment: operatorEnvironment())
+        let nothing = try await Self.envctl(["publish", "--abort"] + endpoints)
         #expect(nothing.status == 1 && nothing.output.contains("no staged publish in progress"), "\(nothing.output)")
     }
 
