@@ -81,6 +81,19 @@ final class FleetStatusReporter: Sendable {
     /// Writes and renews the status key until the service stops; revokes the lease on a
     /// graceful stop.
     func run() async {
+        // A graceful stop wakes the loop, which then revokes the lease.
+        await withGracefulShutdownHandler {
+            await report()
+        } onGracefulShutdown: { [wakeContinuation] in
+            wakeContinuation.yield()
+        }
+    }
+
+    /// The loop of ``run()``.
+    private func report() async {
+        // One iterator for the whole run: an `AsyncStream` ends for good when a task waiting
+        // on it is cancelled, so the waits below must not cancel the one that waits for a wake.
+        var wakes = wake.makeAsyncIterator()
         let clock = ContinuousClock()
         let renewInterval = Duration.seconds(options.ttlSeconds) / 3
         var lease: Int64?
@@ -98,7 +111,7 @@ final class FleetStatusReporter: Sendable {
                 deadline = min(
                     deadline, (lastWrite ?? clock.now - .seconds(60)) + FleetStatusOptions.minimumWriteInterval)
             }
-            if deadline > clock.now { await waitForWake(until: deadline) }
+            if deadline > clock.now { await waitForWake(until: deadline, on: &wakes) }
             if Task.isCancelled || Task.isShuttingDownGracefully { break }
             let now = clock.now
             if let retryAt, retryAt > now { continue }
@@ -167,19 +180,16 @@ final class FleetStatusReporter: Sendable {
         }
     }
 
-    /// Returns at `deadline`, or earlier when a report arrives or the service stops.
-    private func waitForWake(until deadline: ContinuousClock.Instant) async {
-        let wake = self.wake
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
-            group.addTask {
-                for await _ in wake { return }
-            }
-            group.addTask {
-                try? await gracefulShutdown()
-            }
-            await group.next()
-            group.cancelAll()
+    /// Returns at `deadline`, or earlier when a report arrives or the service stops (a wake
+    /// left over from an earlier wait may end it at once; the loop then waits again).
+    private func waitForWake(
+        until deadline: ContinuousClock.Instant, on wakes: inout AsyncStream<Void>.Iterator
+    ) async {
+        let timer = Task { [wakeContinuation] in
+            guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
+            wakeContinuation.yield()
         }
+        _ = await wakes.next()
+        timer.cancel()
     }
 }
