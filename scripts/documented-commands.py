@@ -148,10 +148,11 @@ COMMANDS = [
     ("Benchmarks/README.md", r"^swift run -c release --package-path Benchmarks fleet-benchmark", ("run", "fleet")),
     ("Benchmarks/README.md", r"^(B=\$\(swift build|swift build) -c release --static-swift-stdlib --package-path Benchmarks --scratch-path SCRATCH",
      ("ci", ".ci/run: scripts/build-release.sh (the same graph)")),
-    ("Benchmarks/README.md", r"^\$B/fleet-benchmark --watchers \d+ --changes \d+ --idle-seconds \d+ --envctl \$B/envctl$",
+    ("Benchmarks/README.md", r"^\$B/fleet-benchmark --watchers \d+ --changes \d+ --idle-seconds \d+( --status)?( --envctl \$B/envctl)?$",
      ("run", "fleet")),
     ("Benchmarks/README.md", r"^swift test --filter stalledMember", ("ci", "scripts/test.sh: swift test (FleetLiveTests)")),
     ("Benchmarks/README.md", r"^Benchmarks/(plist-parsers|json-encoders)\.sh( \[RUNS\])?$", ("run", "scripts")),
+    ("Benchmarks/README.md", r"^Benchmarks/fleet-status-history\.py( \[HOSTS \[ROUNDS\]\])?$", ("run", "scripts")),
     ("Benchmarks/README.md", r"^Benchmarks/count-instructions\.sh", ("run", "instructions")),
     ("Benchmarks/README.md", r"^Benchmarks/fleet-foreign-keys\.sh", ("run", "foreign_keys")),
     ("Benchmarks/README.md", r"^Benchmarks/fleet-grpc-proxy\.sh", ("run", "grpc_proxy")),
@@ -390,6 +391,8 @@ class Runner:
         self.run(f"{b}/fleet-benchmark --watchers 3 --changes 2 --idle-seconds 1 --envctl {b}/envctl "
                  f"--envctl-publishes 1 > /dev/null", ROOT,
                  what="fleet-benchmark --watchers 3 --changes 2 --idle-seconds 1 --envctl envctl --envctl-publishes 1")
+        self.run(f"{b}/fleet-benchmark --watchers 3 --changes 2 --idle-seconds 1 --status > /dev/null", ROOT,
+                 what="fleet-benchmark --watchers 3 --changes 2 --idle-seconds 1 --status")
 
     def scripts(self, commands):
         for command in commands:

@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 
-/// The floor: a watch on the fleet's prefix through etcd's JSON gateway (``EtcdGateway``),
+/// The floor: a watch on the fleet's documents through etcd's JSON gateway (``EtcdGateway``),
 /// consumed by a task that only notes when each message arrived (by its revision) and does
 /// nothing with it.
 ///
@@ -27,7 +27,7 @@ final class BareWatch: Sendable {
         let (created, createdContinuation) = AsyncStream<Result<Void, any Error>>.makeStream()
         let task = Task {
             do {
-                for try await update in gateway.watch(prefix: prefix, from: revision + 1) {
+                for try await update in gateway.watchFleet(prefix: prefix, from: revision + 1) {
                     let now = ContinuousClock.now
                     switch update {
                     case .created: createdContinuation.yield(.success(()))

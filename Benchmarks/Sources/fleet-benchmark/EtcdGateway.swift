@@ -81,14 +81,16 @@ struct EtcdGateway: Sendable {
         case changes(revision: Int64)
     }
 
-    /// Watches every key under `prefix` from revision `revision` on, until the task is
-    /// cancelled: one long `POST /v3/watch` whose answer is a stream of JSON messages, each
-    /// ending in a newline.
-    func watch(prefix: String, from revision: Int64) -> AsyncThrowingStream<WatchUpdate, any Error> {
+    /// Watches the fleet's documents under `prefix` from revision `revision` on, as a daemon's
+    /// watch does (`Environments.plist` through the end of `Environments.plist.d/`; not the
+    /// status keys under `.status/`), until the task is cancelled: one long `POST /v3/watch`
+    /// whose answer is a stream of JSON messages, each ending in a newline.
+    func watchFleet(prefix: String, from revision: Int64) -> AsyncThrowingStream<WatchUpdate, any Error> {
         let request =
             (try? JSONSerialization.data(withJSONObject: [
                 "create_request": [
-                    "key": Self.base64(prefix), "range_end": Self.rangeEnd(prefix),
+                    "key": Self.base64(prefix + "Environments.plist"),
+                    "range_end": Self.rangeEnd(prefix + "Environments.plist.d/"),
                     "start_revision": String(revision),
                 ]
             ])) ?? Data()
@@ -101,8 +103,11 @@ struct EtcdGateway: Sendable {
                         var header: Header?
                         var created: Bool?
                         var canceled: Bool?
-                        /// An event's contents are not read: the watch counts arrivals.
-                        struct Event: Decodable {}
+                        /// Of an event, only its revision is read: the watch counts arrivals.
+                        struct Event: Decodable {
+                            struct KeyValue: Decodable { var mod_revision: String? }
+                            var kv: KeyValue?
+                        }
                         var events: [Event]?
                     }
                     var result: Result?
@@ -125,9 +130,15 @@ struct EtcdGateway: Sendable {
                             }
                             if result.canceled == true { throw BenchmarkFailure("watch: etcd cancelled it") }
                             if result.created == true { continuation.yield(.created) }
-                            if result.events?.isEmpty == false {
-                                continuation.yield(.changes(revision: result.header?.number ?? 0))
+                            // By the events' revisions: one message may carry several
+                            // revisions, and its header names the newest the member had.
+                            var revisions: [Int64] = []
+                            for event in result.events ?? [] {
+                                let revision =
+                                    event.kv?.mod_revision.flatMap { Int64($0) } ?? result.header?.number ?? 0
+                                if revisions.last != revision { revisions.append(revision) }
                             }
+                            for revision in revisions { continuation.yield(.changes(revision: revision)) }
                         }
                     }
                     continuation.finish()

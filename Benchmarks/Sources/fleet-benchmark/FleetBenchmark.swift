@@ -136,6 +136,9 @@ struct FleetBenchmark: AsyncParsableCommand {
             var idle: UsageDelta?
             /// Range calls etcd handled during the idle time.
             var idleRanges: Double?
+            /// Puts, lease keepalives and revisions over the measured changes, and while idle.
+            var operations: (puts: Double, leaseKeepAlives: Double, revisions: Double)?
+            var idleOperations: (puts: Double, leaseKeepAlives: Double, revisions: Double)?
             var envctl: [EnvctlPublishes.Sample] = []
         }
 
@@ -166,12 +169,16 @@ struct FleetBenchmark: AsyncParsableCommand {
             let measurement = Measurement(writer: writer, arrivals: arrivals)
             failures += await measurement.run((counter + 1)...(counter + Self.warmUpChanges)).failures
             counter += Self.warmUpChanges
+            let metricsBefore = EtcdMetrics.read(cluster)
             let before = UsageSample(cluster)
             let measured = await measurement.run((counter + 1)...(counter + changes))
             let usage = UsageDelta(from: before, to: UsageSample(cluster))
             counter += changes
             failures += measured.failures
             var result = PhaseResult(samples: measured.samples, usage: usage, metrics: EtcdMetrics.read(cluster))
+            if let metricsBefore, let metricsAfter = result.metrics {
+                result.operations = metricsBefore.operations(until: metricsAfter)
+            }
             if extras, let envctl {
                 progress("\(envctlPublishes) changes published by envctl processes")
                 let published = await EnvctlPublishes(
@@ -186,12 +193,13 @@ struct FleetBenchmark: AsyncParsableCommand {
                 progress("\(idleSeconds) s with nothing published")
                 // Past the first keepalive probes after the last change.
                 try await Task.sleep(for: .seconds(3))
-                let ranges = EtcdMetrics.read(cluster)?.ranges.reduce(0, +)
+                let metricsBefore = EtcdMetrics.read(cluster)
                 let before = UsageSample(cluster)
                 try await Task.sleep(for: .seconds(idleSeconds))
                 result.idle = UsageDelta(from: before, to: UsageSample(cluster))
-                if let ranges, let after = EtcdMetrics.read(cluster)?.ranges.reduce(0, +) {
-                    result.idleRanges = after - ranges
+                if let metricsBefore, let after = EtcdMetrics.read(cluster) {
+                    result.idleRanges = after.ranges.reduce(0, +) - metricsBefore.ranges.reduce(0, +)
+                    result.idleOperations = metricsBefore.operations(until: after)
                 }
             }
             for watch in watches { await watch.stop() }
@@ -219,6 +227,7 @@ struct FleetBenchmark: AsyncParsableCommand {
             bareSlowest: Statistics(bare.samples.map { $0.delivered.max()! }),
             usage: measured.usage, bareUsage: bare.usage, metrics: measured.metrics, bareMetrics: bare.metrics,
             idle: measured.idle, idleBaseline: idleBaseline, idleRanges: measured.idleRanges,
+            operations: measured.operations, idleOperations: measured.idleOperations, status: status,
             envctlApplied: Statistics(measured.envctl.map(\.applied)),
             envctlExited: Statistics(measured.envctl.map(\.exited)),
             failures: failures)

@@ -36,6 +36,11 @@ struct Report {
     var idleBaseline: UsageDelta?
     /// Range calls etcd handled in that time: the watches' keepalive probes.
     var idleRanges: Double?
+    /// Puts, lease keepalives and revisions over the measured changes, and while idle (curl).
+    var operations: (puts: Double, leaseKeepAlives: Double, revisions: Double)?
+    var idleOperations: (puts: Double, leaseKeepAlives: Double, revisions: Double)?
+    /// Whether each environment reported its status (--status).
+    var status: Bool
     /// With --envctl: ms from the launch of `envctl publish` until every environment applied
     /// the change, and until envctl exited.
     var envctlApplied: Statistics
@@ -67,7 +72,8 @@ struct Report {
         var lines = [
             "fleet-benchmark: \(watchers) watching environments in one process, \(changes) changes, "
                 + "\(members)-member etcd cluster" + (fleetCache ? "" : ", no fleet cache")
-                + (watchHostFiles ? "" : ", host directories not watched"),
+                + (watchHostFiles ? "" : ", host directories not watched")
+                + (status ? ", status reported" : ""),
             "each change is one transaction, as envctl publish writes it (after envctl's read and validation)",
             "",
             label("ms from the transaction until") + "   p50 ms   p99 ms   max ms changes",
@@ -123,6 +129,15 @@ struct Report {
         var lines: [String] = [
             cpu(usage, per: Double(changes), "change", "over the measured changes with \(watchers) environments"),
             String(format: "  per change and watcher: %.1f µs", perWatcher),
+        ]
+        if let operations {
+            lines.append(
+                String(
+                    format: "  puts (status writes) %.0f, lease keepalives %.0f, revisions %.0f: %.1f puts per change",
+                    operations.puts, operations.leaseKeepAlives, operations.revisions,
+                    operations.puts / Double(changes)))
+        }
+        lines += [
             cpu(bareUsage, per: Double(changes), "change", "over the measured changes with \(watchers) bare watches"),
             "etcd memory by member, MiB (VmRSS before -> after the measured changes (VmHWM after)): "
                 + memory.joined(separator: ", "),
@@ -157,8 +172,16 @@ struct Report {
             if let idleRanges {
                 lines.append(
                     String(
-                        format: "  reads (keepalive probes) meanwhile: %.0f, %.1f/s; %.1f µs of etcd CPU per read",
-                        idleRanges, idleRanges / idle.seconds, extra * 1e6 / max(idleRanges, 1)))
+                        format: "  reads (keepalive probes) meanwhile: %.0f, %.1f/s; %.1f µs of etcd CPU per read%@",
+                        idleRanges, idleRanges / idle.seconds, extra * 1e6 / max(idleRanges, 1),
+                        status ? " (the status writes and renewals included)" : ""))
+            }
+            if let idleOperations {
+                lines.append(
+                    String(
+                        format: "  puts (status writes) %.0f (%.2f/s), lease keepalives %.0f (%.2f/s), revisions %.0f",
+                        idleOperations.puts, idleOperations.puts / idle.seconds, idleOperations.leaseKeepAlives,
+                        idleOperations.leaseKeepAlives / idle.seconds, idleOperations.revisions))
             }
             lines.append(String(format: "  this process idle: %.3f s CPU in %.1f s", idle.benchmarkCPU, idle.seconds))
             let idleConnections: [String] = idle.after.connections.map { String($0) }
@@ -194,6 +217,7 @@ struct Report {
             "watch_host_files": watchHostFiles,
             "environments_applied_median_ms": figures(median),
             "etcd": usageObject(usage, bareUsage, metrics: metrics),
+            "status": status,
             "open_file_limit": openFileLimit,
         ]
         if let idle {
@@ -202,6 +226,12 @@ struct Report {
                 "cpu_s_by_member": idle.memberCPU.map(rounded), "benchmark_cpu_s": rounded(idle.benchmarkCPU),
             ]
             if let idleRanges { idleObject["ranges"] = idleRanges }
+            if let idleOperations {
+                idleObject["puts"] = idleOperations.puts
+                idleObject["lease_keepalives"] = idleOperations.leaseKeepAlives
+                idleObject["revisions"] = idleOperations.revisions
+            }
+            idleObject["vmhwm_kib_after"] = idle.after.members.map { $0?.peakResidentKiB ?? -1 }
             idleObject["connections"] = idle.after.connections
             idleObject["vmrss_kib_after"] = idle.after.members.map { $0?.residentKiB ?? -1 }
             if let idleBaseline {
@@ -231,6 +261,11 @@ struct Report {
             "benchmark_vmrss_kib": usage.after.benchmark?.residentKiB ?? -1,
             "benchmark_vmhwm_kib": usage.after.benchmark?.peakResidentKiB ?? -1,
         ]
+        if let operations {
+            object["puts"] = operations.puts
+            object["lease_keepalives"] = operations.leaseKeepAlives
+            object["revisions"] = operations.revisions
+        }
         if let metrics {
             object["watchers"] = metrics.watchers
             object["watch_streams"] = metrics.watchStreams

@@ -110,13 +110,23 @@ struct EtcdMetrics: Sendable {
     /// By member: Range calls handled (`grpc_server_handled_total{grpc_method="Range"}`, the
     /// gateway's included).
     var ranges: [Double]
+    /// By member: Put calls received (`grpc_server_msg_received_total{grpc_method="Put"}`): the
+    /// status reports' writes.
+    var puts: [Double]
+    /// By member: lease keepalive messages received (`grpc_method="LeaseKeepAlive"`): the
+    /// status leases' renewals, one per `POST /v3/lease/keepalive`.
+    var leaseKeepAlives: [Double]
+    /// The cluster's revision (`etcd_debugging_mvcc_current_revision`, the highest of the
+    /// members').
+    var revision: Double
 
     static let curl = "/usr/bin/curl"
 
     /// The counters of every member, or `nil` without curl or when a member did not answer.
     static func read(_ cluster: LocalEtcdCluster) -> EtcdMetrics? {
         guard FileManager.default.isExecutableFile(atPath: curl) else { return nil }
-        var metrics = EtcdMetrics(watchers: [], watchStreams: [], ranges: [])
+        var metrics = EtcdMetrics(
+            watchers: [], watchStreams: [], ranges: [], puts: [], leaseKeepAlives: [], revision: 0)
         for member in cluster.members {
             guard let text = fetch(member.endpoint + "/metrics") else { return nil }
             func value(_ prefix: String, _ containing: String = "") -> Double {
@@ -130,8 +140,20 @@ struct EtcdMetrics: Sendable {
             metrics.watchers.append(value("etcd_debugging_mvcc_watcher_total "))
             metrics.watchStreams.append(value("etcd_debugging_mvcc_watch_stream_total "))
             metrics.ranges.append(value("grpc_server_handled_total{", "grpc_method=\"Range\""))
+            metrics.puts.append(value("grpc_server_msg_received_total{", "grpc_method=\"Put\""))
+            metrics.leaseKeepAlives.append(
+                value("grpc_server_msg_received_total{", "grpc_method=\"LeaseKeepAlive\""))
+            metrics.revision = max(metrics.revision, value("etcd_debugging_mvcc_current_revision "))
         }
         return metrics
+    }
+
+    /// Status writes, lease renewals and revisions from `self` to `later`, all members.
+    func operations(until later: EtcdMetrics) -> (puts: Double, leaseKeepAlives: Double, revisions: Double) {
+        (
+            later.puts.reduce(0, +) - puts.reduce(0, +),
+            later.leaseKeepAlives.reduce(0, +) - leaseKeepAlives.reduce(0, +), later.revision - revision
+        )
     }
 
     private static func fetch(_ url: String) -> String? {
