@@ -10,9 +10,9 @@ import Testing
     import Glibc
 #endif
 
-/// `envctl publish --stage` (issue 37.3–4) against a real cluster and real hosts: a stage that
-/// succeeds and widens (over TLS, with users), one whose hosts reject the change, a host
-/// SIGSTOPped mid-stage, and envctl killed mid-publish and resumed.
+/// `envctl publish --stage` (issue 37.3–4) against a real three-member cluster with TLS and
+/// users, and real hosts: a stage that succeeds and widens, one whose hosts reject the change, a
+/// host SIGSTOPped mid-stage, and envctl killed mid-publish and resumed.
 @Suite(
     "staged publish", .serialized, .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"))
 struct StagedPublishTests {
@@ -117,7 +117,7 @@ struct StagedPublishTests {
     }
 
     @Test(
-        "over TLS with users: a stage held at one host, fleet status shows it, other publishes wait, resume widens to all"
+        "a stage held at one host, fleet status shows it, other publishes wait, resume widens to all"
     )
     func stagesWidenOverTLS() async throws {
         let secured = try await SecuredCluster()
@@ -131,7 +131,7 @@ struct StagedPublishTests {
             cluster, prefix: prefix, names.map { ($0, 100) }, configure: secured.configureHost)
         defer { Task { await Self.stopAll(hosts) } }
         let options = secured.envctlOptions(prefix: prefix)
-        let tlsOptions = Array(options.dropFirst(4))
+        let tlsOptions = secured.credentialOptions
         try await Self.waitForReports(cluster, prefix, names, extra: tlsOptions)
 
         // One host first: the one whose position is lowest. envctl holds the publish after it.
@@ -184,20 +184,22 @@ struct StagedPublishTests {
 
     @Test("a stage whose host rejects the change: envctl names it and why, and every host goes back")
     func rejectionRollsBack() async throws {
-        let cluster = try await EtcdCluster()
-        defer { cluster.stop() }
+        let secured = try await SecuredCluster()
+        defer { secured.stop() }
+        let cluster = secured.cluster
         let writer = try FleetHarness(cluster: cluster)
         let prefix = writer.prefix
         try await writer.publish(common: ["Limit": "10"])
         let hosts = try await Self.hosts(
-            cluster, prefix: prefix, [("lenient-1", 1000), ("strict-1", 100), ("lenient-2", 1000)])
+            cluster, prefix: prefix, [("lenient-1", 1000), ("strict-1", 100), ("lenient-2", 1000)],
+            configure: secured.configureHost)
         defer { Task { await Self.stopAll(hosts) } }
-        try await Self.waitForReports(cluster, prefix, Array(hosts.keys))
+        try await Self.waitForReports(cluster, prefix, Array(hosts.keys), extra: secured.credentialOptions)
 
-        let published = try await Self.envctl([
-            "publish", "--etcd-endpoints", cluster.endpoints.joined(separator: ","), "--etcd-prefix", prefix,
-            "--stage", "lenient-1,strict-1,100%", "--settle", "1s", try Self.document(cluster, limit: "150"),
-        ])
+        let published = try await Self.envctl(
+            ["publish"] + secured.envctlOptions(prefix: prefix) + [
+                "--stage", "lenient-1,strict-1,100%", "--settle", "1s", try Self.document(cluster, limit: "150"),
+            ])
         #expect(published.status == 1, "\(published.output)")
         #expect(published.output.contains("stage 1 of 2 (lenient-1,strict-1): 2 of 3 hosts"), "\(published.output)")
         #expect(
@@ -216,25 +218,27 @@ struct StagedPublishTests {
     @Test(
         "a host SIGSTOPped mid-stage stops renewing: the publish stops and rolls back; resumed, the host goes back too")
     func stoppedHostRollsBack() async throws {
-        let cluster = try await EtcdCluster()
-        defer { cluster.stop() }
+        let secured = try await SecuredCluster()
+        defer { secured.stop() }
+        let cluster = secured.cluster
         let writer = try FleetHarness(cluster: cluster)
         let prefix = writer.prefix
         try await writer.writer.put(prefix + "Environments.plist", ExampleFleetDaemon.document(name: "one"))
-        let others = try await Self.hosts(cluster, prefix: prefix, [("steady-1", 100)])
+        let others = try await Self.hosts(
+            cluster, prefix: prefix, [("steady-1", 100)], configure: secured.configureHost)
         defer { Task { await Self.stopAll(others) } }
         let daemon = try ExampleFleetDaemon(
-            cluster: cluster, prefix: prefix, host: "paused-1", directory: writer.hostDirectory)
+            cluster: cluster, prefix: prefix, host: "paused-1", directory: writer.hostDirectory,
+            environment: secured.daemonEnvironment)
         defer { daemon.kill() }
-        try await Self.waitForReports(cluster, prefix, ["paused-1", "steady-1"])
+        try await Self.waitForReports(cluster, prefix, ["paused-1", "steady-1"], extra: secured.credentialOptions)
 
         let file = writer.hostDirectory.appendingPathComponent("publish/Environments.plist")
         try FileManager.default.createDirectory(
             at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try ExampleFleetDaemon.document(name: "two").write(to: file)
         let envctl = try BackgroundEnvctl(
-            [
-                "publish", "--etcd-endpoints", cluster.endpoints.joined(separator: ","), "--etcd-prefix", prefix,
+            ["publish"] + secured.envctlOptions(prefix: prefix) + [
                 "--stage", "paused-1,100%", "--settle", "30s", file.path,
             ], directory: writer.hostDirectory)
         #expect(await envctl.waitForOutput("stage 1: paused-1 runs the candidate"), "\(envctl.output)")
@@ -249,8 +253,8 @@ struct StagedPublishTests {
         #expect(Self.limits(others) == ["steady-1": "-"])
         #expect((try? others["steady-1"]!.environment?.get("Database.Name", as: String.self)) == "one")
         // Continued, the daemon reads the rollback and runs the fleet's documents again.
-        let back = try await FleetStatusTests.waitForStatus(cluster, prefix) { status, output in
-            status == 0 && output.host("paused-1")?.current == true
+        let back = try await FleetStatusTests.waitForStatus(cluster, prefix, extra: secured.credentialOptions) {
+            status, output in status == 0 && output.host("paused-1")?.current == true
         }
         #expect(back.status == 0, "\(back.text) \(daemon.log)")
         #expect(back.decoded?.host("paused-1")?.revision == back.decoded?.revision, "\(back.text)")
@@ -258,16 +262,18 @@ struct StagedPublishTests {
 
     @Test("envctl killed mid-publish: the stage stays in force; --resume finishes it, --abort rolls another back")
     func killedAndResumed() async throws {
-        let cluster = try await EtcdCluster()
-        defer { cluster.stop() }
+        let secured = try await SecuredCluster()
+        defer { secured.stop() }
+        let cluster = secured.cluster
         let writer = try FleetHarness(cluster: cluster)
         let prefix = writer.prefix
         try await writer.publish(common: ["Limit": "10"])
         let names = ["node-1", "node-2", "node-3"]
-        let hosts = try await Self.hosts(cluster, prefix: prefix, names.map { ($0, 100) })
+        let hosts = try await Self.hosts(
+            cluster, prefix: prefix, names.map { ($0, 100) }, configure: secured.configureHost)
         defer { Task { await Self.stopAll(hosts) } }
-        try await Self.waitForReports(cluster, prefix, names)
-        let endpoints = ["--etcd-endpoints", cluster.endpoints.joined(separator: ","), "--etcd-prefix", prefix]
+        try await Self.waitForReports(cluster, prefix, names, extra: secured.credentialOptions)
+        let endpoints = secured.envctlOptions(prefix: prefix)
 
         let first = names.min { FleetRollout.position(of: $0) < FleetRollout.position(of: $1) }!
         let envctl = try BackgroundEnvctl(

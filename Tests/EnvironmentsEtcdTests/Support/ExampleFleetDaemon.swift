@@ -26,20 +26,25 @@ final class ExampleFleetDaemon: @unchecked Sendable {
             ).utf8)
     }
 
-    init(cluster: EtcdCluster, prefix: String, host: String, directory: URL, ttl: Int = 3) throws {
+    /// - Parameter environment: More variables (TLS files, a user: ``SecuredCluster/daemonEnvironment``).
+    init(
+        cluster: EtcdCluster, prefix: String, host: String, directory: URL, ttl: Int = 3,
+        environment: [String: String] = [:]
+    ) throws {
         process.executableURL = BuiltProducts.directory.appendingPathComponent("example-fleet-daemon")
         process.arguments = ["--config-dir", directory.path, "--environment", "Production"]
         let runtime = directory.appendingPathComponent("run-\(host)")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
-        process.environment = operatorEnvironment([
-            "ENVIRONMENTS_ETCD_ENDPOINTS": cluster.endpoints.joined(separator: ","),
-            "ENVIRONMENTS_ETCD_PREFIX": prefix, "ENVIRONMENTS_ETCD_HOST_ID": host,
-            "ENVIRONMENTS_ETCD_STATUS_TTL": String(ttl),
-            // A runtime directory of its own: without one its control socket would be
-            // /run/example-daemon/configuration.varlink, which a SIGKILL leaves behind for every
-            // later `envctl --app-name example-daemon` on the machine to find.
-            "RUNTIME_DIRECTORY": runtime.path,
-        ])
+        process.environment = operatorEnvironment(
+            [
+                "ENVIRONMENTS_ETCD_ENDPOINTS": cluster.endpoints.joined(separator: ","),
+                "ENVIRONMENTS_ETCD_PREFIX": prefix, "ENVIRONMENTS_ETCD_HOST_ID": host,
+                "ENVIRONMENTS_ETCD_STATUS_TTL": String(ttl),
+                // A runtime directory of its own: without one its control socket would be
+                // /run/example-daemon/configuration.varlink, which a SIGKILL leaves behind for every
+                // later `envctl --app-name example-daemon` on the machine to find.
+                "RUNTIME_DIRECTORY": runtime.path,
+            ].merging(environment) { _, new in new })
         logFile = directory.appendingPathComponent("daemon-\(host).log")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         output = try FileHandle(forWritingTo: logFile)

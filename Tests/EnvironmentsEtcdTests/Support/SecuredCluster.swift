@@ -25,10 +25,24 @@ struct SecuredCluster {
 
     /// envctl's options for the fleet under `prefix`, as the user `fleet`.
     func envctlOptions(prefix: String) -> [String] {
+        ["--etcd-endpoints", cluster.endpoints.joined(separator: ","), "--etcd-prefix", prefix] + credentialOptions
+    }
+
+    /// envctl's TLS and user options alone.
+    var credentialOptions: [String] {
         [
-            "--etcd-endpoints", cluster.endpoints.joined(separator: ","), "--etcd-prefix", prefix,
             "--etcd-cacert", certificates.ca.authority, "--etcd-cert", certificates.client.certificate,
             "--etcd-key", certificates.client.key, "--etcd-user", "fleet", "--etcd-password-file", passwordFile,
+        ]
+    }
+
+    /// The same as a daemon's variables, as a unit's `Environment=` lines set them.
+    var daemonEnvironment: [String: String] {
+        [
+            "ENVIRONMENTS_ETCD_CACERT": certificates.ca.authority,
+            "ENVIRONMENTS_ETCD_CERT": certificates.client.certificate,
+            "ENVIRONMENTS_ETCD_KEY": certificates.client.key, "ENVIRONMENTS_ETCD_USER": "fleet",
+            "ENVIRONMENTS_ETCD_PASSWORD_FILE": passwordFile,
         ]
     }
 
