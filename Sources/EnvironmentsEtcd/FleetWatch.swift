@@ -55,7 +55,9 @@ struct FleetWatch: Service, CustomStringConvertible {
                         state = read
                         record(state, applied: await apply(state))
                     } else {
-                        state.revision = read.revision
+                        // The same documents for this host; a staged publish's keys may differ
+                        // (another host's stage): keep them all, for the next change.
+                        state = read
                         fleet.layer.update(state)
                         record(state, applied: nil)
                     }
