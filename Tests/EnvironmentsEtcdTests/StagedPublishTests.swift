@@ -70,7 +70,10 @@ struct StagedPublishTests {
         }
     }
 
-    /// Hosts of one fleet, in process, each with its host id and a status TTL of 5 s (2 s expired under a load of 17).
+    /// Hosts of one fleet, in process, each with its host id, a status TTL of 15 s and requests
+    /// that may take 5 s. A stage settles for the TTL; shorter ones expired in CI, where this
+    /// process runs a hundred suites at once beside the sanitizer builds (a 5 s TTL with 2 s
+    /// requests lost its lease while the host ran fine, and the publish rightly rolled back).
     static func hosts(
         _ cluster: EtcdCluster, prefix: String, _ names: [(String, Int)],
         configure: @escaping (inout EtcdConfiguration) -> Void = { _ in }
@@ -78,9 +81,9 @@ struct StagedPublishTests {
         var hosts: [String: FleetHarness] = [:]
         for (name, maximumLimit) in names {
             let host = try FleetHarness(cluster: cluster, prefix: prefix)
-            try await host.start(maximumLimit: maximumLimit) {
+            try await host.start(requestTimeout: .seconds(5), maximumLimit: maximumLimit) {
                 $0.status.hostID = name
-                $0.status.ttl = .seconds(5)
+                $0.status.ttl = .seconds(15)
                 configure(&$0)
             }
             hosts[name] = host
@@ -228,7 +231,7 @@ struct StagedPublishTests {
             cluster, prefix: prefix, [("steady-1", 100)], configure: secured.configureHost)
         defer { Task { await Self.stopAll(others) } }
         let daemon = try ExampleFleetDaemon(
-            cluster: cluster, prefix: prefix, host: "paused-1", directory: writer.hostDirectory,
+            cluster: cluster, prefix: prefix, host: "paused-1", directory: writer.hostDirectory, ttl: 8,
             environment: secured.daemonEnvironment)
         defer { daemon.kill() }
         try await Self.waitForReports(cluster, prefix, ["paused-1", "steady-1"], extra: secured.credentialOptions)

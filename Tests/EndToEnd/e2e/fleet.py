@@ -57,9 +57,9 @@ def scenario_14(h, s):
     dropins = h.container.host_path(f"/etc/systemd/system/{FLEET_UNIT}.d")
     os.makedirs(dropins, exist_ok=True)
     with open(os.path.join(dropins, "e2e.conf"), "w") as handle:
-        # A status TTL of 3 s: the staged publish below settles for it.
+        # A status TTL of 5 s: the staged publish below settles for it.
         handle.write(f"[Service]\nEnvironment=ENVIRONMENTS_ETCD_ENDPOINTS={ENDPOINT}\n"
-                     "Environment=ENVIRONMENTS_ETCD_STATUS_TTL=3\n")
+                     "Environment=ENVIRONMENTS_ETCD_STATUS_TTL=5\n")
     try:
         started = h.container.run([
             "systemd-run", f"--unit={ETCD_UNIT}", "--property=StateDirectory=e2e-etcd", "/usr/local/bin/etcd",
@@ -118,7 +118,7 @@ def scenario_14(h, s):
         s.check(wait_for(lambda: reports(second_revision), 15.0),
                 f"envctl fleet status: the daemon reports revision {second_revision} under its machine id, "
                 f"current, exit 0: {fleet_status()!r}")
-        # A staged publish: the one host is the first stage; it settles for its TTL (3 s), then
+        # A staged publish: the one host is the first stage; it settles for its TTL (5 s), then
         # envctl writes the candidate as the fleet's documents.
         third_revision = publish(h, s, "fleet-3.example.com", "staged publish",
                                  options=("--stage", "1,100%", "--settle", "1s"))
