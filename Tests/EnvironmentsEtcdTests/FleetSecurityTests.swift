@@ -54,8 +54,10 @@ struct FleetSecurityTests {
     @Test("a watch refused for a token that expired: the next one authenticates again")
     func aWatchAfterTheTokenExpiredAuthenticatesAgain() async throws {
         let cluster = try await EtcdCluster(size: 1, authTokenTTL: 2)
-        try cluster.enableAuthentication(rootPassword: "root-secret-1")
-        try cluster.addUser("fleet", password: "fleet-secret-2", prefix: "/fleet/")
+        try await onThread {
+            try cluster.enableAuthentication(rootPassword: "root-secret-1")
+            try cluster.addUser("fleet", password: "fleet-secret-2", prefix: "/fleet/")
+        }
         let client = try EtcdClient(
             configuration: EtcdConfiguration(
                 endpoints: cluster.endpoints, prefix: "/fleet/", userName: "fleet", password: "fleet-secret-2"))

@@ -322,16 +322,20 @@ struct FleetStatusTests {
         try await host.publish(common: ["Limit": "1"])
         // The role the FleetStatus article documents, made with etcdctl.
         let own = FleetHostStatus.key(prefix: host.prefix, host: "host-a")
-        try cluster.etcdctl(["role", "add", "fleet-host-a"])
-        try cluster.etcdctl(["role", "grant-permission", "fleet-host-a", "--prefix=true", "read", host.prefix])
-        try cluster.etcdctl(["role", "grant-permission", "fleet-host-a", "readwrite", own])
-        try cluster.etcdctl(["user", "add", "host-a:host-a-secret"])
-        try cluster.etcdctl(["user", "grant-role", "host-a", "fleet-host-a"])
-        // A host whose role lacks its status key: read on the prefix only.
-        try cluster.etcdctl(["role", "add", "fleet-reader"])
-        try cluster.etcdctl(["role", "grant-permission", "fleet-reader", "--prefix=true", "read", host.prefix])
-        try cluster.etcdctl(["user", "add", "reader:reader-secret"])
-        try cluster.etcdctl(["user", "grant-role", "reader", "fleet-reader"])
+        let prefix = host.prefix
+        // On a thread of its own: etcdctl (and etcd's bcrypt) take seconds on a loaded machine.
+        try await onThread {
+            try cluster.etcdctl(["role", "add", "fleet-host-a"])
+            try cluster.etcdctl(["role", "grant-permission", "fleet-host-a", "--prefix=true", "read", prefix])
+            try cluster.etcdctl(["role", "grant-permission", "fleet-host-a", "readwrite", own])
+            try cluster.etcdctl(["user", "add", "host-a:host-a-secret"])
+            try cluster.etcdctl(["user", "grant-role", "host-a", "fleet-host-a"])
+            // A host whose role lacks its status key: read on the prefix only.
+            try cluster.etcdctl(["role", "add", "fleet-reader"])
+            try cluster.etcdctl(["role", "grant-permission", "fleet-reader", "--prefix=true", "read", prefix])
+            try cluster.etcdctl(["user", "add", "reader:reader-secret"])
+            try cluster.etcdctl(["user", "grant-role", "reader", "fleet-reader"])
+        }
 
         func configuration(_ user: String, _ password: String) -> EtcdConfiguration {
             EtcdConfiguration(

@@ -1,6 +1,7 @@
 import EtcdFleetClient
 import EtcdTestSupport
 import Foundation
+import TestSupport
 
 /// An etcd cluster as production runs one: TLS with client certificates, authentication on
 /// (root's password `root-secret-1`) and, unless told otherwise, the user `fleet` with readwrite
@@ -13,12 +14,19 @@ struct SecuredCluster {
     /// A file with the user's password, for `--etcd-password-file`.
     let passwordFile: String
 
+    /// The certificates (openssl) and the users (etcdctl, with etcd's bcrypt behind it) are made
+    /// by child processes that take seconds on a loaded machine: on threads of their own, so that
+    /// they never hold the few threads that run every other suite's daemons in this process.
     init(size: Int = 3, authTokenTTL: Int? = nil, fleetUser: Bool = true) async throws {
-        directory = try FleetSecurityTests.temporaryDirectory()
-        certificates = try FleetSecurityTests.Certificates(in: directory)
-        cluster = try await EtcdCluster(size: size, tls: certificates.tls, authTokenTTL: authTokenTTL)
-        try cluster.enableAuthentication(rootPassword: "root-secret-1")
-        if fleetUser { try cluster.addUser("fleet", password: "fleet-secret-2", prefix: "/fleet/") }
+        let directory = try FleetSecurityTests.temporaryDirectory()
+        self.directory = directory
+        certificates = try await onThread { try FleetSecurityTests.Certificates(in: directory) }
+        let cluster = try await EtcdCluster(size: size, tls: certificates.tls, authTokenTTL: authTokenTTL)
+        self.cluster = cluster
+        try await onThread {
+            try cluster.enableAuthentication(rootPassword: "root-secret-1")
+            if fleetUser { try cluster.addUser("fleet", password: "fleet-secret-2", prefix: "/fleet/") }
+        }
         passwordFile = directory.appendingPathComponent("password").path
         try "fleet-secret-2\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
     }
