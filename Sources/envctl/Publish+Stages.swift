@@ -60,8 +60,6 @@ extension Publish {
         }
         let recordKey = FleetRollout.key(prefix: prefix)
         let expecting = expected.merging([recordKey: 0]) { old, _ in old }
-        let ownDocuments = expected
-        let timeoutValue = timeout
         let ending = try FleetOptions.blocking { client throws(EtcdError) -> StagedPublish.Ending in
             // The first stage is chosen among the hosts that report now.
             let reporting = try await client.range(
@@ -95,7 +93,7 @@ extension Publish {
             }
             var publish = StagedPublish(
                 configuration: configuration, client: client, record: first, recordRevision: written,
-                ownDocuments: ownDocuments, stageTimeout: timeoutValue)
+                ownDocuments: expected, stageTimeout: timeout)
             publish.say(
                 "staged publish \(first.id): \(keys.joined(separator: ", ")) validated for \(environments.joined(separator: ", ")) against revision \(validated), written as the candidate at revision \(written)"
             )

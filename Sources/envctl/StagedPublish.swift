@@ -309,7 +309,7 @@ final class HostStatuses: Sendable {
     private let table = Locked<[String: FleetHostStatus?]?>(nil)
 
     /// The most status keys read: as `envctl fleet status`.
-    static let maximumHosts = 10_000
+    static let maximumHosts = FleetStatusCommand.maximumHosts
 
     init(client: EtcdClient, prefix: String) {
         self.client = client
