@@ -184,7 +184,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SystemdSupportTests",
-            dependencies: ["SystemdSupport", "TextEscaping", logging]
+            dependencies: ["SystemdSupport", "TestSupport", "TextEscaping", logging]
         ),
         .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching", "Locking"]),
         .testTarget(

@@ -82,7 +82,7 @@ package enum ControlSocketPath {
     /// `/proc/net/unix` lists one socket a line (`Num RefCount Protocol Flags Type St Inode
     /// Path`); a listening socket has the flag `__SO_ACCEPTCON` (0x10000). Reading it costs a
     /// line per socket of the network namespace: it is read only when the process's environment
-    /// names no runtime directory.
+    /// names no runtime directory, and at most ``socketTableLimit`` bytes of it.
     static func listeningSocket(of pid: Int32) -> String? {
         let directory = "/proc/\(pid)/fd"
         guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
@@ -93,9 +93,12 @@ package enum ControlSocketPath {
             else { continue }
             inodes.insert(Substring(target.dropFirst("socket:[".count).dropLast()))
         }
-        guard !inodes.isEmpty, let table = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else {
-            return nil
-        }
+        // Read to its end: `String(contentsOfFile:)` stops after the kernel's first page (about
+        // 48 sockets), and a host has hundreds. Bounded (about 300,000 sockets' lines).
+        guard !inodes.isEmpty, let handle = FileHandle(forReadingAtPath: "/proc/net/unix") else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: socketTableLimit) else { return nil }
+        let table = String(decoding: data, as: UTF8.self)
         let suffix = "/" + ControlInterface.socketFileName
         for line in table.split(separator: "\n").dropFirst() {
             let columns = line.split(separator: " ", maxSplits: 7, omittingEmptySubsequences: true)
@@ -107,6 +110,9 @@ package enum ControlSocketPath {
         }
         return nil
     }
+
+    /// How much of `/proc/net/unix` ``listeningSocket(of:)`` reads at most: 32 MiB.
+    static let socketTableLimit = 32 << 20
 
     /// The first directory of `$RUNTIME_DIRECTORY`.
     package static func runtimeDirectory(in processEnvironment: [String: String]) -> String? {

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The build-time tool behind the EmbedInfoPlist plugin, run as the plugin runs it.
-@Suite("EmbedInfoPlist tool")
+@Suite("EmbedInfoPlist tool", .blocking)
 struct EmbedInfoPlistToolTests {
     func run(_ plist: String) throws -> (status: Int32, output: String, generated: String?) {
         let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(

@@ -10,7 +10,7 @@ import Testing
 /// drop-ins whose permissions matter: every change that reports success is in the file, a
 /// killed envctl leaves nothing that trips the next one or the daemon, and a replaced drop-in
 /// keeps its owner, group, mode and ACL.
-@Suite(.serialized) struct EnvctlConcurrencyTests {
+@Suite(.serialized, .blocking) struct EnvctlConcurrencyTests {
     typealias Directory = ExampleConfigurationDirectory
 
     /// An envctl started in the background, its output going to a file.

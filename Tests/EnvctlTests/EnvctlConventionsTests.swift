@@ -7,7 +7,7 @@ import Testing
 /// envctl behaves as command-line tools do: `--version`, `diff`'s exit status as diff(1)'s, a
 /// secret that prints nothing rather than a placeholder, and errors that name how an environment
 /// was chosen. Against the built envctl and example daemon, on files in a temporary directory.
-@Suite("envctl conventions")
+@Suite("envctl conventions", .blocking)
 struct EnvctlConventionsTests {
     /// A configuration directory with two environments that differ in one key, and a secret.
     private static func configuration() throws -> URL {
@@ -37,14 +37,19 @@ struct EnvctlConventionsTests {
 
     /// A process that listens on a Unix socket at `path` (Python's, a real listening socket),
     /// with an environment that names no runtime directory.
-    private static func listener(at path: String) throws -> (Process, Pipe) {
+    /// With `others` more listening sockets beside it (in the same directory), which put
+    /// `/proc/net/unix` past the kernel's first page, as on any host.
+    private static func listener(at path: String, others: Int = 0) throws -> (Process, Pipe) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [
             "-c",
-            "import socket, sys, time\ns = socket.socket(socket.AF_UNIX)\ns.bind(sys.argv[1])\ns.listen()\n"
+            "import os, socket, sys, time\nkept = []\n"
+                + "for n in range(int(sys.argv[2])):\n"
+                + "    o = socket.socket(socket.AF_UNIX); o.bind(sys.argv[1] + f'.other-{n}'); o.listen(); kept.append(o)\n"
+                + "s = socket.socket(socket.AF_UNIX)\ns.bind(sys.argv[1])\ns.listen()\n"
                 + "print('ready', flush=True)\ntime.sleep(60)",
-            path,
+            path, String(others),
         ]
         process.environment = ["PATH": "/usr/bin:/bin"]
         let output = Pipe()
@@ -72,14 +77,16 @@ struct EnvctlConventionsTests {
         return found
     }
 
-    @Test("--pid finds the control socket a daemon started by hand listens on, whatever its executable's name")
+    @Test(
+        "--pid finds the control socket a daemon started by hand listens on, among a thousand others, whatever its name"
+    )
     func pidFindsTheSocketTheProcessListensOn() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "pid-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let control = directory.appendingPathComponent(ControlInterface.socketFileName).path
-        let (daemon, _) = try Self.listener(at: control)
+        let (daemon, _) = try Self.listener(at: control, others: 1_000)
         defer { daemon.terminate() }
         #expect(
             Self.socketPath(of: daemon.processIdentifier, expecting: control) == control,

@@ -12,7 +12,7 @@ import Testing
 /// (its host key in a temporary file through `$SYSTEMD_CREDENTIAL_SECRET`, so that the
 /// machine's `/var/lib/systemd/credential.secret` is neither made nor used). The unit side
 /// (systemd decrypting it for the daemon) is the end-to-end suite's scenario 15.
-@Suite("envctl credential")
+@Suite("envctl credential", .blocking)
 struct EnvctlCredentialTests {
     static let secret = "cred-Encrypt-Staple-77"
     static var hasSystemdCreds: Bool { Command.path(of: "systemd-creds") != nil }

@@ -6,7 +6,7 @@ import Testing
 /// `envctl set`, `unset` and `edit`: a drop-in changes only after the whole resulting
 /// configuration checked out (the files for every environment, and a running daemon's own
 /// validation); on any error every file stays byte for byte as it was.
-@Suite(.serialized) struct EnvctlEditingTests {
+@Suite(.serialized, .blocking) struct EnvctlEditingTests {
     @Test func setWritesTypedValuesAndUnsetRemovesThem() throws {
         let directory = try ExampleConfigurationDirectory()
         let set = try runEnvctl(["set", "ListenPort", "9000", "--type", "integer", "--config-dir", directory.path])

@@ -14,7 +14,7 @@ import Testing
 /// is compared with what takes effect, in every environment the files define, and a change
 /// that another source outweighs is refused (unless `--allow-shadowed`), naming the source
 /// that wins with its file and line (issue 34).
-@Suite(.serialized) struct EnvctlEffectTests {
+@Suite(.serialized, .blocking) struct EnvctlEffectTests {
     typealias Directory = ExampleConfigurationDirectory
 
     static func envctl(_ arguments: [String], environment: [String: String] = [:]) throws -> FinishedProcess {

@@ -5,7 +5,7 @@ import Testing
 /// envctl and keys that hold dots (issue 32): `set` and `get` take a component that holds a dot
 /// quoted, `show` prints it in the same form (which `get` accepts back), and what `set` writes,
 /// Python's `plistlib` and Foundation read back equal.
-@Suite struct EnvctlLiteralKeyTests {
+@Suite(.blocking) struct EnvctlLiteralKeyTests {
     @Test("set, get, unset and show a key inside a map keyed by host names; plistlib reads the drop-in back")
     func hostMap() throws {
         let directory = try ExampleConfigurationDirectory()

@@ -11,7 +11,7 @@ import Testing
 /// `envctl migrate` renames former names through the same safe path as `set` (checked,
 /// locked, owner and mode kept), and `envctl schema` falls back to the installed schema
 /// (issue 33).
-@Suite(.serialized) struct EnvctlMigrateTests {
+@Suite(.serialized, .blocking) struct EnvctlMigrateTests {
     static let declaration = SettingsDeclaration([
         Setting<String>("APIHost", default: "api.example.com", formerNames: ["ApiHost"]),
         Setting<String>("LogLevel", default: "info"),

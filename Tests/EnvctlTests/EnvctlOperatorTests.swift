@@ -11,7 +11,7 @@ import Testing
 /// credential it cannot read shows as `<credential NAME: not readable here>` and is never
 /// printed, a running daemon's own check decides; and it says what it reads, never guessing
 /// from its own name.
-@Suite("envctl from an operator's shell")
+@Suite("envctl from an operator's shell", .blocking)
 struct EnvctlOperatorTests {
     /// The credential's text: in no output but where `--show-secrets` asks a daemon for it.
     static let secret = "cred-Operator-Staple-42"

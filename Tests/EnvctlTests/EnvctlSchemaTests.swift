@@ -14,7 +14,7 @@ import Varlink
 /// The declaration for operators without the application's code: the control socket's
 /// `Schema`, `envctl schema`, `envctl check --schema FILE` and `envctl explain`, through the
 /// built envctl.
-@Suite("envctl schema, check --schema and explain", .serialized)
+@Suite("envctl schema, check --schema and explain", .serialized, .blocking)
 struct EnvctlSchemaTests {
     /// The example daemon's settings as issue 33 declares them.
     static let declaration = SettingsDeclaration([

@@ -11,7 +11,7 @@ import Testing
 /// group-writable drop-in directory under the lock's name is never written, and a daemon
 /// restarted into another environment during an edit does not let through an edit that was
 /// checked for neither.
-@Suite(.serialized) struct EnvctlUnderChangeTests {
+@Suite(.serialized, .blocking) struct EnvctlUnderChangeTests {
     typealias Directory = ExampleConfigurationDirectory
     typealias Started = EnvctlConcurrencyTests.Started
 

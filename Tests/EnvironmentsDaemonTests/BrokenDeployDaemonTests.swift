@@ -13,7 +13,7 @@ import Testing
 /// rejected (`envctl reload` exits 1 with the cause) and the daemon goes on serving its last
 /// good configuration; at start, the same is a start failure. `envctl check` checks every
 /// environment the files define.
-@Suite(.serialized) struct BrokenDeployDaemonTests {
+@Suite(.serialized, .blocking) struct BrokenDeployDaemonTests {
     private static func link(_ target: String, at path: String) throws {
         guard symlink(target, path) == 0 else { throw POSIXError(.EIO) }
     }

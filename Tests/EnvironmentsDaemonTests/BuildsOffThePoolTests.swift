@@ -9,7 +9,7 @@ import Testing
 /// The daemon's builds of the configuration (files, credentials, the application's `validate`)
 /// block, so they run where blocking is allowed: never on the few threads of Swift's
 /// cooperative pool, which all of the program's async code shares.
-@Suite("builds run off the cooperative pool", .timeLimit(.minutes(5)))
+@Suite("builds run off the cooperative pool", .timeLimit(.minutes(5)), .blocking)
 struct BuildsOffThePoolTests {
     @Test("validate runs in no Swift task: for a Check call, a Reload call and a reload on a signal")
     func validateRunsOutsideTasks() async throws {

@@ -9,7 +9,7 @@ import Testing
 
 /// The configuration entries as journald receives them: native-protocol datagrams on a real
 /// unix socket.
-@Suite("configuration entries in the journal")
+@Suite("configuration entries in the journal", .blocking)
 struct ConfigurationReporterTests {
     /// A temporary directory with a journal socket and an Environments.plist.
     final class Fixture: @unchecked Sendable {

@@ -14,7 +14,7 @@ import Varlink
 /// Hostile local users against the control socket: clients run as other users (uid 65534 and
 /// neighbours, through `setpriv`) hold, trickle, flood and never read, while root still
 /// reloads and describes; the log about them stays short.
-@Suite("control socket under abuse", .serialized, .timeLimit(.minutes(10)))
+@Suite("control socket under abuse", .serialized, .timeLimit(.minutes(10)), .blocking)
 struct ControlSocketAbuseTests {
     static let python = "/usr/bin/python3"
     static var canRun: Bool { getuid() == 0 && FileManager.default.isExecutableFile(atPath: python) }

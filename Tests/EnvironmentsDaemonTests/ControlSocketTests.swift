@@ -14,7 +14,7 @@ import Varlink
 
 /// The control socket of an `EnvironmentService` running in this process, asked over a real
 /// unix socket: by `VarlinkClient`, by raw bytes, and by `envctl` run as another user.
-@Suite("control socket", .serialized, .timeLimit(.minutes(10)))
+@Suite("control socket", .serialized, .timeLimit(.minutes(10)), .blocking)
 struct ControlSocketTests {
     @Test("Describe, Get, Check and Reload answer from the running daemon; org.varlink.service introspects")
     func methods() async throws {

@@ -7,7 +7,7 @@ import Testing
 /// process with its own random hash seed (`SWIFT_DETERMINISTIC_HASHING` is taken out of its
 /// environment), and every run must print the same. And a daemon lists the values built from a
 /// waiting restart-only key as waiting too.
-@Suite struct DeterminismDaemonTests {
+@Suite(.blocking) struct DeterminismDaemonTests {
     /// How many fresh processes answer each question.
     static let runs = 6
 

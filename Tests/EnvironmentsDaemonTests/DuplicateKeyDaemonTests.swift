@@ -9,7 +9,7 @@ import Testing
 /// A key written twice in one dictionary, against the running daemon and envctl: the daemon
 /// runs on the last copy and says so (its log, or the journal with its own MESSAGE_ID),
 /// `envctl check` and `show` print the warning with both lines, and `check --strict` fails.
-@Suite("a key written twice, reported by the daemon and envctl")
+@Suite("a key written twice, reported by the daemon and envctl", .blocking)
 struct DuplicateKeyDaemonTests {
     @Test("the daemon, envctl check and envctl show report a duplicate; --strict fails")
     func duplicates() async throws {

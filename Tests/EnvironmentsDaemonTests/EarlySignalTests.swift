@@ -1,4 +1,5 @@
 import EnvironmentsDaemon
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -7,7 +8,7 @@ import Testing
 
 /// The SIGHUP handler that linking EnvironmentsDaemon installs before `main`, seen in this
 /// test process (which links it too), before anything traps SIGHUP.
-@Suite("SIGHUP before main")
+@Suite("SIGHUP before main", .blocking)
 struct EarlySignalTests {
     @Test("a SIGHUP before ReloadSignals.trap() is counted, not fatal")
     func sighupBeforeTrapIsCounted() throws {

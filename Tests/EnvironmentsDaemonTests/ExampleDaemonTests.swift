@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// The example daemon as a real process: real signals, a real notify socket, real files.
-@Suite("example-daemon as a process")
+@Suite("example-daemon as a process", .blocking)
 struct ExampleDaemonTests {
     @Test("READY=1 with STATUS once configuration is loaded; the start line names APIBaseUrl")
     func readyAtStart() throws {

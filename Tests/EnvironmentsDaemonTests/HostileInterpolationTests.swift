@@ -10,7 +10,7 @@ import Testing
 /// Interpolation that would grow without bound (`A2 = ${A1}${A1}` and so on), through the real
 /// example daemon and envctl: a reload is rejected with the file, the key and the limit, the
 /// daemon keeps its last good configuration (and its memory), and a start fails with that error.
-@Suite("hostile interpolation, through the daemon")
+@Suite("hostile interpolation, through the daemon", .blocking)
 struct HostileInterpolationTests {
     /// A drop-in whose 30 values each double the last: 512 MiB at the end, were it built.
     static let doublingDropIn: String = {

@@ -10,7 +10,7 @@ import Testing
 /// up by another program of the same user: the daemon starts anyway, polls, says so, and
 /// returns to inotify once an instance is free. The limit is exhausted for one unprivileged
 /// user id only, never for the machine.
-@Suite("inotify limits", .serialized)
+@Suite("inotify limits", .serialized, .blocking)
 struct InotifyLimitTests {
     /// A user id no account uses, so that nothing else counts against its limit.
     private static func unusedUserID() throws -> UInt32 {

@@ -10,7 +10,7 @@ import Testing
 /// in a drop-in, the same file as a `Check` candidate (what `envctl edit` sends), a variable
 /// of too many levels. The daemon keeps running on its last good configuration, and every
 /// refusal names the key, the file and the line.
-@Suite("key paths past their bounds, against the running daemon")
+@Suite("key paths past their bounds, against the running daemon", .blocking)
 struct KeyPathDaemonTests {
     /// A drop-in whose Staging section holds one dotted key of `components` components.
     static func deepDropIn(_ components: Int) -> String {

@@ -11,7 +11,7 @@ import Varlink
 /// A configuration of about a hundred thousand keys, in drop-ins each well under the per-file
 /// cap: the daemon runs with it, and envctl shows, gets, diffs and sets against it (the
 /// `Describe` answer comes in parts).
-@Suite("large configurations", .serialized, .timeLimit(.minutes(10)))
+@Suite("large configurations", .serialized, .timeLimit(.minutes(10)), .blocking)
 struct LargeConfigurationTests {
     static let dropIns = 5
     static let keysPerDropIn = 20_000
@@ -141,7 +141,7 @@ func settingJSON() throws {
 }
 
 /// `Describe` in parts, against the real server in this process with tiny parts.
-@Suite("Describe in parts", .serialized, .timeLimit(.minutes(10)))
+@Suite("Describe in parts", .serialized, .timeLimit(.minutes(10)), .blocking)
 struct DescribePartsTests {
     static func plist(port: Int) -> String {
         var keys = ""

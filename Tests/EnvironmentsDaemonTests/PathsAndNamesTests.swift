@@ -12,7 +12,7 @@ import Varlink
 /// Paths mean what they say, through the real daemon and envctl: a relative `--config-dir` is
 /// the daemon's directory wherever envctl runs; a name that becomes a path (an instance, an
 /// application name, a drop-in) cannot lead anywhere else; a clean stop leaves no state file.
-@Suite("Paths and names")
+@Suite("Paths and names", .blocking)
 struct PathsAndNamesTests {
     /// Every path under `directory`, relative to it: what must not grow after a refused name.
     static func tree(_ directory: URL) -> Set<String> {

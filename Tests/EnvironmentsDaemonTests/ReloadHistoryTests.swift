@@ -14,7 +14,7 @@ import Varlink
 /// The daemon's history of loads and reloads: its limits, the control socket's `History`, and
 /// `envctl history` and `envctl diff --generation` reading it from a service in this process.
 /// (The end-to-end suite reads the journal's entries under systemd.)
-@Suite("reload history", .serialized, .timeLimit(.minutes(10)))
+@Suite("reload history", .serialized, .timeLimit(.minutes(10)), .blocking)
 struct ReloadHistoryTests {
     static func record(_ generation: Int, changes: [SettingChangeRecord] = []) -> ReloadHistoryRecord {
         ReloadHistoryRecord(

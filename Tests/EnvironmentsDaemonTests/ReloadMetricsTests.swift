@@ -9,7 +9,7 @@ import Testing
 
 /// The reload metrics of an `EnvironmentService`, read with swift-metrics' test kit: reloads by
 /// result and trigger, the last reload's success and time, the generation, the durations.
-@Suite("reload metrics", .serialized, .timeLimit(.minutes(10)))
+@Suite("reload metrics", .serialized, .timeLimit(.minutes(10)), .blocking)
 struct ReloadMetricsTests {
     @Test("reloads are counted by result and trigger; a rejected one sets last_reload_successful to 0")
     func reloadsAreCounted() async throws {

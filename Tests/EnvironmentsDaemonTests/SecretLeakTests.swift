@@ -14,7 +14,7 @@ import Testing
 /// value: in `envctl check` and `envctl reload`, on the daemon's stderr, in its journal entries,
 /// in `STATUS=` and in the state file. And every file the daemon writes in its runtime
 /// directory is its user's alone, whatever the umask.
-@Suite("secrets stay out of rejections; runtime files are private")
+@Suite("secrets stay out of rejections; runtime files are private", .blocking)
 struct SecretLeakTests {
     static let password = "pw-Correct-Horse-77"
     static let credential = "cred-Battery-Staple-99"

@@ -9,7 +9,7 @@ import Testing
 
 /// A service stops when asked, whatever a reload is doing; a `validate` that tries to change
 /// the environment it judges is rejected, not left hanging.
-@Suite("stopping during a reload", .timeLimit(.minutes(5)))
+@Suite("stopping during a reload", .timeLimit(.minutes(5)), .blocking)
 struct StopDuringReloadTests {
     /// An environment on `fixture`'s files whose `validate` runs `judge` on every build after
     /// the first.

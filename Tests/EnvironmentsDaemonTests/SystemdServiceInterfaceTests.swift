@@ -15,7 +15,7 @@ import Varlink
 /// systemd's `io.systemd.service` on the control socket of an `EnvironmentService` running in
 /// this process: `Ping`, `Reload`, `SetLogLevel` and `GetEnvironment`, over a real unix socket.
 /// (The end-to-end suite calls them with `varlinkctl` under systemd 257.)
-@Suite("io.systemd.service", .serialized, .timeLimit(.minutes(10)))
+@Suite("io.systemd.service", .serialized, .timeLimit(.minutes(10)), .blocking)
 struct SystemdServiceInterfaceTests {
     static func plist(logLevel: String, greeting: String = "hello") -> String {
         """

@@ -6,7 +6,7 @@ import Testing
 /// terminal and no log raw: every text output of envctl and the daemon's standard error
 /// escape them (`\u{1B}`, `\u{7}`, `\r`, `\n`, `\0`), so none can drive the terminal or forge a
 /// line; `--json` carries them exactly, as JSON escapes.
-@Suite("control characters in keys and values are escaped in every text output")
+@Suite("control characters in keys and values are escaped in every text output", .blocking)
 struct TerminalOutputTests {
     static let evilKey = "Evil\u{1B}[2J\u{7}Key\r\n# environment Forged, generation 99"
     static let evilValue = "v\u{1B}]0;pwned\u{7}\r\n<0>forged\0end\u{9B}31m\u{202E}"

@@ -9,7 +9,7 @@ import Testing
 /// The example daemon started with `APP_` variables, as a unit's `Environment=` line or a
 /// container sets them: they override the files, show as their source, and a bad one stops the
 /// start with an error naming it.
-@Suite("environment variables set keys of a running daemon")
+@Suite("environment variables set keys of a running daemon", .blocking)
 struct VariableOverrideDaemonTests {
     @Test("APP_ variables override the files, survive reloads, and envctl show names them")
     func variablesOverrideTheFiles() async throws {

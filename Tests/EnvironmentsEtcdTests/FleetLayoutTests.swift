@@ -3,13 +3,14 @@ import EnvironmentsEtcd
 import EtcdFleetClient
 import EtcdTestSupport
 import Foundation
+import TestSupport
 import Testing
 
 /// Only the layout's keys are read (`Environments.plist`, `Environments.plist.d/NAME.plist`),
 /// and a limit that the documents exceed is named, against a real three-member cluster.
 @Suite(
     "etcd fleet: the layout and its limits", .serialized,
-    .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"))
+    .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"), .blocking)
 struct FleetLayoutTests {
     /// 1.3 MB: below etcd's default request limit (1.5 MiB), above the tests' document limit.
     /// Made on each use: a `Data` held by a static is reported as a leak by LeakSanitizer.

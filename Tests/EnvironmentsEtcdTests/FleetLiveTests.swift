@@ -5,10 +5,11 @@ import EtcdTestSupport
 import Foundation
 import Locking
 import Logging
+import TestSupport
 import Testing
 
 /// The fleet mode against a real three-member etcd cluster on loopback, started by the tests.
-@Suite("etcd fleet", .serialized, .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"))
+@Suite("etcd fleet", .serialized, .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"), .blocking)
 struct FleetLiveTests {
     @Test("start: values from etcd, with the key and revision as provenance; host files override")
     func startAndValues() async throws {

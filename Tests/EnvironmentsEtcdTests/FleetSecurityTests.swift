@@ -9,7 +9,7 @@ import Testing
 /// The fleet against etcd as production runs it: TLS with client certificates (made with
 /// openssl here) and etcd's users, on a real cluster; and how the options are resolved.
 @Suite(
-    "etcd TLS and users", .serialized, .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"))
+    "etcd TLS and users", .serialized, .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"), .blocking)
 struct FleetSecurityTests {
     /// A CA, the members' certificate for `localhost`, and a client certificate, in `directory`.
     struct Certificates {
@@ -68,7 +68,7 @@ struct FleetSecurityTests {
         // The watch presents the kept token; etcd cancels it. (Each watch is given 20 s, so
         // that a watch that goes on instead fails the test rather than hanging it.)
         let refused = await Self.failure {
-            try await Self.firstUpdate(of: client.watch(prefix: "/fleet/", from: revision + 1))
+            _ = try await Self.firstUpdate(of: client.watch(prefix: "/fleet/", from: revision + 1))
         }
         #expect(refused.contains("invalid auth token"), "\(refused)")
         // The next watch on the same endpoint asks for a new token, and is created.

@@ -8,7 +8,7 @@ import Testing
 /// publishers from interleaving.
 @Suite(
     "envctl and the fleet", .serialized,
-    .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"))
+    .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"), .blocking)
 struct PublishTests {
     private func envctl(_ arguments: [String]) throws -> FinishedProcess {
         try runToEnd(BuiltProducts.envctl, arguments, environment: operatorEnvironment())

@@ -14,7 +14,7 @@ import Testing
 /// users, and real hosts: a stage that succeeds and widens, one whose hosts reject the change, a
 /// host SIGSTOPped mid-stage, and envctl killed mid-publish and resumed.
 @Suite(
-    "staged publish", .serialized, .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"))
+    "staged publish", .serialized, .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"), .blocking)
 struct StagedPublishTests {
     /// An `envctl` run in the background, its output in a file, for tests that act while it waits.
     final class BackgroundEnvctl: @unchecked Sendable {
@@ -23,7 +23,7 @@ struct StagedPublishTests {
 
         init(_ arguments: [String], directory: URL) throws {
             log = directory.appendingPathComponent("envctl-\(UUID().uuidString.prefix(8)).log")
-            FileManager.default.createFile(atPath: log.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             let output = try FileHandle(forWritingTo: log)
             process.executableURL = URL(fileURLWithPath: BuiltProducts.envctl)
             process.arguments = arguments

@@ -1,12 +1,13 @@
 import Environments
 import Foundation
+import TestSupport
 import Testing
 
 /// Binary property lists refer to their values by number, so a small file can refer to one
 /// array or dictionary so many times that parsing it would never end. Such files, and those
 /// nested too deeply or whose references cannot be followed, are refused before Foundation
 /// parses them; every file a real writer makes still loads.
-@Suite struct BinaryPropertyListTests {
+@Suite(.blocking) struct BinaryPropertyListTests {
     /// A hand-made binary property list (`bplist00`), for shapes no writer makes: references
     /// use 2 bytes, offsets 4.
     struct Builder {

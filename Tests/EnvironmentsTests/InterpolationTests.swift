@@ -1,9 +1,10 @@
 import Environments
 import Foundation
+import TestSupport
 import Testing
 
 /// `${Key}`, `${env:VAR}`, `${credential:NAME}` and `$${`.
-@Suite struct InterpolationTests {
+@Suite(.blocking) struct InterpolationTests {
     @Test func keyReferencesResolveAfterLayering() throws {
         try withTemporaryDirectory { directory in
             try directory.writeXML([
@@ -346,7 +347,7 @@ extension InterpolationTests {
 /// Interpolation costs bounded time, memory and stack whatever the files hold: references are
 /// followed without recursion, one value may grow to 1 MiB and the whole configuration to
 /// 16 MiB; past that, an `interpolationLimitExceeded` error names the key and the file.
-@Suite struct InterpolationLimitTests {
+@Suite(.blocking) struct InterpolationLimitTests {
     /// The documented caps (`Interpolator.maximumValueBytes`, `maximumTotalBytes`).
     static let valueLimit = 1 << 20
     static let totalLimit = 16 << 20

@@ -1,10 +1,11 @@
 import Environments
+import TestSupport
 import Testing
 
 /// A lookup finds a key as Swift compares strings, whatever the table's fast path does with
 /// bytes: every stored key found with its own value, near misses not found, and two spellings
 /// of one Unicode text one key.
-@Suite struct KeyLookupTests {
+@Suite(.blocking) struct KeyLookupTests {
     /// Keys of every length from 1 to 40 bytes (each tail of the byte-wise hash), with one
     /// byte changed, cut or added: every key finds its value and no near miss finds any.
     @Test func everyKeyAndNoNearMiss() throws {

@@ -1,12 +1,13 @@
 import Environments
 import Foundation
+import TestSupport
 import Testing
 
 /// Every path is bounded (``SettingPath``'s depth, component and length caps, and the bytes of
 /// all of a file's paths together) wherever it is made: dotted keys, nested dictionaries, both
 /// at once, binary property lists, variables, overrides. Past a bound, the file is refused with
 /// the key, the file and the line, and a running environment keeps its last good values.
-@Suite struct KeyPathBoundsTests {
+@Suite(.blocking) struct KeyPathBoundsTests {
     static let depth = SettingPath.maximumDepth
 
     /// `components` joined as a dotted key.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Environments
@@ -10,7 +11,7 @@ import Testing
 /// tree (or error) is written there in a canonical form, which the script compares value by
 /// value with what Python's `plistlib` reads. Without it, this checks that every file is read or
 /// refused with an error, never a crash.
-@Suite struct PlistCorpusTests {
+@Suite(.blocking) struct PlistCorpusTests {
     private static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("PlistCorpus")
 

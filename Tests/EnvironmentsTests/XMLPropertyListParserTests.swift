@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Environments
@@ -7,7 +8,7 @@ import Testing
 /// what `PropertyListSerialization` and `SettingValue(propertyList:)` make of the same bytes; it
 /// must return one for the plists people and Foundation write; and it must return `nil` for
 /// malformed input, so that Foundation reports the error.
-@Suite struct XMLPropertyListParserTests {
+@Suite(.blocking) struct XMLPropertyListParserTests {
     private static let header = """
         <?xml version="1.0" encoding="UTF-8"?>
         <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">

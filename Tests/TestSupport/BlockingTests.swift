@@ -1,0 +1,51 @@
+import Dispatch
+import Foundation
+import Testing
+
+/// Runs a suite's tests off Swift's cooperative thread pool, on threads that may block.
+///
+/// Swift Testing runs every test, synchronous ones included, on the cooperative pool: two
+/// threads on this project's two-core machines, shared by about a hundred suites at once and by
+/// the daemons that tests start in this process. A test that waits there for a child process,
+/// a socket, a datagram or an etcd member holds one of the two threads for as long as it waits,
+/// and every in-process daemon beside it stops answering (in CI: "no answer from the control
+/// socket within 30 seconds", a file watcher that "did not become ready", an idle connection
+/// never closed — all at the same moment, all freed when one test's `envctl` ended). Sampling
+/// the test process with gdb found such waits in about half of its suites.
+///
+/// With this trait, a suite's tests and the tasks they start run on ``BlockingTestExecutor``,
+/// where a wait blocks only the thread it is on. Every suite that runs processes, daemons,
+/// sockets or clusters carries it, and so does every suite whose tests compute for seconds
+/// (large documents, chains of a hundred thousand references): `@Suite("…", .blocking)`.
+///
+/// Tasks that a test starts with `Task { }` (an in-process daemon's service, typically) do not
+/// inherit the trait: they run on the cooperative pool, which the trait keeps free for them.
+package struct BlockingTrait: TestTrait, SuiteTrait, TestScoping {
+    package var isRecursive: Bool { true }
+
+    package func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        try await withTaskExecutorPreference(BlockingTestExecutor.shared) { try await function() }
+    }
+}
+
+extension Trait where Self == BlockingTrait {
+    /// The suite's tests may block: they run on ``BlockingTestExecutor``, off the cooperative pool.
+    package static var blocking: Self { Self() }
+}
+
+/// A task executor whose jobs each run on a serial dispatch queue of their own.
+///
+/// Serial queues draw on libdispatch's overcommitting thread pool, which starts another thread
+/// when every one it has is busy or blocked (up to 255 at once), and lets idle ones go. So a job
+/// that blocks delays no other job; the pool's threads stay in use between tests.
+package final class BlockingTestExecutor: TaskExecutor {
+    package static let shared = BlockingTestExecutor()
+
+    package func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        DispatchQueue(label: "blocking-test").async { job.runSynchronously(on: executor) }
+    }
+}
