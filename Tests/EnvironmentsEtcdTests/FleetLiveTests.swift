@@ -9,7 +9,9 @@ import TestSupport
 import Testing
 
 /// The fleet mode against a real three-member etcd cluster on loopback, started by the tests.
-@Suite("etcd fleet", .serialized, .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"), .blocking)
+@Suite(
+    "etcd fleet", .serialized, .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"),
+    .blocking)
 struct FleetLiveTests {
     @Test("start: values from etcd, with the key and revision as provenance; host files override")
     func startAndValues() async throws {

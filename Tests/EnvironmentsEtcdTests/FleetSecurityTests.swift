@@ -9,7 +9,8 @@ import Testing
 /// The fleet against etcd as production runs it: TLS with client certificates (made with
 /// openssl here) and etcd's users, on a real cluster; and how the options are resolved.
 @Suite(
-    "etcd TLS and users", .serialized, .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"), .blocking)
+    "etcd TLS and users", .serialized, .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"),
+    .blocking)
 struct FleetSecurityTests {
     /// A CA, the members' certificate for `localhost`, and a client certificate, in `directory`.
     struct Certificates {

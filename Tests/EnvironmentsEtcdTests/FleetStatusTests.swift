@@ -9,7 +9,8 @@ import Testing
 /// Hosts that answer back (issue 37.1–2): each daemon keeps `PREFIX/.status/HOST` on a lease,
 /// and `envctl fleet status` reads them; against a real cluster, with real daemons' cores.
 @Suite(
-    "fleet status", .serialized, .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"), .blocking)
+    "fleet status", .serialized, .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"),
+    .blocking)
 struct FleetStatusTests {
     /// `envctl fleet status --json` for `prefix`, decoded, with the exit status.
     struct StatusOutput: Decodable {

@@ -14,7 +14,8 @@ import Testing
 /// users, and real hosts: a stage that succeeds and widens, one whose hosts reject the change, a
 /// host SIGSTOPped mid-stage, and envctl killed mid-publish and resumed.
 @Suite(
-    "staged publish", .serialized, .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"), .blocking)
+    "staged publish", .serialized, .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"),
+    .blocking)
 struct StagedPublishTests {
     /// An `envctl` run in the background, its output in a file, for tests that act while it waits.
     final class BackgroundEnvctl: @unchecked Sendable {
