@@ -67,7 +67,10 @@ scripts/install-packages.sh
 systemd_chain() {
     step "end-to-end: root file systems" logged "$logs/rootfs.log" python3 Tests/EndToEnd/run_e2e.py --prepare &
     local rootfs=$!
-    step "release build (scripts/build-release.sh)" logged "$logs/release-build.log" scripts/build-release.sh || {
+    # The release graph and the Vapor build compile beside the Swift tests at a lower priority
+    # (nice 10): the tests' in-process daemons answer within seconds only if they get the
+    # processor when they ask for it; the compilers use whatever the tests leave.
+    step "release build (scripts/build-release.sh)" logged "$logs/release-build.log" nice -n 10 scripts/build-release.sh || {
         tail -80 "$logs/release-build.log"
         return 1
     }
@@ -101,7 +104,7 @@ step "swift build --build-tests" swift build --build-tests --scratch-path "$debu
 # The Vapor integration's build compiles beside the Swift tests, which mostly wait (on daemons,
 # etcd, sockets); then its own tests (a real Vapor application on real files and its control
 # socket). Its build also holds the modules that the Vapor article's snippets compile against.
-step "Vapor integration: swift build --build-tests" logged "$logs/vapor-build.log" swift build --build-tests \
+step "Vapor integration: swift build --build-tests" logged "$logs/vapor-build.log" nice -n 10 swift build --build-tests \
     --package-path Integrations/EnvironmentsVapor --scratch-path "$vapor_scratch" &
 vapor_build=$!
 background+=("$vapor_build")
