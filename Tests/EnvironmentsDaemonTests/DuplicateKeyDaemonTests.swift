@@ -13,7 +13,7 @@ import Testing
 struct DuplicateKeyDaemonTests {
     @Test("the daemon, envctl check and envctl show report a duplicate; --strict fails")
     func duplicates() async throws {
-        try await onOwnThread {
+        try await onThread {
             let plist = examplePlist().replacingOccurrences(
                 of: "<key>APIHost</key><string>staging.example.com</string>",
                 with: "<key>APIHost</key><string>first.example.com</string>\n"

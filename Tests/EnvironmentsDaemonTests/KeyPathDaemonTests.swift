@@ -27,7 +27,7 @@ struct KeyPathDaemonTests {
 
     @Test("a deep dotted key is a rejected reload and a refused Check candidate; the daemon keeps running")
     func deepKey() async throws {
-        try await onOwnThread {
+        try await onThread {
             let daemon = try DaemonHarness(plist: examplePlist())
             try daemon.start()
             _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
@@ -70,7 +70,7 @@ struct KeyPathDaemonTests {
 
     @Test("a variable of too many levels stops the start with an error naming it; envctl says so too")
     func deepVariable() async throws {
-        try await onOwnThread {
+        try await onThread {
             let name = "APP_" + Array(repeating: "L", count: 10_000).joined(separator: "__")
             let daemon = try DaemonHarness(plist: examplePlist(), extraEnvironment: [name: "1"])
             try daemon.start()

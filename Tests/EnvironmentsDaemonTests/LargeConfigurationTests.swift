@@ -57,7 +57,7 @@ struct LargeConfigurationTests {
 
     @Test("show, get, diff --running and set work with about 100,000 keys")
     func hundredThousandKeys() async throws {
-        try await onOwnThread { try Self.hundredThousandKeys() }
+        try await onThread { try Self.hundredThousandKeys() }
     }
 
     static func hundredThousandKeys() throws {

@@ -13,7 +13,7 @@ import Testing
 struct VariableOverrideDaemonTests {
     @Test("APP_ variables override the files, survive reloads, and envctl show names them")
     func variablesOverrideTheFiles() async throws {
-        try await onOwnThread {
+        try await onThread {
             let daemon = try DaemonHarness(
                 plist: examplePlist(), extraEnvironment: ["APP_APIHost": "env.example.com", "APP_LISTENPORT": "9090"])
             try daemon.start()
@@ -40,7 +40,7 @@ struct VariableOverrideDaemonTests {
 
     @Test("a variable that does not parse as its key's type stops the start, naming it")
     func aBadVariableStopsTheStart() async throws {
-        try await onOwnThread {
+        try await onThread {
             let daemon = try DaemonHarness(plist: examplePlist(), extraEnvironment: ["APP_ListenPort": "80x"])
             try daemon.start()
             let status = try #require(daemon.waitForExit())

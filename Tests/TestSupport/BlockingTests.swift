@@ -49,3 +49,15 @@ package final class BlockingTestExecutor: TaskExecutor {
         DispatchQueue(label: "blocking-test").async { job.runSynchronously(on: executor) }
     }
 }
+
+/// Runs blocking work (child processes, sockets) on a thread of its own, with a stack of 8 MiB,
+/// and waits for it without blocking: for blocking work in a suite without ``BlockingTrait``
+/// (a shared helper such as ``ControlSocketFixture/call(_:_:_:)``), so that it never occupies
+/// one of the few threads that run the daemons' tasks in this process.
+package func onThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Swift.Result { try body() }) }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+}

@@ -76,11 +76,3 @@ package final class ControlSocketFixture: Sendable {
         }
     }
 }
-
-/// Runs blocking work (socket calls, child processes) on a thread of its own, so that it never
-/// occupies one of the few threads that run the daemon's tasks in this process.
-package func onThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Swift.Result { try body() }) }.start()
-    }
-}

@@ -208,17 +208,3 @@ package func examplePlist(
             <array><string>ListenPort</string></array>
         """)
 }
-
-/// Runs `body`, which blocks (it waits for processes and sockets), on a thread of its own and
-/// waits for it without blocking: Swift Testing runs synchronous tests on the few threads of
-/// the concurrency pool (two on two cores), and a long one there starves every asynchronous
-/// test running beside it (a file watcher's test then saw its watcher start seconds late).
-package func onOwnThread<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread {
-            continuation.resume(with: Swift.Result { try body() })
-        }
-        thread.stackSize = 8 << 20
-        thread.start()
-    }
-}
