@@ -73,6 +73,22 @@ class ExampleRun(Checks):
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout + 10)
         return result.stdout if result.returncode == 0 else None
 
+    def stop(self, unit, socket):
+        """systemctl stop: the unit ends inactive with Result=success, its control socket gone."""
+        result = self.systemctl("stop", unit)
+        props = self.show("ActiveState", "Result")
+        self.check(result.returncode == 0 and props.get("ActiveState") == "inactive" and props.get("Result") == "success",
+                   f"systemctl stop: {props} ({result.stderr.strip()!r})")
+        self.check(self.c.run(["test", "-e", socket]).returncode != 0, "the control socket is removed on stop")
+
+    def metrics(self, port):
+        """GET /metrics, parsed: (every sample, environments_reloads_total's samples by label pairs)."""
+        text = self.get(port, "/metrics")
+        self.check(text is not None, "GET /metrics answers")
+        samples = parse_prometheus(text or "", self)
+        reloads = {labels: value for (name, labels), value in samples.items() if name == "environments_reloads_total"}
+        return samples, reloads
+
     def wait_get(self, port, path, predicate, timeout=5.0):
         deadline = time.monotonic() + timeout
         answer = None
@@ -93,6 +109,45 @@ class ExampleRun(Checks):
         if log_level is not None:
             plist["Common"]["LogLevel"] = log_level
         self.c.write_atomic(f"/etc/{self.name}/Environments.plist", plistlib.dumps(plist, fmt=plistlib.FMT_XML))
+
+
+def parse_prometheus(text, run):
+    """Prometheus's text exposition format (version 0.0.4): {(name, sorted label pairs): value}.
+    Every line is a comment (# HELP, # TYPE), blank, or a sample; anything else fails the run."""
+    import re
+    sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+-?\d+)?$')
+    label = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*,?')
+    samples, bad = {}, []
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            if line.startswith("# TYPE ") and len(line.split()) != 4:
+                bad.append(line)
+            continue
+        match = sample.match(line)
+        if not match:
+            bad.append(line)
+            continue
+        name, labels_text, value = match.groups()
+        labels, rest = [], labels_text or ""
+        while rest.strip():
+            found = label.match(rest)
+            if not found:
+                bad.append(line)
+                break
+            labels.append((found.group(1), found.group(2)))
+            rest = rest[found.end():]
+        try:
+            samples[(name, tuple(sorted(labels)))] = float(value)
+        except ValueError:
+            bad.append(line)
+    run.check(not bad, f"/metrics is Prometheus text format: unparsable lines {bad[:5]}")
+    run.check(bool(samples), f"/metrics has samples: {text[:200]!r}")
+    return samples
+
+
+def reload_count(reloads, label, value):
+    """The sum of environments_reloads_total's samples that carry the label `label="value"`."""
+    return sum(count for labels, count in reloads.items() if (label, value) in labels)
 
 
 def main(name, description, scenario, run_class=ExampleRun):

@@ -26,6 +26,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import example_service_e2e  # noqa: E402
+from example_service_e2e import reload_count  # noqa: E402
 from e2e.common import PENDING_ID  # noqa: E402
 from e2e.journal import first  # noqa: E402
 
@@ -82,14 +83,10 @@ def scenario(run, port):
               f"envctl show marks HTTP.port pending: {[l for l in shown.stdout.splitlines() if l.startswith('HTTP.port')]} {shown.stderr.strip()!r}")
 
     # The reload metrics, served by swift-prometheus: parsed as Prometheus's text format.
-    text = run.get(port, "/metrics")
-    run.check(text is not None, "GET /metrics answers")
-    samples = parse_prometheus(text or "", run)
-    reloads = {labels: value for (name, labels), value in samples.items() if name == "environments_reloads_total"}
+    samples, reloads = run.metrics(port)
     # The watcher may apply the edit made just before systemctl reload: that reload is then
     # "unchanged".
-    applied = sum(v for labels, v in reloads.items() if ("result", "applied") in labels)
-    signalled = sum(v for labels, v in reloads.items() if ("trigger", "signal") in labels)
+    applied, signalled = reload_count(reloads, "result", "applied"), reload_count(reloads, "trigger", "signal")
     run.check(applied >= 2 and signalled >= 1 and reloads.get((("result", "applied"), ("trigger", "file")), 0) >= 1,
               f"environments_reloads_total counts the file edits and systemctl reload by result and trigger: {reloads}")
     run.check(samples.get(("environments_last_reload_successful", ())) == 1,
@@ -102,45 +99,7 @@ def scenario(run, port):
     count = samples.get(("environments_reload_duration_seconds_count", ()), 0)
     run.check(count >= 2, f"environments_reload_duration_seconds is a histogram of the reloads: count {count}")
 
-    result = run.systemctl("stop", UNIT)
-    props = run.show("ActiveState", "Result")
-    run.check(result.returncode == 0 and props.get("ActiveState") == "inactive" and props.get("Result") == "success",
-              f"systemctl stop: {props} ({result.stderr.strip()!r})")
-    run.check(c.run(["test", "-e", SOCKET]).returncode != 0, "the control socket is removed on stop")
-
-
-def parse_prometheus(text, run):
-    """Prometheus's text exposition format (version 0.0.4): {(name, sorted label pairs): value}.
-    Every line is a comment (# HELP, # TYPE), blank, or a sample; anything else fails the run."""
-    import re
-    sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+-?\d+)?$')
-    label = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*,?')
-    samples, bad = {}, []
-    for line in text.splitlines():
-        if not line.strip() or line.startswith("#"):
-            if line.startswith("# TYPE ") and len(line.split()) != 4:
-                bad.append(line)
-            continue
-        match = sample.match(line)
-        if not match:
-            bad.append(line)
-            continue
-        name, labels_text, value = match.groups()
-        labels, rest = [], labels_text or ""
-        while rest.strip():
-            found = label.match(rest)
-            if not found:
-                bad.append(line)
-                break
-            labels.append((found.group(1), found.group(2)))
-            rest = rest[found.end():]
-        try:
-            samples[(name, tuple(sorted(labels)))] = float(value)
-        except ValueError:
-            bad.append(line)
-    run.check(not bad, f"/metrics is Prometheus text format: unparsable lines {bad[:5]}")
-    run.check(bool(samples), f"/metrics has samples: {text[:200]!r}")
-    return samples
+    run.stop(UNIT, SOCKET)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import example_service_e2e  # noqa: E402
-from run_hummingbird_e2e import parse_prometheus  # noqa: E402
+from example_service_e2e import reload_count  # noqa: E402
 
 UNIT = "vapor-service.service"
 SOCKET = "/run/vapor-service/configuration.varlink"
@@ -91,13 +91,9 @@ def scenario(run, port):
               f"the service is still up, same MainPID after the edits: {props} (was {main_pid})")
 
     # The reload metrics, served by swift-prometheus beside Vapor's own.
-    text = run.get(port, "/metrics")
-    run.check(text is not None, "GET /metrics answers")
-    samples = parse_prometheus(text or "", run)
-    reloads = {labels: value for (name, labels), value in samples.items() if name == "environments_reloads_total"}
-    applied = sum(v for labels, v in reloads.items() if ("result", "applied") in labels)
-    rejected = sum(v for labels, v in reloads.items() if ("result", "rejected") in labels)
-    signalled = sum(v for labels, v in reloads.items() if ("trigger", "signal") in labels)
+    samples, reloads = run.metrics(port)
+    applied, rejected = reload_count(reloads, "result", "applied"), reload_count(reloads, "result", "rejected")
+    signalled = reload_count(reloads, "trigger", "signal")
     run.check(applied >= 2 and rejected >= 1 and signalled >= 1,
               f"environments_reloads_total counts the applied, the rejected and the SIGHUP reloads: {reloads}")
     run.check(samples.get(("environments_last_reload_successful", ())) == 0,
@@ -113,11 +109,7 @@ def scenario(run, port):
     run.check(result.returncode == 0 and answer == "recovered greeting",
               f"the fixed file reloads: exit {result.returncode}, GET /greeting {answer!r}")
 
-    result = run.systemctl("stop", UNIT)
-    props = run.show("ActiveState", "Result")
-    run.check(result.returncode == 0 and props.get("ActiveState") == "inactive" and props.get("Result") == "success",
-              f"systemctl stop: {props} ({result.stderr.strip()!r})")
-    run.check(c.run(["test", "-e", SOCKET]).returncode != 0, "the control socket is removed on stop")
+    run.stop(UNIT, SOCKET)
 
 
 if __name__ == "__main__":

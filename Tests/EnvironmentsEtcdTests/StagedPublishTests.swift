@@ -120,196 +120,209 @@ struct StagedPublishTests {
         for host in hosts.values { await host.stop() }
     }
 
+    /// A three-member cluster with TLS and users, the fleet's document (`Limit = 10` unless
+    /// `document` is given) and `names` as hosts in this process, each with its highest
+    /// accepted `Limit`: what a test of staged publishes starts from.
+    struct Fleet {
+        let secured: SecuredCluster
+        let writer: FleetHarness
+        let hosts: [String: FleetHarness]
+        var cluster: EtcdCluster { secured.cluster }
+        var prefix: String { writer.prefix }
+        /// envctl's endpoint, prefix, TLS and user options for this fleet.
+        var options: [String] { secured.envctlOptions(prefix: prefix) }
+    }
+
+    /// Runs `body` with a ``Fleet`` whose hosts have all reported their status, then stops the
+    /// hosts and the cluster, in that order, whatever `body` did.
+    static func withFleet(
+        _ names: [(String, Int)], document: Data = FleetHarness.document(common: ["Limit": "10"]),
+        _ body: (Fleet) async throws -> Void
+    ) async throws {
+        let secured = try await SecuredCluster()
+        defer { secured.stop() }
+        let writer = try FleetHarness(cluster: secured.cluster)
+        try await writer.writer.put(writer.prefix + "Environments.plist", document)
+        let hosts = try await Self.hosts(
+            secured.cluster, prefix: writer.prefix, names, configure: secured.configureHost)
+        let fleet = Fleet(secured: secured, writer: writer, hosts: hosts)
+        do {
+            try await Self.waitForReports(
+                fleet.cluster, fleet.prefix, names.map(\.0), extra: secured.credentialOptions)
+            try await body(fleet)
+        } catch {
+            await Self.stopAll(hosts)
+            throw error
+        }
+        await Self.stopAll(hosts)
+    }
+
     @Test(
         "a stage held at one host, fleet status shows it, other publishes wait, resume widens to all"
     )
     func stagesWidenOverTLS() async throws {
-        let secured = try await SecuredCluster()
-        defer { secured.stop() }
-        let cluster = secured.cluster
-        let writer = try FleetHarness(cluster: cluster)
-        let prefix = writer.prefix
-        try await writer.publish(common: ["Limit": "10"])
         let names = ["web-1", "web-2", "web-3", "web-4"]
-        let hosts = try await Self.hosts(
-            cluster, prefix: prefix, names.map { ($0, 100) }, configure: secured.configureHost)
-        defer { Task { await Self.stopAll(hosts) } }
-        let options = secured.envctlOptions(prefix: prefix)
-        let tlsOptions = secured.credentialOptions
-        try await Self.waitForReports(cluster, prefix, names, extra: tlsOptions)
+        try await Self.withFleet(names.map { ($0, 100) }) { fleet in
+            let (cluster, writer, prefix, hosts) = (fleet.cluster, fleet.writer, fleet.prefix, fleet.hosts)
+            let options = fleet.options
+            let tlsOptions = fleet.secured.credentialOptions
 
-        // One host first: the one whose position is lowest. envctl holds the publish after it.
-        let first = names.min { FleetRollout.position(of: $0) < FleetRollout.position(of: $1) }!
-        let file = try Self.document(cluster, limit: "20")
-        let held = try await Self.envctl(
-            ["publish"] + options + ["--stage", "1", "--settle", "1s", "--stage-timeout", "60s", file])
-        #expect(held.status == 0, "\(held.output)")
-        #expect(held.output.contains("stage 1 of 1 (1 host): 1 of 4 hosts: \(first)"), "\(held.output)")
-        #expect(held.output.contains("held at stage 1"), "\(held.output)")
-        #expect(await hosts[first]!.waitFor("Limit", "20"))
-        #expect(
-            Self.limits(hosts).filter { $0.value == "20" }.keys.sorted() == [first], "\(Self.limits(hosts))")
-        #expect(
-            try await writer.writer.range(prefix: prefix + "Environments.plist").keyValues.first {
-                $0.key == prefix + "Environments.plist"
-            }?.value == FleetHarness.document(common: ["Limit": "10"]))
+            // One host first: the one whose position is lowest. envctl holds the publish after it.
+            let first = names.min { FleetRollout.position(of: $0) < FleetRollout.position(of: $1) }!
+            let file = try Self.document(cluster, limit: "20")
+            let held = try await Self.envctl(
+                ["publish"] + options + ["--stage", "1", "--settle", "1s", "--stage-timeout", "60s", file])
+            #expect(held.status == 0, "\(held.output)")
+            #expect(held.output.contains("stage 1 of 1 (1 host): 1 of 4 hosts: \(first)"), "\(held.output)")
+            #expect(held.output.contains("held at stage 1"), "\(held.output)")
+            #expect(await hosts[first]!.waitFor("Limit", "20"))
+            #expect(
+                Self.limits(hosts).filter { $0.value == "20" }.keys.sorted() == [first], "\(Self.limits(hosts))")
+            #expect(
+                try await writer.writer.range(prefix: prefix + "Environments.plist").keyValues.first {
+                    $0.key == prefix + "Environments.plist"
+                }?.value == FleetHarness.document(common: ["Limit": "10"]))
 
-        // fleet status: the staged host runs the candidate, the others the fleet's documents.
-        let status = try await Self.envctl(["fleet", "status", "--json"] + options, separately: true)
-        #expect(status.status == 0, "\(status.output)")
-        #expect(status.standardOutput.contains("\"rollout\""), "\(status.standardOutput)")
-        let table = try await Self.envctl(["fleet", "status"] + options)
-        #expect(table.output.contains("stage 1 of 1 (1 host), held"), "\(table.output)")
+            // fleet status: the staged host runs the candidate, the others the fleet's documents.
+            let status = try await Self.envctl(["fleet", "status", "--json"] + options, separately: true)
+            #expect(status.status == 0, "\(status.output)")
+            #expect(status.standardOutput.contains("\"rollout\""), "\(status.standardOutput)")
+            let table = try await Self.envctl(["fleet", "status"] + options)
+            #expect(table.output.contains("stage 1 of 1 (1 host), held"), "\(table.output)")
 
-        // While it is in progress, a plain publish is refused, with what to do.
-        let refused = try await Self.envctl(["publish"] + options + [try Self.document(cluster, limit: "30")])
-        #expect(refused.status == 1)
-        #expect(refused.output.contains("a staged publish is in progress"), "\(refused.output)")
-        #expect(refused.output.contains("--resume") && refused.output.contains("--abort"), "\(refused.output)")
-        // A held publish at its last step needs the next steps.
-        let noSteps = try await Self.envctl(["publish", "--resume"] + options)
-        #expect(noSteps.status == 1 && noSteps.output.contains("--resume --stage 100%"), "\(noSteps.output)")
+            // While it is in progress, a plain publish is refused, with what to do.
+            let refused = try await Self.envctl(["publish"] + options + [try Self.document(cluster, limit: "30")])
+            #expect(refused.status == 1)
+            #expect(refused.output.contains("a staged publish is in progress"), "\(refused.output)")
+            #expect(refused.output.contains("--resume") && refused.output.contains("--abort"), "\(refused.output)")
+            // A held publish at its last step needs the next steps.
+            let noSteps = try await Self.envctl(["publish", "--resume"] + options)
+            #expect(noSteps.status == 1 && noSteps.output.contains("--resume --stage 100%"), "\(noSteps.output)")
 
-        let resumed = try await Self.envctl(["publish", "--resume", "--stage", "50%,100%", "--settle", "1s"] + options)
-        #expect(resumed.status == 0, "\(resumed.output)")
-        #expect(resumed.output.contains("stage 2 of 3 (50%): 2 of 4 hosts"), "\(resumed.output)")
-        #expect(resumed.output.contains("stage 3 of 3 (100%): 4 of 4 hosts"), "\(resumed.output)")
-        #expect(resumed.output.contains("published the candidate"), "\(resumed.output)")
-        for name in names { #expect(await hosts[name]!.waitFor("Limit", "20"), "\(name)") }
-        // The candidate is now the fleet's documents, and no staged key is left.
-        let (keys, _) = try await writer.writer.range(prefix: prefix + "Environments.plist")
-        #expect(keys.map(\.key) == [prefix + "Environments.plist"], "\(keys.map(\.key))")
-        #expect(keys.first?.value == FleetHarness.document(common: ["Limit": "20"]))
-        let after = try await FleetStatusTests.waitForStatus(cluster, prefix, extra: tlsOptions) { status, output in
-            status == 0 && output.hosts.count == 4 && output.hosts.allSatisfy(\.current)
+            let resumed = try await Self.envctl(
+                ["publish", "--resume", "--stage", "50%,100%", "--settle", "1s"] + options)
+            #expect(resumed.status == 0, "\(resumed.output)")
+            #expect(resumed.output.contains("stage 2 of 3 (50%): 2 of 4 hosts"), "\(resumed.output)")
+            #expect(resumed.output.contains("stage 3 of 3 (100%): 4 of 4 hosts"), "\(resumed.output)")
+            #expect(resumed.output.contains("published the candidate"), "\(resumed.output)")
+            for name in names { #expect(await hosts[name]!.waitFor("Limit", "20"), "\(name)") }
+            // The candidate is now the fleet's documents, and no staged key is left.
+            let (keys, _) = try await writer.writer.range(prefix: prefix + "Environments.plist")
+            #expect(keys.map(\.key) == [prefix + "Environments.plist"], "\(keys.map(\.key))")
+            #expect(keys.first?.value == FleetHarness.document(common: ["Limit": "20"]))
+            let after = try await FleetStatusTests.waitForStatus(cluster, prefix, extra: tlsOptions) { status, output in
+                status == 0 && output.hosts.count == 4 && output.hosts.allSatisfy(\.current)
+            }
+            #expect(after.status == 0, "\(after.text)")
         }
-        #expect(after.status == 0, "\(after.text)")
     }
 
     @Test("a stage whose host rejects the change: envctl names it and why, and every host goes back")
     func rejectionRollsBack() async throws {
-        let secured = try await SecuredCluster()
-        defer { secured.stop() }
-        let cluster = secured.cluster
-        let writer = try FleetHarness(cluster: cluster)
-        let prefix = writer.prefix
-        try await writer.publish(common: ["Limit": "10"])
-        let hosts = try await Self.hosts(
-            cluster, prefix: prefix, [("lenient-1", 1000), ("strict-1", 100), ("lenient-2", 1000)],
-            configure: secured.configureHost)
-        defer { Task { await Self.stopAll(hosts) } }
-        try await Self.waitForReports(cluster, prefix, Array(hosts.keys), extra: secured.credentialOptions)
+        try await Self.withFleet([("lenient-1", 1000), ("strict-1", 100), ("lenient-2", 1000)]) { fleet in
+            let (cluster, writer, prefix, hosts) = (fleet.cluster, fleet.writer, fleet.prefix, fleet.hosts)
 
-        let published = try await Self.envctl(
-            ["publish"] + secured.envctlOptions(prefix: prefix) + [
-                "--stage", "lenient-1,strict-1,100%", "--settle", "1s", try Self.document(cluster, limit: "150"),
-            ])
-        #expect(published.status == 1, "\(published.output)")
-        #expect(published.output.contains("stage 1 of 2 (lenient-1,strict-1): 2 of 3 hosts"), "\(published.output)")
-        #expect(
-            published.output.contains("strict-1 rejected the candidate: ")
-                && published.output.contains("Limit must be a number up to 100"), "\(published.output)")
-        #expect(published.output.contains("rolled back at revision"), "\(published.output)")
-        #expect(!published.output.contains("stage 2 of 2"), "\(published.output)")
-        // lenient-1 ran it and goes back; lenient-2 was never in a stage.
-        #expect(await hosts["lenient-1"]!.waitFor("Limit", "10"))
-        #expect(Self.limits(hosts) == ["lenient-1": "10", "strict-1": "10", "lenient-2": "10"])
-        #expect(await hosts["lenient-2"]!.service?.reloader.lastReloadRecord == nil, "lenient-2 never reloaded")
-        let (keys, _) = try await writer.writer.range(prefix: prefix + "Environments.plist")
-        #expect(keys.map(\.key) == [prefix + "Environments.plist"], "\(keys.map(\.key))")
+            let published = try await Self.envctl(
+                ["publish"] + fleet.options + [
+                    "--stage", "lenient-1,strict-1,100%", "--settle", "1s", try Self.document(cluster, limit: "150"),
+                ])
+            #expect(published.status == 1, "\(published.output)")
+            #expect(published.output.contains("stage 1 of 2 (lenient-1,strict-1): 2 of 3 hosts"), "\(published.output)")
+            #expect(
+                published.output.contains("strict-1 rejected the candidate: ")
+                    && published.output.contains("Limit must be a number up to 100"), "\(published.output)")
+            #expect(published.output.contains("rolled back at revision"), "\(published.output)")
+            #expect(!published.output.contains("stage 2 of 2"), "\(published.output)")
+            // lenient-1 ran it and goes back; lenient-2 was never in a stage.
+            #expect(await hosts["lenient-1"]!.waitFor("Limit", "10"))
+            #expect(Self.limits(hosts) == ["lenient-1": "10", "strict-1": "10", "lenient-2": "10"])
+            #expect(await hosts["lenient-2"]!.service?.reloader.lastReloadRecord == nil, "lenient-2 never reloaded")
+            let (keys, _) = try await writer.writer.range(prefix: prefix + "Environments.plist")
+            #expect(keys.map(\.key) == [prefix + "Environments.plist"], "\(keys.map(\.key))")
+        }
     }
 
     @Test(
         "a host SIGSTOPped mid-stage stops renewing: the publish stops and rolls back; resumed, the host goes back too")
     func stoppedHostRollsBack() async throws {
-        let secured = try await SecuredCluster()
-        defer { secured.stop() }
-        let cluster = secured.cluster
-        let writer = try FleetHarness(cluster: cluster)
-        let prefix = writer.prefix
-        try await writer.writer.put(prefix + "Environments.plist", ExampleFleetDaemon.document(name: "one"))
-        let others = try await Self.hosts(
-            cluster, prefix: prefix, [("steady-1", 100)], configure: secured.configureHost)
-        defer { Task { await Self.stopAll(others) } }
-        let daemon = try ExampleFleetDaemon(
-            cluster: cluster, prefix: prefix, host: "paused-1", directory: writer.hostDirectory, ttl: 8,
-            environment: secured.daemonEnvironment)
-        defer { daemon.kill() }
-        try await Self.waitForReports(cluster, prefix, ["paused-1", "steady-1"], extra: secured.credentialOptions)
+        try await Self.withFleet([("steady-1", 100)], document: ExampleFleetDaemon.document(name: "one")) { fleet in
+            let (secured, cluster, writer, prefix, others) = (
+                fleet.secured, fleet.cluster, fleet.writer, fleet.prefix, fleet.hosts
+            )
+            let daemon = try ExampleFleetDaemon(
+                cluster: cluster, prefix: prefix, host: "paused-1", directory: writer.hostDirectory, ttl: 8,
+                environment: secured.daemonEnvironment)
+            defer { daemon.kill() }
+            try await Self.waitForReports(cluster, prefix, ["paused-1", "steady-1"], extra: secured.credentialOptions)
 
-        let file = writer.hostDirectory.appendingPathComponent("publish/Environments.plist")
-        try FileManager.default.createDirectory(
-            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try ExampleFleetDaemon.document(name: "two").write(to: file)
-        let envctl = try BackgroundEnvctl(
-            ["publish"] + secured.envctlOptions(prefix: prefix) + [
-                "--stage", "paused-1,100%", "--settle", "30s", file.path,
-            ], directory: writer.hostDirectory)
-        #expect(await envctl.waitForOutput("stage 1: paused-1 runs the candidate"), "\(envctl.output)")
-        Glibc.kill(daemon.process.processIdentifier, SIGSTOP)
-        let status = await envctl.wait()
-        Glibc.kill(daemon.process.processIdentifier, SIGCONT)
-        #expect(status == 1, "\(envctl.output)")
-        #expect(
-            envctl.output.contains("paused-1 stopped renewing its status"), "\(envctl.output)")
-        #expect(envctl.output.contains("rolled back at revision"), "\(envctl.output)")
-        #expect(!envctl.output.contains("stage 2 of 2"), "\(envctl.output)")
-        #expect(Self.limits(others) == ["steady-1": "-"])
-        #expect((try? others["steady-1"]!.environment?.get("Database.Name", as: String.self)) == "one")
-        // Continued, the daemon reads the rollback and runs the fleet's documents again.
-        let back = try await FleetStatusTests.waitForStatus(cluster, prefix, extra: secured.credentialOptions) {
-            status, output in status == 0 && output.host("paused-1")?.current == true
+            let file = writer.hostDirectory.appendingPathComponent("publish/Environments.plist")
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try ExampleFleetDaemon.document(name: "two").write(to: file)
+            let envctl = try BackgroundEnvctl(
+                ["publish"] + secured.envctlOptions(prefix: prefix) + [
+                    "--stage", "paused-1,100%", "--settle", "30s", file.path,
+                ], directory: writer.hostDirectory)
+            #expect(await envctl.waitForOutput("stage 1: paused-1 runs the candidate"), "\(envctl.output)")
+            Glibc.kill(daemon.process.processIdentifier, SIGSTOP)
+            let status = await envctl.wait()
+            Glibc.kill(daemon.process.processIdentifier, SIGCONT)
+            #expect(status == 1, "\(envctl.output)")
+            #expect(
+                envctl.output.contains("paused-1 stopped renewing its status"), "\(envctl.output)")
+            #expect(envctl.output.contains("rolled back at revision"), "\(envctl.output)")
+            #expect(!envctl.output.contains("stage 2 of 2"), "\(envctl.output)")
+            #expect(Self.limits(others) == ["steady-1": "-"])
+            #expect((try? others["steady-1"]!.environment?.get("Database.Name", as: String.self)) == "one")
+            // Continued, the daemon reads the rollback and runs the fleet's documents again.
+            let back = try await FleetStatusTests.waitForStatus(cluster, prefix, extra: secured.credentialOptions) {
+                status, output in status == 0 && output.host("paused-1")?.current == true
+            }
+            #expect(back.status == 0, "\(back.text) \(daemon.log)")
+            #expect(back.decoded?.host("paused-1")?.revision == back.decoded?.revision, "\(back.text)")
         }
-        #expect(back.status == 0, "\(back.text) \(daemon.log)")
-        #expect(back.decoded?.host("paused-1")?.revision == back.decoded?.revision, "\(back.text)")
     }
 
     @Test("envctl killed mid-publish: the stage stays in force; --resume finishes it, --abort rolls another back")
     func killedAndResumed() async throws {
-        let secured = try await SecuredCluster()
-        defer { secured.stop() }
-        let cluster = secured.cluster
-        let writer = try FleetHarness(cluster: cluster)
-        let prefix = writer.prefix
-        try await writer.publish(common: ["Limit": "10"])
         let names = ["node-1", "node-2", "node-3"]
-        let hosts = try await Self.hosts(
-            cluster, prefix: prefix, names.map { ($0, 100) }, configure: secured.configureHost)
-        defer { Task { await Self.stopAll(hosts) } }
-        try await Self.waitForReports(cluster, prefix, names, extra: secured.credentialOptions)
-        let endpoints = secured.envctlOptions(prefix: prefix)
+        try await Self.withFleet(names.map { ($0, 100) }) { fleet in
+            let (cluster, writer, hosts) = (fleet.cluster, fleet.writer, fleet.hosts)
+            let endpoints = fleet.options
 
-        let first = names.min { FleetRollout.position(of: $0) < FleetRollout.position(of: $1) }!
-        let envctl = try BackgroundEnvctl(
-            ["publish"] + endpoints + [
-                "--stage", "1,100%", "--settle", "600s", try Self.document(cluster, limit: "20"),
-            ],
-            directory: writer.hostDirectory)
-        #expect(await envctl.waitForOutput("settling"), "\(envctl.output)")
-        envctl.process.interrupt()
-        Glibc.kill(envctl.process.processIdentifier, SIGKILL)
-        _ = await envctl.wait()
-        // The stage stays in force: one host runs the candidate, the rest the fleet's documents.
-        #expect(await hosts[first]!.waitFor("Limit", "20"))
-        #expect(Self.limits(hosts).filter { $0.value == "20" }.keys.sorted() == [first])
+            let first = names.min { FleetRollout.position(of: $0) < FleetRollout.position(of: $1) }!
+            let envctl = try BackgroundEnvctl(
+                ["publish"] + endpoints + [
+                    "--stage", "1,100%", "--settle", "600s", try Self.document(cluster, limit: "20"),
+                ],
+                directory: writer.hostDirectory)
+            #expect(await envctl.waitForOutput("settling"), "\(envctl.output)")
+            envctl.process.interrupt()
+            Glibc.kill(envctl.process.processIdentifier, SIGKILL)
+            _ = await envctl.wait()
+            // The stage stays in force: one host runs the candidate, the rest the fleet's documents.
+            #expect(await hosts[first]!.waitFor("Limit", "20"))
+            #expect(Self.limits(hosts).filter { $0.value == "20" }.keys.sorted() == [first])
 
-        let resumed = try await Self.envctl(["publish", "--resume", "--settle", "1s"] + endpoints)
-        #expect(resumed.status == 0, "\(resumed.output)")
-        #expect(resumed.output.contains("resuming staged publish"), "\(resumed.output)")
-        #expect(resumed.output.contains("stage 2 of 2 (100%): 3 of 3 hosts"), "\(resumed.output)")
-        for name in names { #expect(await hosts[name]!.waitFor("Limit", "20"), "\(name)") }
+            let resumed = try await Self.envctl(["publish", "--resume", "--settle", "1s"] + endpoints)
+            #expect(resumed.status == 0, "\(resumed.output)")
+            #expect(resumed.output.contains("resuming staged publish"), "\(resumed.output)")
+            #expect(resumed.output.contains("stage 2 of 2 (100%): 3 of 3 hosts"), "\(resumed.output)")
+            for name in names { #expect(await hosts[name]!.waitFor("Limit", "20"), "\(name)") }
 
-        // Another, held at its first stage, then aborted: every host runs 20 again.
-        let held = try await Self.envctl(
-            ["publish"] + endpoints + ["--stage", "2", "--settle", "1s", try Self.document(cluster, limit: "30")])
-        #expect(held.status == 0 && held.output.contains("held at stage 1"), "\(held.output)")
-        #expect(Self.limits(hosts).values.filter { $0 == "30" }.count == 2, "\(Self.limits(hosts))")
-        let aborted = try await Self.envctl(["publish", "--abort"] + endpoints)
-        #expect(aborted.status == 0, "\(aborted.output)")
-        #expect(aborted.output.contains("rolled back at revision"), "\(aborted.output)")
-        for name in names { #expect(await hosts[name]!.waitFor("Limit", "20"), "\(name)") }
-        let nothing = try await Self.envctl(["publish", "--abort"] + endpoints)
-        #expect(nothing.status == 1 && nothing.output.contains("no staged publish in progress"), "\(nothing.output)")
+            // Another, held at its first stage, then aborted: every host runs 20 again.
+            let held = try await Self.envctl(
+                ["publish"] + endpoints + ["--stage", "2", "--settle", "1s", try Self.document(cluster, limit: "30")])
+            #expect(held.status == 0 && held.output.contains("held at stage 1"), "\(held.output)")
+            #expect(Self.limits(hosts).values.filter { $0 == "30" }.count == 2, "\(Self.limits(hosts))")
+            let aborted = try await Self.envctl(["publish", "--abort"] + endpoints)
+            #expect(aborted.status == 0, "\(aborted.output)")
+            #expect(aborted.output.contains("rolled back at revision"), "\(aborted.output)")
+            for name in names { #expect(await hosts[name]!.waitFor("Limit", "20"), "\(name)") }
+            let nothing = try await Self.envctl(["publish", "--abort"] + endpoints)
+            #expect(
+                nothing.status == 1 && nothing.output.contains("no staged publish in progress"), "\(nothing.output)")
+        }
     }
 
     @Test("steps: shares, counts and host ids; a share is at least one host, and a stage never narrows")

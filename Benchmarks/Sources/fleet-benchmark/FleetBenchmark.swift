@@ -163,7 +163,8 @@ struct FleetBenchmark: AsyncParsableCommand {
             for index in 0..<bareWatches {
                 watches.append(
                     try await BareWatch.start(
-                        // The member every fleet's client starts with.
+                        // All on the first member, whereas the environments' clients each
+                        // start on the member their machine id picks.
                         index, endpoint: endpoints[0], prefix: prefix, after: revision, arrivals: arrivals))
             }
             let measurement = Measurement(writer: writer, arrivals: arrivals)
