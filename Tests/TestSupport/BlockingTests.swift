@@ -11,7 +11,7 @@ import Testing
 /// and every in-process daemon beside it stops answering (in CI: "no answer from the control
 /// socket within 30 seconds", a file watcher that "did not become ready", an idle connection
 /// never closed — all at the same moment, all freed when one test's `envctl` ended). Sampling
-/// the test process with gdb found such waits in about half of its suites.
+/// the test process with gdb found such waits in dozens of suites.
 ///
 /// With this trait, a suite's tests and the tasks they start run on ``BlockingTestExecutor``,
 /// where a wait blocks only the thread it is on. Every suite that runs processes, daemons,
@@ -38,8 +38,8 @@ extension Trait where Self == BlockingTrait {
 /// A task executor whose jobs each run on a serial dispatch queue of their own.
 ///
 /// Serial queues draw on libdispatch's overcommitting thread pool, which starts another thread
-/// when every one it has is busy or blocked (up to 255 at once), and lets idle ones go. So a job
-/// that blocks delays no other job; the pool's threads stay in use between tests.
+/// when every one it has is busy or blocked (up to 255 at once), and lets idle ones exit. So a
+/// job that blocks delays no other job.
 package final class BlockingTestExecutor: TaskExecutor {
     package static let shared = BlockingTestExecutor()
 
