@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// The declaration as JSON Schema 2020-12, and back.
-@Suite struct SettingsSchemaTests {
+@Suite(.blocking) struct SettingsSchemaTests {
     /// Every type a declaration holds, with every part of a declaration.
     static var everything: SettingsDeclaration {
         SettingsDeclaration(
