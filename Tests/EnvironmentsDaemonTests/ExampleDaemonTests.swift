@@ -119,10 +119,21 @@ struct ExampleDaemonTests {
         let daemon = try DaemonHarness(plist: examplePlist())
         try daemon.start()
         _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
-        // The test process has no $RUNTIME_DIRECTORY of its own: envctl falls back to the one it
-        // was given (as an ExecReload= command does when the sandbox hides the main process),
-        // finds the daemon's socket there, and refuses it, as it belongs to another process.
-        let other = getpid()
+        // A process with no $RUNTIME_DIRECTORY and no control socket of its own (not this test
+        // process: the daemons other suites run in it listen on theirs): envctl falls back to
+        // the runtime directory it was given (as an ExecReload= command does when the sandbox
+        // hides the main process), finds the daemon's socket there, and refuses it, as it
+        // belongs to another process.
+        let stranger = Process()
+        stranger.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        stranger.arguments = ["60"]
+        stranger.environment = [:]
+        try stranger.run()
+        defer {
+            kill(stranger.processIdentifier, SIGKILL)
+            stranger.waitUntilExit()
+        }
+        let other = stranger.processIdentifier
         let wrong = try daemon.envctl(["reload", "--pid", String(other), "--timeout", "20"])
         #expect(wrong.status != 0)
         #expect(wrong.output.contains("is process \(daemon.pid), not \(other)"), "\(wrong.output)")
