@@ -53,7 +53,8 @@ struct FleetStatusTests {
         _ cluster: EtcdCluster, _ prefix: String, extra: [String] = [], _ condition: (Int32, StatusOutput) -> Bool
     ) async throws -> (status: Int32, text: String, decoded: StatusOutput?) {
         let deadline = ContinuousClock.now + .seconds(20)
-        // On a thread of its own: the hosts of these tests renew their status in this process.
+        // Off the cooperative pool, where the hosts of these tests renew their status (the
+        // suite's `.blocking` trait already ensures that; `onThread` predates the trait).
         let ask = { try await onThread { try envctlStatus(cluster, prefix, extra: extra) } }
         var last = try await ask()
         while ContinuousClock.now < deadline {
@@ -324,7 +325,8 @@ struct FleetStatusTests {
         // The role the FleetStatus article documents, made with etcdctl.
         let own = FleetHostStatus.key(prefix: host.prefix, host: "host-a")
         let prefix = host.prefix
-        // On a thread of its own: etcdctl (and etcd's bcrypt) take seconds on a loaded machine.
+        // Off the cooperative pool (as the suite's `.blocking` trait already ensures): etcdctl
+        // (and etcd's bcrypt) take seconds on a loaded machine.
         try await onThread {
             try cluster.etcdctl(["role", "add", "fleet-host-a"])
             try cluster.etcdctl(["role", "grant-permission", "fleet-host-a", "--prefix=true", "read", prefix])

@@ -62,9 +62,9 @@ struct StagedPublishTests {
         }
     }
 
-    /// Runs envctl to its end on a thread of its own: the hosts of these tests run in this
-    /// process, and a cooperative thread blocked for a whole staged publish starves their
-    /// status renewals (a lease then expires, and the publish rolls back).
+    /// Runs envctl to its end, off the cooperative pool, where the hosts of these tests renew
+    /// their status (a starved renewal lets a lease expire, and the publish rolls back). The
+    /// suite's `.blocking` trait already ensures that; `onThread` predates the trait.
     static func envctl(_ arguments: [String], separately: Bool = false) async throws -> FinishedProcess {
         try await onThread {
             try runToEnd(BuiltProducts.envctl, arguments, environment: operatorEnvironment(), separately: separately)
