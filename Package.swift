@@ -9,6 +9,8 @@ let linux = TargetDependencyCondition.when(platforms: [.linux])
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+// Whole writes to a file descriptor (`FileDescriptor.writeAll`); swift-nio's file system needs it too.
+let system = Target.Dependency.product(name: "SystemPackage", package: "swift-system")
 
 /// What a daemon's program is made of: the library, the daemon's service, systemd, its options
 /// and its logging (ExampleDaemonKit and the example daemons).
@@ -50,6 +52,7 @@ let package = Package(
         // `swift run example-daemon` never compiles them.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // `swift package generate-documentation` (scripts/build-docs.sh); a plugin, never linked.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -63,7 +66,7 @@ let package = Package(
         // The portable core: Environments.plist, layering, interpolation, snapshots.
         .target(
             name: "Environments",
-            dependencies: ["Locking", "TextEscaping", logging]
+            dependencies: ["Locking", "TextEscaping", logging, system]
         ),
         // libsystemd (sd_notify, sd_journal_sendv), Linux only.
         .systemLibrary(
@@ -75,7 +78,7 @@ let package = Package(
         // MESSAGE_IDs of configuration events (systemd/environments.catalog).
         .target(
             name: "SystemdSupport",
-            dependencies: ["TextEscaping", .target(name: "CSystemd", condition: linux), logging]
+            dependencies: ["TextEscaping", .target(name: "CSystemd", condition: linux), logging, system]
         ),
         // A small inotify wrapper and a debounced file watcher.
         .target(
@@ -154,6 +157,7 @@ let package = Package(
                 "TextEscaping",
                 "Varlink",
                 argumentParser,
+                system,
             ]
         ),
         // The etcd options, declared once for every program that takes them (envctl and

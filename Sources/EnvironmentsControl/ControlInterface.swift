@@ -13,26 +13,20 @@ package enum ControlInterface {
     /// The file name of the control socket in the daemon's runtime directory.
     package static let socketFileName = "configuration.varlink"
 
-    /// Fully qualified method names.
-    package enum Method {
-        package static let describe = "\(name).Describe"
-        package static let get = "\(name).Get"
-        package static let check = "\(name).Check"
-        package static let reload = "\(name).Reload"
-        package static let history = "\(name).History"
-        package static let schema = "\(name).Schema"
+    /// The interface's methods; `Tests/EnvironmentsControlTests` checks them against ``description``.
+    package enum Method: String, CaseIterable, Sendable {
+        case describe, get, check, reload, history, schema
+
+        /// The name a call carries, for example `io.swiftenvironments.Configuration.Get`.
+        package var qualifiedName: String { VarlinkName.qualified(rawValue, in: ControlInterface.name) }
     }
 
-    /// Fully qualified error names.
-    package enum Error {
-        package static let noSuchSetting = "\(name).NoSuchSetting"
-        package static let permissionDenied = "\(name).PermissionDenied"
-        package static let configurationRejected = "\(name).ConfigurationRejected"
-        package static let reloadRejected = "\(name).ReloadRejected"
-        package static let invalidMessage = "\(name).InvalidMessage"
-        package static let tooManyConnections = "\(name).TooManyConnections"
-        /// `org.varlink.service`'s: the answer is too long for one reply; call with `more`.
-        package static let expectedMore = "org.varlink.service.ExpectedMore"
+    /// The interface's own errors (beside `org.varlink.service`'s, ``VarlinkServiceError``).
+    package enum Error: String, CaseIterable, Sendable {
+        case noSuchSetting, permissionDenied, configurationRejected, reloadRejected, invalidMessage, tooManyConnections
+
+        /// The name a reply carries, for example `io.swiftenvironments.Configuration.NoSuchSetting`.
+        package var qualifiedName: String { VarlinkName.qualified(rawValue, in: ControlInterface.name) }
     }
 
     /// The interface description in varlink's interface definition language, as

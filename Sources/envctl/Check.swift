@@ -38,7 +38,7 @@ struct Check: ParsableCommand {
             }
             switch try location.target() {
             case .daemon(let client):
-                let reply = try client.ask(ControlInterface.Method.check)
+                let reply = try client.ask(.check)
                 guard let check = try? JSONValue.record(CheckReply.self, from: reply) else {
                     throw Failure("the daemon's answer cannot be read")
                 }

@@ -12,7 +12,7 @@ extension VarlinkClient {
         do {
             failure = try callWithMore(
                 VarlinkCall(
-                    method: ControlInterface.Method.describe,
+                    method: ControlInterface.Method.describe.qualifiedName,
                     parameters: showSecrets ? ["showSecrets": .bool(true)] : [:]),
                 decoding: DescribeReply.self
             ) { part throws(VarlinkClientError) in

@@ -246,7 +246,7 @@ struct DropInChange {
             }
             let reply: [String: JSONValue]
             do {
-                reply = try daemon.ask(ControlInterface.Method.check, ["candidates": .array(records)])
+                reply = try daemon.ask(.check, ["candidates": .array(records)])
             } catch let failure as Failure {
                 throw Failure("the running daemon rejects it: \(failure.description)")
             }

@@ -1,5 +1,6 @@
 import Environments
 import Foundation
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -502,17 +503,10 @@ struct DropInFile {
     // MARK: Helpers
 
     private static func writeAll(_ descriptor: Int32, _ contents: Data, path: String) throws {
-        try contents.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw Failure("cannot write \(path): \(describe(errno))")
-                }
-                offset += written
-            }
+        do {
+            try FileDescriptor(rawValue: descriptor).writeAll(contents)
+        } catch {
+            throw Failure("cannot write \(path): \(error)")
         }
     }
 

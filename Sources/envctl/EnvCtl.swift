@@ -354,10 +354,12 @@ extension ParsableCommand {
 extension VarlinkClient {
     /// Calls `method` and returns the reply's parameters; an error reply becomes a
     /// ``Failure`` that says what the daemon said.
-    func ask(_ method: String, _ parameters: [String: JSONValue] = [:]) throws -> [String: JSONValue] {
+    func ask(
+        _ method: ControlInterface.Method, _ parameters: [String: JSONValue] = [:]
+    ) throws -> [String: JSONValue] {
         let reply: VarlinkReply
         do {
-            reply = try call(VarlinkCall(method: method, parameters: parameters))
+            reply = try call(VarlinkCall(method: method.qualifiedName, parameters: parameters))
         } catch {
             throw Failure("\(error)")
         }
@@ -368,21 +370,21 @@ extension VarlinkClient {
     /// A daemon's error reply in a sentence.
     static func explain(_ error: String, _ parameters: [String: JSONValue]) -> String {
         switch error {
-        case ControlInterface.Error.permissionDenied:
+        case ControlInterface.Error.permissionDenied.qualifiedName:
             return "permission denied: \(parameters["reason"]?.stringValue ?? "not allowed")"
-        case ControlInterface.Error.noSuchSetting:
+        case ControlInterface.Error.noSuchSetting.qualifiedName:
             return "the daemon has no setting '\(parameters["key"]?.stringValue ?? "?")'"
-        case ControlInterface.Error.configurationRejected:
+        case ControlInterface.Error.configurationRejected.qualifiedName:
             return "configuration rejected: "
                 + (parameters["error"]?.objectValue?["description"]?.stringValue ?? "no reason given")
-        case ControlInterface.Error.reloadRejected:
+        case ControlInterface.Error.reloadRejected.qualifiedName:
             let verdict = parameters["verdict"]?.objectValue
             return "reload rejected by the daemon: "
                 + (verdict?["error"]?.objectValue?["description"]?.stringValue ?? "no reason given")
-        case ControlInterface.Error.tooManyConnections:
+        case ControlInterface.Error.tooManyConnections.qualifiedName:
             return "the daemon takes no more connections: "
                 + (parameters["reason"]?.stringValue ?? "too many are open")
-        case ControlInterface.Error.expectedMore:
+        case VarlinkServiceError.expectedMore.qualifiedName:
             return "the daemon's answer is too long for one reply; ask for it in parts (varlink's more)"
         default:
             let details = parameters.isEmpty ? "" : " \(parameters)"

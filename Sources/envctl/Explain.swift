@@ -56,14 +56,14 @@ struct Explain: ParsableCommand {
         let answer: VarlinkReply
         do {
             answer = try client.call(
-                VarlinkCall(method: ControlInterface.Method.get, parameters: ["key": .string(canonical)]))
+                VarlinkCall(method: ControlInterface.Method.get.qualifiedName, parameters: ["key": .string(canonical)]))
         } catch {
             throw Failure("\(error)")
         }
         var restartOnly = setting?.isRestartOnly ?? false
         // An older daemon does not say; then the declaration alone tells.
         var daemonToldRestart = false
-        if answer.error == ControlInterface.Error.noSuchSetting {
+        if answer.error == ControlInterface.Error.noSuchSetting.qualifiedName {
             lines.append("value: none (not set, and no default)")
         } else if let error = answer.error {
             throw Failure(VarlinkClient.explain(error, answer.parameters ?? [:]))

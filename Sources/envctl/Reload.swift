@@ -38,7 +38,7 @@ struct Reload: ParsableCommand {
             guard case .daemon(let client) = try location.target(requireDaemon: true) else {
                 throw Failure("no daemon to reload: pass --pid, --app-name or --socket")
             }
-            let reply = try client.ask(ControlInterface.Method.reload)
+            let reply = try client.ask(.reload)
             guard let verdict = try? JSONValue.record(ReloadVerdictRecord.self, from: reply["verdict"]?.objectValue)
             else { throw Failure("the daemon's answer cannot be read") }
             switch verdict.outcome {

@@ -96,12 +96,12 @@ struct ReloadHistorySource {
         }
         let reply: VarlinkReply
         do {
-            reply = try client.call(VarlinkCall(method: ControlInterface.Method.history))
+            reply = try client.call(VarlinkCall(method: ControlInterface.Method.history.qualifiedName))
         } catch {
             throw Failure("\(error)")
         }
         if let error = reply.error {
-            if error == "org.varlink.service.MethodNotFound" {
+            if error == VarlinkServiceError.methodNotFound.qualifiedName {
                 throw Failure("the daemon at \(client.path) keeps no history (an older version): read its journal")
             }
             throw Failure("the daemon answered \(error)")

@@ -54,7 +54,7 @@ struct Schema: ParsableCommand {
 extension VarlinkClient {
     /// The daemon's `Schema` answer.
     func schema() throws -> SchemaReply {
-        let reply = try ask(ControlInterface.Method.schema)
+        let reply = try ask(.schema)
         guard let schema = try? JSONValue.record(SchemaReply.self, from: reply) else {
             throw Failure("the daemon's answer cannot be read")
         }

@@ -62,24 +62,14 @@ struct EnvctlSchemaTests {
     }
 
     /// A configuration directory and the schema file beside it, removed afterwards.
-    final class Files {
-        let root: String
-        var configDirectory: String { root + "/etc" }
+    final class Files: TemporaryConfiguration {
         var schema: String { root + "/schema.json" }
 
         init(plist: String = EnvctlSchemaTests.plist()) throws {
-            root = NSTemporaryDirectory() + "envctl-schema-\(UUID().uuidString.prefix(8))"
-            try FileManager.default.createDirectory(atPath: configDirectory, withIntermediateDirectories: true)
-            try plist.write(toFile: configDirectory + "/Environments.plist", atomically: true, encoding: .utf8)
+            try super.init("schema", plist: plist)
             try EnvctlSchemaTests.declaration.jsonSchema(title: "example-daemon").write(
                 to: URL(fileURLWithPath: schema))
         }
-
-        func write(_ plist: String) throws {
-            try plist.write(toFile: configDirectory + "/Environments.plist", atomically: true, encoding: .utf8)
-        }
-
-        deinit { try? FileManager.default.removeItem(atPath: root) }
     }
 
     static func envctl(_ arguments: [String]) throws -> FinishedProcess {
@@ -137,7 +127,7 @@ struct EnvctlSchemaTests {
         #expect(plain.status == 0, "\(plain.standardOutput)")
 
         // Out of range, not one of the allowed values, and a duration out of its bounds.
-        try files.write(
+        try files.writeMainFile(
             Self.plist(
                 listenPort: "<integer>70000</integer>",
                 common: "<key>RequestTimeout</key><string>20min</string><key>LogLevel</key><string>loud</string>"))
@@ -281,7 +271,7 @@ struct EnvctlSchemaTests {
         options.declaration = declaration
         let environment = try Environment(options: options)
         try await fixture.service(environment).whileRunning {
-            let reply = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.schema)
+            let reply = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.schema.qualifiedName)
             let schema = try JSONValue.record(SchemaReply.self, from: reply.parameters)
             #expect(schema.declared)
             #expect(schema.schema == declaration.jsonSchemaText(title: "control-tests"))
@@ -289,7 +279,7 @@ struct EnvctlSchemaTests {
             #expect(read.declaration(forKey: "ListenPort")?.isRestartOnly == true)
             #expect(read.declaration(forKey: "Database.Password")?.requirement == .in("Production"))
             let wrong = try await ControlSocketFixture.call(
-                fixture.socket, ControlInterface.Method.schema, ["x": .int(1)])
+                fixture.socket, ControlInterface.Method.schema.qualifiedName, ["x": .int(1)])
             #expect(wrong.error == "org.varlink.service.InvalidParameter")
 
             let printed = try await onThread { try Self.envctl(["schema", "--socket", fixture.socket]) }
@@ -320,7 +310,7 @@ struct EnvctlSchemaTests {
             try fixture.write(
                 ControlSocketFixture.plist("hello").replacingOccurrences(
                     of: "<integer>8080</integer>", with: "<integer>9090</integer>"))
-            let reload = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload)
+            let reload = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload.qualifiedName)
             #expect(reload.error == nil, "\(reload)")
             let waiting = try await onThread {
                 try Self.envctl(["explain", "ListenPort", "--socket", fixture.socket])
@@ -344,7 +334,7 @@ struct EnvctlSchemaTests {
         // A program that declares nothing: an empty schema, and declared false.
         let plain = try fixture.environment()
         try await fixture.service(plain).whileRunning {
-            let reply = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.schema)
+            let reply = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.schema.qualifiedName)
             let schema = try JSONValue.record(SchemaReply.self, from: reply.parameters)
             #expect(!schema.declared)
             #expect(try SettingsDeclaration(jsonSchema: Data(schema.schema.utf8)).settings.isEmpty)

@@ -60,17 +60,14 @@ struct ControlInterfaceTests {
     func namesMatchTheConstants() throws {
         let interface = try Self.interface()
         #expect(interface.name == ControlInterface.name)
-        let methods = [
-            ControlInterface.Method.describe, ControlInterface.Method.get, ControlInterface.Method.check,
-            ControlInterface.Method.reload, ControlInterface.Method.history, ControlInterface.Method.schema,
-        ]
-        #expect(Set(methods) == Set(interface.methods.keys.map { "\(ControlInterface.name).\($0)" }))
-        let errors = [
-            ControlInterface.Error.noSuchSetting, ControlInterface.Error.permissionDenied,
-            ControlInterface.Error.configurationRejected, ControlInterface.Error.reloadRejected,
-            ControlInterface.Error.invalidMessage, ControlInterface.Error.tooManyConnections,
-        ]
-        #expect(Set(errors) == Set(interface.errors.keys.map { "\(ControlInterface.name).\($0)" }))
+        #expect(
+            Set(ControlInterface.Method.allCases.map(\.qualifiedName))
+                == Set(interface.methods.keys.map { "\(ControlInterface.name).\($0)" }))
+        #expect(
+            Set(ControlInterface.Error.allCases.map(\.qualifiedName))
+                == Set(interface.errors.keys.map { "\(ControlInterface.name).\($0)" }))
+        #expect(ControlInterface.Method.get.qualifiedName == "io.swiftenvironments.Configuration.Get")
+        #expect(VarlinkServiceError.invalidParameter.qualifiedName == "org.varlink.service.InvalidParameter")
     }
 
     @Test("every type of the text, and every method's output, has a record (or is listed as built by hand)")

@@ -111,12 +111,12 @@ struct ControlSocketAbuseTests {
             let end = ContinuousClock.now + .seconds(seconds - 1)
             while ContinuousClock.now < end {
                 rounds += 1
-                let reload = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload)
+                let reload = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload.qualifiedName)
                 #expect(reload.error == nil, "\(reload)")
                 let described = try await onThread {
                     var replies: [VarlinkReply] = []
                     try VarlinkClient(path: fixture.socket, timeout: .seconds(20)).callWithMore(
-                        VarlinkCall(method: ControlInterface.Method.describe)
+                        VarlinkCall(method: ControlInterface.Method.describe.qualifiedName)
                     ) { reply throws(VarlinkClientError) in replies.append(reply) }
                     return replies
                 }
@@ -187,7 +187,7 @@ struct ControlSocketAbuseTests {
             }
             // With all twelve taken, even root is told why it is refused.
             let refused = try await ControlSocketFixture.call(fixture.socket, "org.varlink.service.GetInfo")
-            #expect(refused.error == ControlInterface.Error.tooManyConnections)
+            #expect(refused.error == ControlInterface.Error.tooManyConnections.qualifiedName)
             #expect(refused.parameters?["reason"]?.stringValue?.contains("12 connections") == true)
         }
     }
@@ -278,7 +278,7 @@ extension ControlSocketAbuseTests {
             defer { close(descriptor) }
             #expect(UnixSocket.connect(descriptor, to: try #require(UnixSocket.address(fixture.socket))) == 0)
             // About 2 MB of answers asked for, none read.
-            let call = try VarlinkCoding.encode(VarlinkCall(method: ControlInterface.Method.describe, more: true))
+            let call = try VarlinkCoding.encode(VarlinkCall(method: ControlInterface.Method.describe.qualifiedName, more: true))
             let calls = Array([[UInt8]](repeating: call, count: 4).joined())
             #expect(calls.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } > 0)
             let hungUp = try await onThread {

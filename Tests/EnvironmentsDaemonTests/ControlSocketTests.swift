@@ -34,7 +34,7 @@ struct ControlSocketTests {
 
             let described = try await JSONValue.record(
                 DescribeReply.self,
-                from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe).parameters)
+                from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe.qualifiedName).parameters)
             #expect(described.environment == "Production")
             #expect(described.generation == 1)
             #expect(described.files == [fixture.mainFile])
@@ -44,23 +44,23 @@ struct ControlSocketTests {
             #expect(described.settings.first { $0.key == "Greeting" }?.source.section == "Common")
 
             let secret = try await ControlSocketFixture.call(
-                fixture.socket, ControlInterface.Method.get,
+                fixture.socket, ControlInterface.Method.get.qualifiedName,
                 ["key": .string("Database.Password"), "showSecrets": .bool(true)])
             #expect(secret.parameters?["setting"]?.objectValue?["value"] == .string("hunter2"))
             let missing = try await ControlSocketFixture.call(
-                fixture.socket, ControlInterface.Method.get, ["key": .string("Nope")])
-            #expect(missing.error == ControlInterface.Error.noSuchSetting)
+                fixture.socket, ControlInterface.Method.get.qualifiedName, ["key": .string("Nope")])
+            #expect(missing.error == ControlInterface.Error.noSuchSetting.qualifiedName)
 
             // Check builds what is on disk without applying it.
             try fixture.write(ControlSocketFixture.plist("checked"))
             let check = try await JSONValue.record(
                 CheckReply.self,
-                from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.check).parameters)
+                from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.check.qualifiedName).parameters)
             #expect(check.changedKeys == ["Greeting"])
             #expect((try? environment.get("Greeting", as: String.self)) == "hello")
 
             // Reload applies it and answers with the verdict.
-            let reload = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload)
+            let reload = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload.qualifiedName)
             let verdict = try JSONValue.record(
                 ReloadVerdictRecord.self, from: reload.parameters?["verdict"]?.objectValue)
             #expect(verdict.outcome == .applied)
@@ -71,17 +71,17 @@ struct ControlSocketTests {
 
             // A rejected reload is an error with the verdict, and Describe then reports it.
             try fixture.write("<plist><dict><key>Common</key>\n<dict>\n<strin>oops</string></dict></dict></plist>")
-            let rejected = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload)
-            #expect(rejected.error == ControlInterface.Error.reloadRejected)
+            let rejected = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload.qualifiedName)
+            #expect(rejected.error == ControlInterface.Error.reloadRejected.qualifiedName)
             let error = rejected.parameters?["verdict"]?.objectValue?["error"]?.objectValue
             #expect(error?["file"] == .string(fixture.mainFile))
             #expect(error?["line"] == .int(3))
             #expect(error?["code"] == .string("malformedFile"))
-            let checkBad = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.check)
-            #expect(checkBad.error == ControlInterface.Error.configurationRejected)
+            let checkBad = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.check.qualifiedName)
+            #expect(checkBad.error == ControlInterface.Error.configurationRejected.qualifiedName)
             let after = try await JSONValue.record(
                 DescribeReply.self,
-                from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe).parameters)
+                from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe.qualifiedName).parameters)
             #expect(after.generation == 2)
             #expect(after.lastReload?.outcome == .rejected)
             #expect(after.lastReload?.error?.line == 3)
@@ -133,7 +133,7 @@ struct ControlSocketTests {
             }
             #expect(environment.generation == 1)
             // Root (this process) may.
-            let root = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload)
+            let root = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload.qualifiedName)
             #expect(root.error == nil)
         }
     }
@@ -185,7 +185,7 @@ struct ControlSocketTests {
     /// error.
     static func answers(_ fixture: ControlSocketFixture) async throws -> Bool {
         let reply = try await ControlSocketFixture.call(
-            fixture.socket, ControlInterface.Method.get, ["key": .string("Greeting")])
+            fixture.socket, ControlInterface.Method.get.qualifiedName, ["key": .string("Greeting")])
         return reply.error == nil
     }
 
@@ -200,15 +200,15 @@ struct ControlSocketTests {
         try await service.whileRunning {
             let malformed = try await Self.exchange(fixture.socket, Array("{\"method\": \u{0}".utf8))
             #expect(malformed.closed)
-            #expect(malformed.reply.contains(ControlInterface.Error.invalidMessage))
+            #expect(malformed.reply.contains(ControlInterface.Error.invalidMessage.qualifiedName))
             let notACall = try await Self.exchange(fixture.socket, Array("[1,2,3]\u{0}".utf8))
-            #expect(notACall.closed && notACall.reply.contains(ControlInterface.Error.invalidMessage))
+            #expect(notACall.closed && notACall.reply.contains(ControlInterface.Error.invalidMessage.qualifiedName))
             let huge = try await Self.exchange(fixture.socket, [UInt8](repeating: UInt8(ascii: "a"), count: 100_000))
             #expect(huge.closed)
             #expect(huge.reply.contains("larger than 1024 bytes"))
             // Several calls in one write are answered in order.
             let call = try VarlinkCoding.encode(
-                VarlinkCall(method: ControlInterface.Method.get, parameters: ["key": .string("Greeting")]))
+                VarlinkCall(method: ControlInterface.Method.get.qualifiedName, parameters: ["key": .string("Greeting")]))
             // Read until three replies came (a loaded machine may send them in several reads).
             let pipelined = try await Self.exchange(
                 fixture.socket, call + call + call, replies: 3, timeout: .seconds(120))
@@ -252,7 +252,7 @@ struct ControlSocketTests {
             #expect(await service.reloader.reload(trigger: .signal).outcome == .applied)
             // The fifth is refused at once, with a word why.
             let refused = try await Self.exchange(fixture.socket, Array("{}\u{0}".utf8), timeout: .seconds(5))
-            #expect(refused.closed && refused.reply.contains(ControlInterface.Error.tooManyConnections))
+            #expect(refused.closed && refused.reply.contains(ControlInterface.Error.tooManyConnections.qualifiedName))
             // Once one of them hangs up, calls are answered again.
             close(silent.removeLast())
             var answered = false
@@ -293,11 +293,11 @@ struct ControlSocketTests {
         close(stale)
         let environment = try fixture.environment()
         try await fixture.service(environment).whileRunning {
-            #expect(try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe).error == nil)
+            #expect(try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe.qualifiedName).error == nil)
             // A second service on the same path does not steal the first one's socket.
             let second = fixture.service(try fixture.environment())
             try await second.whileRunning {}
-            #expect(try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe).error == nil)
+            #expect(try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe.qualifiedName).error == nil)
         }
     }
 }

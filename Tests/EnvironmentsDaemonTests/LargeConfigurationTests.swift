@@ -84,12 +84,12 @@ struct LargeConfigurationTests {
         // with it, every setting comes, in parts.
         let socket = daemon.runtimeDirectory.appendingPathComponent(ControlInterface.socketFileName).path
         let client = VarlinkClient(path: socket, timeout: .seconds(120))
-        let single = try client.call(VarlinkCall(method: ControlInterface.Method.describe))
-        #expect(single.error == ControlInterface.Error.expectedMore)
+        let single = try client.call(VarlinkCall(method: ControlInterface.Method.describe.qualifiedName))
+        #expect(single.error == "org.varlink.service.ExpectedMore")
         var parts = 0
         var assembled: DescribeReply?
         let failure = try client.callWithMore(
-            VarlinkCall(method: ControlInterface.Method.describe), decoding: DescribeReply.self
+            VarlinkCall(method: ControlInterface.Method.describe.qualifiedName), decoding: DescribeReply.self
         ) { part throws(VarlinkClientError) in
             parts += 1
             if assembled == nil { assembled = part } else { try assembled?.append(part: part) }
@@ -198,9 +198,9 @@ struct DescribePartsTests {
         try await service.whileRunning {
             // A restart-only key waits, and there is a last reload to report.
             try fixture.write(Self.plist(port: 9090))
-            #expect(try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload).error == nil)
+            #expect(try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload.qualifiedName).error == nil)
 
-            let describe = try VarlinkCoding.encode(VarlinkCall(method: ControlInterface.Method.describe, more: true))
+            let describe = try VarlinkCoding.encode(VarlinkCall(method: ControlInterface.Method.describe.qualifiedName, more: true))
             let replies = try await onThread { try Self.replies(fixture.socket, describe) }
             #expect(replies.count > 10)
             #expect(replies.dropLast().allSatisfy { $0.continues == true && $0.error == nil })
@@ -223,13 +223,13 @@ struct DescribePartsTests {
             #expect(assembled?.lastReload?.trigger == "control")
 
             // Without more: too long for one reply.
-            let single = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe)
-            #expect(single.error == ControlInterface.Error.expectedMore)
+            let single = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe.qualifiedName)
+            #expect(single.error == "org.varlink.service.ExpectedMore")
 
             // On one connection, in order: a oneway Describe (no reply), one in parts, then a Get.
-            var oneway = VarlinkCall(method: ControlInterface.Method.describe, more: true)
+            var oneway = VarlinkCall(method: ControlInterface.Method.describe.qualifiedName, more: true)
             oneway.oneway = true
-            let get = VarlinkCall(method: ControlInterface.Method.get, parameters: ["key": .string("K1")])
+            let get = VarlinkCall(method: ControlInterface.Method.get.qualifiedName, parameters: ["key": .string("K1")])
             let pipelined = try VarlinkCoding.encode(oneway) + describe + VarlinkCoding.encode(get)
             let answers = try await onThread { try Self.replies(fixture.socket, pipelined, calls: 2) }
             #expect(answers.count == replies.count + 1)
@@ -238,7 +238,7 @@ struct DescribePartsTests {
         // With room for it, the answer without more is one reply with the same settings.
         let roomy = fixture.service(try fixture.environment())
         try await roomy.whileRunning {
-            let single = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe)
+            let single = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe.qualifiedName)
             #expect(single.error == nil && single.continues == nil)
             let whole = try JSONValue.record(DescribeReply.self, from: single.parameters)
             #expect(whole.settings.map(\.key) == environment.snapshot.leafKeys)

@@ -53,7 +53,7 @@ struct PathsAndNamesTests {
 
         // Describe, the state file: absolute, the daemon's own directory.
         let client = VarlinkClient(path: daemon.runtimeDirectory.appendingPathComponent("configuration.varlink").path)
-        let reply = try client.call(VarlinkCall(method: ControlInterface.Method.describe))
+        let reply = try client.call(VarlinkCall(method: ControlInterface.Method.describe.qualifiedName))
         let described = try #require(reply.parameters?["configDirectory"]?.stringValue)
         #expect(described.hasPrefix("/"), "\(described)")
         #expect(Self.real(described) == Self.real(daemon.configDirectory.path))

@@ -63,7 +63,7 @@ struct SystemdServiceInterfaceTests {
     private func describe(_ fixture: ControlSocketFixture) async throws -> DescribeReply {
         try await JSONValue.record(
             DescribeReply.self,
-            from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe).parameters)
+            from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe.qualifiedName).parameters)
     }
 
     @Test("Ping answers; the interface is listed and introspects")
@@ -144,7 +144,7 @@ struct SystemdServiceInterfaceTests {
         try await whileServing { fixture, environment, control in
             try fixture.write("<plist><dict>")
             let reload = try await call(fixture, "Reload")
-            #expect(reload.error == ControlInterface.Error.reloadRejected)
+            #expect(reload.error == ControlInterface.Error.reloadRejected.qualifiedName)
             #expect(reload.parameters?["verdict"]?.objectValue?["outcome"] == .string("rejected"))
             #expect((try? environment.get("Greeting", as: String.self)) == "hello")
             #expect(environment.generation == 1)

@@ -104,7 +104,7 @@ public struct Setting<Value: Sendable>: Sendable, SettingDeclaring {
     ) -> SettingDeclaration {
         let type = SettingType.of(T.self)
         return SettingDeclaration(
-            key, type: type, default: (defaultValue as? any SettingValueRepresentable)?.settingValue ?? nil,
+            key, type: type, default: (defaultValue as? any BuiltInSettingType)?.settingValue ?? nil,
             required: required, bounds: bounds, secret: secret,
             restartOnly: restartOnly, summary: summary, formerNames: formerNames,
             accepts: Self.accepts(T.self, type: type))
@@ -178,66 +178,5 @@ extension ConfigurationReading {
     @inlinable
     public subscript<Value>(setting: Setting<Value>) -> Value {
         setting.read(from: self)
-    }
-}
-
-/// A value of the library's own types turned back into a ``SettingValue``: how a declared
-/// default joins the defaults layer.
-package protocol SettingValueRepresentable {
-    /// The value as a configuration file holds it.
-    var settingValue: SettingValue? { get }
-}
-
-extension SettingValue: SettingValueRepresentable {
-    package var settingValue: SettingValue? { self }
-}
-extension String: SettingValueRepresentable {
-    package var settingValue: SettingValue? { .string(self) }
-}
-extension Int: SettingValueRepresentable {
-    package var settingValue: SettingValue? { .integer(self) }
-}
-extension Double: SettingValueRepresentable {
-    package var settingValue: SettingValue? { .real(self) }
-}
-extension Bool: SettingValueRepresentable {
-    package var settingValue: SettingValue? { .bool(self) }
-}
-extension URL: SettingValueRepresentable {
-    package var settingValue: SettingValue? { .string(absoluteString) }
-}
-extension Duration: SettingValueRepresentable {
-    /// Whole seconds as an integer, else a real number of seconds.
-    package var settingValue: SettingValue? {
-        let (seconds, attoseconds) = components
-        return attoseconds == 0 ? .integer(Int(seconds)) : .real(self.inSeconds)
-    }
-}
-extension Date: SettingValueRepresentable {
-    package var settingValue: SettingValue? { .date(self) }
-}
-extension Data: SettingValueRepresentable {
-    package var settingValue: SettingValue? { .data(self) }
-}
-extension Array: SettingValueRepresentable {
-    /// `nil` when an element is not representable.
-    package var settingValue: SettingValue? {
-        var values: [SettingValue] = []
-        for element in self {
-            guard let value = (element as? any SettingValueRepresentable)?.settingValue else { return nil }
-            values.append(value)
-        }
-        return .array(values)
-    }
-}
-extension Dictionary: SettingValueRepresentable where Key == String {
-    /// `nil` when a value is not representable.
-    package var settingValue: SettingValue? {
-        var values: [String: SettingValue] = [:]
-        for (key, element) in self {
-            guard let value = (element as? any SettingValueRepresentable)?.settingValue else { return nil }
-            values[key] = value
-        }
-        return .dictionary(values)
     }
 }

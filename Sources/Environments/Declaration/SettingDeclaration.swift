@@ -57,7 +57,7 @@ package indirect enum SettingType: Sendable, Hashable, CustomStringConvertible {
     /// The type a Swift type is read as: the library's own types by their word, others as
     /// ``custom(_:)``.
     package static func of<T>(_ type: T.Type) -> SettingType {
-        (type as? any NamedSettingType.Type)?.settingType ?? .custom(String(describing: type))
+        (type as? any BuiltInSettingType.Type)?.settingType ?? .custom(String(describing: type))
     }
 }
 

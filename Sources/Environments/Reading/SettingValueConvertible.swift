@@ -12,34 +12,40 @@ public protocol SettingValueConvertible: Sendable {
     init?(settingValue: SettingValue)
 }
 
-/// A conforming type of the library's own, named in errors as a configuration file would.
-package protocol NamedSettingType {
+/// A conforming type of the library's own: named in errors as a configuration file would, and
+/// turned back into a ``SettingValue`` (how a declared default joins the defaults layer).
+package protocol BuiltInSettingType {
     /// The type's name in error messages, for example `integer`.
     static var settingTypeName: String { get }
     /// The type as a declaration names it (``SettingType``).
     static var settingType: SettingType { get }
+    /// The value as a configuration file holds it; `nil` for a collection with an element that is
+    /// not of a built-in type.
+    var settingValue: SettingValue? { get }
 }
 
 /// The names of setting types in error messages.
 package enum SettingTypeName {
     /// `type`'s name: the library's word for it (`integer`), else its Swift name.
     package static func of<T>(_ type: T.Type) -> String {
-        (type as? any NamedSettingType.Type)?.settingTypeName ?? String(describing: type)
+        (type as? any BuiltInSettingType.Type)?.settingTypeName ?? String(describing: type)
     }
 }
 
-extension SettingValue: SettingValueConvertible, NamedSettingType {
+extension SettingValue: SettingValueConvertible, BuiltInSettingType {
     /// `value`.
     package static var settingTypeName: String { "value" }
     package static var settingType: SettingType { .any }
+    package var settingValue: SettingValue? { self }
     /// Any value.
     public init?(settingValue: SettingValue) { self = settingValue }
 }
 
-extension String: SettingValueConvertible, NamedSettingType {
+extension String: SettingValueConvertible, BuiltInSettingType {
     /// `string`.
     package static var settingTypeName: String { "string" }
     package static var settingType: SettingType { .string }
+    package var settingValue: SettingValue? { .string(self) }
     /// Strings; numbers and booleans as text.
     public init?(settingValue: SettingValue) {
         switch settingValue {
@@ -50,10 +56,11 @@ extension String: SettingValueConvertible, NamedSettingType {
     }
 }
 
-extension Int: SettingValueConvertible, NamedSettingType {
+extension Int: SettingValueConvertible, BuiltInSettingType {
     /// `integer`.
     package static var settingTypeName: String { "integer" }
     package static var settingType: SettingType { .integer }
+    package var settingValue: SettingValue? { .integer(self) }
     /// Integers, integral reals and decimal strings.
     public init?(settingValue: SettingValue) {
         switch settingValue {
@@ -69,10 +76,11 @@ extension Int: SettingValueConvertible, NamedSettingType {
     }
 }
 
-extension Double: SettingValueConvertible, NamedSettingType {
+extension Double: SettingValueConvertible, BuiltInSettingType {
     /// `real`.
     package static var settingTypeName: String { "real" }
     package static var settingType: SettingType { .real }
+    package var settingValue: SettingValue? { .real(self) }
     /// Reals, integers and numeric strings.
     public init?(settingValue: SettingValue) {
         switch settingValue {
@@ -86,10 +94,11 @@ extension Double: SettingValueConvertible, NamedSettingType {
     }
 }
 
-extension Bool: SettingValueConvertible, NamedSettingType {
+extension Bool: SettingValueConvertible, BuiltInSettingType {
     /// `boolean`.
     package static var settingTypeName: String { "boolean" }
     package static var settingType: SettingType { .boolean }
+    package var settingValue: SettingValue? { .bool(self) }
     /// Booleans, the integers 0 and 1, and the strings true/false, yes/no, on/off, 1/0.
     public init?(settingValue: SettingValue) {
         switch settingValue {
@@ -107,10 +116,11 @@ extension Bool: SettingValueConvertible, NamedSettingType {
     }
 }
 
-extension URL: SettingValueConvertible, NamedSettingType {
+extension URL: SettingValueConvertible, BuiltInSettingType {
     /// `URL`.
     package static var settingTypeName: String { "URL" }
     package static var settingType: SettingType { .url }
+    package var settingValue: SettingValue? { .string(absoluteString) }
     /// Strings that parse as a URL with a scheme.
     public init?(settingValue: SettingValue) {
         guard case .string(let text) = settingValue, let url = URL(string: text), url.scheme != nil else { return nil }
@@ -118,10 +128,15 @@ extension URL: SettingValueConvertible, NamedSettingType {
     }
 }
 
-extension Duration: SettingValueConvertible, NamedSettingType {
+extension Duration: SettingValueConvertible, BuiltInSettingType {
     /// `duration`.
     package static var settingTypeName: String { "duration" }
     package static var settingType: SettingType { .duration }
+    /// Whole seconds as an integer, else a real number of seconds.
+    package var settingValue: SettingValue? {
+        let (seconds, attoseconds) = components
+        return attoseconds == 0 ? .integer(Int(seconds)) : .real(self.inSeconds)
+    }
     /// Numbers (seconds) and strings with systemd's time units.
     public init?(settingValue: SettingValue) {
         switch settingValue {
@@ -139,10 +154,11 @@ extension Duration: SettingValueConvertible, NamedSettingType {
     }
 }
 
-extension Date: SettingValueConvertible, NamedSettingType {
+extension Date: SettingValueConvertible, BuiltInSettingType {
     /// `date`.
     package static var settingTypeName: String { "date" }
     package static var settingType: SettingType { .date }
+    package var settingValue: SettingValue? { .date(self) }
     /// Dates and ISO 8601 strings.
     public init?(settingValue: SettingValue) {
         switch settingValue {
@@ -155,10 +171,11 @@ extension Date: SettingValueConvertible, NamedSettingType {
     }
 }
 
-extension Data: SettingValueConvertible, NamedSettingType {
+extension Data: SettingValueConvertible, BuiltInSettingType {
     /// `data`.
     package static var settingTypeName: String { "data" }
     package static var settingType: SettingType { .data }
+    package var settingValue: SettingValue? { .data(self) }
     /// Data.
     public init?(settingValue: SettingValue) {
         guard case .data(let value) = settingValue else { return nil }
@@ -166,10 +183,19 @@ extension Data: SettingValueConvertible, NamedSettingType {
     }
 }
 
-extension Array: SettingValueConvertible, NamedSettingType where Element: SettingValueConvertible {
+extension Array: SettingValueConvertible, BuiltInSettingType where Element: SettingValueConvertible {
     /// `array of <element>`.
     package static var settingTypeName: String { "array of \(SettingTypeName.of(Element.self))" }
     package static var settingType: SettingType { .array(SettingType.of(Element.self)) }
+    /// `nil` when an element is not of a built-in type.
+    package var settingValue: SettingValue? {
+        var values: [SettingValue] = []
+        for element in self {
+            guard let value = (element as? any BuiltInSettingType)?.settingValue else { return nil }
+            values.append(value)
+        }
+        return .array(values)
+    }
     /// Arrays whose every element converts.
     public init?(settingValue: SettingValue) {
         guard case .array(let values) = settingValue else { return nil }
@@ -182,10 +208,19 @@ extension Array: SettingValueConvertible, NamedSettingType where Element: Settin
     }
 }
 
-extension Dictionary: SettingValueConvertible, NamedSettingType where Key == String, Value: SettingValueConvertible {
+extension Dictionary: SettingValueConvertible, BuiltInSettingType where Key == String, Value: SettingValueConvertible {
     /// `dictionary of <value>`.
     package static var settingTypeName: String { "dictionary of \(SettingTypeName.of(Value.self))" }
     package static var settingType: SettingType { .map(SettingType.of(Value.self)) }
+    /// `nil` when a value is not of a built-in type.
+    package var settingValue: SettingValue? {
+        var values: [String: SettingValue] = [:]
+        for (key, element) in self {
+            guard let value = (element as? any BuiltInSettingType)?.settingValue else { return nil }
+            values[key] = value
+        }
+        return .dictionary(values)
+    }
     /// Dictionaries whose every value converts.
     public init?(settingValue: SettingValue) {
         guard case .dictionary(let values) = settingValue else { return nil }

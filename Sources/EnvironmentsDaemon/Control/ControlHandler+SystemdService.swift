@@ -52,14 +52,14 @@ extension ControlHandler {
             guard record.outcome == .rejected else { return VarlinkReply(parameters: [:]) }
             return Self.reply(
                 ["verdict": Self.verdict(record, environment: environment.environmentName)],
-                error: ControlInterface.Error.reloadRejected)
+                error: ControlInterface.Error.reloadRejected.qualifiedName)
         case "SetLogLevel":
             if let extra = parameters.keys.sorted().first(where: { $0 != "level" }) {
                 return Self.invalidParameter(extra)
             }
             if let denied = systemdDeny(peer) { return denied }
             guard reloader.controlsLogLevel else {
-                return .error("org.varlink.service.MethodNotImplemented", ["method": .string(call.method)])
+                return .error(VarlinkServiceError.methodNotImplemented.qualifiedName, ["method": .string(call.method)])
             }
             switch parameters["level"] {
             case nil, .null?:
@@ -78,17 +78,17 @@ extension ControlHandler {
                 .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
             return VarlinkReply(parameters: ["environment": .array(variables.map(JSONValue.string))])
         default:
-            return .error("org.varlink.service.MethodNotFound", ["method": .string(call.method)])
+            return .error(VarlinkServiceError.methodNotFound.qualifiedName, ["method": .string(call.method)])
         }
     }
 
     /// `org.varlink.service.PermissionDenied` for a peer that is neither root nor the daemon's
     /// user, as systemd's daemons answer; `nil` when the peer may go ahead.
     private func systemdDeny(_ peer: PeerCredentials) -> VarlinkReply? {
-        peer.isPrivileged ? nil : .error("org.varlink.service.PermissionDenied")
+        peer.isPrivileged ? nil : .error(VarlinkServiceError.permissionDenied.qualifiedName)
     }
 
     private static func invalidParameter(_ name: String) -> VarlinkReply {
-        .error("org.varlink.service.InvalidParameter", ["parameter": .string(name)])
+        .error(VarlinkServiceError.invalidParameter.qualifiedName, ["parameter": .string(name)])
     }
 }

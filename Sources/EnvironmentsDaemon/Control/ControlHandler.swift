@@ -29,7 +29,9 @@ struct ControlHandler: Sendable {
 
     /// Answers `call`: `Describe` in parts when the caller set `more`, everything else in one reply.
     func answer(_ call: VarlinkCall, from peer: PeerCredentials) async -> Answer {
-        guard call.method == ControlInterface.Method.describe else { return .reply(await handle(call, from: peer)) }
+        guard call.method == ControlInterface.Method.describe.qualifiedName else {
+            return .reply(await handle(call, from: peer))
+        }
         let showSecrets = call.parameters?["showSecrets"]?.boolValue ?? false
         if showSecrets, let denied = deny(call, peer, reason: "secret values") { return .reply(denied) }
         let snapshot = environment.snapshot
@@ -57,7 +59,7 @@ struct ControlHandler: Sendable {
             logLevelOverride: logLevelOverride, partSize: partSize)
         if call.more == true { return .parts(parts) }
         guard let message = parts.singleMessage(limit: maximumUnpagedReplySize) else {
-            return .reply(.error(ControlInterface.Error.expectedMore))
+            return .reply(.error(VarlinkServiceError.expectedMore.qualifiedName))
         }
         return .encoded(message)
     }
@@ -76,7 +78,7 @@ struct ControlHandler: Sendable {
             ])
         case "org.varlink.service.GetInterfaceDescription":
             guard let interface = parameters["interface"]?.stringValue else {
-                return .error("org.varlink.service.InvalidParameter", ["parameter": .string("interface")])
+                return .error(VarlinkServiceError.invalidParameter.qualifiedName, ["parameter": .string("interface")])
             }
             switch interface {
             case ControlInterface.name:
@@ -85,17 +87,18 @@ struct ControlHandler: Sendable {
                 return VarlinkReply(parameters: ["description": .string(Self.serviceDescription)])
             case Self.systemdServiceInterface:
                 return VarlinkReply(parameters: ["description": .string(Self.systemdServiceDescription)])
-            default: return .error("org.varlink.service.InterfaceNotFound", ["interface": .string(interface)])
+            default:
+                return .error(VarlinkServiceError.interfaceNotFound.qualifiedName, ["interface": .string(interface)])
             }
-        case ControlInterface.Method.get:
+        case ControlInterface.Method.get.qualifiedName:
             guard let key = parameters["key"]?.stringValue else {
-                return .error("org.varlink.service.InvalidParameter", ["parameter": .string("key")])
+                return .error(VarlinkServiceError.invalidParameter.qualifiedName, ["parameter": .string("key")])
             }
             let showSecrets = parameters["showSecrets"]?.boolValue ?? false
             // One snapshot for the value and what waits for a restart.
             let snapshot = environment.snapshot
             guard let configured = snapshot.configuredValue(forKey: key) else {
-                return .error(ControlInterface.Error.noSuchSetting, ["key": .string(key)])
+                return .error(ControlInterface.Error.noSuchSetting.qualifiedName, ["key": .string(key)])
             }
             if showSecrets, configured.isSecret, let denied = deny(call, peer, reason: "secret values") {
                 return denied
@@ -111,12 +114,13 @@ struct ControlHandler: Sendable {
                 answer["pendingRestart"] = Self.setting(canonical, next, showSecrets: reveal).jsonValue
             }
             return VarlinkReply(parameters: answer)
-        case ControlInterface.Method.check:
+        case ControlInterface.Method.check.qualifiedName:
             if let denied = deny(call, peer, reason: "checking the configuration") { return denied }
             var candidates: [String: Data] = [:]
             if let list = parameters["candidates"] {
                 guard case .array(let items) = list else {
-                    return .error("org.varlink.service.InvalidParameter", ["parameter": .string("candidates")])
+                    return .error(
+                        VarlinkServiceError.invalidParameter.qualifiedName, ["parameter": .string("candidates")])
                 }
                 let directory = environment.snapshot.location?.directory
                 let fileName = environment.options?.fileName ?? "Environments.plist"
@@ -125,28 +129,32 @@ struct ControlHandler: Sendable {
                         let contents = object["contents"]?.stringValue, let directory,
                         let absolute = CheckCandidate.absolutePath(path, directory: directory, fileName: fileName)
                     else {
-                        return .error("org.varlink.service.InvalidParameter", ["parameter": .string("candidates")])
+                        return .error(
+                            VarlinkServiceError.invalidParameter.qualifiedName, ["parameter": .string("candidates")])
                     }
                     candidates[absolute] = Data(contents.utf8)
                 }
             }
             return await check(candidates: candidates)
-        case ControlInterface.Method.reload:
+        case ControlInterface.Method.reload.qualifiedName:
             if let denied = deny(call, peer, reason: "reloading") { return denied }
             let record = await reloader.reload(trigger: .control, callerUID: peer.uid)
             let verdict = Self.verdict(record, environment: environment.environmentName)
             return Self.reply(
-                ["verdict": verdict], error: verdict.outcome == .rejected ? ControlInterface.Error.reloadRejected : nil)
-        case ControlInterface.Method.history:
+                ["verdict": verdict],
+                error: verdict.outcome == .rejected ? ControlInterface.Error.reloadRejected.qualifiedName : nil)
+        case ControlInterface.Method.history.qualifiedName:
             guard parameters.isEmpty else {
                 return .error(
-                    "org.varlink.service.InvalidParameter", ["parameter": .string(parameters.keys.sorted()[0])])
+                    VarlinkServiceError.invalidParameter.qualifiedName,
+                    ["parameter": .string(parameters.keys.sorted()[0])])
             }
             return Self.reply(await reloader.historyReply)
-        case ControlInterface.Method.schema:
+        case ControlInterface.Method.schema.qualifiedName:
             guard parameters.isEmpty else {
                 return .error(
-                    "org.varlink.service.InvalidParameter", ["parameter": .string(parameters.keys.sorted()[0])])
+                    VarlinkServiceError.invalidParameter.qualifiedName,
+                    ["parameter": .string(parameters.keys.sorted()[0])])
             }
             let declaration = environment.options?.declaration
             return Self.reply(
@@ -157,10 +165,11 @@ struct ControlHandler: Sendable {
             return await handleSystemdService(call, from: peer)
         default:
             if call.interface == ControlInterface.name || call.interface == "org.varlink.service" {
-                return .error("org.varlink.service.MethodNotFound", ["method": .string(call.method)])
+                return .error(VarlinkServiceError.methodNotFound.qualifiedName, ["method": .string(call.method)])
             }
             return .error(
-                "org.varlink.service.InterfaceNotFound", ["interface": .string(call.interface ?? call.method)])
+                VarlinkServiceError.interfaceNotFound.qualifiedName,
+                ["interface": .string(call.interface ?? call.method)])
         }
     }
 
@@ -168,7 +177,7 @@ struct ControlHandler: Sendable {
     private func deny(_ call: VarlinkCall, _ peer: PeerCredentials, reason: String) -> VarlinkReply? {
         guard !peer.isPrivileged else { return nil }
         return .error(
-            ControlInterface.Error.permissionDenied,
+            ControlInterface.Error.permissionDenied.qualifiedName,
             [
                 "method": .string(call.method), "uid": .int(Int(peer.uid)),
                 "reason": .string("\(reason): only root and the daemon's own user (uid \(geteuid())) may"),
@@ -188,7 +197,8 @@ struct ControlHandler: Sendable {
                     warnings: built.warnings.isEmpty ? nil : built.warnings.map(\.description)))
         case .failure(let error):
             return Self.reply(
-                ["error": ConfigurationErrorRecord(error)], error: ControlInterface.Error.configurationRejected)
+                ["error": ConfigurationErrorRecord(error)],
+                error: ControlInterface.Error.configurationRejected.qualifiedName)
         }
     }
 
@@ -228,7 +238,9 @@ struct ControlHandler: Sendable {
 
     /// The reply when a reply cannot be encoded: an error that says why.
     private static func encodingFailure(_ error: any Error) -> VarlinkReply {
-        .error(ControlInterface.Error.invalidMessage, ["reason": .string("cannot encode the reply: \(error)")])
+        .error(
+            ControlInterface.Error.invalidMessage.qualifiedName,
+            ["reason": .string("cannot encode the reply: \(error)")])
     }
 
     /// `org.varlink.service` itself, as varlink.org defines it.
