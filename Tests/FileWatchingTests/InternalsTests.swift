@@ -30,65 +30,82 @@ extension FileWatchingTests {
             #expect(accumulator.deadline == nil)
         }
 
-        @Test func aBurstOfCompletionEventsIsDueAfterTheSettle() {
+        /// One event of a burst, and the deadline the burst has after it.
+        struct Event: Sendable {
+            let path: String
+            /// Whether the event completes a save.
+            let completion: Bool
+            /// When the event comes, in milliseconds after the start of the burst.
+            let at: Int
+            /// The deadline after the event, in milliseconds after the start of the burst.
+            let due: Int
+
+            /// An event that completes a save: the burst is due after the 2 ms settle.
+            static func completion(_ path: String, at: Int, due: Int) -> Event {
+                Event(path: path, completion: true, at: at, due: due)
+            }
+
+            /// An event of a save that may still be in progress: the burst is due after the
+            /// 50 ms debounce.
+            static func inProgress(_ path: String, at: Int, due: Int) -> Event {
+                Event(path: path, completion: false, at: at, due: due)
+            }
+        }
+
+        /// A burst of events, named for what it shows.
+        struct Burst: Sendable, CustomTestStringConvertible {
+            let testDescription: String
+            let events: [Event]
+
+            init(_ description: String, _ events: Event...) {
+                testDescription = description
+                self.events = events
+            }
+
+            /// Bursts of one kind of event.
+            static let ofOneKind = [
+                Burst(
+                    "completion events wait for the settle", .completion("a", at: 0, due: 2),
+                    .completion("b", at: 1, due: 3)),
+                Burst(
+                    "in-progress events wait for the debounce", .inProgress("a", at: 0, due: 50),
+                    .inProgress("a", at: 10, due: 60)),
+            ]
+
+            /// Bursts of both kinds: the last event decides.
+            static let mixed = [
+                Burst(
+                    "an in-progress event after a completion falls back to the debounce",
+                    .completion("a", at: 0, due: 2), .inProgress("a", at: 1, due: 51)),
+                Burst(
+                    "a completion after in-progress events switches to the settle (a write in place)",
+                    .inProgress("a", at: 0, due: 50), .inProgress("a", at: 1, due: 51), .completion("a", at: 2, due: 4)),
+                Burst(
+                    "an in-progress event seen at the same instant as a completion, as from one read",
+                    .completion("a", at: 0, due: 2), .inProgress("a", at: 0, due: 50)),
+                Burst(
+                    "the last event decides, however the burst went before it",
+                    .inProgress("a", at: 0, due: 50), .inProgress("a", at: 1, due: 51), .completion("a", at: 2, due: 4),
+                    .inProgress("a", at: 5, due: 55), .completion("b", at: 6, due: 8)),
+                Burst(
+                    "a rename over the file: moved-from and moved-to from one read",
+                    .inProgress("a", at: 0, due: 50), .completion("a", at: 0, due: 2)),
+            ]
+        }
+
+        @Test(arguments: Burst.ofOneKind + Burst.mixed)
+        func aBurstIsDueAfterTheQuietTimeOfItsLastEvent(_ burst: Burst) throws {
             var accumulator = makeAccumulator()
             let start = ContinuousClock.now
-            accumulator.add(paths: ["a"], completion: true, at: start)
-            #expect(accumulator.deadline == start + .milliseconds(2))
-            accumulator.add(paths: ["b"], completion: true, at: start + .milliseconds(1))
-            #expect(accumulator.deadline == start + .milliseconds(3))
-            #expect(accumulator.takeIfDue(at: start + .milliseconds(2)) == nil)
-            let batch = accumulator.takeIfDue(at: start + .milliseconds(3))
-            #expect(batch == FileChangeBatch(paths: ["a", "b"], eventCount: 2))
+            for event in burst.events {
+                accumulator.add(paths: [event.path], completion: event.completion, at: start + .milliseconds(event.at))
+                #expect(accumulator.deadline == start + .milliseconds(event.due), "after the event at \(event.at) ms")
+            }
+            let due = start + .milliseconds(try #require(burst.events.last).due)
+            #expect(accumulator.takeIfDue(at: due - .milliseconds(1)) == nil)
+            let batch = accumulator.takeIfDue(at: due)
+            #expect(batch == FileChangeBatch(paths: Set(burst.events.map(\.path)), eventCount: burst.events.count))
             #expect(!accumulator.isCollecting)
-        }
-
-        @Test func aBurstOfInProgressEventsIsDueAfterTheDebounce() {
-            var accumulator = makeAccumulator()
-            let start = ContinuousClock.now
-            accumulator.add(paths: ["a"], completion: false, at: start)
-            #expect(accumulator.deadline == start + .milliseconds(50))
-            accumulator.add(paths: ["a"], completion: false, at: start + .milliseconds(10))
-            #expect(accumulator.deadline == start + .milliseconds(60))
-            #expect(accumulator.takeIfDue(at: start + .milliseconds(12)) == nil)
-            let batch = accumulator.takeIfDue(at: start + .milliseconds(60))
-            #expect(batch == FileChangeBatch(paths: ["a"], eventCount: 2))
-        }
-
-        @Test func anInProgressEventAfterACompletionFallsBackToTheDebounce() {
-            var accumulator = makeAccumulator()
-            let start = ContinuousClock.now
-            accumulator.add(paths: ["a"], completion: true, at: start)
-            accumulator.add(paths: ["a"], completion: false, at: start + .milliseconds(1))
-            #expect(accumulator.deadline == start + .milliseconds(51))
-            #expect(accumulator.takeIfDue(at: start + .milliseconds(3)) == nil)
-            // Also when both were seen at the same instant, as events from one read are.
-            var sameRead = makeAccumulator()
-            sameRead.add(paths: ["a"], completion: true, at: start)
-            sameRead.add(paths: ["a"], completion: false, at: start)
-            #expect(sameRead.deadline == start + .milliseconds(50))
-        }
-
-        @Test func aCompletionAfterInProgressEventsSwitchesToTheSettle() {
-            var accumulator = makeAccumulator()
-            let start = ContinuousClock.now
-            // Like a write in place: truncate, write, close.
-            accumulator.add(paths: ["a"], completion: false, at: start)
-            accumulator.add(paths: ["a"], completion: false, at: start + .milliseconds(1))
-            #expect(accumulator.deadline == start + .milliseconds(51))
-            accumulator.add(paths: ["a"], completion: true, at: start + .milliseconds(2))
-            #expect(accumulator.deadline == start + .milliseconds(4))
-            // Like a rename over the file: moved-from and moved-to from one read.
-            var rename = makeAccumulator()
-            rename.add(paths: ["a"], completion: false, at: start)
-            rename.add(paths: ["a"], completion: true, at: start)
-            #expect(rename.deadline == start + .milliseconds(2))
-            // The last event decides, however the burst went before it.
-            accumulator.add(paths: ["a"], completion: false, at: start + .milliseconds(5))
-            accumulator.add(paths: ["b"], completion: true, at: start + .milliseconds(6))
-            #expect(accumulator.deadline == start + .milliseconds(8))
-            let batch = accumulator.takeIfDue(at: start + .milliseconds(8))
-            #expect(batch == FileChangeBatch(paths: ["a", "b"], eventCount: 5))
         }
 
         @Test func theMaximumDelayCapsBothQuietTimes() {

@@ -9,11 +9,9 @@ extension FileWatchingTests {
 
         @Test func writeInPlaceAndRenameOver() async throws {
             try await withWatchedFile(backend: polling) { file, recorder in
-                try FS.writeInPlace(file, "version 2")
-                #expect(await recorder.waitForChange(of: [file]))
-                await recorder.settle()
-                try FS.writeAtomically(file, "version three")
-                #expect(await recorder.waitForChange(of: [file]))
+                try await recorder.expect(
+                    [file], after: .reported { try FS.writeInPlace(file, "version 2") },
+                    .reported { try FS.writeAtomically(file, "version three") })
             }
         }
 
@@ -25,10 +23,8 @@ extension FileWatchingTests {
                 try FS.writeInPlace(directory + "/b", "b")
                 try FS.makeSymlink("a", at: file)
                 try await withWatcher(files: [file, other], backend: polling) { recorder in
-                    try FS.retarget(file, to: "b")
-                    #expect(await recorder.waitForChange(of: [file]))
-                    try FS.writeInPlace(other, "new")
-                    #expect(await recorder.waitForChange(of: [other]))
+                    try await recorder.expect([file], after: .reported { try FS.retarget(file, to: "b") })
+                    try await recorder.expect([other], after: .reported { try FS.writeInPlace(other, "new") })
                 }
             }
         }
@@ -37,14 +33,10 @@ extension FileWatchingTests {
             try await withTemporaryDirectory { directory in
                 let dropIn = directory + "/Environments.plist.d"
                 try await withWatcher(directories: [dropIn], backend: polling) { recorder in
-                    try FS.makeDirectory(dropIn)
-                    #expect(await recorder.waitForChange(of: [dropIn]))
-                    await recorder.settle()
-                    try FS.writeInPlace(dropIn + "/a.plist", "a")
-                    #expect(await recorder.waitForChange(of: [dropIn]))
-                    await recorder.settle()
-                    try FS.move(dropIn + "/a.plist", to: dropIn + "/b.plist")
-                    #expect(await recorder.waitForChange(of: [dropIn]))
+                    try await recorder.expect(
+                        [dropIn], after: .reported { try FS.makeDirectory(dropIn) },
+                        .reported { try FS.writeInPlace(dropIn + "/a.plist", "a") },
+                        .reported { try FS.move(dropIn + "/a.plist", to: dropIn + "/b.plist") })
                 }
             }
         }

@@ -10,101 +10,102 @@
         @Suite struct SymlinkedDropInTests {
             private static let isDropIn: @Sendable (String) -> Bool = { $0.hasSuffix(".plist") && !$0.hasPrefix(".") }
 
-            /// Runs `body` with `dir/Environments.plist.d` watched (drop-ins only) beside
-            /// `dir/store`, which holds `target.plist`, linked into the drop-ins as
-            /// `10-linked.plist` if `linked`.
+            /// A test's temporary directory: `Environments.plist.d`, watched (drop-ins only), and
+            /// `store` beside it, which holds `target.plist`.
+            struct Layout {
+                let directory: String
+                var dropIn: String { directory + "/Environments.plist.d" }
+                var store: String { directory + "/store" }
+            }
+
+            /// Runs `body` with a fresh ``Layout`` watched, `target.plist` linked into the drop-ins
+            /// as `10-linked.plist` if `linked`; `prepare` adds to the layout before watching starts.
             private func withLinkedStore(
                 linked: Bool = true, backend: FileWatcher.Backend = .native,
-                _ body: (_ dropIn: String, _ store: String, BatchRecorder) async throws -> Void
+                prepare: (Layout) throws -> Void = { _ in },
+                _ body: (Layout, BatchRecorder) async throws -> Void
             ) async throws {
                 try await withTemporaryDirectory { directory in
-                    let dropIn = directory + "/Environments.plist.d"
-                    let store = directory + "/store"
-                    try FS.makeDirectory(dropIn)
-                    try FS.makeDirectory(store)
-                    try FS.writeInPlace(store + "/target.plist", "v1")
-                    if linked { try FS.makeSymlink("../store/target.plist", at: dropIn + "/10-linked.plist") }
-                    try await withWatcher(directories: [dropIn], entryFilter: Self.isDropIn, backend: backend) {
-                        try await body(dropIn, store, $0)
+                    let layout = Layout(directory: directory)
+                    try FS.makeDirectory(layout.dropIn)
+                    try FS.makeDirectory(layout.store)
+                    try FS.writeInPlace(layout.store + "/target.plist", "v1")
+                    if linked { try FS.makeSymlink("../store/target.plist", at: layout.dropIn + "/10-linked.plist") }
+                    try prepare(layout)
+                    try await withWatcher(directories: [layout.dropIn], entryFilter: Self.isDropIn, backend: backend) {
+                        try await body(layout, $0)
                     }
                 }
             }
 
             @Test func aChangeOfALinkedDropInsTargetIsReported() async throws {
-                try await withLinkedStore { dropIn, store, recorder in
-                    // Written in place.
-                    try FS.writeInPlace(store + "/target.plist", "v2")
-                    #expect(await recorder.waitForChange(of: [dropIn]))
-                    await recorder.settle()
-                    // Replaced by a rename, as editors and deployment tools do.
-                    try FS.writeAtomically(store + "/target.plist", "v3")
-                    #expect(await recorder.waitForChange(of: [dropIn]))
-                    await recorder.settle()
-                    // An unrelated file next to the target is not a change.
-                    try FS.writeInPlace(store + "/other.plist", "x")
-                    #expect(await recorder.staysQuiet())
+                try await withLinkedStore { layout, recorder in
+                    let target = layout.store + "/target.plist"
+                    try await recorder.expect(
+                        [layout.dropIn],
+                        after: .reported { try FS.writeInPlace(target, "v2") },
+                        // Replaced by a rename, as editors and deployment tools do.
+                        .reported { try FS.writeAtomically(target, "v3") },
+                        // An unrelated file next to the target is not a change.
+                        .ignored { try FS.writeInPlace(layout.store + "/other.plist", "x") })
                 }
             }
 
             @Test func aChainOfLinksIsFollowedAndRetargetingItMovesTheWatch() async throws {
-                try await withTemporaryDirectory { directory in
-                    let dropIn = directory + "/Environments.plist.d"
-                    let links = directory + "/links"
-                    let store = directory + "/store"
-                    for path in [dropIn, links, store] { try FS.makeDirectory(path) }
-                    try FS.writeInPlace(store + "/first.plist", "v1")
-                    try FS.writeInPlace(store + "/second.plist", "v1")
-                    try FS.makeSymlink(links + "/current", at: dropIn + "/20-chain.plist")
-                    try FS.makeSymlink("../store/first.plist", at: links + "/current")
-                    try await withWatcher(directories: [dropIn], entryFilter: Self.isDropIn) { recorder in
-                        try FS.writeInPlace(store + "/first.plist", "v2")
-                        #expect(await recorder.waitForChange(of: [dropIn]))
-                        await recorder.settle()
+                try await withLinkedStore(linked: false, prepare: Self.addChain(to:)) { layout, recorder in
+                    try await recorder.expect(
+                        [layout.dropIn],
+                        after: .reported { try FS.writeInPlace(layout.store + "/target.plist", "v2") },
                         // The middle link now leads to another file.
-                        try FS.retarget(links + "/current", to: "../store/second.plist")
-                        #expect(await recorder.waitForChange(of: [dropIn]))
-                        await recorder.settle()
-                        try FS.writeInPlace(store + "/second.plist", "v2")
-                        #expect(await recorder.waitForChange(of: [dropIn]))
-                        await recorder.settle()
+                        .reported { try FS.retarget(layout.directory + "/links/current", to: "../store/second.plist") },
+                        .reported { try FS.writeInPlace(layout.store + "/second.plist", "v2") },
                         // The old target is no longer part of the configuration.
-                        try FS.writeInPlace(store + "/first.plist", "v3")
-                        #expect(await recorder.staysQuiet())
-                    }
+                        .ignored { try FS.writeInPlace(layout.store + "/target.plist", "v3") })
                 }
             }
 
+            /// Links `20-chain.plist` into the drop-ins through `links/current`, a link to the
+            /// store's `target.plist`, and writes `second.plist`, another target, into the store.
+            private static func addChain(to layout: Layout) throws {
+                let links = layout.directory + "/links"
+                try FS.makeDirectory(links)
+                try FS.writeInPlace(layout.store + "/second.plist", "v1")
+                try FS.makeSymlink(links + "/current", at: layout.dropIn + "/20-chain.plist")
+                try FS.makeSymlink("../store/target.plist", at: links + "/current")
+            }
+
             @Test func aLinkAddedLaterIsFollowedToo() async throws {
-                try await withLinkedStore(linked: false) { dropIn, store, recorder in
-                    try FS.makeSymlink(store + "/target.plist", at: dropIn + "/30-late.plist")
-                    #expect(await recorder.waitForChange(of: [dropIn]))
-                    await recorder.settle()
-                    try FS.writeInPlace(store + "/target.plist", "v2")
-                    #expect(await recorder.waitForChange(of: [dropIn]))
+                try await withLinkedStore(linked: false) { layout, recorder in
+                    try await recorder.expect(
+                        [layout.dropIn],
+                        after: .reported {
+                            try FS.makeSymlink(layout.store + "/target.plist", at: layout.dropIn + "/30-late.plist")
+                        },
+                        .reported { try FS.writeInPlace(layout.store + "/target.plist", "v2") })
                 }
             }
 
             @Test func entriesThatAreNotDropInsAreIgnored() async throws {
-                try await withLinkedStore(linked: false) { dropIn, _, recorder in
+                try await withLinkedStore(linked: false) { layout, recorder in
                     // An editor's swap file, kept open for writing, and a stray note.
-                    let swap = try OpenFile(dropIn + "/.10-local.plist.swp")
+                    let swap = try OpenFile(layout.dropIn + "/.10-local.plist.swp")
                     defer { swap.close() }
                     try swap.write("swap")
-                    try FS.writeInPlace(dropIn + "/README.txt", "notes")
+                    try FS.writeInPlace(layout.dropIn + "/README.txt", "notes")
                     #expect(await recorder.staysQuiet())
                     // A drop-in saved meanwhile is reported at once: the open swap file
                     // does not hold it back.
-                    try FS.writeAtomically(dropIn + "/10-local.plist", "v1")
-                    #expect(await recorder.waitForChange(of: [dropIn], timeout: .seconds(2)))
+                    try FS.writeAtomically(layout.dropIn + "/10-local.plist", "v1")
+                    #expect(await recorder.waitForChange(of: [layout.dropIn], timeout: .seconds(2)))
                 }
             }
 
             @Test func pollingFollowsLinksAndIgnoresOtherEntriesToo() async throws {
-                try await withLinkedStore(backend: .polling(interval: .milliseconds(50))) { dropIn, store, recorder in
-                    try FS.writeInPlace(dropIn + "/README.txt", "notes")
-                    #expect(await recorder.staysQuiet())
-                    try FS.writeInPlace(store + "/target.plist", "version 2")
-                    #expect(await recorder.waitForChange(of: [dropIn]))
+                try await withLinkedStore(backend: .polling(interval: .milliseconds(50))) { layout, recorder in
+                    try await recorder.expect(
+                        [layout.dropIn],
+                        after: .ignored { try FS.writeInPlace(layout.dropIn + "/README.txt", "notes") },
+                        .reported { try FS.writeInPlace(layout.store + "/target.plist", "version 2") })
                 }
             }
         }

@@ -215,6 +215,56 @@ final class BatchRecorder: Sendable {
     }
 }
 
+/// One change a test makes to the files, and whether the watcher must report it.
+struct Step {
+    /// Whether the watcher must report the change (or stay quiet after it).
+    let isReported: Bool
+    /// What the step does to the files.
+    let change: () throws -> Void
+
+    /// A change that the watcher must report.
+    static func reported(_ change: @escaping () throws -> Void) -> Step {
+        Step(isReported: true, change: change)
+    }
+
+    /// A change that the watcher must not report.
+    static func ignored(_ change: @escaping () throws -> Void) -> Step {
+        Step(isReported: false, change: change)
+    }
+}
+
+extension BatchRecorder {
+    /// Makes the changes of `steps` one after the other. After a reported change, expects
+    /// batches that mention every path in `paths`, and lets that burst settle (and forgets
+    /// it) before the next step; after an ignored one, expects no batch for ``quietPeriod``.
+    /// The batches of the last step are kept, for the test to look at.
+    func expect(
+        _ paths: Set<String>, after steps: [Step],
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) async throws {
+        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        for (index, step) in steps.enumerated() {
+            if index > 0, steps[index - 1].isReported { await settle() }
+            try step.change()
+            if step.isReported {
+                let reported = await waitForChange(of: paths)
+                #expect(reported, "step \(index + 1) was not reported", sourceLocation: location)
+            } else {
+                let quiet = await staysQuiet()
+                #expect(quiet, "step \(index + 1) was reported: \(batches)", sourceLocation: location)
+            }
+        }
+    }
+
+    /// ``expect(_:after:fileID:filePath:line:column:)`` with the steps written out.
+    func expect(
+        _ paths: Set<String>, after steps: Step...,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) async throws {
+        try await expect(paths, after: steps, fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+}
+
 /// A flag set from another task.
 final class Flag: Sendable {
     private let value = Locked(false)

@@ -35,30 +35,23 @@
         }
 
         @Test func timestampHasMillisecondsAndZone() {
-            let timestamp = LogTimestamp.now()
-            let pattern = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d{4}/
-            #expect(timestamp.wholeMatch(of: pattern) != nil)
+            #expect(isTimestamp(LogTimestamp.now()))
         }
 
         @Test func priorityPrefixOutputWritesToTheDescriptor() throws {
-            let pipe = try Pipe()
-            let handler = JournalLogHandler(
-                label: "pipe", identifier: nil, levelControl: LogLevelControl(level: .trace),
-                output: .stderrWithPriorityPrefix, sink: .prefixedLines(fileDescriptor: pipe.writeEnd),
-                metadataProvider: nil)
-            let logger = Logger(label: "pipe") { _ in handler }
+            let (logger, pipe) = try pipeLogger("pipe", level: .trace, output: .stderrWithPriorityPrefix) {
+                .prefixedLines(fileDescriptor: $0)
+            }
             logger.notice("started", metadata: ["port": "8080"])
             logger.debug("two\nlines")
             #expect(pipe.readAvailable() == "<5>started port=8080\n<7>two\\nlines\n")
         }
 
         @Test func plainOutputWritesToTheDescriptor() throws {
-            let pipe = try Pipe()
-            let handler = JournalLogHandler(
-                label: "term", identifier: nil, levelControl: LogLevelControl(level: .info),
-                output: .stderrPlain, sink: .plainLines(fileDescriptor: pipe.writeEnd, oneLinePerEntry: false),
-                metadataProvider: nil)
-            Logger(label: "term") { _ in handler }.info("hello", metadata: ["a": "1"])
+            let (logger, pipe) = try pipeLogger("term", level: .info, output: .stderrPlain) {
+                .plainLines(fileDescriptor: $0, oneLinePerEntry: false)
+            }
+            logger.info("hello", metadata: ["a": "1"])
             let text = pipe.readAvailable()
             #expect(text.hasSuffix(" info term: hello a=1\n"))
             #expect(text.split(separator: "\n").count == 1)
@@ -66,21 +59,33 @@
 
         /// In a file or a pipe: a timestamp on every line, one line per entry, no `<N>`.
         @Test func plainOutputInAFileIsOneLinePerEntry() throws {
-            let pipe = try Pipe()
-            let handler = JournalLogHandler(
-                label: "file", identifier: nil, levelControl: LogLevelControl(level: .info),
-                output: .stderrPlain, sink: .plainLines(fileDescriptor: pipe.writeEnd, oneLinePerEntry: true),
-                metadataProvider: nil)
-            let logger = Logger(label: "file") { _ in handler }
+            let (logger, pipe) = try pipeLogger("file", level: .info, output: .stderrPlain) {
+                .plainLines(fileDescriptor: $0, oneLinePerEntry: true)
+            }
             logger.info("two\nlines\r\n<0>forged", metadata: ["k": "v\nw"])
             logger.warning("next\n")
             let lines = pipe.readAvailable().split(separator: "\n")
             #expect(lines.count == 2, "\(lines)")
-            let timestamp = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d{4}/
-            #expect(
-                lines[0].wholeMatch(of: /(.+) info file: two\\nlines\\r\\n<0>forged k=v\\nw/)?.1.wholeMatch(
-                    of: timestamp) != nil, "\(lines[0])")
+            let prefix = lines[0].wholeMatch(of: /(.+) info file: two\\nlines\\r\\n<0>forged k=v\\nw/)?.1
+            #expect(prefix.map { isTimestamp($0) } == true, "\(lines[0])")
             #expect(lines[1].hasSuffix(" warning file: next"), "\(lines[1])")
+        }
+
+        /// A logger labelled `label` whose handler, at `level`, writes `output`'s lines through
+        /// the sink that `sink` makes for the write end of a new pipe; and that pipe.
+        private func pipeLogger(
+            _ label: String, level: Logger.Level, output: JournalLogHandler.Output, sink: (_ writeEnd: Int32) -> LogSink
+        ) throws -> (Logger, Pipe) {
+            let pipe = try Pipe()
+            let handler = JournalLogHandler(
+                label: label, identifier: nil, levelControl: LogLevelControl(level: level), output: output,
+                sink: sink(pipe.writeEnd), metadataProvider: nil)
+            return (Logger(label: label) { _ in handler }, pipe)
+        }
+
+        /// Whether `text` is a whole timestamp with milliseconds and a zone offset.
+        private func isTimestamp(_ text: some StringProtocol) -> Bool {
+            String(text).wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d{4}/) != nil
         }
     }
 #endif
