@@ -31,7 +31,7 @@ import Testing
     @Test func theHostsFilesOverrideTheLayerSettingBySetting() throws {
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Common": ["Port": 8080], "Debug": [:]])
-            try directory.writeXML("Environments.plist.d/10-local.plist", ["Common": ["Region": "host"]])
+            try directory.writeXML(["Common": ["Region": "host"]], to: "Environments.plist.d/10-local.plist")
             let environment = try Environment(options: options(directory, [Self.fleet]))
             #expect(environment.get("Port", default: 0) == 8080)
             #expect(environment.get("Level", default: "") == "fleet-debug")
@@ -47,7 +47,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let environment = try Environment(options: options(directory, [Self.fleet]))
             #expect(environment.get("Port", default: 0) == 80)
-            try directory.writeXML("Environments.plist.d/10-local.plist", ["Common": ["Port": 9090]])
+            try directory.writeXML(["Common": ["Port": 9090]], to: "Environments.plist.d/10-local.plist")
             try environment.reload()
             #expect(environment.get("Port", default: 0) == 9090)
         }

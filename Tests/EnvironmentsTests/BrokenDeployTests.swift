@@ -150,7 +150,7 @@ import Testing
                 builtInConfiguration: builtIn, processEnvironment: ["CONFIGURATION_DIRECTORY": "\(present):\(typo)"])
             expectFailure(systemd, naming: typo, saying: "(from $CONFIGURATION_DIRECTORY) does not exist")
             // ... up to the one that holds the file: later ones are not looked at.
-            try directory.writeXML("present/Environments.plist", ["Debug": ["Value": "present"]])
+            try directory.writeXML(["Debug": ["Value": "present"]], to: "present/Environments.plist")
             #expect((try Environment(options: systemd).get("Value", as: String.self)) == "present")
             // All there, none holding the file: the built-in configuration.
             systemd.processEnvironment["CONFIGURATION_DIRECTORY"] = "\(try directory.makeDirectory("empty"))"
@@ -200,7 +200,7 @@ import Testing
             #expect((try? atStart.get("Value", as: String.self)) == "built-in")
             #expect(atStart.snapshot.files.isEmpty)
 
-            try directory.writeXML("etc-app/Environments.plist", ["Debug": ["Value": "file"]])
+            try directory.writeXML(["Debug": ["Value": "file"]], to: "etc-app/Environments.plist")
             #expect(try atStart.reload().snapshot.files.count == 1)
             #expect((try? atStart.get("Value", as: String.self)) == "file")
 
@@ -213,7 +213,7 @@ import Testing
             // /etc/<name>/ is gone: still rejected.
             var behind = options
             behind.processEnvironment["CONFIGURATION_DIRECTORY"] = try directory.makeDirectory("empty")
-            try directory.writeXML("etc-app/Environments.plist", ["Debug": ["Value": "file"]])
+            try directory.writeXML(["Debug": ["Value": "file"]], to: "etc-app/Environments.plist")
             let fromDefault = try Environment(options: behind)
             #expect(fromDefault.snapshot.location?.directory == directory.path(name))
             try FileManager.default.removeItem(atPath: directory.path("etc-app"))

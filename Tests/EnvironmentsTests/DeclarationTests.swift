@@ -247,7 +247,7 @@ enum Declared {
         try withTemporaryDirectory { directory in
             try directory.write("Environments.plist", text: Self.good)
             let dropIn = try directory.writeXML(
-                "Environments.plist.d/50-local.plist", ["Prodution": ["ListenPort": 1], "Comon": [:]])
+                ["Prodution": ["ListenPort": 1], "Comon": [:]], to: "Environments.plist.d/50-local.plist")
             let environment = try Environment(options: Self.options(directory))
             let warnings = environment.snapshot.warnings
             #expect(

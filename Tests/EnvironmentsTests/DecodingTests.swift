@@ -57,15 +57,8 @@ import Testing
         "Debug": ["Service": ["Database": ["Host": "db.debug", "Port": "6543"], "Workers": 2]],
     ]
 
-    private func load<Result>(_ body: (Environment, TemporaryDirectory) throws -> Result) throws -> Result {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(file)
-            return try body(try Environment(options: directory.options()), directory)
-        }
-    }
-
     @Test func decodesALayeredSection() throws {
-        try load { environment, _ in
+        try withEnvironment(loading: file) { environment, _ in
             let service = try environment.decode(Service.self, from: "Service")
             #expect(
                 service
@@ -81,14 +74,14 @@ import Testing
     }
 
     @Test func decodesANestedSectionByDottedPath() throws {
-        try load { environment, _ in
+        try withEnvironment(loading: file) { environment, _ in
             let database = try environment.decode(Service.Database.self, from: "Service.Database")
             #expect(database == .init(host: "db.debug", port: 6543, useTLS: true, password: nil))
         }
     }
 
     @Test func optionalFieldsArePresentWhenSet() throws {
-        try load { environment, _ in
+        try withEnvironment(loading: file) { environment, _ in
             try environment.setOverride("hunter2", forKey: "Service.Database.Password")
             try environment.setOverride("hello", forKey: "Service.Comment")
             let service = try environment.decode(Service.self, from: "Service")
@@ -101,7 +94,7 @@ import Testing
         struct Root: Decodable {
             var Service: Service
         }
-        try load { environment, _ in
+        try withEnvironment(loading: file) { environment, _ in
             let root = try environment.decode(Root.self)
             #expect(root.Service.name == "billing")
             #expect(root.Service.workers == 2)
@@ -118,34 +111,32 @@ import Testing
         #expect(try environment.snapshot.decode(Pair.self, from: "Pair") == Pair(a: 12, b: [true, false, false]))
     }
 
-    @Test func missingSectionIsAMissingKey() throws {
-        try load { environment, directory in
-            let error = #expect(throws: EnvironmentError.self) {
-                try environment.decode(Service.self, from: "Billing")
-            }
-            #expect(error?.code == .missingKey)
-            #expect(error?.key == "Billing")
-            #expect(error?.environment == "Debug")
-            #expect(error?.searchedFiles == [directory.mainFile])
-        }
+    struct NeedsOwner: Decodable { var Owner: String }
+
+    /// A section or a field that no layer sets.
+    struct Missing: CustomTestStringConvertible, Sendable {
+        let testDescription: String
+        /// The full path the error must name.
+        let key: String
+        let decode: @Sendable (Environment) throws -> Void
     }
 
-    @Test func missingFieldNamesTheFullPath() throws {
-        try load { environment, directory in
-            let error = #expect(throws: EnvironmentError.self) {
-                try environment.decode(Service.Database.self, from: "Service.Endpoints")
-            }
-            #expect(error?.code == .decodingFailed)
+    static let missing = [
+        Missing(testDescription: "a section", key: "Billing") { _ = try $0.decode(Service.self, from: "Billing") },
+        Missing(testDescription: "a field", key: "Service.Database.Owner") {
+            _ = try $0.decode(NeedsOwner.self, from: "Service.Database")
+        },
+    ]
 
-            struct NeedsOwner: Decodable { var Owner: String }
-            let missing = #expect(throws: EnvironmentError.self) {
-                try environment.decode(NeedsOwner.self, from: "Service.Database")
-            }
-            #expect(missing?.code == .missingKey)
-            #expect(missing?.key == "Service.Database.Owner")
-            #expect(missing?.environment == "Debug")
-            #expect(missing?.searchedFiles == [directory.mainFile])
-            #expect(missing?.description.contains("'Service.Database.Owner'") == true)
+    @Test(arguments: missing)
+    func aMissingKeyIsNamedByItsFullPath(_ missing: Missing) throws {
+        try withEnvironment(loading: file) { environment, directory in
+            let error = try #require(throws: EnvironmentError.self) { try missing.decode(environment) }
+            #expect(error.code == .missingKey)
+            #expect(error.key == missing.key)
+            #expect(error.environment == "Debug")
+            #expect(error.searchedFiles == [directory.mainFile])
+            #expect(error.description.contains("'\(missing.key)'"))
         }
     }
 
@@ -155,10 +146,9 @@ import Testing
             broken["Debug"] = ["Service": ["Database": ["Port": "lots"]]]
             try directory.writeXML(broken)
             let environment = try Environment(options: directory.options())
-            let error = #expect(throws: EnvironmentError.self) {
+            let thrown = try #require(throws: EnvironmentError.self) {
                 try environment.decode(Service.self, from: "Service")
             }
-            let thrown = try #require(error)
             #expect(thrown.code == .decodingFailed)
             #expect(thrown.key == "Service.Database.Port")
             #expect(thrown.environment == "Debug")
@@ -171,7 +161,7 @@ import Testing
     }
 
     @Test func typeMismatchInAnArrayNamesTheIndex() throws {
-        try load { environment, _ in
+        try withEnvironment(loading: file) { environment, _ in
             try environment.setOverride(
                 .array([["Name": "ok", "URL": "https://a.example.com"], ["Name": "bad", "URL": "not a url"]]),
                 forKey: "Service.Endpoints")
@@ -184,10 +174,11 @@ import Testing
         }
     }
 
-    @Test func aScalarIsNotASection() throws {
-        try load { environment, _ in
+    @Test(arguments: ["Service.Name", "Service.Endpoints"])
+    func aScalarOrAnArrayIsNotASection(path: String) throws {
+        try withEnvironment(loading: file) { environment, _ in
             let error = #expect(throws: EnvironmentError.self) {
-                try environment.decode(Service.Database.self, from: "Service.Name")
+                try environment.decode(Service.Database.self, from: path)
             }
             #expect(error?.code == .decodingFailed)
             #expect(error?.description.contains("expected dictionary") == true)
@@ -195,7 +186,7 @@ import Testing
     }
 
     @Test func decodingErrorsNameTheEnvironment() throws {
-        try load { environment, _ in
+        try withEnvironment(loading: file) { environment, _ in
             try environment.setOverride("lots", forKey: "Service.Database.Port")
             let error = #expect(throws: EnvironmentError.self) {
                 try environment.decode(Service.Database.self, from: "Service.Database")

@@ -133,7 +133,7 @@ import Testing
             }
             // In a drop-in, the drop-in's code.
             try directory.writeXML(["Debug": ["Other": 1]])
-            try directory.writeXML("Environments.plist.d/10.plist", ["Common": ["X": ["Y": 1], "X.Y": 2]])
+            try directory.writeXML(["Common": ["X": ["Y": 1], "X.Y": 2]], to: "Environments.plist.d/10.plist")
             let error = try #require(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
             #expect(error.code == .invalidDropIn)
             #expect(error.message.contains("Common in this drop-in"), "\(error)")
@@ -266,19 +266,6 @@ import Testing
             #expect(environment.get("HTTP.Port", default: 0) == 80)
             #expect(environment.snapshot.pendingRestart["HTTP.Port"]?.value == .integer(81))
         }
-    }
-}
-
-/// A small deterministic random number generator, so that a failing round can be repeated.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -74,29 +74,24 @@ import Testing
     }
 
     @Test func aFIFODropInIsNotARegularFileAndDoesNotBlock() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["Debug": ["A": 1]])
+        let error = try dropInError(.fileUnreadable) { directory in
             try directory.makeDirectory("Environments.plist.d")
             let fifo = directory.path("Environments.plist.d/10-fifo.plist")
             try #require(mkfifo(fifo, 0o644) == 0)
-            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
-            #expect(error?.code == .fileUnreadable)
-            #expect(error?.file == fifo)
-            #expect(error?.message == "drop-in is not a regular file: it is a FIFO (named pipe)")
-            #expect(error?.description.contains("permission") == false)
+            return fifo
         }
+        #expect(error.message == "drop-in is not a regular file: it is a FIFO (named pipe)")
+        #expect(!error.description.contains("permission"))
     }
 
     @Test func aLinkToADeviceIsRefusedBeforeReading() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["Debug": ["A": 1]])
+        let error = try dropInError(.fileUnreadable) { directory in
             try directory.makeDirectory("Environments.plist.d")
             let link = directory.path("Environments.plist.d/20-zero.plist")
             try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/dev/zero")
-            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
-            #expect(error?.file == link)
-            #expect(error?.message == "drop-in is not a regular file: it is a character device")
+            return link
         }
+        #expect(error.message == "drop-in is not a regular file: it is a character device")
     }
 
     @Test func anOversizedFileIsRefused() throws {
@@ -110,54 +105,47 @@ import Testing
         }
     }
 
-    @Test func malformedXMLNamesFileAndLine() throws {
-        try withTemporaryDirectory { directory in
-            try directory.write(
-                "Environments.plist",
-                text: header + """
-
-                    <dict>
-                      <key>Common</key>
-                      <dict>
-                        <key>Port</key>
-                        <integer>80</integer>
-                        <key>Name</key>
-                        <string>app</strin>
-                      </dict>
-                    </dict>
-                    </plist>
-                    """)
-            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
-            let thrown = try #require(error)
-            #expect(thrown.code == .malformedFile)
-            #expect(thrown.file == directory.mainFile)
-            #expect(thrown.line == 10)
-            #expect(thrown.location == "\(directory.mainFile):10")
-            #expect(thrown.description.hasPrefix("\(directory.mainFile):10: "))
-            #expect(thrown.description.contains("envctl check"))
-        }
+    /// A main file with one bad element, and where the error must point.
+    struct BadElement: CustomTestStringConvertible, Sendable {
+        let testDescription: String
+        /// The file, rendered by `Plist.xml`: the root `<dict>` is on line 4.
+        let text: String
+        let code: EnvironmentError.Code
+        let line: Int
+        let key: String?
+        /// What the description says besides `file:line: `.
+        let mentions: [String]
     }
 
-    @Test func malformedValueNamesTheLine() throws {
-        try withTemporaryDirectory { directory in
-            try directory.write(
-                "Environments.plist",
-                text: header + """
+    static let badElements = [
+        BadElement(
+            testDescription: "a misspelt closing tag",
+            text: Plist.xml(["Common": ["Port": 80, "Service": Plist.Raw("<string>app</strin>")]]),
+            code: .malformedFile, line: 10, key: nil, mentions: ["envctl check"]),
+        BadElement(
+            testDescription: "an integer that is no number",
+            text: Plist.xml(["Debug": ["Port": Plist.Raw("<integer>eighty</integer>")]]),
+            code: .malformedFile, line: 8, key: nil, mentions: []),
+        BadElement(
+            testDescription: "an environment section that is a string",
+            text: Plist.xml(["Common": [String: Any](), "Debug": "production"]),
+            code: .invalidSection, line: 8, key: "Debug", mentions: ["'Debug'", "string"]),
+    ]
 
-                    <dict>
-                      <key>Debug</key>
-                      <dict>
-                        <key>Port</key>
-                        <integer>eighty</integer>
-                      </dict>
-                    </dict>
-                    </plist>
-                    """)
-            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
-            #expect(error?.code == .malformedFile)
-            #expect(error?.line == 8)
-            #expect(error?.description.contains("\(directory.mainFile):8") == true)
+    @Test(arguments: badElements)
+    func aBadElementNamesItsFileAndLine(_ bad: BadElement) throws {
+        let (error, file) = try withTemporaryDirectory { directory in
+            try directory.write("Environments.plist", text: bad.text)
+            let error = try #require(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
+            return (error, directory.mainFile)
         }
+        #expect(error.code == bad.code)
+        #expect(error.file == file)
+        #expect(error.line == bad.line)
+        #expect(error.location == "\(file):\(bad.line)")
+        #expect(error.description.hasPrefix("\(file):\(bad.line): "))
+        if let key = bad.key { #expect(error.key == key) }
+        for words in bad.mentions { #expect(error.description.contains(words)) }
     }
 
     @Test(arguments: [
@@ -205,32 +193,6 @@ import Testing
         }
     }
 
-    @Test func environmentSectionThatIsNotADictionary() throws {
-        try withTemporaryDirectory { directory in
-            try directory.write(
-                "Environments.plist",
-                text: header + """
-
-                    <dict>
-                      <key>Common</key>
-                      <dict/>
-                      <key>Debug</key>
-                      <string>production</string>
-                    </dict>
-                    </plist>
-                    """)
-            let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
-            let thrown = try #require(error)
-            #expect(thrown.code == .invalidSection)
-            #expect(thrown.key == "Debug")
-            #expect(thrown.file == directory.mainFile)
-            #expect(thrown.line == 7)
-            #expect(thrown.description.hasPrefix("\(directory.mainFile):7: "))
-            #expect(thrown.description.contains("'Debug'"))
-            #expect(thrown.description.contains("string"))
-        }
-    }
-
     @Test func anyBadSectionIsAnErrorEvenIfNotSelected() throws {
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Debug": ["A": 1], "Production": ["not", "a", "dict"]])
@@ -242,14 +204,14 @@ import Testing
 
     @Test(
         arguments: [
-            ("Common", ["a"] as SettingValue),
+            ("Common", ["a"]),
             ("Secrets", "Password"),
             ("RestartRequired", ["Port": 1]),
             ("Secrets", [1, 2]),
-        ] as [(String, SettingValue)])
-    func reservedSectionsWithTheWrongType(key: String, value: SettingValue) throws {
+        ] as [(String, any Sendable)])
+    func reservedSectionsWithTheWrongType(key: String, value: any Sendable) throws {
         try withTemporaryDirectory { directory in
-            try directory.writeXML(["Debug": ["A": 1], key: Plist.object(value)])
+            try directory.writeXML(["Debug": ["A": 1], key: value])
             let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
             #expect(error?.code == .invalidSection)
             #expect(error?.key == key)
@@ -260,7 +222,7 @@ import Testing
 
     @Test func malformedDropInNamesTheDropIn() throws {
         let error = try dropInError(.malformedFile) { directory in
-            try directory.writeXML("Environments.plist.d/10-good.plist", ["Debug": ["A": 2]])
+            try directory.writeXML(["Debug": ["A": 2]], to: "Environments.plist.d/10-good.plist")
             return try directory.write(
                 "Environments.plist.d/20-bad.plist",
                 text: header
@@ -273,7 +235,7 @@ import Testing
 
     @Test func dropInWithABadEnvironmentSection() throws {
         let error = try dropInError(.invalidDropIn) {
-            try $0.writeXML("Environments.plist.d/10.plist", ["Debug": "oops"])
+            try $0.writeXML(["Debug": "oops"], to: "Environments.plist.d/10.plist")
         }
         #expect(error.key == "Debug")
         #expect(error.line == 5)
@@ -281,7 +243,9 @@ import Testing
     }
 
     @Test func dropInWithABadCommonSection() throws {
-        let error = try dropInError(.invalidDropIn) { try $0.writeXML("Environments.plist.d/10.plist", ["Common": 3]) }
+        let error = try dropInError(.invalidDropIn) {
+            try $0.writeXML(["Common": 3], to: "Environments.plist.d/10.plist")
+        }
         #expect(error.description.contains("drop-in"))
     }
 

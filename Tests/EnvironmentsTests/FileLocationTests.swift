@@ -55,8 +55,8 @@ import Testing
     @Test func usesTheFirstConfigurationDirectoryThatHoldsTheFile() throws {
         try withTemporaryDirectory { directory in
             let empty = try directory.makeDirectory("empty")
-            try directory.writeXML("second/Environments.plist", ["Debug": ["Which": "second"]])
-            try directory.writeXML("third/Environments.plist", ["Debug": ["Which": "third"]])
+            try directory.writeXML(["Debug": ["Which": "second"]], to: "second/Environments.plist")
+            try directory.writeXML(["Debug": ["Which": "third"]], to: "third/Environments.plist")
             let options = EnvironmentOptions(
                 applicationName: "environments-tests", build: BuildInfo(defaultEnvironment: "Debug"),
                 processEnvironment: [
@@ -77,8 +77,8 @@ import Testing
 
     @Test func explicitDirectoryWinsOverConfigurationDirectory() throws {
         try withTemporaryDirectory { directory in
-            try directory.writeXML("explicit/Environments.plist", ["Debug": ["Which": "explicit"]])
-            try directory.writeXML("systemd/Environments.plist", ["Debug": ["Which": "systemd"]])
+            try directory.writeXML(["Debug": ["Which": "explicit"]], to: "explicit/Environments.plist")
+            try directory.writeXML(["Debug": ["Which": "systemd"]], to: "systemd/Environments.plist")
             let options = EnvironmentOptions(
                 applicationName: "environments-tests", configDirectory: directory.path("explicit"),
                 build: BuildInfo(defaultEnvironment: "Debug"),
@@ -104,8 +104,8 @@ import Testing
 
     @Test func customFileName() throws {
         try withTemporaryDirectory { directory in
-            try directory.writeXML("Settings.plist", ["Debug": ["Which": "settings"]])
-            try directory.writeXML("Settings.plist.d/10.plist", ["Debug": ["Extra": "drop-in"]])
+            try directory.writeXML(["Debug": ["Which": "settings"]], to: "Settings.plist")
+            try directory.writeXML(["Debug": ["Extra": "drop-in"]], to: "Settings.plist.d/10.plist")
             var options = directory.options()
             options.fileName = "Settings.plist"
             let environment = try Environment(options: options)
@@ -117,11 +117,11 @@ import Testing
     @Test func dropInsApplyInLexicalOrder() throws {
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Debug": ["Order": "main", "Main": "yes"]])
-            try directory.writeXML("Environments.plist.d/9-last.plist", ["Debug": ["Order": "9", "Nine": "yes"]])
-            try directory.writeXML("Environments.plist.d/10-first.plist", ["Debug": ["Order": "10", "Ten": "yes"]])
-            try directory.writeXML("Environments.plist.d/20-second.plist", ["Debug": ["Order": "20"]])
-            try directory.writeXML("Environments.plist.d/B-upper.plist", ["Debug": ["Case": "B"]])
-            try directory.writeXML("Environments.plist.d/a-lower.plist", ["Debug": ["Case": "a"]])
+            try directory.writeXML(["Debug": ["Order": "9", "Nine": "yes"]], to: "Environments.plist.d/9-last.plist")
+            try directory.writeXML(["Debug": ["Order": "10", "Ten": "yes"]], to: "Environments.plist.d/10-first.plist")
+            try directory.writeXML(["Debug": ["Order": "20"]], to: "Environments.plist.d/20-second.plist")
+            try directory.writeXML(["Debug": ["Case": "B"]], to: "Environments.plist.d/B-upper.plist")
+            try directory.writeXML(["Debug": ["Case": "a"]], to: "Environments.plist.d/a-lower.plist")
             let environment = try Environment(options: directory.options())
             let dropIns = ["10-first", "20-second", "9-last", "B-upper", "a-lower"].map {
                 directory.path("Environments.plist.d/\($0).plist")
@@ -145,7 +145,7 @@ import Testing
             try directory.write("Environments.plist.d/50-old.plist.bak", text: broken)
             try directory.write("Environments.plist.d/50-editor.plist~", text: broken)
             try directory.write("Environments.plist.d/50.conf", text: broken)
-            try directory.writeXML("Environments.plist.d/60-real.plist", ["Debug": ["Value": "drop-in"]])
+            try directory.writeXML(["Debug": ["Value": "drop-in"]], to: "Environments.plist.d/60-real.plist")
             let environment = try Environment(options: directory.options())
             #expect((try? environment.get("Value", as: String.self)) == "drop-in")
             #expect(
@@ -158,7 +158,7 @@ import Testing
     @Test func binaryDropIn() throws {
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Debug": ["Value": "main"]])
-            try directory.writeBinary("Environments.plist.d/10.plist", ["Debug": ["Value": "binary"]])
+            try directory.writeBinary(["Debug": ["Value": "binary"]], to: "Environments.plist.d/10.plist")
             let environment = try Environment(options: directory.options())
             #expect((try? environment.get("Value", as: String.self)) == "binary")
         }

@@ -16,8 +16,8 @@ import Testing
             ],
         ])
         try directory.writeXML(
-            "Environments.plist.d/10-site.plist",
-            ["Debug": ["Port": 7070], "Instances": ["us-east": ["Port": 6060]]])
+            ["Debug": ["Port": 7070], "Instances": ["us-east": ["Port": 6060]]],
+            to: "Environments.plist.d/10-site.plist")
     }
 
     @Test func anInstanceIsLayeredAboveItsFilesEnvironmentSection() throws {

@@ -24,7 +24,7 @@ import Testing
     @Test func referencesSeeDropInsAndOverrides() throws {
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Common": ["Host": "localhost", "URL": "https://${Host}/api"]])
-            try directory.writeXML("Environments.plist.d/10.plist", ["Debug": ["Host": "drop-in.example.com"]])
+            try directory.writeXML(["Debug": ["Host": "drop-in.example.com"]], to: "Environments.plist.d/10.plist")
             let environment = try Environment(options: directory.options())
             #expect((try? environment.get("URL", as: String.self)) == "https://drop-in.example.com/api")
             let outcome = try environment.setOverride("override.example.com", forKey: "Host")
@@ -170,11 +170,36 @@ import Testing
         }
     }
 
-    @Test func selfReference() throws {
-        try loadError(["A": "${A}"]) { error, _ in
-            #expect(error.code == .interpolationCycle)
-            #expect(error.key == "A")
-            #expect(error.description.contains("A -> A"))
+    /// A reference that cannot be resolved, and what its error says.
+    struct BadReference: CustomTestStringConvertible, Sendable {
+        let testDescription: String
+        let debug: [String: any Sendable]
+        let code: EnvironmentError.Code
+        let key: String
+        let mentions: String
+    }
+
+    static let badReferences = [
+        BadReference(
+            testDescription: "a key that refers to itself", debug: ["A": "${A}"], code: .interpolationCycle,
+            key: "A", mentions: "A -> A"),
+        BadReference(
+            testDescription: "a reference that is not terminated", debug: ["URL": "https://${Host/api"],
+            code: .invalidInterpolation, key: "URL", mentions: "$${"),
+        BadReference(
+            testDescription: "a reference to a dictionary", debug: ["Database": ["Host": "db"], "URL": "${Database}"],
+            code: .unresolvedReference, key: "URL", mentions: "dictionary"),
+        BadReference(
+            testDescription: "a reference to an array", debug: ["Hosts": ["a"], "URL": "${Hosts}"],
+            code: .unresolvedReference, key: "URL", mentions: "array"),
+    ]
+
+    @Test(arguments: badReferences)
+    func aBadReferenceNamesItsKeyAndWhatIsWrong(_ bad: BadReference) throws {
+        try loadError(bad.debug) { error, _ in
+            #expect(error.code == bad.code)
+            #expect(error.key == bad.key)
+            #expect(error.description.contains(bad.mentions))
         }
     }
 
@@ -186,17 +211,6 @@ import Testing
             #expect(error.file == directory.mainFile)
             #expect(error.description.contains("${Hots}"))
             #expect(error.description.contains("'URL'"))
-        }
-    }
-
-    @Test func referenceToADictionaryOrArray() throws {
-        try loadError(["Database": ["Host": "db"], "URL": "${Database}"]) { error, _ in
-            #expect(error.code == .unresolvedReference)
-            #expect(error.description.contains("dictionary"))
-        }
-        try loadError(["Hosts": ["a"], "URL": "${Hosts}"]) { error, _ in
-            #expect(error.code == .unresolvedReference)
-            #expect(error.description.contains("array"))
         }
     }
 
@@ -290,14 +304,6 @@ import Testing
         }
     }
 
-    @Test func unterminatedReference() throws {
-        try loadError(["URL": "https://${Host/api"]) { error, _ in
-            #expect(error.code == .invalidInterpolation)
-            #expect(error.key == "URL")
-            #expect(error.description.contains("$${"))
-        }
-    }
-
     @Test func inMemoryValuesAreInterpolated() throws {
         let environment = try Environment(values: ["Host": "h", "URL": "http://${Host}"])
         #expect((try? environment.get("URL", as: String.self)) == "http://h")
@@ -362,7 +368,8 @@ extension InterpolationTests {
     @Test func doublingDropInIsRejectedNamingTheFileTheKeyAndTheLimit() throws {
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Common": ["Host": "localhost"], "Debug": [:]])
-            let dropIn = try directory.writeXML("Environments.plist.d/50-hostile.plist", ["Debug": Self.doubling(30)])
+            let dropIn = try directory.writeXML(
+                ["Debug": Self.doubling(30)], to: "Environments.plist.d/50-hostile.plist")
             let error = try #require(
                 #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) })
             #expect(error.code == .interpolationLimitExceeded)

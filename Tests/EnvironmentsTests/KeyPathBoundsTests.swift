@@ -30,7 +30,7 @@ import Testing
             // A few kilobytes: once a stack overflow in recursive tree code.
             for count in [Self.depth + 1, 2_000, 100_000] {
                 let file = try directory.writeXML(
-                    "Environments.plist.d/10-deep.plist", ["Common": [Self.dotted(count): 1, "ListenPort": 81]])
+                    ["Common": [Self.dotted(count): 1, "ListenPort": 81]], to: "Environments.plist.d/10-deep.plist")
                 let error = try #require(throws: EnvironmentError.self) { try environment.reload() }
                 #expect(error.code == .invalidKey, "\(error)")
                 #expect(error.file == file)
@@ -41,7 +41,7 @@ import Testing
                 #expect(throws: EnvironmentError.self) { try environment.check() }
             }
             try directory.writeXML(
-                "Environments.plist.d/10-deep.plist", ["Common": [Self.dotted(Self.depth): 1, "ListenPort": 81]])
+                ["Common": [Self.dotted(Self.depth): 1, "ListenPort": 81]], to: "Environments.plist.d/10-deep.plist")
             try environment.reload()
             #expect(environment.get(Self.dotted(Self.depth), default: 0) == 1)
             #expect(environment.get("ListenPort", default: 0) == 81)

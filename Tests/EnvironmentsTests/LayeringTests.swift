@@ -13,12 +13,12 @@ import Testing
             "Release": ["L3": "release", "L4": "release", "L5": "release", "L6": "release"],
         ])
         try directory.writeXML(
-            "Environments.plist.d/10-site.plist",
             [
                 "Common": ["L4": "drop-in common", "L5": "drop-in common", "L6": "drop-in common"],
                 "Debug": ["L5": "drop-in debug", "L6": "drop-in debug"],
                 "Release": ["L5": "drop-in release", "L6": "drop-in release"],
-            ])
+            ],
+            to: "Environments.plist.d/10-site.plist")
         let defaults: [String: SettingValue] = [
             "L1": "defaults", "L2": "defaults", "L3": "defaults", "L4": "defaults", "L5": "defaults",
             "L6": "defaults",
@@ -30,12 +30,10 @@ import Testing
         try withTemporaryDirectory { directory in
             let environment = try writeLayers(directory)
             try environment.setOverride("override", forKey: "L6")
-            #expect((try? environment.get("L1", as: String.self)) == "defaults")
-            #expect((try? environment.get("L2", as: String.self)) == "common")
-            #expect((try? environment.get("L3", as: String.self)) == "debug")
-            #expect((try? environment.get("L4", as: String.self)) == "drop-in common")
-            #expect((try? environment.get("L5", as: String.self)) == "drop-in debug")
-            #expect((try? environment.get("L6", as: String.self)) == "override")
+            #expect(
+                environment.strings(["L1", "L2", "L3", "L4", "L5", "L6"]) == [
+                    "defaults", "common", "debug", "drop-in common", "drop-in debug", "override",
+                ])
         }
     }
 
@@ -51,8 +49,8 @@ import Testing
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Common": ["A": "main"], "Debug": ["B": "main"]])
             try directory.writeXML(
-                "Environments.plist.d/10.plist", ["Common": ["A": "10"], "Debug": ["A": "10 debug", "B": "10"]])
-            try directory.writeXML("Environments.plist.d/20.plist", ["Common": ["A": "20", "B": "20"]])
+                ["Common": ["A": "10"], "Debug": ["A": "10 debug", "B": "10"]], to: "Environments.plist.d/10.plist")
+            try directory.writeXML(["Common": ["A": "20", "B": "20"]], to: "Environments.plist.d/20.plist")
             let environment = try Environment(options: directory.options())
             #expect((try? environment.get("A", as: String.self)) == "20")
             #expect((try? environment.get("B", as: String.self)) == "20")
@@ -81,8 +79,7 @@ import Testing
                 ],
                 "Debug": ["Database": ["Host": "db.debug", "Pool": ["Max": 4]]],
             ])
-            try directory.writeXML(
-                "Environments.plist.d/10.plist", ["Debug": ["Database": ["Name": "app_debug"]]])
+            try directory.writeXML(["Debug": ["Database": ["Name": "app_debug"]]], to: "Environments.plist.d/10.plist")
             let environment = try Environment(
                 options: directory.options(defaults: ["Database.Timeout": 30, "Database.Port": 1]))
             #expect((try? environment.get("Database.Host", as: String.self)) == "db.debug")

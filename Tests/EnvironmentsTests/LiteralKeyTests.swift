@@ -91,7 +91,7 @@ import Testing
             try directory.writeXML(["Common": ["ListenPort": 80], "Debug": [:]])
             let environment = try Environment(options: directory.options())
             for key in [".ListenPort", "ListenPort.", "Listen..Port"] {
-                let file = try directory.writeXML("Environments.plist.d/10.plist", ["Common": [key: 81]])
+                let file = try directory.writeXML(["Common": [key: 81]], to: "Environments.plist.d/10.plist")
                 let error = try #require(throws: EnvironmentError.self) { try environment.reload() }
                 #expect(error.code == .invalidKey, "\(error)")
                 #expect(error.file == file)
@@ -102,7 +102,7 @@ import Testing
                 #expect(environment.get("ListenPort", default: 0) == 80)
             }
             // In the lists too.
-            try directory.writeXML("Environments.plist.d/10.plist", ["Secrets": ["Database..Password"]])
+            try directory.writeXML(["Secrets": ["Database..Password"]], to: "Environments.plist.d/10.plist")
             let error = try #require(throws: EnvironmentError.self) { try environment.reload() }
             #expect(error.code == .invalidKey)
             #expect(error.message.contains("Secrets"), "\(error)")

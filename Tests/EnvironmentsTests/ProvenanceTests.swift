@@ -11,8 +11,8 @@ import Testing
                 "Production": ["FromEnvironment": "e", "Nested": ["FromEnvironment": "e"]],
             ])
             let dropIn = try directory.writeXML(
-                "Environments.plist.d/10-site.plist",
-                ["Common": ["FromDropInCommon": "dc"], "Production": ["FromDropInEnvironment": "de"]])
+                ["Common": ["FromDropInCommon": "dc"], "Production": ["FromDropInEnvironment": "de"]],
+                to: "Environments.plist.d/10-site.plist")
             let environment = try Environment(
                 options: directory.options(environment: "Production", defaults: ["FromDefaults": "d"]))
             try environment.setOverride("o", forKey: "FromOverride")
@@ -45,7 +45,7 @@ import Testing
     @Test func aValueOverriddenInALaterLayerTakesThatSource() throws {
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Common": ["Port": 1], "Debug": ["Port": 2]])
-            let dropIn = try directory.writeXML("Environments.plist.d/10.plist", ["Common": ["Port": 3]])
+            let dropIn = try directory.writeXML(["Common": ["Port": 3]], to: "Environments.plist.d/10.plist")
             let environment = try Environment(options: directory.options(defaults: ["Port": 0]))
             let configured = try #require(environment.configuredValue(forKey: "Port"))
             #expect(configured.value == .integer(3))
@@ -90,8 +90,8 @@ import Testing
     @Test func snapshotListsFilesInOrder() throws {
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Debug": [:] as [String: Any]])
-            let second = try directory.writeXML("Environments.plist.d/20.plist", ["Common": ["A": 1]])
-            let first = try directory.writeXML("Environments.plist.d/10.plist", ["Common": ["A": 0]])
+            let second = try directory.writeXML(["Common": ["A": 1]], to: "Environments.plist.d/20.plist")
+            let first = try directory.writeXML(["Common": ["A": 0]], to: "Environments.plist.d/10.plist")
             let snapshot = try Environment(options: directory.options()).snapshot
             #expect(snapshot.files == [directory.mainFile, first, second])
             #expect(

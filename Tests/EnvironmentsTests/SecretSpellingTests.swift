@@ -32,7 +32,7 @@ import Testing
     func otherSpellings() throws {
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Common": ["Login": ["token": "t1"]], "Secrets": ["LOGIN.Token"], "Debug": [:]])
-            try directory.writeXML("Environments.plist.d/10.plist", ["Common": ["api.KEY": "k1"]])
+            try directory.writeXML(["Common": ["api.KEY": "k1"]], to: "Environments.plist.d/10.plist")
             let environment = try Environment(
                 options: directory.options(
                     processEnvironment: ["APP_Other__Secret": "s1"], defaults: ["API.Key": "default"],

@@ -44,7 +44,7 @@ import Testing
     @Test func secretsInADropIn() throws {
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Debug": ["Token": "abc", "Name": "n"]])
-            try directory.writeXML("Environments.plist.d/50-secrets.plist", ["Secrets": ["Token"]])
+            try directory.writeXML(["Secrets": ["Token"]], to: "Environments.plist.d/50-secrets.plist")
             let environment = try Environment(options: directory.options())
             #expect(environment.configuredValue(forKey: "Token")?.isSecret == true)
             #expect(environment.configuredValue(forKey: "Name")?.isSecret == false)
@@ -123,10 +123,9 @@ import Testing
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Secrets": ["Password"], "Debug": ["Password": password]])
             let environment = try Environment(options: directory.options())
-            let error = #expect(throws: EnvironmentError.self) {
+            let thrown = try #require(throws: EnvironmentError.self) {
                 try environment.require("Password", as: Int.self)
             }
-            let thrown = try #require(error)
             #expect(thrown.code == .typeMismatch)
             #expect(thrown.key == "Password")
             #expect(!thrown.description.contains(password))

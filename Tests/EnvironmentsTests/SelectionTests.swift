@@ -134,7 +134,7 @@ import Testing
     @Test func environmentDefinedOnlyInADropInIsKnown() throws {
         try withTemporaryDirectory { directory in
             try writeThreeEnvironments(directory)
-            try directory.writeXML("Environments.plist.d/50-canary.plist", ["Canary": ["Name": "canary"]])
+            try directory.writeXML(["Canary": ["Name": "canary"]], to: "Environments.plist.d/50-canary.plist")
             let environment = try Environment(options: directory.options(environment: "Canary"))
             #expect((try? environment.get("Name", as: String.self)) == "canary")
             #expect((try? environment.get("Shared", as: String.self)) == "yes")

@@ -104,33 +104,33 @@ import Testing
 
     @Test("files checked with the declaration read back fail and warn exactly as with the program's")
     func sameChecks() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        try directory.writeXML([
-            "Common": [
-                "ListenPort": 70000, "RequestTimeout": "20min", "LogLevel": "loud", "DatabasePort": 5433,
-                "Tags": ["ok", "NO"], "ListenPrt": 1,
-            ],
-            "Debug": [String: Any](),
-            "Production": [String: Any](),
-        ])
-        let read = try SettingsDeclaration(jsonSchema: Declared.all.jsonSchema())
-        #expect(read.settings.map(\.key) == Declared.all.settings.map(\.key))
-        for environment in ["Debug", "Production"] {
-            func outcome(_ declaration: SettingsDeclaration) -> String {
-                var options = directory.options(environment: environment)
-                options.declaration = declaration
-                do {
-                    let snapshot = try Environment(options: options).snapshot
-                    return "loaded: " + snapshot.warnings.map(\.description).joined(separator: "\n")
-                } catch {
-                    return "failed: \(error)"
+        try withTemporaryDirectory { directory in
+            try directory.writeXML([
+                "Common": [
+                    "ListenPort": 70000, "RequestTimeout": "20min", "LogLevel": "loud", "DatabasePort": 5433,
+                    "Tags": ["ok", "NO"], "ListenPrt": 1,
+                ],
+                "Debug": [String: Any](),
+                "Production": [String: Any](),
+            ])
+            let read = try SettingsDeclaration(jsonSchema: Declared.all.jsonSchema())
+            #expect(read.settings.map(\.key) == Declared.all.settings.map(\.key))
+            for environment in ["Debug", "Production"] {
+                func outcome(_ declaration: SettingsDeclaration) -> String {
+                    var options = directory.options(environment: environment)
+                    options.declaration = declaration
+                    do {
+                        let snapshot = try Environment(options: options).snapshot
+                        return "loaded: " + snapshot.warnings.map(\.description).joined(separator: "\n")
+                    } catch {
+                        return "failed: \(error)"
+                    }
                 }
+                let expected = outcome(Declared.all)
+                #expect(expected.hasPrefix("failed: "))
+                #expect(expected.contains("ListenPort"))
+                #expect(outcome(read) == expected)
             }
-            let expected = outcome(Declared.all)
-            #expect(expected.hasPrefix("failed: "))
-            #expect(expected.contains("ListenPort"))
-            #expect(outcome(read) == expected)
         }
     }
 
@@ -199,32 +199,32 @@ import Testing
 
     @Test("the effective configuration as JSON validates against the schema with Python's jsonschema")
     func pythonJSONSchema() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        try directory.writeXML([
-            "Common": [
-                "ListenPort": 9000, "RequestTimeout": "250ms", "APIBaseUrl": "https://api.example.com/v1",
-                "Database": ["Host": "db.example.com"], "Upstreams": ["api.example.com": "https://api.example.com"],
-                "Tags": ["blue"],
-            ],
-            "Production": ["Database": ["Password": "hunter2"]],
-        ])
-        var options = directory.options(environment: "Production")
-        options.declaration = Declared.all
-        let snapshot = try Environment(options: options).snapshot
-        let good = try effectiveJSON(of: snapshot)
-        let schema = directory.path("schema.json")
-        try Declared.all.jsonSchema().write(to: URL(fileURLWithPath: schema))
-        try Data(good).write(to: URL(fileURLWithPath: directory.path("good.json")))
-        try Data(#"{"ListenPort": 70000, "RequestTimeout": "soon", "Tags": ["UP"]}"#.utf8).write(
-            to: URL(fileURLWithPath: directory.path("bad.json")))
-        let checked = try validateWithPythonJSONSchema(
-            schema: schema, documents: [directory.path("good.json"), directory.path("bad.json")])
-        #expect(
-            checked.status == 0,
-            "python3 with jsonschema (>= 4.0, for draft 2020-12) is needed: scripts/install-packages.sh installs python3-jsonschema. \(checked.output)"
-        )
-        let output = checked.standardOutput
-        #expect(output == "good.json: valid\nbad.json: ListenPort, RequestTimeout, Tags/0\n")
+        try withTemporaryDirectory { directory in
+            try directory.writeXML([
+                "Common": [
+                    "ListenPort": 9000, "RequestTimeout": "250ms", "APIBaseUrl": "https://api.example.com/v1",
+                    "Database": ["Host": "db.example.com"], "Upstreams": ["api.example.com": "https://api.example.com"],
+                    "Tags": ["blue"],
+                ],
+                "Production": ["Database": ["Password": "hunter2"]],
+            ])
+            var options = directory.options(environment: "Production")
+            options.declaration = Declared.all
+            let snapshot = try Environment(options: options).snapshot
+            let good = try effectiveJSON(of: snapshot)
+            let schema = directory.path("schema.json")
+            try Declared.all.jsonSchema().write(to: URL(fileURLWithPath: schema))
+            try Data(good).write(to: URL(fileURLWithPath: directory.path("good.json")))
+            try Data(#"{"ListenPort": 70000, "RequestTimeout": "soon", "Tags": ["UP"]}"#.utf8).write(
+                to: URL(fileURLWithPath: directory.path("bad.json")))
+            let checked = try validateWithPythonJSONSchema(
+                schema: schema, documents: [directory.path("good.json"), directory.path("bad.json")])
+            #expect(
+                checked.status == 0,
+                "python3 with jsonschema (>= 4.0, for draft 2020-12) is needed: scripts/install-packages.sh installs python3-jsonschema. \(checked.output)"
+            )
+            let output = checked.standardOutput
+            #expect(output == "good.json: valid\nbad.json: ListenPort, RequestTimeout, Tags/0\n")
+        }
     }
 }

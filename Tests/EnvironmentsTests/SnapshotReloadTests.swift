@@ -47,7 +47,7 @@ import Testing
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Debug": ["A": 1]])
             let environment = try Environment(options: directory.options())
-            let dropIn = try directory.writeXML("Environments.plist.d/10.plist", ["Debug": ["A": 5]])
+            let dropIn = try directory.writeXML(["Debug": ["A": 5]], to: "Environments.plist.d/10.plist")
             let outcome = try environment.reload()
             guard case .applied(let change) = outcome else {
                 Issue.record("expected .applied")
@@ -327,7 +327,7 @@ import Testing
     @Test func restartRequiredInADropIn() throws {
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Debug": ["Port": 80]])
-            try directory.writeXML("Environments.plist.d/10.plist", ["RestartRequired": ["Port"]])
+            try directory.writeXML(["RestartRequired": ["Port"]], to: "Environments.plist.d/10.plist")
             let environment = try Environment(options: directory.options())
             try directory.writeXML(["Debug": ["Port": 81]])
             try environment.reload()

@@ -32,15 +32,8 @@ import Testing
         "Debug": ["Name": "service-debug"],
     ]
 
-    private func load<Result>(_ body: (Environment, TemporaryDirectory) throws -> Result) throws -> Result {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(values)
-            return try body(try Environment(options: directory.options()), directory)
-        }
-    }
-
     @Test func fetchReturnsRawValues() throws {
-        try load { environment, _ in
+        try withEnvironment(loading: values) { environment, _ in
             #expect(environment.fetch("Name") as? String == "service-debug")
             #expect(environment.fetch("Port") as? Int == 8080)
             #expect(environment.fetch("Ratio") as? Double == 0.25)
@@ -61,7 +54,7 @@ import Testing
     }
 
     @Test func strings() throws {
-        try load { environment, _ in
+        try withEnvironment(loading: values) { environment, _ in
             #expect(environment.get("Name", default: "x") == "service-debug")
             #expect(environment.get("Missing", default: "fallback") == "fallback")
             #expect(environment.get("Port", default: "x") == "8080")
@@ -75,7 +68,7 @@ import Testing
     }
 
     @Test func integers() throws {
-        try load { environment, _ in
+        try withEnvironment(loading: values) { environment, _ in
             #expect(environment.get("Port", default: 0) == 8080)
             #expect(environment.get("PortText", default: 0) == 8081)
             #expect(environment.get("Whole", default: 0) == 3)
@@ -86,7 +79,7 @@ import Testing
     }
 
     @Test func doubles() throws {
-        try load { environment, _ in
+        try withEnvironment(loading: values) { environment, _ in
             #expect(environment.get("Ratio", as: Double.self, default: 0) == 0.25)
             #expect(environment.get("Port", as: Double.self, default: 0) == 8080)
             #expect(environment.get("PortText", as: Double.self, default: 0) == 8081)
@@ -96,7 +89,7 @@ import Testing
     }
 
     @Test func booleans() throws {
-        try load { environment, _ in
+        try withEnvironment(loading: values) { environment, _ in
             #expect(environment.get("Enabled", default: false) == true)
             #expect(environment.get("YesText", default: false) == true)
             #expect(environment.get("OffText", default: true) == false)
@@ -108,7 +101,7 @@ import Testing
     }
 
     @Test func urls() throws {
-        try load { environment, _ in
+        try withEnvironment(loading: values) { environment, _ in
             let fallback = URL(string: "http://localhost")!
             #expect(environment.get("BaseURL", default: fallback) == URL(string: "https://api.example.com/v1")!)
             #expect(environment.get("NoScheme", default: fallback) == fallback)
@@ -118,7 +111,7 @@ import Testing
     }
 
     @Test func durations() throws {
-        try load { environment, _ in
+        try withEnvironment(loading: values) { environment, _ in
             #expect(environment.get("Timeout", default: Duration.zero) == .milliseconds(500))
             #expect(environment.get("Grace", default: Duration.zero) == .milliseconds(1500))
             #expect(environment.get("Long", default: Duration.zero) == .seconds(5400))
@@ -151,7 +144,7 @@ import Testing
     }
 
     @Test func arrays() throws {
-        try load { environment, _ in
+        try withEnvironment(loading: values) { environment, _ in
             #expect(environment.get("Hosts", default: [String]()) == ["a.example.com", "b.example.com"])
             #expect(environment.get("Ports", default: [Int]()) == [1, 2, 3])
             #expect(environment.get("Ports", default: [String]()) == ["1", "2", "3"])
@@ -163,7 +156,7 @@ import Testing
     }
 
     @Test func dictionaries() throws {
-        try load { environment, _ in
+        try withEnvironment(loading: values) { environment, _ in
             #expect(environment.get("Limits", default: [String: Int]()) == ["Read": 10, "Write": 20])
             #expect(environment.get("Database", default: [String: String]()) == ["Host": "db", "Port": "5432"])
             #expect(environment.get("Database", default: ["x": 1]) == ["x": 1])
@@ -175,7 +168,7 @@ import Testing
     }
 
     @Test func getConvertsOrReturnsNil() throws {
-        try load { environment, _ in
+        try withEnvironment(loading: values) { environment, _ in
             let port = try environment.get("Port", as: Int.self)
             let missing = try environment.get("Missing", as: Int.self)
             let timeout = try environment.get("Timeout", as: Duration.self)
@@ -203,11 +196,8 @@ import Testing
     }
 
     @Test func typeMismatchNamesKeyTypesAndSource() throws {
-        try load { environment, directory in
-            let error = #expect(throws: EnvironmentError.self) {
-                try environment.get("Name", as: Int.self)
-            }
-            let thrown = try #require(error)
+        try withEnvironment(loading: values) { environment, directory in
+            let thrown = try #require(throws: EnvironmentError.self) { try environment.get("Name", as: Int.self) }
             #expect(thrown.code == .typeMismatch)
             #expect(thrown.key == "Name")
             #expect(thrown.environment == "Debug")
@@ -223,7 +213,7 @@ import Testing
     }
 
     @Test func typeMismatchOnArraysAndDictionaries() throws {
-        try load { environment, directory in
+        try withEnvironment(loading: values) { environment, directory in
             let error = #expect(throws: EnvironmentError.self) {
                 try environment.require("Hosts", as: [Int].self)
             }
@@ -235,7 +225,7 @@ import Testing
     }
 
     @Test func requireReturnsTheValue() throws {
-        try load { environment, _ in
+        try withEnvironment(loading: values) { environment, _ in
             #expect(try environment.require("Port", as: Int.self) == 8080)
             #expect(try environment.require("Database.Host", as: String.self) == "db")
             let url: URL = try environment.require("BaseURL")
@@ -246,12 +236,11 @@ import Testing
     @Test func requireNamesKeyEnvironmentAndFilesSearched() throws {
         try withTemporaryDirectory { directory in
             try directory.writeXML(values)
-            let dropIn = try directory.writeXML("Environments.plist.d/10.plist", ["Debug": ["Extra": 1]])
+            let dropIn = try directory.writeXML(["Debug": ["Extra": 1]], to: "Environments.plist.d/10.plist")
             let environment = try Environment(options: directory.options())
-            let error = #expect(throws: EnvironmentError.self) {
+            let thrown = try #require(throws: EnvironmentError.self) {
                 try environment.require("Database.Password", as: String.self)
             }
-            let thrown = try #require(error)
             #expect(thrown.code == .missingKey)
             #expect(thrown.key == "Database.Password")
             #expect(thrown.environment == "Debug")
@@ -265,7 +254,7 @@ import Testing
     }
 
     @Test func requireOnASnapshot() throws {
-        try load { environment, directory in
+        try withEnvironment(loading: values) { environment, directory in
             let snapshot = environment.snapshot
             let port = try snapshot.require("Port", as: Int.self)
             #expect(port == 8080)

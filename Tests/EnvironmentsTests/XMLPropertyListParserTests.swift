@@ -430,19 +430,13 @@ import Testing
     }
 }
 
-/// A small deterministic generator of property-list values (SplitMix64).
+/// A small deterministic generator of property-list values, on ``SplitMix``.
 private struct Generator {
-    private var state: UInt64
+    private var random: SplitMix
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { random = SplitMix(seed: seed) }
 
-    mutating func nextRaw() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func nextRaw() -> UInt64 { random.next() }
 
     mutating func next(upTo bound: Int) -> Int { Int(nextRaw() % UInt64(bound)) }
 

@@ -39,28 +39,18 @@ struct TemporaryDirectory: Sendable {
         return file
     }
 
-    /// Writes an XML property list rendered as text from `root` to `relative`.
+    /// Writes an XML property list rendered as text from `root` to `relative` (the main file
+    /// unless given) and returns the path.
     @discardableResult
-    func writeXML(_ relative: String, _ root: [String: Any]) throws -> String {
+    func writeXML(_ root: [String: Any], to relative: String = "Environments.plist") throws -> String {
         try write(relative, text: Plist.xml(root))
     }
 
-    /// Writes an XML property list rendered as text from `root` to the main file.
+    /// Writes a binary property list made by `PropertyListSerialization` to `relative` (the main
+    /// file unless given) and returns the path.
     @discardableResult
-    func writeXML(_ root: [String: Any]) throws -> String {
-        try writeXML("Environments.plist", root)
-    }
-
-    /// Writes a binary property list made by `PropertyListSerialization` to `relative`.
-    @discardableResult
-    func writeBinary(_ relative: String, _ root: [String: Any]) throws -> String {
+    func writeBinary(_ root: [String: Any], to relative: String = "Environments.plist") throws -> String {
         try write(relative, data: Plist.binary(root))
-    }
-
-    /// Writes a binary property list made by `PropertyListSerialization` to the main file.
-    @discardableResult
-    func writeBinary(_ root: [String: Any]) throws -> String {
-        try writeBinary("Environments.plist", root)
     }
 
     /// Writes `credentials` (names and texts) into the directory `credentials`, as systemd hands
@@ -120,9 +110,21 @@ func withTemporaryDirectory<Result>(
     return try await body(directory)
 }
 
+/// Writes `root` as the main file of a fresh temporary directory, loads it with the
+/// directory's options and runs `body` with the environment and the directory.
+func withEnvironment<Result>(
+    loading root: [String: Any], _ body: (Environment, TemporaryDirectory) throws -> Result
+) throws -> Result {
+    try withTemporaryDirectory { directory in
+        try directory.writeXML(root)
+        return try body(try Environment(options: directory.options()), directory)
+    }
+}
+
 /// Renders property lists, independently of the module under test.
 enum Plist {
-    /// An XML property list with one element per line and keys in sorted order.
+    /// An XML property list with one element per line and keys in sorted order: the header's
+    /// three lines, then the root `<dict>` on line 4.
     static func xml(_ root: [String: Any]) -> String {
         var lines = [
             #"<?xml version="1.0" encoding="UTF-8"?>"#,
@@ -134,23 +136,16 @@ enum Plist {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// An element written as it is, for a fixture with one bad element at a known line:
+    /// `["Debug": ["Port": Plist.Raw("<integer>eighty</integer>")]]`.
+    struct Raw: Sendable {
+        let element: String
+        init(_ element: String) { self.element = element }
+    }
+
     /// A binary property list.
     static func binary(_ root: [String: Any]) throws -> Data {
         try PropertyListSerialization.data(fromPropertyList: root, format: .binary, options: 0)
-    }
-
-    /// The Foundation object for a value, for ``xml(_:)`` and ``binary(_:)``.
-    static func object(_ value: SettingValue) -> Any {
-        switch value {
-        case .string(let text): text
-        case .integer(let number): number
-        case .real(let number): number
-        case .bool(let flag): flag
-        case .date(let date): date
-        case .data(let data): data
-        case .array(let values): values.map(object)
-        case .dictionary(let values): values.mapValues(object)
-        }
     }
 
     private static func escape(_ text: String) -> String {
@@ -160,6 +155,8 @@ enum Plist {
 
     private static func render(_ value: Any, indent: String, into lines: inout [String]) {
         switch value {
+        case let raw as Raw:
+            lines.append(indent + raw.element)
         case let text as String:
             lines.append("\(indent)<string>\(escape(text))</string>")
         case let flag as Bool:
