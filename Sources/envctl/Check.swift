@@ -30,30 +30,28 @@ struct Check: ParsableCommand {
     var strict = false
 
     func run() throws {
-        try reportingFailures {
-            try location.refuseDaemon(with: schema)
-            if schema.file != nil {
-                try checkFiles()
-                return
+        try location.refuseDaemon(with: schema)
+        if schema.file != nil {
+            try checkFiles()
+            return
+        }
+        switch try location.target() {
+        case .daemon(let client):
+            let reply = try client.ask(.check)
+            guard let check = try? JSONValue.record(CheckReply.self, from: reply) else {
+                throw Failure("the daemon's answer cannot be read")
             }
-            switch try location.target() {
-            case .daemon(let client):
-                let reply = try client.ask(.check)
-                guard let check = try? JSONValue.record(CheckReply.self, from: reply) else {
-                    throw Failure("the daemon's answer cannot be read")
-                }
-                var summary = "OK: environment \(check.environment); a reload would "
-                summary +=
-                    check.changedKeys.isEmpty
-                    ? "change nothing" : "change \(check.changedKeys.joined(separator: ", "))"
-                if !check.pendingRestart.isEmpty {
-                    summary += "; waiting for a restart: \(check.pendingRestart.joined(separator: ", "))"
-                }
-                printLine(summary)
-                try report(warnings: check.warnings ?? [])
-            case .files:
-                try checkFiles()
+            var summary = "OK: environment \(check.environment); a reload would "
+            summary +=
+                check.changedKeys.isEmpty
+                ? "change nothing" : "change \(check.changedKeys.joined(separator: ", "))"
+            if !check.pendingRestart.isEmpty {
+                summary += "; waiting for a restart: \(check.pendingRestart.joined(separator: ", "))"
             }
+            printLine(summary)
+            try report(warnings: check.warnings ?? [])
+        case .files:
+            try checkFiles()
         }
     }
 

@@ -142,50 +142,48 @@ struct CredentialSet: ParsableCommand {
     }
 
     func run() throws {
-        try reportingFailures {
-            try CredentialName.check(name)
-            let unit = try unitOptions.unitName(location)
-            // A misspelt unit would get a drop-in that nothing reads.
-            if FileManager.default.fileExists(atPath: "/run/systemd/system"),
-                UnitCredentials.ask(unit: unit).loadState == "not-found"
-            {
-                throw Failure("systemd knows no unit \(unit); pass --unit with the daemon's unit; nothing was written")
-            }
-            var secret = try SecretInput.read(fromFile: fromFile, name: name)
-            defer { secret.resetBytes(in: 0..<secret.count) }
-            let encrypted = try SystemdCreds.encrypt(secret, name: name, key: withKey)
-
-            let prefix = unit.hasSuffix(".service") ? String(unit.dropLast(8)) : unit
-            let credentialPath = (unitOptions.credentialStore as NSString).appendingPathComponent("\(prefix).\(name)")
-            var store = DropInFile(path: credentialPath, mainFile: credentialPath)
-            store.fixedNewFilePermissions = .init(owner: geteuid(), group: getegid(), mode: 0o600, from: nil)
-            store.directoryMode = 0o700
-            try CredentialFiles.write(encrypted, to: store)
-
-            let dropInPath = ((unitOptions.unitDirectory as NSString).appendingPathComponent(unit + ".d") as NSString)
-                .appendingPathComponent("90-credential-\(name).conf")
-            var dropIn = DropInFile(path: dropInPath, mainFile: dropInPath)
-            dropIn.fixedNewFilePermissions = .init(owner: geteuid(), group: getegid(), mode: 0o644, from: nil)
-            try CredentialFiles.write(
-                Data(CredentialFiles.dropIn(name: name, path: credentialPath, key: withKey).utf8), to: dropIn)
-
-            printLine("\(credentialPath): credential \(name) encrypted (systemd-creds, key \(withKey))")
-            printLine("\(dropInPath): LoadCredentialEncrypted=\(name):\(credentialPath)")
-            if !noReload {
-                if FileManager.default.fileExists(atPath: "/run/systemd/system") {
-                    let reload = try Command.run("systemctl", ["daemon-reload"])
-                    guard reload.status == 0 else {
-                        throw Failure(
-                            "systemctl daemon-reload failed (\(reload.errorText)); run it, then systemctl restart \(unit)"
-                        )
-                    }
-                } else {
-                    printError("note: systemd is not running here; run systemctl daemon-reload where it runs")
-                }
-            }
-            printError(
-                "note: systemd gives credentials at start: systemctl restart \(unit) for the daemon to read \(name)")
+        try CredentialName.check(name)
+        let unit = try unitOptions.unitName(location)
+        // A misspelt unit would get a drop-in that nothing reads.
+        if FileManager.default.fileExists(atPath: "/run/systemd/system"),
+            UnitCredentials.ask(unit: unit).loadState == "not-found"
+        {
+            throw Failure("systemd knows no unit \(unit); pass --unit with the daemon's unit; nothing was written")
         }
+        var secret = try SecretInput.read(fromFile: fromFile, name: name)
+        defer { secret.resetBytes(in: 0..<secret.count) }
+        let encrypted = try SystemdCreds.encrypt(secret, name: name, key: withKey)
+
+        let prefix = unit.hasSuffix(".service") ? String(unit.dropLast(8)) : unit
+        let credentialPath = (unitOptions.credentialStore as NSString).appendingPathComponent("\(prefix).\(name)")
+        var store = DropInFile(path: credentialPath, mainFile: credentialPath)
+        store.fixedNewFilePermissions = .init(owner: geteuid(), group: getegid(), mode: 0o600, from: nil)
+        store.directoryMode = 0o700
+        try CredentialFiles.write(encrypted, to: store)
+
+        let dropInPath = ((unitOptions.unitDirectory as NSString).appendingPathComponent(unit + ".d") as NSString)
+            .appendingPathComponent("90-credential-\(name).conf")
+        var dropIn = DropInFile(path: dropInPath, mainFile: dropInPath)
+        dropIn.fixedNewFilePermissions = .init(owner: geteuid(), group: getegid(), mode: 0o644, from: nil)
+        try CredentialFiles.write(
+            Data(CredentialFiles.dropIn(name: name, path: credentialPath, key: withKey).utf8), to: dropIn)
+
+        printLine("\(credentialPath): credential \(name) encrypted (systemd-creds, key \(withKey))")
+        printLine("\(dropInPath): LoadCredentialEncrypted=\(name):\(credentialPath)")
+        if !noReload {
+            if FileManager.default.fileExists(atPath: "/run/systemd/system") {
+                let reload = try Command.run("systemctl", ["daemon-reload"])
+                guard reload.status == 0 else {
+                    throw Failure(
+                        "systemctl daemon-reload failed (\(reload.errorText)); run it, then systemctl restart \(unit)"
+                    )
+                }
+            } else {
+                printError("note: systemd is not running here; run systemctl daemon-reload where it runs")
+            }
+        }
+        printError(
+            "note: systemd gives credentials at start: systemctl restart \(unit) for the daemon to read \(name)")
     }
 }
 
@@ -415,22 +413,20 @@ struct CredentialList: ParsableCommand {
     var json = false
 
     func run() throws {
-        try reportingFailures {
-            let unit = try unitOptions.unitName(location)
-            let files = try configurationFiles()
-            let references = try files.flatMap { try CredentialReferences.scan(file: $0) }
-            let given = UnitCredentials.ask(unit: unit)
-            let report = CredentialReport(unit: unit, references: references, unitCredentials: given)
-            if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                print(ControlCharacters.escapedJSON(String(decoding: try encoder.encode(report), as: UTF8.self)))
-            } else {
-                for line in report.lines() { printLine(line) }
-            }
-            if report.credentials.contains(where: { $0.given == false || $0.runningDaemonHasIt == false }) {
-                throw ExitCode(1)
-            }
+        let unit = try unitOptions.unitName(location)
+        let files = try configurationFiles()
+        let references = try files.flatMap { try CredentialReferences.scan(file: $0) }
+        let given = UnitCredentials.ask(unit: unit)
+        let report = CredentialReport(unit: unit, references: references, unitCredentials: given)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(ControlCharacters.escapedJSON(String(decoding: try encoder.encode(report), as: UTF8.self)))
+        } else {
+            for line in report.lines() { printLine(line) }
+        }
+        if report.credentials.contains(where: { $0.given == false || $0.runningDaemonHasIt == false }) {
+            throw ExitCode(1)
         }
     }
 

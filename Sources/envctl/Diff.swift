@@ -66,10 +66,11 @@ struct Diff: ParsableCommand {
     }
 
     func run() throws {
-        var differences = 0
+        let differences: Int
         do {
-            try reportingFailures { differences = try compare() }
-        } catch let exit as ExitCode where exit == .failure {
+            differences = try compare()
+        } catch let failure as Failure {
+            printError(failure.description)
             throw ExitCode(2)  // trouble, as diff(1) says it; 1 means "different"
         }
         if differences > 0 { throw ExitCode(1) }

@@ -36,89 +36,87 @@ struct Edit: ParsableCommand {
     @OptionGroup var shadow: ShadowOptions
 
     func run() throws {
-        try reportingFailures {
-            let change = try DropInChange(location: location, dropIn: dropIn)
-            let original = try change.current()
-            let start = original ?? Data(Self.template(change).utf8)
-            let scratch = try Self.scratchFile(named: change.name, contents: start)
-            let scratchDirectory = (scratch as NSString).deletingLastPathComponent
-            // Once edited, the copy is kept whenever it cannot be installed for any reason but
-            // the operator's choice to discard it.
-            var keepScratch = false
-            defer { if !keepScratch { try? FileManager.default.removeItem(atPath: scratchDirectory) } }
-            while true {
-                try Self.runEditor(on: scratch)
-                let edited: Data
-                do {
-                    edited = try Data(contentsOf: URL(fileURLWithPath: scratch))
-                } catch {
-                    throw Failure("cannot read the edited copy \(scratch): \((error as NSError).localizedDescription)")
-                }
-                if edited == start {
-                    printLine("\(change.path): no changes; nothing installed")
-                    return
-                }
-                // The editor ran without the lock; installing takes it, and installs only over
-                // the drop-in as it was when the editor opened.
-                let outcome: Result<(checked: String, notes: [String]), Failure>
-                do {
-                    outcome = try change.file.withLock {
-                        guard try change.current() == original else { throw DropInFile.Changed() }
-                        let checked: String
-                        var notes: [String]
-                        do {
-                            checked = try change.check(edited)
-                            // What the edit changed, key by key, and whether it takes effect.
-                            let changes = ChangedKey.differences(
-                                old: try DropInDocument.root(original, path: change.path),
-                                new: try DropInDocument.root(edited, path: change.path))
-                            notes = try change.verdict(
-                                change.effect(of: changes, writing: edited), allowShadowed: shadow.allowShadowed)
-                        } catch let failure as Failure {
-                            return .failure(failure)
-                        }
-                        if original == nil, let note = change.formerDefaultNote { notes.insert(note, at: 0) }
-                        try change.file.replace(expecting: original, with: edited)
-                        return .success((checked, notes))
+        let change = try DropInChange(location: location, dropIn: dropIn)
+        let original = try change.current()
+        let start = original ?? Data(Self.template(change).utf8)
+        let scratch = try Self.scratchFile(named: change.name, contents: start)
+        let scratchDirectory = (scratch as NSString).deletingLastPathComponent
+        // Once edited, the copy is kept whenever it cannot be installed for any reason but
+        // the operator's choice to discard it.
+        var keepScratch = false
+        defer { if !keepScratch { try? FileManager.default.removeItem(atPath: scratchDirectory) } }
+        while true {
+            try Self.runEditor(on: scratch)
+            let edited: Data
+            do {
+                edited = try Data(contentsOf: URL(fileURLWithPath: scratch))
+            } catch {
+                throw Failure("cannot read the edited copy \(scratch): \((error as NSError).localizedDescription)")
+            }
+            if edited == start {
+                printLine("\(change.path): no changes; nothing installed")
+                return
+            }
+            // The editor ran without the lock; installing takes it, and installs only over
+            // the drop-in as it was when the editor opened.
+            let outcome: Result<(checked: String, notes: [String]), Failure>
+            do {
+                outcome = try change.file.withLock {
+                    guard try change.current() == original else { throw DropInFile.Changed() }
+                    let checked: String
+                    var notes: [String]
+                    do {
+                        checked = try change.check(edited)
+                        // What the edit changed, key by key, and whether it takes effect.
+                        let changes = ChangedKey.differences(
+                            old: try DropInDocument.root(original, path: change.path),
+                            new: try DropInDocument.root(edited, path: change.path))
+                        notes = try change.verdict(
+                            change.effect(of: changes, writing: edited), allowShadowed: shadow.allowShadowed)
+                    } catch let failure as Failure {
+                        return .failure(failure)
                     }
-                } catch is DropInFile.Changed {
+                    if original == nil, let note = change.formerDefaultNote { notes.insert(note, at: 0) }
+                    try change.file.replace(expecting: original, with: edited)
+                    return .success((checked, notes))
+                }
+            } catch is DropInFile.Changed {
+                keepScratch = true
+                throw Failure(
+                    "\(change.path) was changed by someone else while you edited it; your version was not installed and is kept in \(scratch). Run envctl edit again and carry your changes over (diff -u \(change.path) \(scratch) shows both)."
+                )
+            } catch let changed as DropInChange.DaemonChanged {
+                // Checked against what runs now, the environment the edit was opened for
+                // may be left unchecked: the operator edits again, against what runs now.
+                keepScratch = true
+                throw Failure(
+                    "\(changed.description). Your version was not installed and is kept in \(scratch); to check it against what runs now and install it: "
+                        + Self.installCommand(from: scratch))
+            } catch let failure as Failure {
+                keepScratch = true
+                throw Failure("\(failure.description); your version is kept in \(scratch)")
+            }
+            switch outcome {
+            case .success(let (checked, notes)):
+                for note in notes { printError(note) }
+                printLine("\(change.path): installed (\(checked))")
+                return
+            case .failure(let failure):
+                // The check read the edited text as the drop-in: its lines are the copy's,
+                // so the error names the copy, which holds them.
+                let error = failure.description.replacingOccurrences(of: change.path, with: scratch)
+                guard Self.canAskToEditAgain else {
+                    // No terminal to edit again on (a script as $EDITOR, a pipe): the text is
+                    // kept, never lost, where only its owner can read it.
                     keepScratch = true
                     throw Failure(
-                        "\(change.path) was changed by someone else while you edited it; your version was not installed and is kept in \(scratch). Run envctl edit again and carry your changes over (diff -u \(change.path) \(scratch) shows both)."
-                    )
-                } catch let changed as DropInChange.DaemonChanged {
-                    // Checked against what runs now, the environment the edit was opened for
-                    // may be left unchecked: the operator edits again, against what runs now.
-                    keepScratch = true
-                    throw Failure(
-                        "\(changed.description). Your version was not installed and is kept in \(scratch); to check it against what runs now and install it: "
-                            + Self.installCommand(from: scratch))
-                } catch let failure as Failure {
-                    keepScratch = true
-                    throw Failure("\(failure.description); your version is kept in \(scratch)")
+                        "\(error); \(change.path) was not changed: your rejected version is kept in \(scratch) "
+                            + "(mode 0600, yours; it may hold secrets): fix it there and install it with "
+                            + Self.installCommand(from: scratch) + ", then delete it")
                 }
-                switch outcome {
-                case .success(let (checked, notes)):
-                    for note in notes { printError(note) }
-                    printLine("\(change.path): installed (\(checked))")
-                    return
-                case .failure(let failure):
-                    // The check read the edited text as the drop-in: its lines are the copy's,
-                    // so the error names the copy, which holds them.
-                    let error = failure.description.replacingOccurrences(of: change.path, with: scratch)
-                    guard Self.canAskToEditAgain else {
-                        // No terminal to edit again on (a script as $EDITOR, a pipe): the text is
-                        // kept, never lost, where only its owner can read it.
-                        keepScratch = true
-                        throw Failure(
-                            "\(error); \(change.path) was not changed: your rejected version is kept in \(scratch) "
-                                + "(mode 0600, yours; it may hold secrets): fix it there and install it with "
-                                + Self.installCommand(from: scratch) + ", then delete it")
-                    }
-                    printError(error)
-                    guard Self.askToEditAgain() else {
-                        throw Failure("\(change.path): discarded; nothing was installed")
-                    }
+                printError(error)
+                guard Self.askToEditAgain() else {
+                    throw Failure("\(change.path): discarded; nothing was installed")
                 }
             }
         }

@@ -27,6 +27,21 @@ struct EnvCtl: ParsableCommand {
             Migrate.self, Publish.self, Fleet.self, Schema.self, Explain.self, Credential.self,
         ]
     )
+
+    /// Parses the command line and runs the subcommand. A ``Failure`` from any of them is one
+    /// line on stderr (`envctl: …`) and exit status 1; everything else (usage errors, `--help`,
+    /// an `ExitCode` a subcommand chose) is ArgumentParser's.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let failure as Failure {
+            printError(failure.description)
+            exit(withError: ExitCode(1))
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 /// Options every subcommand takes: which daemon to ask, or where the files are.
@@ -337,18 +352,6 @@ func printError(_ message: String) {
 /// envctl does: no key, value or file name can drive the terminal or forge a line.
 func printLine(_ line: String) {
     print(ControlCharacters.escaped(line))
-}
-
-extension ParsableCommand {
-    /// Runs `body`, printing a ``Failure`` to stderr and exiting with status 1.
-    func reportingFailures(_ body: () throws -> Void) throws {
-        do {
-            try body()
-        } catch let failure as Failure {
-            printError(failure.description)
-            throw ExitCode(1)
-        }
-    }
 }
 
 extension VarlinkClient {

@@ -23,13 +23,11 @@ struct Explain: ParsableCommand {
     var key: String
 
     func run() throws {
-        try reportingFailures {
-            try location.refuseDaemon(with: schema)
-            if schema.file == nil, case .daemon(let client) = try location.target() {
-                try explainFromDaemon(client)
-            } else {
-                try explainFromFiles()
-            }
+        try location.refuseDaemon(with: schema)
+        if schema.file == nil, case .daemon(let client) = try location.target() {
+            try explainFromDaemon(client)
+        } else {
+            try explainFromFiles()
         }
     }
 

@@ -87,21 +87,19 @@ struct FleetStatusCommand: ParsableCommand {
     }
 
     func run() throws {
-        try reportingFailures {
-            guard let configuration = try fleet.configuration() else {
-                throw Failure("fleet status needs --etcd-endpoints (or $\(EtcdConfiguration.endpointsVariable))")
-            }
-            let report = try Self.report(configuration)
-            if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                encoder.dateEncodingStrategy = .iso8601
-                print(ControlCharacters.escapedJSON(String(decoding: try encoder.encode(report), as: UTF8.self)))
-            } else {
-                Self.printTable(report)
-            }
-            if report.behind > 0 { throw ExitCode(1) }
+        guard let configuration = try fleet.configuration() else {
+            throw Failure("fleet status needs --etcd-endpoints (or $\(EtcdConfiguration.endpointsVariable))")
         }
+        let report = try Self.report(configuration)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            encoder.dateEncodingStrategy = .iso8601
+            print(ControlCharacters.escapedJSON(String(decoding: try encoder.encode(report), as: UTF8.self)))
+        } else {
+            Self.printTable(report)
+        }
+        if report.behind > 0 { throw ExitCode(1) }
     }
 
     /// The documents' revision and every host's status, read from etcd now.

@@ -30,19 +30,17 @@ struct Get: ParsableCommand {
     }
 
     func run() throws {
-        try reportingFailures {
-            switch try location.target() {
-            case .daemon(let client):
-                var parameters: [String: JSONValue] = ["key": .string(key)]
-                if showSecrets { parameters["showSecrets"] = .bool(true) }
-                let reply = try client.ask(.get, parameters)
-                guard let setting = try? JSONValue.record(SettingRecord.self, from: reply["setting"]?.objectValue)
-                else { throw Failure("the daemon's answer cannot be read") }
-                guard let value = setting.value else { throw Self.redacted(key) }
-                printLine(value)
-            case .files:
-                try printFromFiles()
-            }
+        switch try location.target() {
+        case .daemon(let client):
+            var parameters: [String: JSONValue] = ["key": .string(key)]
+            if showSecrets { parameters["showSecrets"] = .bool(true) }
+            let reply = try client.ask(.get, parameters)
+            guard let setting = try? JSONValue.record(SettingRecord.self, from: reply["setting"]?.objectValue)
+            else { throw Failure("the daemon's answer cannot be read") }
+            guard let value = setting.value else { throw Self.redacted(key) }
+            printLine(value)
+        case .files:
+            try printFromFiles()
         }
     }
 

@@ -40,44 +40,42 @@ struct History: ParsableCommand {
     }
 
     func run() throws {
-        try reportingFailures {
-            let source = try ReloadHistorySource(location: location, unit: unit)
-            var entries: [ReloadHistoryRecord] = []
-            var origin = ""
-            var note: String?
-            if from != .daemon {
-                entries = try source.journalEntries(limit: lines).compactMap(ReloadHistorySource.record)
-                origin = "from the journal, unit \(source.unit ?? "?")"
-                if entries.isEmpty {
-                    guard from == .auto else { throw Failure(source.emptyJournalNote) }
-                    note = source.emptyJournalNote
-                }
+        let source = try ReloadHistorySource(location: location, unit: unit)
+        var entries: [ReloadHistoryRecord] = []
+        var origin = ""
+        var note: String?
+        if from != .daemon {
+            entries = try source.journalEntries(limit: lines).compactMap(ReloadHistorySource.record)
+            origin = "from the journal, unit \(source.unit ?? "?")"
+            if entries.isEmpty {
+                guard from == .auto else { throw Failure(source.emptyJournalNote) }
+                note = source.emptyJournalNote
             }
-            if from == .daemon || entries.isEmpty {
-                let reply = try source.daemonHistory()
-                entries = Array(reply.entries.suffix(lines))
-                let pid = source.pid.map { ", pid \($0)" } ?? ""
-                origin =
-                    "from the running daemon\(pid): its last \(reply.limit) loads and reloads"
-                    + (reply.dropped > 0 ? " (\(reply.dropped) older ones dropped)" : "")
-            }
-            if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                struct Output: Encodable {
-                    var readFrom: String
-                    var entries: [ReloadHistoryRecord]
-                }
-                let text = String(
-                    decoding: try encoder.encode(Output(readFrom: origin, entries: entries)), as: UTF8.self)
-                print(ControlCharacters.escapedJSON(text))
-                return
-            }
-            if let note { printLine("# \(note)") }
-            printLine("# \(origin), oldest first")
-            for entry in entries { Self.printEntry(entry) }
-            if entries.isEmpty { printLine("# no entries") }
         }
+        if from == .daemon || entries.isEmpty {
+            let reply = try source.daemonHistory()
+            entries = Array(reply.entries.suffix(lines))
+            let pid = source.pid.map { ", pid \($0)" } ?? ""
+            origin =
+                "from the running daemon\(pid): its last \(reply.limit) loads and reloads"
+                + (reply.dropped > 0 ? " (\(reply.dropped) older ones dropped)" : "")
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            struct Output: Encodable {
+                var readFrom: String
+                var entries: [ReloadHistoryRecord]
+            }
+            let text = String(
+                decoding: try encoder.encode(Output(readFrom: origin, entries: entries)), as: UTF8.self)
+            print(ControlCharacters.escapedJSON(text))
+            return
+        }
+        if let note { printLine("# \(note)") }
+        printLine("# \(origin), oldest first")
+        for entry in entries { Self.printEntry(entry) }
+        if entries.isEmpty { printLine("# no entries") }
     }
 
     /// One entry as text: a line, then one line per changed key, or the rejection.

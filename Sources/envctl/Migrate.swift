@@ -53,67 +53,65 @@ struct Migrate: ParsableCommand {
     }
 
     func run() throws {
-        try reportingFailures {
-            try location.refuseDaemon(with: schema)
-            var found = try DropInChange(location: location, dropIn: nil)
-            let declaration = try findDeclaration(found)
-            found.declaration = declaration.declaration
-            let change = found
-            let formerNames = declaration.declaration.settings.flatMap { setting in
-                setting.formerNames.map { (former: $0, key: setting.key) }
-            }
-            guard !formerNames.isEmpty else {
-                printLine("the settings declared in \(declaration.source) have no former names: nothing to migrate")
-                return
-            }
-            let migrated: (rewrites: [Rewrite], checked: String)? = try {
-                let body = { () throws -> (rewrites: [Rewrite], checked: String)? in
-                    let rewrites = try configurationFiles(change).compactMap { try rewrite($0, formerNames, change) }
-                    guard !rewrites.isEmpty else { return nil }
-                    var candidates: [String: Data] = [:]
-                    for item in rewrites { candidates[item.file] = item.new }
-                    let checked = try change.check(candidates: candidates)
-                    try refuseValueChanges(change, candidates: candidates)
-                    if !dryRun {
-                        for item in rewrites {
-                            do {
-                                try DropInFile(path: item.file, mainFile: change.mainFilePath).replace(
-                                    expecting: item.old, with: item.new)
-                            } catch is DropInFile.Changed {
-                                throw Failure(
-                                    "\(item.file) changed while envctl migrated it (something writes it without envctl's lock); it was not written. Run envctl migrate again"
-                                )
-                            }
+        try location.refuseDaemon(with: schema)
+        var found = try DropInChange(location: location, dropIn: nil)
+        let declaration = try findDeclaration(found)
+        found.declaration = declaration.declaration
+        let change = found
+        let formerNames = declaration.declaration.settings.flatMap { setting in
+            setting.formerNames.map { (former: $0, key: setting.key) }
+        }
+        guard !formerNames.isEmpty else {
+            printLine("the settings declared in \(declaration.source) have no former names: nothing to migrate")
+            return
+        }
+        let migrated: (rewrites: [Rewrite], checked: String)? = try {
+            let body = { () throws -> (rewrites: [Rewrite], checked: String)? in
+                let rewrites = try configurationFiles(change).compactMap { try rewrite($0, formerNames, change) }
+                guard !rewrites.isEmpty else { return nil }
+                var candidates: [String: Data] = [:]
+                for item in rewrites { candidates[item.file] = item.new }
+                let checked = try change.check(candidates: candidates)
+                try refuseValueChanges(change, candidates: candidates)
+                if !dryRun {
+                    for item in rewrites {
+                        do {
+                            try DropInFile(path: item.file, mainFile: change.mainFilePath).replace(
+                                expecting: item.old, with: item.new)
+                        } catch is DropInFile.Changed {
+                            throw Failure(
+                                "\(item.file) changed while envctl migrated it (something writes it without envctl's lock); it was not written. Run envctl migrate again"
+                            )
                         }
                     }
-                    return (rewrites, checked)
                 }
-                // A dry run changes nothing, and needs no lock.
-                if dryRun { return try body() }
-                return try change.file.withLock(body)
-            }()
-            guard let migrated else {
-                printLine(
-                    "no former names in the files in \(change.directory) (declarations from \(declaration.source)): nothing to migrate"
-                )
-                return
+                return (rewrites, checked)
             }
-            let renames = migrated.rewrites.flatMap(\.renames)
-            for rename in renames {
-                printLine("\(rename.file)\(rename.line.map { ":\($0)" } ?? ""): \(rename.text)")
-            }
-            for item in migrated.rewrites where !item.keepsText {
-                DropInDocument.warnAboutComments(item.old, path: item.file)
-            }
-            let renameCount = "\(renames.count) former name\(renames.count == 1 ? "" : "s")"
-            let fileCount = "\(migrated.rewrites.count) file\(migrated.rewrites.count == 1 ? "" : "s")"
-            if dryRun {
-                printLine(
-                    "would migrate \(renameCount) in \(fileCount) (\(migrated.checked)); nothing was written (--dry-run)"
-                )
-            } else {
-                printLine("migrated \(renameCount) in \(fileCount) (\(migrated.checked))")
-            }
+            // A dry run changes nothing, and needs no lock.
+            if dryRun { return try body() }
+            return try change.file.withLock(body)
+        }()
+        guard let migrated else {
+            printLine(
+                "no former names in the files in \(change.directory) (declarations from \(declaration.source)): nothing to migrate"
+            )
+            return
+        }
+        let renames = migrated.rewrites.flatMap(\.renames)
+        for rename in renames {
+            printLine("\(rename.file)\(rename.line.map { ":\($0)" } ?? ""): \(rename.text)")
+        }
+        for item in migrated.rewrites where !item.keepsText {
+            DropInDocument.warnAboutComments(item.old, path: item.file)
+        }
+        let renameCount = "\(renames.count) former name\(renames.count == 1 ? "" : "s")"
+        let fileCount = "\(migrated.rewrites.count) file\(migrated.rewrites.count == 1 ? "" : "s")"
+        if dryRun {
+            printLine(
+                "would migrate \(renameCount) in \(fileCount) (\(migrated.checked)); nothing was written (--dry-run)"
+            )
+        } else {
+            printLine("migrated \(renameCount) in \(fileCount) (\(migrated.checked))")
         }
     }
 

@@ -82,97 +82,95 @@ struct Publish: ParsableCommand {
     var files: [String] = []
 
     func run() throws {
-        try reportingFailures {
-            guard let configuration = try fleet.configuration() else {
-                throw Failure("publish needs --etcd-endpoints (or $\(EtcdConfiguration.endpointsVariable))")
-            }
-            if resume || abort {
-                guard !(resume && abort) else { throw Failure("give --resume or --abort, not both") }
-                guard files.isEmpty else { throw Failure("--\(resume ? "resume" : "abort") takes no file") }
-                return try resume ? resumePublish(configuration) : abortPublish(configuration)
-            }
-            guard !files.isEmpty else { throw Failure("no file to publish") }
-            let steps = try stages.isEmpty ? nil : Self.steps(stages)
-            var documents: [(key: String, value: Data)] = []
-            for file in files {
-                let name = (file as NSString).lastPathComponent
-                let key: String
-                if name == "Environments.plist" {
-                    key = FleetState.mainKey(prefix: configuration.prefix)
-                } else if ConfigurationLocation.isDropInFileName(name) {
-                    key = FleetState.dropInKey(prefix: configuration.prefix, name: name)
-                } else {
-                    throw Failure(
-                        "\(file): not Environments.plist nor a drop-in NAME.plist; rename it to say which it is")
-                }
-                guard !documents.contains(where: { $0.key == key }) else {
-                    throw Failure("\(file): another file is published as \(key) already")
-                }
-                do {
-                    documents.append((key, try Data(contentsOf: URL(fileURLWithPath: file))))
-                } catch {
-                    throw Failure("\(file): cannot be read: \(error.localizedDescription)")
-                }
-            }
-
-            var state = try FleetOptions.read(configuration, acceptingViolation: true)
-            let validated = state.revision
-            if let rollout = state.entries[FleetRollout.key(prefix: configuration.prefix)] {
-                throw Failure(Self.inProgress(FleetRollout.decode(rollout.value), configuration))
-            }
-            let baseFingerprint = state.fingerprint
-            // Every document read must still be there, unchanged, when the transaction runs.
-            var expected = state.entries.mapValues(\.modRevision)
-            if let violation = state.violation {
-                // Only documents too large to read are fixed by publishing them again.
-                guard violation.limit == "document bytes",
-                    Set(violation.unread.keys).isSubset(of: documents.map(\.key))
-                else {
-                    throw Failure("not published: \(violation)")
-                }
-                expected.merge(violation.unread) { old, _ in old }
-            }
-            let definedNow = Self.definedEnvironments(state.documents)
-            for (key, value) in documents {
-                state.entries[key] = FleetState.Entry(value: value, modRevision: validated + 1)
-            }
-            // The daemons would refuse what is past their limits (envctl's own, from the same
-            // variables): so is it here.
-            state.enforce(configuration.limits)
-            if let violation = state.violation { throw Failure("not published: \(violation)") }
-            let removed = definedNow.subtracting(Self.definedEnvironments(state.documents))
-                .subtracting(removableEnvironments).sorted()
-            guard removed.isEmpty else {
-                throw Failure(
-                    "not published: the fleet defines \(removed.joined(separator: ", ")) now and would not after this "
-                        + "publish; hosts that run \(removed.count == 1 ? "it" : "them") would reject the whole fleet. "
-                        + "If that is meant, add "
-                        + removed.map { "--allow-removing-environment \($0)" }.joined(separator: " "))
-            }
-            let environments = try validate(state)
-            if let steps {
-                return try stagedPublish(
-                    state, steps: steps, validated: validated, baseFingerprint: baseFingerprint, expected: expected,
-                    environments: environments, configuration)
-            }
-
-            let puts = documents
-            // Nor did a staged publish begin meanwhile.
-            let expecting = expected.merging([FleetRollout.key(prefix: configuration.prefix): 0]) { old, _ in old }
-            let written = try FleetOptions.blocking { client throws(EtcdError) in
-                try await client.commit(
-                    puts: puts, deletes: [], prefix: configuration.prefix, ifUnchangedSince: validated,
-                    expecting: expecting)
-            }(configuration)
-            guard let written else {
-                throw Failure(
-                    "the fleet's documents under \(configuration.prefix) changed after revision \(validated), which was validated, or a staged publish began; "
-                        + "nothing was written: run publish again to validate the new state")
-            }
-            printLine(
-                "published \(documents.map(\.key).joined(separator: ", ")) at revision \(written) "
-                    + "(validated for \(environments.joined(separator: ", ")) against revision \(validated))")
+        guard let configuration = try fleet.configuration() else {
+            throw Failure("publish needs --etcd-endpoints (or $\(EtcdConfiguration.endpointsVariable))")
         }
+        if resume || abort {
+            guard !(resume && abort) else { throw Failure("give --resume or --abort, not both") }
+            guard files.isEmpty else { throw Failure("--\(resume ? "resume" : "abort") takes no file") }
+            return try resume ? resumePublish(configuration) : abortPublish(configuration)
+        }
+        guard !files.isEmpty else { throw Failure("no file to publish") }
+        let steps = try stages.isEmpty ? nil : Self.steps(stages)
+        var documents: [(key: String, value: Data)] = []
+        for file in files {
+            let name = (file as NSString).lastPathComponent
+            let key: String
+            if name == "Environments.plist" {
+                key = FleetState.mainKey(prefix: configuration.prefix)
+            } else if ConfigurationLocation.isDropInFileName(name) {
+                key = FleetState.dropInKey(prefix: configuration.prefix, name: name)
+            } else {
+                throw Failure(
+                    "\(file): not Environments.plist nor a drop-in NAME.plist; rename it to say which it is")
+            }
+            guard !documents.contains(where: { $0.key == key }) else {
+                throw Failure("\(file): another file is published as \(key) already")
+            }
+            do {
+                documents.append((key, try Data(contentsOf: URL(fileURLWithPath: file))))
+            } catch {
+                throw Failure("\(file): cannot be read: \(error.localizedDescription)")
+            }
+        }
+
+        var state = try FleetOptions.read(configuration, acceptingViolation: true)
+        let validated = state.revision
+        if let rollout = state.entries[FleetRollout.key(prefix: configuration.prefix)] {
+            throw Failure(Self.inProgress(FleetRollout.decode(rollout.value), configuration))
+        }
+        let baseFingerprint = state.fingerprint
+        // Every document read must still be there, unchanged, when the transaction runs.
+        var expected = state.entries.mapValues(\.modRevision)
+        if let violation = state.violation {
+            // Only documents too large to read are fixed by publishing them again.
+            guard violation.limit == "document bytes",
+                Set(violation.unread.keys).isSubset(of: documents.map(\.key))
+            else {
+                throw Failure("not published: \(violation)")
+            }
+            expected.merge(violation.unread) { old, _ in old }
+        }
+        let definedNow = Self.definedEnvironments(state.documents)
+        for (key, value) in documents {
+            state.entries[key] = FleetState.Entry(value: value, modRevision: validated + 1)
+        }
+        // The daemons would refuse what is past their limits (envctl's own, from the same
+        // variables): so is it here.
+        state.enforce(configuration.limits)
+        if let violation = state.violation { throw Failure("not published: \(violation)") }
+        let removed = definedNow.subtracting(Self.definedEnvironments(state.documents))
+            .subtracting(removableEnvironments).sorted()
+        guard removed.isEmpty else {
+            throw Failure(
+                "not published: the fleet defines \(removed.joined(separator: ", ")) now and would not after this "
+                    + "publish; hosts that run \(removed.count == 1 ? "it" : "them") would reject the whole fleet. "
+                    + "If that is meant, add "
+                    + removed.map { "--allow-removing-environment \($0)" }.joined(separator: " "))
+        }
+        let environments = try validate(state)
+        if let steps {
+            return try stagedPublish(
+                state, steps: steps, validated: validated, baseFingerprint: baseFingerprint, expected: expected,
+                environments: environments, configuration)
+        }
+
+        let puts = documents
+        // Nor did a staged publish begin meanwhile.
+        let expecting = expected.merging([FleetRollout.key(prefix: configuration.prefix): 0]) { old, _ in old }
+        let written = try FleetOptions.blocking { client throws(EtcdError) in
+            try await client.commit(
+                puts: puts, deletes: [], prefix: configuration.prefix, ifUnchangedSince: validated,
+                expecting: expecting)
+        }(configuration)
+        guard let written else {
+            throw Failure(
+                "the fleet's documents under \(configuration.prefix) changed after revision \(validated), which was validated, or a staged publish began; "
+                    + "nothing was written: run publish again to validate the new state")
+        }
+        printLine(
+            "published \(documents.map(\.key).joined(separator: ", ")) at revision \(written) "
+                + "(validated for \(environments.joined(separator: ", ")) against revision \(validated))")
     }
 
     /// The environments `documents` define: their top-level keys other than the reserved ones.

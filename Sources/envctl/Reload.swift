@@ -34,23 +34,21 @@ struct Reload: ParsableCommand {
     }
 
     func run() throws {
-        try reportingFailures {
-            guard case .daemon(let client) = try location.target(requireDaemon: true) else {
-                throw Failure("no daemon to reload: pass --pid, --app-name or --socket")
-            }
-            let reply = try client.ask(.reload)
-            guard let verdict = try? JSONValue.record(ReloadVerdictRecord.self, from: reply["verdict"]?.objectValue)
-            else { throw Failure("the daemon's answer cannot be read") }
-            switch verdict.outcome {
-            case .applied:
-                let changed =
-                    verdict.changedKeys.isEmpty ? "" : "; changed: " + verdict.changedKeys.joined(separator: ", ")
-                printLine("reloaded: environment \(verdict.environment), generation \(verdict.generation)\(changed)")
-            case .unchanged:
-                printLine("reloaded: configuration unchanged, generation \(verdict.generation)")
-            case .rejected:
-                throw Failure("reload rejected by the daemon: \(verdict.error?.description ?? "no reason given")")
-            }
+        guard case .daemon(let client) = try location.target(requireDaemon: true) else {
+            throw Failure("no daemon to reload: pass --pid, --app-name or --socket")
+        }
+        let reply = try client.ask(.reload)
+        guard let verdict = try? JSONValue.record(ReloadVerdictRecord.self, from: reply["verdict"]?.objectValue)
+        else { throw Failure("the daemon's answer cannot be read") }
+        switch verdict.outcome {
+        case .applied:
+            let changed =
+                verdict.changedKeys.isEmpty ? "" : "; changed: " + verdict.changedKeys.joined(separator: ", ")
+            printLine("reloaded: environment \(verdict.environment), generation \(verdict.generation)\(changed)")
+        case .unchanged:
+            printLine("reloaded: configuration unchanged, generation \(verdict.generation)")
+        case .rejected:
+            throw Failure("reload rejected by the daemon: \(verdict.error?.description ?? "no reason given")")
         }
     }
 }

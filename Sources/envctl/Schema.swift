@@ -20,34 +20,32 @@ struct Schema: ParsableCommand {
     @OptionGroup var location: LocationOptions
 
     func run() throws {
-        try reportingFailures {
-            let target: LocationOptions.Target
-            do {
-                target = try location.target(requireDaemon: true)
-            } catch let failure as Failure {
-                // No daemon of --app-name runs: the schema its package installed, if any.
-                guard location.pid == nil, location.socket == nil, let name = location.applicationName else {
-                    throw failure
-                }
-                let installed = SchemaOptions.installedPath(name)
-                guard let data = FileManager.default.contents(atPath: installed) else {
-                    throw Failure("\(failure.description); and no installed schema at \(installed)")
-                }
-                _ = try SchemaOptions.read(installed)
-                printError("no running daemon of \(name): printing the schema its package installed, \(installed)")
-                FileHandle.standardOutput.write(data)
-                if data.last != UInt8(ascii: "\n") { print() }
-                return
+        let target: LocationOptions.Target
+        do {
+            target = try location.target(requireDaemon: true)
+        } catch let failure as Failure {
+            // No daemon of --app-name runs: the schema its package installed, if any.
+            guard location.pid == nil, location.socket == nil, let name = location.applicationName else {
+                throw failure
             }
-            guard case .daemon(let client) = target else {
-                throw Failure("no daemon to ask: pass --pid, --app-name or --socket")
+            let installed = SchemaOptions.installedPath(name)
+            guard let data = FileManager.default.contents(atPath: installed) else {
+                throw Failure("\(failure.description); and no installed schema at \(installed)")
             }
-            let reply = try client.schema()
-            if !reply.declared {
-                printError("the daemon declares no settings: the schema has no properties")
-            }
-            print(reply.schema)
+            _ = try SchemaOptions.read(installed)
+            printError("no running daemon of \(name): printing the schema its package installed, \(installed)")
+            FileHandle.standardOutput.write(data)
+            if data.last != UInt8(ascii: "\n") { print() }
+            return
         }
+        guard case .daemon(let client) = target else {
+            throw Failure("no daemon to ask: pass --pid, --app-name or --socket")
+        }
+        let reply = try client.schema()
+        if !reply.declared {
+            printError("the daemon declares no settings: the schema has no properties")
+        }
+        print(reply.schema)
     }
 }
 

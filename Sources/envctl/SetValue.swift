@@ -204,49 +204,47 @@ struct SetValue: ParsableCommand {
     var value: String
 
     func run() throws {
-        try reportingFailures {
-            let section = try DropInDocument.section(common: common, location: location)
-            let path = try DropInDocument.components(key)
-            let typed = try type.value(value)
-            let change = try DropInChange(location: location, dropIn: dropIn)
-            let (old, checked, notes) = try change.update { old in
-                // A key path through a value that is not a dictionary where the files set it now.
-                for snapshot in try change.currentSnapshots() {
-                    for end in 1..<path.count {
-                        let prefix = try SettingPath(components: Array(path[..<end])).description
-                        guard let found = snapshot.configuredValue(forKey: prefix) else { continue }
-                        if case .dictionary = found.value { continue }
-                        let article = "aeiou".contains(found.value.typeName.prefix(1)) ? "an" : "a"
-                        throw Failure(
-                            "'\(prefix)' is \(article) \(found.value.typeName) (set by \(found.source)), not a dictionary: '\(key)' cannot go through it"
-                        )
-                    }
-                }
-                var root = try DropInDocument.root(old, path: change.path)
-                let sectionValue = root[section] ?? [String: Any]()
-                guard let dictionary = sectionValue as? [String: Any] else {
+        let section = try DropInDocument.section(common: common, location: location)
+        let path = try DropInDocument.components(key)
+        let typed = try type.value(value)
+        let change = try DropInChange(location: location, dropIn: dropIn)
+        let (old, checked, notes) = try change.update { old in
+            // A key path through a value that is not a dictionary where the files set it now.
+            for snapshot in try change.currentSnapshots() {
+                for end in 1..<path.count {
+                    let prefix = try SettingPath(components: Array(path[..<end])).description
+                    guard let found = snapshot.configuredValue(forKey: prefix) else { continue }
+                    if case .dictionary = found.value { continue }
+                    let article = "aeiou".contains(found.value.typeName.prefix(1)) ? "an" : "a"
                     throw Failure(
-                        "'\(section)' in \(change.path) is \(DropInDocument.typeName(sectionValue)), not a dictionary")
+                        "'\(prefix)' is \(article) \(found.value.typeName) (set by \(found.source)), not a dictionary: '\(key)' cannot go through it"
+                    )
                 }
-                root[section] = try DropInDocument.setting(typed, at: path[...], in: dictionary, trail: "")
-                let new = try DropInDocument.data(root)
-                let checked = try change.check(new)
-                let effect = try change.effect(
-                    of: [ChangedKey(section: section, components: path, kind: .written)], writing: new, lines: old)
-                var notes = try change.verdict(effect, allowShadowed: shadow.allowShadowed)
-                if old == nil, let note = change.formerDefaultNote { notes.insert(note, at: 0) }
-                return (new, (old, checked, notes))
             }
-            DropInDocument.warnAboutComments(old, path: change.path)
-            for note in notes { printError(note) }
-            // The value typed may be a password: echoed only when no environment holds the key
-            // as a secret (a `Secrets` entry covers it), and redacted when that cannot be told.
-            let snapshots = (try? change.currentSnapshots()) ?? []
-            let isSecret =
-                snapshots.isEmpty || snapshots.contains { $0.configuredValue(forKey: key)?.isSecret ?? false }
-            let shown = isSecret ? ConfiguredValue.redacted : value
-            printLine("\(change.path): \(section).\(key) = \(shown) (\(checked))")
+            var root = try DropInDocument.root(old, path: change.path)
+            let sectionValue = root[section] ?? [String: Any]()
+            guard let dictionary = sectionValue as? [String: Any] else {
+                throw Failure(
+                    "'\(section)' in \(change.path) is \(DropInDocument.typeName(sectionValue)), not a dictionary")
+            }
+            root[section] = try DropInDocument.setting(typed, at: path[...], in: dictionary, trail: "")
+            let new = try DropInDocument.data(root)
+            let checked = try change.check(new)
+            let effect = try change.effect(
+                of: [ChangedKey(section: section, components: path, kind: .written)], writing: new, lines: old)
+            var notes = try change.verdict(effect, allowShadowed: shadow.allowShadowed)
+            if old == nil, let note = change.formerDefaultNote { notes.insert(note, at: 0) }
+            return (new, (old, checked, notes))
         }
+        DropInDocument.warnAboutComments(old, path: change.path)
+        for note in notes { printError(note) }
+        // The value typed may be a password: echoed only when no environment holds the key
+        // as a secret (a `Secrets` entry covers it), and redacted when that cannot be told.
+        let snapshots = (try? change.currentSnapshots()) ?? []
+        let isSecret =
+            snapshots.isEmpty || snapshots.contains { $0.configuredValue(forKey: key)?.isSecret ?? false }
+        let shown = isSecret ? ConfiguredValue.redacted : value
+        printLine("\(change.path): \(section).\(key) = \(shown) (\(checked))")
     }
 }
 
@@ -279,43 +277,41 @@ struct Unset: ParsableCommand {
     }
 
     func run() throws {
-        try reportingFailures {
-            let section = try DropInDocument.section(common: common, location: location)
-            let change = try DropInChange(location: location, dropIn: dropIn)
-            // Before the lock, which would make the drop-in directory.
-            // An older envctl's default drop-in may hold it: say so.
-            let hint =
-                change.formerDefaultNote.map { _ in
-                    " (\(DropInChange.formerDefaultName).plist, the default drop-in of earlier envctl releases, is there: pass --drop-in \(DropInChange.formerDefaultName) to change it)"
-                } ?? ""
-            guard try change.current() != nil else {
-                throw Failure("\(change.path) does not exist; nothing to unset\(hint)")
-            }
-            let (old, checked, notes) = try change.update { old in
-                guard old != nil else { throw Failure("\(change.path) does not exist; nothing to unset\(hint)") }
-                var root = try DropInDocument.root(old, path: change.path)
-                guard var dictionary = root[section] as? [String: Any] else {
-                    throw Failure("\(change.path) has no '\(section)' dictionary; nothing to unset\(hint)")
-                }
-                var changes: [ChangedKey] = []
-                for key in keys {
-                    let path = try DropInDocument.components(key)
-                    guard DropInDocument.contains(path[...], in: dictionary) else {
-                        throw Failure("\(change.path) does not set \(section).\(key); nothing was changed\(hint)")
-                    }
-                    dictionary = try DropInDocument.setting(nil, at: path[...], in: dictionary, trail: "")
-                    changes.append(ChangedKey(section: section, components: path, kind: .removed))
-                }
-                root[section] = dictionary.isEmpty ? nil : dictionary
-                let new = try DropInDocument.data(root)
-                let checked = try change.check(new)
-                let notes = try change.verdict(
-                    change.effect(of: changes, writing: new, lines: old), allowShadowed: shadow.allowShadowed)
-                return (new, (old, checked, notes))
-            }
-            DropInDocument.warnAboutComments(old, path: change.path)
-            for note in notes { printError(note) }
-            printLine("\(change.path): removed \(keys.map { "\(section).\($0)" }.joined(separator: ", ")) (\(checked))")
+        let section = try DropInDocument.section(common: common, location: location)
+        let change = try DropInChange(location: location, dropIn: dropIn)
+        // Before the lock, which would make the drop-in directory.
+        // An older envctl's default drop-in may hold it: say so.
+        let hint =
+            change.formerDefaultNote.map { _ in
+                " (\(DropInChange.formerDefaultName).plist, the default drop-in of earlier envctl releases, is there: pass --drop-in \(DropInChange.formerDefaultName) to change it)"
+            } ?? ""
+        guard try change.current() != nil else {
+            throw Failure("\(change.path) does not exist; nothing to unset\(hint)")
         }
+        let (old, checked, notes) = try change.update { old in
+            guard old != nil else { throw Failure("\(change.path) does not exist; nothing to unset\(hint)") }
+            var root = try DropInDocument.root(old, path: change.path)
+            guard var dictionary = root[section] as? [String: Any] else {
+                throw Failure("\(change.path) has no '\(section)' dictionary; nothing to unset\(hint)")
+            }
+            var changes: [ChangedKey] = []
+            for key in keys {
+                let path = try DropInDocument.components(key)
+                guard DropInDocument.contains(path[...], in: dictionary) else {
+                    throw Failure("\(change.path) does not set \(section).\(key); nothing was changed\(hint)")
+                }
+                dictionary = try DropInDocument.setting(nil, at: path[...], in: dictionary, trail: "")
+                changes.append(ChangedKey(section: section, components: path, kind: .removed))
+            }
+            root[section] = dictionary.isEmpty ? nil : dictionary
+            let new = try DropInDocument.data(root)
+            let checked = try change.check(new)
+            let notes = try change.verdict(
+                change.effect(of: changes, writing: new, lines: old), allowShadowed: shadow.allowShadowed)
+            return (new, (old, checked, notes))
+        }
+        DropInDocument.warnAboutComments(old, path: change.path)
+        for note in notes { printError(note) }
+        printLine("\(change.path): removed \(keys.map { "\(section).\($0)" }.joined(separator: ", ")) (\(checked))")
     }
 }

@@ -23,35 +23,33 @@ struct Show: ParsableCommand {
     var showSecrets = false
 
     func run() throws {
-        try reportingFailures {
-            var listing: Listing
-            switch try location.target() {
-            case .daemon(let client):
-                listing = Listing(try client.describe(showSecrets: showSecrets))
-                let process = location.daemonProcess(client)
-                listing.origin = "from the running daemon\(process.map { ", pid \($0)" } ?? "") (\(client.path))"
-                listing.readFrom = [
-                    "daemon": .object(["socket": .string(client.path), "pid": process.map { .int(Int($0)) } ?? .null])
-                ]
-            case .files:
-                let snapshot = try location.load()
-                listing = Listing(snapshot, revealSecrets: showSecrets)
-                let directory = snapshot.location?.directory ?? "the built-in configuration"
-                listing.origin =
-                    "from the files in \(directory), environment \(snapshot.environmentName) "
-                    + "(\(location.environmentChoice())); not from a running daemon"
-                listing.readFrom = [
-                    "files": .object([
-                        "directory": .string(directory), "environmentChosenBy": .string(location.environmentChoice()),
-                    ])
-                ]
-            }
-            listing.noteExtensions(ConfigurationExtensions.current())
-            if json {
-                print(ControlCharacters.escapedJSON(try listing.json()))
-            } else {
-                print(listing.table, terminator: "")
-            }
+        var listing: Listing
+        switch try location.target() {
+        case .daemon(let client):
+            listing = Listing(try client.describe(showSecrets: showSecrets))
+            let process = location.daemonProcess(client)
+            listing.origin = "from the running daemon\(process.map { ", pid \($0)" } ?? "") (\(client.path))"
+            listing.readFrom = [
+                "daemon": .object(["socket": .string(client.path), "pid": process.map { .int(Int($0)) } ?? .null])
+            ]
+        case .files:
+            let snapshot = try location.load()
+            listing = Listing(snapshot, revealSecrets: showSecrets)
+            let directory = snapshot.location?.directory ?? "the built-in configuration"
+            listing.origin =
+                "from the files in \(directory), environment \(snapshot.environmentName) "
+                + "(\(location.environmentChoice())); not from a running daemon"
+            listing.readFrom = [
+                "files": .object([
+                    "directory": .string(directory), "environmentChosenBy": .string(location.environmentChoice()),
+                ])
+            ]
+        }
+        listing.noteExtensions(ConfigurationExtensions.current())
+        if json {
+            print(ControlCharacters.escapedJSON(try listing.json()))
+        } else {
+            print(listing.table, terminator: "")
         }
     }
 }
