@@ -25,28 +25,29 @@ import Logging
 /// On platforms other than Linux every method does nothing.
 package struct SystemdNotifier: Sendable {
     private let logger: Logger?
-    private var isEnabled = true
+    private let isEnabled: Bool
 
     /// Creates a notifier that logs failures through a logger labelled
     /// `SystemdSupport.SystemdNotifier`, created only when a failure happens.
     package init() {
-        self.logger = nil
+        self.init(logger: nil, isEnabled: true)
     }
 
     /// Creates a notifier that logs failures at `debug` level through `logger`.
     ///
     /// - Parameter logger: The logger for the rare case that a notification cannot be sent.
     package init(logger: Logger) {
+        self.init(logger: logger, isEnabled: true)
+    }
+
+    private init(logger: Logger?, isEnabled: Bool) {
         self.logger = logger
+        self.isEnabled = isEnabled
     }
 
     /// A notifier that sends nothing, whatever `NOTIFY_SOCKET` says: for a service that runs
     /// inside another program's process (a test), where notifications are not its to send.
-    package static var disabled: SystemdNotifier {
-        var notifier = SystemdNotifier()
-        notifier.isEnabled = false
-        return notifier
-    }
+    package static let disabled = SystemdNotifier(logger: nil, isEnabled: false)
 
     /// Whether the service manager expects notifications: `NOTIFY_SOCKET` is set and not empty.
     package var isAvailable: Bool {
