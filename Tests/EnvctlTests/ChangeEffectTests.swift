@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import envctl
@@ -47,21 +48,11 @@ import Testing
 
     @Test("KeyLines finds a key inside its section, and not in a binary property list")
     func keyLines() throws {
-        let text = """
-            <plist><dict>
-              <key>Common</key>
-              <dict>
-                <key>LogLevel</key><string>info</string>
-              </dict>
-              <key>Staging</key>
-              <dict>
-                <key>LogLevel</key><string>debug</string>
-              </dict>
-            </dict></plist>
-            """
-        #expect(KeyLines.line(of: ["Common", "LogLevel"], in: Data(text.utf8)) == 4)
-        #expect(KeyLines.line(of: ["Staging", "LogLevel"], in: Data(text.utf8)) == 8)
-        #expect(KeyLines.line(of: ["Production", "LogLevel"], in: Data(text.utf8)) == nil)
+        // The example's file: APIHost in Common on line 6, and again in Staging on line 14.
+        let text = Data(examplePlist().utf8)
+        #expect(KeyLines.line(of: ["Common", "APIHost"], in: text) == 6)
+        #expect(KeyLines.line(of: ["Staging", "APIHost"], in: text) == 14)
+        #expect(KeyLines.line(of: ["Production", "APIHost"], in: text) == nil)
         let binary = try PropertyListSerialization.data(
             fromPropertyList: ["Common": ["LogLevel": "info"]], format: .binary, options: 0)
         #expect(KeyLines.line(of: ["Common", "LogLevel"], in: binary) == nil)

@@ -19,9 +19,7 @@ struct EnvctlCredentialTests {
 
     /// A configuration directory, a unit directory, a credential store and a host key, removed
     /// afterwards.
-    final class Files {
-        let root: String
-        var configDirectory: String { root + "/etc" }
+    final class Files: TemporaryConfiguration {
         var unitDirectory: String { root + "/units" }
         var credentialStore: String { root + "/credstore.encrypted" }
         var hostKey: String { root + "/credential.secret" }
@@ -29,14 +27,9 @@ struct EnvctlCredentialTests {
         var dropIn: String { unitDirectory + "/example-daemon.service.d/90-credential-db-password.conf" }
 
         init() throws {
-            root = NSTemporaryDirectory() + "envctl-credential-\(UUID().uuidString.prefix(8))"
-            for directory in [configDirectory + "/Environments.plist.d", unitDirectory] {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            }
-            try EnvctlOperatorTests.plist().write(
-                toFile: configDirectory + "/Environments.plist", atomically: true, encoding: .utf8)
+            try super.init(
+                "credential", plist: EnvctlOperatorTests.plist(), directories: ["etc/Environments.plist.d", "units"])
         }
-        deinit { try? FileManager.default.removeItem(atPath: root) }
 
         var location: [String] {
             [

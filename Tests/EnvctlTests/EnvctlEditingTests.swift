@@ -39,10 +39,7 @@ import Testing
 
     @Test("set echoes the value it wrote, but never a secret's")
     func setDoesNotEchoASecret() throws {
-        let plist = examplePlist().replacingOccurrences(
-            of: "<key>RestartRequired</key>",
-            with: "<key>Secrets</key><array><string>Database</string></array>\n    <key>RestartRequired</key>")
-        let directory = try ExampleConfigurationDirectory(plist: plist)
+        let directory = try ExampleConfigurationDirectory(plist: examplePlist(secrets: ["Database"]))
         let secret = "s3cr3t-\(UUID().uuidString.prefix(8))"
         let set = try runEnvctl(["set", "Database.Password", secret, "--config-dir", directory.path])
         #expect(set.status == 0, "\(set.output)")
@@ -242,6 +239,11 @@ import Testing
         func press(_ keys: String...) throws {
             try Self.tmux(quiet: true, ["-S", socket, "send-keys", "-t", session] + keys)
         }
+        /// Types `keys` literally, then presses Enter: a vi command line, a search, an answer.
+        func enter(_ keys: String) throws {
+            try type(keys)
+            try press("Enter")
+        }
     }
 
     /// The exit status the terminal's shell wrote after envctl ended (at most 20 s).
@@ -273,12 +275,10 @@ import Testing
         do {
             let terminal = try Terminal(command: command)
             #expect(try terminal.waitFor("Applied after Environments.plist"), "\(terminal.screen())")
-            try terminal.type("/^<dict>")
-            try terminal.press("Enter")
+            try terminal.enter("/^<dict>")
             try terminal.type("o<key>Common</key><dict><key>LogLevel</key><string>debug</string></dict>")
             try terminal.press("Escape")
-            try terminal.type(":wq")
-            try terminal.press("Enter")
+            try terminal.enter(":wq")
             #expect(try terminal.waitFor("installed"), "\(terminal.screen())")
             #expect(Self.waitForStatus(status) == "0")
         }
@@ -291,21 +291,16 @@ import Testing
         do {
             let terminal = try Terminal(command: command)
             #expect(try terminal.waitFor("LogLevel"), "\(terminal.screen())")
-            try terminal.type("/^<\\/dict>")
-            try terminal.press("Enter")
-            try terminal.type("dd:wq")
-            try terminal.press("Enter")
+            try terminal.enter("/^<\\/dict>")
+            try terminal.enter("dd:wq")
             #expect(try terminal.waitFor("edit again?"), "\(terminal.screen())")
             #expect(terminal.screen().contains("90-local.plist:"), "\(terminal.screen())")
-            try terminal.type("y")
-            try terminal.press("Enter")
+            try terminal.enter("y")
             #expect(try terminal.waitFor("LogLevel"), "\(terminal.screen())")
-            try terminal.type(":q")
-            try terminal.press("Enter")
+            try terminal.enter(":q")
             // Still invalid: asked again; this time discard.
             #expect(try terminal.waitFor("edit again?", count: 2), "\(terminal.screen())")
-            try terminal.type("n")
-            try terminal.press("Enter")
+            try terminal.enter("n")
             #expect(try terminal.waitFor("discarded"), "\(terminal.screen())")
             #expect(Self.waitForStatus(status) == "1")
         }

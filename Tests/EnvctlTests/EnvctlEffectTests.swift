@@ -39,14 +39,27 @@ import Testing
         try text.write(toFile: path, atomically: true, encoding: .utf8)
     }
 
+    /// Writes the drop-in `name` (`95-ops`) of `directory`, with `sections` as `dropIn` makes
+    /// them; returns its path.
+    @discardableResult
+    static func writeDropIn(_ name: String, in directory: Directory, _ sections: [(String, String)]) throws -> String {
+        let path = directory.path + "/Environments.plist.d/\(name).plist"
+        try write(dropIn(sections), to: path)
+        return path
+    }
+
+    /// `result` succeeded and said nothing about what takes effect: the change takes effect.
+    static func expectTakesEffect(_ result: FinishedProcess, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.status == 0, "\(result.output)", sourceLocation: sourceLocation)
+        #expect(!result.output.contains("note:"), "\(result.output)", sourceLocation: sourceLocation)
+    }
+
     @Test("the default drop-in is 90-local, after the drop-ins a package ships")
     func defaultDropInSortsLast() throws {
         let directory = try Directory()
         #expect(directory.dropIn.hasSuffix("/Environments.plist.d/90-local.plist"))
         // A shipped drop-in numbered as packages number theirs: the default wins over it.
-        try Self.write(
-            Self.dropIn([("Common", "<key>LogLevel</key><string>notice</string>")]),
-            to: directory.path + "/Environments.plist.d/50-timeouts.plist")
+        try Self.writeDropIn("50-timeouts", in: directory, [("Common", "<key>LogLevel</key><string>notice</string>")])
         let set = try Self.envctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
         #expect(set.status == 0, "\(set.output)")
         #expect(set.standardOutput.hasPrefix("\(directory.dropIn): Common.LogLevel = debug"), "\(set.output)")
@@ -57,8 +70,8 @@ import Testing
     @Test("set shadowed by a later drop-in: exit 1 naming the winning file and line, nothing written")
     func setShadowedByALaterDropIn() throws {
         let directory = try Directory()
-        let later = directory.path + "/Environments.plist.d/95-ops.plist"
-        try Self.write(Self.dropIn([("Common", "<key>LogLevel</key><string>warning</string>")]), to: later)
+        let later = try Self.writeDropIn(
+            "95-ops", in: directory, [("Common", "<key>LogLevel</key><string>warning</string>")])
         let before = try directory.contents()
 
         let set = try Self.envctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
@@ -85,18 +98,18 @@ import Testing
         let there = try Self.envctl([
             "set", "LogLevel", "debug", "--drop-in", "96-ops", "--config-dir", directory.path,
         ])
-        #expect(there.status == 0, "\(there.output)")
-        #expect(!there.output.contains("note:"), "\(there.output)")
+        Self.expectTakesEffect(there)
     }
 
     @Test("a Common write that the drop-in's own environment section outweighs is refused, for that environment")
     func setToCommonShadowedByAnEnvironmentSection() throws {
         let directory = try Directory()
-        try Self.write(
-            Self.dropIn([
+        try Self.writeDropIn(
+            "90-local", in: directory,
+            [
                 ("Common", "<key>HeartbeatInterval</key><string>1s</string>"),
                 ("Staging", "<key>LogLevel</key><string>debug</string>"),
-            ]), to: directory.dropIn)
+            ])
         let before = try directory.contents()
         let set = try Self.envctl(["set", "LogLevel", "error", "--config-dir", directory.path])
         #expect(set.status == 1, "\(set.output)")
@@ -137,13 +150,9 @@ import Testing
 
     @Test("a secret in effect elsewhere is named, never shown")
     func shadowingSecretIsRedacted() throws {
-        let plist = examplePlist().replacingOccurrences(
-            of: "<key>RestartRequired</key>",
-            with: "<key>Secrets</key><array><string>Token</string></array>\n    <key>RestartRequired</key>")
-        let directory = try Directory(plist: plist)
-        try Self.write(
-            Self.dropIn([("Common", "<key>Token</key><string>hidden-token-value</string>")]),
-            to: directory.path + "/Environments.plist.d/95-secrets.plist")
+        let directory = try Directory(plist: examplePlist(secrets: ["Token"]))
+        try Self.writeDropIn(
+            "95-secrets", in: directory, [("Common", "<key>Token</key><string>hidden-token-value</string>")])
         let set = try Self.envctl(["set", "Token", "mine", "--config-dir", directory.path])
         #expect(set.status == 1, "\(set.output)")
         #expect(set.output.contains("the value in effect is <redacted> from"), "\(set.output)")
@@ -153,10 +162,8 @@ import Testing
     @Test("unset of a value in effect nowhere changes nothing: refused unless --allow-shadowed")
     func unsetWithoutEffect() throws {
         let directory = try Directory()
-        try Self.write(Self.dropIn([("Common", "<key>LogLevel</key><string>debug</string>")]), to: directory.dropIn)
-        try Self.write(
-            Self.dropIn([("Common", "<key>LogLevel</key><string>warning</string>")]),
-            to: directory.path + "/Environments.plist.d/95-ops.plist")
+        try Self.writeDropIn("90-local", in: directory, [("Common", "<key>LogLevel</key><string>debug</string>")])
+        try Self.writeDropIn("95-ops", in: directory, [("Common", "<key>LogLevel</key><string>warning</string>")])
         let before = try directory.contents()
         let unset = try Self.envctl(["unset", "LogLevel", "--config-dir", directory.path])
         #expect(unset.status == 1, "\(unset.output)")
@@ -172,16 +179,13 @@ import Testing
         let set = try Self.envctl(["set", "HeartbeatInterval", "2s", "--config-dir", directory.path])
         #expect(set.status == 0, "\(set.output)")
         let removed = try Self.envctl(["unset", "HeartbeatInterval", "--config-dir", directory.path])
-        #expect(removed.status == 0, "\(removed.output)")
-        #expect(!removed.output.contains("note:"), "\(removed.output)")
+        Self.expectTakesEffect(removed)
     }
 
     @Test("an edit whose value a later drop-in outweighs is not installed; its copy is kept")
     func editShadowed() throws {
         let directory = try Directory()
-        try Self.write(
-            Self.dropIn([("Common", "<key>LogLevel</key><string>warning</string>")]),
-            to: directory.path + "/Environments.plist.d/95-ops.plist")
+        try Self.writeDropIn("95-ops", in: directory, [("Common", "<key>LogLevel</key><string>warning</string>")])
         let editor = try scriptedEditor(in: directory)
         defer { unlink(editor) }
         let edited = directory.path + "/../edited-\(UUID().uuidString.prefix(8)).plist"
@@ -209,8 +213,8 @@ import Testing
     @Test("an existing 50-local.plist of an earlier envctl stays read; set says so and writes 90-local")
     func formerDefaultDropIn() throws {
         let directory = try Directory()
-        let former = directory.path + "/Environments.plist.d/50-local.plist"
-        try Self.write(Self.dropIn([("Common", "<key>HeartbeatInterval</key><string>3s</string>")]), to: former)
+        let former = try Self.writeDropIn(
+            "50-local", in: directory, [("Common", "<key>HeartbeatInterval</key><string>3s</string>")])
         let set = try Self.envctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
         #expect(set.status == 0, "\(set.output)")
         #expect(set.output.contains("note: \(former), the default drop-in of earlier envctl releases"), "\(set.output)")
@@ -226,8 +230,7 @@ import Testing
         #expect(there.status == 0, "\(there.output)")
         // Once 90-local is there, no more notes.
         let again = try Self.envctl(["set", "LogLevel", "info", "--config-dir", directory.path])
-        #expect(again.status == 0, "\(again.output)")
-        #expect(!again.output.contains("note:"), "\(again.output)")
+        Self.expectTakesEffect(again)
     }
 
     @Test("the running daemon's APP_ variable outweighs the write: refused, naming it")

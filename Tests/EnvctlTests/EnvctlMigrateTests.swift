@@ -40,27 +40,19 @@ import Testing
         """)
 
     /// A configuration directory and a schema file beside it, removed afterwards.
-    final class Files {
-        let root: String
-        var configDirectory: String { root + "/etc" }
-        var main: String { configDirectory + "/Environments.plist" }
+    final class Files: TemporaryConfiguration {
         var dropIn: String { configDirectory + "/Environments.plist.d/60-db.plist" }
         var schema: String { root + "/schema.json" }
 
         init(main: String = EnvctlMigrateTests.mainFile, dropIn: String? = EnvctlMigrateTests.dropIn) throws {
-            root = NSTemporaryDirectory() + "envctl-migrate-\(UUID().uuidString.prefix(8))"
-            try FileManager.default.createDirectory(
-                atPath: configDirectory + "/Environments.plist.d", withIntermediateDirectories: true)
-            try main.write(toFile: self.main, atomically: true, encoding: .utf8)
+            try super.init("migrate", plist: main, directories: ["etc/Environments.plist.d"])
             if let dropIn { try dropIn.write(toFile: self.dropIn, atomically: true, encoding: .utf8) }
             try EnvctlMigrateTests.declaration.jsonSchema(title: "migrate-tests").write(
                 to: URL(fileURLWithPath: schema))
         }
 
-        deinit { try? FileManager.default.removeItem(atPath: root) }
-
         func contents() throws -> [Data] {
-            try [main, dropIn].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+            try [mainFile, dropIn].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
         }
     }
 
@@ -80,7 +72,7 @@ import Testing
         #expect(dry.status == 0, "\(dry.output)")
         #expect(
             dry.standardOutput == """
-                \(files.main):7: Common.ApiHost -> Common.APIHost
+                \(files.mainFile):7: Common.ApiHost -> Common.APIHost
                 \(files.dropIn):6: Production.DatabaseHost -> Production.Database.Host
                 \(files.dropIn):8: Secrets: DatabaseHost -> Database.Host
                 would migrate 3 former names in 2 files (checked for Production); nothing was written (--dry-run)
@@ -92,7 +84,7 @@ import Testing
         #expect(migrated.status == 0, "\(migrated.output)")
         #expect(migrated.standardOutput.hasSuffix("migrated 3 former names in 2 files (checked for Production)\n"))
         // The main file's rename stays in its dictionary: edited in place, comments kept.
-        let main = try String(contentsOfFile: files.main, encoding: .utf8)
+        let main = try String(contentsOfFile: files.mainFile, encoding: .utf8)
         #expect(main == Self.mainFile.replacingOccurrences(of: "<key>ApiHost</key>", with: "<key>APIHost</key>"))
         // The drop-in's moves a value into a dictionary: written anew, owner and mode kept.
         let root = try #require(
@@ -132,7 +124,8 @@ import Testing
         #expect(result.status == 1, "\(result.output)")
         #expect(
             result.output.contains(
-                "\(files.main):7: Common.ApiHost is the former name of APIHost, and Common.APIHost is set too (line 8)"),
+                "\(files.mainFile):7: Common.ApiHost is the former name of APIHost, and Common.APIHost is set too (line 8)"
+            ),
             "\(result.output)")
         #expect(result.output.contains("nothing was written"), "\(result.output)")
         #expect(try files.contents() == before)

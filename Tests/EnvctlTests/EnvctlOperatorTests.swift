@@ -20,46 +20,28 @@ struct EnvctlOperatorTests {
     /// The example's shape with a credential, as `Database.Password` (listed secret), inside a
     /// URL, and through another key.
     static func plist() -> String {
-        plistDocument(
-            """
-                <key>Common</key>
+        examplePlist(
+            moreCommon: """
+                <key>Database</key>
                 <dict>
-                    <key>APIHost</key><string>api.example.com</string>
-                    <key>APIBaseUrl</key><string>https://${APIHost}/v1</string>
-                    <key>LogLevel</key><string>info</string>
-                    <key>ListenPort</key><integer>8080</integer>
-                    <key>HeartbeatInterval</key><string>100ms</string>
-                    <key>Database</key>
-                    <dict>
-                        <key>Password</key><string>${credential:db-password}</string>
-                        <key>URL</key><string>postgres://app:${credential:db-password}@localhost/app</string>
-                    </dict>
-                    <key>DSN</key><string>${Database.URL}</string>
+                    <key>Password</key><string>${credential:db-password}</string>
+                    <key>URL</key><string>postgres://app:${credential:db-password}@localhost/app</string>
                 </dict>
-                <key>Staging</key><dict><key>APIHost</key><string>staging.example.com</string></dict>
-                <key>Production</key><dict/>
-                <key>Secrets</key><array><string>Database.Password</string></array>
-            """)
+                <key>DSN</key><string>${Database.URL}</string>
+                """,
+            moreSections: "<key>Production</key><dict/>", secrets: ["Database.Password"])
     }
 
     /// A configuration directory and a credentials directory holding `db-password`, removed
     /// afterwards.
-    final class Files {
-        let root: URL
-        var configDirectory: String { root.appendingPathComponent("etc").path }
-        var credentials: String { root.appendingPathComponent("credentials").path }
+    final class Files: TemporaryConfiguration {
+        var credentials: String { root + "/credentials" }
 
         init(plist: String = EnvctlOperatorTests.plist()) throws {
-            root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
-                "envctl-operator-\(UUID().uuidString.prefix(8))")
-            for directory in [configDirectory, credentials] {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            }
-            try plist.write(toFile: configDirectory + "/Environments.plist", atomically: true, encoding: .utf8)
+            try super.init("operator", plist: plist, directories: ["credentials"])
             try (EnvctlOperatorTests.secret + "\n").write(
                 toFile: credentials + "/db-password", atomically: true, encoding: .utf8)
         }
-        deinit { try? FileManager.default.removeItem(at: root) }
     }
 
     /// Runs envctl as from a login shell (none of the variables systemd sets for a unit), with
@@ -135,7 +117,7 @@ struct EnvctlOperatorTests {
         #expect(set.status == 0, "\(set)")
         #expect(set.standardOutput.contains("credential db-password not readable here, not checked"), "\(set)")
 
-        let editor = files.root.appendingPathComponent("editor.sh").path
+        let editor = files.root + "/editor.sh"
         try "#!/bin/sh\nsed -i 's/debug/notice/' \"$1\"\n".write(toFile: editor, atomically: true, encoding: .utf8)
         chmod(editor, 0o755)
         let edited = try Self.envctl(["edit"] + location, environment: ["EDITOR": editor])
@@ -154,7 +136,7 @@ struct EnvctlOperatorTests {
             ["get", "Database.Password", "--show-secrets"] + staging, environment: credentials)
         #expect(secret.standardOutput == Self.secret + "\n", "\(secret)")
         // A credential missing where $CREDENTIALS_DIRECTORY says is the daemon's error, not a placeholder.
-        let empty = files.root.appendingPathComponent("empty").path
+        let empty = files.root + "/empty"
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
         let missing = try Self.envctl(["check"] + staging, environment: ["CREDENTIALS_DIRECTORY": empty])
         #expect(missing.status == 1, "\(missing)")
@@ -277,7 +259,7 @@ struct EnvctlOperatorTests {
             ["show", "--app-name", name],
             environment: [
                 "CONFIGURATION_DIRECTORY": files.configDirectory, "APP_ENVIRONMENT": "Staging",
-                "XDG_RUNTIME_DIR": files.root.path,
+                "XDG_RUNTIME_DIR": files.root,
             ])
         #expect(fallback.status == 0, "\(fallback)")
         #expect(

@@ -271,7 +271,7 @@ struct EnvctlSchemaTests {
         options.declaration = declaration
         let environment = try Environment(options: options)
         try await fixture.service(environment).whileRunning {
-            let reply = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.schema.qualifiedName)
+            let reply = try await ControlSocketFixture.call(fixture.socket, .schema)
             let schema = try JSONValue.record(SchemaReply.self, from: reply.parameters)
             #expect(schema.declared)
             #expect(schema.schema == declaration.jsonSchemaText(title: "control-tests"))
@@ -279,7 +279,7 @@ struct EnvctlSchemaTests {
             #expect(read.declaration(forKey: "ListenPort")?.isRestartOnly == true)
             #expect(read.declaration(forKey: "Database.Password")?.requirement == .in("Production"))
             let wrong = try await ControlSocketFixture.call(
-                fixture.socket, ControlInterface.Method.schema.qualifiedName, ["x": .int(1)])
+                fixture.socket, .schema, ["x": .int(1)])
             #expect(wrong.error == "org.varlink.service.InvalidParameter")
 
             let printed = try await onThread { try Self.envctl(["schema", "--socket", fixture.socket]) }
@@ -310,7 +310,7 @@ struct EnvctlSchemaTests {
             try fixture.write(
                 ControlSocketFixture.plist("hello").replacingOccurrences(
                     of: "<integer>8080</integer>", with: "<integer>9090</integer>"))
-            let reload = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload.qualifiedName)
+            let reload = try await ControlSocketFixture.call(fixture.socket, .reload)
             #expect(reload.error == nil, "\(reload)")
             let waiting = try await onThread {
                 try Self.envctl(["explain", "ListenPort", "--socket", fixture.socket])
@@ -334,7 +334,7 @@ struct EnvctlSchemaTests {
         // A program that declares nothing: an empty schema, and declared false.
         let plain = try fixture.environment()
         try await fixture.service(plain).whileRunning {
-            let reply = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.schema.qualifiedName)
+            let reply = try await ControlSocketFixture.call(fixture.socket, .schema)
             let schema = try JSONValue.record(SchemaReply.self, from: reply.parameters)
             #expect(!schema.declared)
             #expect(try SettingsDeclaration(jsonSchema: Data(schema.schema.utf8)).settings.isEmpty)

@@ -28,9 +28,9 @@ struct BuildsOffThePoolTests {
         let service = fixture.service(environment)
         try await service.whileRunning {
             try fixture.write(ControlSocketFixture.plist("changed"))
-            let check = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.check.qualifiedName)
+            let check = try await ControlSocketFixture.call(fixture.socket, .check)
             #expect(check.error == nil, "\(check)")
-            let reload = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload.qualifiedName)
+            let reload = try await ControlSocketFixture.call(fixture.socket, .reload)
             #expect(reload.error == nil, "\(reload)")
             try fixture.write(ControlSocketFixture.plist("again"))
             #expect(await service.reloader.reload(trigger: .signal).outcome == .applied)

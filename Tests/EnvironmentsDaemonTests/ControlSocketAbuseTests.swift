@@ -111,7 +111,7 @@ struct ControlSocketAbuseTests {
             let end = ContinuousClock.now + .seconds(seconds - 1)
             while ContinuousClock.now < end {
                 rounds += 1
-                let reload = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload.qualifiedName)
+                let reload = try await ControlSocketFixture.call(fixture.socket, .reload)
                 #expect(reload.error == nil, "\(reload)")
                 let described = try await onThread {
                     var replies: [VarlinkReply] = []
@@ -278,7 +278,8 @@ extension ControlSocketAbuseTests {
             defer { close(descriptor) }
             #expect(UnixSocket.connect(descriptor, to: try #require(UnixSocket.address(fixture.socket))) == 0)
             // About 2 MB of answers asked for, none read.
-            let call = try VarlinkCoding.encode(VarlinkCall(method: ControlInterface.Method.describe.qualifiedName, more: true))
+            let call = try VarlinkCoding.encode(
+                VarlinkCall(method: ControlInterface.Method.describe.qualifiedName, more: true))
             let calls = Array([[UInt8]](repeating: call, count: 4).joined())
             #expect(calls.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } > 0)
             let hungUp = try await onThread {

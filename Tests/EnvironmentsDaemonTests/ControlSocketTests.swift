@@ -34,7 +34,7 @@ struct ControlSocketTests {
 
             let described = try await JSONValue.record(
                 DescribeReply.self,
-                from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe.qualifiedName).parameters)
+                from: ControlSocketFixture.call(fixture.socket, .describe).parameters)
             #expect(described.environment == "Production")
             #expect(described.generation == 1)
             #expect(described.files == [fixture.mainFile])
@@ -44,23 +44,23 @@ struct ControlSocketTests {
             #expect(described.settings.first { $0.key == "Greeting" }?.source.section == "Common")
 
             let secret = try await ControlSocketFixture.call(
-                fixture.socket, ControlInterface.Method.get.qualifiedName,
+                fixture.socket, .get,
                 ["key": .string("Database.Password"), "showSecrets": .bool(true)])
             #expect(secret.parameters?["setting"]?.objectValue?["value"] == .string("hunter2"))
             let missing = try await ControlSocketFixture.call(
-                fixture.socket, ControlInterface.Method.get.qualifiedName, ["key": .string("Nope")])
+                fixture.socket, .get, ["key": .string("Nope")])
             #expect(missing.error == ControlInterface.Error.noSuchSetting.qualifiedName)
 
             // Check builds what is on disk without applying it.
             try fixture.write(ControlSocketFixture.plist("checked"))
             let check = try await JSONValue.record(
                 CheckReply.self,
-                from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.check.qualifiedName).parameters)
+                from: ControlSocketFixture.call(fixture.socket, .check).parameters)
             #expect(check.changedKeys == ["Greeting"])
             #expect((try? environment.get("Greeting", as: String.self)) == "hello")
 
             // Reload applies it and answers with the verdict.
-            let reload = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload.qualifiedName)
+            let reload = try await ControlSocketFixture.call(fixture.socket, .reload)
             let verdict = try JSONValue.record(
                 ReloadVerdictRecord.self, from: reload.parameters?["verdict"]?.objectValue)
             #expect(verdict.outcome == .applied)
@@ -71,17 +71,17 @@ struct ControlSocketTests {
 
             // A rejected reload is an error with the verdict, and Describe then reports it.
             try fixture.write("<plist><dict><key>Common</key>\n<dict>\n<strin>oops</string></dict></dict></plist>")
-            let rejected = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload.qualifiedName)
+            let rejected = try await ControlSocketFixture.call(fixture.socket, .reload)
             #expect(rejected.error == ControlInterface.Error.reloadRejected.qualifiedName)
             let error = rejected.parameters?["verdict"]?.objectValue?["error"]?.objectValue
             #expect(error?["file"] == .string(fixture.mainFile))
             #expect(error?["line"] == .int(3))
             #expect(error?["code"] == .string("malformedFile"))
-            let checkBad = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.check.qualifiedName)
+            let checkBad = try await ControlSocketFixture.call(fixture.socket, .check)
             #expect(checkBad.error == ControlInterface.Error.configurationRejected.qualifiedName)
             let after = try await JSONValue.record(
                 DescribeReply.self,
-                from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe.qualifiedName).parameters)
+                from: ControlSocketFixture.call(fixture.socket, .describe).parameters)
             #expect(after.generation == 2)
             #expect(after.lastReload?.outcome == .rejected)
             #expect(after.lastReload?.error?.line == 3)
@@ -133,7 +133,7 @@ struct ControlSocketTests {
             }
             #expect(environment.generation == 1)
             // Root (this process) may.
-            let root = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload.qualifiedName)
+            let root = try await ControlSocketFixture.call(fixture.socket, .reload)
             #expect(root.error == nil)
         }
     }
@@ -185,7 +185,7 @@ struct ControlSocketTests {
     /// error.
     static func answers(_ fixture: ControlSocketFixture) async throws -> Bool {
         let reply = try await ControlSocketFixture.call(
-            fixture.socket, ControlInterface.Method.get.qualifiedName, ["key": .string("Greeting")])
+            fixture.socket, .get, ["key": .string("Greeting")])
         return reply.error == nil
     }
 
@@ -208,7 +208,8 @@ struct ControlSocketTests {
             #expect(huge.reply.contains("larger than 1024 bytes"))
             // Several calls in one write are answered in order.
             let call = try VarlinkCoding.encode(
-                VarlinkCall(method: ControlInterface.Method.get.qualifiedName, parameters: ["key": .string("Greeting")]))
+                VarlinkCall(method: ControlInterface.Method.get.qualifiedName, parameters: ["key": .string("Greeting")])
+            )
             // Read until three replies came (a loaded machine may send them in several reads).
             let pipelined = try await Self.exchange(
                 fixture.socket, call + call + call, replies: 3, timeout: .seconds(120))
@@ -293,11 +294,11 @@ struct ControlSocketTests {
         close(stale)
         let environment = try fixture.environment()
         try await fixture.service(environment).whileRunning {
-            #expect(try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe.qualifiedName).error == nil)
+            #expect(try await ControlSocketFixture.call(fixture.socket, .describe).error == nil)
             // A second service on the same path does not steal the first one's socket.
             let second = fixture.service(try fixture.environment())
             try await second.whileRunning {}
-            #expect(try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe.qualifiedName).error == nil)
+            #expect(try await ControlSocketFixture.call(fixture.socket, .describe).error == nil)
         }
     }
 }

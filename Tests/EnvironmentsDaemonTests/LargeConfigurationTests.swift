@@ -198,9 +198,10 @@ struct DescribePartsTests {
         try await service.whileRunning {
             // A restart-only key waits, and there is a last reload to report.
             try fixture.write(Self.plist(port: 9090))
-            #expect(try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload.qualifiedName).error == nil)
+            #expect(try await ControlSocketFixture.call(fixture.socket, .reload).error == nil)
 
-            let describe = try VarlinkCoding.encode(VarlinkCall(method: ControlInterface.Method.describe.qualifiedName, more: true))
+            let describe = try VarlinkCoding.encode(
+                VarlinkCall(method: ControlInterface.Method.describe.qualifiedName, more: true))
             let replies = try await onThread { try Self.replies(fixture.socket, describe) }
             #expect(replies.count > 10)
             #expect(replies.dropLast().allSatisfy { $0.continues == true && $0.error == nil })
@@ -223,7 +224,7 @@ struct DescribePartsTests {
             #expect(assembled?.lastReload?.trigger == "control")
 
             // Without more: too long for one reply.
-            let single = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe.qualifiedName)
+            let single = try await ControlSocketFixture.call(fixture.socket, .describe)
             #expect(single.error == "org.varlink.service.ExpectedMore")
 
             // On one connection, in order: a oneway Describe (no reply), one in parts, then a Get.
@@ -238,7 +239,7 @@ struct DescribePartsTests {
         // With room for it, the answer without more is one reply with the same settings.
         let roomy = fixture.service(try fixture.environment())
         try await roomy.whileRunning {
-            let single = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe.qualifiedName)
+            let single = try await ControlSocketFixture.call(fixture.socket, .describe)
             #expect(single.error == nil && single.continues == nil)
             let whole = try JSONValue.record(DescribeReply.self, from: single.parameters)
             #expect(whole.settings.map(\.key) == environment.snapshot.leafKeys)

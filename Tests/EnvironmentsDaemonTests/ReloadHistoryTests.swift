@@ -91,10 +91,10 @@ struct ReloadHistoryTests {
         let environment = try fixture.environment()
         try await fixture.service(environment).whileRunning {
             try fixture.write(ControlSocketFixture.plist("bonjour"))
-            let applied = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload.qualifiedName)
+            let applied = try await ControlSocketFixture.call(fixture.socket, .reload)
             #expect(applied.error == nil)
             try fixture.write("<plist><dict>\n<key>Common</key>\n<strin>x</string>")
-            let rejected = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload.qualifiedName)
+            let rejected = try await ControlSocketFixture.call(fixture.socket, .reload)
             #expect(rejected.error == ControlInterface.Error.reloadRejected.qualifiedName)
             try await body(fixture)
         }
@@ -103,7 +103,7 @@ struct ReloadHistoryTests {
     @Test("History over the socket: start, applied with values before and after (secrets redacted), rejected with why")
     func overTheSocket() async throws {
         try await whileServing { fixture in
-            let reply = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.history.qualifiedName)
+            let reply = try await ControlSocketFixture.call(fixture.socket, .history)
             let history = try JSONValue.record(HistoryReply.self, from: reply.parameters)
             #expect(history.limit == 100)
             #expect(history.entries.map(\.outcome) == [.loaded, .applied, .rejected])
@@ -121,7 +121,7 @@ struct ReloadHistoryTests {
             #expect(!text.contains("hunter2"))
 
             let extra = try await ControlSocketFixture.call(
-                fixture.socket, ControlInterface.Method.history.qualifiedName, ["x": .int(1)])
+                fixture.socket, .history, ["x": .int(1)])
             #expect(extra.error == "org.varlink.service.InvalidParameter")
         }
     }
@@ -144,12 +144,12 @@ struct ReloadHistoryTests {
             #expect((try? environment.get("Greeting", as: String.self)) == "meanwhile")
             let history = try await JSONValue.record(
                 HistoryReply.self,
-                from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.history.qualifiedName).parameters)
+                from: ControlSocketFixture.call(fixture.socket, .history).parameters)
             #expect(history.entries.map(\.outcome) == [.loaded, .applied])
             #expect(history.entries.map(\.trigger) == ["start", "file"])
             let describe = try await JSONValue.record(
                 DescribeReply.self,
-                from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe.qualifiedName).parameters)
+                from: ControlSocketFixture.call(fixture.socket, .describe).parameters)
             #expect(describe.lastReload?.outcome == .applied)
             #expect(describe.lastReload?.trigger == "file")
             #expect(describe.lastReload?.generation == 2)

@@ -33,7 +33,7 @@ struct ReloadMetricsTests {
             #expect(try metrics.expectGauge("environments_watch_polling").lastValue == 0)
 
             // Through the control socket: nothing changed.
-            let unchanged = try await ControlSocketFixture.call(fixture.socket, ControlInterface.Method.reload.qualifiedName)
+            let unchanged = try await ControlSocketFixture.call(fixture.socket, .reload)
             #expect(unchanged.error == nil)
             #expect(Self.reloads(metrics, "unchanged", "control") == 1)
 

@@ -22,20 +22,13 @@ struct SecretLeakTests {
     /// The example's configuration with a secret `Database.Password` and the given `LogLevel`
     /// and `APIBaseUrl`.
     static func plist(logLevel: String = "info", apiBaseURL: String = "https://${APIHost}/v1") -> String {
-        plistDocument(
-            """
-                <key>Common</key>
-                <dict>
-                    <key>APIHost</key><string>api.example.com</string>
-                    <key>APIBaseUrl</key><string>\(apiBaseURL)</string>
-                    <key>LogLevel</key><string>\(logLevel)</string>
-                    <key>ListenPort</key><integer>8080</integer>
-                    <key>Database</key><dict><key>Password</key><string>\(password)</string></dict>
-                    <key>Token</key><string>${credential:db-password}</string>
-                </dict>
-                <key>Staging</key><dict/>
-                <key>Secrets</key><array><string>Database.Password</string></array>
-            """)
+        examplePlist(
+            logLevel: logLevel, apiBaseURL: apiBaseURL,
+            moreCommon: """
+                <key>Database</key><dict><key>Password</key><string>\(password)</string></dict>
+                <key>Token</key><string>${credential:db-password}</string>
+                """,
+            secrets: ["Database.Password"])
     }
 
     /// Configurations whose rejection involves a secret: by the `LogLevel` check and by the

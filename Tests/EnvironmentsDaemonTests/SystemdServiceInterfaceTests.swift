@@ -63,7 +63,7 @@ struct SystemdServiceInterfaceTests {
     private func describe(_ fixture: ControlSocketFixture) async throws -> DescribeReply {
         try await JSONValue.record(
             DescribeReply.self,
-            from: ControlSocketFixture.call(fixture.socket, ControlInterface.Method.describe.qualifiedName).parameters)
+            from: ControlSocketFixture.call(fixture.socket, .describe).parameters)
     }
 
     @Test("Ping answers; the interface is listed and introspects")

@@ -1,4 +1,5 @@
 import Environments
+import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation
 import Logging
@@ -64,6 +65,13 @@ package final class ControlSocketFixture: Sendable {
         <key>RestartRequired</key><array><string>ListenPort</string></array>
         </dict></plist>
         """
+    }
+
+    /// Calls one of the control interface's methods.
+    package static func call(
+        _ socket: String, _ method: ControlInterface.Method, _ parameters: [String: JSONValue] = [:]
+    ) async throws -> VarlinkReply {
+        try await call(socket, method.qualifiedName, parameters)
     }
 
     /// Calls `method` on `socket`, on a thread of its own.

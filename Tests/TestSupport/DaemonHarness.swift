@@ -185,12 +185,22 @@ package final class DaemonHarness: @unchecked Sendable {
     }
 }
 
-/// An Environments.plist for the example daemon with the given Staging values.
+/// An Environments.plist for the example daemon with the given Staging values; `moreCommon`
+/// (keys and values, as XML) ends its `Common` section, `moreSections` (as XML) follows its
+/// `Staging` section, and `secrets`, when there are any, make its `Secrets` list. Without them
+/// it is the example's file, line for line.
 package func examplePlist(
     apiHost: String = "staging.example.com", logLevel: String = "info", listenPort: Int = 8080,
-    apiBaseURL: String = "https://${APIHost}/v1"
+    apiBaseURL: String = "https://${APIHost}/v1", moreCommon: String = "", moreSections: String = "",
+    secrets: [String] = []
 ) -> String {
-    plistDocument(
+    /// `xml` on lines of its own, indented by `depth` levels; nothing for no XML.
+    func lines(_ xml: String, depth: Int) -> String {
+        xml.split(separator: "\n").map { "\n" + String(repeating: "    ", count: depth) + $0 }.joined()
+    }
+    let secretsList =
+        secrets.isEmpty ? "" : "<key>Secrets</key><array>\(secrets.map { "<string>\($0)</string>" }.joined())</array>"
+    return plistDocument(
         """
             <key>Common</key>
             <dict>
@@ -198,12 +208,12 @@ package func examplePlist(
                 <key>APIBaseUrl</key><string>\(apiBaseURL)</string>
                 <key>LogLevel</key><string>\(logLevel)</string>
                 <key>ListenPort</key><integer>\(listenPort)</integer>
-                <key>HeartbeatInterval</key><string>100ms</string>
+                <key>HeartbeatInterval</key><string>100ms</string>\(lines(moreCommon, depth: 2))
             </dict>
             <key>Staging</key>
             <dict>
                 <key>APIHost</key><string>\(apiHost)</string>
-            </dict>
+            </dict>\(lines(moreSections, depth: 1))\(lines(secretsList, depth: 1))
             <key>RestartRequired</key>
             <array><string>ListenPort</string></array>
         """)
