@@ -9,7 +9,6 @@ let linux = TargetDependencyCondition.when(platforms: [.linux])
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
-// Whole writes to a file descriptor (`FileDescriptor.writeAll`); swift-nio's file system needs it too.
 let system = Target.Dependency.product(name: "SystemPackage", package: "swift-system")
 
 /// What a daemon's program is made of: the library, the daemon's service, systemd, its options
@@ -48,11 +47,12 @@ let package = Package(
         // Built only for `EnvironmentsConfiguration` (and its tests): an application that
         // links `Environments` alone never compiles it. No traits: the provider needs none.
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
+        // `FileDescriptor.writeAll` for the core's whole writes (swift-nio depends on it too).
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         // Built only for the etcd fleet mode (`EnvironmentsEtcd`, envctl, example-fleet-daemon):
         // `swift run example-daemon` never compiles them.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // `swift package generate-documentation` (scripts/build-docs.sh); a plugin, never linked.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -231,7 +231,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Environments", "EnvironmentsDaemon", "Varlink", logging,
+                "Environments", "EnvironmentsControl", "EnvironmentsDaemon", "Varlink", logging,
             ],
             path: "Tests/TestSupport"
         ),
