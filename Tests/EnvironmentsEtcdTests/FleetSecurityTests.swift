@@ -189,25 +189,21 @@ struct FleetSecurityTests {
         let secured = try await SecuredCluster()
         defer { secured.stop() }
         let cluster = secured.cluster
-        let host = try FleetHarness(cluster: cluster)
-        try await host.publish(common: ["Counter": "0"])
-        try await host.start(requestTimeout: .seconds(5), configure: secured.configureHost)
-        try await host.publish(common: ["Counter": "1"])
-        #expect(await host.waitFor("Counter", "1"))
-        let inUse = try #require(host.fleet?.client.currentEndpoint)
-        let victim = try #require(cluster.members.firstIndex { $0.endpoint == inUse })
-        let writer = try cluster.client(endpoints: cluster.endpoints.filter { $0 != inUse })
-        cluster.pause(victim)
-        defer { cluster.resume(victim) }
-        for counter in 2...6 {
-            try await writer.put(
-                host.prefix + "Environments.plist", FleetHarness.document(common: ["Counter": "\(counter)"]))
+        try await FleetHarness.withFleet(on: cluster, publishing: ["Counter": "0"]) { host in
+            try await host.start(requestTimeout: .seconds(5), configure: secured.configureHost)
+            try await host.publish(common: ["Counter": "1"])
+            #expect(await host.waitFor("Counter", "1"))
+            let (inUse, victim, writer) = try host.memberInUse()
+            cluster.pause(victim)
+            defer { cluster.resume(victim) }
+            for counter in 2...6 {
+                try await host.publish(common: ["Counter": "\(counter)"], through: writer)
+            }
+            #expect(await host.waitFor("Counter", "6", timeout: .seconds(60)), "\(cluster.log)")
+            #expect(host.fleet?.client.currentEndpoint != inUse)
+            cluster.resume(victim)
+            await writer.shutdown()
         }
-        #expect(await host.waitFor("Counter", "6", timeout: .seconds(60)), "\(cluster.log)")
-        #expect(host.fleet?.client.currentEndpoint != inUse)
-        cluster.resume(victim)
-        await writer.shutdown()
-        await host.stop()
     }
 
     @Test(

@@ -72,201 +72,205 @@ struct FleetStatusTests {
         return try await client.range(prefix: key).keyValues.first { $0.key == key }
     }
 
+    /// Polls `key` until it is there (`present`) or gone, for `timeout` at the most; says
+    /// whether it is so in the end.
+    static func waitFor(
+        _ key: String, present: Bool, _ cluster: EtcdCluster, timeout: Duration = .seconds(15)
+    ) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while try await (value(of: key, cluster) != nil) != present, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        return try await (value(of: key, cluster) != nil) == present
+    }
+
+    /// Runs `body` with one host, `id`, running on a one-member cluster with `Limit = 1`
+    /// published, and the key of its status.
+    static func withHost(_ id: String, _ body: (FleetHarness, _ statusKey: String) async throws -> Void)
+        async throws
+    {
+        try await FleetHarness.withFleet(size: 1, publishing: ["Limit": "1"]) { host in
+            try await host.start { $0.status.hostID = id }
+            try await body(host, FleetHostStatus.key(prefix: host.prefix, host: id))
+        }
+    }
+
     @Test("two hosts apply, one rejects the next revision: fleet status names it, its error, and exits 1")
     func twoApplyOneRejects() async throws {
-        let cluster = try await EtcdCluster()
-        defer { cluster.stop() }
-        let strict = try FleetHarness(cluster: cluster)
-        let lenient = try FleetHarness(cluster: cluster, prefix: strict.prefix)
-        let first = try await strict.publish(common: ["Limit": "50"])
-        try await strict.start(maximumLimit: 100, version: "2.5.1") { $0.status.hostID = "host-a" }
-        try await lenient.start(maximumLimit: 1000) { $0.status.hostID = "host-b" }
-        defer {
-            Task {
-                await strict.stop(); await lenient.stop()
+        try await FleetHarness.withFleet { strict in
+            let cluster = strict.cluster
+            let lenient = try FleetHarness(cluster: cluster, prefix: strict.prefix)
+            let first = try await strict.publish(common: ["Limit": "50"])
+            try await strict.start(maximumLimit: 100, version: "2.5.1") { $0.status.hostID = "host-a" }
+            try await lenient.start(maximumLimit: 1000) { $0.status.hostID = "host-b" }
+            defer { Task { await lenient.stop() } }
+
+            let agreed = try await Self.waitForStatus(cluster, strict.prefix) { status, output in
+                status == 0 && output.hosts.count == 2
             }
+            #expect(agreed.status == 0, "\(agreed.text)")
+            #expect(agreed.decoded?.revision == first)
+            #expect(agreed.decoded?.host("host-a")?.revision == first)
+            #expect(agreed.decoded?.host("host-b")?.library == LibraryVersion.current)
+            // The application's version, as its build gives it (an embedded Info.plist's
+            // CFBundleShortVersionString); none when the build gives none.
+            #expect(agreed.decoded?.host("host-a")?.version == "2.5.1", "\(agreed.text)")
+            #expect(agreed.decoded?.host("host-b")?.version == nil, "\(agreed.text)")
+
+            // Limit 150: host-a's validation rejects it, host-b applies it.
+            let second = try await strict.publish(common: ["Limit": "150"])
+            #expect(await lenient.waitFor("Limit", "150"))
+            #expect(
+                try await strict.waitForOutcome("rejected")?.error?.contains("Limit must be a number up to 100") == true
+            )
+            let split = try await Self.waitForStatus(cluster, strict.prefix) { _, output in
+                output.host("host-a")?.last?.outcome == "rejected" && output.host("host-b")?.current == true
+            }
+            #expect(split.status == 1, "\(split.text)")
+            let output = try #require(split.decoded, "\(split.text)")
+            #expect(output.revision == second)
+            #expect(output.behind == 1)
+            let rejecting = try #require(output.host("host-a"))
+            #expect(!rejecting.current)
+            #expect(rejecting.revision == first)
+            #expect(rejecting.last?.revision == second)
+            #expect(rejecting.last?.error?.contains("Limit must be a number up to 100") == true)
+            #expect(!rejecting.stale)
+            let applying = try #require(output.host("host-b"))
+            #expect(applying.current && applying.revision == second && applying.last?.outcome == "applied")
+
+            // The table says the same in words, with the same exit status.
+            let table = try Self.envctlStatus(cluster, strict.prefix, json: false)
+            #expect(table.status == 1)
+            #expect(table.text.contains("at revision \(second)"), "\(table.text)")
+            #expect(table.text.contains("host-a rejected revision \(second): "), "\(table.text)")
+            #expect(table.text.contains("Limit must be a number up to 100"), "\(table.text)")
+
+            // A revision both accept: everyone runs the newest, exit 0.
+            let third = try await strict.publish(common: ["Limit": "60"])
+            let healed = try await Self.waitForStatus(cluster, strict.prefix) { status, _ in status == 0 }
+            #expect(healed.status == 0, "\(healed.text)")
+            #expect(healed.decoded?.hosts.allSatisfy { $0.revision == third } == true, "\(healed.text)")
         }
-
-        let agreed = try await Self.waitForStatus(cluster, strict.prefix) { status, output in
-            status == 0 && output.hosts.count == 2
-        }
-        #expect(agreed.status == 0, "\(agreed.text)")
-        #expect(agreed.decoded?.revision == first)
-        #expect(agreed.decoded?.host("host-a")?.revision == first)
-        #expect(agreed.decoded?.host("host-b")?.library == LibraryVersion.current)
-        // The application's version, as its build gives it (an embedded Info.plist's
-        // CFBundleShortVersionString); none when the build gives none.
-        #expect(agreed.decoded?.host("host-a")?.version == "2.5.1", "\(agreed.text)")
-        #expect(agreed.decoded?.host("host-b")?.version == nil, "\(agreed.text)")
-
-        // Limit 150: host-a's validation rejects it, host-b applies it.
-        let second = try await strict.publish(common: ["Limit": "150"])
-        #expect(await lenient.waitFor("Limit", "150"))
-        #expect(
-            try await strict.waitForOutcome("rejected")?.error?.contains("Limit must be a number up to 100") == true)
-        let split = try await Self.waitForStatus(cluster, strict.prefix) { _, output in
-            output.host("host-a")?.last?.outcome == "rejected" && output.host("host-b")?.current == true
-        }
-        #expect(split.status == 1, "\(split.text)")
-        let output = try #require(split.decoded, "\(split.text)")
-        #expect(output.revision == second)
-        #expect(output.behind == 1)
-        let rejecting = try #require(output.host("host-a"))
-        #expect(!rejecting.current)
-        #expect(rejecting.revision == first)
-        #expect(rejecting.last?.revision == second)
-        #expect(rejecting.last?.error?.contains("Limit must be a number up to 100") == true)
-        #expect(!rejecting.stale)
-        let applying = try #require(output.host("host-b"))
-        #expect(applying.current && applying.revision == second && applying.last?.outcome == "applied")
-
-        // The table says the same in words, with the same exit status.
-        let table = try Self.envctlStatus(cluster, strict.prefix, json: false)
-        #expect(table.status == 1)
-        #expect(table.text.contains("at revision \(second)"), "\(table.text)")
-        #expect(table.text.contains("host-a rejected revision \(second): "), "\(table.text)")
-        #expect(table.text.contains("Limit must be a number up to 100"), "\(table.text)")
-
-        // A revision both accept: everyone runs the newest, exit 0.
-        let third = try await strict.publish(common: ["Limit": "60"])
-        let healed = try await Self.waitForStatus(cluster, strict.prefix) { status, _ in status == 0 }
-        #expect(healed.status == 0, "\(healed.text)")
-        #expect(healed.decoded?.hosts.allSatisfy { $0.revision == third } == true, "\(healed.text)")
     }
 
     @Test("a secret in a rejected document never reaches the status key; a long error is cut to keep it within 4 KiB")
     func secretsAndSize() async throws {
-        let cluster = try await EtcdCluster(size: 1)
-        defer { cluster.stop() }
-        let host = try FleetHarness(cluster: cluster)
-        try await host.publish(common: ["Limit": "1"])
-        try await host.start { $0.status.hostID = "host-s" }
-        defer { Task { await host.stop() } }
-        let key = FleetHostStatus.key(prefix: host.prefix, host: "host-s")
+        try await Self.withHost("host-s") { host, key in
+            let cluster = host.cluster
 
-        let secret = "hunter2-secret-value"
-        let rejected = try await host.publish(common: ["Limit": "1", "Token": secret])
-        #expect(try await host.waitForOutcome("rejected") != nil)
-        let output = try await Self.waitForStatus(cluster, host.prefix) { _, output in
-            output.host("host-s")?.last?.revision == rejected
-        }
-        let raw = try #require(try await Self.value(of: key, cluster))
-        let text = String(decoding: raw.value, as: UTF8.self)
-        #expect(!text.contains(secret), "\(text)")
-        #expect(!output.text.contains(secret))
-        #expect(text.contains("<redacted> does not start with ok-"), "\(text)")
-        #expect(raw.lease != 0)
+            let secret = "hunter2-secret-value"
+            let rejected = try await host.publish(common: ["Limit": "1", "Token": secret])
+            #expect(try await host.waitForOutcome("rejected") != nil)
+            let output = try await Self.waitForStatus(cluster, host.prefix) { _, output in
+                output.host("host-s")?.last?.revision == rejected
+            }
+            let raw = try #require(try await Self.value(of: key, cluster))
+            let text = String(decoding: raw.value, as: UTF8.self)
+            #expect(!text.contains(secret), "\(text)")
+            #expect(!output.text.contains(secret))
+            #expect(text.contains("<redacted> does not start with ok-"), "\(text)")
+            #expect(raw.lease != 0)
 
-        // A rejection whose text is 20 KiB: the value stays within 4 KiB, the error cut with "…".
-        let long = try await host.publish(common: ["Limit": "1", "Reason": "too long to keep whole. "])
-        _ = try await Self.waitForStatus(cluster, host.prefix) { _, output in
-            output.host("host-s")?.last?.revision == long
+            // A rejection whose text is 20 KiB: the value stays within 4 KiB, the error cut with "…".
+            let long = try await host.publish(common: ["Limit": "1", "Reason": "too long to keep whole. "])
+            _ = try await Self.waitForStatus(cluster, host.prefix) { _, output in
+                output.host("host-s")?.last?.revision == long
+            }
+            let cut = try #require(try await Self.value(of: key, cluster))
+            #expect(cut.value.count <= FleetHostStatus.maximumBytes)
+            let status = try #require(FleetHostStatus.decode(cut.value))
+            #expect(status.last?.error?.hasSuffix("…") == true)
+            #expect((status.last?.error?.utf8.count ?? 0) <= FleetHostStatus.maximumErrorBytes)
         }
-        let cut = try #require(try await Self.value(of: key, cluster))
-        #expect(cut.value.count <= FleetHostStatus.maximumBytes)
-        let status = try #require(FleetHostStatus.decode(cut.value))
-        #expect(status.last?.error?.hasSuffix("…") == true)
-        #expect((status.last?.error?.utf8.count ?? 0) <= FleetHostStatus.maximumErrorBytes)
     }
 
     @Test("a status key goes with its lease: at once on a graceful stop, within the TTL when the daemon stops renewing")
     func leases() async throws {
-        let cluster = try await EtcdCluster(size: 1)
-        defer { cluster.stop() }
-        let stopping = try FleetHarness(cluster: cluster)
-        let dying = try FleetHarness(cluster: cluster, prefix: stopping.prefix)
-        try await stopping.publish(common: ["Limit": "1"])
-        try await stopping.start {
-            $0.status.hostID = "stopping"; $0.status.ttl = .seconds(3)
-        }
-        try await dying.start {
-            $0.status.hostID = "dying"; $0.status.ttl = .seconds(3)
-        }
-        let both = try await Self.waitForStatus(cluster, stopping.prefix) { _, output in output.hosts.count == 2 }
-        #expect(both.decoded?.hosts.count == 2, "\(both.text)")
+        try await FleetHarness.withFleet(size: 1, publishing: ["Limit": "1"]) { stopping in
+            let cluster = stopping.cluster
+            let dying = try FleetHarness(cluster: cluster, prefix: stopping.prefix)
+            try await stopping.start {
+                $0.status.hostID = "stopping"; $0.status.ttl = .seconds(3)
+            }
+            try await dying.start {
+                $0.status.hostID = "dying"; $0.status.ttl = .seconds(3)
+            }
+            let both = try await Self.waitForStatus(cluster, stopping.prefix) { _, output in output.hosts.count == 2 }
+            #expect(both.decoded?.hosts.count == 2, "\(both.text)")
 
-        // A graceful stop revokes the lease: the key is gone when the service has stopped.
-        await stopping.stop()
-        #expect(
-            try await Self.value(of: FleetHostStatus.key(prefix: stopping.prefix, host: "stopping"), cluster) == nil)
+            // A graceful stop revokes the lease: the key is gone when the service has stopped.
+            await stopping.stop()
+            #expect(
+                try await Self.value(of: FleetHostStatus.key(prefix: stopping.prefix, host: "stopping"), cluster) == nil
+            )
 
-        // A daemon that stops renewing (its tasks cancelled, no graceful stop, as when killed):
-        // the key stays until etcd expires the lease, then goes by itself.
-        await dying.abandon()
-        let key = FleetHostStatus.key(prefix: stopping.prefix, host: "dying")
-        #expect(try await Self.value(of: key, cluster) != nil)
-        let deadline = ContinuousClock.now + .seconds(15)
-        while try await Self.value(of: key, cluster) != nil, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(200))
+            // A daemon that stops renewing (its tasks cancelled, no graceful stop, as when killed):
+            // the key stays until etcd expires the lease, then goes by itself.
+            await dying.abandon()
+            let key = FleetHostStatus.key(prefix: stopping.prefix, host: "dying")
+            #expect(try await Self.value(of: key, cluster) != nil)
+            #expect(try await Self.waitFor(key, present: false, cluster))
+            let none = try Self.envctlStatus(cluster, stopping.prefix)
+            #expect(none.status == 0 && none.decoded?.hosts.isEmpty == true, "\(none.text)")
         }
-        #expect(try await Self.value(of: key, cluster) == nil)
-        let none = try Self.envctlStatus(cluster, stopping.prefix)
-        #expect(none.status == 0 && none.decoded?.hosts.isEmpty == true, "\(none.text)")
     }
 
     @Test("a killed example-fleet-daemon: its key stays until the lease's TTL runs out, then goes by itself")
     func killedDaemon() async throws {
-        let cluster = try await EtcdCluster(size: 1)
-        defer { cluster.stop() }
-        let host = try FleetHarness(cluster: cluster)
-        try await host.writer.put(host.prefix + "Environments.plist", ExampleFleetDaemon.document())
-        let daemon = try ExampleFleetDaemon(
-            cluster: cluster, prefix: host.prefix, host: "killed-1", directory: host.hostDirectory)
-        defer { daemon.kill() }
-        func daemonLog() -> String { daemon.log }
+        try await FleetHarness.withFleet(size: 1) { host in
+            let cluster = host.cluster
+            try await host.writer.put(host.prefix + "Environments.plist", ExampleFleetDaemon.document())
+            let daemon = try ExampleFleetDaemon(
+                cluster: cluster, prefix: host.prefix, host: "killed-1", directory: host.hostDirectory)
+            defer { daemon.kill() }
+            func daemonLog() -> String { daemon.log }
 
-        let reported = try await Self.waitForStatus(cluster, host.prefix) { status, output in
-            status == 0 && output.host("killed-1") != nil
-        }
-        try #require(reported.decoded?.host("killed-1")?.current == true, "\(reported.text) \(daemonLog())")
-        #expect(reported.decoded?.host("killed-1")?.version == LibraryVersion.current, "\(reported.text)")
+            let reported = try await Self.waitForStatus(cluster, host.prefix) { status, output in
+                status == 0 && output.host("killed-1") != nil
+            }
+            try #require(reported.decoded?.host("killed-1")?.current == true, "\(reported.text) \(daemonLog())")
+            #expect(reported.decoded?.host("killed-1")?.version == LibraryVersion.current, "\(reported.text)")
 
-        kill(daemon.process.processIdentifier, SIGKILL)
-        daemon.process.waitUntilExit()
-        let key = FleetHostStatus.key(prefix: host.prefix, host: "killed-1")
-        #expect(try await Self.value(of: key, cluster) != nil)
-        let deadline = ContinuousClock.now + .seconds(15)
-        while try await Self.value(of: key, cluster) != nil, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(200))
+            kill(daemon.process.processIdentifier, SIGKILL)
+            daemon.process.waitUntilExit()
+            let key = FleetHostStatus.key(prefix: host.prefix, host: "killed-1")
+            #expect(try await Self.value(of: key, cluster) != nil)
+            #expect(try await Self.waitFor(key, present: false, cluster))
         }
-        #expect(try await Self.value(of: key, cluster) == nil)
     }
 
     @Test("a burst of publishes: the status is written at most once a second, and ends at the newest revision")
     func writeRate() async throws {
-        let cluster = try await EtcdCluster(size: 1)
-        defer { cluster.stop() }
-        let host = try FleetHarness(cluster: cluster)
-        try await host.publish(common: ["Limit": "1"])
-        try await host.start { $0.status.hostID = "host-r" }
-        defer { Task { await host.stop() } }
-        let key = FleetHostStatus.key(prefix: host.prefix, host: "host-r")
-        _ = try await Self.waitForStatus(cluster, host.prefix) { _, output in output.hosts.count == 1 }
-        let before = try #require(try await Self.value(of: key, cluster))
+        try await Self.withHost("host-r") { host, key in
+            let cluster = host.cluster
+            _ = try await Self.waitForStatus(cluster, host.prefix) { _, output in output.hosts.count == 1 }
+            let before = try #require(try await Self.value(of: key, cluster))
 
-        let started = ContinuousClock.now
-        var newest: Int64 = 0
-        for limit in 2...9 { newest = try await host.publish(common: ["Limit": String(limit)]) }
-        #expect(await host.waitFor("Limit", "9"))
-        let settled = try await Self.waitForStatus(cluster, host.prefix) { _, output in
-            output.host("host-r")?.revision == newest
-        }
-        #expect(settled.decoded?.host("host-r")?.last?.revision == newest, "\(settled.text)")
-        let after = try #require(try await Self.value(of: key, cluster))
-        let elapsed = ContinuousClock.now - started
+            let started = ContinuousClock.now
+            var newest: Int64 = 0
+            for limit in 2...9 { newest = try await host.publish(common: ["Limit": String(limit)]) }
+            #expect(await host.waitFor("Limit", "9"))
+            let settled = try await Self.waitForStatus(cluster, host.prefix) { _, output in
+                output.host("host-r")?.revision == newest
+            }
+            #expect(settled.decoded?.host("host-r")?.last?.revision == newest, "\(settled.text)")
+            let after = try #require(try await Self.value(of: key, cluster))
+            let elapsed = ContinuousClock.now - started
 
-        // Every write of the key since `before`, from etcd's history.
-        var writes = 0
-        let client = try cluster.client()
-        defer { Task { await client.shutdown() } }
-        for try await update in client.watch(prefix: key, from: before.modRevision + 1) {
-            guard case .changes(let revision, let changes) = update else { continue }
-            writes += changes.count
-            if revision >= after.modRevision { break }
+            // Every write of the key since `before`, from etcd's history.
+            var writes = 0
+            let client = try cluster.client()
+            defer { Task { await client.shutdown() } }
+            for try await update in client.watch(prefix: key, from: before.modRevision + 1) {
+                guard case .changes(let revision, let changes) = update else { continue }
+                writes += changes.count
+                if revision >= after.modRevision { break }
+            }
+            let seconds = Int(elapsed.components.seconds) + 1
+            #expect(writes >= 1)
+            #expect(writes <= seconds + 1, "\(writes) writes in \(elapsed)")
         }
-        let seconds = Int(elapsed.components.seconds) + 1
-        #expect(writes >= 1)
-        #expect(writes <= seconds + 1, "\(writes) writes in \(elapsed)")
     }
 
     @Test("status keys are not documents: the daemon does not read them, and publish's transaction ignores them")
@@ -295,24 +299,24 @@ struct FleetStatusTests {
         ])
         #expect(fromVariables.hostID == "web-1" && fromVariables.ttlSeconds == 12 && !fromVariables.isEnabled)
 
-        let cluster = try await EtcdCluster(size: 1)
-        defer { cluster.stop() }
-        let host = try FleetHarness(cluster: cluster)
-        let written = try await host.publish(common: ["Limit": "1"])
-        let reader = try EtcdClient(configuration: EtcdConfiguration(endpoints: cluster.endpoints, prefix: host.prefix))
-        defer { Task { await reader.shutdown() } }
-        let before = try await reader.readFleet()
-        // A status written after the read: the fleet reads the same documents, and a publish
-        // conditioned on the read still goes through.
-        try await host.writer.put(FleetHostStatus.key(prefix: host.prefix, host: "web-1"), Data("{}".utf8))
-        let after = try await reader.readFleet()
-        #expect(after.entries == before.entries)
-        #expect(after.configurationRevision == written)
-        let committed = try await reader.commit(
-            puts: [(FleetState.mainKey(prefix: host.prefix), FleetHarness.document(common: ["Limit": "2"]))],
-            deletes: [], prefix: host.prefix, ifUnchangedSince: before.revision,
-            expecting: [FleetState.mainKey(prefix: host.prefix): written])
-        #expect(committed != nil)
+        try await FleetHarness.withFleet(size: 1) { host in
+            let written = try await host.publish(common: ["Limit": "1"])
+            let reader = try EtcdClient(
+                configuration: EtcdConfiguration(endpoints: host.cluster.endpoints, prefix: host.prefix))
+            defer { Task { await reader.shutdown() } }
+            let before = try await reader.readFleet()
+            // A status written after the read: the fleet reads the same documents, and a publish
+            // conditioned on the read still goes through.
+            try await host.writer.put(FleetHostStatus.key(prefix: host.prefix, host: "web-1"), Data("{}".utf8))
+            let after = try await reader.readFleet()
+            #expect(after.entries == before.entries)
+            #expect(after.configurationRevision == written)
+            let committed = try await reader.commit(
+                puts: [(FleetState.mainKey(prefix: host.prefix), FleetHarness.document(common: ["Limit": "2"]))],
+                deletes: [], prefix: host.prefix, ifUnchangedSince: before.revision,
+                expecting: [FleetState.mainKey(prefix: host.prefix): written])
+            #expect(committed != nil)
+        }
     }
 
     @Test("an etcd role per host: readwrite on its own status key, read on the prefix; other keys refused")
@@ -320,71 +324,66 @@ struct FleetStatusTests {
         let secured = try await SecuredCluster(fleetUser: false)
         defer { secured.stop() }
         let (certificates, cluster) = (secured.certificates, secured.cluster)
-        let host = try FleetHarness(cluster: cluster)
-        try await host.publish(common: ["Limit": "1"])
-        // The role the FleetStatus article documents, made with etcdctl.
-        let own = FleetHostStatus.key(prefix: host.prefix, host: "host-a")
-        let prefix = host.prefix
-        // Off the cooperative pool (as the suite's `.blocking` trait already ensures): etcdctl
-        // (and etcd's bcrypt) take seconds on a loaded machine.
-        try await onThread {
-            try cluster.etcdctl(["role", "add", "fleet-host-a"])
-            try cluster.etcdctl(["role", "grant-permission", "fleet-host-a", "--prefix=true", "read", prefix])
-            try cluster.etcdctl(["role", "grant-permission", "fleet-host-a", "readwrite", own])
-            try cluster.etcdctl(["user", "add", "host-a:host-a-secret"])
-            try cluster.etcdctl(["user", "grant-role", "host-a", "fleet-host-a"])
-            // A host whose role lacks its status key: read on the prefix only.
-            try cluster.etcdctl(["role", "add", "fleet-reader"])
-            try cluster.etcdctl(["role", "grant-permission", "fleet-reader", "--prefix=true", "read", prefix])
-            try cluster.etcdctl(["user", "add", "reader:reader-secret"])
-            try cluster.etcdctl(["user", "grant-role", "reader", "fleet-reader"])
-        }
+        try await FleetHarness.withFleet(on: cluster, publishing: ["Limit": "1"]) { host in
+            // The role the FleetStatus article documents, made with etcdctl.
+            let own = FleetHostStatus.key(prefix: host.prefix, host: "host-a")
+            let prefix = host.prefix
+            // Off the cooperative pool (as the suite's `.blocking` trait already ensures): etcdctl
+            // (and etcd's bcrypt) take seconds on a loaded machine.
+            try await onThread {
+                try cluster.etcdctl(["role", "add", "fleet-host-a"])
+                try cluster.etcdctl(["role", "grant-permission", "fleet-host-a", "--prefix=true", "read", prefix])
+                try cluster.etcdctl(["role", "grant-permission", "fleet-host-a", "readwrite", own])
+                try cluster.etcdctl(["user", "add", "host-a:host-a-secret"])
+                try cluster.etcdctl(["user", "grant-role", "host-a", "fleet-host-a"])
+                // A host whose role lacks its status key: read on the prefix only.
+                try cluster.etcdctl(["role", "add", "fleet-reader"])
+                try cluster.etcdctl(["role", "grant-permission", "fleet-reader", "--prefix=true", "read", prefix])
+                try cluster.etcdctl(["user", "add", "reader:reader-secret"])
+                try cluster.etcdctl(["user", "grant-role", "reader", "fleet-reader"])
+            }
 
-        func configuration(_ user: String, _ password: String) -> EtcdConfiguration {
-            EtcdConfiguration(
-                endpoints: cluster.endpoints, prefix: host.prefix, userName: user, password: password,
-                tls: certificates.clientFiles)
-        }
-        try await host.start { configuration in
-            configuration.userName = "host-a"
-            configuration.password = "host-a-secret"
-            configuration.tls = certificates.clientFiles
-            configuration.status.hostID = "host-a"
-        }
-        defer { Task { await host.stop() } }
-        let reader = try FleetHarness(cluster: cluster, prefix: host.prefix)
-        try await reader.start { configuration in
-            configuration.userName = "reader"
-            configuration.password = "reader-secret"
-            configuration.tls = certificates.clientFiles
-            configuration.status.hostID = "host-r"
-        }
-        defer { Task { await reader.stop() } }
+            func configuration(_ user: String, _ password: String) -> EtcdConfiguration {
+                EtcdConfiguration(
+                    endpoints: cluster.endpoints, prefix: host.prefix, userName: user, password: password,
+                    tls: certificates.clientFiles)
+            }
+            try await host.start { configuration in
+                configuration.userName = "host-a"
+                configuration.password = "host-a-secret"
+                configuration.tls = certificates.clientFiles
+                configuration.status.hostID = "host-a"
+            }
+            let reader = try FleetHarness(cluster: cluster, prefix: host.prefix)
+            try await reader.start { configuration in
+                configuration.userName = "reader"
+                configuration.password = "reader-secret"
+                configuration.tls = certificates.clientFiles
+                configuration.status.hostID = "host-r"
+            }
+            defer { Task { await reader.stop() } }
 
-        // host-a's status arrives (lease granted, key written with its role).
-        let deadline = ContinuousClock.now + .seconds(20)
-        while try await Self.value(of: own, cluster) == nil, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        #expect(try await Self.value(of: own, cluster) != nil)
+            // host-a's status arrives (lease granted, key written with its role).
+            #expect(try await Self.waitFor(own, present: true, cluster, timeout: .seconds(20)))
 
-        // With host-a's credentials: another host's key and the documents are refused.
-        let client = try EtcdClient(configuration: configuration("host-a", "host-a-secret"))
-        defer { Task { await client.shutdown() } }
-        try await client.put(own, Data("{}".utf8))
-        let other = await FleetSecurityTests.failure {
-            try await client.put(FleetHostStatus.key(prefix: host.prefix, host: "host-b"), Data("{}".utf8))
-        }
-        #expect(other.contains("permission denied"), "\(other)")
-        let document = await FleetSecurityTests.failure {
-            try await client.put(FleetState.mainKey(prefix: host.prefix), FleetHarness.document())
-        }
-        #expect(document.contains("permission denied"), "\(document)")
+            // With host-a's credentials: another host's key and the documents are refused.
+            let client = try EtcdClient(configuration: configuration("host-a", "host-a-secret"))
+            defer { Task { await client.shutdown() } }
+            try await client.put(own, Data("{}".utf8))
+            let other = await FleetSecurityTests.failure {
+                try await client.put(FleetHostStatus.key(prefix: host.prefix, host: "host-b"), Data("{}".utf8))
+            }
+            #expect(other.contains("permission denied"), "\(other)")
+            let document = await FleetSecurityTests.failure {
+                try await client.put(FleetState.mainKey(prefix: host.prefix), FleetHarness.document())
+            }
+            #expect(document.contains("permission denied"), "\(document)")
 
-        // The host refused its status key carries on: it applies the next revision.
-        try await host.publish(common: ["Limit": "7"])
-        #expect(await reader.waitFor("Limit", "7"))
-        #expect(await host.waitFor("Limit", "7"))
-        #expect(try await Self.value(of: FleetHostStatus.key(prefix: host.prefix, host: "host-r"), cluster) == nil)
+            // The host refused its status key carries on: it applies the next revision.
+            try await host.publish(common: ["Limit": "7"])
+            #expect(await reader.waitFor("Limit", "7"))
+            #expect(await host.waitFor("Limit", "7"))
+            #expect(try await Self.value(of: FleetHostStatus.key(prefix: host.prefix, host: "host-r"), cluster) == nil)
+        }
     }
 }

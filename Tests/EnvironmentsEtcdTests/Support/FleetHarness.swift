@@ -6,6 +6,7 @@ import EtcdTestSupport
 import Foundation
 import Logging
 import ServiceLifecycle
+import Testing
 
 /// A daemon's configuration core in this process: an ``EtcdFleet`` on a prefix of its own, an
 /// ``Environment`` with the fleet below a host directory, and the ``EnvironmentService`` and
@@ -31,6 +32,47 @@ final class FleetHarness: @unchecked Sendable {
         writer = try cluster.client()
     }
 
+    /// Runs `body` with a harness on a new cluster of `size` members, with `common` published as
+    /// the fleet's main document first (unless `nil`); then stops the harness and the cluster,
+    /// whatever `body` did. `body` starts the harness, as each test needs it.
+    static func withFleet<Result>(
+        size: Int = 3, publishing common: [String: String]? = nil, _ body: (FleetHarness) async throws -> Result
+    ) async throws -> Result {
+        let cluster = try await EtcdCluster(size: size)
+        defer { cluster.stop() }
+        return try await withFleet(on: cluster, publishing: common, body)
+    }
+
+    /// Runs `body` with a harness on `cluster` (a prefix of its own), with `common` published as
+    /// the fleet's main document first (unless `nil`); then stops the harness, whatever `body` did.
+    static func withFleet<Result>(
+        on cluster: EtcdCluster, publishing common: [String: String]? = nil,
+        _ body: (FleetHarness) async throws -> Result
+    ) async throws -> Result {
+        let fleet = try FleetHarness(cluster: cluster)
+        do {
+            if let common { try await fleet.publish(common: common) }
+            let result = try await body(fleet)
+            await fleet.stop()
+            return result
+        } catch {
+            await fleet.stop()
+            throw error
+        }
+    }
+
+    /// envctl's options for this fleet: the cluster's endpoints and the prefix.
+    var envctlOptions: [String] {
+        ["--etcd-endpoints", cluster.endpoints.joined(separator: ","), "--etcd-prefix", prefix]
+    }
+
+    /// A new directory `name` in the cluster's temporary directory (removed with it).
+    func makeDirectory(_ name: String) throws -> URL {
+        let directory = cluster.root.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
     /// An `Environments.plist` with `common` and a `Production` section.
     static func document(common: [String: String] = [:], production: [String: String] = [:]) -> Data {
         func dictionary(_ values: [String: String]) -> String {
@@ -46,10 +88,22 @@ final class FleetHarness: @unchecked Sendable {
             """.utf8)
     }
 
-    /// Writes the fleet's main document.
+    /// Writes the fleet's main document (through `client`, or the harness's own writer).
     @discardableResult
-    func publish(common: [String: String] = [:], production: [String: String] = [:]) async throws -> Int64 {
-        try await writer.put(prefix + "Environments.plist", Self.document(common: common, production: production))
+    func publish(
+        common: [String: String] = [:], production: [String: String] = [:], through client: EtcdClient? = nil
+    ) async throws -> Int64 {
+        try await (client ?? writer).put(
+            prefix + "Environments.plist", Self.document(common: common, production: production))
+    }
+
+    /// The member whose endpoint the fleet's client uses now, its index in the cluster, and a
+    /// client on the other members: writes through it keep coming while that member is down.
+    /// The caller shuts the client down.
+    func memberInUse() throws -> (endpoint: String, index: Int, others: EtcdClient) {
+        let inUse = try #require(fleet?.client.currentEndpoint)
+        let index = try #require(cluster.members.firstIndex { $0.endpoint == inUse })
+        return (inUse, index, try cluster.client(endpoints: cluster.endpoints.filter { $0 != inUse }))
     }
 
     /// Connects to etcd (or the cache) and runs the service and the fleet watch.
