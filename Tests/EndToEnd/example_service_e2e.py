@@ -8,6 +8,7 @@ listens on the port its plist's `HTTP.port` gives.
 """
 
 import argparse
+import json
 import os
 import plistlib
 import socket
@@ -98,6 +99,18 @@ class ExampleRun(Checks):
                 return answer, True
             time.sleep(0.05)
         return answer, False
+
+    def check_first_answers(self, port, expected_config):
+        """The service's first answers once it serves: GET /greeting is the configured Greeting,
+        and GET /config (JSON) is `expected_config`."""
+        answer, ok = self.wait_get(port, "/greeting", lambda a: True)
+        self.check(ok and answer == "first greeting", f"GET /greeting answers the configured Greeting: {answer!r}")
+        config, _ = self.wait_get(port, "/config", lambda a: True)
+        try:
+            described = json.loads(config or "{}")
+        except ValueError:
+            described = {}
+        self.check(described == expected_config, f"GET /config: {config!r}")
 
     def write_plist(self, greeting, port, log_level=None):
         """etc/NAME/Environments.plist with `Greeting`, `HTTP.port` (and `LogLevel`), written

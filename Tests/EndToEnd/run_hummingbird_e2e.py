@@ -38,15 +38,8 @@ def scenario(run, port):
     c = run.c
     main_pid = run.start("notify-reload").get("MainPID")
 
-    answer, ok = run.wait_get(port, "/greeting", lambda a: True)
-    run.check(ok and answer == "first greeting", f"GET /greeting answers the configured Greeting: {answer!r}")
-    config, _ = run.wait_get(port, "/config", lambda a: True)
-    try:
-        described = json.loads(config or "{}")
-    except ValueError:
-        described = {}
-    run.check(described == {"environment": "Release", "generation": 1, "greeting": "first greeting", "port": port},
-              f"GET /config: {config!r}")
+    run.check_first_answers(
+        port, {"environment": "Release", "generation": 1, "greeting": "first greeting", "port": port})
 
     # A file edit alone: the next answers have the new value, no restart.
     run.write_plist("edited greeting", port)

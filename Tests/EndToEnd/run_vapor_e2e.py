@@ -25,7 +25,6 @@ Reuses the e2e package's containers and root file systems. Python 3 standard lib
   sudo python3 Tests/EndToEnd/run_vapor_e2e.py [--binary PATH] [--envctl PATH] [-v]
 """
 
-import json
 import os
 import sys
 
@@ -43,15 +42,8 @@ def scenario(run, port):
     main_pid = run.start("notify", " (Vapor's production maps to Release)").get("MainPID")
 
     # READY=1 goes out when the configuration is loaded and watched; Vapor binds right after.
-    answer, ok = run.wait_get(port, "/greeting", lambda a: True)
-    run.check(ok and answer == "first greeting", f"GET /greeting answers the configured Greeting: {answer!r}")
-    config, _ = run.wait_get(port, "/config", lambda a: True)
-    try:
-        described = json.loads(config or "{}")
-    except ValueError:
-        described = {}
-    run.check(described == {"environment": "Release", "vaporEnvironment": "production", "generation": 1,
-                            "greeting": "first greeting", "port": port}, f"GET /config: {config!r}")
+    run.check_first_answers(port, {"environment": "Release", "vaporEnvironment": "production", "generation": 1,
+                                   "greeting": "first greeting", "port": port})
 
     # A file edit alone: the next answers have the new value, no restart.
     run.write_plist("edited greeting", port)
