@@ -39,7 +39,7 @@ let package = Package(
     targets: [
         // glibc's count of heap bytes in use, which Swift's Glibc module does not export.
         .target(name: "CHeapUsage"),
-        // The files both executables read, and `blackHole`.
+        // The files both executables read, `blackHole`, `Statistics` and progress output.
         .target(
             name: "BenchmarkFixtures",
             dependencies: [.product(name: "Environments", package: "swift-environments")]

@@ -46,6 +46,24 @@ package enum Fixtures {
         try PropertyListSerialization.data(fromPropertyList: object, format: .xml, options: 0)
     }
 
+    /// The peer's file in `directory`, as ``writeFiles(_:in:)`` names it.
+    package static func peerFile(in directory: String) -> String {
+        directory + "/peer.plist"
+    }
+
+    /// Writes `settings` into `directory` as both contenders read them: our
+    /// `Environments.plist` (``environmentsPlist(_:)``, what ``options(_:)`` loads) and the
+    /// peer's flat property list (``flatPlist(_:)``, at ``peerFile(in:)``). Returns their paths.
+    @discardableResult
+    package static func writeFiles(_ settings: [String: String], in directory: String) throws
+        -> (ours: String, peer: String)
+    {
+        let files = (ours: directory + "/Environments.plist", peer: peerFile(in: directory))
+        try environmentsPlist(settings).write(to: URL(fileURLWithPath: files.ours))
+        try flatPlist(settings).write(to: URL(fileURLWithPath: files.peer))
+        return files
+    }
+
     /// Writes `data` the way editors save: into a temporary file beside `path`, then renamed
     /// over it. Returns right after the rename.
     package static func replace(_ path: String, with data: Data) throws {

@@ -39,8 +39,7 @@ struct ColdLoadBenchmark {
             progress("cold load: \(size) keys")
             let directory = try Fixtures.makeDirectory("cold-\(size)")
             let settings = Fixtures.settings(size)
-            try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: directory + "/Environments.plist"))
-            try Fixtures.flatPlist(settings).write(to: URL(fileURLWithPath: directory + "/peer.plist"))
+            try Fixtures.writeFiles(settings, in: directory)
             let repetitions = size >= 100_000 ? 5 : size >= 10_000 ? 9 : 21
             var samples: [Loader: [Double]] = [:]
             // Interleaved, so that a slow moment of the machine hits every loader alike.
@@ -106,7 +105,8 @@ struct ColdLoadBenchmark {
         case .swiftConfiguration:
             let start = clock.now
             let reader = ConfigReader(
-                provider: try await FileProvider<PropertyListSnapshot>(filePath: FilePath(directory + "/peer.plist")))
+                provider: try await FileProvider<PropertyListSnapshot>(
+                    filePath: FilePath(Fixtures.peerFile(in: directory))))
             value = reader.string(forKey: ConfigKey(key))
             elapsed = clock.now - start
         case .dictionary:

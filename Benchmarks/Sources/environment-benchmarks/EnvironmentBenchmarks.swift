@@ -58,12 +58,7 @@ struct EnvironmentBenchmarks: AsyncParsableCommand {
         LoggingSystem.bootstrap { _ in SwiftLogNoOpLogHandler() }
         defer { if coldChild.isEmpty { Fixtures.removeAll() } }
         let selected = Set(parts.isEmpty ? Part.byDefault : parts)
-        let progress: (String) -> Void = { message in
-            FileHandle.standardError.write(Data("... \(message)\n".utf8))
-        }
-        #if DEBUG
-            progress("warning: a debug build; numbers mean little (use swift run -c release)")
-        #endif
+        warnIfDebugBuild()
         if coldChild.count == 3, let loader = ColdLoadBenchmark.Loader(rawValue: coldChild[0]),
             let keyCount = Int(coldChild[2])
         {

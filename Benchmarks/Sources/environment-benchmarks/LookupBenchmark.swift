@@ -48,10 +48,7 @@ struct LookupBenchmark {
         let keys = Fixtures.keys(keyCount)
         let settings = Fixtures.settings(keyCount)
         let directory = try Fixtures.makeDirectory(name)
-        let ourFile = directory + "/Environments.plist"
-        try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: ourFile))
-        let peerFile = directory + "/peer.plist"
-        try Fixtures.flatPlist(settings).write(to: URL(fileURLWithPath: peerFile))
+        let (ourFile, peerFile) = try Fixtures.writeFiles(settings, in: directory)
         let environment =
             shared
             ? try Environment.bootstrap(Fixtures.options(directory))

@@ -31,9 +31,7 @@ struct MemoryBenchmark {
         results.reloads.few = min(results.reloads.few, results.reloads.many)
         let directory = try Fixtures.makeDirectory("memory")
         let settings = Fixtures.settings(keyCount)
-        try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: directory + "/Environments.plist"))
-        let peerFile = directory + "/peer.plist"
-        try Fixtures.flatPlist(settings).write(to: URL(fileURLWithPath: peerFile))
+        let peerFile = try Fixtures.writeFiles(settings, in: directory).peer
         let options = Fixtures.options(directory)
 
         progress("memory: bytes per key, \(keyCount) keys")

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BenchmarkFixtures
 import Foundation
 
 /// The floor: a watch on the fleet's documents through etcd's JSON gateway (``EtcdGateway``),
@@ -36,7 +37,7 @@ final class BareWatch: Sendable {
                 }
             } catch {
                 if !Task.isCancelled {
-                    FileHandle.standardError.write(Data("... the bare watch ended: \(error)\n".utf8))
+                    progress("the bare watch ended: \(error)")
                 }
                 createdContinuation.yield(.failure(error))
             }

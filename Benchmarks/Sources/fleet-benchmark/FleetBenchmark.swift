@@ -84,9 +84,7 @@ struct FleetBenchmark: AsyncParsableCommand {
     func run() async throws {
         LoggingSystem.bootstrap { _ in SwiftLogNoOpLogHandler() }
         let logger = Logger(label: "fleet-benchmark")
-        #if DEBUG
-            progress("warning: a debug build; numbers mean little (use swift run -c release)")
-        #endif
+        warnIfDebugBuild()
         guard FileManager.default.isExecutableFile(atPath: LocalEtcdCluster.binary) else {
             throw BenchmarkFailure("\(LocalEtcdCluster.binary) not found (apt-get install etcd-server)")
         }
@@ -232,10 +230,6 @@ struct FleetBenchmark: AsyncParsableCommand {
             envctlApplied: Statistics(measured.envctl.map(\.applied)),
             envctlExited: Statistics(measured.envctl.map(\.exited)),
             failures: failures)
-    }
-
-    private func progress(_ message: String) {
-        FileHandle.standardError.write(Data("... \(message)\n".utf8))
     }
 
     /// Kills the cluster and exits on SIGINT or SIGTERM, so that an interrupted run leaves no

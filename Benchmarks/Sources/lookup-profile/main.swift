@@ -70,9 +70,7 @@ let settings = Fixtures.settings(keyCount)
 nonisolated(unsafe) let anySettings: [String: Any] = settings
 let directory = try Fixtures.makeDirectory("profile")
 defer { Fixtures.removeAll() }
-try Fixtures.environmentsPlist(settings).write(to: URL(fileURLWithPath: directory + "/Environments.plist"))
-let peerFile = directory + "/peer.plist"
-try Fixtures.flatPlist(settings).write(to: URL(fileURLWithPath: peerFile))
+let peerFile = try Fixtures.writeFiles(settings, in: directory).peer
 let declared = keys.map { Setting<String>($0, default: "") }
 var options = Fixtures.options(directory)
 if kind == .declared || kind == .declaredFetch {
