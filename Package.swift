@@ -47,7 +47,8 @@ let package = Package(
         // Built only for `EnvironmentsConfiguration` (and its tests): an application that
         // links `Environments` alone never compiles it. No traits: the provider needs none.
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
-        // `FileDescriptor.writeAll` for the core's whole writes (swift-nio depends on it too).
+        // `FileDescriptor.writeAll` for SystemdSupport's and envctl's whole writes (swift-nio
+        // depends on it too). Not for Environments: the core needs nothing but swift-log.
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         // Built only for the etcd fleet mode (`EnvironmentsEtcd`, envctl, example-fleet-daemon):
         // `swift run example-daemon` never compiles them.
@@ -66,7 +67,7 @@ let package = Package(
         // The portable core: Environments.plist, layering, interpolation, snapshots.
         .target(
             name: "Environments",
-            dependencies: ["Locking", "TextEscaping", logging, system]
+            dependencies: ["Locking", "TextEscaping", logging]
         ),
         // libsystemd (sd_notify, sd_journal_sendv), Linux only.
         .systemLibrary(

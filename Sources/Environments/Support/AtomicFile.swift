@@ -1,5 +1,4 @@
 import Foundation
-import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -21,7 +20,7 @@ package enum AtomicFile {
     ///
     /// - Parameters:
     ///   - mode: The new file's permissions, before the process's umask applies.
-    /// - Throws: `Errno` (swift-system) of the failing call; the temporary file is removed.
+    /// - Throws: `POSIXError` with the failing call's `errno`; the temporary file is removed.
     package static func replace(_ path: String, with bytes: some Collection<UInt8>, mode: mode_t = 0o666) throws {
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
@@ -30,7 +29,7 @@ package enum AtomicFile {
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw currentError() }
         do {
-            try FileDescriptor(rawValue: descriptor).writeAll(bytes)
+            try writeAll(descriptor, bytes)
             guard close(descriptor) == 0 else {
                 let error = currentError()
                 unlink(temporary)
@@ -48,5 +47,22 @@ package enum AtomicFile {
         }
     }
 
-    private static func currentError() -> Errno { Errno(rawValue: errno) }
+    private static func writeAll(_ descriptor: Int32, _ bytes: some Collection<UInt8>) throws {
+        let contiguous = Array(bytes)
+        try contiguous.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw currentError()
+                }
+                offset += written
+            }
+        }
+    }
+
+    private static func currentError() -> POSIXError {
+        POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+    }
 }
