@@ -145,19 +145,30 @@ struct ReloadHistoryTests {
             let history = try await JSONValue.record(
                 HistoryReply.self,
                 from: ControlSocketFixture.call(fixture.socket, .history).parameters)
+            // One record of the catch-up: the history keeps applied reloads, so a second one
+            // (a catch-up announced twice) would show here.
             #expect(history.entries.map(\.outcome) == [.loaded, .applied])
             #expect(history.entries.map(\.trigger) == ["start", "file"])
+            #expect(history.entries.last?.changes.map(\.key) == ["Greeting"])
             let describe = try await JSONValue.record(
                 DescribeReply.self,
                 from: ControlSocketFixture.call(fixture.socket, .describe).parameters)
-            #expect(describe.lastReload?.outcome == .applied)
-            #expect(describe.lastReload?.trigger == "file")
-            #expect(describe.lastReload?.generation == 2)
-            #expect(describe.lastReload?.changedKeys == ["Greeting"])
             let state = try ReloadState.read(from: stateFile)
             #expect(state.generation == 2)
-            #expect(state.lastReload?.trigger == "file")
-            #expect(state.lastReload?.changedKeys == ["Greeting"])
+            let last = try #require(describe.lastReload)
+            let written = try #require(state.lastReload)
+            // Describe and the state file tell the same last reload: the catch-up, or (seen once
+            // under CI's load) a file event after it that found nothing new, which the history
+            // leaves out.
+            #expect(last.trigger == "file" && written.trigger == "file")
+            #expect(last.generation == 2 && written.generation == 2)
+            #expect(last.outcome.rawValue == written.outcome.rawValue)
+            #expect(last.changedKeys == written.changedKeys)
+            if last.outcome == .applied {
+                #expect(last.changedKeys == ["Greeting"])
+            } else {
+                #expect(last.outcome == .unchanged && last.changedKeys.isEmpty)
+            }
         }
     }
 
