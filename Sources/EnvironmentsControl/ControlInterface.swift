@@ -442,3 +442,12 @@ package struct CheckReply: Codable, Sendable, Hashable {
         self.warnings = warnings
     }
 }
+
+extension VarlinkReply {
+    /// An error reply of the control interface with `parameters`.
+    package static func error(
+        _ error: ControlInterface.Error, _ parameters: [String: JSONValue] = [:]
+    ) -> VarlinkReply {
+        VarlinkReply(parameters: parameters, error: error.qualifiedName)
+    }
+}

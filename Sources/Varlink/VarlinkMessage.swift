@@ -47,6 +47,11 @@ package struct VarlinkReply: Codable, Sendable, Hashable {
     package static func error(_ name: String, _ parameters: [String: JSONValue] = [:]) -> VarlinkReply {
         VarlinkReply(parameters: parameters, error: name)
     }
+
+    /// An error reply of `org.varlink.service` with `parameters`.
+    package static func error(_ error: VarlinkServiceError, _ parameters: [String: JSONValue] = [:]) -> VarlinkReply {
+        VarlinkReply(parameters: parameters, error: error.qualifiedName)
+    }
 }
 
 /// Encodes and decodes messages: UTF-8 JSON objects without NUL bytes, each followed by NUL.

@@ -59,7 +59,7 @@ extension ControlHandler {
             }
             if let denied = systemdDeny(peer) { return denied }
             guard reloader.controlsLogLevel else {
-                return .error(VarlinkServiceError.methodNotImplemented.qualifiedName, ["method": .string(call.method)])
+                return .error(VarlinkServiceError.methodNotImplemented, ["method": .string(call.method)])
             }
             switch parameters["level"] {
             case nil, .null?:
@@ -78,17 +78,17 @@ extension ControlHandler {
                 .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
             return VarlinkReply(parameters: ["environment": .array(variables.map(JSONValue.string))])
         default:
-            return .error(VarlinkServiceError.methodNotFound.qualifiedName, ["method": .string(call.method)])
+            return .error(VarlinkServiceError.methodNotFound, ["method": .string(call.method)])
         }
     }
 
     /// `org.varlink.service.PermissionDenied` for a peer that is neither root nor the daemon's
     /// user, as systemd's daemons answer; `nil` when the peer may go ahead.
     private func systemdDeny(_ peer: PeerCredentials) -> VarlinkReply? {
-        peer.isPrivileged ? nil : .error(VarlinkServiceError.permissionDenied.qualifiedName)
+        peer.isPrivileged ? nil : .error(VarlinkServiceError.permissionDenied)
     }
 
     private static func invalidParameter(_ name: String) -> VarlinkReply {
-        .error(VarlinkServiceError.invalidParameter.qualifiedName, ["parameter": .string(name)])
+        .error(VarlinkServiceError.invalidParameter, ["parameter": .string(name)])
     }
 }

@@ -59,7 +59,7 @@ struct ControlHandler: Sendable {
             logLevelOverride: logLevelOverride, partSize: partSize)
         if call.more == true { return .parts(parts) }
         guard let message = parts.singleMessage(limit: maximumUnpagedReplySize) else {
-            return .reply(.error(VarlinkServiceError.expectedMore.qualifiedName))
+            return .reply(.error(VarlinkServiceError.expectedMore))
         }
         return .encoded(message)
     }
@@ -78,7 +78,7 @@ struct ControlHandler: Sendable {
             ])
         case "org.varlink.service.GetInterfaceDescription":
             guard let interface = parameters["interface"]?.stringValue else {
-                return .error(VarlinkServiceError.invalidParameter.qualifiedName, ["parameter": .string("interface")])
+                return .error(VarlinkServiceError.invalidParameter, ["parameter": .string("interface")])
             }
             switch interface {
             case ControlInterface.name:
@@ -88,17 +88,17 @@ struct ControlHandler: Sendable {
             case Self.systemdServiceInterface:
                 return VarlinkReply(parameters: ["description": .string(Self.systemdServiceDescription)])
             default:
-                return .error(VarlinkServiceError.interfaceNotFound.qualifiedName, ["interface": .string(interface)])
+                return .error(VarlinkServiceError.interfaceNotFound, ["interface": .string(interface)])
             }
         case ControlInterface.Method.get.qualifiedName:
             guard let key = parameters["key"]?.stringValue else {
-                return .error(VarlinkServiceError.invalidParameter.qualifiedName, ["parameter": .string("key")])
+                return .error(VarlinkServiceError.invalidParameter, ["parameter": .string("key")])
             }
             let showSecrets = parameters["showSecrets"]?.boolValue ?? false
             // One snapshot for the value and what waits for a restart.
             let snapshot = environment.snapshot
             guard let configured = snapshot.configuredValue(forKey: key) else {
-                return .error(ControlInterface.Error.noSuchSetting.qualifiedName, ["key": .string(key)])
+                return .error(ControlInterface.Error.noSuchSetting, ["key": .string(key)])
             }
             if showSecrets, configured.isSecret, let denied = deny(call, peer, reason: "secret values") {
                 return denied
@@ -120,7 +120,7 @@ struct ControlHandler: Sendable {
             if let list = parameters["candidates"] {
                 guard case .array(let items) = list else {
                     return .error(
-                        VarlinkServiceError.invalidParameter.qualifiedName, ["parameter": .string("candidates")])
+                        VarlinkServiceError.invalidParameter, ["parameter": .string("candidates")])
                 }
                 let directory = environment.snapshot.location?.directory
                 let fileName = environment.options?.fileName ?? "Environments.plist"
@@ -130,7 +130,7 @@ struct ControlHandler: Sendable {
                         let absolute = CheckCandidate.absolutePath(path, directory: directory, fileName: fileName)
                     else {
                         return .error(
-                            VarlinkServiceError.invalidParameter.qualifiedName, ["parameter": .string("candidates")])
+                            VarlinkServiceError.invalidParameter, ["parameter": .string("candidates")])
                     }
                     candidates[absolute] = Data(contents.utf8)
                 }
@@ -146,14 +146,14 @@ struct ControlHandler: Sendable {
         case ControlInterface.Method.history.qualifiedName:
             guard parameters.isEmpty else {
                 return .error(
-                    VarlinkServiceError.invalidParameter.qualifiedName,
+                    VarlinkServiceError.invalidParameter,
                     ["parameter": .string(parameters.keys.sorted()[0])])
             }
             return Self.reply(await reloader.historyReply)
         case ControlInterface.Method.schema.qualifiedName:
             guard parameters.isEmpty else {
                 return .error(
-                    VarlinkServiceError.invalidParameter.qualifiedName,
+                    VarlinkServiceError.invalidParameter,
                     ["parameter": .string(parameters.keys.sorted()[0])])
             }
             let declaration = environment.options?.declaration
@@ -165,10 +165,10 @@ struct ControlHandler: Sendable {
             return await handleSystemdService(call, from: peer)
         default:
             if call.interface == ControlInterface.name || call.interface == "org.varlink.service" {
-                return .error(VarlinkServiceError.methodNotFound.qualifiedName, ["method": .string(call.method)])
+                return .error(VarlinkServiceError.methodNotFound, ["method": .string(call.method)])
             }
             return .error(
-                VarlinkServiceError.interfaceNotFound.qualifiedName,
+                VarlinkServiceError.interfaceNotFound,
                 ["interface": .string(call.interface ?? call.method)])
         }
     }
@@ -177,7 +177,7 @@ struct ControlHandler: Sendable {
     private func deny(_ call: VarlinkCall, _ peer: PeerCredentials, reason: String) -> VarlinkReply? {
         guard !peer.isPrivileged else { return nil }
         return .error(
-            ControlInterface.Error.permissionDenied.qualifiedName,
+            ControlInterface.Error.permissionDenied,
             [
                 "method": .string(call.method), "uid": .int(Int(peer.uid)),
                 "reason": .string("\(reason): only root and the daemon's own user (uid \(geteuid())) may"),
@@ -239,7 +239,7 @@ struct ControlHandler: Sendable {
     /// The reply when a reply cannot be encoded: an error that says why.
     private static func encodingFailure(_ error: any Error) -> VarlinkReply {
         .error(
-            ControlInterface.Error.invalidMessage.qualifiedName,
+            ControlInterface.Error.invalidMessage,
             ["reason": .string("cannot encode the reply: \(error)")])
     }
 

@@ -308,7 +308,7 @@ final class ControlServer: Sendable {
                     // A word before closing, so that envctl can say why; it is small enough for
                     // any socket buffer, and a client that cannot take it loses nothing.
                     let bytes = server.encode(
-                        .error(ControlInterface.Error.tooManyConnections.qualifiedName, ["reason": .string(reason)]))
+                        .error(ControlInterface.Error.tooManyConnections, ["reason": .string(reason)]))
                     _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                     close(descriptor)
                     continue
@@ -393,7 +393,7 @@ final class ControlServer: Sendable {
             connection.closing = true
             connection.refused = true
             append(
-                server.encode(.error(ControlInterface.Error.invalidMessage.qualifiedName, ["reason": .string(reason)])),
+                server.encode(.error(ControlInterface.Error.invalidMessage, ["reason": .string(reason)])),
                 to: connection)
         }
 
@@ -524,7 +524,7 @@ final class ControlServer: Sendable {
         } catch {
             logger.error("control socket: cannot encode a reply", metadata: ["error": "\(error)"])
             let failure = VarlinkReply.error(
-                ControlInterface.Error.invalidMessage.qualifiedName,
+                ControlInterface.Error.invalidMessage,
                 ["reason": .string("cannot encode the reply: \(error)")])
             // A reply of one short string always encodes; the literal is for the impossible case.
             return (try? VarlinkCoding.encode(failure))
