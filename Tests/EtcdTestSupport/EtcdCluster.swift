@@ -91,24 +91,42 @@ package final class EtcdCluster: @unchecked Sendable {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         logFile = root.appendingPathComponent("etcd.log")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        var ports = try Self.freePorts(size * 2)
-        storedMembers = (1...size).map { index in
-            let clientPort = ports.removeFirst()
-            return Member(
-                name: "m\(index)", clientPort: clientPort, peerPort: ports.removeFirst(), process: nil,
-                endpoint: tls.map { "https://\($0.host):\(clientPort)" } ?? "http://127.0.0.1:\(clientPort)",
-                listenURL: "\(tls == nil ? "http" : "https")://127.0.0.1:\(clientPort)")
-        }
-        do {
-            for index in 0..<size { try launch(index, state: "new") }
-            if waitsUntilAnswering {
-                try await waitUntilAnswering()
-            } else {
-                try await waitUntilListening()
+        storedMembers = []
+        // A member that exits while the cluster starts most likely found a port taken after
+        // `freePorts` checked it (by another test's cluster or connection): start again on
+        // other ports, twice at most.
+        for attempt in 1...3 {
+            let ports = try Self.freePorts(size * 2)
+            lock.withLock {
+                storedMembers = (0..<size).map { index in
+                    let clientPort = ports[2 * index]
+                    return Member(
+                        name: "m\(index + 1)", clientPort: clientPort, peerPort: ports[2 * index + 1],
+                        process: nil,
+                        endpoint: tls.map { "https://\($0.host):\(clientPort)" } ?? "http://127.0.0.1:\(clientPort)",
+                        listenURL: "\(tls == nil ? "http" : "https")://127.0.0.1:\(clientPort)")
+                }
             }
-        } catch {
-            stop()
-            throw error
+            do {
+                for index in 0..<size { try launch(index, state: "new") }
+                if waitsUntilAnswering {
+                    try await waitUntilAnswering()
+                } else {
+                    try await waitUntilListening()
+                }
+                try checkNoMemberExited()
+                return
+            } catch {
+                let memberExited = exitedMember() != nil
+                killAll()
+                guard memberExited, attempt < 3 else {
+                    stop()
+                    throw error
+                }
+                for member in members {
+                    try? FileManager.default.removeItem(at: root.appendingPathComponent(member.name))
+                }
+            }
         }
     }
 
@@ -251,6 +269,7 @@ package final class EtcdCluster: @unchecked Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if (try? await client.range(prefix: "/health-check/")) != nil { return }
+            try checkNoMemberExited()
             try await Task.sleep(for: .milliseconds(100))
         }
         throw EtcdError(
@@ -262,6 +281,7 @@ package final class EtcdCluster: @unchecked Sendable {
         let deadline = ContinuousClock.now + timeout
         for member in members {
             while !Self.takesConnections(member.clientPort) {
+                try checkNoMemberExited()
                 guard ContinuousClock.now < deadline else {
                     throw EtcdError(operation: "start the local etcd cluster", message: "no member listens: \(log)")
                 }
@@ -285,26 +305,56 @@ package final class EtcdCluster: @unchecked Sendable {
         }
     }
 
-    /// Ports nobody listens on now: bound to port 0, noted, closed.
+    /// A member started and not killed whose process has ended.
+    private func exitedMember() -> Member? {
+        members.first { member in member.process.map { !$0.isRunning } ?? false }
+    }
+
+    /// Throws, naming the member and its exit status, if a member has exited.
+    private func checkNoMemberExited() throws {
+        guard let member = exitedMember(), let process = member.process else { return }
+        throw EtcdError(
+            operation: "start the local etcd cluster",
+            message: "member \(member.name) (client port \(member.clientPort), peer port \(member.peerPort)) "
+                + "exited with status \(process.terminationStatus): \(log)")
+    }
+
+    /// Ports nobody listens on now, noted and closed: chosen at random below the kernel's
+    /// ephemeral range (`/proc/sys/net/ipv4/ip_local_port_range`). Binding to port 0 would pick
+    /// from that range, where every outgoing connection (the tests' clients among them) takes
+    /// its local port too, so one could take a member's port between this check and etcd's own
+    /// bind.
     private static func freePorts(_ count: Int) throws -> [Int] {
+        let ephemeralLow =
+            (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+            .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32_768
+        let candidates = 10_000..<max(ephemeralLow, 20_000)
         var ports: [Int] = []
         var sockets: [Int32] = []
         defer { sockets.forEach { close($0) } }
+        var tries = 0
         while ports.count < count {
+            tries += 1
+            guard tries <= 10_000 else { throw POSIXError(.EADDRINUSE) }
+            let port = Int.random(in: candidates)
+            guard !ports.contains(port) else { continue }
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = 0
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                    bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            let bound = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
                 }
             }
-            guard bound else { throw POSIXError(.EADDRINUSE) }
+            guard bound else {
+                close(descriptor)
+                continue
+            }
             sockets.append(descriptor)
-            ports.append(Int(UInt16(bigEndian: address.sin_port)))
+            ports.append(port)
         }
         return ports
     }

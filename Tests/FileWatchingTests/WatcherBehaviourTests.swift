@@ -123,7 +123,6 @@
 
             @Test func cancellationEndsRunAndClosesTheDescriptor() async throws {
                 try await withTemporaryDirectory { directory in
-                    let before = inotifyDescriptors()
                     let watcher = FileWatcher(
                         files: [directory + "/Environments.plist"], directories: [directory],
                         logger: testLogger)
@@ -134,26 +133,29 @@
                         try await watcher.run(onReady: { ready.set() }, onChange: { _ in })
                     }
                     #expect(await waitUntil { ready.isSet })
-                    #expect(inotifyDescriptors().count == before.count + 1)
+                    #expect(try inotifyInstances(watching: directory).count == 1)
                     task.cancel()
                     #expect(await waitUntil { finished.isSet })
                     try await task.value
-                    #expect(inotifyDescriptors() == before)
+                    #expect(try inotifyInstances(watching: directory).isEmpty)
                 }
             }
 
             @Test func cancellationBeforeWatchingStartsEndsRun() async throws {
-                let before = inotifyDescriptors()
-                let watcher = FileWatcher(files: ["/nonexistent/Environments.plist"], directories: [])
-                let finished = Flag()
-                let task = Task {
-                    defer { finished.set() }
-                    try await watcher.run { _ in }
+                try await withTemporaryDirectory { directory in
+                    let watcher = FileWatcher(
+                        files: [directory + "/Environments.plist"], directories: [directory],
+                        logger: testLogger)
+                    let finished = Flag()
+                    let task = Task {
+                        defer { finished.set() }
+                        try await watcher.run { _ in }
+                    }
+                    task.cancel()
+                    #expect(await waitUntil { finished.isSet })
+                    try await task.value
+                    #expect(try inotifyInstances(watching: directory).isEmpty)
                 }
-                task.cancel()
-                #expect(await waitUntil { finished.isSet })
-                try await task.value
-                #expect(inotifyDescriptors() == before)
             }
 
             @Test func aWatcherCanRunAgainAfterCancellation() async throws {
@@ -168,14 +170,23 @@
                 }
             }
 
-            /// The open file descriptors of this process that are inotify instances.
-            private func inotifyDescriptors() -> Set<String> {
+            /// The open descriptors of this process that are inotify instances watching `path`,
+            /// found by its inode in `/proc/self/fdinfo` (lines `inotify wd:1 ino:1a2b sdev:…`).
+            /// Counting every inotify instance of the process is no test: suites running at the
+            /// same time open and close their own.
+            private func inotifyInstances(watching path: String) throws -> [String] {
+                let inode = try #require(
+                    (try? FileManager.default.attributesOfItem(atPath: path))?[.systemFileNumber] as? Int)
+                let watched = "ino:" + String(inode, radix: 16) + " "
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-                return Set(
-                    names.filter {
-                        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0))
-                            == "anon_inode:inotify"
-                    })
+                return names.filter { name in
+                    guard
+                        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name))
+                            == "anon_inode:inotify",
+                        let info = try? String(contentsOfFile: "/proc/self/fdinfo/" + name, encoding: .utf8)
+                    else { return false }
+                    return info.split(separator: "\n").contains { $0.hasPrefix("inotify ") && $0.contains(watched) }
+                }
             }
         }
     }
