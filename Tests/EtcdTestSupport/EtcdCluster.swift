@@ -54,7 +54,6 @@ package final class EtcdCluster: @unchecked Sendable {
     private var storedMembers: [Member]
     private let logFile: URL
     private let tls: TLS?
-    private let authTokenTTL: Int?
     /// root's password once ``enableAuthentication(rootPassword:)`` ran.
     private var rootPassword: String? {
         get { lock.withLock { storedRootPassword } }
@@ -78,14 +77,12 @@ package final class EtcdCluster: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - tls: TLS on the client URLs, or `nil` for plain HTTP.
-    ///   - authTokenTTL: etcd's `--auth-token-ttl` in seconds (default 300).
     ///   - waitsUntilAnswering: Whether to wait until a read succeeds (else until the client
     ///     ports take connections: for members whose certificate no client accepts).
-    package init(size: Int = 3, tls: TLS? = nil, authTokenTTL: Int? = nil, waitsUntilAnswering: Bool = true)
+    package init(size: Int = 3, tls: TLS? = nil, waitsUntilAnswering: Bool = true)
         async throws
     {
         self.tls = tls
-        self.authTokenTTL = authTokenTTL
         root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
             "etcd-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -201,6 +198,17 @@ package final class EtcdCluster: @unchecked Sendable {
         rootPassword = password
     }
 
+    /// Makes etcd forget every token it gave (`etcdctl auth disable`, then `auth enable`): the
+    /// next request that presents one is refused as an invalid auth token, as after the token's
+    /// TTL (`--auth-token-ttl`), without a test waiting on etcd's clock and racing it.
+    package func forgetTokens() throws {
+        guard let password = rootPassword else { return }
+        try etcdctl(["auth", "disable"])
+        rootPassword = nil
+        try etcdctl(["auth", "enable"])
+        rootPassword = password
+    }
+
     /// Adds a user who may read and write the keys under `prefix`, and nothing else.
     package func addUser(_ name: String, password: String, prefix: String) throws {
         try etcdctl(["role", "add", name])
@@ -253,7 +261,6 @@ package final class EtcdCluster: @unchecked Sendable {
                 process.arguments! += ["--client-cert-auth", "--trusted-ca-file", authority]
             }
         }
-        if let authTokenTTL { process.arguments! += ["--auth-token-ttl", String(authTokenTTL)] }
         let log = try FileHandle(forWritingTo: logFile)
         log.seekToEndOfFile()
         process.standardOutput = log

@@ -17,11 +17,11 @@ struct SecuredCluster {
     /// The certificates (openssl) and the users (etcdctl, with etcd's bcrypt behind it) are made
     /// by child processes that take seconds on a loaded machine: on threads of their own, so that
     /// they never hold the few threads that run every other suite's daemons in this process.
-    init(size: Int = 3, authTokenTTL: Int? = nil, fleetUser: Bool = true) async throws {
+    init(size: Int = 3, fleetUser: Bool = true) async throws {
         let directory = try FleetSecurityTests.temporaryDirectory()
         self.directory = directory
         certificates = try await onThread { try FleetSecurityTests.Certificates(in: directory) }
-        let cluster = try await EtcdCluster(size: size, tls: certificates.tls, authTokenTTL: authTokenTTL)
+        let cluster = try await EtcdCluster(size: size, tls: certificates.tls)
         self.cluster = cluster
         try await onThread {
             try cluster.enableAuthentication(rootPassword: "root-secret-1")
