@@ -2,8 +2,8 @@
 # Runs the Swift tests under ThreadSanitizer and under AddressSanitizer (LeakSanitizer
 # included), each in a build folder of its own, and fails on any report.
 #   scripts/sanitizers.sh [--build-only] [--all] [thread|address]...     (default: both)
-# LeakSanitizer's suppressions for the toolchain's own leaks are in .ci/lsan.supp, each with
-# its reason; leaks of ours are fixed, never suppressed.
+# LeakSanitizer's suppressions for leaks inside the toolchain's libraries and the packages we
+# depend on are in .ci/lsan.supp, each with its reason; leaks of ours are fixed, never suppressed.
 #
 # Which tests: those where a sanitizer can find something, which is most of them. Left out
 # (--all runs them too), because there the instrumented build costs minutes and finds nothing
