@@ -98,13 +98,19 @@ package final class DaemonHarness: @unchecked Sendable {
     /// The daemon's log so far.
     package var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
+    /// How long a wait lasts before it gives up: it only stops a stuck test, and returns as soon
+    /// as what it waits for happens. In CI the test process sometimes gets no processor for
+    /// about 30 s (the sanitizer lane's tests compute beside it on the two cores), and a daemon
+    /// that fails at once was seen taking more than 20 s to exit.
+    package static let patience: Duration = .seconds(90)
+
     /// Waits for a notify datagram that satisfies `predicate`.
-    package func waitForDatagram(timeout: Duration = .seconds(20), _ predicate: (String) -> Bool) -> String? {
+    package func waitForDatagram(timeout: Duration = patience, _ predicate: (String) -> Bool) -> String? {
         notify.waitFor(timeout: timeout, seen: &datagrams, predicate)
     }
 
     /// Waits until the log contains `text`.
-    package func waitForLog(_ text: String, timeout: Duration = .seconds(20)) -> Bool {
+    package func waitForLog(_ text: String, timeout: Duration = patience) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if log.contains(text) { return true }
@@ -126,7 +132,7 @@ package final class DaemonHarness: @unchecked Sendable {
     package func signal(_ number: Int32) { kill(pid, number) }
 
     /// Waits for the daemon to exit; returns its status, or `nil` on timeout.
-    package func waitForExit(timeout: Duration = .seconds(20)) -> Int32? {
+    package func waitForExit(timeout: Duration = patience) -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let process, !process.isRunning {
