@@ -204,9 +204,10 @@ package final class EtcdCluster: @unchecked Sendable {
     package func forgetTokens() throws {
         guard let password = rootPassword else { return }
         try etcdctl(["auth", "disable"])
+        // `auth enable` goes without a user: with authentication off, etcd has none to check.
         rootPassword = nil
+        defer { rootPassword = password }
         try etcdctl(["auth", "enable"])
-        rootPassword = password
     }
 
     /// Adds a user who may read and write the keys under `prefix`, and nothing else.
@@ -301,13 +302,20 @@ package final class EtcdCluster: @unchecked Sendable {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
+        return withLoopbackAddress(port) { connect(descriptor, $0, $1) == 0 }
+    }
+
+    /// Calls `body` with the address 127.0.0.1:`port` and its length.
+    private static func withLoopbackAddress<Result>(
+        _ port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result
+    ) -> Result {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         return withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                body($0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
     }
@@ -347,16 +355,7 @@ package final class EtcdCluster: @unchecked Sendable {
             guard !ports.contains(port) else { continue }
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            let bound = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
-            guard bound else {
+            guard withLoopbackAddress(port, { bind(descriptor, $0, $1) == 0 }) else {
                 close(descriptor)
                 continue
             }
