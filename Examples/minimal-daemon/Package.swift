@@ -7,8 +7,11 @@ import PackageDescription
 //
 //     swift run --package-path Examples/minimal-daemon minimal-daemon --config-dir Examples/minimal-daemon/config
 //
-// Copied out of this repository, name swift-environments by the URL you clone it from:
-//     .package(url: "https://git.example/swift-environments.git", from: "0.2.0"),
+// Copied out of this repository ("Getting started" shows how), name swift-environments by the
+// path of a clone beside the copy, which resolves with no tag, or, once your clone has the
+// release's tag, by the URL you clone it from (a placeholder here: replace it):
+//     .package(path: "../swift-environments"),
+//     .package(url: "https://git.example/swift-environments.git", from: "0.3.0"),
 let package = Package(
     name: "minimal-daemon",
     platforms: [.macOS(.v15)],
