@@ -30,13 +30,18 @@ let package = Package(
     products: [
         .library(name: "Environments", targets: ["Environments"]),
         .library(name: "EnvironmentsDaemon", targets: ["EnvironmentsDaemon"]),
-        .library(name: "EnvironmentsConfiguration", targets: ["EnvironmentsConfiguration"]),
-        .library(name: "EnvironmentsEtcd", targets: ["EnvironmentsEtcd", "EtcdFleetClient"]),
         .library(name: "SystemdSupport", targets: ["SystemdSupport"]),
         .executable(name: "envctl", targets: ["envctl"]),
         .executable(name: "example-daemon", targets: ["example-daemon"]),
-        .executable(name: "example-fleet-daemon", targets: ["example-fleet-daemon"]),
         .plugin(name: "EmbedInfoPlist", targets: ["EmbedInfoPlist"]),
+        // For this repository's own packages under Integrations/ (etcd, swift-configuration, Vapor)
+        // only: what they share with this package's modules, which SwiftPM lets another package
+        // import only through a product. Their declarations are `@_spi(Integrations)`: nothing
+        // of them is public API (DocC and scripts/api-digest.py leave SPI out), and a program
+        // that does not write `@_spi(Integrations) import` sees none of them.
+        .library(name: "_EnvironmentsIntegrationSupport", targets: ["Locking", "TextEscaping", "EnvironmentsControl"]),
+        .library(name: "_ExampleDaemonKit", targets: ["ExampleDaemonKit"]),
+        .library(name: "_EnvironmentsTestSupport", targets: ["TestSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -44,19 +49,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // The reload metrics' API (CoreMetrics); the application picks the backend.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
-        // Built only for `EnvironmentsConfiguration` (and its tests): an application that
-        // links `Environments` alone never compiles it. No traits: the provider needs none.
-        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
         // `FileDescriptor.writeAll` for SystemdSupport's and envctl's whole writes (swift-nio
         // depends on it too). Not for Environments: the core needs nothing but swift-log.
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
-        // Built only for the etcd fleet mode (`EnvironmentsEtcd`, envctl, example-fleet-daemon):
-        // `swift run example-daemon` never compiles them.
-        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
-        // `swift package generate-documentation` (scripts/build-docs.sh); a plugin, never linked.
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Escapes control characters in text for terminals, log lines and the journal's stream.
@@ -114,34 +109,6 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        // A live ConfigProvider for apple/swift-configuration over an Environment.
-        .target(
-            name: "EnvironmentsConfiguration",
-            dependencies: [
-                "Locking",
-                "Environments",
-                .product(name: "Configuration", package: "swift-configuration"),
-            ]
-        ),
-        // etcd's v3 JSON gateway (AsyncHTTPClient), the fleet's key layout and its local cache:
-        // what the daemon's fleet mode and envctl share, without the daemon.
-        .target(
-            name: "EtcdFleetClient",
-            dependencies: [
-                "Locking", "Environments", logging,
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ]
-        ),
-        // Fleet configuration from etcd below the host's files, live through a watch.
-        .target(
-            name: "EnvironmentsEtcd",
-            dependencies: [
-                "Locking", "Environments", "EnvironmentsDaemon", "EtcdFleetClient", logging, serviceLifecycle,
-            ]
-        ),
         .executableTarget(
             name: "envctl",
             dependencies: [
@@ -149,8 +116,6 @@ let package = Package(
                 // Not EnvironmentsDaemon: envctl must not run the daemon's pre-main SIGHUP handler.
                 "Environments",
                 "EnvironmentsControl",
-                "EtcdFleetArguments",
-                "EtcdFleetClient",
                 // The mount table: which configuration extension (systemd-confext) a file is from.
                 "FileWatching",
                 // The journal's reader (envctl history); no daemon code.
@@ -161,21 +126,10 @@ let package = Package(
                 system,
             ]
         ),
-        // The etcd options, declared once for every program that takes them (envctl and
-        // example-fleet-daemon).
-        .target(
-            name: "EtcdFleetArguments",
-            dependencies: ["EtcdFleetClient", argumentParser]
-        ),
         // What the two example daemons share: their options, rules, built-in configuration, start and work.
         .target(name: "ExampleDaemonKit", dependencies: daemonProgram),
         // The README's first command: the library, systemd and its control socket, no fleet.
         exampleDaemon("example-daemon", dependencies: ["ExampleDaemonKit"]),
-        // The same daemon in fleet mode (etcd, through AsyncHTTPClient).
-        exampleDaemon(
-            "example-fleet-daemon",
-            dependencies: ["EnvironmentsEtcd", "EtcdFleetArguments", "EtcdFleetClient", "ExampleDaemonKit"]
-        ),
         // Embeds an application's Info.plist into its executable at build time.
         .plugin(
             name: "EmbedInfoPlist",
@@ -192,15 +146,6 @@ let package = Package(
             dependencies: ["SystemdSupport", "TestSupport", "TextEscaping", logging]
         ),
         .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching", "Locking"]),
-        .testTarget(
-            name: "EnvironmentsConfigurationTests",
-            dependencies: [
-                "EnvironmentsConfiguration", "Environments", "EnvironmentsDaemon", "FileWatching", "Locking",
-                "SystemdSupport", "TestSupport", logging,
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "ConfigurationTesting", package: "swift-configuration"),
-            ]
-        ),
         // The daemon's library, in the test process and through the example daemon as a process.
         .testTarget(
             name: "EnvironmentsDaemonTests",
@@ -235,23 +180,6 @@ let package = Package(
                 "Environments", "EnvironmentsControl", "EnvironmentsDaemon", "Varlink", logging,
             ],
             path: "Tests/TestSupport"
-        ),
-        // A real etcd cluster on loopback ports, with TLS and users, for the etcd tests.
-        .target(
-            name: "EtcdTestSupport",
-            dependencies: ["EtcdFleetClient", "TestSupport", logging],
-            path: "Tests/EtcdTestSupport"
-        ),
-        // The fleet's key layout and documents, without etcd.
-        .testTarget(name: "EtcdFleetClientTests", dependencies: ["EtcdFleetClient"]),
-        // Against a real three-member etcd cluster (Debian's etcd-server), started by the tests.
-        .testTarget(
-            name: "EnvironmentsEtcdTests",
-            dependencies: [
-                "EnvironmentsEtcd", "EtcdFleetClient", "EtcdTestSupport", "Environments", "EnvironmentsDaemon",
-                "Locking", "TestSupport",
-                logging,
-            ]
         ),
     ]
 )

@@ -12,6 +12,11 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "swift-environments", path: ".."),
+        // The packages of their own under Integrations/: the fleet (EnvironmentsEtcd, envctl-fleet,
+        // example-fleet-daemon, which CI's release graph builds for the containers and the Debian
+        // packages) and the swift-configuration provider (benchmarked against its peer).
+        .package(name: "swift-environments-etcd", path: "../Integrations/EnvironmentsEtcd"),
+        .package(name: "swift-environments-configuration", path: "../Integrations/EnvironmentsConfiguration"),
         // Not used by a target here: named so that CI's one release build (scripts/build-release.sh)
         // builds the Hummingbird example in the same graph as the benchmarks, the example daemon
         // and envctl, compiling swift-nio and this package once (SwiftPM warns that no target
@@ -50,7 +55,7 @@ let package = Package(
             dependencies: [
                 "BenchmarkFixtures",
                 .product(name: "Environments", package: "swift-environments"),
-                .product(name: "EnvironmentsConfiguration", package: "swift-environments"),
+                .product(name: "EnvironmentsConfiguration", package: "swift-environments-configuration"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
@@ -62,7 +67,7 @@ let package = Package(
                 "CHeapUsage",
                 .product(name: "Environments", package: "swift-environments"),
                 .product(name: "EnvironmentsDaemon", package: "swift-environments"),
-                .product(name: "EnvironmentsConfiguration", package: "swift-environments"),
+                .product(name: "EnvironmentsConfiguration", package: "swift-environments-configuration"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -80,7 +85,7 @@ let package = Package(
                 "BenchmarkFixtures",
                 .product(name: "Environments", package: "swift-environments"),
                 .product(name: "EnvironmentsDaemon", package: "swift-environments"),
-                .product(name: "EnvironmentsEtcd", package: "swift-environments"),
+                .product(name: "EnvironmentsEtcd", package: "swift-environments-etcd"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

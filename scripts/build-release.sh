@@ -18,6 +18,7 @@ if [ "${1:-}" = --show-bin-path ]; then exec "${build[@]}" --show-bin-path; fi
 "${build[@]}" --product example-daemon >&2
 "${build[@]}" --product envctl >&2
 "${build[@]}" --product example-fleet-daemon >&2
+"${build[@]}" --product envctl-fleet >&2
 "${build[@]}" --product hummingbird-service >&2
 "${build[@]}" --product vapor-service >&2
 "${build[@]}" --product minimal-daemon >&2

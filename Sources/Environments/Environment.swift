@@ -1,5 +1,5 @@
 import Foundation
-import Locking
+@_spi(Integrations) import Locking
 import Logging
 import Synchronization
 

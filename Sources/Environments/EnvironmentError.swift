@@ -1,4 +1,4 @@
-import TextEscaping
+@_spi(Integrations) import TextEscaping
 
 /// An error from loading, reloading or reading configuration.
 ///

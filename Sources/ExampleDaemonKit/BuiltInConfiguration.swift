@@ -2,8 +2,8 @@ import Environments
 
 /// The configuration the daemon runs on when no Environments.plist exists: the same shape
 /// as `etc/example-daemon/Environments.plist`, without the credential.
-package enum BuiltInConfiguration {
-    package static let environments: [String: SettingValue] = [
+@_spi(Integrations) public enum BuiltInConfiguration {
+    @_spi(Integrations) public static let environments: [String: SettingValue] = [
         "Common": [
             "APIHost": "api.example.com",
             "APIBaseUrl": "https://${APIHost}/v1",

@@ -3,7 +3,7 @@ import Environments
 import Foundation
 
 /// The command-line options both example daemons take, and the options they bootstrap with.
-package struct ExampleArguments: ParsableArguments {
+@_spi(Integrations) public struct ExampleArguments: ParsableArguments {
     @Option(
         name: .customLong("config-dir"),
         help:
@@ -24,16 +24,16 @@ package struct ExampleArguments: ParsableArguments {
         help:
             "Print the daemon's settings as JSON Schema (what envctl schema prints) and exit; the Debian package installs it as /usr/share/example-daemon/schema.json."
     )
-    package var printSchema = false
+    @_spi(Integrations) public var printSchema = false
 
-    package init() {}
+    @_spi(Integrations) public init() {}
 
     /// The example's `EnvironmentOptions`: its name, the built-in configuration, the environment
     /// and instance from the command line, and the application's own rules for a reload.
     ///
     /// - Parameter build: The executable's `BuildInfo.embedded` (its Info.plist, embedded by
     ///   the EmbedInfoPlist plugin).
-    package func environmentOptions(build: BuildInfo) -> EnvironmentOptions {
+    @_spi(Integrations) public func environmentOptions(build: BuildInfo) -> EnvironmentOptions {
         var options = EnvironmentOptions(
             applicationName: "example-daemon", environment: environment, configDirectory: configDirectory,
             build: build)

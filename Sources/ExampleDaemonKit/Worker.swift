@@ -3,17 +3,17 @@ import Logging
 import ServiceLifecycle
 
 /// The example daemons' "work": report the configuration they run with, and a debug heartbeat.
-package struct Worker: Service, CustomStringConvertible {
+@_spi(Integrations) public struct Worker: Service, CustomStringConvertible {
     let environment: Environment
     let logger: Logger
-    package var description: String { "Worker" }
+    @_spi(Integrations) public var description: String { "Worker" }
 
-    package init(environment: Environment, logger: Logger) {
+    @_spi(Integrations) public init(environment: Environment, logger: Logger) {
         self.environment = environment
         self.logger = logger
     }
 
-    package func run() async throws {
+    @_spi(Integrations) public func run() async throws {
         let changes = environment.changes()
         report()
         await withThrowingTaskGroup(of: Void.self) { group in

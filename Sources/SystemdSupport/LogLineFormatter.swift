@@ -1,5 +1,5 @@
 import Logging
-import TextEscaping
+@_spi(Integrations) import TextEscaping
 
 /// Formats log entries as text lines for standard error.
 ///

@@ -1,4 +1,4 @@
-import TextEscaping
+@_spi(Integrations) import TextEscaping
 
 /// Builds the text of one `sd_notify` datagram from `NAME=value` assignments.
 ///

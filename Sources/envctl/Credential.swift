@@ -1,7 +1,8 @@
+@_spi(Integrations) import Locking
 import ArgumentParser
 import Environments
 import Foundation
-import TextEscaping
+@_spi(Integrations) import TextEscaping
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,4 @@
+@_spi(Integrations) import Locking
 import Environments
 import EnvironmentsControl
 import Foundation

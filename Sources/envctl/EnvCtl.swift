@@ -1,9 +1,8 @@
 import ArgumentParser
 import Environments
 import EnvironmentsControl
-import EtcdFleetClient
 import Foundation
-import TextEscaping
+@_spi(Integrations) import TextEscaping
 import Varlink
 
 /// `envctl`: inspect, check and reload the configuration of a daemon that uses Environments.
@@ -19,7 +18,10 @@ struct EnvCtl: ParsableCommand {
             configuration before it is deployed. Without any of these (or a unit's \
             $CONFIGURATION_DIRECTORY) envctl asks which configuration to read; it does not guess. \
             Reading files, a ${credential:NAME} that cannot be read here (no $CREDENTIALS_DIRECTORY) \
-            shows as <credential NAME: not readable here>.
+            shows as <credential NAME: not readable here>. With etcd options (--etcd-endpoints, --etcd-prefix, \
+            TLS and a user: envctl fleet status --help lists them) or $ENVIRONMENTS_ETCD_ENDPOINTS, the fleet's \
+            documents are read below the files. The fleet's commands, publish and fleet, and those reads are \
+            envctl-fleet's (the swift-environments-etcd package), which envctl runs from beside itself or from PATH.
             """,
         version: LibraryVersion.current,
         subcommands: [
@@ -32,8 +34,14 @@ struct EnvCtl: ParsableCommand {
     /// line on stderr (`envctl: …`) and exit status 1; everything else (usage errors, `--help`,
     /// an `ExitCode` a subcommand chose) is ArgumentParser's.
     static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
         do {
-            var command = try parseAsRoot()
+            // `envctl publish …` and `envctl fleet …` are envctl-fleet's, whole.
+            if let first = arguments.first, FleetTool.subcommands.contains(first) {
+                try FleetTool.exec(first == "fleet" ? Array(arguments.dropFirst()) : arguments, for: "envctl \(first)")
+            }
+            // Etcd options of other commands are envctl-fleet's too (``FleetTool/documents()``).
+            var command = try parseAsRoot(FleetTool.commandLine.rest)
             try command.run()
         } catch let failure as Failure {
             printError(failure.description)
@@ -71,8 +79,6 @@ struct LocationOptions: ParsableArguments {
             "The application: its running daemon's socket (/run/<app-name>/) and the files it reads, else (said on stderr) its files in /etc/<app-name>/."
     )
     var applicationName: String?
-
-    @OptionGroup var fleet: FleetOptions
 
     @Option(help: "Ask the daemon with this process id ($MAINPID in a unit file).")
     var pid: Int32?
@@ -218,7 +224,7 @@ struct LocationOptions: ParsableArguments {
             explicit = nil
         }
         if let explicit { return .daemon(client(explicit, expectedProcess: socket == nil ? pid : nil)) }
-        let readsFiles = configDirectory != nil || environment != nil || fleet.etcd.endpoints != nil
+        let readsFiles = configDirectory != nil || environment != nil || !FleetTool.commandLine.etcd.isEmpty
         if !readsFiles || requireDaemon {
             var candidates: [String] = []
             if let found = try applicationSocket(environmentVariables) { candidates.append(found) }
@@ -277,9 +283,8 @@ struct LocationOptions: ParsableArguments {
         processEnvironment: [String: String] = ProcessInfo.processInfo.environment, directory: String? = nil
     ) throws -> EnvironmentOptions {
         var options = try localOptions(processEnvironment, directory: directory)
-        if let configuration = try fleet.configuration(processEnvironment: processEnvironment) {
-            let state = try FleetOptions.read(configuration)
-            options.baseLayer = FixedDocuments(held: state.documents)
+        if FleetTool.isRequested(processEnvironment) {
+            options.baseLayer = FixedDocuments(held: try FleetTool.documents())
         }
         return options
     }

@@ -2,7 +2,7 @@ import ArgumentParser
 import Environments
 import EnvironmentsControl
 import Foundation
-import TextEscaping
+@_spi(Integrations) import TextEscaping
 import Varlink
 
 struct Get: ParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import EnvironmentsControl
 import Foundation
-import TextEscaping
+@_spi(Integrations) import TextEscaping
 
 struct History: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,7 @@ import Environments
 import EnvironmentsControl
 import FileWatching
 import Foundation
-import TextEscaping
+@_spi(Integrations) import TextEscaping
 import Varlink
 
 /// What `show` prints, from the files or from a running daemon.

@@ -24,7 +24,7 @@ struct Reload: ParsableCommand {
         var given: [String] = []
         if location.configDirectory != nil { given.append("--config-dir") }
         if location.environment != nil { given.append("--environment") }
-        if location.fleet.etcd.endpoints != nil || location.fleet.etcd.prefix != nil { given.append("--etcd-*") }
+        if !FleetTool.commandLine.etcd.isEmpty { given.append("--etcd-*") }
         guard given.isEmpty else {
             throw ValidationError(
                 "reload asks a running daemon (--pid, --app-name, --socket), which reads its own files and environment: "

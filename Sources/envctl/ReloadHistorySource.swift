@@ -23,7 +23,7 @@ struct ReloadHistorySource {
     /// Finds the daemon (if one runs) and its unit.
     init(location: LocationOptions, unit: String?) throws {
         let environmentVariables = ProcessInfo.processInfo.environment
-        if location.configDirectory != nil || location.environment != nil || location.fleet.etcd.endpoints != nil {
+        if location.configDirectory != nil || location.environment != nil || !FleetTool.commandLine.etcd.isEmpty {
             throw Failure(
                 "the history is a running daemon's: name it with --app-name, --pid or --socket (not --config-dir, --environment or etcd options)"
             )

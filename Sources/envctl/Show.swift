@@ -3,7 +3,7 @@ import Environments
 import EnvironmentsControl
 import FileWatching
 import Foundation
-import TextEscaping
+@_spi(Integrations) import TextEscaping
 
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(

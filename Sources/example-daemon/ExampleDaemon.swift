@@ -1,6 +1,6 @@
 import ArgumentParser
 import Environments
-import ExampleDaemonKit
+@_spi(Integrations) import ExampleDaemonKit
 
 /// An example daemon: reads `APIBaseUrl` through `Environment.shared.fetch`, logs it at start
 /// and after every applied reload, and stays live under systemd. `example-fleet-daemon` is the

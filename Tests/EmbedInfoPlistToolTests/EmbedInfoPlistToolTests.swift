@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 /// The build-time tool behind the EmbedInfoPlist plugin, run as the plugin runs it.

@@ -1,7 +1,7 @@
 import Environments
 import EnvironmentsControl
 import Foundation
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 /// envctl behaves as command-line tools do: `--version`, `diff`'s exit status as diff(1)'s, a

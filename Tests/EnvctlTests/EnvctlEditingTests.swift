@@ -1,6 +1,6 @@
 import EnvironmentsControl
 import Foundation
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 /// `envctl set`, `unset` and `edit`: a drop-in changes only after the whole resulting

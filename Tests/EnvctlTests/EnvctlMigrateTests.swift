@@ -1,7 +1,7 @@
 import Environments
 import EnvironmentsDaemon
 import Foundation
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 #if canImport(Glibc)

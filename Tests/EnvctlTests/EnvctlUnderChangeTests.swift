@@ -1,6 +1,6 @@
 import EnvironmentsControl
 import Foundation
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import Locking
-import TestSupport
+@_spi(Integrations) import Locking
+@_spi(Integrations) import TestSupport
 import Testing
 
 /// What the `.blocking` trait (Tests/TestSupport/BlockingTests.swift) promises the suites that

@@ -2,8 +2,8 @@ import Environments
 import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation
-import Locking
-import TestSupport
+@_spi(Integrations) import Locking
+@_spi(Integrations) import TestSupport
 import Testing
 
 /// The daemon's builds of the configuration (files, credentials, the application's `validate`)

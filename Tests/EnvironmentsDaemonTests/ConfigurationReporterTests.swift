@@ -4,7 +4,7 @@ import EnvironmentsDaemon
 import Foundation
 import Logging
 import SystemdSupport
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 /// The configuration entries as journald receives them: native-protocol datagrams on a real

@@ -3,7 +3,7 @@ import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation
 import Logging
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 import Varlink
 

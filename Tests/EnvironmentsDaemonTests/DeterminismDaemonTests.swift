@@ -1,6 +1,6 @@
 import EnvironmentsDaemon
 import Foundation
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 /// The same files give the same answer in every process: each envctl run below is a fresh

@@ -1,5 +1,5 @@
 import EnvironmentsDaemon
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
 import EnvironmentsDaemon
 import Foundation
 import SystemdSupport
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 #if canImport(Glibc)

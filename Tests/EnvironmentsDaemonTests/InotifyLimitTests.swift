@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 #if canImport(Glibc)

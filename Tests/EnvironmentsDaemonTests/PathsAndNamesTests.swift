@@ -1,7 +1,7 @@
 import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 import Varlink
 

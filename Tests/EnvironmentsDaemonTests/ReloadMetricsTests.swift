@@ -4,7 +4,7 @@ import EnvironmentsDaemon
 import Foundation
 import Logging
 import MetricsTestKit
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 /// The reload metrics of an `EnvironmentService`, read with swift-metrics' test kit: reloads by

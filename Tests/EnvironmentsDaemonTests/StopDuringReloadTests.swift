@@ -1,10 +1,10 @@
 import Environments
 import EnvironmentsDaemon
 import Foundation
-import Locking
+@_spi(Integrations) import Locking
 import Logging
 import ServiceLifecycle
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 /// A service stops when asked, whatever a reload is doing; a `validate` that tries to change

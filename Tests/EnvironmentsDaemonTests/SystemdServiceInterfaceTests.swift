@@ -4,7 +4,7 @@ import EnvironmentsDaemon
 import Foundation
 import Logging
 import SystemdSupport
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 import Varlink
 

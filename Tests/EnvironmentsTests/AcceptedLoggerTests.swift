@@ -1,6 +1,6 @@
 import Environments
 import Logging
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 /// The library logs through the logger the application hands in (`EnvironmentOptions.logger`),

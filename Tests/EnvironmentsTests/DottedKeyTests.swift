@@ -1,6 +1,6 @@
 import Environments
 import Foundation
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 /// A dotted key at the top of a section (`Database.Host`) is the same path as nested

@@ -1,6 +1,6 @@
 import Environments
 import Foundation
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 /// A key written twice in one dictionary keeps its last copy, as Apple's and Python's readers

@@ -1,8 +1,8 @@
 import Environments
 import Foundation
-import Locking
+@_spi(Integrations) import Locking
 import Synchronization
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import Environments
 import Foundation
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 /// Instances: a file's `Instances.NAME` dictionary sits right above that file's environment

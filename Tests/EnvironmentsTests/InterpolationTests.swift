@@ -1,6 +1,6 @@
 import Environments
 import Foundation
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 /// `${Key}`, `${env:VAR}`, `${credential:NAME}` and `$${`.

@@ -1,5 +1,5 @@
 import Environments
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 /// A lookup finds a key as Swift compares strings, whatever the table's fast path does with

@@ -1,6 +1,6 @@
 import Environments
 import Foundation
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 /// Every path is bounded (``SettingPath``'s depth, component and length caps, and the bytes of

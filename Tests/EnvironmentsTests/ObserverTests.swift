@@ -1,7 +1,7 @@
 import Dispatch
 import Environments
 import Foundation
-import Locking
+@_spi(Integrations) import Locking
 import Testing
 
 /// `onChange` callbacks and the `changes()` stream.

@@ -1,6 +1,6 @@
 import Environments
 import Foundation
-import Locking
+@_spi(Integrations) import Locking
 import Testing
 
 /// `Environment.shared` and its once-only `bootstrap`. One test: the process has one shared

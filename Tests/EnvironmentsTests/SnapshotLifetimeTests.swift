@@ -1,6 +1,6 @@
 import Environments
 import Foundation
-import Locking
+@_spi(Integrations) import Locking
 import Testing
 
 /// How long snapshots live, and reads and writes from several threads at once.

@@ -1,6 +1,6 @@
 import Environments
 import Foundation
-import Locking
+@_spi(Integrations) import Locking
 import Testing
 
 /// Immutable snapshots, generations, reloads that apply, change nothing or fail, validation,

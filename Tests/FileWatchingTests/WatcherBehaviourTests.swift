@@ -1,6 +1,6 @@
 #if os(Linux)
     import Foundation
-    import Locking
+    @_spi(Integrations) import Locking
     import Synchronization
     import Testing
 

@@ -15,7 +15,7 @@
 // Exits 1 on any violation or failed reload; ThreadSanitizer's report fails it too.
 import Environments
 import Foundation
-import Locking
+@_spi(Integrations) import Locking
 import Synchronization
 
 let seconds = Double(CommandLine.arguments.dropFirst().first ?? "10") ?? 10

@@ -1,4 +1,4 @@
-import TestSupport
+@_spi(Integrations) import TestSupport
 import Testing
 
 /// Tests that change process environment variables (`NOTIFY_SOCKET`, `WATCHDOG_USEC`,

@@ -1,7 +1,7 @@
 #if os(Linux)
     import Logging
     import Testing
-    import TextEscaping
+    @_spi(Integrations) import TextEscaping
     @testable import SystemdSupport
 
     /// No text in a log entry can forge a record of its own in journald's stream reader, or drive

@@ -20,19 +20,19 @@ import Testing
 ///
 /// Tasks that a test starts with `Task { }` (an in-process daemon's service, typically) do not
 /// inherit the trait: they run on the cooperative pool, which the trait keeps free for them.
-package struct BlockingTrait: TestTrait, SuiteTrait, TestScoping {
-    package var isRecursive: Bool { true }
+@_spi(Integrations) public struct BlockingTrait: TestTrait, SuiteTrait, TestScoping {
+    @_spi(Integrations) public var isRecursive: Bool { true }
 
-    package func provideScope(
+    @_spi(Integrations) public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         try await withTaskExecutorPreference(BlockingTestExecutor.shared) { try await function() }
     }
 }
 
-extension Trait where Self == BlockingTrait {
+@_spi(Integrations) extension Trait where Self == BlockingTrait {
     /// The suite's tests may block: they run on ``BlockingTestExecutor``, off the cooperative pool.
-    package static var blocking: Self { Self() }
+    @_spi(Integrations) public static var blocking: Self { Self() }
 }
 
 /// A task executor whose jobs each run on a serial dispatch queue of their own.
@@ -40,10 +40,10 @@ extension Trait where Self == BlockingTrait {
 /// Serial queues draw on libdispatch's overcommitting thread pool, which starts another thread
 /// when every one it has is busy or blocked (up to 255 at once), and lets idle ones exit. So a
 /// job that blocks delays no other job.
-package final class BlockingTestExecutor: TaskExecutor {
-    package static let shared = BlockingTestExecutor()
+@_spi(Integrations) public final class BlockingTestExecutor: TaskExecutor {
+    @_spi(Integrations) public static let shared = BlockingTestExecutor()
 
-    package func enqueue(_ job: consuming ExecutorJob) {
+    @_spi(Integrations) public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
         DispatchQueue(label: "blocking-test").async { job.runSynchronously(on: executor) }
@@ -54,7 +54,7 @@ package final class BlockingTestExecutor: TaskExecutor {
 /// and waits for it without blocking: for blocking work in a suite without ``BlockingTrait``
 /// (a shared helper such as ``ControlSocketFixture/call(_:_:_:)``), so that it never occupies
 /// one of the few threads that run the daemons' tasks in this process.
-package func onThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+@_spi(Integrations) public func onThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
     try await withCheckedThrowingContinuation { continuation in
         let thread = Thread { continuation.resume(with: Swift.Result { try body() }) }
         thread.stackSize = 8 << 20

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Where the package's executables are: beside the test bundle in the build directory.
-package enum BuiltProducts {
+@_spi(Integrations) public enum BuiltProducts {
     /// The build directory that holds the test bundle and the executables.
-    package static var directory: URL {
+    @_spi(Integrations) public static var directory: URL {
         var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         while url.path != "/" {
             url.deleteLastPathComponent()
@@ -14,7 +14,7 @@ package enum BuiltProducts {
         return URL(fileURLWithPath: ".build/debug")
     }
     /// The example daemon.
-    package static var exampleDaemon: String { directory.appendingPathComponent("example-daemon").path }
+    @_spi(Integrations) public static var exampleDaemon: String { directory.appendingPathComponent("example-daemon").path }
     /// envctl.
-    package static var envctl: String { directory.appendingPathComponent("envctl").path }
+    @_spi(Integrations) public static var envctl: String { directory.appendingPathComponent("envctl").path }
 }

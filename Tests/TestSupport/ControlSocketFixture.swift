@@ -11,12 +11,12 @@ import Varlink
 
 /// A configuration directory and a runtime directory for an `EnvironmentService` in the test
 /// process and its control socket (world-readable, so another user's envctl can reach the socket).
-package final class ControlSocketFixture: Sendable {
-    package let root: String
-    package var socket: String { root + "/run/configuration.varlink" }
-    package var mainFile: String { root + "/etc/Environments.plist" }
+@_spi(Integrations) public final class ControlSocketFixture: Sendable {
+    @_spi(Integrations) public let root: String
+    @_spi(Integrations) public var socket: String { root + "/run/configuration.varlink" }
+    @_spi(Integrations) public var mainFile: String { root + "/etc/Environments.plist" }
 
-    package init() throws {
+    @_spi(Integrations) public init() throws {
         root = "/tmp/control-\(UUID().uuidString.prefix(8))"
         for directory in ["etc", "run", "credentials"] {
             try FileManager.default.createDirectory(
@@ -29,19 +29,19 @@ package final class ControlSocketFixture: Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: root) }
 
-    package func write(_ text: String) throws {
+    @_spi(Integrations) public func write(_ text: String) throws {
         try text.write(toFile: mainFile + ".tmp", atomically: false, encoding: .utf8)
         guard rename(mainFile + ".tmp", mainFile) == 0 else { throw POSIXError(.EIO) }
     }
 
-    package func environment() throws -> Environment {
+    @_spi(Integrations) public func environment() throws -> Environment {
         try Environment(
             options: EnvironmentOptions(
                 applicationName: "control-tests", environment: "Production", configDirectory: root + "/etc",
                 processEnvironment: ["CREDENTIALS_DIRECTORY": root + "/credentials"]))
     }
 
-    package func service(_ environment: Environment, configure: (inout ControlSocketConfiguration) -> Void = { _ in })
+    @_spi(Integrations) public func service(_ environment: Environment, configure: (inout ControlSocketConfiguration) -> Void = { _ in })
         -> EnvironmentService
     {
         var configuration = EnvironmentService.Configuration.inTest(controlSocket: socket)
@@ -52,7 +52,7 @@ package final class ControlSocketFixture: Sendable {
     }
 
     /// The example configuration of these tests, with `greeting` and the database password.
-    package static func plist(_ greeting: String, password: String = "${credential:db-password}") -> String {
+    @_spi(Integrations) public static func plist(_ greeting: String, password: String = "${credential:db-password}") -> String {
         """
         <?xml version="1.0" encoding="UTF-8"?>
         <plist version="1.0"><dict>

@@ -6,18 +6,18 @@ import Foundation
 
 /// A temporary directory with an Environments.plist, a notify socket, a runtime directory
 /// and a credentials directory, and the example daemon running on it.
-package final class DaemonHarness: @unchecked Sendable {
-    package let root: URL
-    package let configDirectory: URL
-    package let runtimeDirectory: URL
-    package let notify: NotifySocket
-    package let logFile: URL
-    package private(set) var process: Process?
-    package var datagrams: [String] = []
+@_spi(Integrations) public final class DaemonHarness: @unchecked Sendable {
+    @_spi(Integrations) public let root: URL
+    @_spi(Integrations) public let configDirectory: URL
+    @_spi(Integrations) public let runtimeDirectory: URL
+    @_spi(Integrations) public let notify: NotifySocket
+    @_spi(Integrations) public let logFile: URL
+    @_spi(Integrations) public private(set) var process: Process?
+    @_spi(Integrations) public var datagrams: [String] = []
 
     /// - Parameter unsetEnvironment: Variables the daemon and envctl run without
     ///   (`RUNTIME_DIRECTORY`, to find the socket by the application's name).
-    package init(plist: String, extraEnvironment: [String: String] = [:], unsetEnvironment: [String] = []) throws {
+    @_spi(Integrations) public init(plist: String, extraEnvironment: [String: String] = [:], unsetEnvironment: [String] = []) throws {
         root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
             "envd-\(UUID().uuidString.prefix(8))")
         configDirectory = root.appendingPathComponent("etc")
@@ -35,11 +35,11 @@ package final class DaemonHarness: @unchecked Sendable {
     private let extraEnvironment: [String: String]
     private let unsetEnvironment: [String]
 
-    package var mainFile: URL { configDirectory.appendingPathComponent("Environments.plist") }
-    package var stateFile: String { runtimeDirectory.appendingPathComponent("environment-state.json").path }
+    @_spi(Integrations) public var mainFile: URL { configDirectory.appendingPathComponent("Environments.plist") }
+    @_spi(Integrations) public var stateFile: String { runtimeDirectory.appendingPathComponent("environment-state.json").path }
 
     /// The environment the daemon runs with: a notify socket, a runtime directory, no journal.
-    package var environment: [String: String] {
+    @_spi(Integrations) public var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
         for key in [
             "JOURNAL_STREAM", "INVOCATION_ID", "WATCHDOG_USEC", "WATCHDOG_PID", "APP_ENVIRONMENT",
@@ -61,7 +61,7 @@ package final class DaemonHarness: @unchecked Sendable {
     ///
     /// With `configDirectoryArgument`, that is `--config-dir`'s value (a relative path, say),
     /// and the daemon runs in `currentDirectory` (default: the test's).
-    package func start(
+    @_spi(Integrations) public func start(
         arguments: [String] = ["--environment", "Staging"], user: UInt32? = nil, umask: String? = nil,
         configDirectoryArgument: String? = nil, currentDirectory: URL? = nil
     ) throws {
@@ -93,24 +93,24 @@ package final class DaemonHarness: @unchecked Sendable {
         self.process = process
     }
 
-    package var pid: Int32 { process?.processIdentifier ?? 0 }
+    @_spi(Integrations) public var pid: Int32 { process?.processIdentifier ?? 0 }
 
     /// The daemon's log so far.
-    package var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+    @_spi(Integrations) public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
     /// How long a wait lasts before it gives up: it only stops a stuck test, and returns as soon
     /// as what it waits for happens. In CI the test process sometimes gets no processor for
     /// about 30 s (the sanitizer lane's tests compute beside it on the two cores), and a daemon
     /// that fails at once was seen taking more than 20 s to exit.
-    package static let patience: Duration = .seconds(90)
+    @_spi(Integrations) public static let patience: Duration = .seconds(90)
 
     /// Waits for a notify datagram that satisfies `predicate`.
-    package func waitForDatagram(timeout: Duration = patience, _ predicate: (String) -> Bool) -> String? {
+    @_spi(Integrations) public func waitForDatagram(timeout: Duration = patience, _ predicate: (String) -> Bool) -> String? {
         notify.waitFor(timeout: timeout, seen: &datagrams, predicate)
     }
 
     /// Waits until the log contains `text`.
-    package func waitForLog(_ text: String, timeout: Duration = patience) -> Bool {
+    @_spi(Integrations) public func waitForLog(_ text: String, timeout: Duration = patience) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if log.contains(text) { return true }
@@ -120,7 +120,7 @@ package final class DaemonHarness: @unchecked Sendable {
     }
 
     /// Whether the daemon's main thread has a handler for `signal` (from /proc/PID/status).
-    package func catchesSignal(_ signal: Int32) -> Bool {
+    @_spi(Integrations) public func catchesSignal(_ signal: Int32) -> Bool {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
             let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
@@ -129,10 +129,10 @@ package final class DaemonHarness: @unchecked Sendable {
     }
 
     /// Sends a signal to the daemon.
-    package func signal(_ number: Int32) { kill(pid, number) }
+    @_spi(Integrations) public func signal(_ number: Int32) { kill(pid, number) }
 
     /// Waits for the daemon to exit; returns its status, or `nil` on timeout.
-    package func waitForExit(timeout: Duration = patience) -> Int32? {
+    @_spi(Integrations) public func waitForExit(timeout: Duration = patience) -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let process, !process.isRunning {
@@ -145,7 +145,7 @@ package final class DaemonHarness: @unchecked Sendable {
     }
 
     /// Replaces the main file the way editors do: write a temporary file, rename it over.
-    package func replaceMainFile(with text: String) throws {
+    @_spi(Integrations) public func replaceMainFile(with text: String) throws {
         let temporary = configDirectory.appendingPathComponent(".Environments.plist.tmp")
         try text.write(to: temporary, atomically: false, encoding: .utf8)
         guard rename(temporary.path, mainFile.path) == 0 else { throw POSIXError(.EIO) }
@@ -153,7 +153,7 @@ package final class DaemonHarness: @unchecked Sendable {
 
     /// Runs envctl with `arguments` in the daemon's environment (with `extraEnvironment`
     /// added), in `currentDirectory` (default: the test's); returns status and output.
-    package func envctl(
+    @_spi(Integrations) public func envctl(
         _ arguments: [String], currentDirectory: URL? = nil, extraEnvironment: [String: String] = [:]
     ) throws -> (status: Int32, output: String) {
         let process = Process()
@@ -195,7 +195,7 @@ package final class DaemonHarness: @unchecked Sendable {
 /// (keys and values, as XML) ends its `Common` section, `moreSections` (as XML) follows its
 /// `Staging` section, and `secrets`, when there are any, make its `Secrets` list. Without them
 /// it is the example's file, line for line.
-package func examplePlist(
+@_spi(Integrations) public func examplePlist(
     apiHost: String = "staging.example.com", logLevel: String = "info", listenPort: Int = 8080,
     apiBaseURL: String = "https://${APIHost}/v1", moreCommon: String = "", moreSections: String = "",
     secrets: [String] = []

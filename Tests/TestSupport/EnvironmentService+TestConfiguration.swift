@@ -4,7 +4,7 @@ extension EnvironmentService.Configuration {
     /// A service run inside a test's process: no systemd notifications, watchdog or state file,
     /// log levels left alone, log lines on standard error; the control socket at
     /// `controlSocket` (`nil`: none) and files watched only when asked.
-    package static func inTest(controlSocket: String?, watchFiles: Bool = false) -> Self {
+    @_spi(Integrations) public static func inTest(controlSocket: String?, watchFiles: Bool = false) -> Self {
         var configuration = Self()
         configuration.watchFiles = watchFiles
         configuration.stateFile = nil

@@ -5,9 +5,9 @@ import Foundation
 #endif
 
 /// A configuration directory with the example's shape, removed afterwards.
-package final class ExampleConfigurationDirectory {
-    package let path: String
-    package init(plist: String = examplePlist()) throws {
+@_spi(Integrations) public final class ExampleConfigurationDirectory {
+    @_spi(Integrations) public let path: String
+    @_spi(Integrations) public init(plist: String = examplePlist()) throws {
         path = NSTemporaryDirectory() + "envctl-edit-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(
             atPath: path + "/Environments.plist.d", withIntermediateDirectories: true)
@@ -15,10 +15,10 @@ package final class ExampleConfigurationDirectory {
     }
     deinit { try? FileManager.default.removeItem(atPath: path) }
 
-    package var dropIn: String { path + "/Environments.plist.d/90-local.plist" }
+    @_spi(Integrations) public var dropIn: String { path + "/Environments.plist.d/90-local.plist" }
 
     /// Every file's bytes, by path: what must not change after a refused edit.
-    package func contents() throws -> [String: Data] {
+    @_spi(Integrations) public func contents() throws -> [String: Data] {
         var all: [String: Data] = [:]
         let enumerator = FileManager.default.enumerator(atPath: path)
         while let relative = enumerator?.nextObject() as? String {
@@ -33,12 +33,12 @@ package final class ExampleConfigurationDirectory {
 }
 
 /// Runs envctl with no terminal (stdin from /dev/null).
-package func runEnvctl(_ arguments: [String], environment extra: [String: String] = [:]) throws -> FinishedProcess {
+@_spi(Integrations) public func runEnvctl(_ arguments: [String], environment extra: [String: String] = [:]) throws -> FinishedProcess {
     try runToEnd(BuiltProducts.envctl, arguments, environment: operatorEnvironment(extra))
 }
 
 /// A scripted `$EDITOR`: copies `NEW_CONTENTS` over the file it is given.
-package func scriptedEditor(in directory: ExampleConfigurationDirectory) throws -> String {
+@_spi(Integrations) public func scriptedEditor(in directory: ExampleConfigurationDirectory) throws -> String {
     let path = directory.path + "/../editor-\(UUID().uuidString.prefix(8)).sh"
     try "#!/bin/sh\ncp \"$NEW_CONTENTS\" \"$1\"\n".write(toFile: path, atomically: true, encoding: .utf8)
     chmod(path, 0o755)

@@ -1,25 +1,26 @@
+@_spi(Integrations) import Locking
 import Logging
 import Synchronization
 
 /// What a logger was asked to log, kept in memory for a test to read, as swift-log's own tests
 /// do: `Logger(label: "test") { _ in log.handler() }`.
-package final class KeptLog: Sendable {
+@_spi(Integrations) public final class KeptLog: Sendable {
     /// One logged entry.
-    package typealias Entry = (level: Logger.Level, message: String, metadata: Logger.Metadata)
+    @_spi(Integrations) public typealias Entry = (level: Logger.Level, message: String, metadata: Logger.Metadata)
 
     private let kept = Mutex<[Entry]>([])
 
-    package init() {}
+    @_spi(Integrations) public init() {}
 
     /// Every entry so far, oldest first.
-    package var all: [Entry] { kept.withLock { $0 } }
+    @_spi(Integrations) public var all: [Entry] { kept.withLock { $0 } }
 
     /// How many entries so far satisfy `predicate`.
-    package func count(where predicate: (Entry) -> Bool) -> Int { all.filter(predicate).count }
+    @_spi(Integrations) public func count(where predicate: (Entry) -> Bool) -> Int { all.filter(predicate).count }
 
     /// A handler that keeps here what it is asked to log at `logLevel` and above (the entry's own
     /// metadata, not the logger's).
-    package func handler(logLevel: Logger.Level = .trace) -> some LogHandler {
+    @_spi(Integrations) public func handler(logLevel: Logger.Level = .trace) -> some LogHandler {
         Handler(target: self, logLevel: logLevel)
     }
 

@@ -6,11 +6,11 @@ import Foundation
 
 /// A unix datagram socket bound where a daemon's `NOTIFY_SOCKET` points, collecting the
 /// datagrams sd_notify sends.
-package final class NotifySocket: @unchecked Sendable {
-    package let path: String
+@_spi(Integrations) public final class NotifySocket: @unchecked Sendable {
+    @_spi(Integrations) public let path: String
     private let descriptor: Int32
 
-    package init(path: String) throws {
+    @_spi(Integrations) public init(path: String) throws {
         self.path = path
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EIO) }
@@ -31,7 +31,7 @@ package final class NotifySocket: @unchecked Sendable {
     deinit { close(descriptor) }
 
     /// The next datagram, or `nil` after `timeout`.
-    package func receive(timeout: Duration) -> String? {
+    @_spi(Integrations) public func receive(timeout: Duration) -> String? {
         if !drained.isEmpty { return drained.removeFirst() }
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         let milliseconds = Int32(
@@ -49,7 +49,7 @@ package final class NotifySocket: @unchecked Sendable {
     /// Takes every datagram waiting off the socket (``receive(timeout:)`` still returns them,
     /// in order), as systemd does, so that a daemon sending more than the socket's queue holds
     /// (`net.unix.max_dgram_qlen`, 10 by default) does not block in `sd_notify`.
-    package func drain() {
+    @_spi(Integrations) public func drain() {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
@@ -60,7 +60,7 @@ package final class NotifySocket: @unchecked Sendable {
 
     /// Datagrams until one satisfies `predicate` (returned), or `nil` after `timeout`.
     /// Every datagram received on the way is appended to `seen`.
-    package func waitFor(
+    @_spi(Integrations) public func waitFor(
         timeout: Duration = .seconds(20), seen: inout [String], _ predicate: (String) -> Bool
     ) -> String? {
         let deadline = ContinuousClock.now + timeout

@@ -1,5 +1,5 @@
 import Foundation
-import TextEscaping
+@_spi(Integrations) import TextEscaping
 
 /// The check of a configuration against a ``SettingsDeclaration``, at every load.
 ///

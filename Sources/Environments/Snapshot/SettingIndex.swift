@@ -1,4 +1,4 @@
-import Locking
+@_spi(Integrations) import Locking
 
 #if canImport(Glibc)
     import Glibc

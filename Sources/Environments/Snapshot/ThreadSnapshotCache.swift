@@ -1,4 +1,4 @@
-import Locking
+@_spi(Integrations) import Locking
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
 import Environments
 import EnvironmentsControl
 import Foundation
-import Locking
+@_spi(Integrations) import Locking
 import Logging
 import Synchronization
 import Varlink

@@ -1,7 +1,7 @@
 import Dispatch
 import Environments
 import Foundation
-import Locking
+@_spi(Integrations) import Locking
 
 /// Runs the daemon's builds of the configuration (reading, parsing, merging and interpolating
 /// the files, reading credential files, and the application's `validate`) on a dispatch queue

@@ -1,4 +1,4 @@
-import Locking
+@_spi(Integrations) import Locking
 
 extension Locked {
     /// The current value (the tests' shorthand for reading it under the lock).

@@ -1,6 +1,6 @@
 import Dispatch
 import Environments
-import Locking
+@_spi(Integrations) import Locking
 import Testing
 
 /// Collects what an observer receives, and waits for it: callbacks run on the environment's
