@@ -2,16 +2,23 @@
 """Type-checks every Swift snippet of the README and the DocC articles against the package's
 real modules, so that a snippet can never rot: an API renamed or removed fails CI here.
 
-    scripts/check-snippets.py [--scratch-path DIR]      (default: scripts/lib/scratch.sh's debug)
-                              [--vapor-scratch-path DIR] (default: scripts/lib/scratch.sh's vapor)
+    scripts/check-snippets.py [--scratch-path DIR]               (default: scripts/lib/scratch.sh's debug)
+                              [--etcd-scratch-path DIR]          (default: scripts/lib/scratch.sh's etcd)
+                              [--configuration-scratch-path DIR] (default: ... configuration)
+                              [--vapor-scratch-path DIR]         (default: ... vapor)
     scripts/check-snippets.py --manifests-only          the manifests against the imports (below)
                                                         and the snippet-of lines: no build needed
+    scripts/check-snippets.py --print-compiler-flags [--scratch-path DIR] [--package DIR]
+                                                        the flags that make a build's modules
+                                                        importable, one a line (scripts/build-docs.sh)
 
 Needs a debug build of the package (`swift build --build-tests`, which CI and scripts/test.sh
 make): each snippet is compiled with `swiftc -typecheck` against that build's modules, in about
-a second, with no SwiftPM graph of its own. A snippet that imports Vapor or EnvironmentsVapor
-(the Vapor integration, a package of its own: Integrations/EnvironmentsVapor) is compiled
-against that package's debug build instead, which scripts/test.sh makes too.
+a second, with no SwiftPM graph of its own. A snippet that imports a module of one of the
+integrations (packages of their own under Integrations/: EnvironmentsEtcd and EtcdFleetClient,
+or swift-nio, AsyncHTTPClient; EnvironmentsConfiguration or swift-configuration's
+Configuration; EnvironmentsVapor or Vapor) is compiled against that package's debug build
+instead (INTEGRATION_BUILDS below), which scripts/test.sh makes too.
 
 Each ```swift block is one program: a main file (top-level statements and declarations), or a
 library file when it declares `@main`. A block may need names that the text around it gives;
@@ -36,10 +43,14 @@ that provide the modules those snippets import (a plugin is kept: it is used, no
 the `.package(` lines it shows, or the fragment of only `.package(` lines right before it,
 must declare exactly the packages of those products. A fragment with no snippet after it is
 checked as a manifest only. Each example's Package.swift (Examples/*/) is checked the same way
-against its targets' imports, and so is each integration's (Integrations/*/). Which product and package provide a module: this package's
-Package.swift, else EXTERNAL_MODULES below (a module in neither fails the check).
+against its targets' imports, and so is each integration's (Integrations/*/). Which product and
+package provide a module: the library products of this repository's packages (Package.swift and
+Integrations/*/Package.swift, each under its manifest's name), else EXTERNAL_MODULES below (a
+module in neither fails the check). A fragment's product of one of this repository's packages
+must be one that package's manifest declares.
 """
 import argparse
+import functools
 import glob
 import json
 import os
@@ -61,16 +72,23 @@ EXTERNAL_MODULES = {
     "Configuration": ("swift-configuration", "Configuration"),
     "Hummingbird": ("hummingbird", "Hummingbird"),
     "Prometheus": ("swift-prometheus", "Prometheus"),
+    "ConfigurationTesting": ("swift-configuration", "ConfigurationTesting"),
     "AsyncHTTPClient": ("async-http-client", "AsyncHTTPClient"),
     "NIOCore": ("swift-nio", "NIOCore"),
     "NIOPosix": ("swift-nio", "NIOPosix"),
+    "NIOHTTP1": ("swift-nio", "NIOHTTP1"),
+    "NIOSSL": ("swift-nio-ssl", "NIOSSL"),
     "Vapor": ("vapor", "Vapor"),
     "VaporTesting": ("vapor", "VaporTesting"),
-    # The Vapor integration: a package of its own (Integrations/EnvironmentsVapor).
-    "EnvironmentsVapor": ("swift-environments-vapor", "EnvironmentsVapor"),
 }
-# Snippets importing one of these compile against the Vapor integration's build.
-VAPOR_MODULES = {"Vapor", "VaporTesting", "EnvironmentsVapor"}
+# The integrations' debug builds (scripts/lib/scratch.sh's flavors): flavor -> the packages whose
+# modules that build has and the package's own debug build has not. A snippet that imports a
+# module of one of them compiles against that build (the first that has them all).
+INTEGRATION_BUILDS = {
+    "etcd": {"swift-environments-etcd", "async-http-client", "swift-nio", "swift-nio-ssl"},
+    "configuration": {"swift-environments-configuration", "swift-configuration"},
+    "vapor": {"swift-environments-vapor", "vapor", "swift-nio"},
+}
 # Modules of the toolchain: no dependency needed.
 TOOLCHAIN_MODULES = {"Foundation", "FoundationEssentials", "Dispatch", "Glibc", "Musl", "Darwin",
                      "Synchronization", "Testing", "XCTest", "Observation", "RegexBuilder", "_Concurrency"}
@@ -117,6 +135,11 @@ def missing_lines(code, path):
 
 
 def dump_package(directory):
+    return _dump_package(os.path.normpath(os.path.abspath(directory)))
+
+
+@functools.cache
+def _dump_package(directory):
     # A scratch path of its own: the package's may be locked by a build that runs meanwhile.
     with tempfile.TemporaryDirectory() as scratch:
         out = subprocess.run(["swift", "package", "--scratch-path", scratch, "dump-package"], cwd=directory,
@@ -124,15 +147,37 @@ def dump_package(directory):
     return json.loads(out.stdout)
 
 
-def root_products():
-    """This package's products, and module -> (package, product) for each library's modules."""
-    products, modules = set(), dict(EXTERNAL_MODULES)
-    for product in dump_package(ROOT)["products"]:
-        products.add(product["name"])
-        if "library" in product["type"]:
-            for target in product["targets"]:
-                modules[target] = (PACKAGE, product["name"])
+def integration_directories():
+    return sorted(glob.glob(os.path.join(ROOT, "Integrations", "*", "")))
+
+
+def repository_products():
+    """The products of this repository's packages (this one and Integrations/*), by package name,
+    and module -> (package, product) for each library's modules."""
+    products, modules = {}, dict(EXTERNAL_MODULES)
+    for directory in [ROOT] + integration_directories():
+        manifest = dump_package(directory)
+        package = manifest["name"]
+        products[package] = set()
+        for product in manifest["products"]:
+            products[package].add(product["name"])
+            if "library" in product["type"]:
+                for target in product["targets"]:
+                    modules.setdefault(target, (package, product["name"]))
     return products, modules
+
+
+def integration_build(imports, modules):
+    """The integration's build (a flavor of INTEGRATION_BUILDS) that has these modules, or None
+    when the package's own debug build has them all. Raises ValueError when no one build does."""
+    packages = {modules[module][0] for module in imports if module in modules}
+    wanted = {package for package in packages if any(package in held for held in INTEGRATION_BUILDS.values())}
+    if not wanted:
+        return None
+    for flavor, held in INTEGRATION_BUILDS.items():
+        if wanted <= held:
+            return flavor
+    raise ValueError(f"imports modules of {', '.join(sorted(wanted))}, which no one build has")
 
 
 def imported_modules(code):
@@ -227,7 +272,8 @@ def check_example(directory, modules):
             problems.append(f"target {target['name']} names package '{package}' that no dependency declares")
     used = {dependency["product"][1] for target in manifest["targets"] for dependency in target["dependencies"]
             if "product" in dependency}
-    # swift-docc-plugin is a command plugin (swift package generate-documentation): no target uses it.
+    # swift-docc-plugin is a command plugin (swift package generate-documentation), which no target uses
+    # (scripts/build-docs.sh does not need it; a package may still declare it for its readers).
     for package in sorted(declared - used - {"swift-docc-plugin"}):
         problems.append(f"declares package '{package}' that no target uses")
     return problems
@@ -235,7 +281,8 @@ def check_example(directory, modules):
 
 def check_manifest(code, work, products):
     """Problems with a Package.swift fragment: it does not compile in a manifest, or names a
-    product of this package that does not exist."""
+    product of one of this repository's packages (`products`: package name -> products) that
+    does not exist."""
     stripped = re.sub(r"^\s*//.*\n", "", code, flags=re.M).lstrip()
     if stripped.startswith(".package("):
         body = f"dependencies: [\n{code}\n]"
@@ -255,9 +302,9 @@ def check_manifest(code, work, products):
     result = subprocess.run(["swift", "package", "dump-package"], cwd=manifest, capture_output=True, text=True)
     if result.returncode != 0:
         problems += [l for l in result.stderr.splitlines() if "error" in l][:5] or result.stderr.splitlines()[-5:]
-    for name in re.findall(r'\.(?:product|plugin)\(name:\s*"([^"]+)",\s*package:\s*"swift-environments"', code):
-        if name not in products:
-            problems.append(f"swift-environments has no product '{name}' (it has {', '.join(sorted(products))})")
+    for name, package in re.findall(r'\.(?:product|plugin)\(name:\s*"([^"]+)",\s*package:\s*"([^"]+)"', code):
+        if package in products and name not in products[package]:
+            problems.append(f"{package} has no product '{name}' (it has {', '.join(sorted(products[package]))})")
     return problems
 
 
@@ -265,18 +312,24 @@ def is_manifest_fragment(code):
     return re.search(r"\.package\(|\.product\(|^\s*targets:|swift-tools-version", code, re.M) is not None
 
 
-def compiler_flags(scratch):
+def compiler_flags(scratch, package=ROOT):
+    """The flags that make the modules of a debug build (`scratch`, of `package`: this one or an
+    integration, whose build holds this package's modules too) importable by swiftc and
+    swift-symbolgraph-extract."""
     modules = os.path.join(scratch, "debug", "Modules")
     if not os.path.isdir(modules):
         sys.exit(f"check-snippets: no debug build in {scratch} (run swift build --build-tests first)")
     flags = ["-I", modules, "-swift-version", "6"]
-    # Clang modules: those SwiftPM generated for C targets, and our own module maps.
+    # Clang modules: those SwiftPM generated for C targets, and our own module maps (this
+    # package's, and the integration's if it has any).
     for modulemap in sorted(glob.glob(os.path.join(scratch, "debug", "*.build", "module.modulemap"))):
         flags += ["-Xcc", f"-fmodule-map-file={modulemap}"]
-    for modulemap in sorted(glob.glob(os.path.join(ROOT, "Sources", "*", "module.modulemap"))):
-        flags += ["-Xcc", f"-fmodule-map-file={modulemap}"]
-    for include in sorted(glob.glob(os.path.join(ROOT, "Sources", "*", "include"))):
-        flags += ["-Xcc", f"-I{include}"]
+    sources = sorted({os.path.join(ROOT, "Sources"), os.path.join(os.path.abspath(package), "Sources")})
+    for directory in sources:
+        for modulemap in sorted(glob.glob(os.path.join(directory, "*", "module.modulemap"))):
+            flags += ["-Xcc", f"-fmodule-map-file={modulemap}"]
+        for include in sorted(glob.glob(os.path.join(directory, "*", "include"))):
+            flags += ["-Xcc", f"-I{include}"]
     for checkout in sorted(glob.glob(os.path.join(scratch, "checkouts", "*", "Sources", "*", "include"))):
         flags += ["-Xcc", f"-I{checkout}"]
     return flags
@@ -285,18 +338,34 @@ def compiler_flags(scratch):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scratch-path", default=None)
+    parser.add_argument("--etcd-scratch-path", default=None,
+                        help="the etcd integration's debug build, for the snippets that import EnvironmentsEtcd")
+    parser.add_argument("--configuration-scratch-path", default=None,
+                        help="the swift-configuration integration's debug build, for the snippets that import "
+                             "EnvironmentsConfiguration or Configuration")
     parser.add_argument("--vapor-scratch-path", default=None,
                         help="the Vapor integration's debug build, for the snippets that import Vapor")
     parser.add_argument("--manifests-only", action="store_true",
                         help="check the manifests against the imports, type-check no snippet")
+    parser.add_argument("--print-compiler-flags", action="store_true",
+                        help="print the flags for the build at --scratch-path (of --package), one a line; check nothing")
+    parser.add_argument("--package", default=ROOT,
+                        help="with --print-compiler-flags: the package of that build (default: this one)")
     arguments = parser.parse_args()
+    if arguments.print_compiler_flags:
+        print("\n".join(compiler_flags(arguments.scratch_path or default_scratch(), arguments.package)))
+        return 0
+    scratch_paths = {"etcd": arguments.etcd_scratch_path, "configuration": arguments.configuration_scratch_path,
+                     "vapor": arguments.vapor_scratch_path}
+    integration_packages = {"etcd": "Integrations/EnvironmentsEtcd",
+                            "configuration": "Integrations/EnvironmentsConfiguration",
+                            "vapor": "Integrations/EnvironmentsVapor"}
     if not arguments.manifests_only:
         flags = compiler_flags(arguments.scratch_path or default_scratch())
-        vapor_flags = None  # made at the first snippet that imports Vapor
+        integration_flags = {}  # made at the first snippet that needs one
     checked, skipped, failures = 0, [], []
-    products, modules = root_products()
-    for directory in sorted(glob.glob(os.path.join(ROOT, "Examples", "*", ""))
-                            + glob.glob(os.path.join(ROOT, "Integrations", "*", ""))):
+    products, modules = repository_products()
+    for directory in sorted(glob.glob(os.path.join(ROOT, "Examples", "*", "")) + integration_directories()):
         relative = os.path.relpath(os.path.join(directory, "Package.swift"), ROOT)
         checked += 1
         problems = check_example(directory, modules)
@@ -360,14 +429,21 @@ def main():
                     os.remove(old)
                 open(file, "w", encoding="utf-8").write(source)
                 snippet_flags = flags
-                if imported_modules(code) & VAPOR_MODULES:
-                    if vapor_flags is None:
-                        scratch = arguments.vapor_scratch_path or default_scratch("vapor")
+                try:
+                    flavor = integration_build(imported_modules(code), modules)
+                except ValueError as error:
+                    checked += 1
+                    failures.append(f"{where}: {error}")
+                    continue
+                if flavor is not None:
+                    if flavor not in integration_flags:
+                        scratch = scratch_paths[flavor] or default_scratch(flavor)
                         if not os.path.isdir(os.path.join(scratch, "debug", "Modules")):
-                            sys.exit(f"check-snippets: {where} imports Vapor: no debug build of the Vapor integration in "
-                                     f"{scratch} (swift build --build-tests --package-path Integrations/EnvironmentsVapor)")
-                        vapor_flags = compiler_flags(scratch)
-                    snippet_flags = vapor_flags
+                            package = integration_packages[flavor]
+                            sys.exit(f"check-snippets: {where} imports a module of {package}: no debug build of it in "
+                                     f"{scratch} (swift build --build-tests --package-path {package} --scratch-path {scratch})")
+                        integration_flags[flavor] = compiler_flags(scratch, os.path.join(ROOT, integration_packages[flavor]))
+                    snippet_flags = integration_flags[flavor]
                 command = ["swiftc", "-typecheck", *snippet_flags, file]
                 if library:
                     command.insert(2, "-parse-as-library")

@@ -4,13 +4,17 @@
     scripts/documented-commands.py [--list] [--only PATTERN]
 
 Reads each ```sh block of README.md, */README.md, Examples/*/README.md, Tests/EndToEnd/README.md,
-.ci/README.md and Sources/*/*.docc/*.md. Each command in them (a line, with its `\\` continuation
-lines, without its `# comment`) must match one entry of COMMANDS below, which says how CI runs it:
+.ci/README.md, Sources/*/*.docc/*.md and Integrations/*/Sources/*/*.docc/*.md (the integrations'
+articles). Each command in them (a line, with its `\\` continuation lines, without its
+`# comment`) must match one entry of COMMANDS below, which says how CI runs it:
 
   run    this script runs the documented line itself, as written, with the debug build's
-         envctl and example-daemon first on PATH (a copy of etc/ as the working directory, so
-         that `set` changes a copy), or its short form (a benchmark's smoke run), and checks
-         its exit status;
+         envctl and example-daemon first on PATH, then the etcd integration's debug build
+         (Integrations/EnvironmentsEtcd: example-fleet-daemon, and envctl-fleet, which envctl
+         runs for `envctl publish` and `envctl fleet` from PATH when it is not beside envctl)
+         (a copy of etc/ as the working directory, so that `set` changes a copy), or its short
+         form (a benchmark's smoke run, from the release build, whose folder holds envctl,
+         envctl-fleet and example-fleet-daemon side by side), and checks its exit status;
   ci     another step of CI runs it (scripts/test.sh's end-to-end tests run the systemd,
          journalctl, varlinkctl, apt and `envctl --app-name` commands inside booted systemd 252
          and 257 containers, as the articles show them);
@@ -19,8 +23,9 @@ A command no entry covers fails the script: a new command in a document needs a 
 CI. Examples/minimal-daemon and the GettingStarted article are checked by their own step of
 scripts/test.sh (not listed here).
 
---list prints each command, its document and how CI covers it. Needs the debug build (with
-tests) and the release build (scripts/build-release.sh) made; CI and scripts/test.sh make both.
+--list prints each command, its document and how CI covers it. Needs the debug builds (with
+tests) of this package and of the etcd integration, and the release build
+(scripts/build-release.sh) made; CI and scripts/test.sh make them.
 """
 import argparse
 import glob
@@ -41,6 +46,7 @@ BLOCK = re.compile(r"^```(?:sh|bash|shell|console)[^\n]*\n(.*?)^```", re.S | re.
 # Left to their own check (scripts/test.sh builds and runs the minimal daemon of the walkthrough).
 EXCLUDED = {"Sources/Environments/Environments.docc/GettingStarted.md"}
 EXCLUDED_PREFIXES = ("Examples/minimal-daemon/",)
+FLEET_QUICKSTART = "Integrations/EnvironmentsEtcd/Sources/EnvironmentsEtcd/EnvironmentsEtcd.docc/FleetQuickStart.md"
 
 
 def scratch(flavor):
@@ -96,6 +102,11 @@ COMMANDS = [
      ("run", "readme_daemon")),
     ("README.md", r"^\./scripts/test\.sh$", ("ci", ".ci/run: scripts/test.sh")),
     (".ci/README.md", r"^\.ci/run$", ("ci", "this run")),
+    # api/README.md: the public API's digest, checked after scripts/test.sh (its debug build).
+    ("api/README.md", r"^(swift build|scripts/api-digest\.py( --scratch-path DIR)?)$",
+     ("ci", ".ci/run: scripts/api-digest.py --scratch-path (the debug build scripts/test.sh leaves)")),
+    ("api/README.md", r"^scripts/api-digest\.py --write$",
+     ("ci", ".ci/run: scripts/api-digest.py (--write writes what the check compares; it fails when they differ)")),
     # Fuzz/README.md
     ("Fuzz/README.md", r"^(FUZZ_JOBS=2 )?Fuzz/run\.sh \d+( \w+)*$",
      ("ci", ".ci/run lane 2: FUZZ_SEED=1 FUZZ_JOBS=2 Fuzz/run.sh 30 (every target)")),
@@ -128,7 +139,7 @@ COMMANDS = [
     (r"\.docc/", r"^envctl (get|set) 'Upstreams\.\"api\.example\.com\"\.Port'",
      ("ci", "swift test: EnvctlLiteralKeyTests (the same key path, get and set, on such a file)")),
     (r"\.docc/", r"^(envctl (publish|show) --etcd-endpoints|example-fleet-daemon --etcd-endpoints)",
-     ("ci", E2E + ", scenario 14 (etcd in the container), and swift test: PublishTests")),
+     ("ci", E2E + ", scenario 14 (etcd in the container), and the etcd integration's swift test: PublishTests")),
     (r"\.docc/", r"^sudo envctl credential (set|list) ",
      ("ci", E2E + ", scenario 15 (the containers' systemd-creds), and swift test: EnvctlCredentialTests")),
     (r"\.docc/", r"^varlinkctl ", ("ci", E2E + ", scenarios 4, 6 and 10 (systemd 257's varlinkctl)")),
@@ -150,7 +161,8 @@ COMMANDS = [
      ("ci", ".ci/run: scripts/build-release.sh (the same graph)")),
     ("Benchmarks/README.md", r"^\$B/fleet-benchmark --watchers \d+ --changes \d+ --idle-seconds \d+( --status)?( --envctl \$B/envctl)?$",
      ("run", "fleet")),
-    ("Benchmarks/README.md", r"^swift test --filter stalledMember", ("ci", "scripts/test.sh: swift test (FleetLiveTests)")),
+    ("Benchmarks/README.md", r"^swift test (--package-path Integrations/EnvironmentsEtcd )?--filter stalledMember",
+     ("ci", "scripts/test.sh: etcd integration: swift test (FleetLiveTests)")),
     ("Benchmarks/README.md", r"^Benchmarks/(plist-parsers|json-encoders)\.sh( \[RUNS\])?$", ("run", "scripts")),
     ("Benchmarks/README.md", r"^Benchmarks/fleet-status-history\.py( \[HOSTS \[ROUNDS\]\])?$", ("run", "scripts")),
     ("Benchmarks/README.md", r"^Benchmarks/count-instructions\.sh", ("run", "instructions")),
@@ -181,12 +193,14 @@ def coverage(name, command):
 class Runner:
     """Runs the commands, each with a time limit; a failure is reported and the rest go on."""
 
-    def __init__(self, debug_bin, release_bin):
+    def __init__(self, debug_bin, etcd_bin, release_bin):
         self.debug_bin, self.release_bin = debug_bin, release_bin
         self.failures = []
         self.local = threading.local()
         self.work = tempfile.mkdtemp(prefix="documented-commands-")
-        self.env = dict(os.environ, PATH=f"{debug_bin}:{os.environ['PATH']}")
+        # envctl and example-daemon of this package's build first; then the etcd integration's
+        # programs: envctl finds envctl-fleet there (on PATH, as where a package installs it).
+        self.env = dict(os.environ, PATH=f"{debug_bin}:{etcd_bin}:{os.environ['PATH']}")
         for key in ("CONFIGURATION_DIRECTORY", "RUNTIME_DIRECTORY", "CREDENTIALS_DIRECTORY", "NOTIFY_SOCKET",
                     "JOURNAL_STREAM", "INVOCATION_ID", "WATCHDOG_USEC", "WATCHDOG_PID"):
             self.env.pop(key, None)
@@ -325,7 +339,7 @@ class Runner:
         publish settles for that."""
         root = os.path.join(self.work, "fleet-quickstart")
         os.makedirs(root)
-        text = open(os.path.join(ROOT, "Sources/EnvironmentsEtcd/EnvironmentsEtcd.docc/FleetQuickStart.md")).read()
+        text = open(os.path.join(ROOT, FLEET_QUICKSTART)).read()
         plist = re.search(r"```xml\n(.*?)```", text, re.S).group(1)
         open(os.path.join(root, "Environments.plist"), "w").write(plist)
         ports = free_ports(2)
@@ -458,9 +472,25 @@ def main():
 
     debug_bin = subprocess.run(["swift", "build", "--scratch-path", scratch("debug"), "--show-bin-path"], cwd=ROOT,
                                capture_output=True, text=True, check=True).stdout.strip()
+    etcd_bin = subprocess.run(["swift", "build", "--package-path", "Integrations/EnvironmentsEtcd", "--scratch-path",
+                               scratch("etcd"), "--show-bin-path"], cwd=ROOT,
+                              capture_output=True, text=True, check=True).stdout.strip()
     release_bin = arguments.release_bin or subprocess.run(
         ["scripts/build-release.sh", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
-    runner = Runner(debug_bin, release_bin)
+    # The fleet's programs, where the runners that use them look (see Runner).
+    needed = {"fleet_quickstart": (etcd_bin, ("envctl-fleet", "example-fleet-daemon"),
+                                   "swift build --build-tests --package-path Integrations/EnvironmentsEtcd"),
+              "fleet": (release_bin, ("envctl", "envctl-fleet"), "scripts/build-release.sh"),
+              "foreign_keys": (release_bin, ("envctl", "envctl-fleet"), "scripts/build-release.sh")}
+    for name, (folder, programs, build) in needed.items():
+        if name not in found or (arguments.only and not re.search(arguments.only, name)):
+            continue
+        for program in programs:
+            if not os.access(os.path.join(folder, program), os.X_OK):
+                print(f"documented-commands: {name} needs {program} in {folder}: build it first ({build}; "
+                      "scripts/test.sh does)")
+                return 1
+    runner = Runner(debug_bin, etcd_bin, release_bin)
     # The daemon's commands first; then two groups side by side: what computes (the
     # benchmarks, compiled scripts, valgrind), and what waits on etcd.
     groups = [["readme_daemon", "files", "daemon"],

@@ -2,21 +2,26 @@
 #
 #   scratch_path FLAVOR   prints the scratch path of one build: debug (the package, with tests),
 #                         tsan, asan (the package under a sanitizer), release (the Benchmarks
-#                         package's release graph, scripts/build-release.sh), vapor (the Vapor
-#                         integration's package, Integrations/EnvironmentsVapor, with tests)
+#                         package's release graph, scripts/build-release.sh), and the packages of
+#                         Integrations/, each with its tests: etcd (EnvironmentsEtcd: fleet mode,
+#                         envctl-fleet, example-fleet-daemon), configuration
+#                         (EnvironmentsConfiguration), vapor (EnvironmentsVapor); tsan-etcd,
+#                         asan-etcd (the etcd package under a sanitizer, scripts/sanitizers.sh)
 #   use_build_cache DIR   (.ci/run) builds in DIR/KEY/FLAVOR from now on, when DIR can be locked
 #
 # By default every build is in the clone: .build, .build-tsan, .build-asan, Benchmarks/.build,
-# Integrations/EnvironmentsVapor/.build.
+# Integrations/EnvironmentsEtcd/.build (and .build-tsan, .build-asan there),
+# Integrations/EnvironmentsConfiguration/.build, Integrations/EnvironmentsVapor/.build.
 #
-# The build cache: a fresh clone compiles its dependencies (swift-nio, BoringSSL,
-# AsyncHTTPClient, swift-configuration, Hummingbird...) once per build, four builds in CI, and
-# that is two thirds of a debug build's time (measured: 315 s in an empty scratch path, 101 s
-# in one a clone at another path had used). Scratch paths outside the clone, in DIR/KEY, keep
-# the dependencies compiled between runs on one machine: the checkouts are at the same paths,
-# so SwiftPM rebuilds only this package (whose sources moved with the clone) and what changed.
-# KEY is a hash of the toolchain (`swift --version`) and the machine; a new toolchain starts a
-# new KEY and removes the others. A fresh machine builds everything, as without a cache.
+# The build cache: a fresh clone compiles its dependencies (swift-nio, BoringSSL and
+# AsyncHTTPClient for the etcd package, swift-configuration, Hummingbird, Vapor...) once per
+# build, and that is two thirds of a debug build's time (measured: 315 s in an empty scratch
+# path, 101 s in one a clone at another path had used). Scratch paths outside the clone, in
+# DIR/KEY, keep the dependencies compiled between runs on one machine: the checkouts are at the
+# same paths, so SwiftPM rebuilds only this repository's packages (whose sources moved with the
+# clone) and what changed. KEY is a hash of the toolchain (`swift --version`) and the machine; a
+# new toolchain starts a new KEY and removes the others. A fresh machine builds everything, as
+# without a cache.
 #
 # One run at a time: a run that shared the scratch paths of another could test the other's
 # build. use_build_cache holds DIR/lock (flock) on file descriptor 9 for the rest of the run;
@@ -38,9 +43,12 @@ scratch_path() { # FLAVOR
     debug) echo "$root/.build" ;;
     tsan | asan) echo "$root/.build-$1" ;;
     release) echo "$root/Benchmarks/.build" ;;
+    etcd) echo "$root/Integrations/EnvironmentsEtcd/.build" ;;
+    tsan-etcd | asan-etcd) echo "$root/Integrations/EnvironmentsEtcd/.build-${1%-etcd}" ;;
+    configuration) echo "$root/Integrations/EnvironmentsConfiguration/.build" ;;
     vapor) echo "$root/Integrations/EnvironmentsVapor/.build" ;;
     *)
-        echo "scratch_path: unknown build '$1' (debug, tsan, asan, release, vapor)" >&2
+        echo "scratch_path: unknown build '$1' (debug, tsan, asan, release, etcd, tsan-etcd, asan-etcd, configuration, vapor)" >&2
         return 2
         ;;
     esac
