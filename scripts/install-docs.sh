@@ -2,36 +2,27 @@
 # Generates and installs the man pages and shell completions of envctl and example-daemon,
 # from their argument parsers (swift-argument-parser), so they never disagree with --help.
 #
-#   scripts/install-docs.sh [--fleet] [PREFIX]   PREFIX defaults to /usr/local; DESTDIR is honoured.
+#   scripts/install-docs.sh [PREFIX]      PREFIX defaults to /usr/local; DESTDIR is honoured.
 #
 # Installs:
 #   PREFIX/share/man/man1/envctl.1, example-daemon.1       (the generate-manual plugin)
 #   PREFIX/share/bash-completion/completions/envctl, example-daemon
 #   PREFIX/share/zsh/site-functions/_envctl, _example-daemon
 #   PREFIX/share/fish/vendor_completions.d/envctl.fish, example-daemon.fish
-# --fleet: those of the etcd integration's programs instead, envctl-fleet and
-# example-fleet-daemon (Integrations/EnvironmentsEtcd, from its build: scripts/lib/scratch.sh's
-# etcd). envctl's own page and completions name `publish` and `fleet`, which run envctl-fleet.
 #
 # Then `man envctl`, and completions in new bash, zsh (with compinit) and fish shells.
 # SWIFT_CONFIGURATION=debug|release (default debug) selects the build the tools come from.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/scratch.sh
-tools=(envctl example-daemon)
-scratch=(--scratch-path "$(scratch_path debug)")
-if [ "${1:-}" = --fleet ]; then
-    tools=(envctl-fleet example-fleet-daemon)
-    scratch=(--package-path Integrations/EnvironmentsEtcd --scratch-path "$(scratch_path etcd)")
-    shift
-fi
 prefix="${1:-/usr/local}"
 root="${DESTDIR:-}${prefix}"
 configuration="${SWIFT_CONFIGURATION:-debug}"
+tools=(envctl example-daemon)
 
-for tool in "${tools[@]}"; do
-    swift build "${scratch[@]}" -c "$configuration" --product "$tool" >&2
-done
+scratch=(--scratch-path "$(scratch_path debug)")
+swift build "${scratch[@]}" -c "$configuration" --product envctl >&2
+swift build "${scratch[@]}" -c "$configuration" --product example-daemon >&2
 bin="$(swift build "${scratch[@]}" -c "$configuration" --show-bin-path)"
 
 man="$root/share/man/man1"
