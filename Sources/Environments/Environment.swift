@@ -183,7 +183,7 @@ public final class Environment: ConfigurationReading, Sendable {
 
     /// The value at a key path and whether it is secret, from the current snapshot, without
     /// copying its source: the swift-configuration provider's hot path.
-    package func valueAndSecrecy(forKey key: String) -> (value: SettingValue, isSecret: Bool)? {
+    @_spi(Integrations) public func valueAndSecrecy(forKey key: String) -> (value: SettingValue, isSecret: Bool)? {
         read { $0.entry(forKey: key).map { ($0.value, $0.isSecret) } }
     }
 

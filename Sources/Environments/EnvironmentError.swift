@@ -99,7 +99,7 @@ public struct EnvironmentError: Error, Sendable, Hashable {
     public var hint: String?
 
     /// Creates an error (an application rejects a value with ``rejected(key:in:reason:hint:)``).
-    package init(
+    @_spi(Integrations) public init(
         _ code: Code,
         _ message: String,
         key: String? = nil,

@@ -1,9 +1,9 @@
 import ArgumentParser
-import Environments
-import EnvironmentsDaemon
+@_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsDaemon
 import Logging
 import ServiceLifecycle
-import SystemdSupport
+@_spi(Integrations) import SystemdSupport
 
 /// The start and the run that both example daemons share, around what differs between them:
 /// where the configuration comes from besides the files, and the services beside the worker.

@@ -1,6 +1,5 @@
-@_spi(Integrations) import Locking
 import ArgumentParser
-import Environments
+@_spi(Integrations) import Environments
 import Foundation
 @_spi(Integrations) import TextEscaping
 

@@ -1,4 +1,4 @@
-import EnvironmentsControl
+@_spi(Integrations) import EnvironmentsControl
 import Foundation
 import Varlink
 

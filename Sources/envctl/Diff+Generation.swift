@@ -1,7 +1,7 @@
-import Environments
-import EnvironmentsControl
+@_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
 import Foundation
-import SystemdSupport
+@_spi(Integrations) import SystemdSupport
 
 extension Diff {
     /// `--generation N`: the running daemon's generation `N` (left) and the one it runs now.

@@ -1,6 +1,5 @@
-@_spi(Integrations) import Locking
-import Environments
-import EnvironmentsControl
+@_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
 import Foundation
 import Varlink
 

@@ -1,5 +1,4 @@
-@_spi(Integrations) import Locking
-import Environments
+@_spi(Integrations) import Environments
 import Foundation
 import SystemPackage
 

@@ -1,6 +1,6 @@
 import ArgumentParser
-import Environments
-import EnvironmentsControl
+@_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
 import Foundation
 import Varlink
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import EnvironmentsControl
+@_spi(Integrations) import EnvironmentsControl
 import Foundation
 @_spi(Integrations) import TextEscaping
 

@@ -1,7 +1,6 @@
-@_spi(Integrations) import Locking
 import ArgumentParser
-import Environments
-import EnvironmentsControl
+@_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
 import Foundation
 
 struct Migrate: ParsableCommand {

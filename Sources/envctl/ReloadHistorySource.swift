@@ -1,6 +1,6 @@
-import EnvironmentsControl
+@_spi(Integrations) import EnvironmentsControl
 import Foundation
-import SystemdSupport
+@_spi(Integrations) import SystemdSupport
 import Varlink
 
 /// Where `envctl history` and `envctl diff --generation` find a daemon's loads and reloads:

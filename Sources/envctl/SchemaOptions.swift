@@ -1,5 +1,5 @@
 import ArgumentParser
-import Environments
+@_spi(Integrations) import Environments
 import Foundation
 
 /// `--schema FILE`: the application's settings declaration, as `envctl schema` prints it and

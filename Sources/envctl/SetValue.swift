@@ -1,5 +1,5 @@
 import ArgumentParser
-import Environments
+@_spi(Integrations) import Environments
 import Foundation
 
 /// The value types `set` writes.

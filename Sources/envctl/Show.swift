@@ -1,6 +1,6 @@
 import ArgumentParser
-import Environments
-import EnvironmentsControl
+@_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
 import FileWatching
 import Foundation
 @_spi(Integrations) import TextEscaping

@@ -1,21 +1,28 @@
 #!/usr/bin/env python3
-"""End-to-end test of the Debian package (scripts/package-deb.sh) with the real dpkg, apt and
+"""End-to-end test of the Debian packages (scripts/package-deb.sh) with the real dpkg, apt and
 systemd of fresh Debian containers: trixie (systemd 257) and bookworm (systemd 252).
 
-  install    `apt-get install ./example-daemon_VERSION_ARCH.deb` (offline: the container has
-             no network, and the package needs nothing that it lacks); the package's
-             maintainer scripts enabled and started example-daemon.service, which runs
-             /usr/bin/example-daemon on the conffiles in /etc/example-daemon with the
-             credential postinst made; systemd's trigger put the catalog entries in the
-             journal's catalog; man pages and completions are in place
+  install    `apt-get install ./example-daemon_VERSION_ARCH.deb ./environments-fleet_VERSION_ARCH.deb`
+             (offline: the container has no network, and the packages need nothing that it
+             lacks); example-daemon's maintainer scripts enabled and started
+             example-daemon.service, which runs /usr/bin/example-daemon on the conffiles in
+             /etc/example-daemon with the credential postinst made; systemd's trigger put the
+             catalog entries in the journal's catalog; man pages and completions are in place
+  fleet      envctl runs /usr/bin/envctl-fleet (environments-fleet) for `envctl publish` and
+             `envctl fleet status`; example-fleet-daemon is the packages' version
   reload     an edit of a conffile + systemctl reload: the daemon serves the new value (envctl show)
   reinstall  `apt-get install --reinstall`: the edited conffile is kept, the service restarted
-  purge      `apt-get purge`: the service stopped, units, conffiles, credential, enablement
-             symlinks and catalog entries gone
+  purge      `apt-get purge environments-fleet`: envctl still works, and `envctl publish` says
+             that it needs environments-fleet; then `apt-get purge example-daemon`: the service
+             stopped, units, conffiles, credential, enablement symlinks and catalog entries gone
+
+--deb names the example-daemon package; the environments-fleet package is the one beside it with
+the same version and architecture (scripts/package-deb.sh makes both). Without it the run fails,
+unless --no-fleet says to test example-daemon alone.
 
 Reuses the e2e package's containers and root file systems. Python 3 standard library only.
 
-  sudo python3 Tests/EndToEnd/run_deb_e2e.py [--deb FILE | --binaries DIR] [--suite trixie|bookworm]... [-v]
+  sudo python3 Tests/EndToEnd/run_deb_e2e.py [--deb FILE | --binaries DIR] [--no-fleet] [--suite trixie|bookworm]... [-v]
 """
 
 import argparse
@@ -33,6 +40,7 @@ from e2e.checks import Checks  # noqa: E402
 from e2e.common import APPLIED_ID, CONFIG_DIR, CREDENTIAL_FILE, MAIN_FILE, SHIPPED_DROPIN, Options, wait_for  # noqa: E402
 
 UNIT = "example-daemon.service"
+FLEET_PACKAGE = "environments-fleet"
 SCHEMA_FILE = "/usr/share/example-daemon/schema.json"
 VERSIONS = {"trixie": 257, "bookworm": 252}
 APT = {"DEBIAN_FRONTEND": "noninteractive"}
@@ -72,19 +80,78 @@ class Run(Checks):
         return settled or self.show("StatusText").get("StatusText", "")
 
 
-def scenario(run, deb):
+def fleet_deb_beside(deb):
+    """environments-fleet_VERSION_ARCH.deb beside example-daemon_VERSION_ARCH.deb, or None."""
+    directory, name = os.path.split(deb)
+    if not name.startswith("example-daemon_"):
+        return None
+    path = os.path.join(directory, FLEET_PACKAGE + name[len("example-daemon"):])
+    return path if os.path.isfile(path) else None
+
+
+def fleet_installed(run, version):
+    """envctl's fleet commands run /usr/bin/envctl-fleet; example-fleet-daemon is this version."""
     c = run.c
-    name = os.path.basename(deb)
-    package = f"/var/tmp/{name}"  # readable by apt's _apt user, unlike /root
-    shutil.copyfile(deb, c.host_path(package))
-    os.chmod(c.host_path(package), 0o644)
+    status = c.run(["dpkg-query", "-W", "-f", "${Status} ${Version}", FLEET_PACKAGE]).stdout
+    run.check(status == f"install ok installed {version}", f"dpkg-query {FLEET_PACKAGE}: {status!r}")
+    for path in ("/usr/bin/envctl-fleet", "/usr/bin/example-fleet-daemon", "/usr/share/man/man1/envctl-fleet.1.gz",
+                 "/usr/share/man/man1/example-fleet-daemon.1.gz", f"/usr/share/doc/{FLEET_PACKAGE}/copyright",
+                 f"/usr/share/doc/{FLEET_PACKAGE}/examples/example-daemon-fleet.service"):
+        run.check(run.exists(path), f"{path} is installed")
+    unit = c.run(["cat", f"/usr/share/doc/{FLEET_PACKAGE}/examples/example-daemon-fleet.service"]).stdout
+    run.check("ExecStart=/usr/bin/example-fleet-daemon" in unit and "/usr/local" not in unit,
+              "the example unit runs /usr/bin/example-fleet-daemon")
+    for command in (["envctl", "fleet", "status", "--help"], ["envctl", "publish", "--help"]):
+        result = c.run(command)
+        output = result.stdout + result.stderr
+        run.check(result.returncode == 0 and "--etcd-endpoints" in output,
+                  f"{' '.join(command)} (envctl-fleet's): exit {result.returncode}, {output.strip()[:300]!r}")
+    shown = c.run(["example-fleet-daemon", "--version"])
+    run.check(shown.returncode == 0 and shown.stdout.strip() == version,
+              f"example-fleet-daemon --version: {shown.stdout.strip()!r}, the package's {version!r}")
+
+
+def fleet_purged(run):
+    """`apt-get purge environments-fleet`: envctl and the daemon keep working; the fleet's
+    commands say which package they need."""
+    c = run.c
+    result = run.apt_get("purge", FLEET_PACKAGE)
+    run.check(result.returncode == 0, f"apt-get purge {FLEET_PACKAGE} exit status")
+    run.check(c.run(["dpkg-query", "-W", "-f", "${Status}", FLEET_PACKAGE]).stdout.strip() in ("", "unknown ok not-installed"),
+              f"dpkg no longer knows {FLEET_PACKAGE}")
+    status = c.run(["dpkg-query", "-W", "-f", "${Status}", "example-daemon"]).stdout
+    run.check(status == "install ok installed", f"example-daemon stays installed: {status!r}")
+    for path in ("/usr/bin/envctl-fleet", "/usr/bin/example-fleet-daemon", f"/usr/share/doc/{FLEET_PACKAGE}"):
+        run.check(not run.exists(path), f"{path} is gone")
+    props = run.show("ActiveState", "SubState")
+    run.check((props.get("ActiveState"), props.get("SubState")) == ("active", "running"), f"example-daemon.service still runs: {props}")
+    served = run.served("APIHost")
+    run.check(served[1] == "packaged.example.com", f"envctl show (the daemon) still works: {served}")
+    for command in (["envctl", "publish", "--etcd-endpoints", "http://127.0.0.1:2379", f"{CONFIG_DIR}/Environments.plist"],
+                    ["envctl", "fleet", "status", "--etcd-endpoints", "http://127.0.0.1:2379"]):
+        result = c.run(command)
+        run.check(result.returncode != 0 and FLEET_PACKAGE in result.stderr and "envctl-fleet" in result.stderr,
+                  f"{' '.join(command[:3])} without envctl-fleet names {FLEET_PACKAGE}: exit {result.returncode}, {result.stderr.strip()!r}")
+
+
+def scenario(run, deb, fleet_deb):
+    c = run.c
+    names = []
+    for path in (deb, fleet_deb) if fleet_deb else (deb,):
+        name = os.path.basename(path)
+        package = f"/var/tmp/{name}"  # readable by apt's _apt user, unlike /root
+        shutil.copyfile(path, c.host_path(package))
+        os.chmod(c.host_path(package), 0o644)
+        names.append(name)
+    name = names[0]
 
     # install
-    result = run.apt_get("install", f"./{name}")
-    if not run.check(result.returncode == 0, f"apt-get install ./{name} exit status"):
+    result = run.apt_get("install", *(f"./{n}" for n in names))
+    if not run.check(result.returncode == 0, f"apt-get install {' '.join('./' + n for n in names)} exit status"):
         return
     status = c.run(["dpkg-query", "-W", "-f", "${Status} ${Version}", "example-daemon"]).stdout
     run.check(status.startswith("install ok installed "), f"dpkg-query: {status!r}")
+    version = status.rsplit(" ", 1)[-1]
     run.check(run.systemctl("is-enabled", UNIT).stdout.strip() == "enabled", "the unit is enabled (deb-systemd-helper enable)")
     props = run.show("ActiveState", "SubState", "StatusText", "MainPID", "FragmentPath", "ExecStart")
     e2e.log(f"  after the installation: {props.get('ActiveState')}/{props.get('SubState')}, {props.get('StatusText')!r}, "
@@ -119,6 +186,8 @@ def scenario(run, deb):
     run.check(bool(secret) and revealed.stdout.strip() == secret, "the daemon's Database.Password is the credential postinst made")
     served = run.served("APIHost")
     run.check(served == ("# environment Release, generation 1", "api.example.com"), f"envctl show (the daemon): {served}")
+    if fleet_deb:
+        fleet_installed(run, version)
 
     # reload: an edit of a conffile, as an editor saves it, then systemctl reload.
     plist = plistlib.loads(c.read(MAIN_FILE))
@@ -140,6 +209,10 @@ def scenario(run, deb):
     served = run.served("APIHost")
     run.check(served == ("# environment Release, generation 1", "packaged.example.com"), f"the edited conffile is kept: envctl show {served}")
     main_pid = props.get("MainPID")
+
+    # purge environments-fleet alone: example-daemon and envctl stay.
+    if fleet_deb:
+        fleet_purged(run)
 
     # purge: what must go is there before (the units are in /usr/lib or /lib, as the building
     # machine's debhelper put them; on merged /usr each is seen at both).
@@ -163,9 +236,9 @@ def scenario(run, deb):
     run.check(not run.catalog_lists_applied(), f"journalctl --list-catalog no longer has {APPLIED_ID}")
 
 
-def run_suite(suite, deb):
+def run_suite(suite, deb, fleet_deb):
     started = time.monotonic()
-    e2e.log(f"\n=== {suite} (systemd {VERSIONS[suite]}): {os.path.basename(deb)}")
+    e2e.log(f"\n=== {suite} (systemd {VERSIONS[suite]}): {', '.join(os.path.basename(d) for d in (deb, fleet_deb) if d)}")
     container = e2e.Container(f"e2e-deb-{suite}-{os.getpid()}", e2e.ensure_rootfs(suite))
     run = Run(container, suite)
     try:
@@ -173,7 +246,7 @@ def run_suite(suite, deb):
         container.boot()
         version = container.run(["systemctl", "--version"]).stdout.split()
         if run.check(version[1:2] == [str(VERSIONS[suite])], f"systemd {VERSIONS[suite]} in the container: {version[:2]}"):
-            scenario(run, deb)
+            scenario(run, deb, fleet_deb)
     except Exception:  # noqa: BLE001 - a harness error is a failed run
         traceback.print_exc()
         run.failures.append(f"{suite}: the scenario aborted")
@@ -186,18 +259,23 @@ def run_suite(suite, deb):
 
 
 def package(binaries):
+    """The example-daemon .deb scripts/package-deb.sh made (its first line; the second, when
+    there is one, is environments-fleet's, beside it)."""
     command = [os.path.join(e2e.ROOT, "scripts", "package-deb.sh")] + (["--bin-dir", binaries] if binaries else [])
     e2e.log("  " + " ".join(command))
     result = subprocess.run(command, cwd=e2e.ROOT, stdout=subprocess.PIPE, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"scripts/package-deb.sh failed (exit {result.returncode})")
-    return result.stdout.strip().splitlines()[-1]
+    return result.stdout.strip().splitlines()[0]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--deb", help="the package to test (default: build it with scripts/package-deb.sh)")
-    parser.add_argument("--binaries", help="release builds of example-daemon and envctl for scripts/package-deb.sh --bin-dir")
+    parser.add_argument("--deb", help="the example-daemon package to test, environments-fleet's beside it "
+                        "(default: build them with scripts/package-deb.sh)")
+    parser.add_argument("--binaries", help="release builds of example-daemon, envctl, envctl-fleet and example-fleet-daemon "
+                        "for scripts/package-deb.sh --bin-dir")
+    parser.add_argument("--no-fleet", action="store_true", help="test example-daemon alone, without environments-fleet")
     parser.add_argument("--suite", action="append", choices=sorted(VERSIONS), help="only this Debian suite (repeatable; default: trixie and bookworm)")
     parser.add_argument("-v", "--verbose", action="store_true")
     arguments = parser.parse_args()
@@ -209,7 +287,15 @@ def main():
     except RuntimeError as error:
         e2e.log(f"FAIL: {error}")
         return 1
-    runs = [run_suite(suite, deb) for suite in arguments.suite or ["trixie", "bookworm"]]
+    fleet_deb = None
+    if not arguments.no_fleet:
+        fleet_deb = fleet_deb_beside(deb)
+        if fleet_deb is None:
+            e2e.log(f"FAIL: no {FLEET_PACKAGE} package beside {deb} (the same name with {FLEET_PACKAGE} for "
+                    "example-daemon; scripts/package-deb.sh makes it when it has envctl-fleet and example-fleet-daemon), "
+                    "or pass --no-fleet")
+            return 1
+    runs = [run_suite(suite, deb, fleet_deb) for suite in arguments.suite or ["trixie", "bookworm"]]
     passed, failures = sum(run.passed for run in runs), [f for run in runs for f in run.failures]
     e2e.log("=" * 100)
     e2e.log(f"Debian package under systemd: {passed} checks passed, {len(failures)} failed ({time.monotonic() - started:.0f} s)")

@@ -63,17 +63,41 @@ def check_prerequisites(need_swift):
         skip_or_fail("no swift toolchain to build the release binaries (or pass --binaries DIR)")
 
 
-def build_binaries():
-    scratch = os.path.join(ROOT, ".build-release")
-    common = ["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", scratch]
-    for product in ("example-daemon", "envctl"):
-        log(f"  swift build -c release --static-swift-stdlib --product {product} --scratch-path .build-release")
-        result = subprocess.run(common + ["--product", product], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if result.returncode != 0:
-            print(result.stdout[-6000:])
-            raise RuntimeError(f"building {product} failed (exit {result.returncode})")
-    result = subprocess.run(common + ["--show-bin-path"], cwd=ROOT, stdout=subprocess.PIPE, text=True, check=True)
-    return result.stdout.strip()
+FLEET_PRODUCTS = ("envctl-fleet", "example-fleet-daemon")
+
+
+def build_binaries(fleet=False):
+    """Release builds of example-daemon and envctl (this package, in .build-release): the
+    directory they are in. With `fleet`, also envctl-fleet and example-fleet-daemon
+    (Integrations/EnvironmentsEtcd, in its .build-release), and all four linked from one
+    directory, .build-e2e/bin, as scripts/build-release.sh has them in one."""
+    packages = [(".", ("example-daemon", "envctl"))]
+    if fleet:
+        packages.append((os.path.join("Integrations", "EnvironmentsEtcd"), FLEET_PRODUCTS))
+    bin_paths = []
+    for package, products in packages:
+        scratch = os.path.normpath(os.path.join(package, ".build-release"))
+        common = ["swift", "build", "-c", "release", "--static-swift-stdlib", "--package-path", os.path.join(ROOT, package),
+                  "--scratch-path", os.path.join(ROOT, scratch)]
+        for product in products:
+            log(f"  swift build -c release --static-swift-stdlib --package-path {package} --product {product} --scratch-path {scratch}")
+            result = subprocess.run(common + ["--product", product], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if result.returncode != 0:
+                print(result.stdout[-6000:])
+                raise RuntimeError(f"building {product} failed (exit {result.returncode})")
+        result = subprocess.run(common + ["--show-bin-path"], cwd=ROOT, stdout=subprocess.PIPE, text=True, check=True)
+        bin_paths.append((result.stdout.strip(), products))
+    if not fleet:
+        return bin_paths[0][0]
+    binaries = os.path.join(ROOT, ".build-e2e", "bin")
+    os.makedirs(binaries, exist_ok=True)
+    for bin_path, products in bin_paths:
+        for product in products:
+            link = os.path.join(binaries, product)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(link)
+            os.symlink(os.path.join(bin_path, product), link)
+    return binaries
 
 
 
@@ -182,7 +206,8 @@ def prepare_root_file_systems():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--binaries", help="a directory with release builds of example-daemon and envctl (default: build them)")
+    parser.add_argument("--binaries", help="a directory with release builds of example-daemon and envctl, and of envctl-fleet "
+                        "and example-fleet-daemon for the fleet scenario (default: build them)")
     parser.add_argument("--config", action="append", choices=[c.name for c in CONFIGURATIONS],
                         help="run only this configuration (repeatable)")
     parser.add_argument("--scenario", action="append", choices=[n for n, _ in SCENARIOS],
@@ -210,7 +235,7 @@ def main():
         log("Building the static release binaries ...")
         build_started = time.monotonic()
         try:
-            binaries = build_binaries()
+            binaries = build_binaries(fleet=True)
         except (RuntimeError, subprocess.CalledProcessError) as error:
             log(f"FAIL: {error}")
             return 1
@@ -219,6 +244,9 @@ def main():
         if not os.access(os.path.join(binaries, product), os.X_OK):
             log(f"FAIL: no executable {product} in {binaries}")
             return 1
+    missing = [product for product in FLEET_PRODUCTS if not os.access(os.path.join(binaries, product), os.X_OK)]
+    if missing:
+        log(f"  no {' or '.join(missing)} in {binaries}: the fleet scenario will fail (scripts/build-release.sh builds them)")
     log(f"Root file systems: {cache_directory()} (override with ${CACHE_VARIABLE})")
 
     selected = set(arguments.scenario or [n for n, _ in SCENARIOS])

@@ -1,5 +1,5 @@
-import Environments
-import EnvironmentsDaemon
+@_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsDaemon
 import Foundation
 @_spi(Integrations) import TestSupport
 import Testing

@@ -1,6 +1,6 @@
-import Environments
-import EnvironmentsControl
-import EnvironmentsDaemon
+@_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
+@_spi(Integrations) import EnvironmentsDaemon
 import Foundation
 import Logging
 @_spi(Integrations) import TestSupport

@@ -1,4 +1,4 @@
-import EnvironmentsControl
+@_spi(Integrations) import EnvironmentsControl
 import Foundation
 @_spi(Integrations) import TestSupport
 import Testing

@@ -1,4 +1,4 @@
-import EnvironmentsDaemon
+@_spi(Integrations) import EnvironmentsDaemon
 import Foundation
 @_spi(Integrations) import TestSupport
 import Testing

@@ -1,6 +1,6 @@
-import EnvironmentsDaemon
+@_spi(Integrations) import EnvironmentsDaemon
 import Foundation
-import SystemdSupport
+@_spi(Integrations) import SystemdSupport
 @_spi(Integrations) import TestSupport
 import Testing
 

@@ -1,5 +1,5 @@
-import EnvironmentsControl
-import EnvironmentsDaemon
+@_spi(Integrations) import EnvironmentsControl
+@_spi(Integrations) import EnvironmentsDaemon
 import Foundation
 @_spi(Integrations) import TestSupport
 import Testing

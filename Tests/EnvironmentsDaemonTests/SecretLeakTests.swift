@@ -1,8 +1,8 @@
-import Environments
-import EnvironmentsDaemon
+@_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsDaemon
 import Foundation
 import Logging
-import SystemdSupport
+@_spi(Integrations) import SystemdSupport
 @_spi(Integrations) import TestSupport
 import Testing
 

@@ -1,9 +1,9 @@
-import Environments
-import EnvironmentsControl
-import EnvironmentsDaemon
+@_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
+@_spi(Integrations) import EnvironmentsDaemon
 import Foundation
 import Logging
-import SystemdSupport
+@_spi(Integrations) import SystemdSupport
 @_spi(Integrations) import TestSupport
 import Testing
 import Varlink

@@ -1,4 +1,4 @@
-import Environments
+@_spi(Integrations) import Environments
 import Foundation
 @_spi(Integrations) import TestSupport
 import Testing

@@ -1,4 +1,4 @@
-import Environments
+@_spi(Integrations) import Environments
 import Foundation
 import Testing
 

@@ -13,7 +13,7 @@
 //   - single reads (`int`, `string`, the hot path) never go back to a smaller n;
 //   - a string read earlier still holds its value after later reads (it outlives its read).
 // Exits 1 on any violation or failed reload; ThreadSanitizer's report fails it too.
-import Environments
+@_spi(Integrations) import Environments
 import Foundation
 @_spi(Integrations) import Locking
 import Synchronization

@@ -1,4 +1,4 @@
-import SystemdSupport
+@_spi(Integrations) import SystemdSupport
 import Testing
 
 @Suite struct JournalFieldNameTests {

@@ -1,6 +1,6 @@
 #if os(Linux)
     import Testing
-    import SystemdSupport
+    @_spi(Integrations) import SystemdSupport
 
     @Suite struct JournalSenderTests {
         @Test func socketSenderDeliversOneDatagramPerEntry() throws {

@@ -1,7 +1,7 @@
 #if os(Linux)
     import Glibc
     import Testing
-    import SystemdSupport
+    @_spi(Integrations) import SystemdSupport
 
     extension EnvironmentSensitiveTests {
         @Suite

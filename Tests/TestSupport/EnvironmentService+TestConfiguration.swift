@@ -1,4 +1,4 @@
-import EnvironmentsDaemon
+@_spi(Integrations) import EnvironmentsDaemon
 
 extension EnvironmentService.Configuration {
     /// A service run inside a test's process: no systemd notifications, watchdog or state file,

@@ -1,4 +1,4 @@
-import EnvironmentsDaemon
+@_spi(Integrations) import EnvironmentsDaemon
 
 extension EnvironmentService {
     /// Runs the service while `body` runs, once it is ready (its files watched, its socket

@@ -1,4 +1,3 @@
-@_spi(Integrations) import Locking
 import Logging
 import Synchronization
 

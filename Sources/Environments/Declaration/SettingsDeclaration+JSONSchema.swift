@@ -2,7 +2,7 @@ import Foundation
 
 /// A JSON Schema document that cannot be read back as a ``SettingsDeclaration``: what is
 /// wrong, and where in the document (a JSON pointer).
-package struct SettingsSchemaError: Error, Sendable, Hashable, CustomStringConvertible {
+@_spi(Integrations) public struct SettingsSchemaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Where in the document, as a JSON pointer (`/properties/Database/properties/Port`).
     package let pointer: String
     /// What is wrong.
@@ -15,7 +15,7 @@ package struct SettingsSchemaError: Error, Sendable, Hashable, CustomStringConve
     }
 
     /// The message, with where in the document.
-    package var description: String {
+    @_spi(Integrations) public var description: String {
         pointer.isEmpty ? "invalid settings schema: \(message)" : "invalid settings schema at \(pointer): \(message)"
     }
 }
@@ -90,7 +90,7 @@ extension SettingsDeclaration {
     /// A type of the application's own (`x-type: custom`) reads back as
     /// ``SettingType/custom(_:)``, which no longer checks values beyond their bounds: the
     /// conversion that did lives in the program.
-    package init(jsonSchema data: Data) throws(SettingsSchemaError) {
+    @_spi(Integrations) public init(jsonSchema data: Data) throws(SettingsSchemaError) {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: data)

@@ -12,7 +12,7 @@
 /// declares its free keys.
 public struct SettingsDeclaration: Sendable {
     /// The declarations, in the order given.
-    package let settings: [SettingDeclaration]
+    @_spi(Integrations) public let settings: [SettingDeclaration]
     /// Declarations by key.
     let byKey: [String: SettingDeclaration]
     /// Former name -> the key it is now.

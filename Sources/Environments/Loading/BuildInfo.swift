@@ -23,11 +23,11 @@ public struct BuildInfo: Sendable, Hashable {
     }
 
     /// The environment selected when neither a flag nor the environment variable names one.
-    package var defaultEnvironment: String
+    @_spi(Integrations) public var defaultEnvironment: String
     /// The environments that may be selected, or `nil` for any that the files define.
     package var allowedEnvironments: [String]?
     /// The application's version, if it gives one.
-    package var version: String?
+    @_spi(Integrations) public var version: String?
 
     /// Creates build information.
     ///

@@ -5,15 +5,15 @@ import Foundation
 ///
 /// It has the shape of an `Environments.plist` (or of a drop-in) and goes through the same
 /// pipeline as a file: parsed, merged, interpolated and validated.
-package struct ConfigurationDocument: Sendable, Hashable {
+@_spi(Integrations) public struct ConfigurationDocument: Sendable, Hashable {
     /// Where it comes from, as provenance, errors and `envctl show` name it, for example
     /// `etcd:/fleet/app/Environments.plist@42` (key and revision).
-    package var origin: String
+    @_spi(Integrations) public var origin: String
     /// The property list, XML or binary.
-    package var data: Data
+    @_spi(Integrations) public var data: Data
 
     /// A document from `origin` holding `data`.
-    package init(origin: String, data: Data) {
+    @_spi(Integrations) public init(origin: String, data: Data) {
         self.origin = origin
         self.data = data
     }
@@ -30,7 +30,7 @@ package struct ConfigurationDocument: Sendable, Hashable {
 ///
 /// Every load and reload calls ``documents()``: return what is held in memory at once (a
 /// watch keeps it current), never wait on the network there.
-package protocol ConfigurationLayer: Sendable {
+@_spi(Integrations) public protocol ConfigurationLayer: Sendable {
     /// The documents as of now, lowest first.
     func documents() throws(EnvironmentError) -> [ConfigurationDocument]
 }

@@ -11,21 +11,21 @@ import Foundation
 /// a service on its built-in configuration. Only `/etc/<applicationName>/` may be missing. A
 /// directory that cannot be looked at (a dangling or looping symbolic link, not a directory,
 /// no permission, an I/O error) is an error wherever it comes from.
-package struct ConfigurationLocation: Sendable, Hashable {
+@_spi(Integrations) public struct ConfigurationLocation: Sendable, Hashable {
     /// The directory searched.
-    package var directory: String
+    @_spi(Integrations) public var directory: String
     /// The main file, `<directory>/Environments.plist`.
-    package var mainFile: String
+    @_spi(Integrations) public var mainFile: String
     /// The drop-in directory, `<directory>/Environments.plist.d`.
-    package var dropInDirectory: String
+    @_spi(Integrations) public var dropInDirectory: String
     /// Every directory that was considered, in order, for error messages.
-    package var searchedDirectories: [String]
+    @_spi(Integrations) public var searchedDirectories: [String]
 
     /// Resolves the location for the given options.
     ///
     /// This never fails: a directory that is missing or cannot be looked at is chosen as it is,
     /// and loading from it reports the problem.
-    package init(options: EnvironmentOptions) {
+    @_spi(Integrations) public init(options: EnvironmentOptions) {
         self = Self.resolve(options).location
     }
 
@@ -38,7 +38,7 @@ package struct ConfigurationLocation: Sendable, Hashable {
 
     /// The location for `options`, or why it cannot be used: a directory named explicitly that
     /// does not exist, or a directory searched that cannot be looked at.
-    package static func resolved(_ options: EnvironmentOptions) throws(EnvironmentError) -> ConfigurationLocation {
+    @_spi(Integrations) public static func resolved(_ options: EnvironmentOptions) throws(EnvironmentError) -> ConfigurationLocation {
         let (location, problem) = resolve(options)
         if let problem { throw problem }
         return location
@@ -108,7 +108,7 @@ package struct ConfigurationLocation: Sendable, Hashable {
     }
 
     /// Whether a drop-in directory's entry called `name` is a drop-in: `*.plist`, not hidden.
-    @Sendable package static func isDropInFileName(_ name: String) -> Bool {
+    @Sendable @_spi(Integrations) public static func isDropInFileName(_ name: String) -> Bool {
         name.hasSuffix(".plist") && !name.hasPrefix(".")
     }
 
@@ -117,7 +117,7 @@ package struct ConfigurationLocation: Sendable, Hashable {
     ///
     /// No drop-in directory is no drop-ins; one that cannot be listed (a dangling or looping
     /// link, no permission, an I/O error) or that is not a directory is an error.
-    package func dropInFiles() throws(EnvironmentError) -> [String] {
+    @_spi(Integrations) public func dropInFiles() throws(EnvironmentError) -> [String] {
         let names: [String]
         switch FileAccess.presence(of: dropInDirectory, subject: "the drop-in directory") {
         case .absent:

@@ -3,9 +3,9 @@
 /// Top-level keys: `Common` (inherited by every environment), one dictionary per environment,
 /// `Instances` (one dictionary per instance, layered above the environment's section), and
 /// two reserved arrays of key paths: `Secrets` and `RestartRequired`.
-package struct EnvironmentsFile: Sendable {
+@_spi(Integrations) public struct EnvironmentsFile: Sendable {
     /// Reserved top-level keys that are not environments.
-    package static let reservedKeys: Set<String> = ["Common", "Instances", "Secrets", "RestartRequired"]
+    @_spi(Integrations) public static let reservedKeys: Set<String> = ["Common", "Instances", "Secrets", "RestartRequired"]
 
     let file: String
     let isDropIn: Bool

@@ -25,9 +25,9 @@ package protocol BuiltInSettingType {
 }
 
 /// The names of setting types in error messages.
-package enum SettingTypeName {
+@_spi(Integrations) public enum SettingTypeName {
     /// `type`'s name: the library's word for it (`integer`), else its Swift name.
-    package static func of<T>(_ type: T.Type) -> String {
+    @_spi(Integrations) public static func of<T>(_ type: T.Type) -> String {
         (type as? any BuiltInSettingType.Type)?.settingTypeName ?? String(describing: type)
     }
 }

@@ -1,5 +1,5 @@
-import Environments
-import EnvironmentsControl
+@_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
 import Foundation
 @_spi(Integrations) import Locking
 import Logging

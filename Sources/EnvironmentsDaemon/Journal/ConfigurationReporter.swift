@@ -1,7 +1,7 @@
-import Environments
-import EnvironmentsControl
+@_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
 import Logging
-import SystemdSupport
+@_spi(Integrations) import SystemdSupport
 
 /// Writes each load and reload (``ReloadRecord``) to the journal: the effective settings after
 /// every applied load, the warnings, pending restarts, unchanged and rejected reloads, each with

@@ -1,9 +1,9 @@
 import CoreMetrics
-import Environments
-import EnvironmentsControl
+@_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
 import Foundation
 import Logging
-import SystemdSupport
+@_spi(Integrations) import SystemdSupport
 
 /// Runs the load at start and the reloads one at a time, and tells everyone about each.
 ///
@@ -16,9 +16,9 @@ import SystemdSupport
 /// `READY=1` (``SystemdStatus``), and the control socket's verdict (``ReloadState/LastReload``).
 /// Reloads take turns, so their notifications and reports never mix. ``abandonReloads()`` lets
 /// a stopping service stop waiting for a build however long it takes.
-package actor ConfigurationReloader {
+@_spi(Integrations) public actor ConfigurationReloader {
     /// The environment being reloaded.
-    package nonisolated let environment: Environment
+    @_spi(Integrations) public nonisolated let environment: Environment
     let notifier: SystemdNotifier
     let reporter: ConfigurationReporter
     let stateFile: String?
@@ -26,7 +26,7 @@ package actor ConfigurationReloader {
     let logLevelKey: String
     let logger: Logger
     /// The reload metrics (swift-metrics).
-    package nonisolated let metrics: ReloadMetrics
+    @_spi(Integrations) public nonisolated let metrics: ReloadMetrics
     /// The last reload, or `nil` before the first (the load at start is none).
     private var lastReload: ReloadRecord?
     /// The last loads and reloads, for the control socket's `History`.
@@ -81,7 +81,7 @@ package actor ConfigurationReloader {
 
     /// Sets (or, with `nil`, clears) the `STATUS=` note about `topic`, and sends the new
     /// `STATUS=` at once when the service is ready.
-    package func setStatusNote(_ note: String?, for topic: String) {
+    @_spi(Integrations) public func setStatusNote(_ note: String?, for topic: String) {
         guard statusNotes[topic] != note else { return }
         statusNotes[topic] = note
         if isReady { notifier.status(SystemdStatus.text(of: environment.snapshot, notes: statusNotes)) }
@@ -96,7 +96,7 @@ package actor ConfigurationReloader {
 
     /// The last reload attempt as the state file and the control socket give it, or `nil`
     /// before the first.
-    package var lastReloadRecord: ReloadState.LastReload? { lastReload.map(ReloadState.LastReload.init) }
+    @_spi(Integrations) public var lastReloadRecord: ReloadState.LastReload? { lastReload.map(ReloadState.LastReload.init) }
 
     /// The last loads and reloads, oldest first (``ReloadHistory`` says how many).
     package var historyReply: HistoryReply {
@@ -192,7 +192,7 @@ package actor ConfigurationReloader {
     ///   - fleetRevision: A fleet change's etcd revision, for the history and the journal.
     /// - Returns: The verdict, as the state file and the control socket's `Reload` give it.
     @discardableResult
-    package func reload(trigger: ReloadTrigger, callerUID: UInt32? = nil, fleetRevision: Int64? = nil) async
+    @_spi(Integrations) public func reload(trigger: ReloadTrigger, callerUID: UInt32? = nil, fleetRevision: Int64? = nil) async
         -> ReloadState.LastReload
     {
         await takeTurn()
@@ -242,7 +242,7 @@ package actor ConfigurationReloader {
     /// with each one's ``ReloadReport`` once it is announced, and at once with the last one
     /// announced before. It runs on the reloader and must return at once: hand the report to
     /// a task of your own.
-    package func addRenderer(_ renderer: @escaping @Sendable (ReloadReport) -> Void) {
+    @_spi(Integrations) public func addRenderer(_ renderer: @escaping @Sendable (ReloadReport) -> Void) {
         renderers.append(renderer)
         if let lastAnnounced { renderer(lastAnnounced) }
     }

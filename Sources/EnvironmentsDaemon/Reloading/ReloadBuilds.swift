@@ -1,5 +1,5 @@
 import Dispatch
-import Environments
+@_spi(Integrations) import Environments
 import Foundation
 @_spi(Integrations) import Locking
 

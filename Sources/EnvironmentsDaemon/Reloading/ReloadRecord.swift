@@ -1,6 +1,6 @@
-import Environments
+@_spi(Integrations) import Environments
 import Foundation
-import SystemdSupport
+@_spi(Integrations) import SystemdSupport
 
 /// One load or reload attempt, built once when it ends: everything the daemon tells about it
 /// (the log, the journal, the history, the state file, the metrics, `STATUS=` and the control

@@ -1,23 +1,23 @@
-import Environments
+@_spi(Integrations) import Environments
 
 /// One load or reload as a renderer outside this module sees it
 /// (``ConfigurationReloader/addRenderer(_:)``): a rendering of the ``ReloadRecord``, like the
 /// journal's entry and the state file, so that what a fleet's status key says cannot disagree
 /// with them.
-package struct ReloadReport: Sendable, Hashable {
+@_spi(Integrations) public struct ReloadReport: Sendable, Hashable {
     /// The verdict, as the state file and the control socket give it (the load at start reads
     /// `applied`).
-    package var verdict: ReloadState.LastReload
+    @_spi(Integrations) public var verdict: ReloadState.LastReload
     /// Whether this is the load at start.
-    package var isStart: Bool
+    @_spi(Integrations) public var isStart: Bool
     /// The fleet revision that started it, for a reload a fleet change started.
-    package var fleetRevision: Int64?
+    @_spi(Integrations) public var fleetRevision: Int64?
     /// Restart-only keys whose new values wait for a restart.
-    package var pendingRestart: [String]
+    @_spi(Integrations) public var pendingRestart: [String]
     /// The environment the daemon runs.
-    package var environment: String
+    @_spi(Integrations) public var environment: String
     /// The instance it runs, if any.
-    package var instance: String?
+    @_spi(Integrations) public var instance: String?
 
     init(_ record: ReloadRecord) {
         verdict = ReloadState.LastReload(record)

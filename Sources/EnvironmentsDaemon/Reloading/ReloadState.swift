@@ -1,5 +1,5 @@
-import Environments
-import EnvironmentsControl
+@_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
 import Foundation
 
 /// What a running daemon publishes in a file about its configuration and its last reload, for
@@ -9,46 +9,46 @@ import Foundation
 /// start and after every reload attempt (but one given up because the daemon stops).
 /// ``LastReload/startedMonotonicMicroseconds`` tells a reader that signalled the daemon whether a
 /// reload started after its signal.
-package struct ReloadState: Codable, Sendable, Hashable {
+@_spi(Integrations) public struct ReloadState: Codable, Sendable, Hashable {
     /// The daemon's process id.
-    package var pid: Int32
+    @_spi(Integrations) public var pid: Int32
     /// When the daemon started, in clock ticks since boot (`/proc/PID/stat`): with ``bootID``,
     /// what tells a reader that the daemon is gone even when its id was reused
     /// (`DaemonProcess/isRunning`).
-    package var processStartTime: UInt64?
+    @_spi(Integrations) public var processStartTime: UInt64?
     /// The boot the daemon ran in (`/proc/sys/kernel/random/boot_id`).
-    package var bootID: String?
+    @_spi(Integrations) public var bootID: String?
     /// The application name (for `/etc/<name>/`).
-    package var applicationName: String
+    @_spi(Integrations) public var applicationName: String
     /// The selected environment.
-    package var environment: String
+    @_spi(Integrations) public var environment: String
     /// The selected instance, if any.
-    package var instance: String?
+    @_spi(Integrations) public var instance: String?
     /// The explicitly selected configuration directory, if any, absolute (a relative
     /// `--config-dir` is made absolute at start, against the daemon's working directory).
-    package var configDirectory: String?
+    @_spi(Integrations) public var configDirectory: String?
     /// The directory the configuration was actually read from, absolute.
-    package var resolvedDirectory: String?
+    @_spi(Integrations) public var resolvedDirectory: String?
     /// The generation of the configuration in use.
-    package var generation: UInt64
+    @_spi(Integrations) public var generation: UInt64
     /// The files in use.
-    package var files: [String]
+    @_spi(Integrations) public var files: [String]
     /// Restart-only keys whose new values wait for a restart.
-    package var pendingRestart: [String]
+    @_spi(Integrations) public var pendingRestart: [String]
     /// The last reload attempt, or `nil` before the first.
-    package var lastReload: LastReload?
+    @_spi(Integrations) public var lastReload: LastReload?
     /// The daemon's `$CREDENTIALS_DIRECTORY` (systemd's `LoadCredential=`), so that a reload
     /// command checks `${credential:...}` exactly as the daemon will: systemd 257 does not set
     /// the variable for `ExecReload=` commands (252 does).
-    package var credentialsDirectory: String?
+    @_spi(Integrations) public var credentialsDirectory: String?
     /// For each key in ``pendingRestart``, the value the daemon still runs with (secrets
     /// redacted), so listings can show both.
-    package var runningValues: [String: String]?
+    @_spi(Integrations) public var runningValues: [String: String]?
 
     /// The result of one reload attempt.
-    package struct LastReload: Codable, Sendable, Hashable {
+    @_spi(Integrations) public struct LastReload: Codable, Sendable, Hashable {
         /// What happened.
-        package enum Outcome: String, Codable, Sendable {
+        @_spi(Integrations) public enum Outcome: String, Codable, Sendable {
             /// A new configuration was applied.
             case applied
             /// The configuration was unchanged.
@@ -57,29 +57,29 @@ package struct ReloadState: Codable, Sendable, Hashable {
             case rejected
         }
         /// What happened.
-        package var outcome: Outcome
+        @_spi(Integrations) public var outcome: Outcome
         /// `CLOCK_MONOTONIC` (µs) when the reload started reading files.
-        package var startedMonotonicMicroseconds: UInt64
+        @_spi(Integrations) public var startedMonotonicMicroseconds: UInt64
         /// `CLOCK_MONOTONIC` (µs) when it finished.
-        package var finishedMonotonicMicroseconds: UInt64
+        @_spi(Integrations) public var finishedMonotonicMicroseconds: UInt64
         /// What triggered it: `signal`, `file`, `control`, `fleet`.
-        package var trigger: String
+        @_spi(Integrations) public var trigger: String
         /// The generation in use afterwards.
-        package var generation: UInt64
+        @_spi(Integrations) public var generation: UInt64
         /// The keys that changed, for an applied reload.
-        package var changedKeys: [String]
+        @_spi(Integrations) public var changedKeys: [String]
         /// Why the configuration was rejected.
-        package var error: String?
+        @_spi(Integrations) public var error: String?
         /// The rejection's error code (`malformedFile`, `validationFailed`, ...).
-        package var errorCode: String?
+        @_spi(Integrations) public var errorCode: String?
         /// The rejection's message, without file, line or hint.
-        package var errorMessage: String?
+        @_spi(Integrations) public var errorMessage: String?
         /// The key the rejection names, if any.
-        package var errorKey: String?
+        @_spi(Integrations) public var errorKey: String?
         /// The file the rejection names, if any.
-        package var errorFile: String?
+        @_spi(Integrations) public var errorFile: String?
         /// The line in ``errorFile``, where known.
-        package var errorLine: Int?
+        @_spi(Integrations) public var errorLine: Int?
 
         /// What `record`, a reload, says here and in the control socket's verdict: an
         /// abandoned reload is a rejected one whose error says the service is stopping.
@@ -134,7 +134,7 @@ package struct ReloadState: Codable, Sendable, Hashable {
 
     /// `$RUNTIME_DIRECTORY/environment-state.json` (systemd sets the variable from
     /// `RuntimeDirectory=`; with several directories, the first), or `nil` without it.
-    package static func defaultPath(processEnvironment: [String: String] = ProcessInfo.processInfo.environment)
+    @_spi(Integrations) public static func defaultPath(processEnvironment: [String: String] = ProcessInfo.processInfo.environment)
         -> String?
     {
         guard let runtime = processEnvironment["RUNTIME_DIRECTORY"]?.split(separator: ":").first, !runtime.isEmpty
@@ -145,7 +145,7 @@ package struct ReloadState: Codable, Sendable, Hashable {
     }
 
     /// Reads a state file.
-    package static func read(from path: String) throws -> ReloadState {
+    @_spi(Integrations) public static func read(from path: String) throws -> ReloadState {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         return try JSONDecoder().decode(ReloadState.self, from: data)
     }
@@ -154,11 +154,11 @@ package struct ReloadState: Codable, Sendable, Hashable {
     /// umask (a mode can only lose bits to it). The file names the last rejection's reason and
     /// the daemon's files; root and the daemon's user read it, as they may ask the control
     /// socket the same.
-    package static let fileMode: mode_t = 0o600
+    @_spi(Integrations) public static let fileMode: mode_t = 0o600
 
     /// Removes the state file at `path` if this process wrote it (a daemon that started since
     /// keeps its own): on a clean stop, so that no file describes a daemon that is gone.
-    package static func remove(at path: String) {
+    @_spi(Integrations) public static func remove(at path: String) {
         guard let state = try? read(from: path), state.pid == getpid() else { return }
         unlink(path)
     }
@@ -166,7 +166,7 @@ package struct ReloadState: Codable, Sendable, Hashable {
     /// Writes the state atomically: a temporary file in the same directory renamed over `path`
     /// (no `fsync`: the file lives in the runtime directory and is rewritten on every reload),
     /// with ``fileMode``.
-    package func write(to path: String) throws {
+    @_spi(Integrations) public func write(to path: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         var text = try encoder.encode(self)

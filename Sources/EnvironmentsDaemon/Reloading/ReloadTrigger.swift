@@ -2,7 +2,7 @@
 /// file, the history, the control socket and the metrics' `trigger` label. Journal entries
 /// written before 0.2.0 said `file-change`, `api` and `etcd` for `file`, `control` and
 /// `fleet`; `envctl history` reads both.
-package enum ReloadTrigger: String, Sendable, Hashable {
+@_spi(Integrations) public enum ReloadTrigger: String, Sendable, Hashable {
     /// `SIGHUP`: `kill -HUP`, or `systemctl reload` of a unit without `ExecReload=`
     /// (`Type=notify-reload`).
     case signal
@@ -18,14 +18,14 @@ package enum ReloadTrigger: String, Sendable, Hashable {
 
 /// What started a reload, and who or what asked: the history (`envctl history`) and the
 /// journal's `CONFIG_TRIGGER`, `CONFIG_CALLER_UID` and `CONFIG_FLEET_REVISION` tell it.
-package struct ReloadCause: Sendable, Hashable {
+@_spi(Integrations) public struct ReloadCause: Sendable, Hashable {
     /// What started it.
-    package var trigger: ReloadTrigger
+    @_spi(Integrations) public var trigger: ReloadTrigger
     /// A control call's caller (`SO_PEERCRED`).
-    package var callerUID: UInt32?
+    @_spi(Integrations) public var callerUID: UInt32?
     /// A fleet change's etcd revision.
-    package var fleetRevision: Int64?
+    @_spi(Integrations) public var fleetRevision: Int64?
 
     /// The trigger of the load at start, in the history and the journal.
-    package static let startTrigger = "start"
+    @_spi(Integrations) public static let startTrigger = "start"
 }

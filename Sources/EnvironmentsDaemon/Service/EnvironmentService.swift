@@ -1,11 +1,11 @@
 import CoreMetrics
-import Environments
-import EnvironmentsControl
+@_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
 import FileWatching
 import Foundation
 import Logging
 import ServiceLifecycle
-import SystemdSupport
+@_spi(Integrations) import SystemdSupport
 
 /// A swift-service-lifecycle `Service` that keeps an `Environment` live under
 /// systemd: reload on `SIGHUP` and on file change, `sd_notify` readiness, reload and stop
@@ -36,13 +36,13 @@ public struct EnvironmentService: Service, CustomStringConvertible {
         package var notifyReady: Bool = true
         /// Ping the systemd watchdog when `WATCHDOG_USEC` asks for it (with
         /// ``systemdNotifications``).
-        package var watchdog: Bool = true
+        @_spi(Integrations) public var watchdog: Bool = true
         /// Where configuration events go (the journal, when there is one).
         public var journalOutput: JournalLogHandler.Output = .automatic()
         /// The log level control that follows `LogLevel` (and varlink's `SetLogLevel`): the one
         /// every `JournalLogHandler` follows; `nil` leaves levels alone (a test that runs
         /// several services in one process).
-        package var levelControl: LogLevelControl? = .shared
+        @_spi(Integrations) public var levelControl: LogLevelControl? = .shared
         /// Send notifications to systemd (`NOTIFY_SOCKET`): readiness, reloads, watchdog pings,
         /// stopping. Turn it off for a service that runs inside another program's process,
         /// such as a test, where the socket is not the service's to use.
@@ -59,7 +59,7 @@ public struct EnvironmentService: Service, CustomStringConvertible {
     }
 
     /// Runs every reload and reports it (journal, `STATUS=`, state file, control socket).
-    package let reloader: ConfigurationReloader
+    @_spi(Integrations) public let reloader: ConfigurationReloader
     let environment: Environment
     let signals: ReloadSignals?
     let configuration: Configuration

@@ -1,4 +1,4 @@
-import Environments
+@_spi(Integrations) import Environments
 
 /// The `STATUS=` texts sent to systemd, which `systemctl status` shows.
 enum SystemdStatus {

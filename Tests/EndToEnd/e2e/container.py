@@ -166,9 +166,12 @@ class Container:
 
         for product in ("example-daemon", "envctl"):
             place(os.path.join(binaries, product), f"/usr/local/bin/{product}", 0o755)
-        # The fleet scenario's daemon, when it was built (scripts/build-release.sh builds it).
-        if os.path.exists(os.path.join(binaries, "example-fleet-daemon")):
-            place(os.path.join(binaries, "example-fleet-daemon"), "/usr/local/bin/example-fleet-daemon", 0o755)
+        # The fleet's programs, when they were built (scripts/build-release.sh builds both, from
+        # Integrations/EnvironmentsEtcd): the fleet scenario's daemon, and envctl-fleet beside
+        # envctl, which runs it for `envctl publish` and `envctl fleet status`.
+        for product in ("example-fleet-daemon", "envctl-fleet"):
+            if os.path.exists(os.path.join(binaries, product)):
+                place(os.path.join(binaries, product), f"/usr/local/bin/{product}", 0o755)
         for unit in ("example-daemon.service", "example-daemon-notify-reload.service", "example-daemon@.service"):
             place(os.path.join(ROOT, "systemd", unit), f"/etc/systemd/system/{unit}", 0o644)
         place(os.path.join(ROOT, "systemd", "environments.catalog"), "/usr/lib/systemd/catalog/environments.catalog", 0o644)

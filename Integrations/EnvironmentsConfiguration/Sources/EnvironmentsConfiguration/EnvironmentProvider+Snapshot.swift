@@ -1,5 +1,5 @@
 import Configuration
-import Environments
+@_spi(Integrations) import Environments
 
 extension EnvironmentProvider {
     /// One generation of the environment as a swift-configuration `ConfigSnapshot`.

@@ -1,5 +1,5 @@
 import Configuration
-import Environments
+@_spi(Integrations) import Environments
 
 /// A live `ConfigProvider` for apple/swift-configuration over an `Environment`.
 ///

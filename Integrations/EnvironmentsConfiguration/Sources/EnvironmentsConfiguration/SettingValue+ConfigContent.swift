@@ -1,5 +1,5 @@
 import Configuration
-import Environments
+@_spi(Integrations) import Environments
 import Foundation
 
 extension SettingValue {
@@ -45,15 +45,15 @@ extension ConfigType {
     /// The type's name as the environment's errors give it (`integer`, `array of string`).
     var settingTypeName: String {
         switch self {
-        case .string: String.settingTypeName
-        case .int: Int.settingTypeName
-        case .double: Double.settingTypeName
-        case .bool: Bool.settingTypeName
+        case .string: SettingTypeName.of(String.self)
+        case .int: SettingTypeName.of(Int.self)
+        case .double: SettingTypeName.of(Double.self)
+        case .bool: SettingTypeName.of(Bool.self)
         case .bytes: "data"
-        case .stringArray: [String].settingTypeName
-        case .intArray: [Int].settingTypeName
-        case .doubleArray: [Double].settingTypeName
-        case .boolArray: [Bool].settingTypeName
+        case .stringArray: SettingTypeName.of([String].self)
+        case .intArray: SettingTypeName.of([Int].self)
+        case .doubleArray: SettingTypeName.of([Double].self)
+        case .boolArray: SettingTypeName.of([Bool].self)
         case .byteChunkArray: "array of data"
         }
     }

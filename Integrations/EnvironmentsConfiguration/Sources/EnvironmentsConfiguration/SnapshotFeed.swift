@@ -1,4 +1,4 @@
-import Environments
+@_spi(Integrations) import Environments
 @_spi(Integrations) import Locking
 
 /// Turns the environment's applied changes into an `AsyncStream` for one watcher.

@@ -1,4 +1,4 @@
-import Environments
+@_spi(Integrations) import Environments
 import Foundation
 
 /// A fresh configuration directory for one test, removed by ``withConfigurationDirectory(_:)``.

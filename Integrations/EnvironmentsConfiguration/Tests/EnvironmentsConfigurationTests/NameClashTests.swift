@@ -1,9 +1,8 @@
 import Configuration
-import Environments
+@_spi(Integrations) import Environments
 import EnvironmentsConfiguration
-import EnvironmentsDaemon
-import FileWatching
-import SystemdSupport
+@_spi(Integrations) import EnvironmentsDaemon
+@_spi(Integrations) import SystemdSupport
 import Testing
 
 /// Applications import our modules and swift-configuration in one file. If any public type of
@@ -33,12 +32,10 @@ struct NameClashTests {
             Environment.self, EnvironmentSnapshot.self, EnvironmentOptions.self, EnvironmentError.self,
             SettingValue.self, ConfiguredValue.self, ValueSource.self, (any SettingValueConvertible).self,
             (any ConfigurationReading).self, EnvironmentChange.self, ReloadOutcome.self, BuildInfo.self,
-            ConfigurationLocation.self, EnvironmentProvider.self, EnvironmentProvider.Snapshot.self,
-            EnvironmentService.self, ConfigurationReloader.self, ReloadSignals.self, FileWatcher.self,
-            JournalLogHandler.self, SystemdNotifier.self,
+            EnvironmentProvider.self, EnvironmentService.self, JournalLogHandler.self,
         ]
         let ourModules = [
-            "Environments", "EnvironmentsConfiguration", "EnvironmentsDaemon", "FileWatching", "SystemdSupport",
+            "Environments", "EnvironmentsConfiguration", "EnvironmentsDaemon", "SystemdSupport",
         ]
         for type in names {
             let module = String(qualifiedName(type).prefix { $0 != "." })

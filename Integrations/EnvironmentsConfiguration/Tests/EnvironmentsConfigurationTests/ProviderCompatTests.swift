@@ -1,6 +1,6 @@
 import Configuration
 import ConfigurationTesting
-import Environments
+@_spi(Integrations) import Environments
 import EnvironmentsConfiguration
 import Foundation
 import Testing

@@ -1,5 +1,5 @@
 import Configuration
-import Environments
+@_spi(Integrations) import Environments
 import EnvironmentsConfiguration
 import Foundation
 import Testing

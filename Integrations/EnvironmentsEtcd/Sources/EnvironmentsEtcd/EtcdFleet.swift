@@ -1,6 +1,6 @@
 import Dispatch
-import Environments
-import EnvironmentsDaemon
+@_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsDaemon
 import EtcdFleetClient
 @_spi(Integrations) import Locking
 import Logging

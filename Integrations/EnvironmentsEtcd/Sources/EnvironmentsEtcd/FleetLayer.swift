@@ -1,4 +1,4 @@
-import Environments
+@_spi(Integrations) import Environments
 import EtcdFleetClient
 @_spi(Integrations) import Locking
 

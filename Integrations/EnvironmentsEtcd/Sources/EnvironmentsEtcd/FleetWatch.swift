@@ -1,4 +1,4 @@
-import EnvironmentsDaemon
+@_spi(Integrations) import EnvironmentsDaemon
 import EtcdFleetClient
 import Logging
 import ServiceLifecycle

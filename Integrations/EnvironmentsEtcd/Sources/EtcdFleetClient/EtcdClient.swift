@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Environments
+@_spi(Integrations) import Environments
 import Foundation
 @_spi(Integrations) import Locking
 import Logging

@@ -1,4 +1,4 @@
-import Environments
+@_spi(Integrations) import Environments
 import Foundation
 
 /// The fleet's documents as read from etcd at one revision.

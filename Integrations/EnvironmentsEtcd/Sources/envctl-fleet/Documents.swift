@@ -1,3 +1,4 @@
+@_spi(Integrations) import Environments
 import ArgumentParser
 import EtcdFleetClient
 import Foundation

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Environments
+@_spi(Integrations) import Environments
 import EtcdFleetArguments
 import EtcdFleetClient
 import Foundation

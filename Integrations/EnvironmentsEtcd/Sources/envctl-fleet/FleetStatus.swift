@@ -2,6 +2,8 @@ import ArgumentParser
 import EtcdFleetClient
 import Foundation
 
+@_spi(Integrations) import TextEscaping
+
 /// `envctl fleet status`: which hosts run which revision of the fleet's documents, which
 /// rejected the newest and why, which have not renewed.
 struct FleetStatusCommand: ParsableCommand {

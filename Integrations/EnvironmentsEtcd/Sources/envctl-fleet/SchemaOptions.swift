@@ -1,5 +1,5 @@
 import ArgumentParser
-import Environments
+@_spi(Integrations) import Environments
 import Foundation
 
 /// `--schema FILE` of `envctl publish`: the application's settings declaration as `envctl

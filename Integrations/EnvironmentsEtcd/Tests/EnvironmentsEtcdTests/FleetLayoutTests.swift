@@ -1,4 +1,5 @@
-import Environments
+@_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsDaemon
 import EnvironmentsEtcd
 import EtcdFleetClient
 import EtcdTestSupport

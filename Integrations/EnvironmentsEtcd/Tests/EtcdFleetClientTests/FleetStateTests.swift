@@ -1,3 +1,4 @@
+@_spi(Integrations) import Environments
 import EtcdFleetClient
 import Foundation
 import Testing

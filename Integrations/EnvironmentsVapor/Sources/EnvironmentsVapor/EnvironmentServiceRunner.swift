@@ -1,4 +1,3 @@
-@_spi(Integrations) import Locking
 import Environments
 import EnvironmentsDaemon
 import Logging
