@@ -1,5 +1,5 @@
-@_spi(Integrations) import Locking
 import Foundation
+@_spi(Integrations) import Locking
 import Logging
 
 extension Environment {

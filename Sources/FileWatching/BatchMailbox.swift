@@ -1,4 +1,5 @@
 @_spi(Integrations) import Locking
+
 /// Hands batches from a watch loop thread to the task running ``FileWatcher/run(onChange:)``.
 ///
 /// Batches delivered while the consumer is busy are merged into one, so a slow callback

@@ -130,10 +130,16 @@ enum FleetTool {
         }
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw Failure("the fleet's documents could not be read (\(programName) documents exited with status \(process.terminationStatus))")
+            throw Failure(
+                "the fleet's documents could not be read (\(programName) documents exited with status \(process.terminationStatus))"
+            )
         }
         guard let list = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [[String: Any]]
-        else { throw Failure("\(path) documents wrote no property list: is it the version of this envctl (\(LibraryVersion.current))?") }
+        else {
+            throw Failure(
+                "\(path) documents wrote no property list: is it the version of this envctl (\(LibraryVersion.current))?"
+            )
+        }
         return try list.map { entry in
             guard let origin = entry["origin"] as? String, let bytes = entry["data"] as? Data else {
                 throw Failure("\(path) documents wrote an entry without origin and data")
@@ -154,7 +160,9 @@ struct FixedDocuments: ConfigurationLayer {
 struct Publish: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Validate property-list files as the fleet's configuration and write them to etcd (envctl-fleet).",
-        discussion: "Runs envctl-fleet publish, from the swift-environments-etcd package: envctl publish --help shows its options.")
+        discussion:
+            "Runs envctl-fleet publish, from the swift-environments-etcd package: envctl publish --help shows its options."
+    )
 
     @Argument(parsing: .allUnrecognized) var arguments: [String] = []
 
@@ -167,7 +175,9 @@ struct Publish: ParsableCommand {
 struct Fleet: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Ask a fleet in etcd what its hosts run: envctl fleet status (envctl-fleet).",
-        discussion: "Runs envctl-fleet, from the swift-environments-etcd package: envctl fleet status --help shows its options.")
+        discussion:
+            "Runs envctl-fleet, from the swift-environments-etcd package: envctl fleet status --help shows its options."
+    )
 
     @Argument(parsing: .allUnrecognized) var arguments: [String] = []
 

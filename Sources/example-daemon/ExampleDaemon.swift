@@ -1,5 +1,5 @@
 import ArgumentParser
-import Environments
+@_spi(Integrations) import Environments
 @_spi(Integrations) import ExampleDaemonKit
 
 /// An example daemon: reads `APIBaseUrl` through `Environment.shared.fetch`, logs it at start

@@ -2,7 +2,7 @@ import Foundation
 @_spi(Integrations) import TestSupport
 import Testing
 
-@testable import Environments
+@_spi(Integrations) @testable import Environments
 
 /// Real property lists from public repositories (Tests/PlistCorpus, with their sources and
 /// licences in sources.json), read by our loader.

@@ -2,7 +2,7 @@ import Foundation
 @_spi(Integrations) import TestSupport
 import Testing
 
-@testable import Environments
+@_spi(Integrations) @testable import Environments
 
 /// The fast XML parser against Foundation: whenever it returns a value, that value must equal
 /// what `PropertyListSerialization` and `SettingValue(propertyList:)` make of the same bytes; it

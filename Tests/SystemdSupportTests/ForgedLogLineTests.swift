@@ -2,7 +2,7 @@
     import Logging
     import Testing
     @_spi(Integrations) import TextEscaping
-    @testable import SystemdSupport
+    @_spi(Integrations) @testable import SystemdSupport
 
     /// No text in a log entry can forge a record of its own in journald's stream reader, or drive
     /// a terminal: control characters are escaped, lines are cut below `LineMax=`, and no cut can

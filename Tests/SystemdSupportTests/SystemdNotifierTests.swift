@@ -1,7 +1,7 @@
 #if os(Linux)
     import Glibc
     import Testing
-    @testable import SystemdSupport
+    @_spi(Integrations) @testable import SystemdSupport
 
     extension EnvironmentSensitiveTests {
         @Suite

@@ -54,7 +54,9 @@ import Testing
 /// and waits for it without blocking: for blocking work in a suite without ``BlockingTrait``
 /// (a shared helper such as ``ControlSocketFixture/call(_:_:_:)``), so that it never occupies
 /// one of the few threads that run the daemons' tasks in this process.
-@_spi(Integrations) public func onThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+@_spi(Integrations) public func onThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws
+    -> Value
+{
     try await withCheckedThrowingContinuation { continuation in
         let thread = Thread { continuation.resume(with: Swift.Result { try body() }) }
         thread.stackSize = 8 << 20

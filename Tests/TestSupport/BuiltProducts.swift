@@ -14,7 +14,9 @@ import Foundation
         return URL(fileURLWithPath: ".build/debug")
     }
     /// The example daemon.
-    @_spi(Integrations) public static var exampleDaemon: String { directory.appendingPathComponent("example-daemon").path }
+    @_spi(Integrations) public static var exampleDaemon: String {
+        directory.appendingPathComponent("example-daemon").path
+    }
     /// envctl.
     @_spi(Integrations) public static var envctl: String { directory.appendingPathComponent("envctl").path }
 }

@@ -41,7 +41,9 @@ import Varlink
                 processEnvironment: ["CREDENTIALS_DIRECTORY": root + "/credentials"]))
     }
 
-    @_spi(Integrations) public func service(_ environment: Environment, configure: (inout ControlSocketConfiguration) -> Void = { _ in })
+    @_spi(Integrations) public func service(
+        _ environment: Environment, configure: (inout ControlSocketConfiguration) -> Void = { _ in }
+    )
         -> EnvironmentService
     {
         var configuration = EnvironmentService.Configuration.inTest(controlSocket: socket)
@@ -52,7 +54,9 @@ import Varlink
     }
 
     /// The example configuration of these tests, with `greeting` and the database password.
-    @_spi(Integrations) public static func plist(_ greeting: String, password: String = "${credential:db-password}") -> String {
+    @_spi(Integrations) public static func plist(_ greeting: String, password: String = "${credential:db-password}")
+        -> String
+    {
         """
         <?xml version="1.0" encoding="UTF-8"?>
         <plist version="1.0"><dict>

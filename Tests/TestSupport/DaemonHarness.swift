@@ -17,7 +17,9 @@ import Foundation
 
     /// - Parameter unsetEnvironment: Variables the daemon and envctl run without
     ///   (`RUNTIME_DIRECTORY`, to find the socket by the application's name).
-    @_spi(Integrations) public init(plist: String, extraEnvironment: [String: String] = [:], unsetEnvironment: [String] = []) throws {
+    @_spi(Integrations) public init(
+        plist: String, extraEnvironment: [String: String] = [:], unsetEnvironment: [String] = []
+    ) throws {
         root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
             "envd-\(UUID().uuidString.prefix(8))")
         configDirectory = root.appendingPathComponent("etc")
@@ -36,7 +38,9 @@ import Foundation
     private let unsetEnvironment: [String]
 
     @_spi(Integrations) public var mainFile: URL { configDirectory.appendingPathComponent("Environments.plist") }
-    @_spi(Integrations) public var stateFile: String { runtimeDirectory.appendingPathComponent("environment-state.json").path }
+    @_spi(Integrations) public var stateFile: String {
+        runtimeDirectory.appendingPathComponent("environment-state.json").path
+    }
 
     /// The environment the daemon runs with: a notify socket, a runtime directory, no journal.
     @_spi(Integrations) public var environment: [String: String] {
@@ -105,7 +109,9 @@ import Foundation
     @_spi(Integrations) public static let patience: Duration = .seconds(90)
 
     /// Waits for a notify datagram that satisfies `predicate`.
-    @_spi(Integrations) public func waitForDatagram(timeout: Duration = patience, _ predicate: (String) -> Bool) -> String? {
+    @_spi(Integrations) public func waitForDatagram(timeout: Duration = patience, _ predicate: (String) -> Bool)
+        -> String?
+    {
         notify.waitFor(timeout: timeout, seen: &datagrams, predicate)
     }
 

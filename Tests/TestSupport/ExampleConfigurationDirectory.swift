@@ -33,7 +33,9 @@ import Foundation
 }
 
 /// Runs envctl with no terminal (stdin from /dev/null).
-@_spi(Integrations) public func runEnvctl(_ arguments: [String], environment extra: [String: String] = [:]) throws -> FinishedProcess {
+@_spi(Integrations) public func runEnvctl(_ arguments: [String], environment extra: [String: String] = [:]) throws
+    -> FinishedProcess
+{
     try runToEnd(BuiltProducts.envctl, arguments, environment: operatorEnvironment(extra))
 }
 

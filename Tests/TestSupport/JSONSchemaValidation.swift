@@ -26,7 +26,9 @@ import Foundation
 ///
 /// Debian's Python comes first, which `scripts/install-packages.sh` gives `python3-jsonschema`
 /// (4.10): a `python3` earlier on `PATH` (pyenv's, say) may have no `jsonschema` on a fresh machine.
-@_spi(Integrations) public func validateWithPythonJSONSchema(schema: String, documents: [String]) throws -> FinishedProcess {
+@_spi(Integrations) public func validateWithPythonJSONSchema(schema: String, documents: [String]) throws
+    -> FinishedProcess
+{
     let script = """
         import json, sys
         from jsonschema import Draft202012Validator

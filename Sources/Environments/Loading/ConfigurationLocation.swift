@@ -38,7 +38,9 @@ import Foundation
 
     /// The location for `options`, or why it cannot be used: a directory named explicitly that
     /// does not exist, or a directory searched that cannot be looked at.
-    @_spi(Integrations) public static func resolved(_ options: EnvironmentOptions) throws(EnvironmentError) -> ConfigurationLocation {
+    @_spi(Integrations) public static func resolved(_ options: EnvironmentOptions) throws(EnvironmentError)
+        -> ConfigurationLocation
+    {
         let (location, problem) = resolve(options)
         if let problem { throw problem }
         return location

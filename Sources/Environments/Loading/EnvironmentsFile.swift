@@ -5,7 +5,9 @@
 /// two reserved arrays of key paths: `Secrets` and `RestartRequired`.
 @_spi(Integrations) public struct EnvironmentsFile: Sendable {
     /// Reserved top-level keys that are not environments.
-    @_spi(Integrations) public static let reservedKeys: Set<String> = ["Common", "Instances", "Secrets", "RestartRequired"]
+    @_spi(Integrations) public static let reservedKeys: Set<String> = [
+        "Common", "Instances", "Secrets", "RestartRequired",
+    ]
 
     let file: String
     let isDropIn: Bool

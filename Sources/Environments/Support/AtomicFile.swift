@@ -21,7 +21,9 @@ import Foundation
     /// - Parameters:
     ///   - mode: The new file's permissions, before the process's umask applies.
     /// - Throws: `POSIXError` with the failing call's `errno`; the temporary file is removed.
-    @_spi(Integrations) public static func replace(_ path: String, with bytes: some Collection<UInt8>, mode: mode_t = 0o666) throws {
+    @_spi(Integrations) public static func replace(
+        _ path: String, with bytes: some Collection<UInt8>, mode: mode_t = 0o666
+    ) throws {
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         let temporary = ((directory.isEmpty ? "." : directory) as NSString).appendingPathComponent(

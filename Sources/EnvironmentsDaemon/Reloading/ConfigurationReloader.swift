@@ -96,7 +96,9 @@ import Logging
 
     /// The last reload attempt as the state file and the control socket give it, or `nil`
     /// before the first.
-    @_spi(Integrations) public var lastReloadRecord: ReloadState.LastReload? { lastReload.map(ReloadState.LastReload.init) }
+    @_spi(Integrations) public var lastReloadRecord: ReloadState.LastReload? {
+        lastReload.map(ReloadState.LastReload.init)
+    }
 
     /// The last loads and reloads, oldest first (``ReloadHistory`` says how many).
     package var historyReply: HistoryReply {
@@ -192,7 +194,9 @@ import Logging
     ///   - fleetRevision: A fleet change's etcd revision, for the history and the journal.
     /// - Returns: The verdict, as the state file and the control socket's `Reload` give it.
     @discardableResult
-    @_spi(Integrations) public func reload(trigger: ReloadTrigger, callerUID: UInt32? = nil, fleetRevision: Int64? = nil) async
+    @_spi(Integrations) public func reload(
+        trigger: ReloadTrigger, callerUID: UInt32? = nil, fleetRevision: Int64? = nil
+    ) async
         -> ReloadState.LastReload
     {
         await takeTurn()

@@ -134,7 +134,9 @@ import Foundation
 
     /// `$RUNTIME_DIRECTORY/environment-state.json` (systemd sets the variable from
     /// `RuntimeDirectory=`; with several directories, the first), or `nil` without it.
-    @_spi(Integrations) public static func defaultPath(processEnvironment: [String: String] = ProcessInfo.processInfo.environment)
+    @_spi(Integrations) public static func defaultPath(
+        processEnvironment: [String: String] = ProcessInfo.processInfo.environment
+    )
         -> String?
     {
         guard let runtime = processEnvironment["RUNTIME_DIRECTORY"]?.split(separator: ":").first, !runtime.isEmpty

@@ -1,5 +1,5 @@
-@_spi(Integrations) import Environments
 import ArgumentParser
+@_spi(Integrations) import Environments
 import EtcdFleetClient
 import Foundation
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 @_spi(Integrations) import Environments
 import Foundation
-
 @_spi(Integrations) import TextEscaping
 
 /// `envctl-fleet`: the fleet's commands of envctl. `envctl publish …` and `envctl fleet …` run

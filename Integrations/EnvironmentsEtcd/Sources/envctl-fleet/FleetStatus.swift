@@ -1,7 +1,6 @@
 import ArgumentParser
 import EtcdFleetClient
 import Foundation
-
 @_spi(Integrations) import TextEscaping
 
 /// `envctl fleet status`: which hosts run which revision of the fleet's documents, which
