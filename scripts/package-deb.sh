@@ -1,22 +1,40 @@
 #!/bin/bash
-# Builds the Debian package of the example daemon, example-daemon_VERSION_ARCH.deb: example-daemon
-# and envctl (static Swift standard library, stripped) in /usr/bin, example-daemon.service and
-# example-daemon@.service, the journal catalog, the sample configuration in /etc/example-daemon
-# (conffiles), man pages and bash, zsh and fish completions. Then runs lintian on it.
+# Builds the Debian packages of the example daemon, from one source package (packaging/debian/):
+#
+#   example-daemon_VERSION_ARCH.deb      example-daemon and envctl (static Swift standard library,
+#                                        stripped) in /usr/bin, example-daemon.service and
+#                                        example-daemon@.service, the journal catalog, the sample
+#                                        configuration in /etc/example-daemon (conffiles), man
+#                                        pages and bash, zsh and fish completions
+#   environments-fleet_VERSION_ARCH.deb  fleet mode (Integrations/EnvironmentsEtcd): envctl-fleet,
+#                                        which `envctl publish` and `envctl fleet status` run, and
+#                                        example-fleet-daemon in /usr/bin, their man pages, and
+#                                        example-daemon-fleet.service as an example; it depends
+#                                        on example-daemon of the same version (envctl)
+#
+# Then runs lintian on both.
 #
 #   scripts/package-deb.sh [--bin-dir DIR] [--output-dir DIR] [--no-lintian]
 #
-#   --bin-dir DIR     package the release builds of example-daemon and envctl in DIR (CI passes
-#                     `scripts/build-release.sh --show-bin-path`) instead of building them with
-#                     `swift build -c release --static-swift-stdlib --product ...` in
-#                     .build-release (or $SWIFT_ENVIRONMENTS_SCRATCH/release-tools)
-#   --output-dir DIR  where the .deb goes (default: .build-deb)
-#   --no-lintian      skip lintian (by default a lintian error fails the script)
+#   --bin-dir DIR     package the release builds in DIR (CI passes
+#                     `scripts/build-release.sh --show-bin-path`, which has all four) instead of
+#                     building them with `swift build -c release --static-swift-stdlib --product
+#                     ...`: example-daemon and envctl in .build-release (or
+#                     $SWIFT_ENVIRONMENTS_SCRATCH/release-tools), envctl-fleet and
+#                     example-fleet-daemon with --package-path Integrations/EnvironmentsEtcd in
+#                     Integrations/EnvironmentsEtcd/.build-release (or
+#                     $SWIFT_ENVIRONMENTS_SCRATCH/release-tools-etcd). A DIR without
+#                     envctl-fleet and example-fleet-daemon makes example-daemon alone (said on
+#                     stderr); a DIR with one of them is refused.
+#   --output-dir DIR  where the .debs go (default: .build-deb)
+#   --no-lintian      skip lintian (by default a lintian error in either package fails the script)
 #
-# Prints the .deb's path on stdout; everything else goes to stderr.
+# Prints the example-daemon .deb's path on stdout, then, on a second line, the environments-fleet
+# .deb's (the same name with environments-fleet for example-daemon); everything else goes to
+# stderr.
 #
 # VERSION is LibraryVersion.current (Sources/Environments/Support/LibraryVersion.swift), which
-# `example-daemon --version` prints: binaries that print another version are refused. The
+# every tool's `--version` prints: binaries that print another version are refused. The
 # package is native (the packaging lives upstream, in packaging/debian/), so VERSION has no
 # Debian revision. ARCH is `dpkg --print-architecture`.
 #
@@ -28,8 +46,15 @@
 # trigger on /usr/lib/systemd/catalog runs `journalctl --update-catalog` whenever a package
 # adds or removes a file there. Needs dpkg-dev, debhelper and lintian
 # (scripts/install-packages.sh installs them).
+#
+# The man pages of envctl and example-daemon come from scripts/install-docs.sh (the
+# generate-manual plugin of swift-argument-parser, on this package's debug build); the plugin
+# only sees this package's executables, so those of envctl-fleet and example-fleet-daemon come
+# from the same plugin's tool, generate-manual (built in the same debug scratch path: seconds,
+# ArgumentParser is already built there), run on the binaries being packaged.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/scratch.sh
 
 bin_dir="" output_dir=".build-deb" lintian=1
 while [ $# -gt 0 ]; do
@@ -57,18 +82,46 @@ version="$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/Environment
 }
 arch="$(dpkg --print-architecture)"
 
+fleet_tools=(envctl-fleet example-fleet-daemon)
 if [ -z "$bin_dir" ]; then
     scratch="${SWIFT_ENVIRONMENTS_SCRATCH:+${SWIFT_ENVIRONMENTS_SCRATCH}/release-tools}"
     build=(swift build -c release --static-swift-stdlib --scratch-path "${scratch:-.build-release}")
     "${build[@]}" --product example-daemon >&2
     "${build[@]}" --product envctl >&2
     bin_dir="$("${build[@]}" --show-bin-path)"
+    # The fleet's package, in a scratch path of its own (its graph has swift-nio, BoringSSL and
+    # AsyncHTTPClient, which this package's has not).
+    scratch="${SWIFT_ENVIRONMENTS_SCRATCH:+${SWIFT_ENVIRONMENTS_SCRATCH}/release-tools-etcd}"
+    build=(swift build -c release --static-swift-stdlib --package-path Integrations/EnvironmentsEtcd
+        --scratch-path "${scratch:-Integrations/EnvironmentsEtcd/.build-release}")
+    for tool in "${fleet_tools[@]}"; do "${build[@]}" --product "$tool" >&2; done
+    fleet_bin_dir="$("${build[@]}" --show-bin-path)"
+    fleet=1
+else
+    fleet_bin_dir="$bin_dir"
+    found=0
+    for tool in "${fleet_tools[@]}"; do [ -e "$bin_dir/$tool" ] && found=$((found + 1)); done
+    case "$found" in
+    0)
+        echo "package-deb: no envctl-fleet or example-fleet-daemon in $bin_dir: environments-fleet is not built" >&2
+        fleet=0
+        ;;
+    1)
+        echo "package-deb: $bin_dir has one of envctl-fleet and example-fleet-daemon, not both: environments-fleet needs both" >&2
+        exit 1
+        ;;
+    *) fleet=1 ;;
+    esac
 fi
-for tool in example-daemon envctl; do
-    [ -x "$bin_dir/$tool" ] || { echo "package-deb: no executable $tool in $bin_dir" >&2; exit 1; }
-    built="$("$bin_dir/$tool" --version)"
+tools=("$bin_dir/example-daemon" "$bin_dir/envctl")
+if [ "$fleet" = 1 ]; then
+    for tool in "${fleet_tools[@]}"; do tools+=("$fleet_bin_dir/$tool"); done
+fi
+for tool in "${tools[@]}"; do
+    [ -x "$tool" ] || { echo "package-deb: no executable $tool" >&2; exit 1; }
+    built="$("$tool" --version)"
     [ "$built" = "$version" ] || {
-        echo "package-deb: $bin_dir/$tool is version '$built', the sources are $version: rebuild it" >&2
+        echo "package-deb: $tool is version '$built', the sources are $version: rebuild it" >&2
         exit 1
     }
 done
@@ -81,6 +134,22 @@ cp -R packaging/debian "$source_dir/debian"
 install -m 0755 "$bin_dir/example-daemon" "$bin_dir/envctl" "$source_dir/bin/"
 cp -R etc/example-daemon "$source_dir/etc/"
 cp -R systemd/environments.catalog systemd/example-daemon.service.d "$source_dir/systemd/"
+if [ "$fleet" = 1 ]; then
+    install -m 0755 "$fleet_bin_dir/envctl-fleet" "$fleet_bin_dir/example-fleet-daemon" "$source_dir/bin/"
+    # The fleet's unit, an example in environments-fleet's documentation (it runs instead of
+    # example-daemon.service, with the cluster's endpoints): for binaries in /usr/bin.
+    mkdir -p "$source_dir/fleet"
+    sed 's|/usr/local/bin/|/usr/bin/|g' systemd/example-daemon-fleet.service >"$source_dir/fleet/example-daemon-fleet.service"
+    if grep -q /usr/local "$source_dir/fleet/example-daemon-fleet.service"; then
+        echo "package-deb: systemd/example-daemon-fleet.service still names /usr/local after the path change" >&2
+        exit 1
+    fi
+else
+    # example-daemon alone: the control file without environments-fleet's paragraph.
+    awk 'BEGIN { RS = "" } !/^Package: environments-fleet\n/ { printf "%s%s\n", separator, $0; separator = "\n" }' \
+        packaging/debian/control >"$source_dir/debian/control"
+    rm -f "$source_dir"/debian/environments-fleet.*
+fi
 # The daemon's declared settings, as JSON Schema: envctl check --app-name example-daemon reads
 # /usr/share/example-daemon/schema.json where the daemon does not run. The shipped configuration
 # must pass it strictly (no unknown key, no warning) in every environment.
@@ -107,6 +176,25 @@ grep -q 'Fl -strict' "$docs/man/man1/envctl.1"
 bash -n "$docs/bash-completion/completions/envctl"
 # Completions are sourced, not run: no #! line (lintian: bash-completion-with-hashbang).
 sed -i '1{/^#!/d}' "$source_dir"/docs/usr/share/bash-completion/completions/*
+if [ "$fleet" = 1 ]; then
+    # The fleet's man pages: generate-manual (what the plugin runs) on the packaged binaries,
+    # which it asks for --experimental-dump-help.
+    SECONDS=0
+    debug_build=(swift build --scratch-path "$(scratch_path debug)")
+    "${debug_build[@]}" --product generate-manual >&2
+    generate_manual="$("${debug_build[@]}" --show-bin-path)/generate-manual"
+    mkdir -p "$work/man"
+    for tool in "${fleet_tools[@]}"; do
+        "$generate_manual" "$fleet_bin_dir/$tool" --output-directory "$work/man" >&2
+        [ -f "$work/man/$tool.1" ] || { echo "package-deb: generate-manual made no $tool.1" >&2; exit 1; }
+        # As scripts/install-docs.sh: an empty line in a discussion is a paragraph break (.Pp).
+        sed 's/^$/.Pp/' "$work/man/$tool.1" >"$docs/man/man1/$tool.1"
+    done
+    grep -q 'Fl -etcd-endpoints' "$docs/man/man1/envctl-fleet.1"
+    for command in publish status; do grep -q "$command" "$docs/man/man1/envctl-fleet.1"; done
+    grep -q 'Fl -etcd-endpoints' "$docs/man/man1/example-fleet-daemon.1"
+    echo "== the fleet's man pages: ${SECONDS} s" >&2
+fi
 
 # debian/changelog: one entry for this version, dated by the commit (reproducible).
 commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
@@ -121,23 +209,31 @@ example-daemon ($version) unstable; urgency=medium
  -- $maintainer  $date
 EOF
 
-echo "== dpkg-buildpackage -b (example-daemon $version, $arch)" >&2
+packages=(example-daemon)
+[ "$fleet" = 1 ] && packages+=(environments-fleet)
+echo "== dpkg-buildpackage -b (${packages[*]} $version, $arch)" >&2
 SECONDS=0
 (cd "$source_dir" && dpkg-buildpackage -b --no-sign) >"$work/build.log" 2>&1 || {
     cat "$work/build.log" >&2
     echo "package-deb: dpkg-buildpackage failed" >&2
     exit 1
 }
-deb="$work/example-daemon_${version}_${arch}.deb"
-[ -f "$deb" ] || { cat "$work/build.log" >&2; echo "package-deb: dpkg-buildpackage made no $deb" >&2; exit 1; }
 mkdir -p "$output_dir"
-cp "$deb" "$output_dir/"
-deb="$(cd "$output_dir" && pwd)/$(basename "$deb")"
-echo "== $deb ($(du -h "$deb" | cut -f1), built in ${SECONDS} s)" >&2
-dpkg-deb --field "$deb" Package Version Architecture Depends Installed-Size >&2
+debs=()
+for package in "${packages[@]}"; do
+    deb="$work/${package}_${version}_${arch}.deb"
+    [ -f "$deb" ] || { cat "$work/build.log" >&2; echo "package-deb: dpkg-buildpackage made no $deb" >&2; exit 1; }
+    cp "$deb" "$output_dir/"
+    debs+=("$(cd "$output_dir" && pwd)/$(basename "$deb")")
+done
+echo "== built in ${SECONDS} s" >&2
+for deb in "${debs[@]}"; do
+    echo "== $deb ($(du -h "$deb" | cut -f1))" >&2
+    dpkg-deb --field "$deb" Package Version Architecture Depends Installed-Size >&2
+done
 
 if [ "$lintian" = 1 ]; then
-    echo "== lintian $(basename "$deb")" >&2
+    echo "== lintian ${debs[*]##*/}" >&2
     command -v lintian >/dev/null || {
         echo "package-deb: no lintian (apt-get install lintian, or pass --no-lintian)" >&2
         exit 1
@@ -145,10 +241,10 @@ if [ "$lintian" = 1 ]; then
     # Errors fail; warnings and information are printed (packaging/debian/*.lintian-overrides
     # says why the overridden ones do not apply).
     SECONDS=0
-    lintian --fail-on error --display-info "$deb" >&2 || {
+    lintian --fail-on error --display-info "${debs[@]}" >&2 || {
         echo "package-deb: lintian reported errors" >&2
         exit 1
     }
     echo "== lintian: no errors (${SECONDS} s)" >&2
 fi
-echo "$deb"
+printf '%s\n' "${debs[@]}"
