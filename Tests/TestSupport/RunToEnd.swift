@@ -16,7 +16,7 @@ import Foundation
     var environment = ProcessInfo.processInfo.environment
     for variable in [
         "CONFIGURATION_DIRECTORY", "CREDENTIALS_DIRECTORY", "RUNTIME_DIRECTORY", "APP_ENVIRONMENT", "APP_INSTANCE",
-        "VISUAL",
+        "VISUAL", "ENVIRONMENTS_ETCD_ENDPOINTS",
     ] {
         environment[variable] = nil
     }
