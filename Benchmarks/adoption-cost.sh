@@ -19,6 +19,8 @@
 # The compiler's module cache (~/.cache/clang/ModuleCache) is shared; it is not a package cache.
 #
 # Environment: ADOPTION_COST_TIMEOUT (seconds, default 1200) bounds each part;
+# ADOPTION_COST_MAX_PACKAGES=N fails the resolve part when more than N packages besides
+# swift-environments are resolved (.ci/run: 7);
 # ADOPTION_COST_KEEP=1 keeps the temporary directory.
 set -euo pipefail
 export LC_NUMERIC=C
@@ -178,6 +180,13 @@ EOF
     list=$(printf '%s, ' "${names[@]}")
     summary+=("packages resolved by a package using Environments alone: $n besides swift-environments (${list%, })"
         "    [cd PROBE && swift package resolve --cache-path EMPTY --scratch-path EMPTY: $(seconds "$start" "$end") s]")
+    # CI's bound (issue 43: at most 8 with swift-environments itself, 7 besides it).
+    if [[ -n ${ADOPTION_COST_MAX_PACKAGES:-} ]] && ((n > ADOPTION_COST_MAX_PACKAGES)); then
+        echo "adoption-cost.sh: a package that uses Environments alone resolves $n packages besides swift-environments," \
+            "more than ADOPTION_COST_MAX_PACKAGES=$ADOPTION_COST_MAX_PACKAGES: a dependency of the root package" \
+            "that users of Environments do not need belongs in a package of its own under Integrations/" >&2
+        exit 1
+    fi
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -105,6 +105,9 @@ COMMANDS = [
     # api/README.md: the public API's digest, checked after scripts/test.sh (its debug build).
     ("api/README.md", r"^(swift build|scripts/api-digest\.py( --scratch-path DIR)?)$",
      ("ci", ".ci/run: scripts/api-digest.py --scratch-path (the debug build scripts/test.sh leaves)")),
+    ("api/README.md", r"^scripts/api-digest\.py --package-path Integrations/\w+ --scratch-path DIR$",
+     ("ci", ".ci/run: scripts/api-digest.py --package-path Integrations/EnvironmentsEtcd and EnvironmentsConfiguration, "
+            "on scripts/test.sh's builds of them")),
     ("api/README.md", r"^scripts/api-digest\.py --write$",
      ("ci", ".ci/run: scripts/api-digest.py (--write writes what the check compares; it fails when they differ)")),
     # Fuzz/README.md
@@ -157,6 +160,9 @@ COMMANDS = [
     ("Benchmarks/README.md", r"^swift run -c release --package-path Benchmarks environment-benchmarks( --json)?$",
      ("run", "benchmarks")),
     ("Benchmarks/README.md", r"^swift run -c release --package-path Benchmarks fleet-benchmark", ("run", "fleet")),
+    ("Benchmarks/README.md", r"^Benchmarks/adoption-cost\.sh",
+     ("ci", ".ci/run: ADOPTION_COST_MAX_PACKAGES=7 Benchmarks/adoption-cost.sh --only resolve (the run part takes minutes "
+            "of building; its figures are in the README)")),
     ("Benchmarks/README.md", r"^(B=\$\(swift build|swift build) -c release --static-swift-stdlib --package-path Benchmarks --scratch-path SCRATCH",
      ("ci", ".ci/run: scripts/build-release.sh (the same graph)")),
     ("Benchmarks/README.md", r"^\$B/fleet-benchmark --watchers \d+ --changes \d+ --idle-seconds \d+( --status)?( --envctl \$B/envctl)?$",
