@@ -51,7 +51,6 @@ let package = Package(
             name: "EnvironmentsEtcd",
             dependencies: [
                 environments, daemon, integrationSupport, "EtcdFleetClient", logging, serviceLifecycle,
-                .product(name: "SystemdSupport", package: "swift-environments"),
             ]
         ),
         // The etcd options, declared once for every program that takes them (envctl-fleet and
@@ -69,7 +68,7 @@ let package = Package(
         .executableTarget(
             name: "example-fleet-daemon",
             dependencies: [
-                environments, daemon, "EnvironmentsEtcd", "EtcdFleetArguments", "EtcdFleetClient",
+                environments, "EnvironmentsEtcd", "EtcdFleetArguments", "EtcdFleetClient",
                 .product(name: "_ExampleDaemonKit", package: "swift-environments"),
                 argumentParser,
             ],
@@ -86,7 +85,7 @@ let package = Package(
             path: "Tests/EtcdTestSupport"
         ),
         // The fleet's key layout and documents, without etcd.
-        .testTarget(name: "EtcdFleetClientTests", dependencies: ["EtcdFleetClient"]),
+        .testTarget(name: "EtcdFleetClientTests", dependencies: ["EtcdFleetClient", environments]),
         // Against a real three-member etcd cluster (Debian's etcd-server), started by the tests.
         .testTarget(
             name: "EnvironmentsEtcdTests",
