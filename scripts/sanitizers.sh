@@ -8,8 +8,8 @@
 # Which tests: those where a sanitizer can find something, which is most of them. Left out
 # (--all runs them too), because there the instrumented build costs minutes and finds nothing
 # that the tests kept do not reach:
-#   - suites that drive our executables from outside (example-daemon, envctl, the Info.plist
-#     tool as processes) and read their output: the test process only waits. Their code is
+#   - suites that drive our executables from outside (example-daemon, envctl with the stand-in
+#     envctl-fleet it runs, the Info.plist tool as processes) and read their output: the test process only waits. Their code is
 #     instrumented too, and its reports are caught (log_path below), so one suite that runs
 #     the daemon as a process stays (ExampleDaemonTests: start, SIGHUP, control socket, stop),
 #     beside every suite that runs EnvironmentService, the control socket, the reloader, the
@@ -54,7 +54,7 @@ sanitizers=("$@")
 [ ${#sanitizers[@]} -eq 0 ] && sanitizers=(thread address)
 
 # Swift Testing identifiers (Module.Type/function) that --skip leaves out; see above.
-processes="EnvironmentsDaemonTests\.(BrokenDeployDaemonTests|DeterminismDaemonTests|DuplicateKeyDaemonTests|HostileInterpolationTests|InotifyLimitTests|KeyPathDaemonTests|PathsAndNamesTests|SecretLeakTests|TerminalOutputTests|VariableOverrideDaemonTests)/|EnvctlTests\.(EnvctlConcurrencyTests|EnvctlConventionsTests|EnvctlEditingTests|EnvctlEffectTests|EnvctlLiteralKeyTests|EnvctlMigrateTests|EnvctlOperatorTests|EnvctlSchemaTests|EnvctlUnderChangeTests)/|EmbedInfoPlistToolTests\.EmbedInfoPlistToolTests/"
+processes="EnvironmentsDaemonTests\.(BrokenDeployDaemonTests|DeterminismDaemonTests|DuplicateKeyDaemonTests|HostileInterpolationTests|InotifyLimitTests|KeyPathDaemonTests|PathsAndNamesTests|SecretLeakTests|TerminalOutputTests|VariableOverrideDaemonTests)/|EnvctlTests\.(EnvctlConcurrencyTests|EnvctlConventionsTests|EnvctlEditingTests|EnvctlEffectTests|EnvctlFleetToolTests|EnvctlLiteralKeyTests|EnvctlMigrateTests|EnvctlOperatorTests|EnvctlSchemaTests|EnvctlUnderChangeTests)/|EmbedInfoPlistToolTests\.EmbedInfoPlistToolTests/"
 sizes="EnvironmentsDaemonTests\.LargeConfigurationTests/|EnvironmentsTests\.InterpolationLimitTests/(chainsHundredThousandDeep|cycleHundredThousandLong|chainEndingInAMissingKey|wideFanOutAndFanIn)|EnvironmentsTests\.BinaryPropertyListTests/foundationFilesLoad"
 # The etcd package's (under ThreadSanitizer; with --all, under AddressSanitizer too).
 etcd="EnvironmentsEtcdTests\.(FleetSecurityTests|PublishTests|StagedPublishTests)/"
