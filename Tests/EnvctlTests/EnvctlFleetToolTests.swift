@@ -102,7 +102,10 @@ struct EnvctlFleetToolTests {
         let published = try stage.envctl(["publish", "--etcd-endpoints=http://127.0.0.1:9", "a.plist", "--stage", "5%"])
         #expect(published.status == 7)
         #expect(published.standardOutput == "published\n")
-        #expect(try stage.recordedArguments() == ["publish", "--etcd-endpoints=http://127.0.0.1:9", "a.plist", "--stage", "5%"])
+        #expect(
+            try stage.recordedArguments() == [
+                "publish", "--etcd-endpoints=http://127.0.0.1:9", "a.plist", "--stage", "5%",
+            ])
 
         let status = try stage.envctl(["fleet", "status", "--json", "--etcd-prefix", "/fleet/app/"])
         #expect(status.status == 7)
