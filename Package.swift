@@ -49,8 +49,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // The reload metrics' API (CoreMetrics); the application picks the backend.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
-        // `FileDescriptor.writeAll` for SystemdSupport's and envctl's whole writes (swift-nio
-        // depends on it too). Not for Environments: the core needs nothing but swift-log.
+        // `FileDescriptor.writeAll` for SystemdSupport's and envctl's whole writes. Not for
+        // Environments: the core needs nothing but swift-log.
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
     ],
     targets: [
