@@ -2,8 +2,9 @@
 # Runs the Swift tests under ThreadSanitizer and under AddressSanitizer (LeakSanitizer
 # included), each in a build folder of its own, and fails on any report.
 #   scripts/sanitizers.sh [--build-only] [--all] [thread|address]...     (default: both)
-# LeakSanitizer's suppressions for leaks inside the toolchain's libraries and the packages we
-# depend on are in .ci/lsan.supp, each with its reason; leaks of ours are fixed, never suppressed.
+# Suppressions for what the toolchain's libraries and the packages we depend on do (leaks in
+# .ci/lsan.supp, races ThreadSanitizer cannot see ordered in .ci/tsan.supp) each give their
+# reason; leaks and races of ours are fixed, never suppressed.
 #
 # Which tests: those where a sanitizer can find something, which is most of them. Left out
 # (--all runs them too), because there the instrumented build costs minutes and finds nothing
@@ -98,7 +99,7 @@ run_tests() { # sanitizer scratch skip-pattern swift-test-options...
     # sanitizer's exit status (66 for TSan, 1 for ASan) still fails the run. --no-parallel:
     # instrumented code runs several times slower, and tests that block a thread while they
     # wait for a daemon would then starve the tasks of the tests beside them on two cores.
-    TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 log_path=$reports_dir/report" \
+    TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 log_path=$reports_dir/report suppressions=$PWD/.ci/tsan.supp" \
         ASAN_OPTIONS="detect_leaks=1 log_path=$reports_dir/report" \
         LSAN_OPTIONS="suppressions=$PWD/.ci/lsan.supp print_suppressions=0" \
         swift test --skip-build --no-parallel --sanitize="$sanitizer" --scratch-path "$scratch" "$@" "${skip[@]}" \
