@@ -177,7 +177,19 @@ struct EnvctlSchemaTests {
             "check", "--schema", files.root + "/none.json", "--config-dir", files.configDirectory,
         ])
         #expect(missing.status == 1)
-        #expect(missing.standardOutput == "envctl: cannot read the schema file \(files.root)/none.json\n")
+        #expect(missing.standardOutput.hasPrefix("envctl: cannot read the schema file: \(files.root)/none.json"))
+        // Read as configuration files are: a FIFO is refused without blocking, and past 16 MiB
+        // nothing more is read.
+        let fifo = files.root + "/schema.fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let pipe = try Self.envctl(["check", "--schema", fifo, "--config-dir", files.configDirectory])
+        #expect(pipe.status == 1)
+        #expect(pipe.standardOutput.contains("\(fifo): is not a regular file: it is a FIFO (named pipe)"))
+        let large = files.root + "/large.json"
+        #expect(FileManager.default.createFile(atPath: large, contents: Data(count: (16 << 20) + 1)))
+        let huge = try Self.envctl(["check", "--schema", large, "--config-dir", files.configDirectory])
+        #expect(huge.status == 1)
+        #expect(huge.standardOutput.contains("\(large): is larger than 16 MiB, which no configuration or schema file needs"))
         let daemon = try Self.envctl(["check", "--schema", files.schema, "--socket", files.root + "/socket"])
         #expect(daemon.status == 1)
         #expect(daemon.standardOutput.contains("--schema reads files"))

@@ -172,4 +172,65 @@ struct ConfigurationReporterTests {
         #expect(history.entries.allSatisfy { $0.pid == Int(getpid()) })
         #expect(history.dropped == 0)
     }
+
+    /// A configuration of `count` settings `Key00000`… in Common, each `valueBytes` long, the
+    /// first one `first`.
+    static func largePlist(count: Int, valueBytes: Int, first: String) -> String {
+        var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\"><dict><key>Common</key><dict>\n"
+        let filler = String(repeating: "v", count: valueBytes)
+        for index in 0..<count {
+            let key = "Key" + String(repeating: "0", count: 5 - String(index).count) + String(index)
+            text += "<key>\(key)</key><string>\(index == 0 ? first : filler)</string>\n"
+        }
+        return text + "</dict><key>Staging</key><dict/></dict></plist>\n"
+    }
+
+    @Test(
+        "a large configuration: one bounded entry at start and per reload (the changed keys first, a count, how to see the rest), delivered whole",
+        arguments: [(count: 20_000, valueBytes: 8), (count: 2_000, valueBytes: 5_000)])
+    func boundedEntries(count: Int, valueBytes: Int) async throws {
+        let fixture = try Fixture()
+        try Self.largePlist(count: count, valueBytes: valueBytes, first: "one").write(
+            to: fixture.mainFile, atomically: true, encoding: .utf8)
+        let environment = try fixture.environment()
+        let reporter = ConfigurationReporter(
+            output: .socket(fixture.journal.path), identifier: "reporter-test", logger: Logger(label: "test"),
+            showCommand: "envctl show --app-name test")
+        let reloader = ConfigurationReloader(
+            environment: environment, reporter: reporter, stateFile: nil, levelControl: nil,
+            logger: Logger(label: "test"))
+        await reloader.start()
+        for expectedChange in [nil, "Key00000"] {
+            if expectedChange != nil {
+                try Self.largePlist(count: count, valueBytes: valueBytes, first: "two").write(
+                    to: fixture.mainFile, atomically: true, encoding: .utf8)
+                #expect(await reloader.reload(trigger: .signal).outcome == .applied)
+            }
+            let datagram = try #require(fixture.journal.receive(timeout: .seconds(30)))
+            let fields = datagram.split(separator: "\n")
+            func values(_ name: String) -> [Substring] {
+                fields.filter { $0.hasPrefix(name + "=") }.map { $0.dropFirst(name.count + 1) }
+            }
+            // journald drops an entry of more than 1,024 fields (with about 30 of its own).
+            #expect(fields.count <= 500)
+            #expect(datagram.utf8.count <= 160_000)
+            #expect(values("MESSAGE_ID") == [Substring(ConfigurationMessageID.applied)])
+            // 100 settings, or fewer when 64 KiB of text is reached first (values cut at 1 KiB).
+            let listed = values("CONFIG_SETTING").count
+            #expect(valueBytes < 100 ? listed == 100 : (50..<100).contains(listed))
+            #expect(values("CONFIG_SETTING_COUNT") == ["\(count)"])
+            #expect(values("CONFIG_SETTING_UNLISTED") == ["\(count - listed)"])
+            let message = try #require(values("MESSAGE").first)
+            #expect(message.contains("\(count) settings (\(listed) listed here"))
+            #expect(message.contains("`envctl show --app-name test` lists them all"))
+            #expect(values("CONFIG_SETTING").allSatisfy { $0.utf8.count <= 1024 + 40 })
+            if let expectedChange {
+                #expect(values("CONFIG_CHANGED_KEY") == [Substring(expectedChange)])
+                #expect(values("CONFIG_PREVIOUS_SETTING") == ["Key00000=one"])
+                #expect(values("CONFIG_SETTING").first == "Key00000=two")
+            } else {
+                #expect(values("CONFIG_SETTING").first == "Key00000=one")
+            }
+        }
+    }
 }

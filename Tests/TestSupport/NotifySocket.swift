@@ -37,7 +37,7 @@ import Foundation
         let milliseconds = Int32(
             timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         guard poll(&poller, 1, milliseconds) > 0 else { return nil }
-        var buffer = [UInt8](repeating: 0, count: 65536)
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
         let count = recv(descriptor, &buffer, buffer.count, 0)
         guard count > 0 else { return nil }
         return String(decoding: buffer[0..<count], as: UTF8.self)
@@ -50,7 +50,7 @@ import Foundation
     /// in order), as systemd does, so that a daemon sending more than the socket's queue holds
     /// (`net.unix.max_dgram_qlen`, 10 by default) does not block in `sd_notify`.
     @_spi(Integrations) public func drain() {
-        var buffer = [UInt8](repeating: 0, count: 65536)
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while true {
             let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
             guard count > 0 else { return }

@@ -90,6 +90,16 @@ extension SettingsDeclaration {
     /// A type of the application's own (`x-type: custom`) reads back as
     /// ``SettingType/custom(_:)``, which no longer checks values beyond their bounds: the
     /// conversion that did lives in the program.
+    /// Reads a declaration from the JSON Schema file at `path` (`envctl --schema`,
+    /// `/usr/share/NAME/schema.json`), read as configuration files are: a regular file of at
+    /// most 16 MiB (the cap configuration files have), never a FIFO or a device.
+    ///
+    /// - Throws: ``EnvironmentError`` (`fileUnreadable`, naming the file) when the file cannot
+    ///   be read or is too large; ``SettingsSchemaError`` when it is not a declaration.
+    @_spi(Integrations) public init(jsonSchemaFile path: String) throws {
+        try self.init(jsonSchema: PropertyListDocument.readRegularFile(path, expected: "a JSON Schema file"))
+    }
+
     @_spi(Integrations) public init(jsonSchema data: Data) throws(SettingsSchemaError) {
         let object: Any
         do {

@@ -209,7 +209,12 @@ struct PropertyListDocument: Sendable {
     /// The bytes of the regular file at `path`. FIFOs, sockets and devices are refused before
     /// anything is read from them (opened non-blocking, so a FIFO without a writer cannot
     /// block a reload), and so is anything larger than ``maximumFileSize``.
-    static func readRegularFile(_ path: String) throws(EnvironmentError) -> Data {
+    ///
+    /// - Parameter expected: What the file should be, for the errors: "a property-list file",
+    ///   "a JSON Schema file".
+    static func readRegularFile(_ path: String, expected: String = "a property-list file") throws(EnvironmentError)
+        -> Data
+    {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw FileAccess.error(path: path, errno: errno) }
         defer { close(descriptor) }
@@ -218,7 +223,7 @@ struct PropertyListDocument: Sendable {
         let kind = status.st_mode & S_IFMT
         guard kind == S_IFREG else {
             if kind == S_IFDIR {
-                throw EnvironmentError(.fileUnreadable, "is a directory, expected a property-list file", file: path)
+                throw EnvironmentError(.fileUnreadable, "is a directory, expected \(expected)", file: path)
             }
             let what =
                 switch kind {
@@ -230,7 +235,7 @@ struct PropertyListDocument: Sendable {
                 }
             throw EnvironmentError(
                 .fileUnreadable, "is not a regular file: it is \(what)", file: path,
-                hint: "Replace it with a property-list file, or remove it (`ls -lL \(path)` shows what it is)")
+                hint: "Replace it with \(expected), or remove it (`ls -lL \(path)` shows what it is)")
         }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
@@ -244,8 +249,8 @@ struct PropertyListDocument: Sendable {
             data.append(contentsOf: buffer[..<count])
             if data.count > maximumFileSize {
                 throw EnvironmentError(
-                    .fileUnreadable, "is larger than \(maximumFileSize >> 20) MiB, which no configuration file needs",
-                    file: path, hint: "Check that it is the property list you meant (`ls -lL \(path)`)")
+                    .fileUnreadable, "is larger than \(maximumFileSize >> 20) MiB, which no configuration or schema file needs",
+                    file: path, hint: "Check that it is the file you meant (`ls -lL \(path)`)")
             }
         }
         return data

@@ -17,17 +17,20 @@ package struct ConfigurationReporter: Sendable {
     /// The `SYSLOG_IDENTIFIER` of the entries.
     let identifier: String
     let logger: Logger
+    /// The command that lists every setting, named where an entry lists only some.
+    let showCommand: String
     /// The sender for a `.socket` output, opened once.
     private let socketSender: JournalSocketSender?
 
     /// Creates a reporter.
     package init(
         output: JournalLogHandler.Output = .automatic(), identifier: String = JournalLogHandler.defaultIdentifier,
-        logger: Logger
+        logger: Logger, showCommand: String = "envctl show"
     ) {
         self.output = output
         self.identifier = identifier
         self.logger = logger
+        self.showCommand = showCommand
         if case .socket(let path) = output {
             socketSender = JournalSocketSender(path: path)
         } else {
@@ -51,30 +54,46 @@ package struct ConfigurationReporter: Sendable {
     }
 
     /// The configuration now in effect: loaded at start, or applied by a reload (with the
-    /// changed keys and their previous values).
+    /// changed keys and their previous values), its settings listed within the bounds of
+    /// ``SettingsListing``.
     private func applied(_ record: ReloadRecord) {
         let snapshot = record.configuration
         let what = record.outcome == .loaded ? "loaded" : "applied"
-        let message =
+        let listing = SettingsListing(
+            snapshot, changedKeys: record.changedKeys, previous: record.change?.previous)
+        var message =
             "Configuration \(what): environment \(snapshot.environmentName)"
             + (snapshot.instanceName.map { ", instance \($0)" } ?? "") + ", generation \(snapshot.generation), "
-            + "\(snapshot.leafCount) settings"
+            + "\(listing.total) settings"
+        if listing.unlisted > 0 {
+            message +=
+                " (\(listing.settings.count) listed here"
+                + (record.changedKeys.isEmpty ? "" : ", the changed ones first")
+                + "; `\(showCommand)` lists them all)"
+        }
         var entry = Self.entry(message, id: ConfigurationMessageID.applied, priority: .informational, snapshot)
-        for file in snapshot.files { entry.append("CONFIG_SOURCE_FILE", file) }
+        for file in snapshot.files.prefix(SettingsListing.maximumFiles) { entry.append("CONFIG_SOURCE_FILE", file) }
+        if snapshot.files.count > SettingsListing.maximumFiles {
+            entry.append("CONFIG_SOURCE_FILE_COUNT", String(snapshot.files.count))
+        }
+        entry.append("CONFIG_SETTING_COUNT", String(listing.total))
+        if listing.unlisted > 0 { entry.append("CONFIG_SETTING_UNLISTED", String(listing.unlisted)) }
         var lines: [String] = []
-        for key in snapshot.leafKeys {
-            guard let value = snapshot.configuredValue(forKey: key) else { continue }
-            let setting = "\(key)=\(value.displayValue())"
-            entry.append("CONFIG_SETTING", setting)
-            entry.append("CONFIG_SETTING_SOURCE", "\(key)=\(value.source)")
-            lines.append("  \(setting)    # \(value.source)")
+        for setting in listing.settings {
+            entry.append("CONFIG_SETTING", setting.text)
+            entry.append("CONFIG_SETTING_SOURCE", "\(setting.key)=\(setting.source)")
+            lines.append("  \(setting.text)    # \(setting.source)")
+        }
+        if listing.unlisted > 0 {
+            lines.append("  … \(listing.unlisted) more (\(showCommand))")
         }
         Self.append(record, to: &entry)
-        for key in record.changedKeys {
-            entry.append("CONFIG_CHANGED_KEY", key)
-            if let previous = record.change?.previous.configuredValue(forKey: key) {
-                entry.append("CONFIG_PREVIOUS_SETTING", "\(key)=\(previous.displayValue())")
-            }
+        for change in listing.changes {
+            entry.append("CONFIG_CHANGED_KEY", change.key)
+            if let previous = change.previous { entry.append("CONFIG_PREVIOUS_SETTING", previous) }
+        }
+        if listing.changes.count < listing.changedTotal {
+            entry.append("CONFIG_CHANGED_COUNT", String(listing.changedTotal))
         }
         send(entry, level: .info, text: message, details: lines)
     }

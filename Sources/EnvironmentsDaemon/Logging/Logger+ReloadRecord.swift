@@ -15,7 +15,7 @@ extension Logger {
                 "configuration loaded",
                 metadata: [
                     "environment": "\(snapshot.environmentName)", "generation": "\(snapshot.generation)",
-                    "files": "\(snapshot.files.joined(separator: ", "))",
+                    "files": "\(Self.bounded(snapshot.files, SettingsListing.maximumFiles).joined(separator: ", "))",
                 ])
         case .applied:
             guard let change = record.change else { return }
@@ -44,25 +44,33 @@ extension Logger {
         }
     }
 
-    /// An applied reload: the changed keys, with their values before and after.
+    /// An applied reload: the changed keys, with their values before and after, at most
+    /// ``SettingsListing/maximumChangedKeys`` of them (values cut as the journal's listing cuts
+    /// them) and a count of the rest.
     private func logChange(_ change: EnvironmentChange, trigger: String) {
         let snapshot = change.current
-        let changes = change.changedKeys.map { key -> String in
-            let old = change.previous.configuredValue(forKey: key).map { $0.displayValue() } ?? "<unset>"
-            let new = snapshot.configuredValue(forKey: key).map { $0.displayValue() } ?? "<unset>"
-            return "\(key): \(old) -> \(new)"
+        let keys = Self.bounded(change.changedKeys, SettingsListing.maximumChangedKeys)
+        let changes = change.changedKeys.prefix(SettingsListing.maximumChangedKeys).map { key -> String in
+            let old = change.previous.configuredValue(forKey: key).map { SettingsListing.cut($0.displayValue()) }
+            let new = snapshot.configuredValue(forKey: key).map { SettingsListing.cut($0.displayValue()) }
+            return "\(key): \(old ?? "<unset>") -> \(new ?? "<unset>")"
         }
         // Values the same, sources or pending restarts not: say what changed rather than "changed: ".
         let summary =
             change.changedKeys.isEmpty
             ? "no value changed (sources or pending restarts did)"
-            : "changed: \(change.changedKeys.joined(separator: ", "))"
+            : "changed: \(keys.joined(separator: ", "))"
         info(
             "configuration reloaded: generation \(snapshot.generation), \(summary)",
             metadata: [
                 "trigger": "\(trigger)", "environment": "\(snapshot.environmentName)",
-                "generation": "\(snapshot.generation)", "changed_keys": "\(change.changedKeys.joined(separator: ","))",
+                "generation": "\(snapshot.generation)", "changed_keys": "\(keys.joined(separator: ","))",
                 "changes": "\(changes.joined(separator: "; "))",
             ])
+    }
+
+    /// The first `limit` of `items`, and "N more" when there are more.
+    private static func bounded(_ items: [String], _ limit: Int) -> [String] {
+        items.count > limit ? items.prefix(limit) + ["\(items.count - limit) more"] : items
     }
 }

@@ -84,7 +84,10 @@ public struct EnvironmentService: Service, CustomStringConvertible {
         self.reloader = ConfigurationReloader(
             environment: environment,
             notifier: configuration.systemdNotifications ? SystemdNotifier(logger: logger) : .disabled,
-            reporter: ConfigurationReporter(output: configuration.journalOutput, logger: logger),
+            reporter: ConfigurationReporter(
+                output: configuration.journalOutput, logger: logger,
+                showCommand: "envctl show --app-name \(environment.options?.applicationName ?? EnvironmentOptions.executableName)"
+                    + (environment.options?.selectedInstance.map { " --instance \($0)" } ?? "")),
             stateFile: configuration.stateFile, levelControl: configuration.levelControl,
             logLevelKey: environment.options?.logLevelKey ?? "LogLevel", logger: logger,
             metricsFactory: configuration.metricsFactory)

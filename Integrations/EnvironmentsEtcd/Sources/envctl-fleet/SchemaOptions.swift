@@ -14,11 +14,10 @@ struct SchemaOptions: ParsableArguments {
 
     /// Reads a declaration from a JSON Schema file.
     static func read(_ path: String) throws -> SettingsDeclaration {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw Failure("cannot read the schema file \(path)")
-        }
         do {
-            return try SettingsDeclaration(jsonSchema: data)
+            return try SettingsDeclaration(jsonSchemaFile: path)
+        } catch let error as EnvironmentError {
+            throw Failure("cannot read the schema file: \(error)")
         } catch {
             throw Failure("\(path): \(error)")
         }
