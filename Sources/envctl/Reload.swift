@@ -42,8 +42,13 @@ struct Reload: ParsableCommand {
         else { throw Failure("the daemon's answer cannot be read") }
         switch verdict.outcome {
         case .applied:
+            // At most 20 keys: under `ExecReload=` this line goes to the journal, one line.
+            let keys = verdict.changedKeys
             let changed =
-                verdict.changedKeys.isEmpty ? "" : "; changed: " + verdict.changedKeys.joined(separator: ", ")
+                keys.isEmpty
+                ? ""
+                : "; changed: " + keys.prefix(20).joined(separator: ", ")
+                    + (keys.count > 20 ? " and \(keys.count - 20) more (envctl history lists them)" : "")
             printLine("reloaded: environment \(verdict.environment), generation \(verdict.generation)\(changed)")
         case .unchanged:
             printLine("reloaded: configuration unchanged, generation \(verdict.generation)")

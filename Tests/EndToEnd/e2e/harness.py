@@ -253,7 +253,11 @@ class Harness:
             # already applied by the file watcher ("unchanged"); nothing else is right.
             applied = f"reloaded: environment {self.environment}, generation {generation}"
             if changed:
-                applied += "; changed: " + ", ".join(sorted(changed))
+                # envctl names at most 20 changed keys, then counts the rest.
+                keys = sorted(changed)
+                applied += "; changed: " + ", ".join(keys[:20])
+                if len(keys) > 20:
+                    applied += f" and {len(keys) - 20} more (envctl history lists them)"
             unchanged = f"reloaded: configuration unchanged, generation {generation}"
             expected = {applied, unchanged} if changed or generation != before else {unchanged}
             entries = self.wait_entries(mark, lambda e: first(e, "SYSLOG_IDENTIFIER") == "envctl")

@@ -406,6 +406,34 @@ def scenario_8(h, s):
         source = key_values(field(entry, "CONFIG_SETTING_SOURCE")).get("RequestTimeout", "")
         s.check(dropin in source, f"RequestTimeout comes from the new drop-in: {source!r}")
     h.check_still_running(s, main_pid, "after the drop-in")
+    # A large drop-in (600 settings, past the ~480 at which one entry listing every setting
+    # exceeded journald's 1,024 fields): the applied entry still arrives whole, listing 100
+    # settings, the changed ones first, with the count and the command for the rest.
+    large = DROPIN_DIR + "/70-e2e-large.plist"
+    bulk = {f"Bulk{index:03d}": f"value {index}" for index in range(600)}
+    h.cursor_before = h.cursor()
+    h.container.write_atomic(large, plistlib.dumps({"Common": bulk}, fmt=plistlib.FMT_XML))
+    h.reload_expecting(s, "a drop-in of 600 settings added", list(bulk))
+    entry = h.wait_applied(h.cursor_before, h.generation)
+    if s.check(entry is not None, "the applied entry of a reload that added 600 settings is in the journal"):
+        total = len(h.settings) + len(bulk)
+        listed = field(entry, "CONFIG_SETTING")
+        s.equal(len(listed), 100, "settings listed in the entry")
+        s.equal(first(entry, "CONFIG_SETTING_COUNT"), str(total), "CONFIG_SETTING_COUNT")
+        s.equal(first(entry, "CONFIG_SETTING_UNLISTED"), str(total - 100), "CONFIG_SETTING_UNLISTED")
+        s.check(all(setting.startswith("Bulk") for setting in listed), f"the changed keys come first: {listed[:3]}")
+        s.equal(len(field(entry, "CONFIG_CHANGED_KEY")), 100, "changed keys named in the entry")
+        s.equal(first(entry, "CONFIG_CHANGED_COUNT"), "600", "CONFIG_CHANGED_COUNT")
+        s.check("`envctl show --app-name example-daemon` lists them all" in (first(entry, "MESSAGE") or ""),
+                f"the message says how to see the rest: {first(entry, 'MESSAGE')!r}")
+    fallback = [e for e in h.daemon_entries() if (first(e, "MESSAGE") or "").startswith("  Bulk")]
+    s.check(not fallback, f"no setting logged line by line (the fallback when an entry is refused): {len(fallback)}")
+    h.cursor_before = h.cursor()
+    os.remove(h.container.host_path(large))
+    h.reload_expecting(s, "the drop-in of 600 settings removed", list(bulk))
+    h.check_applied_entry(s, h.wait_applied(h.cursor_before, h.generation), h.generation, list(bulk)[:100],
+                          files=[MAIN_FILE, SHIPPED_DROPIN, dropin], what="entry after removing the large drop-in")
+    h.check_still_running(s, main_pid, "after the large drop-in")
     # An environment selected by a unit drop-in.
     target = f"/etc/systemd/system/{h.unit}.d/50-environment.conf"
     os.makedirs(os.path.dirname(h.container.host_path(target)), exist_ok=True)
