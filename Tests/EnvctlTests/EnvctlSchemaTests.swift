@@ -189,7 +189,9 @@ struct EnvctlSchemaTests {
         #expect(FileManager.default.createFile(atPath: large, contents: Data(count: (16 << 20) + 1)))
         let huge = try Self.envctl(["check", "--schema", large, "--config-dir", files.configDirectory])
         #expect(huge.status == 1)
-        #expect(huge.standardOutput.contains("\(large): is larger than 16 MiB, which no configuration or schema file needs"))
+        #expect(
+            huge.standardOutput.contains("\(large): is larger than 16 MiB, which no configuration or schema file needs")
+        )
         let daemon = try Self.envctl(["check", "--schema", files.schema, "--socket", files.root + "/socket"])
         #expect(daemon.status == 1)
         #expect(daemon.standardOutput.contains("--schema reads files"))

@@ -80,16 +80,6 @@ extension SettingsDeclaration {
         String(decoding: jsonSchema(title: title), as: UTF8.self)
     }
 
-    /// Reads a declaration from a JSON Schema document, as ``jsonSchemaText(title:)`` writes it.
-    ///
-    /// Without our annotations, a setting's type comes from JSON Schema's own words (`type`,
-    /// `format`, `contentEncoding`, `items`, `additionalProperties`). Every object schema with
-    /// `properties` is a level of keys; a schema with neither `properties` nor anything else
-    /// to say is not a setting.
-    ///
-    /// A type of the application's own (`x-type: custom`) reads back as
-    /// ``SettingType/custom(_:)``, which no longer checks values beyond their bounds: the
-    /// conversion that did lives in the program.
     /// Reads a declaration from the JSON Schema file at `path` (`envctl --schema`,
     /// `/usr/share/NAME/schema.json`), read as configuration files are: a regular file of at
     /// most 16 MiB (the cap configuration files have), never a FIFO or a device.
@@ -100,6 +90,16 @@ extension SettingsDeclaration {
         try self.init(jsonSchema: PropertyListDocument.readRegularFile(path, expected: "a JSON Schema file"))
     }
 
+    /// Reads a declaration from a JSON Schema document, as ``jsonSchemaText(title:)`` writes it.
+    ///
+    /// Without our annotations, a setting's type comes from JSON Schema's own words (`type`,
+    /// `format`, `contentEncoding`, `items`, `additionalProperties`). Every object schema with
+    /// `properties` is a level of keys; a schema with neither `properties` nor anything else
+    /// to say is not a setting.
+    ///
+    /// A type of the application's own (`x-type: custom`) reads back as
+    /// ``SettingType/custom(_:)``, which no longer checks values beyond their bounds: the
+    /// conversion that did lives in the program.
     @_spi(Integrations) public init(jsonSchema data: Data) throws(SettingsSchemaError) {
         let object: Any
         do {

@@ -249,7 +249,8 @@ struct PropertyListDocument: Sendable {
             data.append(contentsOf: buffer[..<count])
             if data.count > maximumFileSize {
                 throw EnvironmentError(
-                    .fileUnreadable, "is larger than \(maximumFileSize >> 20) MiB, which no configuration or schema file needs",
+                    .fileUnreadable,
+                    "is larger than \(maximumFileSize >> 20) MiB, which no configuration or schema file needs",
                     file: path, hint: "Check that it is the file you meant (`ls -lL \(path)`)")
             }
         }

@@ -69,7 +69,9 @@ struct SettingsListing {
         var order = keys
         if keys.count > Self.maximumSettings, !changedKeys.isEmpty {
             let changed = Set(changedKeys)
-            order = changedKeys.filter { snapshot.configuredValue(forKey: $0) != nil } + keys.filter { !changed.contains($0) }
+            order =
+                changedKeys.filter { snapshot.configuredValue(forKey: $0) != nil }
+                + keys.filter { !changed.contains($0) }
         }
         for key in order {
             guard settings.count < Self.maximumSettings else { break }

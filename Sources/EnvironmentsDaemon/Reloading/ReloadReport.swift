@@ -18,6 +18,9 @@
     @_spi(Integrations) public var environment: String
     /// The instance it runs, if any.
     @_spi(Integrations) public var instance: String?
+    /// The error that rejected the reload, in this process only (it may quote values): what
+    /// leaves the host is made from its code and location alone.
+    @_spi(Integrations) public var rejection: EnvironmentError?
 
     init(_ record: ReloadRecord) {
         verdict = ReloadState.LastReload(record)
@@ -26,5 +29,6 @@
         pendingRestart = record.pendingRestartKeys
         environment = record.configuration.environmentName
         instance = record.configuration.instanceName
+        rejection = record.error
     }
 }

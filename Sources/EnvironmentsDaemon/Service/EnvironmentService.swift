@@ -86,7 +86,8 @@ public struct EnvironmentService: Service, CustomStringConvertible {
             notifier: configuration.systemdNotifications ? SystemdNotifier(logger: logger) : .disabled,
             reporter: ConfigurationReporter(
                 output: configuration.journalOutput, logger: logger,
-                showCommand: "envctl show --app-name \(environment.options?.applicationName ?? EnvironmentOptions.executableName)"
+                showCommand:
+                    "envctl show --app-name \(environment.options?.applicationName ?? EnvironmentOptions.executableName)"
                     + (environment.options?.selectedInstance.map { " --instance \($0)" } ?? "")),
             stateFile: configuration.stateFile, levelControl: configuration.levelControl,
             logLevelKey: environment.options?.logLevelKey ?? "LogLevel", logger: logger,

@@ -66,11 +66,7 @@ final class FleetStatusReporter: Sendable {
                 }
                 last = FleetHostStatus.Change(
                     outcome: outcome, revision: attempted.revision, fingerprint: attempted.fingerprint,
-                    error: rejected
-                        ? FleetHostStatus.rejection(
-                            code: report.verdict.errorCode, message: report.verdict.errorMessage,
-                            key: report.verdict.errorKey, file: report.verdict.errorFile,
-                            line: report.verdict.errorLine, otherwise: report.verdict.error) : nil, at: now)
+                    rejection: rejected ? report.rejection.map(FleetRejection.init) ?? .abandoned : nil, at: now)
             }
             pending.status = FleetHostStatus(
                 host: host, revision: pending.running!.revision, fingerprint: pending.running!.fingerprint,

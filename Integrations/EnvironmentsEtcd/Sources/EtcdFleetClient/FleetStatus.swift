@@ -16,7 +16,7 @@ import Foundation
 /// | `fingerprint` | the fingerprint of those documents (``FleetState/fingerprint``) |
 /// | `generation` | the configuration's generation on this host |
 /// | `environment` | the environment the daemon runs |
-/// | `last` | the last fleet change: `outcome` (`applied`, `unchanged`, `pending-restart`, `rejected`), its `revision` and `fingerprint`, `error` (rejected only; where and what kind, never a value: ``rejection(code:message:key:file:line:otherwise:)``; at most 1 KiB), `at` |
+/// | `last` | the last fleet change: `outcome` (`applied`, `unchanged`, `pending-restart`, `rejected`), its `revision` and `fingerprint`, `error` (rejected only; where and what kind, never a message or a value: ``FleetRejection``; at most 1 KiB), `at` |
 /// | `version`, `library` | the application's version (when it gives one) and this library's |
 /// | `renewed` | when the value was last written |
 /// | `ttl`, `refresh` | the lease's TTL and how often the value is rewritten, in seconds |
@@ -41,17 +41,27 @@ package struct FleetHostStatus: Codable, Sendable, Hashable {
         package var revision: Int64
         /// Its documents' fingerprint.
         package var fingerprint: String
-        /// Why it was rejected (secrets redacted, at most ``FleetHostStatus/maximumErrorBytes``).
-        package var error: String?
+        /// Why it was rejected: a ``FleetRejection`` as text, at most
+        /// ``FleetHostStatus/maximumErrorBytes``. Set only from a ``FleetRejection`` (or decoded
+        /// from another host's value), so that no message can reach it.
+        package private(set) var error: String?
         /// When the host judged it.
         package var at: Date
 
-        package init(outcome: Outcome, revision: Int64, fingerprint: String, error: String?, at: Date) {
+        /// The change `outcome`, with its `rejection` for a rejected one.
+        package init(outcome: Outcome, revision: Int64, fingerprint: String, rejection: FleetRejection?, at: Date) {
             self.outcome = outcome
             self.revision = revision
             self.fingerprint = fingerprint
-            self.error = error.map { FleetHostStatus.truncated($0, to: FleetHostStatus.maximumErrorBytes) }
+            self.error = rejection.map {
+                FleetHostStatus.truncated($0.description, to: FleetHostStatus.maximumErrorBytes)
+            }
             self.at = at
+        }
+
+        /// Cuts ``error`` to at most `bytes` UTF-8 bytes.
+        mutating func cutError(to bytes: Int) {
+            error = error.map { FleetHostStatus.truncated($0, to: bytes) }
         }
     }
 
@@ -123,40 +133,13 @@ package struct FleetHostStatus: Codable, Sendable, Hashable {
         }
     }
 
-    /// Why a host rejected a change, as its status key says it: where (file, line, key) and what
-    /// kind of error (`code`), never a value. Every host with read access to the fleet reads the
-    /// status keys, while a rejection may quote a value from this host's own files or variables;
-    /// the journal on the host has the whole error. The application's own validation `message`
-    /// (code `validationFailed`) is kept, secrets redacted as everywhere: the application wrote it,
-    /// and it is the reason. Without a code (a reload abandoned at a stop), `otherwise`.
-    package static func rejection(
-        code: String?, message: String?, key: String?, file: String?, line: Int?, otherwise: String?
-    ) -> String? {
-        guard let code else { return otherwise }
-        let location = [
-            file.map { file in line.map { "\(file):\($0)" } ?? file }, key.map { "'\($0)'" },
-        ].compactMap { $0 }.joined(separator: ": ")
-        let what: String
-        if code == "validationFailed", let message {
-            what = message
-        } else {
-            // `typeMismatch` → "type mismatch".
-            what = code.reduce(into: "") { text, character in
-                if character.isUppercase { text += " " + character.lowercased() } else { text.append(character) }
-            }
-        }
-        return (location.isEmpty ? what : "\(location): \(what)")
-            + " (the host's journal has the whole error: journalctl -u UNIT)"
-    }
-
     /// The JSON value, at most ``maximumBytes``: the error text is cut further if need be.
     package func encoded() -> Data {
         var status = self
         while true {
             let data = FleetJSON.encode(status) ?? Data()
             guard data.count > Self.maximumBytes, let error = status.last?.error, !error.isEmpty else { return data }
-            status.last?.error = Self.truncated(
-                error, to: max(0, error.utf8.count - (data.count - Self.maximumBytes) - 8))
+            status.last?.cutError(to: max(0, error.utf8.count - (data.count - Self.maximumBytes) - 8))
         }
     }
 

@@ -17,8 +17,10 @@ struct FleetStatusCommand: ParsableCommand {
             fingerprint of the documents in etcd now; while a staged publish is in progress (envctl publish --stage), \
             a host in its stage runs the newest when it runs the publish's candidate. A host is stale when it has not rewritten its status \
             for longer than its refresh interval and TTL together (90 s by default), or its key has no \
-            lease. Exits with status 1 when some host does not run the newest configuration: it rejected \
-            it (the error is shown, secrets redacted), reports an older one, or its status cannot be read.
+            lease. Each host is named by its key; a value whose own host member says otherwise is marked \
+            "host differs". Exits with status 1 when some host does not run the newest configuration: it rejected \
+            it (where and what kind of error is shown, never a value: the host's journal has the whole error), \
+            reports an older one, or its status cannot be read.
             """)
 
     @OptionGroup var fleet: FleetOptions
@@ -31,9 +33,14 @@ struct FleetStatusCommand: ParsableCommand {
 
     /// One host's line.
     struct HostRow: Encodable {
+        /// The host, as its key names it (`PREFIX/.status/HOST`): what a host's credentials
+        /// let it write, unlike the value's `host` member, which any writer can fill in.
         var host: String
-        /// The key, when it is not `PREFIX/.status/HOST` of a readable status.
+        /// The status key.
         var key: String
+        /// The value's own `host` member, when it differs from the key's: a value written
+        /// under another host's key, or copied there.
+        var claimedHost: String? = nil
         var revision: Int64?
         var fingerprint: String?
         var generation: UInt64?
@@ -121,10 +128,11 @@ struct FleetStatusCommand: ParsableCommand {
                 continue
             }
             let age = Int(now.timeIntervalSince(status.renewed).rounded())
-            let should = expected(status.host)
+            let should = expected(name)
             rows.append(
                 HostRow(
-                    host: status.host, key: keyValue.key, revision: status.revision, fingerprint: status.fingerprint,
+                    host: name, key: keyValue.key, claimedHost: status.host == name ? nil : status.host,
+                    revision: status.revision, fingerprint: status.fingerprint,
                     generation: status.generation, environment: status.environment, last: status.last,
                     version: status.version, library: status.library, renewed: status.renewed, renewedSecondsAgo: age,
                     ttl: status.ttl, current: status.fingerprint == should.fingerprint, staged: should.staged,
@@ -160,6 +168,7 @@ struct FleetStatusCommand: ParsableCommand {
             let version = [row.version, row.library.map { "lib \($0)" }].compactMap { $0 }.joined(separator: ", ")
             var state = row.current ? "current" : (row.unreadable != nil ? "unreadable" : "behind")
             if row.staged { state += ", staged" }
+            if row.claimedHost != nil { state += ", host differs" }
             if row.stale { state += ", stale" }
             lines.append([
                 row.host, row.revision.map(String.init) ?? "-", row.generation.map(String.init) ?? "-", last,
@@ -174,6 +183,11 @@ struct FleetStatusCommand: ParsableCommand {
         }
         for row in report.hosts {
             if let unreadable = row.unreadable { printLine("    \(row.host): status unreadable: \(unreadable)") }
+            if let claimed = row.claimedHost {
+                printLine(
+                    "    \(row.host): its status value says host '\(claimed)': written by another host, or copied (the key names the host)"
+                )
+            }
             if let last = row.last, last.outcome == .rejected, let error = last.error {
                 printLine("    \(row.host) rejected revision \(last.revision): \(error)")
             }

@@ -94,23 +94,41 @@ import Testing
         #expect(!EtcdClient.hostIdentity.isEmpty)
     }
 
-    @Test("a host's rejection in its status: where and what kind, never a value; the application's own reason kept")
-    func rejectionsCarryNoValue() {
-        let typed = FleetHostStatus.rejection(
-            code: "typeMismatch", message: "'Port' is 99999: must be between 1 and 65535", key: "Port",
-            file: "/etc/app/Environments.plist", line: 12, otherwise: "whole text with 99999")
+    @Test(
+        "a host's rejection in its status: where and what kind of error, never a message, whatever the error quotes; cut within 1 KiB"
+    )
+    func rejectionsCarryNoValue() throws {
+        let value = "postgres://app:hunter2@db.cluster.example/app"
+        // Every kind of error, each quoting the value in its message and its hint.
+        let codes: [EnvironmentError.Code] = [
+            .typeMismatch, .validationFailed, .malformedFile, .invalidInterpolation, .missingCredential,
+            .unresolvedReference,
+        ]
+        for code in codes {
+            let error = EnvironmentError(
+                code, "'DatabaseURL' is \(value): not allowed", key: "DatabaseURL",
+                file: "/etc/app/Environments.plist", line: 12, hint: "replace \(value)")
+            let rejection = FleetRejection(error)
+            let change = FleetHostStatus.Change(
+                outcome: .rejected, revision: 7, fingerprint: "f", rejection: rejection, at: Date())
+            let status = FleetHostStatus(
+                host: "web-1", revision: 6, fingerprint: "e", generation: 3, environment: "Production", last: change,
+                version: nil, library: "0", renewed: Date(), ttl: 30, refresh: 60)
+            let written = String(decoding: status.encoded(), as: UTF8.self)
+            #expect(!written.contains("hunter2"), "\(code): \(written)")
+            #expect(!written.contains("not allowed"), "\(code): \(written)")
+            #expect(change.error?.hasPrefix("/etc/app/Environments.plist:12: 'DatabaseURL': ") == true)
+        }
         #expect(
-            typed
-                == "/etc/app/Environments.plist:12: 'Port': type mismatch (the host's journal has the whole error: journalctl -u UNIT)"
-        )
-        #expect(typed?.contains("99999") == false)
-        let validation = FleetHostStatus.rejection(
-            code: "validationFailed", message: "Limit must be a number up to 100", key: "Limit", file: nil, line: nil,
-            otherwise: nil)
-        #expect(validation?.hasPrefix("'Limit': Limit must be a number up to 100") == true)
-        #expect(
-            FleetHostStatus.rejection(code: nil, message: nil, key: nil, file: nil, line: nil, otherwise: "stopping")
-                == "stopping")
+            FleetRejection(EnvironmentError(.typeMismatch, "'Port' is 99999", key: "Port")).description
+                == "'Port': type mismatch (the host's journal has the whole error: journalctl -u UNIT)")
+        #expect(FleetRejection.abandoned.description == "abandoned: the service was stopping")
+        // A long file name: cut at a character with "…", within 1 KiB.
+        let long = FleetRejection(
+            EnvironmentError(.malformedFile, "x", file: "/etc/app/" + String(repeating: "é", count: 2000)))
+        let cut = FleetHostStatus.Change(outcome: .rejected, revision: 1, fingerprint: "f", rejection: long, at: Date())
+        let error = try #require(cut.error)
+        #expect(error.hasSuffix("…") && error.utf8.count <= FleetHostStatus.maximumErrorBytes)
     }
 
     @Test(
