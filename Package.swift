@@ -103,6 +103,7 @@ let package = Package(
                 "FileWatching",
                 "CEarlySignals",
                 "Varlink",
+                "TextEscaping",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 logging,
                 serviceLifecycle,

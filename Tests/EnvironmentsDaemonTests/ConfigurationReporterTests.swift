@@ -86,6 +86,12 @@ struct ConfigurationReporterTests {
                 "Password=<redacted>",
             ])
         #expect(values("CONFIG_SETTING_SOURCE").contains("Host=\(fixture.mainFile.path) [Staging]"))
+        // The plain journal (`journalctl -u NAME`) shows a small configuration whole.
+        #expect(
+            values("MESSAGE") == [
+                "Configuration loaded: environment Staging, generation 1, 4 settings: "
+                    + "APIBaseUrl=https://one.example.com/v1, Host=one.example.com, ListenPort=8080, Password=<redacted>"
+            ])
         #expect(!fields.contains { $0.1.contains("hunter2") })
     }
 
@@ -221,8 +227,11 @@ struct ConfigurationReporterTests {
             #expect(values("CONFIG_SETTING_COUNT") == ["\(count)"])
             #expect(values("CONFIG_SETTING_UNLISTED") == ["\(count - listed)"])
             let message = try #require(values("MESSAGE").first)
-            #expect(message.contains("\(count) settings (\(listed) listed here"))
-            #expect(message.contains("`envctl show --app-name test` lists them all"))
+            // The message lists the first settings (the changed ones first) for the plain journal.
+            #expect(message.hasPrefix("Configuration \(expectedChange == nil ? "loaded" : "applied"): "))
+            #expect(message.contains("\(count) settings: Key00000=\(expectedChange == nil ? "one" : "two"), "))
+            #expect(message.contains(" more (`envctl show --app-name test` lists them all)"))
+            #expect(message.utf8.count < 3000)
             #expect(values("CONFIG_SETTING").allSatisfy { $0.utf8.count <= 1024 + 40 })
             if let expectedChange {
                 #expect(values("CONFIG_CHANGED_KEY") == [Substring(expectedChange)])

@@ -2,6 +2,7 @@
 @_spi(Integrations) import EnvironmentsControl
 import Logging
 @_spi(Integrations) import SystemdSupport
+@_spi(Integrations) import TextEscaping
 
 /// Writes each load and reload (``ReloadRecord``) to the journal: the effective settings after
 /// every applied load, the warnings, pending restarts, unchanged and rejected reloads, each with
@@ -61,16 +62,11 @@ package struct ConfigurationReporter: Sendable {
         let what = record.outcome == .loaded ? "loaded" : "applied"
         let listing = SettingsListing(
             snapshot, changedKeys: record.changedKeys, previous: record.change?.previous)
-        var message =
+        let summary =
             "Configuration \(what): environment \(snapshot.environmentName)"
             + (snapshot.instanceName.map { ", instance \($0)" } ?? "") + ", generation \(snapshot.generation), "
             + "\(listing.total) settings"
-        if listing.unlisted > 0 {
-            message +=
-                " (\(listing.settings.count) listed here"
-                + (record.changedKeys.isEmpty ? "" : ", the changed ones first")
-                + "; `\(showCommand)` lists them all)"
-        }
+        let message = summary + Self.inline(listing, showCommand: showCommand)
         var entry = Self.entry(message, id: ConfigurationMessageID.applied, priority: .informational, snapshot)
         for file in snapshot.files.prefix(SettingsListing.maximumFiles) { entry.append("CONFIG_SOURCE_FILE", file) }
         if snapshot.files.count > SettingsListing.maximumFiles {
@@ -95,7 +91,31 @@ package struct ConfigurationReporter: Sendable {
         if listing.changes.count < listing.changedTotal {
             entry.append("CONFIG_CHANGED_COUNT", String(listing.changedTotal))
         }
-        send(entry, level: .info, text: message, details: lines)
+        // On stderr, a line per setting follows the summary (so the listing is not said twice).
+        send(entry, level: .info, text: summary, details: lines)
+    }
+
+    /// The most settings, and bytes, the applied entry's `MESSAGE` lists, so that the plain
+    /// journal (`journalctl -u NAME`) shows a small configuration whole: 20, 2 KiB.
+    static let maximumInlineSettings = 20
+    static let maximumInlineBytes = 2048
+
+    /// `": KEY=VALUE, …"` for the first settings of `listing` (secrets redacted, control
+    /// characters escaped, each cut at 200 bytes), at most ``maximumInlineSettings`` and
+    /// ``maximumInlineBytes``; then how many are not shown and the command that shows them.
+    static func inline(_ listing: SettingsListing, showCommand: String) -> String {
+        var shown: [String] = []
+        var bytes = 0
+        for setting in listing.settings.prefix(maximumInlineSettings) {
+            let text = SettingsListing.cut(ControlCharacters.escaped(setting.text), to: 200)
+            guard bytes + text.utf8.count <= maximumInlineBytes else { break }
+            bytes += text.utf8.count
+            shown.append(text)
+        }
+        let rest = listing.total - shown.count
+        guard !shown.isEmpty else { return rest > 0 ? " (`\(showCommand)` lists them)" : "" }
+        return ": " + shown.joined(separator: ", ")
+            + (rest > 0 ? ", and \(rest) more (`\(showCommand)` lists them all)" : "")
     }
 
     /// A reload that found nothing to change.

@@ -86,15 +86,15 @@ struct SettingsListing {
     /// How many settings are not listed.
     var unlisted: Int { total - settings.count }
 
-    /// `value` cut at ``maximumValueBytes`` bytes (at a character), with `…` and its size.
-    static func cut(_ value: String) -> String {
+    /// `value` cut at `bytes` bytes (at a character), with `…` and its size.
+    static func cut(_ value: String, to bytes: Int = maximumValueBytes) -> String {
         let size = value.utf8.count
-        guard size > maximumValueBytes else { return value }
+        guard size > bytes else { return value }
         var kept = ""
         var count = 0
         for character in value {
             count += character.utf8.count
-            guard count <= maximumValueBytes else { break }
+            guard count <= bytes else { break }
             kept.append(character)
         }
         return kept + "… (\(size) bytes)"

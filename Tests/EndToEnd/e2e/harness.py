@@ -217,8 +217,10 @@ class Harness:
         s.equal(sorted(field(entry, "CONFIG_CHANGED_KEY")), sorted(changed), f"{what} CONFIG_CHANGED_KEY")
         s.equal(field(entry, "CONFIG_SOURCE_FILE"), files or [MAIN_FILE, SHIPPED_DROPIN], f"{what} CONFIG_SOURCE_FILE")
         verb = "loaded" if generation == 1 and not changed else "applied"
+        # The plain journal shows a small configuration's settings in the message, in key order.
+        listing = ", ".join(f"{key}={self.settings[key]}" for key in sorted(self.settings))
         s.equal(first(entry, "MESSAGE"),
-                f"Configuration {verb}: environment {self.environment}, generation {generation}, {len(self.settings)} settings",
+                f"Configuration {verb}: environment {self.environment}, generation {generation}, {len(self.settings)} settings: {listing}",
                 f"{what} MESSAGE")
 
     def check_still_running(self, s, main_pid, what):
