@@ -143,7 +143,7 @@ extension EnvironmentError: CustomStringConvertible {
         }
         if !searchedFiles.isEmpty { details.append("searched: " + searchedFiles.joined(separator: ", ")) }
         if !details.isEmpty { text += " (" + details.joined(separator: "; ") + ")" }
-        if let hint { text += ". " + hint }
+        if let hint { text = Sentences.joining(text, hint: hint) }
         return ControlCharacters.escaped(text)
     }
 }

@@ -59,7 +59,9 @@ struct Check: ParsableCommand {
     private func report(warnings: [String]) throws {
         for warning in warnings { printLine("warning: \(warning)") }
         if strict, !warnings.isEmpty {
-            throw Failure("\(warnings.count) warnings, and --strict makes them errors")
+            throw Failure(
+                "\(warnings.count) warning\(warnings.count == 1 ? "" : "s"), and --strict makes \(warnings.count == 1 ? "it an error" : "them errors")"
+            )
         }
     }
 
@@ -78,7 +80,7 @@ struct Check: ParsableCommand {
             do {
                 snapshot = try Environment(options: base).snapshot
             } catch {
-                throw Failure("\(error)")
+                throw Failure(Self.describe(error))
             }
             printLine(summary(snapshot))
             try report(warnings: snapshot.warnings.map(\.description))
@@ -108,7 +110,7 @@ struct Check: ParsableCommand {
                     warnings.append(warning)
                 }
             } catch {
-                printLine("FAILED: environment \(name): \(error)")
+                printLine("FAILED: environment \(name): \(Self.describe(error))")
                 failed.append(name)
             }
         }
@@ -117,6 +119,16 @@ struct Check: ParsableCommand {
             throw Failure(
                 "\(failed.count) of \(names.count) environments failed the check: \(failed.joined(separator: ", "))")
         }
+    }
+
+    /// `error` as this command prints it: a hint that ends in "then run `envctl check`" (written
+    /// for the daemon's log) keeps only what to do, since this is that check.
+    static func describe(_ error: any Error) -> String {
+        guard var error = error as? EnvironmentError, let hint = error.hint,
+            let range = hint.range(of: ", then run `envctl check`")
+        else { return "\(error)" }
+        error.hint = String(hint[..<range.lowerBound])
+        return "\(error)"
     }
 
     private func summary(_ snapshot: EnvironmentSnapshot) -> String {

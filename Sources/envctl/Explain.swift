@@ -146,7 +146,11 @@ struct Explain: ParsableCommand {
         if !setting.summary.isEmpty { lines.append("description: \(setting.summary)") }
         lines.append("type: \(setting.type)")
         if let value = setting.defaultValue {
-            lines.append("default: \(setting.isSecret ? ConfiguredValue.redacted : value.description)")
+            // A duration in the form the files use (`5s`, not the `5` it is stored as).
+            let shown =
+                setting.type == .duration
+                ? Duration(settingValue: value).map(DurationParser.text) ?? value.description : value.description
+            lines.append("default: \(setting.isSecret ? ConfiguredValue.redacted : shown)")
         } else {
             lines.append("default: none")
         }

@@ -197,6 +197,20 @@ struct EnvctlSchemaTests {
         #expect(daemon.standardOutput.contains("--schema reads files"))
     }
 
+    @Test("check's errors do not tell the reader to run the check being run")
+    func checkWording() throws {
+        let directory = NSTemporaryDirectory() + "envctl-words-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "<plist><dict>\n<key>Common</key>\n<strin>x</string>".write(
+            toFile: directory + "/Environments.plist", atomically: true, encoding: .utf8)
+        let broken = try Self.envctl(["check", "--config-dir", directory, "--environment", "Production"])
+        #expect(broken.status == 1)
+        #expect(broken.standardOutput.contains("Fix the file"), "\(broken.standardOutput)")
+        #expect(!broken.standardOutput.contains("run `envctl check`"), "\(broken.standardOutput)")
+
+    }
+
     @Test("explain prints the declaration, the value in effect and its source, and whether it takes a restart")
     func explainFromFiles() throws {
         let files = try Files(
@@ -230,7 +244,11 @@ struct EnvctlSchemaTests {
         // A default: from the defaults layer.
         let timeout = try Self.explain("HeartbeatInterval", in: files, environment: "Debug")
         #expect(timeout.status == 0, "\(timeout.standardOutput)")
-        #expect(timeout.standardOutput.contains("type: duration\ndefault: 1\n"))
+        // Durations in the form the files use, defaults and bounds alike.
+        #expect(timeout.standardOutput.contains("type: duration\ndefault: 1s\n"), "\(timeout.standardOutput)")
+        let request = try Self.explain("RequestTimeout", in: files, environment: "Debug")
+        #expect(
+            request.standardOutput.contains("default: 5s\nbounds: range 1ms to 10min\n"), "\(request.standardOutput)")
         #expect(timeout.standardOutput.contains("from: defaults"))
 
         // Undeclared, but listed restart-only by the files.

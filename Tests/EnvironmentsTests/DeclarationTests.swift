@@ -232,6 +232,9 @@ enum Declared {
             let timeout = try #require(warnings.first { $0.key == "RequestTimout" })
             #expect(timeout.line == 6)
             #expect(timeout.message.contains("did you mean 'RequestTimeout'?"), "\(timeout)")
+            // The hint follows the question as a sentence of its own ("?. Rename" was printed).
+            #expect(
+                "\(timeout)".hasSuffix("did you mean 'RequestTimeout'? Rename it to 'RequestTimeout'"), "\(timeout)")
             let host = try #require(warnings.first { $0.key == "Database.Hots" })
             #expect(host.line == 9)
             #expect(host.message.contains("did you mean 'Database.Host'?"), "\(host)")

@@ -146,7 +146,7 @@ public struct SettingBounds: Sendable, Hashable {
     public static func range(_ range: ClosedRange<Duration>) -> SettingBounds {
         SettingBounds(
             minimum: range.lowerBound.inSeconds, maximum: range.upperBound.inSeconds,
-            rangeDescription: "\(range.lowerBound) to \(range.upperBound)")
+            rangeDescription: "\(DurationParser.text(range.lowerBound)) to \(DurationParser.text(range.upperBound))")
     }
     /// One of the given values.
     public static func oneOf(_ values: SettingValue...) -> SettingBounds {

@@ -62,7 +62,7 @@ public struct ConfigurationWarning: Sendable, Hashable, CustomStringConvertible 
     public var description: String {
         var text = message
         if let file { text = (line.map { "\(file):\($0)" } ?? file) + ": " + text }
-        if let hint { text += ". " + hint }
+        if let hint { text = Sentences.joining(text, hint: hint) }
         return ControlCharacters.escaped(text)
     }
 }
