@@ -147,6 +147,9 @@ let package = Package(
             dependencies: ["SystemdSupport", "TestSupport", "TextEscaping", logging]
         ),
         .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching", "Locking"]),
+        // The lock type and the escaping of control characters, each on its own.
+        .testTarget(name: "LockingTests", dependencies: ["Locking"]),
+        .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
         // The daemon's library, in the test process and through the example daemon as a process.
         .testTarget(
             name: "EnvironmentsDaemonTests",
