@@ -97,7 +97,10 @@ import Foundation
         -> TransactionJournal?
     {
         let path = path(in: directory)
-        if FileAccess.isAbsent(path) { return nil }
+        // Nothing there, or a drop-in directory that cannot be looked into (not a directory, no
+        // permission): the drop-in directory's listing reports that, not the journal.
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
         let data: Data
         do {
             data = try PropertyListDocument.readRegularFile(path)
