@@ -353,21 +353,22 @@ struct SnapshotBuilder {
         return withheld
     }
 
-    /// How often the files are read again when a change that spans files began or ended
-    /// while they were read.
+    /// How often the files are read, at most, when changes that span files begin or end (or
+    /// files are replaced) while they are read.
     static let consistentReadAttempts = 5
 
     /// The host's files as ``readFiles(_:hasBaseLayer:before:)`` reads them, as one state: while
     /// a change that spans files is under way (its ``TransactionJournal`` is in the drop-in
     /// directory), the files it names as they were before it, with a warning. When the journal
-    /// appears, goes or changes while the files are read, or a copy of an old file it names
-    /// is gone (the change completed meanwhile), they are read again; at most
-    /// ``consistentReadAttempts`` times.
+    /// appears, goes or changes while the files are read, a copy of an old file it names is
+    /// gone (the change completed meanwhile), or a file it does not name was replaced or added,
+    /// they are read again; at most ``consistentReadAttempts`` times.
     private func readConsistentFiles(
         _ location: ConfigurationLocation, hasBaseLayer: Bool, warnings: inout [ConfigurationWarning]
     ) throws(EnvironmentError) -> [EnvironmentsFile] {
-        for _ in 1..<Self.consistentReadAttempts {
+        for _ in 0..<Self.consistentReadAttempts {
             let journal = try TransactionJournal.read(in: location.dropInDirectory)
+            let identities = Self.fileIdentities(location, except: journal)
             let files: [EnvironmentsFile]
             do {
                 files = try readFiles(location, hasBaseLayer: hasBaseLayer, before: journal)
@@ -378,8 +379,12 @@ struct SnapshotBuilder {
                 throw error
             }
             // The journal is removed before the copies of old files, and a new one names new
-            // copies: the same journal after the read means the same state throughout.
-            guard try TransactionJournal.read(in: location.dropInDirectory) == journal else { continue }
+            // copies: the same journal after the read means the same state throughout. A whole
+            // change made while the files were read (its journal written and removed) replaced
+            // at least one of them: the files are read again.
+            guard try TransactionJournal.read(in: location.dropInDirectory) == journal,
+                Self.fileIdentities(location, except: journal) == identities
+            else { continue }
             if let journal {
                 warnings.append(
                     journal.warning(
@@ -390,9 +395,26 @@ struct SnapshotBuilder {
         }
         throw EnvironmentError(
             .fileUnreadable,
-            "changes that span files kept starting and ending while the configuration was read (\(Self.consistentReadAttempts) times)",
+            "the configuration's files kept being replaced while they were read (\(Self.consistentReadAttempts) times)",
             file: TransactionJournal.path(in: location.dropInDirectory),
             hint: "Reload again once they are done")
+    }
+
+    /// Which file each of the configuration's paths is (the main file and the drop-ins, links
+    /// followed: device and inode), but for those a journal names (read from their old
+    /// copies): a path replaced or added between two calls gives another answer.
+    private static func fileIdentities(_ location: ConfigurationLocation, except journal: TransactionJournal?)
+        -> [String: [UInt64]]
+    {
+        let named = Set((journal?.entries ?? []).map { TransactionJournal.resolved($0.target) })
+        var identities: [String: [UInt64]] = [:]
+        for path in [location.mainFile] + ((try? location.dropInFiles()) ?? [])
+        where named.isEmpty || !named.contains(TransactionJournal.resolved(path)) {
+            var status = stat()
+            guard stat(path, &status) == 0 else { continue }
+            identities[path] = [UInt64(status.st_dev), UInt64(status.st_ino)]
+        }
+        return identities
     }
 
     /// The host's files. With a base layer, a missing main file is no error (and the built-in
