@@ -32,7 +32,9 @@ import SystemPackage
 /// are not drop-ins to the daemon or its file watcher, so neither the lock nor a temporary file
 /// left by a killed `envctl` is read or starts a reload; the next change removes such
 /// leftovers while it holds the lock: regular files with one name only, by name (`unlink`
-/// follows no link).
+/// follows no link). Before that, it completes a change that spans files which a killed
+/// `envctl` left unfinished in the directory (``FileTransaction/recover(in:)``): until then its
+/// new files and the copies of old ones (`.NAME.XXXXXXXX.envctl-old`) are not leftovers.
 struct DropInFile {
     /// The drop-in's path.
     let path: String

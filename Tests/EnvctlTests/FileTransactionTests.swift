@@ -109,6 +109,63 @@ import Testing
         #expect(try Self.hidden(root) == [])
     }
 
+    @Test("a change killed while it was being undone is undone by the next envctl that takes the lock")
+    func interruptedUndoIsFinished() throws {
+        let root = NSTemporaryDirectory() + "envctl-transaction-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        // As a killed envctl leaves it: a.plist replaced (its old copy kept), b.plist not yet
+        // (its new file waiting), c.plist created.
+        func write(_ text: String, _ name: String) throws -> String {
+            try text.write(toFile: root + "/" + name, atomically: true, encoding: .utf8)
+            return root + "/" + name
+        }
+        let a = try write("new a", "a.plist")
+        let aOld = try write("old a", ".a.plist.AAAAAAAA.envctl-old")
+        let b = try write("old b", "b.plist")
+        let bNew = try write("new b", ".b.plist.BBBBBBBB.envctl-new")
+        let bOld = try write("old b", ".b.plist.BBBBBBBB.envctl-old")
+        let c = try write("new c", "c.plist")
+        var journal = TransactionJournal(
+            command: "envctl test", process: 1,
+            entries: [
+                .init(target: a, new: root + "/.a.plist.AAAAAAAA.envctl-new", old: aOld),
+                .init(target: b, new: bNew, old: bOld),
+                .init(target: c, new: root + "/.c.plist.CCCCCCCC.envctl-new", old: nil),
+            ])
+        journal.rollingBack = true
+        try journal.encoded().write(to: URL(fileURLWithPath: TransactionJournal.path(in: root)))
+
+        let file = DropInFile(path: a, mainFile: a)
+        try file.withLock {}
+        #expect(Self.contents([a, b]) == [Data("old a".utf8), Data("old b".utf8)])
+        #expect(!FileManager.default.fileExists(atPath: c))
+        #expect(try Self.hidden(root) == [])
+    }
+
+    @Test("a journal that envctl did not write (naming a file elsewhere) is a failed load that names it")
+    func foreignJournal() throws {
+        let files = try TemporaryConfiguration(
+            "transaction-foreign", plist: Self.plist("<key>Production</key><dict/>"),
+            directories: ["etc/Environments.plist.d"])
+        let dropIns = files.configDirectory + "/Environments.plist.d"
+        let journal = TransactionJournal(
+            command: "envctl migrate", process: 1,
+            entries: [.init(target: files.mainFile, new: dropIns + "/.x.envctl-new", old: "/etc/shadow")])
+        try journal.encoded().write(to: URL(fileURLWithPath: TransactionJournal.path(in: dropIns)))
+        let options = EnvironmentOptions(
+            applicationName: "transaction-tests", environment: "Production", configDirectory: files.configDirectory)
+        #expect {
+            _ = try Environment(options: options)
+        } throws: { error in
+            (error as? EnvironmentError)?.code == .fileUnreadable
+                && (error as? EnvironmentError)?.file == TransactionJournal.path(in: dropIns)
+        }
+        let check = try EnvctlMigrateTests.envctl(["check", "--config-dir", files.configDirectory])
+        #expect(check.status != 0, "\(check.output)")
+        #expect(check.output.contains("is not the journal of a change that envctl makes"), "\(check.output)")
+    }
+
     // MARK: migrate
 
     /// Six settings with former names, one in each of six files.
