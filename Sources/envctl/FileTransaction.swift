@@ -58,7 +58,7 @@ struct FileTransaction {
         guard let text = ProcessInfo.processInfo.environment[FileTransaction.testPauseVariable],
             let milliseconds = UInt32(text)
         else { return }
-        usleep(milliseconds * 1000)
+        usleep(min(milliseconds, 600_000) * 1000)
     }
 
     /// A file that no longer holds what was read: someone wrote it without envctl's lock.
