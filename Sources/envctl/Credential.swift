@@ -103,7 +103,9 @@ struct CredentialSet: ParsableCommand {
             LoadCredentialEncrypted= of the same name in the unit file is replaced by it (a later \
             setting of a name replaces an earlier one). Both files are written as set writes a drop-in: \
             under a lock in their directory, to a temporary file that is synced and renamed over the old \
-            one, which keeps its owner, group, mode and ACLs.
+            one, which keeps its owner, group, mode and ACLs; and together or not at all (a journal in \
+            CREDSTORE names both until both are in place; a credential set that was killed midway is \
+            completed by the next one).
 
             --with-key: auto (systemd-creds' default: the TPM2 chip and the host key \
             /var/lib/systemd/credential.secret where there is a TPM2, else the host key alone), host, \
@@ -159,14 +161,16 @@ struct CredentialSet: ParsableCommand {
         var store = DropInFile(path: credentialPath, mainFile: credentialPath)
         store.fixedNewFilePermissions = .init(owner: geteuid(), group: getegid(), mode: 0o600, from: nil)
         store.directoryMode = 0o700
-        try CredentialFiles.write(encrypted, to: store)
 
         let dropInPath = ((unitOptions.unitDirectory as NSString).appendingPathComponent(unit + ".d") as NSString)
             .appendingPathComponent("90-credential-\(name).conf")
         var dropIn = DropInFile(path: dropInPath, mainFile: dropInPath)
         dropIn.fixedNewFilePermissions = .init(owner: geteuid(), group: getegid(), mode: 0o644, from: nil)
         try CredentialFiles.write(
-            Data(CredentialFiles.dropIn(name: name, path: credentialPath, key: withKey).utf8), to: dropIn)
+            [
+                (encrypted, store),
+                (Data(CredentialFiles.dropIn(name: name, path: credentialPath, key: withKey).utf8), dropIn),
+            ], command: "envctl credential set")
 
         printLine("\(credentialPath): credential \(name) encrypted (systemd-creds, key \(withKey))")
         printLine("\(dropInPath): LoadCredentialEncrypted=\(name):\(credentialPath)")
@@ -351,21 +355,32 @@ enum Command {
 
 /// The two files `credential set` writes.
 enum CredentialFiles {
-    /// Replaces `file` with `contents` under its directory's lock, as `set` replaces a drop-in.
-    static func write(_ contents: Data, to file: DropInFile) throws {
-        try file.withLock {
+    /// Replaces the files with their contents, all or none (``FileTransaction``), holding the
+    /// lock of each one's directory, taken in order (the credential store's first, whose
+    /// directory holds the journal); a file that already holds its contents is left as it is.
+    static func write(_ files: [(contents: Data, file: DropInFile)], command: String) throws {
+        func locked(_ index: Int, _ body: () throws -> Void) throws {
+            guard index < files.count else { return try body() }
+            try files[index].file.withLock { try locked(index + 1, body) }
+        }
+        try locked(0) {
             for _ in 0..<5 {
-                let old = try file.read()?.contents
-                if old == contents { return }
+                var changes: [FileTransaction.Change] = []
+                for (contents, file) in files {
+                    let old = try file.read()?.contents
+                    if old != contents { changes.append(.init(file: file, expected: old, contents: contents)) }
+                }
+                if changes.isEmpty { return }
                 do {
-                    try file.replace(expecting: old, with: contents)
+                    try FileTransaction(journalDirectory: files[0].file.directory, command: command).commit(changes)
                     return
-                } catch is DropInFile.Changed {
+                } catch is FileTransaction.Changed {
                     continue
                 }
             }
             throw Failure(
-                "\(file.path) kept changing while envctl wrote it (something writes it without envctl's lock)")
+                "\(files.map(\.file.path).joined(separator: " or ")) kept changing while envctl wrote them (something writes them without envctl's lock); nothing was written"
+            )
         }
     }
 

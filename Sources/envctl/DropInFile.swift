@@ -32,7 +32,9 @@ import SystemPackage
 /// are not drop-ins to the daemon or its file watcher, so neither the lock nor a temporary file
 /// left by a killed `envctl` is read or starts a reload; the next change removes such
 /// leftovers while it holds the lock: regular files with one name only, by name (`unlink`
-/// follows no link).
+/// follows no link). Before that, it completes a change that spans files which a killed
+/// `envctl` left unfinished in the directory (``FileTransaction/recover(in:)``): until then its
+/// new files and the copies of old ones (`.NAME.XXXXXXXX.envctl-old`) are not leftovers.
 struct DropInFile {
     /// The drop-in's path.
     let path: String
@@ -54,7 +56,7 @@ struct DropInFile {
     /// The lock's file name, in the drop-in directory.
     static let lockName = ".envctl.lock"
     /// The suffix of the temporary files (hidden, so never drop-ins).
-    static let temporarySuffix = ".envctl-new"
+    static let temporarySuffix = TransactionJournal.newSuffix
     /// The largest drop-in read, as the library's own cap on a configuration file.
     static let maximumSize = 16 << 20
     /// A new drop-in's mode when the configuration has no other file.
@@ -173,6 +175,9 @@ struct DropInFile {
             close(lock)
             if createdDirectory { rmdir(directory) }
         }
+        // A change that spans files left unfinished by a killed envctl is completed first
+        // (its new files are leftovers' names until then).
+        try FileTransaction.recover(in: directory)
         removeLeftovers()
         return try body()
     }
@@ -350,7 +355,10 @@ struct DropInFile {
     /// such a name is left as it is (`unlink` would not follow it, but it is not envctl's).
     private func removeLeftovers() {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for name in names where name.hasPrefix(".") && name.hasSuffix(Self.temporarySuffix) {
+        for name in names
+        where name.hasPrefix(".")
+            && (name.hasSuffix(Self.temporarySuffix) || name.hasSuffix(TransactionJournal.oldSuffix))
+        {
             let leftover = (directory as NSString).appendingPathComponent(name)
             var status = stat()
             guard lstat(leftover, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1 else {
@@ -374,7 +382,28 @@ struct DropInFile {
     func replace(expecting expected: Data?, with contents: Data) throws {
         let current = try read()
         guard current?.contents == expected else { throw Changed() }
-        let temporary = try makeTemporaryFile()
+        let temporary = try writeTemporaryFile(contents, keeping: current)
+        do {
+            // The drop-in may have changed while the new file was written.
+            guard try read()?.contents == expected else { throw Changed() }
+            guard rename(temporary, path) == 0 else {
+                throw Failure("cannot replace \(path): \(Self.describe(errno))")
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        Self.syncDirectory(directory)
+    }
+
+    /// Writes `contents` to a new hidden file beside the drop-in (``makeTemporaryFile(suffix:)``)
+    /// with what a replacement of `current` gets (its owner, group, mode and extended
+    /// attributes; a new file's permissions when `current` is `nil`), synced and closed; its
+    /// path. A failure removes it.
+    func writeTemporaryFile(_ contents: Data, keeping current: State?, suffix: String = temporarySuffix) throws
+        -> String
+    {
+        let temporary = try makeTemporaryFile(suffix: suffix)
         var descriptor = temporary.descriptor
         do {
             try Self.writeAll(descriptor, contents, path: temporary.path)
@@ -389,16 +418,16 @@ struct DropInFile {
             let closed = close(descriptor)
             descriptor = -1
             guard closed == 0 else { throw Failure("cannot write \(temporary.path): \(Self.describe(errno))") }
-            // The drop-in may have changed while the new file was written.
-            guard try read()?.contents == expected else { throw Changed() }
-            guard rename(temporary.path, path) == 0 else {
-                throw Failure("cannot replace \(path): \(Self.describe(errno))")
-            }
         } catch {
             if descriptor >= 0 { close(descriptor) }
             unlink(temporary.path)
             throw error
         }
+        return temporary.path
+    }
+
+    /// Syncs a directory, so that the names changed in it are on disk.
+    static func syncDirectory(_ directory: String) {
         let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directoryDescriptor >= 0 {
             fsync(directoryDescriptor)
@@ -409,10 +438,10 @@ struct DropInFile {
     /// A new hidden file beside the drop-in, readable by its owner only until it gets its
     /// permissions: made by this process (`O_CREAT|O_EXCL|O_NOFOLLOW`), so never a file or a
     /// link that was there already; a name that is taken is passed over for another.
-    func makeTemporaryFile() throws -> (path: String, descriptor: Int32) {
+    func makeTemporaryFile(suffix: String = temporarySuffix) throws -> (path: String, descriptor: Int32) {
         for _ in 0..<100 {
             let path = (directory as NSString).appendingPathComponent(
-                ".\(name).\(drawTemporaryPart())\(Self.temporarySuffix)")
+                ".\(name).\(drawTemporaryPart())\(suffix)")
             let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if descriptor >= 0 { return (path, descriptor) }
             guard errno == EEXIST else { throw Failure("cannot write in \(directory): \(Self.describe(errno))") }

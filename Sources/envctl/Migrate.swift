@@ -25,6 +25,13 @@ struct Migrate: ParsableCommand {
             resulting configuration is checked (for every environment, by the running daemon too when \
             there is one, and against the declaration), each replaced atomically with its owner, group, \
             mode and ACLs kept. --dry-run says what would change and checks it, and writes nothing.
+
+            The files change together or not at all: each new file is written and synced beside its \
+            file, a journal (.envctl-transaction in the drop-in directory) names them, then each is renamed \
+            into place and the journal removed. A file that cannot be written or replaced leaves every \
+            file as it was. While the journal is there the daemon reads the files as they were before \
+            the change; a migrate that was killed midway is completed by the next envctl that changes \
+            the configuration, or by envctl migrate --resume.
             """)
 
     @OptionGroup var location: LocationOptions
@@ -33,6 +40,12 @@ struct Migrate: ParsableCommand {
 
     @Flag(name: .customLong("dry-run"), help: "Say what would be renamed and check it; write nothing.")
     var dryRun = false
+
+    @Flag(
+        help:
+            "Only complete a migrate that was interrupted (its journal, .envctl-transaction, is in the drop-in directory); needs no declaration."
+    )
+    var resume = false
 
     /// One rename in one file.
     struct Rename {
@@ -53,6 +66,10 @@ struct Migrate: ParsableCommand {
     }
 
     func run() throws {
+        if resume {
+            try self.resumeInterrupted()
+            return
+        }
         try location.refuseDaemon(with: schema)
         var found = try DropInChange(location: location, dropIn: nil)
         let declaration = try findDeclaration(found)
@@ -74,15 +91,20 @@ struct Migrate: ParsableCommand {
                 let checked = try change.check(candidates: candidates)
                 try refuseValueChanges(change, candidates: candidates)
                 if !dryRun {
-                    for item in rewrites {
-                        do {
-                            try DropInFile(path: item.file, mainFile: change.mainFilePath).replace(
-                                expecting: item.old, with: item.new)
-                        } catch is DropInFile.Changed {
-                            throw Failure(
-                                "\(item.file) changed while envctl migrated it (something writes it without envctl's lock); it was not written. Run envctl migrate again"
-                            )
-                        }
+                    // All files or none (FileTransaction): the daemon never applies a state in between.
+                    let transaction = FileTransaction(
+                        journalDirectory: change.file.directory, command: "envctl migrate")
+                    do {
+                        try transaction.commit(
+                            rewrites.map {
+                                FileTransaction.Change(
+                                    file: DropInFile(path: $0.file, mainFile: change.mainFilePath), expected: $0.old,
+                                    contents: $0.new)
+                            })
+                    } catch let changed as FileTransaction.Changed {
+                        throw Failure(
+                            "\(changed.path) changed while envctl migrated it (something writes it without envctl's lock); no file was written. Run envctl migrate again"
+                        )
                     }
                 }
                 return (rewrites, checked)
@@ -113,6 +135,20 @@ struct Migrate: ParsableCommand {
         } else {
             printLine("migrated \(renameCount) in \(fileCount) (\(migrated.checked))")
         }
+    }
+
+    /// `--resume`: takes the drop-in directory's lock, which completes a change that spans
+    /// files left unfinished there (``FileTransaction/recover(in:)``), and says what it found.
+    private func resumeInterrupted() throws {
+        guard !dryRun else { throw Failure("--resume writes what an interrupted migrate left; not with --dry-run") }
+        let change = try DropInChange(location: location, dropIn: nil)
+        let journal = TransactionJournal.path(in: change.file.directory)
+        let found = FileManager.default.fileExists(atPath: journal)
+        try change.file.withLock {}
+        printLine(
+            found
+                ? "the interrupted change in \(change.directory) is complete; the daemon reloads it when its file watcher sees the journal go (or: envctl reload)"
+                : "no interrupted change in \(change.directory) (no \(journal)): nothing to resume")
     }
 
     /// The declaration: `--schema`, else the running daemon's, else the installed one; with

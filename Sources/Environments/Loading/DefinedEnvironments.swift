@@ -9,7 +9,9 @@ extension Environment {
     ///   loading would.
     package static func definedEnvironments(_ options: EnvironmentOptions) throws(EnvironmentError) -> [String] {
         let builder = SnapshotBuilder(options: options, overrides: [], readsFiles: true)
-        let files = try builder.readDocuments(ConfigurationLocation.resolved(options), previous: nil)
+        var warnings: [ConfigurationWarning] = []
+        let files = try builder.readDocuments(
+            ConfigurationLocation.resolved(options), previous: nil, warnings: &warnings)
         return Set(files.flatMap(\.environments.keys)).sorted()
     }
 }

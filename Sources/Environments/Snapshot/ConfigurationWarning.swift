@@ -27,6 +27,10 @@ public struct ConfigurationWarning: Sendable, Hashable, CustomStringConvertible 
         /// A key set under a former name of a declared setting: its value is used for the
         /// setting's key (unless that is set too), and the warning names it.
         public static let formerName = Code("formerName")
+        /// A change that spans files (`envctl migrate`) is under way, or was interrupted: the
+        /// files it names are read as they were before it (``TransactionJournal``) until it is
+        /// done. Never an error, even where warnings are: the configuration read is a whole one.
+        public static let changeUnderWay = Code("changeUnderWay")
 
         /// The code's name, for example `duplicateKey`.
         public var description: String { name }

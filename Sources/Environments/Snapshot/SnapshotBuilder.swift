@@ -20,7 +20,8 @@ struct SnapshotBuilder {
         -> EnvironmentSnapshot
     {
         let location: ConfigurationLocation? = readsFiles ? try ConfigurationLocation.resolved(options) : nil
-        let files = try readDocuments(location, previous: previous)
+        var loadWarnings: [ConfigurationWarning] = []
+        let files = try readDocuments(location, previous: previous, warnings: &loadWarnings)
         let name = try selectEnvironment(files: files)
         let instance = options.selectedInstance
         if let instance, options.requiresKnownInstance, !files.contains(where: { $0.instances[instance] != nil }) {
@@ -124,8 +125,8 @@ struct SnapshotBuilder {
             declarationWarnings += check.unknownKeys(in: tree)
             declarationWarnings += check.unmatchedVariables(appliedVariables, prefix: options.variablePrefix ?? "")
         }
-        let warnings = files.flatMap(\.warnings) + declarationWarnings
-        if options.warningsAreErrors, let first = warnings.first {
+        let warnings = loadWarnings + files.flatMap(\.warnings) + declarationWarnings
+        if options.warningsAreErrors, let first = warnings.first(where: { $0.code != .changeUnderWay }) {
             let more = warnings.count > 1 ? " (and \(warnings.count - 1) more warnings)" : ""
             throw EnvironmentError(
                 .strictWarning, first.message + more, key: first.key, environment: name, file: first.file,
@@ -282,9 +283,9 @@ struct SnapshotBuilder {
     /// - Parameter location: Where the host's files are; `nil` for the built-in configuration alone.
     /// - Parameter previous: The running configuration, if any: a reload that finds the
     ///   directory it was read from gone is rejected.
-    func readDocuments(_ location: ConfigurationLocation?, previous: EnvironmentSnapshot?) throws(EnvironmentError)
-        -> [EnvironmentsFile]
-    {
+    func readDocuments(
+        _ location: ConfigurationLocation?, previous: EnvironmentSnapshot?, warnings: inout [ConfigurationWarning]
+    ) throws(EnvironmentError) -> [EnvironmentsFile] {
         var files: [EnvironmentsFile] = []
         if let layer = options.baseLayer {
             for document in try layer.documents() {
@@ -295,7 +296,7 @@ struct SnapshotBuilder {
         }
         if let location {
             try checkDirectoryIsStillThere(previous: previous)
-            files += try readFiles(location, hasBaseLayer: options.baseLayer != nil)
+            files += try readConsistentFiles(location, hasBaseLayer: options.baseLayer != nil, warnings: &warnings)
         } else {
             files.append(try EnvironmentsFile(root: options.builtInConfiguration ?? [:], label: builtInLabel))
         }
@@ -352,17 +353,95 @@ struct SnapshotBuilder {
         return withheld
     }
 
+    /// How often the files are read, at most, when changes that span files begin or end (or
+    /// files are replaced) while they are read.
+    static let consistentReadAttempts = 5
+
+    /// The host's files as ``readFiles(_:hasBaseLayer:before:)`` reads them, as one state: while
+    /// a change that spans files is under way (its ``TransactionJournal`` is in the drop-in
+    /// directory), the files it names as they were before it, with a warning. When the journal
+    /// appears, goes or changes while the files are read, a copy of an old file it names is
+    /// gone (the change completed meanwhile), or a file it does not name was replaced or added,
+    /// they are read again; at most ``consistentReadAttempts`` times.
+    private func readConsistentFiles(
+        _ location: ConfigurationLocation, hasBaseLayer: Bool, warnings: inout [ConfigurationWarning]
+    ) throws(EnvironmentError) -> [EnvironmentsFile] {
+        for _ in 0..<Self.consistentReadAttempts {
+            let journal = try TransactionJournal.read(in: location.dropInDirectory)
+            let identities = Self.fileIdentities(location, except: journal)
+            let files: [EnvironmentsFile]
+            do {
+                files = try readFiles(location, hasBaseLayer: hasBaseLayer, before: journal)
+            } catch {
+                // A copy of an old file that is gone, or a file replaced meanwhile, is no error
+                // of the configuration when a change began or ended while it was read.
+                if try TransactionJournal.read(in: location.dropInDirectory) != journal { continue }
+                throw error
+            }
+            // The journal is removed before the copies of old files, and a new one names new
+            // copies: the same journal after the read means the same state throughout. A whole
+            // change made while the files were read (its journal written and removed) replaced
+            // at least one of them: the files are read again.
+            guard try TransactionJournal.read(in: location.dropInDirectory) == journal,
+                Self.fileIdentities(location, except: journal) == identities
+            else { continue }
+            if let journal {
+                warnings.append(
+                    journal.warning(
+                        journalPath: TransactionJournal.path(in: location.dropInDirectory),
+                        completion: "\(journal.command) --resume --config-dir \(location.directory)"))
+            }
+            return files
+        }
+        throw EnvironmentError(
+            .fileUnreadable,
+            "the configuration's files kept being replaced while they were read (\(Self.consistentReadAttempts) times)",
+            file: TransactionJournal.path(in: location.dropInDirectory),
+            hint: "Reload again once they are done")
+    }
+
+    /// Which file each of the configuration's paths is (the main file and the drop-ins, links
+    /// followed: device and inode), but for those a journal names (read from their old
+    /// copies): a path replaced or added between two calls gives another answer.
+    private static func fileIdentities(_ location: ConfigurationLocation, except journal: TransactionJournal?)
+        -> [String: [UInt64]]
+    {
+        let named = Set((journal?.entries ?? []).map { TransactionJournal.resolved($0.target) })
+        var identities: [String: [UInt64]] = [:]
+        for path in [location.mainFile] + ((try? location.dropInFiles()) ?? [])
+        where named.isEmpty || !named.contains(TransactionJournal.resolved(path)) {
+            var status = stat()
+            guard stat(path, &status) == 0 else { continue }
+            identities[path] = [UInt64(status.st_dev), UInt64(status.st_ino)]
+        }
+        return identities
+    }
+
     /// The host's files. With a base layer, a missing main file is no error (and the built-in
     /// configuration is not used: the layer is the configuration).
     ///
     /// Only a main file that is not there at all is missing: one that cannot be read (a
     /// dangling or looping symbolic link, no permission, an I/O error) is an error. A drop-in
     /// that disappears between listing its directory and reading it is skipped.
-    private func readFiles(_ location: ConfigurationLocation, hasBaseLayer: Bool) throws(EnvironmentError)
-        -> [EnvironmentsFile]
+    ///
+    /// With `before` (a change that spans files is under way), each file it names is read as it
+    /// was before the change: from the copy of its old contents, or not at all when the change
+    /// creates it.
+    private func readFiles(_ location: ConfigurationLocation, hasBaseLayer: Bool, before journal: TransactionJournal?)
+        throws(EnvironmentError) -> [EnvironmentsFile]
     {
         var files: [EnvironmentsFile] = []
         let candidates = options.candidateDocuments
+        var before: [String: String?] = [:]
+        // By the path with its directory's symbolic links resolved: the journal and the
+        // configuration may spell a directory differently.
+        for entry in journal?.entries ?? [] { before[TransactionJournal.resolved(entry.target)] = .some(entry.old) }
+        func document(_ path: String) throws(EnvironmentError) -> PropertyListDocument {
+            guard !before.isEmpty, let old = before[TransactionJournal.resolved(path)] else {
+                return try self.document(path)
+            }
+            return try self.document(path, before: [path: old])
+        }
         var main: EnvironmentsFile?
         do {
             main = try EnvironmentsFile(document(location.mainFile), isDropIn: false)
@@ -406,9 +485,22 @@ struct SnapshotBuilder {
         return files
     }
 
-    /// The document at `path`: a candidate's contents, else the file on disk.
-    private func document(_ path: String) throws(EnvironmentError) -> PropertyListDocument {
+    /// The document at `path`: a candidate's contents, else, while a change that spans files
+    /// is under way, the file as it was before it (`before`: the copy of its old contents by
+    /// path, `nil` for a file the change creates), else the file on disk.
+    ///
+    /// A copy of old contents that is gone (the change completed meanwhile) is `fileNotFound`;
+    /// ``readConsistentFiles(_:hasBaseLayer:warnings:)`` then reads the files again.
+    private func document(_ path: String, before: [String: String?] = [:]) throws(EnvironmentError)
+        -> PropertyListDocument
+    {
         if let data = options.candidateDocuments[path] { return try PropertyListDocument(data: data, file: path) }
+        if let entry = before[path] {
+            guard let old = entry else {
+                throw EnvironmentError(.fileNotFound, "does not exist before the change under way", file: path)
+            }
+            return try PropertyListDocument(data: PropertyListDocument.readRegularFile(old), file: path)
+        }
         return try PropertyListDocument(contentsOf: path)
     }
 

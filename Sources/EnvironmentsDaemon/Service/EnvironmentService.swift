@@ -224,8 +224,11 @@ public struct EnvironmentService: Service, CustomStringConvertible {
 
     private func makeWatcher() -> FileWatcher? {
         guard let location = environment.snapshot.location else { return nil }
+        // The journal of a change that spans files too: its removal, once the change is
+        // complete, is what the files' new state waits for (TransactionJournal).
         return FileWatcher(
-            files: [location.mainFile], directories: [location.dropInDirectory], debounce: configuration.debounce,
+            files: [location.mainFile, TransactionJournal.path(in: location.dropInDirectory)],
+            directories: [location.dropInDirectory], debounce: configuration.debounce,
             entryFilter: ConfigurationLocation.isDropInFileName, logger: logger)
     }
 }

@@ -1,0 +1,150 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The journal of a change that spans files (`envctl migrate`, `envctl credential set`): which
+/// files it replaces, where their new contents wait, and where their old contents are kept, so
+/// that the change lands whole or not at all.
+///
+/// `envctl` writes it, as `.envctl-transaction` in the directory of the lock it holds (for a
+/// configuration, its drop-in directory), once every new file and every copy of an old one is
+/// written and synced, and removes it once every file is in place; a journal that is there
+/// while no `envctl` holds the lock was left by one that was killed, and the next completes it.
+///
+/// While a configuration's journal is there, loading reads each file it names as it was before
+/// the change (from the copy of its old contents; a file the change creates is not there yet),
+/// and warns (``ConfigurationWarning/Code/changeUnderWay``): a daemon never applies a state in
+/// between. The journal's removal is a change of the configuration, which a daemon's file
+/// watcher sees.
+@_spi(Integrations) public struct TransactionJournal: Codable, Sendable, Equatable {
+    /// The journal's file name, in the lock's directory.
+    @_spi(Integrations) public static let fileName = ".envctl-transaction"
+    /// The suffix of a file that holds a target's new contents until it is renamed over it.
+    @_spi(Integrations) public static let newSuffix = ".envctl-new"
+    /// The suffix of a file that holds a target's old contents until the change is complete.
+    @_spi(Integrations) public static let oldSuffix = ".envctl-old"
+    /// The largest journal read: far more than the paths of any change need.
+    @_spi(Integrations) public static let maximumSize = 1 << 20
+
+    /// One file the change replaces or creates.
+    @_spi(Integrations) public struct Entry: Codable, Sendable, Equatable {
+        /// The file, as an absolute path.
+        @_spi(Integrations) public var target: String
+        /// Its new contents, beside it (hidden, ``TransactionJournal/newSuffix``), until renamed
+        /// over it.
+        @_spi(Integrations) public var new: String
+        /// A copy of its old contents, beside it (hidden, ``TransactionJournal/oldSuffix``), or
+        /// `nil` when the change creates it.
+        @_spi(Integrations) public var old: String?
+
+        /// Creates an entry.
+        @_spi(Integrations) public init(target: String, new: String, old: String?) {
+            self.target = target
+            self.new = new
+            self.old = old
+        }
+
+        /// Whether the entry names what `envctl` writes: absolute paths, the new and old files
+        /// hidden beside the target with their suffixes. A journal with any other entry is
+        /// not followed.
+        var isWellFormed: Bool {
+            let directory = (target as NSString).deletingLastPathComponent
+            func beside(_ path: String, suffix: String) -> Bool {
+                let name = (path as NSString).lastPathComponent
+                return (path as NSString).deletingLastPathComponent == directory && name.hasPrefix(".")
+                    && name.hasSuffix(suffix) && !name.contains("/")
+            }
+            return target.hasPrefix("/") && !target.contains("/../") && !target.hasSuffix("/..")
+                && beside(new, suffix: TransactionJournal.newSuffix)
+                && (old.map { beside($0, suffix: TransactionJournal.oldSuffix) } ?? true)
+        }
+    }
+
+    /// The format's version: 1.
+    @_spi(Integrations) public var version = 1
+    /// The command that makes the change, for messages: `envctl migrate`.
+    @_spi(Integrations) public var command: String
+    /// The process that makes it.
+    @_spi(Integrations) public var process: Int32
+    /// Whether the change is being undone (a file could not be replaced) rather than completed.
+    @_spi(Integrations) public var rollingBack = false
+    /// The files, in the order they are replaced.
+    @_spi(Integrations) public var entries: [Entry]
+
+    /// Creates a journal.
+    @_spi(Integrations) public init(command: String, process: Int32, entries: [Entry]) {
+        self.command = command
+        self.process = process
+        self.entries = entries
+    }
+
+    /// The journal's path in `directory`.
+    @_spi(Integrations) public static func path(in directory: String) -> String {
+        (directory as NSString).appendingPathComponent(fileName)
+    }
+
+    /// The journal in `directory`, or `nil` when there is none.
+    ///
+    /// - Throws: ``EnvironmentError/Code/fileUnreadable`` when it cannot be read, is not a
+    ///   journal `envctl` writes, or names a file outside what such a journal can name.
+    @_spi(Integrations) public static func read(in directory: String) throws(EnvironmentError)
+        -> TransactionJournal?
+    {
+        let path = path(in: directory)
+        // Nothing there, or a drop-in directory that cannot be looked into (not a directory, no
+        // permission): the drop-in directory's listing reports that, not the journal.
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        let data: Data
+        do {
+            data = try PropertyListDocument.readRegularFile(path)
+        } catch  where error.code == .fileNotFound {
+            return nil  // removed meanwhile: the change is complete
+        }
+        guard data.count <= maximumSize,
+            let journal = try? JSONDecoder().decode(TransactionJournal.self, from: data), journal.version == 1,
+            journal.entries.allSatisfy(\.isWellFormed)
+        else {
+            throw EnvironmentError(
+                .fileUnreadable, "is not the journal of a change that envctl makes", file: path,
+                hint:
+                    "A change that spans files was under way; look at what the file holds, remove it, and check every file it names (envctl check)"
+            )
+        }
+        return journal
+    }
+
+    /// `path` with its directory's symbolic links resolved (`realpath(3)`), or as it is when
+    /// the directory cannot be resolved: how a loader matches the journal's targets to its
+    /// files.
+    @_spi(Integrations) public static func resolved(_ path: String) -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        guard let real = realpath(directory.isEmpty ? "." : directory, nil) else { return path }
+        defer { free(real) }
+        return (String(cString: real) as NSString).appendingPathComponent((path as NSString).lastPathComponent)
+    }
+
+    /// The journal as written: JSON, one object.
+    @_spi(Integrations) public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+        return try encoder.encode(self)
+    }
+
+    /// The warning a load gives while the journal is there, naming what completes the change.
+    func warning(journalPath: String, completion: String) -> ConfigurationWarning {
+        ConfigurationWarning(
+            .changeUnderWay,
+            "a change that spans files (\(command), process \(process)) is under way or was interrupted: \(entries.count) file\(entries.count == 1 ? " is" : "s are") read as before it until it is done",
+            file: journalPath,
+            hint:
+                "If no envctl runs, \(completion) completes it (or any envctl set, unset or edit of this configuration)"
+        )
+    }
+}

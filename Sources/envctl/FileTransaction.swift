@@ -1,0 +1,185 @@
+@_spi(Integrations) import Environments
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A change to several files that lands whole or not at all: what `migrate` and
+/// `credential set` write through.
+///
+/// **Steps.** Call it holding the lock of every directory it writes in (``DropInFile/withLock(_:)``);
+/// the journal goes in ``journalDirectory``, the first lock's directory.
+/// 1. Prepare: for each file, its new contents go to a hidden file beside it
+///    (`.NAME.XXXXXXXX.envctl-new`) and a copy of its old contents to another
+///    (`.NAME.XXXXXXXX.envctl-old`), each with the file's owner, group, mode and extended
+///    attributes, synced. A file that no longer holds what was read, or any failure, removes
+///    them all: nothing changed.
+/// 2. The journal (``TransactionJournal``, `.envctl-transaction`) names every file, its new
+///    file and its old copy; it is written beside the lock as a file of its own, synced and
+///    renamed into place, and the directory synced. From here the change is decided.
+/// 3. Each new file is renamed over its file, in order; then every directory is synced.
+/// 4. The journal is removed (its directory synced), then the old copies.
+///
+/// A rename that fails (a file made immutable, a directory put in its place) undoes the change:
+/// the journal says so first (``TransactionJournal/rollingBack``), then each file replaced
+/// gets its old copy back (one the change created is removed); the others were never touched.
+///
+/// **Interrupted.** An `envctl` killed after step 2 leaves the journal; the kernel releases its
+/// lock. The next `envctl` that takes the lock (`set`, `unset`, `edit`, `migrate`,
+/// `migrate --resume`, `credential set`) completes the change first (``recover(in:)``): every
+/// new file still there is renamed over its file, and the rest of step 4 follows; a change
+/// that was being undone is undone. Meanwhile a loader reads each file the journal names as it
+/// was before the change: the daemon never applies a state in between. One killed before
+/// step 2 leaves only hidden files, which the next removes.
+struct FileTransaction {
+    /// One file to replace (or create).
+    struct Change {
+        /// The file, with its lock's directory and the permissions a new one gets.
+        var file: DropInFile
+        /// What it holds now, as read under the lock; `nil`: it does not exist.
+        var expected: Data?
+        /// What it is to hold.
+        var contents: Data
+    }
+
+    /// The directory of the lock held, where the journal goes.
+    let journalDirectory: String
+    /// The command, for the journal and messages: `envctl migrate`.
+    let command: String
+
+    /// The environment variable that makes a transaction wait this many milliseconds after each
+    /// rename (step 3). For tests only, which kill `envctl` in the middle of a change.
+    static let testPauseVariable = "ENVCTL_TEST_PAUSE_BETWEEN_RENAMES_MS"
+
+    /// Called after the rename of the file at each index (step 3): waits as
+    /// ``testPauseVariable`` says. A test in the process puts something in the way instead.
+    var afterRename: (Int) -> Void = { _ in
+        guard let text = ProcessInfo.processInfo.environment[FileTransaction.testPauseVariable],
+            let milliseconds = UInt32(text)
+        else { return }
+        usleep(min(milliseconds, 600_000) * 1000)
+    }
+
+    /// A file that no longer holds what was read: someone wrote it without envctl's lock.
+    struct Changed: Error {
+        /// The file.
+        var path: String
+    }
+
+    /// Replaces every file with its new contents, all or none (the steps above).
+    ///
+    /// - Throws: ``Changed`` when a file no longer holds ``Change/expected`` (nothing was
+    ///   written); a ``Failure`` when a file cannot be written (nothing was written) or a
+    ///   rename fails (the files replaced before it got their old contents back).
+    func commit(_ changes: [Change]) throws {
+        // 1. Prepare.
+        var entries: [TransactionJournal.Entry] = []
+        func removePrepared() {
+            for entry in entries {
+                unlink(entry.new)
+                if let old = entry.old { unlink(old) }
+            }
+        }
+        do {
+            for change in changes {
+                let current = try change.file.read()
+                guard current?.contents == change.expected else { throw Changed(path: change.file.path) }
+                let new = try change.file.writeTemporaryFile(change.contents, keeping: current)
+                entries.append(TransactionJournal.Entry(target: change.file.path, new: new, old: nil))
+                if let current {
+                    entries[entries.count - 1].old = try change.file.writeTemporaryFile(
+                        current.contents, keeping: current, suffix: TransactionJournal.oldSuffix)
+                }
+            }
+            // A file may have changed while the others were written.
+            for change in changes where try change.file.read()?.contents != change.expected {
+                throw Changed(path: change.file.path)
+            }
+            // 2. The journal.
+            var journal = TransactionJournal(command: command, process: getpid(), entries: entries)
+            try write(journal)
+            // 3. The renames.
+            for (index, entry) in entries.enumerated() {
+                guard rename(entry.new, entry.target) == 0 else {
+                    let error = errno
+                    journal.rollingBack = true
+                    try? write(journal)
+                    Self.complete(journal, in: journalDirectory)
+                    throw Failure(
+                        "cannot replace \(entry.target): \(DropInFile.describe(error)); the files replaced before it have their old contents again, nothing was changed"
+                    )
+                }
+                afterRename(index)
+            }
+            // 4. Done.
+            Self.complete(journal, in: journalDirectory)
+        } catch {
+            removePrepared()
+            throw error
+        }
+    }
+
+    /// Writes the journal into place: a file of its own, synced, renamed, the directory synced.
+    private func write(_ journal: TransactionJournal) throws {
+        let path = TransactionJournal.path(in: journalDirectory)
+        var file = DropInFile(path: path, mainFile: path)
+        file.fixedNewFilePermissions = .init(owner: geteuid(), group: getegid(), mode: 0o644, from: nil)
+        let temporary = try file.writeTemporaryFile(try journal.encoded(), keeping: nil)
+        guard rename(temporary, path) == 0 else {
+            let error = errno
+            unlink(temporary)
+            throw Failure("cannot write \(path): \(DropInFile.describe(error)); nothing was changed")
+        }
+        DropInFile.syncDirectory(journalDirectory)
+    }
+
+    /// Completes the change the journal in `directory` describes, left by an `envctl` that was
+    /// killed (or undoes it, when it was being undone), and says so on stderr. Call it holding
+    /// the directory's lock: no other `envctl` then makes a change there.
+    ///
+    /// - Throws: A ``Failure`` when the journal cannot be read.
+    static func recover(in directory: String) throws {
+        let journal: TransactionJournal?
+        do {
+            journal = try TransactionJournal.read(in: directory)
+        } catch {
+            throw Failure("\(error); nothing was written")
+        }
+        guard let journal else { return }
+        let files = journal.entries.map(\.target).joined(separator: ", ")
+        complete(journal, in: directory)
+        printError(
+            journal.rollingBack
+                ? "note: undid the change \(journal.command) (process \(journal.process)) left unfinished: \(files) hold what they held before it"
+                : "note: completed the change \(journal.command) (process \(journal.process)) left unfinished: \(files)"
+        )
+    }
+
+    /// Steps 3 and 4 for what is left of them, or undoes the change when the journal says so;
+    /// each step can be repeated.
+    private static func complete(_ journal: TransactionJournal, in directory: String) {
+        var directories: [String] = []
+        for entry in journal.entries {
+            let entryDirectory = (entry.target as NSString).deletingLastPathComponent
+            if !directories.contains(entryDirectory) { directories.append(entryDirectory) }
+            if journal.rollingBack {
+                if access(entry.new, F_OK) == 0 {
+                    unlink(entry.new)  // never renamed: the file is as it was
+                } else if let old = entry.old {
+                    rename(old, entry.target)  // replaced: back (a second time finds no copy)
+                } else {
+                    unlink(entry.target)  // created by the change: not there before it
+                }
+            } else if access(entry.new, F_OK) == 0 {
+                rename(entry.new, entry.target)
+            }
+        }
+        for entryDirectory in directories { DropInFile.syncDirectory(entryDirectory) }
+        unlink(TransactionJournal.path(in: directory))
+        DropInFile.syncDirectory(directory)
+        for entry in journal.entries {
+            if let old = entry.old { unlink(old) }
+        }
+    }
+}
