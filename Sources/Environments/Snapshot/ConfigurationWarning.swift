@@ -28,7 +28,7 @@ public struct ConfigurationWarning: Sendable, Hashable, CustomStringConvertible 
         /// setting's key (unless that is set too), and the warning names it.
         public static let formerName = Code("formerName")
         /// A change that spans files (`envctl migrate`) is under way, or was interrupted: the
-        /// files it names are read as they were before it (``TransactionJournal``) until it is
+        /// files it names are read as they were before it (its journal, `.envctl-transaction` in the drop-in directory) until it is
         /// done. Never an error, even where warnings are: the configuration read is a whole one.
         public static let changeUnderWay = Code("changeUnderWay")
 
