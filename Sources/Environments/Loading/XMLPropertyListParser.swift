@@ -72,7 +72,8 @@ struct XMLPropertyListParser {
         var edits: [(range: Range<Int>, bytes: Data)] =
             emptyData.map { ($0..<($0 + "<data/>".utf8.count), Data("<data></data>".utf8)) }
         for rewrite in keyRewrites {
-            let replacement = data[(data.startIndex + rewrite.replacement.lowerBound)..<(data.startIndex + rewrite.replacement.upperBound)]
+            let replacement = data[
+                (data.startIndex + rewrite.replacement.lowerBound)..<(data.startIndex + rewrite.replacement.upperBound)]
             edits.append((rewrite.range, Data(replacement)))
         }
         edits.sort { $0.range.lowerBound < $1.range.lowerBound }
