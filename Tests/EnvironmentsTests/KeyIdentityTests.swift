@@ -64,7 +64,7 @@ import Testing
     @Test func aVariableMatchesAKeyByFullCaseMapping() throws {
         try withTemporaryDirectory { directory in
             try directory.writeXML([
-                "Common": ["Straße": ["Σοφία": "a"], "Plain": "b"], "Secrets": ["STRASSE"], "Debug": [:],
+                "Common": ["Straße": ["Σοφία": "a"], "Plain": "b"], "Secrets": ["Straße.Σοφία"], "Debug": [:],
             ])
             let environment = try Environment(
                 options: directory.options(processEnvironment: ["APP_STRASSE__ΣΟΦΊΑ": "c"]))
