@@ -28,8 +28,10 @@ import Testing
         let common = try #require(
             try JSONSerialization.jsonObject(with: Data(read.standardOutput.utf8)) as? [String: Any])
         #expect((common["Straße"] as? [String: Any])?["Σοφία"] as? String == value)
-        let get = try runEnvctl(["get", "Straße.Σοφία", "--config-dir", directory.path])
+        // envctl reads it back too (`get` escapes the tab).
+        let get = try runEnvctl(["get", "Straße.Σοφία", "--environment", "Staging", "--config-dir", directory.path])
         #expect(get.status == 0, "\(get.output)")
+        #expect(get.standardOutput == value.replacingOccurrences(of: "\t", with: "\\t") + "\n", "\(get.output)")
     }
 
     @Test(arguments: [
