@@ -62,20 +62,20 @@ enum XMLCharacters {
     /// Checks every key and string of a drop-in about to be written (at any depth, in arrays
     /// too): what `set` and `unset` write, and what `migrate` rewrites.
     ///
-    /// - Throws: A ``Failure`` for the first key or string, in key order, that holds a character
-    ///   that is not ``isWritable(_:)``.
+    /// - Throws: A ``Failure`` for a key or string that holds a character that is not
+    ///   ``isWritable(_:)``: a dictionary's keys (in order) before their values, the same one on
+    ///   every run.
     static func check(_ root: [String: Any]) throws {
-        // (value, key path so far), depth first, keys in order so that the same one is named on
-        // every run.
+        // (value, key path so far), depth first, without recursion.
         var stack: [(value: Any, path: String)] = [(root, "")]
         while let (value, path) = stack.popLast() {
             switch value {
             case let dictionary as [String: Any]:
-                for (key, child) in dictionary.sorted(by: { $0.key > $1.key }) {
-                    let childPath = SettingPath.joined(path, key)
-                    if let scalar = firstUnwritable(in: key) { throw keyFailure(childPath, scalar) }
-                    stack.append((child, childPath))
+                let sorted = dictionary.sorted { $0.key < $1.key }
+                for (key, _) in sorted {
+                    if let scalar = firstUnwritable(in: key) { throw keyFailure(SettingPath.joined(path, key), scalar) }
                 }
+                for (key, child) in sorted.reversed() { stack.append((child, SettingPath.joined(path, key))) }
             case let array as [Any]:
                 for (index, element) in array.enumerated().reversed() {
                     stack.append((element, "\(path)[\(index)]"))
@@ -91,13 +91,14 @@ enum XMLCharacters {
     private static func keyFailure(_ key: String, _ scalar: Unicode.Scalar) -> Failure {
         Failure(
             "the key '\(key)' holds \(describe(scalar)), which envctl does not write into a property list: "
-                + "\(reason(scalar)); nothing was written. Use a key without it")
+                + "\(reason(scalar)); nothing was written. Use a key without it (one the drop-in holds "
+                + "already: remove it with envctl unset, or envctl edit)")
     }
 
     private static func valueFailure(_ key: String, _ scalar: Unicode.Scalar) -> Failure {
         Failure(
             "the value for '\(key)' holds \(describe(scalar)), which envctl does not write into a property list: "
                 + "\(reason(scalar)); nothing was written. Leave it out, or write the bytes as data "
-                + "(--type data with their base64)")
+                + "(--type data with their base64); one the drop-in holds already: set it anew, or envctl edit")
     }
 }
