@@ -75,6 +75,17 @@ import Testing
         }
     }
 
+    /// "Did you mean" for an undeclared key finds the declared one by the same rule.
+    @Test func aSuggestionMatchesByFullCaseMapping() {
+        var level = DeclaredLevel()
+        level.insert(["Fuß"])
+        level.insert(["Host"])
+        // `fuss` is two edits from `fuß`, more than a four-letter name is allowed.
+        #expect(DeclarationCheck.suggestion(for: "FUSS", among: level) == "Fuß")
+        #expect(DeclarationCheck.suggestion(for: "HOST", among: level) == "Host")
+        #expect(DeclarationCheck.suggestion(for: "Fuzz", among: level) == nil)
+    }
+
     // MARK: - Duplicates under the rule
 
     private static let composed = "caf\u{E9}"
