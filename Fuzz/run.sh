@@ -79,10 +79,11 @@ build() {
             Fuzz/bplist/*.swift -o "$out/bplist-fuzzer"
         ;;
     plist)
-        # The parser needs only SettingValue and the duplicate-key list.
+        # The parser needs only SettingValue, the duplicate-key list and the rule for which keys
+        # are the same.
         "${swiftc_fuzzer[@]}" -module-name PlistFuzz -package-name PlistFuzz \
             Sources/Environments/Loading/XMLPropertyListParser.swift Sources/Environments/Values/SettingValue.swift \
-            Sources/Environments/Loading/DuplicateKeys.swift \
+            Sources/Environments/Loading/DuplicateKeys.swift Sources/Environments/Keys/KeyIdentity.swift \
             Fuzz/plist/*.swift -o "$out/plist-fuzzer"
         ;;
     interpolation)

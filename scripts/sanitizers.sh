@@ -55,7 +55,7 @@ sanitizers=("$@")
 [ ${#sanitizers[@]} -eq 0 ] && sanitizers=(thread address)
 
 # Swift Testing identifiers (Module.Type/function) that --skip leaves out; see above.
-processes="EnvironmentsDaemonTests\.(BrokenDeployDaemonTests|DeterminismDaemonTests|DuplicateKeyDaemonTests|HostileInterpolationTests|InotifyLimitTests|KeyPathDaemonTests|PathsAndNamesTests|SecretLeakTests|TerminalOutputTests|VariableOverrideDaemonTests)/|EnvctlTests\.(EnvctlConcurrencyTests|EnvctlConventionsTests|EnvctlEditingTests|EnvctlEffectTests|EnvctlFleetToolTests|EnvctlLiteralKeyTests|EnvctlMigrateTests|EnvctlOperatorTests|EnvctlSchemaTests|EnvctlUnderChangeTests|FileTransactionTests)/|EmbedInfoPlistToolTests\.EmbedInfoPlistToolTests/"
+processes="EnvironmentsDaemonTests\.(BrokenDeployDaemonTests|DeterminismDaemonTests|DuplicateKeyDaemonTests|HostileInterpolationTests|InotifyLimitTests|KeyPathDaemonTests|PathsAndNamesTests|SecretLeakTests|TerminalOutputTests|VariableOverrideDaemonTests)/|EnvctlTests\.(EnvctlConcurrencyTests|EnvctlConventionsTests|EnvctlEditingTests|EnvctlEffectTests|EnvctlFleetToolTests|EnvctlKeyIdentityTests|EnvctlLiteralKeyTests|EnvctlMigrateTests|EnvctlOperatorTests|EnvctlSchemaTests|EnvctlUnderChangeTests|EnvctlXMLCharacterTests|FileTransactionTests)/|EmbedInfoPlistToolTests\.EmbedInfoPlistToolTests/"
 sizes="EnvironmentsDaemonTests\.LargeConfigurationTests/|EnvironmentsTests\.InterpolationLimitTests/(chainsHundredThousandDeep|cycleHundredThousandLong|chainEndingInAMissingKey|wideFanOutAndFanIn)|EnvironmentsTests\.BinaryPropertyListTests/foundationFilesLoad"
 # The etcd package's (under ThreadSanitizer; with --all, under AddressSanitizer too).
 etcd="EnvironmentsEtcdTests\.(FleetSecurityTests|PublishTests|StagedPublishTests)/"

@@ -22,9 +22,14 @@ public func fuzzPropertyList(_ pointer: UnsafePointer<UInt8>, _ size: Int) -> In
     let theirs: Any
     do {
         // Foundation on Linux refuses `<data/>`, which ours (like Apple's and Python's readers)
-        // reads as zero bytes: it gets the document with each written `<data></data>`.
-        let expanded = XMLPropertyListParser.expandingEmptyData(data) ?? data
-        theirs = try PropertyListSerialization.propertyList(from: expanded, options: [], format: nil)
+        // reads as zero bytes: it gets the document as the loader gives it, with each written
+        // `<data></data>`, and every copy of a key written in several Unicode forms spelled as
+        // its last copy (Foundation compares keys code unit by code unit).
+        let scan = XMLPropertyListParser.scan(data)
+        let prepared =
+            XMLPropertyListParser.preparedForFoundation(
+                data, emptyData: scan.emptyData, keyRewrites: scan.keyRewrites) ?? data
+        theirs = try PropertyListSerialization.propertyList(from: prepared, options: [], format: nil)
     } catch {
         fatalError("ours accepts what Foundation rejects (\(error)); ours: \(ours)")
     }

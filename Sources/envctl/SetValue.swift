@@ -58,8 +58,10 @@ enum DropInDocument {
         }
     }
 
-    /// An XML property list of `root`.
+    /// An XML property list of `root`, which every property-list reader reads as written:
+    /// a key or string with a character that is not ``XMLCharacters/isWritable(_:)`` is refused.
     static func data(_ root: [String: Any]) throws -> Data {
+        try XMLCharacters.check(root)
         do {
             return try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0)
         } catch {
@@ -207,6 +209,9 @@ struct SetValue: ParsableCommand {
         let section = try DropInDocument.section(common: common, location: location)
         let path = try DropInDocument.components(key)
         let typed = try type.value(value)
+        // Before the drop-in directory's lock (which may make the directory): a key or value
+        // that other property-list readers would refuse is never written.
+        try XMLCharacters.check(key: key, value: typed)
         let change = try DropInChange(location: location, dropIn: dropIn)
         let (old, checked, notes) = try change.update { old in
             // A key path through a value that is not a dictionary where the files set it now.
@@ -239,10 +244,12 @@ struct SetValue: ParsableCommand {
         DropInDocument.warnAboutComments(old, path: change.path)
         for note in notes { printError(note) }
         // The value typed may be a password: echoed only when no environment holds the key
-        // as a secret (a `Secrets` entry covers it), and redacted when that cannot be told.
+        // as a secret, or lists it in `Secrets` however it is spelled (a new key too), and
+        // redacted when that cannot be told.
         let snapshots = (try? change.currentSnapshots()) ?? []
         let isSecret =
-            snapshots.isEmpty || snapshots.contains { $0.configuredValue(forKey: key)?.isSecret ?? false }
+            snapshots.isEmpty
+            || snapshots.contains { $0.configuredValue(forKey: key)?.isSecret ?? false || $0.coversAsSecret(key) }
         let shown = isSecret ? ConfiguredValue.redacted : value
         printLine("\(change.path): \(section).\(key) = \(shown) (\(checked))")
     }

@@ -81,6 +81,60 @@ import Testing
         #endif
     }
 
+    /// Forks while other threads look up keys that are not ASCII, in a table of ASCII keys (the
+    /// Kelvin sign's `Key`, and `Kéy`, which is not there) and in a table with a key that is not
+    /// ASCII (`café`, decomposed): the lookups a lazily built index once served under a lock that
+    /// a child could inherit held. Each child looks both up and exits with 0 if it found the
+    /// values, 1 if not; a child that deadlocks is killed after 10 s, and the test fails.
+    @Test(.disabled(if: Self.underThreadSanitizer, "ThreadSanitizer does not support fork() with threads"))
+    func aChildForkedWhileOtherThreadsReadKeysThatAreNotASCIIReadsThemToo() throws {
+        #if os(Linux)
+            let ascii = try Environment(values: ["Key": 1, "Other": 2])
+            let unicode = try Environment(values: ["caf\u{E9}": 3, "Key": 4])
+            let stop = Atomic<Bool>(false)
+            let threads = DispatchGroup()
+            for _ in 0..<2 {
+                startThread(threads) {
+                    while !stop.load(ordering: .relaxed) {
+                        _ = ascii.get("\u{212A}ey", default: -1)
+                        _ = ascii.get("K\u{E9}y", default: -1)
+                        _ = unicode.get("cafe\u{301}", default: -1)
+                    }
+                }
+            }
+            defer {
+                stop.store(true, ordering: .relaxed)
+                threads.wait()
+            }
+            #expect(ascii.get("\u{212A}ey", default: -1) == 1)
+            #expect(ascii.get("K\u{E9}y", default: -1) == -1)
+            #expect(unicode.get("cafe\u{301}", default: -1) == 3)
+
+            for round in 0..<50 {
+                let result = Locked<pid_t?>(nil)
+                let forked = DispatchSemaphore(value: 0)
+                Thread {
+                    let pid = fork()
+                    if pid == 0 {
+                        // The child: the lookups, then out, without running anything of the parent's.
+                        let found =
+                            ascii.get("\u{212A}ey", default: -1) == 1 && ascii.get("K\u{E9}y", default: -1) == -1
+                            && unicode.get("cafe\u{301}", default: -1) == 3
+                        _exit(found ? 0 : 1)
+                    }
+                    result.withLock { $0 = pid }
+                    forked.signal()
+                }.start()
+                forked.wait()
+                let pid = try #require(result.value)
+                try #require(pid > 0, "fork failed: \(String(cString: strerror(errno)))")
+                let status = waitForExit(pid, within: .seconds(10))
+                try #require(status != nil, "round \(round): the child did not exit within 10 s (a deadlock)")
+                #expect(status == 0, "round \(round): the child did not find the keys (status \(status!))")
+            }
+        #endif
+    }
+
     /// Waits for `pid` to exit, for at most `limit`: its exit status, or `nil` if it had not
     /// exited (it is killed then).
     private func waitForExit(_ pid: pid_t, within limit: Duration) -> Int32? {

@@ -445,14 +445,15 @@ struct DeclarationCheck {
         return (file, line)
     }
 
-    /// The declared name at `level` closest to `name`: the same ignoring case, else within a
+    /// The declared name at `level` closest to `name`: the same ignoring case
+    /// (``KeyIdentity/folded(_:)``), else within a
     /// small edit distance (1 for short names, 2 from 5 characters, 3 from 12).
     static func suggestion(for name: String, among level: DeclaredLevel) -> String? {
-        let folded = Array(name.lowercased().unicodeScalars)
+        let folded = Array(KeyIdentity.folded(name).unicodeScalars)
         let limit = folded.count >= 12 ? 3 : folded.count >= 5 ? 2 : 1
         var best: (name: String, distance: Int)?
         for candidate in level.children.keys.prefix(suggestionCandidates) {
-            let other = Array(candidate.lowercased().unicodeScalars)
+            let other = Array(KeyIdentity.folded(candidate).unicodeScalars)
             guard abs(other.count - folded.count) <= limit else { continue }
             let distance = editDistance(folded, other, limit: limit)
             guard distance <= limit else { continue }

@@ -228,23 +228,29 @@ enum BinaryPropertyListBounds {
                 names.append(try keyName(reference))
             }
             guard examined.insert(object).inserted else { return names }
-            // Foundation compares keys code unit by code unit; Swift's `String` equality is
-            // canonical equivalence, so a match is checked again.
-            var first: [String: Int] = [:]
-            var last: [Int: Int] = [:]
+            // The copies of each key, one per ``KeyIdentity`` (canonically equivalent spellings
+            // are one key; Foundation compares code units, and keeps the first copy).
+            var copies: [String: [Int]] = [:]
             for (index, name) in names.enumerated() {
-                guard let earlier = first[name] else {
-                    first[name] = index
-                    continue
+                if let index = copies.index(forKey: name) {
+                    duplicates.append(
+                        PropertyListDuplicateKey(
+                            path: path, key: name, firstLine: nil, line: nil,
+                            firstSpelling: copies.keys[index].utf16.elementsEqual(name.utf16)
+                                ? nil : copies.keys[index]))
                 }
-                guard names[earlier].utf16.elementsEqual(name.utf16) else { continue }
-                duplicates.append(PropertyListDuplicateKey(path: path, key: name, firstLine: nil, line: nil))
-                last[earlier] = index
+                copies[name, default: []].append(index)
             }
+            // Every earlier copy refers to the last copy's key and value: Foundation, which
+            // keeps the first copy, reads the last one's spelling and value.
             let values = start + keys * referenceSize
-            for (earlier, later) in last {
-                patches.append(
-                    (values + earlier * referenceSize, values + later * referenceSize, referenceSize))
+            for (_, indices) in copies where indices.count > 1 {
+                let later = indices[indices.count - 1]
+                for earlier in indices.dropLast() {
+                    patches.append((start + earlier * referenceSize, start + later * referenceSize, referenceSize))
+                    patches.append(
+                        (values + earlier * referenceSize, values + later * referenceSize, referenceSize))
+                }
             }
             return names
         }

@@ -1,9 +1,11 @@
-/// A key written more than once in one dictionary of a property list.
+/// A key written more than once in one dictionary of a property list: the same key by
+/// ``KeyIdentity/isSame(_:_:)``, in whatever Unicode form each copy spells it.
 ///
 /// Property-list readers keep the last copy (Apple's XML reader, Python's `plistlib`), and so
-/// do ours, for XML and binary files alike; the parsers record every duplicate so that it can
-/// be reported rather than pass silently. (Foundation's binary reader keeps the first copy;
-/// ``PropertyListDocument`` makes it keep the last.)
+/// do ours, for XML and binary files alike (the last copy's value and spelling); the parsers
+/// record every duplicate so that it can be reported rather than pass silently. (Foundation's
+/// binary reader keeps the first copy, and compares keys code unit by code unit;
+/// ``PropertyListDocument`` makes it read the last.)
 struct PropertyListDuplicateKey: Sendable, Hashable, CustomStringConvertible {
     /// The key path of the dictionary from the root: its keys, literally (a key may hold dots),
     /// and `[N]` for the element at index N of an array. Empty for the root dictionary.
@@ -14,6 +16,9 @@ struct PropertyListDuplicateKey: Sendable, Hashable, CustomStringConvertible {
     let firstLine: Int?
     /// The line of this copy, which replaces every earlier one (XML; `nil` in a binary file).
     let line: Int?
+    /// The first copy's spelling when it differs from ``key``'s in Unicode form only (one key
+    /// by ``KeyIdentity``: `é` precomposed and decomposed), else `nil`.
+    var firstSpelling: String? = nil
 
     var description: String {
         let place = (path + [key]).map { "'\($0)'" }.joined(separator: " > ")

@@ -156,9 +156,16 @@
                 if let first = duplicate.firstLine, let line = duplicate.line {
                     " on line \(first) and again on line \(line)"
                 } else { "" }
+            // Copies that look the same but are spelled with other code points: say so, or the
+            // warning would name a key that seems written once.
+            let forms =
+                if let first = duplicate.firstSpelling {
+                    " (as \(Self.codePoints(first)) and as \(Self.codePoints(duplicate.key)): one key in two Unicode forms)"
+                } else { "" }
             warnings.append(
                 ConfigurationWarning(
-                    .duplicateKey, "\(place) is written twice in one dictionary\(lines); the last copy is used",
+                    .duplicateKey,
+                    "\(place) is written twice in one dictionary\(lines)\(forms); the last copy is used",
                     key: duplicate.path.isEmpty ? nil : key, file: document.file, line: duplicate.line,
                     hint: "Remove the copy that is not meant (property-list readers keep the last one)"))
         }
@@ -170,6 +177,15 @@
                     file: document.file))
         }
         return warnings
+    }
+
+    /// `key`'s code points, `U+0065 U+0301`, for a message about spellings that look alike.
+    private static func codePoints(_ key: String) -> String {
+        let scalars = key.unicodeScalars.prefix(16).map { scalar in
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        }
+        return scalars.joined(separator: " ") + (key.unicodeScalars.count > 16 ? " ..." : "")
     }
 
     private static func sectionError(

@@ -68,7 +68,8 @@ struct PropertyListDocument: Sendable {
             return
         }
         // What Foundation parses: the file, or a copy in which a duplicate key's last copy
-        // comes first (binary) or empty `<data/>` is written `<data></data>` (XML).
+        // comes first (binary), or empty `<data/>` is written `<data></data>` and every copy of
+        // a key is spelled as its last (XML).
         var parsed = data
         let duplicates: PropertyListDuplicateKeys
         if BinaryPropertyListBounds.isBinaryPropertyList(data) {
@@ -87,7 +88,11 @@ struct PropertyListDocument: Sendable {
         } else {
             let scan = XMLPropertyListParser.scan(data)
             duplicates = scan.duplicates
-            if let expanded = XMLPropertyListParser.expandingEmptyData(data, at: scan.emptyData) { parsed = expanded }
+            if let prepared = XMLPropertyListParser.preparedForFoundation(
+                data, emptyData: scan.emptyData, keyRewrites: scan.keyRewrites)
+            {
+                parsed = prepared
+            }
         }
         self.duplicateKeys = duplicates.listed
         self.unlistedDuplicateKeyCount = duplicates.unlisted

@@ -6,11 +6,12 @@ import Foundation
 ///
 /// The layer sits above the files and below runtime overrides. Its rules:
 /// - A variable names a key by its spelling; a level that no file or default spells that way
-///   is matched ignoring case (`APP_DATABASE__PORT` sets `Database.Port`), and two keys that
-///   differ only in case make that an error. The keys listed in `Secrets` and
-///   `RestartRequired` count as spelled too, so `APP_DATABASE__PASSWORD` sets the secret
-///   `Database.Password` even where no file sets it. A key no layer below has is added as a
-///   string. Each level is one component of a ``SettingPath``, within its bounds.
+///   is matched ignoring case (`APP_DATABASE__PORT` sets `Database.Port`, and `APP_STRASSE`
+///   sets `Straße`: ``KeyIdentity/folded(_:)``), and two keys that differ only in case make
+///   that an error. The keys listed in `Secrets` and `RestartRequired` count as spelled too,
+///   so `APP_DATABASE__PASSWORD` sets the secret `Database.Password` even where no file sets
+///   it. A key no layer below has is added as a string. Each level is one component of a
+///   ``SettingPath``, within its bounds.
 /// - Variables in the shapes Kubernetes gives a Service's links (`APP_PORT=tcp://ADDRESS:80`,
 ///   `APP_SERVICE_HOST=ADDRESS`, `APP_PORT_80_TCP_PROTO=tcp`...) for a Service whose name is the
 ///   prefix's are not keys: name and value both in that shape (``isServiceLink(_:value:)``).
@@ -105,9 +106,9 @@ struct VariableOverrides {
         return applied
     }
 
-    /// The spellings of keys at each level, by their lower-cased form, as far as variables look:
-    /// built for a level the first time a variable reaches it, from the tree and the declared
-    /// paths, and added to as variables make keys.
+    /// The spellings of keys at each level, by their folded form (``KeyIdentity/folded(_:)``),
+    /// as far as variables look: built for a level the first time a variable reaches it, from
+    /// the tree and the declared paths, and added to as variables make keys.
     private struct Spellings {
         /// Level (the canonical text of its path; empty for the top) -> folded name -> names.
         var levels: [String: [String: [String]]] = [:]
@@ -131,7 +132,7 @@ struct VariableOverrides {
             if levels[level] == nil {
                 var index: [String: [String]] = [:]
                 for name in Set(children?.keys.map { $0 } ?? []).union(declared[level] ?? []) {
-                    index[name.lowercased(), default: []].append(name)
+                    index[KeyIdentity.folded(name), default: []].append(name)
                 }
                 levels[level] = index.mapValues { $0.sorted() }
             }
@@ -143,7 +144,7 @@ struct VariableOverrides {
             var level = ""
             for component in path {
                 if levels[level] != nil {
-                    let folded = component.lowercased()
+                    let folded = KeyIdentity.folded(component)
                     if !(levels[level]?[folded]?.contains(component) ?? false) {
                         levels[level]?[folded, default: []].append(component)
                         levels[level]?[folded]?.sort()
@@ -199,7 +200,7 @@ struct VariableOverrides {
             if children[segment] != nil {
                 key = segment
             } else {
-                let matches = spellings.matches(segment.lowercased(), at: levelText, children: children)
+                let matches = spellings.matches(KeyIdentity.folded(segment), at: levelText, children: children)
                 if matches.contains(segment) {
                     key = segment
                 } else {

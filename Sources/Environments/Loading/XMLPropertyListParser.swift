@@ -37,17 +37,55 @@ struct XMLPropertyListParser {
     }
 
     /// What a walk of the structure alone finds in a document that ``parse(_:)`` leaves to
-    /// Foundation: the duplicate keys, and where every empty `<data/>` element starts.
+    /// Foundation: the duplicate keys, where every empty `<data/>` element starts, and the key
+    /// elements to rewrite (``KeyRewrite``) so that Foundation reads the last copy of a key
+    /// written in several Unicode forms.
     ///
     /// Values are skipped, not read, so unusual number or date forms do not stop it; it stops
     /// (keeping what it found) at whatever it cannot follow: markup it does not know, a key with
     /// a reference it does not decode, nesting deeper than the parser's, text in another encoding.
-    static func scan(_ data: Data) -> (duplicates: PropertyListDuplicateKeys, emptyData: [Int]) {
+    static func scan(_ data: Data) -> (
+        duplicates: PropertyListDuplicateKeys, emptyData: [Int], keyRewrites: [KeyRewrite]
+    ) {
         data.withUnsafeBytes { raw in
             var parser = XMLPropertyListParser(bytes: raw.assumingMemoryBound(to: UInt8.self))
             parser.scanDocument()
-            return (parser.resolvedDuplicates(), parser.emptyData)
+            return (parser.resolvedDuplicates(), parser.emptyData, parser.keyRewrites)
         }
+    }
+
+    /// An earlier copy of a key, written in another Unicode form than the key's last copy
+    /// (`caf&#xE9;` and `cafe&#x301;` are one key, ``KeyIdentity``): its `<key>` element
+    /// (`range`, in bytes) is given the last copy's element (`replacement`'s bytes). Foundation
+    /// compares keys code unit by code unit and keeps one of two such keys by its own rules;
+    /// with every copy spelled as the last, it keeps the last, as for any duplicate.
+    struct KeyRewrite: Sendable, Equatable {
+        var range: Range<Int>
+        var replacement: Range<Int>
+    }
+
+    /// The document as Foundation is given it: every empty `<data/>` written `<data></data>`
+    /// (``expandingEmptyData(_:)``), and every ``KeyRewrite`` applied; `nil` when there is
+    /// nothing to change.
+    static func preparedForFoundation(_ data: Data, emptyData: [Int], keyRewrites: [KeyRewrite]) -> Data? {
+        guard !keyRewrites.isEmpty else { return expandingEmptyData(data, at: emptyData) }
+        var edits: [(range: Range<Int>, bytes: Data)] =
+            emptyData.map { ($0..<($0 + "<data/>".utf8.count), Data("<data></data>".utf8)) }
+        for rewrite in keyRewrites {
+            let replacement = data[
+                (data.startIndex + rewrite.replacement.lowerBound)..<(data.startIndex + rewrite.replacement.upperBound)]
+            edits.append((rewrite.range, Data(replacement)))
+        }
+        edits.sort { $0.range.lowerBound < $1.range.lowerBound }
+        var prepared = Data(capacity: data.count)
+        var copied = 0
+        for edit in edits {
+            prepared.append(data[(data.startIndex + copied)..<(data.startIndex + edit.range.lowerBound)])
+            prepared.append(edit.bytes)
+            copied = edit.range.upperBound
+        }
+        prepared.append(data[(data.startIndex + copied)...])
+        return prepared
     }
 
     /// The document with every empty `<data/>` element the scan finds written `<data></data>`,
@@ -105,11 +143,13 @@ struct XMLPropertyListParser {
     /// Where the value being read sits: a key of `openKeys` or an array index, outermost first.
     private var path: [PathStep] = []
     /// Duplicate keys found, by offset (lines are counted once, at the end).
-    private var duplicates: [(path: [String], key: String, firstOffset: Int, offset: Int)] = []
+    private var duplicates: [(path: [String], key: String, firstSpelling: String?, firstOffset: Int, offset: Int)] = []
     /// Duplicates found past ``PropertyListDuplicateKeys/maximumListed``.
     private var unlistedDuplicates = 0
     /// Where each empty `<data/>` starts (``scan(_:)`` only).
     private var emptyData: [Int] = []
+    /// Key elements to rewrite for Foundation (``scan(_:)`` only).
+    private var keyRewrites: [KeyRewrite] = []
 
     private enum PathStep {
         /// The value of `openKeys[index]`.
@@ -224,10 +264,13 @@ struct XMLPropertyListParser {
             guard skipMisc(), let value = parseValue(depth: depth) else { return nil }
             path.removeLast()
             if dictionary.updateValue(value, forKey: key) != nil, let index = dictionary.index(forKey: key) {
-                // Foundation keeps the last of duplicate keys. Swift's `String` equality is
-                // canonical equivalence, Foundation's is not: leave keys that differ only in
-                // normalization to Foundation. (`updateValue` keeps the first key.)
-                guard dictionary.keys[index].utf8.elementsEqual(key.utf8) else { return nil }
+                // The same key (``KeyIdentity``) again: the last copy is read, its value and, when
+                // the copies are spelled in different Unicode forms, its spelling (`updateValue`
+                // kept the first's).
+                if !dictionary.keys[index].utf8.elementsEqual(key.utf8) {
+                    dictionary.remove(at: index)
+                    dictionary[key] = value
+                }
                 recordDuplicate(firstKey: firstKey)
             }
         }
@@ -239,8 +282,9 @@ struct XMLPropertyListParser {
         return isEmpty ? "" : readText(close: "</key>")
     }
 
-    /// Records that the last key of `openKeys` repeats an earlier key (byte for byte) of the
-    /// dictionary whose keys start at `firstKey`; `false` if no earlier key is the same.
+    /// Records that the last key of `openKeys` repeats an earlier key of the dictionary whose
+    /// keys start at `firstKey` (the same key: ``KeyIdentity/isSame(_:_:)``, in whatever Unicode
+    /// form); `false` if no earlier key is the same.
     @discardableResult
     private mutating func recordDuplicate(firstKey: Int) -> Bool {
         guard duplicates.count < PropertyListDuplicateKeys.maximumListed else {
@@ -249,7 +293,7 @@ struct XMLPropertyListParser {
         }
         let (key, offset) = openKeys[openKeys.count - 1]
         guard
-            let first = openKeys[firstKey..<(openKeys.count - 1)].first(where: { $0.key.utf8.elementsEqual(key.utf8) })
+            let first = openKeys[firstKey..<(openKeys.count - 1)].first(where: { KeyIdentity.isSame($0.key, key) })
         else { return false }
         let components = path.map { step in
             switch step {
@@ -257,7 +301,8 @@ struct XMLPropertyListParser {
             case .index(let index): "[\(index)]"
             }
         }
-        duplicates.append((components, key, first.offset, offset))
+        let firstSpelling = first.key.utf8.elementsEqual(key.utf8) ? nil : first.key
+        duplicates.append((components, key, firstSpelling, first.offset, offset))
         return true
     }
 
@@ -280,7 +325,7 @@ struct XMLPropertyListParser {
             result.append(
                 PropertyListDuplicateKey(
                     path: duplicate.path, key: duplicate.key, firstLine: lines[duplicate.firstOffset],
-                    line: lines[duplicate.offset]))
+                    line: lines[duplicate.offset], firstSpelling: duplicate.firstSpelling))
         }
         for _ in 0..<unlistedDuplicates { result.countUnlisted() }
         return result
@@ -341,18 +386,33 @@ struct XMLPropertyListParser {
 
     private mutating func scanDictionary(depth: Int) -> Bool {
         guard depth <= Self.maximumDepth else { return false }
-        var seen: Set<String> = []
+        // Each key (one per ``KeyIdentity``) -> its copies: their elements, and whether they are
+        // spelled in more than one Unicode form.
+        var seen: [String: (elements: [Range<Int>], mixed: Bool)] = [:]
         let firstKey = openKeys.count
         while true {
             guard skipMisc() else { return false }
             if skipClose("</dict>") {
                 openKeys.removeSubrange(firstKey...)
+                for (_, copies) in seen where copies.mixed {
+                    let last = copies.elements[copies.elements.count - 1]
+                    for element in copies.elements.dropLast() {
+                        keyRewrites.append(KeyRewrite(range: element, replacement: last))
+                    }
+                }
                 return true
             }
             let keyOffset = position
             guard let key = readKey() else { return false }
             openKeys.append((key, keyOffset))
-            if !seen.insert(key).inserted { recordDuplicate(firstKey: firstKey) }
+            if let index = seen.index(forKey: key) {
+                let mixed = seen.values[index].mixed || !seen.keys[index].utf8.elementsEqual(key.utf8)
+                seen.values[index].elements.append(keyOffset..<position)
+                seen.values[index].mixed = mixed
+                recordDuplicate(firstKey: firstKey)
+            } else {
+                seen[key] = ([keyOffset..<position], false)
+            }
             path.append(.key(openKeys.count - 1))
             guard skipMisc(), scanValue(depth: depth) else { return false }
             path.removeLast()

@@ -154,6 +154,14 @@ public final class EnvironmentSnapshot: Sendable {
         ConfiguredValue(value: entry.value, source: sources[entry.sourceIndex], isSecret: entry.isSecret)
     }
 
+    /// Whether a value at `key` (a key path, set or not) is secret by the `Secrets` lists and
+    /// the options: `key` or a key above it is listed, ignoring case (``KeyIdentity/folded(_:)``),
+    /// as a value the next load sets there will be.
+    package func coversAsSecret(_ key: String) -> Bool {
+        let canonical = SettingPath.canonical(key) ?? key
+        return Interpolator.isSecret(canonical, in: Interpolator.folded(secretKeys))
+    }
+
     /// The node at a key path (canonical text), rebuilt from the table (for restart-only keys).
     func node(at key: String) -> SettingNode? {
         guard let entry = table[key] else { return nil }

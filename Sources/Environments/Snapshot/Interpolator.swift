@@ -182,15 +182,16 @@ struct Interpolator {
     /// Whether `path` or one of its parents is listed as secret, however either is spelled:
     /// `secretPaths` is folded (``folded(_:)``), and so is `path` here, so that a key set as
     /// `APP_DATABASE__PASSWORD` or written `database.password` in a drop-in is as secret as
-    /// `Database.Password`.
+    /// `Database.Password`, and `STRASSE.Token` as secret as `Straße.Token`
+    /// (``KeyIdentity/folded(_:)``, the one rule for keys compared ignoring case).
     static func isSecret(_ path: String, in secretPaths: Set<String>) -> Bool {
         if secretPaths.isEmpty { return false }
-        return isListed(path.lowercased(), in: secretPaths)
+        return isListed(KeyIdentity.folded(path), in: secretPaths)
     }
 
-    /// Secret paths as ``isSecret(_:in:)`` compares them: lower-cased.
+    /// Secret paths as ``isSecret(_:in:)`` compares them: folded (``KeyIdentity/folded(_:)``).
     static func folded(_ secretPaths: Set<String>) -> Set<String> {
-        Set(secretPaths.map { $0.lowercased() })
+        Set(secretPaths.map(KeyIdentity.folded))
     }
 
     /// Whether `path` (a canonical text) or one of its parents is in `paths`, spelled exactly.

@@ -1,5 +1,3 @@
-@_spi(Integrations) import Locking
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -20,8 +18,14 @@
 /// 32-bit tag of the hash and the entry's position), and compares bytes. Everything else
 /// keeps Swift's semantics, where two spellings of one text are one key (`"e\u{301}"` is
 /// `"é"`, and the Kelvin sign `K` is `K`): a table with a key that is not ASCII is a Swift
-/// dictionary; a key that is not ASCII looks itself up in a Swift dictionary of the table,
-/// made at the first such lookup.
+/// dictionary; in a table of ASCII keys, a key that is not ASCII is found only if it is the
+/// same text as an ASCII key, which it is when its characters are ASCII or one of the three
+/// that are canonically equivalent to an ASCII character (``asciiEquivalent(of:)``): it is then
+/// looked up as that ASCII text, and otherwise it is not there.
+///
+/// Everything is built with the table, when the snapshot is: a lookup takes no lock and builds
+/// nothing, so a `fork()` beside a read leaves the child nothing held (a lock made at the first
+/// lookup of a key that is not ASCII did, until 2026-11).
 ///
 /// Costs: a lookup hashes the key once and compares bytes with the keys whose tag matches; the
 /// slots are at most three-quarters full, as a Swift dictionary's are; at worst (keys that
@@ -37,8 +41,6 @@ struct SettingIndex: Sendable {
     private let mask: Int
     /// Set when a key is not ASCII: the table then is this dictionary.
     private let fallback: [String: Int]?
-    /// A dictionary of the table for keys that are not ASCII, made at the first such lookup.
-    private let unicodeIndex = Locked<[String: Int]?>(nil)
 
     /// The hash's seed: random, once per process; with `SWIFT_DETERMINISTIC_HASHING` set, as
     /// for Swift's own hashing, a fixed one, so that runs that count instructions repeat.
@@ -131,9 +133,35 @@ struct SettingIndex: Sendable {
     /// ASCII, a key that is not ASCII, a key without contiguous UTF-8).
     private func unicodePosition(of key: String) -> Int? {
         if let fallback { return fallback[key] }
-        return unicodeIndex.withLock { index in
-            if index == nil { index = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) }) }
-            return index![key]
+        // A table of ASCII keys: `key` is one of them only if it is the same text as ASCII.
+        var equivalentToASCII = true
+        for scalar in key.unicodeScalars where !scalar.isASCII {
+            if Self.asciiEquivalent(of: scalar) == nil {
+                equivalentToASCII = false
+                break
+            }
+        }
+        guard equivalentToASCII else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(key.utf8.count)
+        for scalar in key.unicodeScalars {
+            bytes.append(scalar.isASCII ? UInt8(truncatingIfNeeded: scalar.value) : Self.asciiEquivalent(of: scalar)!)
+        }
+        return bytes.withUnsafeBytes { position(ofASCII: $0) } ?? nil
+    }
+
+    /// The ASCII character that `scalar`, which is not ASCII, is canonically equivalent to, if
+    /// any: the Kelvin sign U+212A is `K`, the Greek question mark U+037E is `;`, the Greek
+    /// varia U+1FEF is `` ` ``. These three singletons are the only such characters (every
+    /// other canonical decomposition holds a character that is not ASCII, and Unicode's
+    /// stability policy keeps decompositions as they are); a test checks it against Swift's
+    /// own comparison of every scalar.
+    static func asciiEquivalent(of scalar: Unicode.Scalar) -> UInt8? {
+        switch scalar.value {
+        case 0x212A: UInt8(ascii: "K")
+        case 0x037E: UInt8(ascii: ";")
+        case 0x1FEF: UInt8(ascii: "`")
+        default: nil
         }
     }
 

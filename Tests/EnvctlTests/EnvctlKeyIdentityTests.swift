@@ -1,0 +1,21 @@
+import Foundation
+@_spi(Integrations) import TestSupport
+import Testing
+
+/// envctl matches keys by the library's rules (issue 44.3): a value typed for a key that a
+/// `Secrets` entry covers in another case (`Straße` lists `STRASSE.Token`) is never echoed, even
+/// before any file sets that key.
+@Suite(.serialized, .blocking) struct EnvctlKeyIdentityTests {
+    @Test func setDoesNotEchoANewKeyThatSecretsCoverInAnotherCase() throws {
+        let directory = try ExampleConfigurationDirectory(plist: examplePlist(secrets: ["Straße"]))
+        let secret = "s3cr3t-\(UUID().uuidString.prefix(8))"
+        let set = try runEnvctl(["set", "STRASSE.Token", secret, "--config-dir", directory.path])
+        #expect(set.status == 0, "\(set.output)")
+        #expect(!set.output.contains(secret), "\(set.output)")
+        #expect(set.output.contains("Common.STRASSE.Token = <redacted>"), "\(set.output)")
+        let show = try runEnvctl(["show", "--environment", "Staging", "--config-dir", directory.path])
+        #expect(show.status == 0, "\(show.output)")
+        #expect(show.output.contains("STRASSE.Token"), "\(show.output)")
+        #expect(!show.output.contains(secret), "\(show.output)")
+    }
+}

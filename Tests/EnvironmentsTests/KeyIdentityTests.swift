@@ -1,0 +1,232 @@
+import Foundation
+import Testing
+
+@_spi(Integrations) @testable import Environments
+
+/// Which keys are the same (issue 44.3): canonically equivalent spellings are one key, in XML
+/// and binary files alike (a duplicate, reported, the last copy read); keys compared ignoring
+/// case meet by full case mapping (`Straße` and `STRASSE`), for `Secrets` and `APP_` variables.
+@Suite struct KeyIdentityTests {
+    // MARK: - The rules
+
+    @Test(arguments: [
+        ("Straße", "STRASSE"), ("Straße", "strasse"), ("ẞ", "ss"), ("ẞ", "ß"), ("Σσ", "σς"), ("ΣΣ", "σς"),
+        ("ﬁle", "FILE"), ("ſ", "s"), ("\u{212A}ey", "KEY"), ("İ", "i\u{307}"), ("ı", "I"),
+        ("caf\u{E9}", "CAFE\u{301}"), ("\u{1FB3}", "ΑΙ"), ("Host", "HOST"),
+    ])
+    func theseMatchIgnoringCase(_ pair: (String, String)) {
+        #expect(KeyIdentity.isSameIgnoringCase(pair.0, pair.1), "\(pair)")
+        #expect(KeyIdentity.folded(pair.0) == KeyIdentity.folded(pair.1))
+        #expect(Set([KeyIdentity.folded(pair.0), KeyIdentity.folded(pair.1)]).count == 1)
+    }
+
+    /// No locale's tailoring: the Turkish capital `İ` is `i` with a dot above, not `i`.
+    @Test(arguments: [("İ", "i"), ("İ", "I"), ("Straße", "Strase"), ("Σ", "S"), ("Host", "Hosts")])
+    func theseDoNotMatch(_ pair: (String, String)) {
+        #expect(!KeyIdentity.isSameIgnoringCase(pair.0, pair.1), "\(pair)")
+    }
+
+    @Test func canonicallyEquivalentSpellingsAreOneKeyAndCaseCounts() {
+        #expect(KeyIdentity.isSame("caf\u{E9}", "cafe\u{301}"))
+        #expect(KeyIdentity.isSame("\u{212A}", "K"))
+        #expect(!KeyIdentity.isSame("Host", "host"))
+        #expect(!KeyIdentity.isSame("Straße", "Strasse"))
+    }
+
+    /// Folding a folded key changes nothing, for every character that case mapping changes.
+    @Test func foldingIsIdempotent() {
+        for value in UInt32(0)...0x10_FFFF {
+            guard let scalar = Unicode.Scalar(value),
+                scalar.properties.changesWhenCaseMapped || scalar.properties.changesWhenCaseFolded
+            else { continue }
+            let folded = KeyIdentity.folded(String(scalar))
+            #expect(KeyIdentity.folded(folded) == folded, "U+\(String(value, radix: 16))")
+        }
+    }
+
+    // MARK: - Secrets and APP_ variables
+
+    @Test(arguments: [("Straße", "STRASSE"), ("Σσ", "σς"), ("ΣΑΣ", "σας"), ("ﬁle", "FILE")])
+    func aSecretListedInOneSpellingIsSecretInAnother(_ pair: (listed: String, written: String)) throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML([
+                "Common": [pair.written: "hunter2"], "Secrets": [pair.listed], "Debug": [:],
+            ])
+            let environment = try Environment(options: directory.options())
+            let entry = try #require(environment.configuredValue(forKey: pair.written))
+            #expect(entry.isSecret, "\(pair)")
+            #expect(entry.displayValue() == "<redacted>")
+            #expect(environment.snapshot.coversAsSecret(pair.written))
+            #expect(environment.snapshot.coversAsSecret("\(pair.written).Below"))
+        }
+    }
+
+    @Test func aVariableMatchesAKeyByFullCaseMapping() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML([
+                "Common": ["Straße": ["Σοφία": "a"], "Plain": "b"], "Secrets": ["Straße.Σοφία"], "Debug": [:],
+            ])
+            let environment = try Environment(
+                options: directory.options(processEnvironment: ["APP_STRASSE__ΣΟΦΊΑ": "c"]))
+            let entry = try #require(environment.configuredValue(forKey: "Straße.Σοφία"))
+            #expect(entry.value == "c")
+            #expect(entry.isSecret)
+            #expect(environment.snapshot.leafKeys.sorted() == ["Plain", "Straße.Σοφία"])
+        }
+    }
+
+    /// "Did you mean" for an undeclared key finds the declared one by the same rule.
+    @Test func aSuggestionMatchesByFullCaseMapping() {
+        var level = DeclaredLevel()
+        level.insert(["Fuß"])
+        level.insert(["Host"])
+        // `fuss` is two edits from `fuß`, more than a four-letter name is allowed.
+        #expect(DeclarationCheck.suggestion(for: "FUSS", among: level) == "Fuß")
+        #expect(DeclarationCheck.suggestion(for: "HOST", among: level) == "Host")
+        #expect(DeclarationCheck.suggestion(for: "Fuzz", among: level) == nil)
+    }
+
+    // MARK: - Duplicates under the rule
+
+    private static let composed = "caf\u{E9}"
+    private static let decomposed = "cafe\u{301}"
+
+    /// `Common` with the key `first` and then `second`, valued by their order; `extra` after.
+    private static func xml(_ first: String, _ second: String, extra: String = "") -> Data {
+        Data(
+            """
+            <plist version="1.0">
+            <dict>
+            <key>Common</key>
+            <dict>
+            <key>\(first)</key><string>first</string>
+            <key>\(second)</key><string>second</string>
+            </dict>
+            \(extra)
+            </dict>
+            </plist>
+            """.utf8)
+    }
+
+    /// The root's `Common` as one key and value, with the key's scalars.
+    private static func common(_ document: PropertyListDocument) throws -> (key: [UInt32], value: SettingValue) {
+        guard case .dictionary(let common)? = document.root["Common"] else { throw Missing() }
+        try #require(common.count == 1, "\(common)")
+        let (key, value) = try #require(common.first)
+        return (key.unicodeScalars.map(\.value), value)
+    }
+
+    private struct Missing: Error {}
+
+    /// Both orders, parsed by our parser and (a hexadecimal integer beside) by Foundation: one
+    /// key, the last copy's spelling and value, and a duplicate recorded with both spellings.
+    @Test(arguments: [false, true], [false, true])
+    func xmlKeepsTheLastCopyOfAKeyInTwoForms(decomposedLast: Bool, foundationParses: Bool) throws {
+        let (first, second) = decomposedLast ? (Self.composed, Self.decomposed) : (Self.decomposed, Self.composed)
+        let data = Self.xml(
+            first, second, extra: foundationParses ? "<key>Hex</key><integer>0x10</integer>" : "")
+        #expect((XMLPropertyListParser.parse(data) == nil) == foundationParses)
+        let document = try PropertyListDocument(data: data, file: "test.plist")
+        let (key, value) = try Self.common(document)
+        #expect(key == second.unicodeScalars.map(\.value))
+        #expect(value == "second")
+        #expect(
+            document.duplicateKeys == [
+                PropertyListDuplicateKey(
+                    path: ["Common"], key: second, firstLine: 5, line: 6, firstSpelling: first)
+            ])
+        if foundationParses { #expect(document.root["Hex"] == 16) }
+    }
+
+    /// A UTF-16 string object of a binary property list.
+    private static func utf16(_ text: String) -> [UInt8] {
+        let units = Array(text.utf16)
+        return [0x60 | UInt8(units.count)] + units.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+    }
+
+    /// A binary property list of `objects`, object 0 the root, one-byte offsets and references.
+    private static func binary(_ objects: [[UInt8]]) -> Data {
+        var bytes = Array("bplist00".utf8)
+        var offsets: [UInt8] = []
+        for object in objects {
+            offsets.append(UInt8(bytes.count))
+            bytes += object
+        }
+        let table = bytes.count
+        bytes += offsets
+        func be64(_ value: Int) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+        bytes += [0, 0, 0, 0, 0, 0, 1, 1] + be64(objects.count) + be64(0) + be64(table)
+        return Data(bytes)
+    }
+
+    /// The same in a binary file: `{Common: {first: "first", second: "second"}}`.
+    @Test(arguments: [false, true])
+    func binaryKeepsTheLastCopyOfAKeyInTwoForms(decomposedLast: Bool) throws {
+        let (first, second) = decomposedLast ? (Self.composed, Self.decomposed) : (Self.decomposed, Self.composed)
+        let data = Self.binary([
+            [0xD1, 1, 2],  // {Common: object 2}
+            Array([0x56]) + Array("Common".utf8),
+            [0xD2, 3, 4, 5, 6],  // keys first, second; values "first", "second"
+            Self.utf16(first),
+            Self.utf16(second),
+            Array([0x55]) + Array("first".utf8),
+            Array([0x56]) + Array("second".utf8),
+        ])
+        let document = try PropertyListDocument(data: data, file: "test.plist")
+        let (key, value) = try Self.common(document)
+        #expect(key == second.unicodeScalars.map(\.value))
+        #expect(value == "second")
+        #expect(
+            document.duplicateKeys == [
+                PropertyListDuplicateKey(path: ["Common"], key: second, firstLine: nil, line: nil, firstSpelling: first)
+            ])
+    }
+
+    @Test func theWarningSaysTheCopiesAreOneKeyInTwoForms() throws {
+        try withTemporaryDirectory { directory in
+            _ = try directory.write(
+                "Environments.plist",
+                data: Self.xml(Self.composed, Self.decomposed, extra: "<key>Debug</key><dict/>"))
+            let environment = try Environment(options: directory.options())
+            #expect(environment.get(Self.composed, default: "") == "second")
+            let warning = try #require(environment.snapshot.warnings.first { $0.code == .duplicateKey })
+            #expect(warning.line == 6)
+            #expect(
+                warning.message.contains(
+                    "(as U+0063 U+0061 U+0066 U+00E9 and as U+0063 U+0061 U+0066 U+0065 U+0301: one key in two Unicode forms)"
+                ), "\(warning)")
+        }
+    }
+
+    // MARK: - The snapshot's table
+
+    /// The characters that are not ASCII but the same text as an ASCII character, by Swift's own
+    /// comparison of every scalar: exactly those ``SettingIndex`` maps.
+    @Test func onlyThreeCharactersAreTheSameTextAsASCII() {
+        let ascii = Dictionary(uniqueKeysWithValues: (0..<128).map { (String(UnicodeScalar(UInt8($0))), UInt8($0)) })
+        var found: [UInt32: UInt8] = [:]
+        for value in UInt32(0x80)...0x10_FFFF {
+            guard let scalar = Unicode.Scalar(value), let equivalent = ascii[String(scalar)] else { continue }
+            found[value] = equivalent
+        }
+        #expect(found == [0x212A: UInt8(ascii: "K"), 0x037E: UInt8(ascii: ";"), 0x1FEF: UInt8(ascii: "`")])
+        for (value, equivalent) in found {
+            #expect(SettingIndex.asciiEquivalent(of: Unicode.Scalar(value)!) == equivalent)
+        }
+    }
+
+    @Test func aTableOfASCIIKeysFindsTheirOtherSpellingsAndNothingElse() {
+        let entry = SettingEntry(value: "v", sourceIndex: 0, isSecret: false)
+        let index = SettingIndex(["Key": entry, "a;b": entry, "x`": entry])
+        #expect(index["\u{212A}ey"] == entry)
+        #expect(index["a\u{37E}b"] == entry)
+        #expect(index["x\u{1FEF}"] == entry)
+        #expect(index["Key"] == entry)
+        #expect(index["K\u{301}ey"] == nil)
+        #expect(index["Kéy"] == nil)
+        #expect(index["\u{212A}ex"] == nil)
+        let unicode = SettingIndex(["caf\u{E9}": entry, "Key": entry])
+        #expect(unicode["cafe\u{301}"] == entry)
+        #expect(unicode["\u{212A}ey"] == entry)
+    }
+}
