@@ -12,9 +12,10 @@ import Testing
 /// daemon should but runs as a user envctl does not trust, or listens in a directory others can
 /// write, is sent nothing and nothing is written; the configuration directory a daemon reports
 /// is used only when envctl trusts it too. Against the built envctl, real listening sockets
-/// (Python's, as root or as `nobody` through `setpriv`) and the built example daemon.
+/// (Python's, as root or as `nobody` through `setpriv`) and the built example daemon. Serialized:
+/// a login's runtime directory (`/run/user/65534`) is one for all its cases.
 @Suite(
-    "envctl trusts only the daemon it means to reach", .blocking,
+    "envctl trusts only the daemon it means to reach", .blocking, .serialized,
     .enabled(if: geteuid() == 0, "makes directories in /run and runs processes as nobody (the tests run as root)"),
     .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")),
     .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
@@ -26,15 +27,17 @@ struct EnvctlPeerTrustTests {
 
     /// A process that listens on a control socket's path and is not the daemon there: it
     /// answers `Describe` (reporting `directory` as its configuration directory) and `Check`
-    /// (accepting), and prints each message it receives (`received …`), so that a test can
-    /// tell what envctl sent it.
+    /// (accepting), and writes each message it receives to a file of its own, a line each, so
+    /// that a test can tell what envctl sent it.
     final class Impostor {
         let process = Process()
         let output = Pipe()
+        /// Where it writes what it receives.
+        let record: String
 
         static let script = """
             import json, socket, sys
-            path, directory = sys.argv[1], sys.argv[2]
+            path, directory, record = sys.argv[1], sys.argv[2], open(sys.argv[3], "a")
             listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             listener.bind(path)
             listener.listen(16)
@@ -53,7 +56,8 @@ struct EnvctlPeerTrustTests {
                     buffer += chunk
                     while b"\\0" in buffer:
                         message, buffer = buffer.split(b"\\0", 1)
-                        print("received " + message.decode(errors="replace"), flush=True)
+                        record.write(message.decode(errors="replace").replace("\\n", " ") + "\\n")
+                        record.flush()
                         method = json.loads(message).get("method", "")
                         if method.endswith(".Describe"):
                             reply = {"parameters": describe}
@@ -65,18 +69,22 @@ struct EnvctlPeerTrustTests {
                 connection.close()
             """
 
-        /// Starts listening on `socket` as `user` (`nil`: root, this process's user); returns once it
-        /// listens.
-        init(socket: String, reporting directory: String, user: UInt32?) throws {
+        /// Starts listening on `socket` as `user` (`nil`: root, this process's user), recording in
+        /// a new file of `place`; returns once it listens.
+        init(socket: String, reporting directory: String, user: UInt32?, in place: Place) throws {
+            record = place.root + "/received-\(UUID().uuidString.prefix(8))"
+            guard FileManager.default.createFile(atPath: record, contents: nil), chmod(record, 0o666) == 0 else {
+                throw POSIXError(.EIO)
+            }
             if let user {
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
                 process.arguments = [
                     "--reuid=\(user)", "--regid=\(user)", "--clear-groups", "/usr/bin/python3", "-c", Self.script,
-                    socket, directory,
+                    socket, directory, record,
                 ]
             } else {
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-                process.arguments = ["-c", Self.script, socket, directory]
+                process.arguments = ["-c", Self.script, socket, directory, record]
             }
             // No runtime directory to name: `--pid` finds the socket it listens on.
             process.environment = ["PATH": "/usr/bin:/bin"]
@@ -92,19 +100,18 @@ struct EnvctlPeerTrustTests {
 
         var pid: Int32 { process.processIdentifier }
 
-        /// Stops it; the messages it received, each as it came.
+        /// Stops it (`SIGKILL`: the test process may block `SIGTERM`, and its children inherit
+        /// that); the messages it received, each as it came.
         func stop() -> [String] {
-            process.terminate()
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
-            return String(decoding: readToEnd(output.fileHandleForReading), as: UTF8.self)
-                .split(separator: "\n").map(String.init).filter { $0.hasPrefix("received ") }
+            let text = (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").map(String.init)
         }
 
         deinit {
-            if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-            }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
         }
     }
 
@@ -246,7 +253,7 @@ struct EnvctlPeerTrustTests {
         let (directory, user) = try `case`.listener.directory(in: place)
         let socket = directory + "/" + ControlInterface.socketFileName
         let before = place.configuration()
-        let impostor = try Impostor(socket: socket, reporting: place.configDirectory, user: user)
+        let impostor = try Impostor(socket: socket, reporting: place.configDirectory, user: user, in: place)
         let (naming, environment) = `case`.finder.naming(socket: socket, pid: impostor.pid)
         var outputs: [String] = []
         for command in [["set", "LogLevel", "debug"], ["reload"]] {
@@ -353,7 +360,7 @@ struct EnvctlPeerTrustTests {
         // A peer envctl trusts (root, in a directory of root's): only its word about the directory is in question.
         let run = try place.directory(place.root + "/run", owner: 0, mode: 0o755)
         let socket = run + "/" + ControlInterface.socketFileName
-        let impostor = try Impostor(socket: socket, reporting: claimed, user: nil)
+        let impostor = try Impostor(socket: socket, reporting: claimed, user: nil, in: place)
         for command in [["set", "LogLevel", "debug"], ["diff", "--running"]] {
             let refused = try Self.envctl(command + ["--socket", socket])
             #expect(refused.status == (command[0] == "diff" ? 2 : 1), "\(command): \(refused)")
