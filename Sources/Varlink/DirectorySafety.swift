@@ -51,7 +51,8 @@ package struct DirectorySafety: Sendable, Hashable {
             guard stat(ancestor, &above) == 0 else {
                 return "\(ancestor) cannot be examined (\(String(cString: strerror(errno))))"
             }
-            if let problem = Self.problem(ancestor, above, owners: ancestorOwners, allowsSticky: allowsStickyAncestors) {
+            if let problem = Self.problem(ancestor, above, owners: ancestorOwners, allowsSticky: allowsStickyAncestors)
+            {
                 return problem
             }
         }

@@ -26,7 +26,8 @@ extension LocationOptions {
     func ownDirectories(_ environmentVariables: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
         var named: [String] = []
         if let configDirectory {
-            named.append(EnvironmentOptions.absolute(configDirectory, against: EnvironmentOptions.workingDirectory ?? "/"))
+            named.append(
+                EnvironmentOptions.absolute(configDirectory, against: EnvironmentOptions.workingDirectory ?? "/"))
         }
         if let fromSystemd = environmentVariables[EnvironmentOptions.configurationDirectoryVariable] {
             named += fromSystemd.split(separator: ":").filter { !$0.isEmpty }.map(String.init)

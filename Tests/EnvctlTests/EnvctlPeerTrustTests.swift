@@ -256,7 +256,8 @@ struct EnvctlPeerTrustTests {
         let impostor = try Impostor(socket: socket, reporting: place.configDirectory, user: user, in: place)
         let (naming, environment) = `case`.finder.naming(socket: socket, pid: impostor.pid)
         var outputs: [String] = []
-        for command in [["set", "LogLevel", "debug"], ["reload"]] {
+        // The drop-in that holds the secret: its whole text would be the candidate of the check.
+        for command in [["set", "LogLevel", "debug", "--drop-in", "50-secret"], ["reload"]] {
             let refused = try Self.envctl(command + naming, environment: environment)
             outputs.append(refused.output)
             #expect(refused.status == 1, "\(command): \(refused)")
@@ -264,7 +265,9 @@ struct EnvctlPeerTrustTests {
             #expect(refused.standardError.contains(`case`.listener.reason), "\(command): \(refused)")
             #expect(refused.standardError.contains("nothing was sent to it"), "\(command): \(refused)")
         }
-        #expect(impostor.stop() == [], "\(outputs)")
+        let received = impostor.stop()
+        #expect(received == [], "\(outputs)")
+        #expect(!received.joined().contains(Self.secret))
         #expect(place.configuration() == before)
     }
 
@@ -294,7 +297,8 @@ struct EnvctlPeerTrustTests {
         for naming in [["--pid", String(byHand.pid)], ["--socket", socket], []] {
             let refused = try byHand.envctl(["set", "LogLevel", "debug"] + naming)
             #expect(refused.status == 1, "\(naming): \(refused.output)")
-            #expect(refused.output.contains("refusing the daemon on \(socket): it runs as uid 65534"), "\(refused.output)")
+            #expect(
+                refused.output.contains("refusing the daemon on \(socket): it runs as uid 65534"), "\(refused.output)")
             #expect(refused.output.contains("run envctl as root or as its user (uid 65534)"), "\(refused.output)")
         }
         #expect(!FileManager.default.fileExists(atPath: byHand.configDirectory.path + "/Environments.plist.d"))
@@ -314,7 +318,9 @@ struct EnvctlPeerTrustTests {
         try daemon.start()
         _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") }, "\(daemon.log)")
         let socket = daemon.runtimeDirectory.path + "/" + ControlInterface.socketFileName
-        for (level, naming) in zip(["debug", "notice", "warning"], [["--pid", String(daemon.pid)], ["--socket", socket], []]) {
+        for (level, naming) in zip(
+            ["debug", "notice", "warning"], [["--pid", String(daemon.pid)], ["--socket", socket], []])
+        {
             let set = try daemon.envctl(["set", "LogLevel", level] + naming)
             #expect(set.status == 0, "\(naming): \(set.output)")
             #expect(set.output.contains("checked by the running daemon"), "\(naming): \(set.output)")
