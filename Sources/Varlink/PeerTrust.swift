@@ -14,8 +14,8 @@
 /// one of:
 ///
 /// - root, or the client's own effective user;
-/// - one of ``additionalUsers`` (envctl's: the owner of the configuration directory the
-///   operator names with `--config-dir`);
+/// - one of ``additionalUsers`` (envctl's: the owners of the configuration directories it names
+///   itself, `--config-dir`, `$CONFIGURATION_DIRECTORY`, `/etc/<app-name>`);
 /// - the owner of the socket's directory, when that directory is a runtime directory that root
 ///   made for it: below `/run` (resolved) but not in a login's `/run/user/`, with every directory
 ///   above it owned by root and writable by root alone, and itself writable by its owner alone.
