@@ -60,8 +60,8 @@ struct PeerTrustTests {
         let directory = parent + "/run"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         #expect(chmod(root, 0o755) == 0)
-        for (path, (owner, group, mode)) in [(directory, layout.directory), (parent, layout.parent)] {
-            #expect(chown(path, owner, group) == 0 && chmod(path, mode) == 0)
+        for (path, kind) in [(directory, layout.directory), (parent, layout.parent)] {
+            #expect(chown(path, kind.owner, kind.group) == 0 && chmod(path, kind.mode) == 0)
         }
         let socket = directory + "/configuration.varlink"
         let listener = try Self.listen(at: socket)
