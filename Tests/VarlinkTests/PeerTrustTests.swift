@@ -64,7 +64,7 @@ struct PeerTrustTests {
             #expect(chown(path, kind.owner, kind.group) == 0 && chmod(path, kind.mode) == 0)
         }
         let socket = directory + "/configuration.varlink"
-        let listener = try Self.listen(at: socket)
+        let listener = try Self.listening(at: socket)
         defer { close(listener) }
 
         let client = VarlinkClient(path: socket, timeout: .milliseconds(300))
@@ -88,7 +88,7 @@ struct PeerTrustTests {
     }
 
     /// A listening socket at `path`, never accepted until ``acceptAndRead(_:)``.
-    static func listen(at path: String) throws -> Int32 {
+    static func listening(at path: String) throws -> Int32 {
         let descriptor = UnixSocket.makeStreamSocket()
         guard descriptor >= 0, var address = UnixSocket.address(path) else { throw POSIXError(.EINVAL) }
         let bound = withUnsafePointer(to: &address) {
@@ -96,7 +96,7 @@ struct PeerTrustTests {
                 bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
-        guard bound == 0, Glibc.listen(descriptor, 4) == 0 else {
+        guard bound == 0, listen(descriptor, 4) == 0 else {
             close(descriptor)
             throw POSIXError(.EADDRINUSE)
         }
