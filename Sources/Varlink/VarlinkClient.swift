@@ -35,15 +35,20 @@ package struct VarlinkClient: Sendable {
     /// What to add to the error when no one answers on the socket's path (given as the
     /// argument): a stale state file beside it, say; `nil` for nothing.
     package let unansweredNote: @Sendable (_ path: String) -> String?
+    /// Whom the client lets answer (``PeerTrust``): checked on each connection before anything
+    /// is sent; a peer it does not trust is sent nothing and the call fails with the reason.
+    package let trust: PeerTrust
 
     package init(
         path: String, timeout: Duration = .seconds(30), maximumReplySize: Int = 64 << 20,
-        expectedProcess: Int32? = nil, unansweredNote: @escaping @Sendable (_ path: String) -> String? = { _ in nil }
+        expectedProcess: Int32? = nil, trust: PeerTrust = PeerTrust(),
+        unansweredNote: @escaping @Sendable (_ path: String) -> String? = { _ in nil }
     ) {
         self.path = path
         self.timeout = timeout
         self.maximumReplySize = maximumReplySize
         self.expectedProcess = expectedProcess
+        self.trust = trust
         self.unansweredNote = unansweredNote
     }
 
@@ -134,10 +139,13 @@ package struct VarlinkClient: Sendable {
                 throw VarlinkClientError("cannot connect to \(path): \(UnixSocket.describe(code))")
             }
         }
-        if let expectedProcess, let peer = PeerCredentials.of(descriptor), peer.pid != expectedProcess {
+        // Who answers, before a byte is sent: the process named, and a user trusted to be it.
+        let peer = PeerCredentials.of(descriptor)
+        if let expectedProcess, let peer, peer.pid != expectedProcess {
             throw VarlinkClientError(
                 "the daemon on \(path) is process \(peer.pid), not \(expectedProcess); pass --socket")
         }
+        if let refusal = trust.refusal(of: peer, onSocket: path) { throw VarlinkClientError(refusal) }
         let message: [UInt8]
         do {
             message = try VarlinkCoding.encode(call)

@@ -154,7 +154,7 @@ struct Diff: ParsableCommand {
         }
         let reply = try client.describe(showSecrets: showSecrets)
         // The files the daemon reads, wherever envctl runs (and --config-dir must name them).
-        let directory = try location.daemonDirectory(reply)
+        let directory = try location.daemonDirectory(reply, of: client)
         var daemon: [String: Side] = [:]
         for setting in reply.settings {
             let source = Listing.source(setting.source).description

@@ -103,7 +103,7 @@ struct DropInChange {
         }
         if case .daemon(let client) = target {
             let reply = try client.describe()
-            self.directory = try location.daemonDirectory(reply)
+            self.directory = try location.daemonDirectory(reply, of: client)
             self.daemon = client
             self.daemonEnvironment = reply.environment
             self.began = DaemonState(

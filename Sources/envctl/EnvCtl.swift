@@ -139,7 +139,7 @@ struct LocationOptions: ParsableArguments {
         let target = try findTarget(requireDaemon: requireDaemon)
         if case .daemon(let client) = target, configDirectory != nil {
             // Files named as well: they must be the daemon's, or a change would go elsewhere.
-            _ = try daemonDirectory(try client.describe())
+            _ = try daemonDirectory(try client.describe(), of: client)
         }
         return target
     }
@@ -165,9 +165,11 @@ struct LocationOptions: ParsableArguments {
         }
     }
 
-    /// The directory the daemon that sent `reply` reads, absolute; when `--config-dir` names
-    /// another directory (compared after resolving symbolic links), a failure naming both.
-    func daemonDirectory(_ reply: DescribeReply) throws -> String {
+    /// The directory the daemon on `client` that sent `reply` reads, absolute; when `--config-dir`
+    /// names another directory (compared after resolving symbolic links), a failure naming both;
+    /// when envctl does not trust that directory (``trustedDaemonDirectory(_:of:)``: the daemon's
+    /// word alone does not do), a failure that says why.
+    func daemonDirectory(_ reply: DescribeReply, of client: VarlinkClient) throws -> String {
         guard let directory = reply.configDirectory else {
             throw Failure("the daemon reads no configuration directory (it runs on its built-in configuration only)")
         }
@@ -186,7 +188,7 @@ struct LocationOptions: ParsableArguments {
                 )
             }
         }
-        return directory
+        return try trustedDaemonDirectory(directory, of: client)
     }
 
     /// The process id of the daemon `client` asks: `--pid`, else the peer of a connection to its
@@ -260,7 +262,7 @@ struct LocationOptions: ParsableArguments {
     private func client(_ path: String, expectedProcess: Int32? = nil) -> VarlinkClient {
         VarlinkClient(
             path: path, timeout: .milliseconds(Int64(Self.clampedTimeout(timeout) * 1000)),
-            expectedProcess: expectedProcess,
+            expectedProcess: expectedProcess, trust: peerTrust(),
             unansweredNote: { DaemonProcess.staleStateNote(inDirectory: ($0 as NSString).deletingLastPathComponent) })
     }
 
@@ -315,9 +317,10 @@ struct LocationOptions: ParsableArguments {
         guard configDirectory == nil, let path = try applicationSocket(processEnvironment),
             FileManager.default.fileExists(atPath: path)
         else { return try options(processEnvironment: processEnvironment) }
+        let daemon = client(path)
         let reply: DescribeReply
         do {
-            reply = try client(path).describe()
+            reply = try daemon.describe()
         } catch let failure as Failure {
             // A socket left behind by a daemon that is gone: its files are still where they were.
             let directory = ConfigurationLocation(
@@ -326,7 +329,8 @@ struct LocationOptions: ParsableArguments {
             printError("\(failure.description): reading the files in \(directory) instead")
             return try options(processEnvironment: processEnvironment)
         }
-        return try options(processEnvironment: processEnvironment, directory: try daemonDirectory(reply))
+        return try options(
+            processEnvironment: processEnvironment, directory: try daemonDirectory(reply, of: daemon))
     }
 
     /// The configuration the files give.

@@ -98,7 +98,9 @@ import Testing
 
     @Test("a main file the daemon's user may not read is a rejected reload", .enabled(if: getuid() == 0))
     func permissionDeniedIsARejectedReload() throws {
-        let daemon = try DaemonHarness(plist: examplePlist(apiHost: "good.example.com"))
+        // Its runtime directory below /run, as RuntimeDirectory= makes it for a unit's user:
+        // envctl, as root, trusts a daemon of another user only there.
+        let daemon = try DaemonHarness(plist: examplePlist(apiHost: "good.example.com"), runtimeDirectoryBelowRun: true)
         try daemon.start(user: 65534)
         _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
         #expect(chmod(daemon.mainFile.path, 0o600) == 0)

@@ -15,15 +15,22 @@ import Foundation
     @_spi(Integrations) public private(set) var process: Process?
     @_spi(Integrations) public var datagrams: [String] = []
 
-    /// - Parameter unsetEnvironment: Variables the daemon and envctl run without
-    ///   (`RUNTIME_DIRECTORY`, to find the socket by the application's name).
+    /// - Parameters:
+    ///   - unsetEnvironment: Variables the daemon and envctl run without (`RUNTIME_DIRECTORY`, to
+    ///     find the socket by the application's name).
+    ///   - runtimeDirectoryBelowRun: The runtime directory in `/run` (`/run/envd-XXXXXXXX`, root
+    ///     only), as systemd's `RuntimeDirectory=` makes it, rather than in the temporary
+    ///     directory; removed with the rest.
     @_spi(Integrations) public init(
-        plist: String, extraEnvironment: [String: String] = [:], unsetEnvironment: [String] = []
+        plist: String, extraEnvironment: [String: String] = [:], unsetEnvironment: [String] = [],
+        runtimeDirectoryBelowRun: Bool = false
     ) throws {
-        root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
-            "envd-\(UUID().uuidString.prefix(8))")
+        let name = "envd-\(UUID().uuidString.prefix(8))"
+        root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(name)
         configDirectory = root.appendingPathComponent("etc")
-        runtimeDirectory = root.appendingPathComponent("run")
+        runtimeDirectory =
+            runtimeDirectoryBelowRun
+            ? URL(fileURLWithPath: "/run").appendingPathComponent(name) : root.appendingPathComponent("run")
         logFile = root.appendingPathComponent("daemon.log")
         for directory in [configDirectory, runtimeDirectory] {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -194,6 +201,7 @@ import Foundation
         // (LeakSanitizer reports it).
         process?.waitUntilExit()
         try? FileManager.default.removeItem(at: root)
+        try? FileManager.default.removeItem(at: runtimeDirectory)
     }
 }
 
