@@ -13,8 +13,12 @@ import Foundation
 ///
 /// - Under systemd, the runtime directory is `$RUNTIME_DIRECTORY` (set from the unit's
 ///   `RuntimeDirectory=`; with several, the first).
-/// - Outside systemd, `/run/<application>/` for root, else `$XDG_RUNTIME_DIR/<application>/`;
-///   for an instance, its own subdirectory (`/run/<application>/<instance>/`), as a template
+/// - Outside systemd, `/run/<application>/` for root. For another user, as systemd's user
+///   services find theirs: `$XDG_RUNTIME_DIR/<application>/`, else `/run/user/UID/<application>/`
+///   when that user's runtime directory exists (a login made it), else `/run/<application>/`
+///   (where root's daemon listens; a daemon of another user serves there only when the
+///   directory exists and it may write it, else it has no runtime directory).
+///   For an instance, its own subdirectory (`/run/<application>/<instance>/`), as a template
 ///   unit's `RuntimeDirectory=<application>/%i` makes it.
 ///
 /// The application name and the instance become directories: each must be a valid
@@ -30,8 +34,17 @@ package enum ControlSocketPath {
         if let runtime = runtimeDirectory(in: processEnvironment) {
             return join(runtime, ControlInterface.socketFileName)
         }
-        return try forApplication(
-            applicationName, instance: instance, processEnvironment: processEnvironment, isRoot: isRoot)
+        guard
+            let path = try forApplication(
+                applicationName, instance: instance, processEnvironment: processEnvironment, isRoot: isRoot)
+        else { return nil }
+        // Below /run, only root may make a directory: another user's daemon serves there only
+        // in one an administrator made for it.
+        let directory = (path as NSString).deletingLastPathComponent
+        if !isRoot, path.hasPrefix("/run/"), !path.hasPrefix("/run/user/"), access(directory, W_OK | X_OK) != 0 {
+            return nil
+        }
+        return path
     }
 
     /// The socket of the daemon called `applicationName`, by convention (`RuntimeDirectory=NAME`).
@@ -44,11 +57,27 @@ package enum ControlSocketPath {
         _ = try PathComponentName(applicationName, kind: .applicationName, from: "the application name")
         if let instance { _ = try PathComponentName(instance, kind: .instance, from: "the instance") }
         let directory = instance.map { join(applicationName, $0) } ?? applicationName
-        if !isRoot, let runtime = processEnvironment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+        guard !isRoot else { return join("/run/\(directory)", ControlInterface.socketFileName) }
+        if let runtime = processEnvironment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
             return join(join(runtime, directory), ControlInterface.socketFileName)
+        }
+        let user = userRuntimeDirectory
+        var status = stat()
+        if stat(user, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == getuid() {
+            return join(join(user, directory), ControlInterface.socketFileName)
         }
         return join("/run/\(directory)", ControlInterface.socketFileName)
     }
+
+    /// This user's runtime directory as a login makes it, `/run/user/UID`.
+    package static var userRuntimeDirectory: String { "/run/user/\(getuid())" }
+
+    /// What to do when there is no runtime directory for a daemon's socket: the variables and
+    /// the directories looked for, for a message.
+    package static let noRuntimeDirectoryHint =
+        "run it under systemd with RuntimeDirectory= (which sets $RUNTIME_DIRECTORY), "
+        + "or set $RUNTIME_DIRECTORY or $XDG_RUNTIME_DIR to a directory this user owns "
+        + "(a login's is /run/user/UID), or run it as root (/run/NAME)"
 
     /// The socket of the process `pid`: its own `$RUNTIME_DIRECTORY` (from `/proc/PID/environ`,
     /// readable by root and the process's user), else the control socket it listens on (its

@@ -280,4 +280,20 @@ struct PathsAndNamesTests {
         #expect(reload.status == 1, "\(reload.output)")
         #expect(reload.output.contains("is stale: process \(pid)"), "\(reload.output)")
     }
+
+    @Test(
+        "a daemon run as a user with no runtime directory says what to set, and serves on without a socket",
+        .enabled(if: getuid() == 0 && !FileManager.default.fileExists(atPath: "/run/user/65534")))
+    func userWithoutRuntimeDirectory() throws {
+        // Neither $RUNTIME_DIRECTORY nor $XDG_RUNTIME_DIR, no /run/user/65534, and /run/NAME not
+        // its own: before, "cannot bind /run/NAME/configuration.varlink: Permission denied".
+        let daemon = try DaemonHarness(
+            plist: examplePlist(apiHost: "user.example.com"), unsetEnvironment: ["RUNTIME_DIRECTORY", "XDG_RUNTIME_DIR"])
+        try daemon.start(user: 65534)
+        _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
+        #expect(daemon.waitForLog("no runtime directory for the control socket"), "\(daemon.log)")
+        #expect(daemon.log.contains("$RUNTIME_DIRECTORY or $XDG_RUNTIME_DIR"), "\(daemon.log)")
+        #expect(!daemon.log.contains("Permission denied"), "\(daemon.log)")
+        #expect(daemon.process?.isRunning == true)
+    }
 }

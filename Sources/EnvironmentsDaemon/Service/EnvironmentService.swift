@@ -198,7 +198,12 @@ public struct EnvironmentService: Service, CustomStringConvertible {
                     ?? ControlSocketPath.forDaemon(
                         applicationName: applicationName, instance: options?.selectedInstance,
                         processEnvironment: options?.processEnvironment ?? ProcessInfo.processInfo.environment)
-            else { return nil }
+            else {
+                logger.warning(
+                    "no runtime directory for the control socket; envctl and varlinkctl cannot reach this daemon",
+                    metadata: ["hint": "\(ControlSocketPath.noRuntimeDirectoryHint)"])
+                return nil
+            }
             path = found
         } catch {
             // A name that would put the socket outside its runtime directory: no socket at all.
@@ -215,9 +220,12 @@ public struct EnvironmentService: Service, CustomStringConvertible {
             logger.debug("control socket listening", metadata: ["path": "\(path)"])
             return server
         } catch {
+            var metadata: Logger.Metadata = ["path": "\(path)", "error": "\(error)"]
+            if ControlSocketPath.runtimeDirectory(in: options?.processEnvironment ?? ProcessInfo.processInfo.environment) == nil {
+                metadata["hint"] = "\(ControlSocketPath.noRuntimeDirectoryHint)"
+            }
             logger.error(
-                "cannot serve the control socket; envctl and varlinkctl cannot reach this daemon",
-                metadata: ["path": "\(path)", "error": "\(error)"])
+                "cannot serve the control socket; envctl and varlinkctl cannot reach this daemon", metadata: metadata)
             return nil
         }
     }
