@@ -288,7 +288,8 @@ struct PathsAndNamesTests {
         // Neither $RUNTIME_DIRECTORY nor $XDG_RUNTIME_DIR, no /run/user/65534, and /run/NAME not
         // its own: before, "cannot bind /run/NAME/configuration.varlink: Permission denied".
         let daemon = try DaemonHarness(
-            plist: examplePlist(apiHost: "user.example.com"), unsetEnvironment: ["RUNTIME_DIRECTORY", "XDG_RUNTIME_DIR"])
+            plist: examplePlist(apiHost: "user.example.com"),
+            unsetEnvironment: ["RUNTIME_DIRECTORY", "XDG_RUNTIME_DIR"])
         try daemon.start(user: 65534)
         _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
         #expect(daemon.waitForLog("no runtime directory for the control socket"), "\(daemon.log)")

@@ -221,7 +221,9 @@ public struct EnvironmentService: Service, CustomStringConvertible {
             return server
         } catch {
             var metadata: Logger.Metadata = ["path": "\(path)", "error": "\(error)"]
-            if ControlSocketPath.runtimeDirectory(in: options?.processEnvironment ?? ProcessInfo.processInfo.environment) == nil {
+            if ControlSocketPath.runtimeDirectory(
+                in: options?.processEnvironment ?? ProcessInfo.processInfo.environment) == nil
+            {
                 metadata["hint"] = "\(ControlSocketPath.noRuntimeDirectoryHint)"
             }
             logger.error(
