@@ -199,6 +199,10 @@ struct SetValue: ParsableCommand {
 
     @OptionGroup var shadow: ShadowOptions
 
+    @OptionGroup var declared: DeclaredKeyOptions
+
+    @OptionGroup var schema: SchemaOptions
+
     @Argument(help: "The key, for example LogLevel or Database.Host.")
     var key: String
 
@@ -212,7 +216,13 @@ struct SetValue: ParsableCommand {
         // Before the drop-in directory's lock (which may make the directory): a key or value
         // that other property-list readers would refuse is never written.
         try XMLCharacters.check(key: key, value: typed)
+        try location.refuseDaemon(with: schema)
         let change = try DropInChange(location: location, dropIn: dropIn)
+        // A key no declaration covers is a key nothing reads: refused before the lock, as a
+        // shadowed one is (--allow-undeclared writes it).
+        try declared.check(
+            key, components: path,
+            against: DeclaredKeyOptions.known(schema: schema, location: location, daemon: change.daemon))
         let (old, checked, notes) = try change.update { old in
             // A key path through a value that is not a dictionary where the files set it now.
             for snapshot in try change.currentSnapshots() {

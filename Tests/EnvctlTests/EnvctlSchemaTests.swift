@@ -211,6 +211,43 @@ struct EnvctlSchemaTests {
 
     }
 
+    @Test("set refuses a key the declaration does not cover (did you mean, nothing written) unless --allow-undeclared")
+    func setUndeclared() throws {
+        let files = try Files()
+        let dropIn = files.configDirectory + "/Environments.plist.d/90-local.plist"
+        let typo = try Self.envctl([
+            "set", "ListenPrt", "9001", "--type", "integer", "--schema", files.schema, "--config-dir",
+            files.configDirectory,
+        ])
+        #expect(typo.status == 1, "\(typo.standardOutput)")
+        #expect(
+            typo.standardOutput.contains(
+                "'ListenPrt' is not a declared setting (declarations from \(files.schema)), so nothing would read it; did you mean 'ListenPort'? Nothing was written: set 'ListenPort' instead, or pass --allow-undeclared"
+            ), "\(typo.standardOutput)")
+        #expect(!FileManager.default.fileExists(atPath: dropIn))
+        // Below a declared key: declared (a dictionary setting covers its members).
+        let nested = try Self.envctl([
+            "set", "Database.Pasword", "x", "--schema", files.schema, "--config-dir", files.configDirectory,
+        ])
+        #expect(nested.status == 1)
+        #expect(nested.standardOutput.contains("did you mean 'Database.Password'?"), "\(nested.standardOutput)")
+
+        let declared = try Self.envctl([
+            "set", "ListenPort", "9001", "--type", "integer", "--schema", files.schema, "--config-dir",
+            files.configDirectory,
+        ])
+        #expect(declared.status == 0, "\(declared.standardOutput)")
+        let allowed = try Self.envctl([
+            "set", "ListenPrt", "9001", "--type", "integer", "--schema", files.schema, "--config-dir",
+            files.configDirectory, "--allow-undeclared",
+        ])
+        #expect(allowed.status == 0, "\(allowed.standardOutput)")
+        #expect(try String(contentsOfFile: dropIn, encoding: .utf8).contains("<key>ListenPrt</key>"))
+        // Without a declaration known (no --schema, none installed, no daemon), nothing to refuse.
+        let unknown = try Self.envctl(["set", "Anything", "x", "--config-dir", files.configDirectory])
+        #expect(unknown.status == 0, "\(unknown.standardOutput)")
+    }
+
     @Test("explain prints the declaration, the value in effect and its source, and whether it takes a restart")
     func explainFromFiles() throws {
         let files = try Files(
@@ -333,6 +370,15 @@ struct EnvctlSchemaTests {
             #expect(secret.status == 0, "\(secret.standardOutput)")
             #expect(secret.standardOutput.contains("value: <redacted>\n"))
             #expect(!secret.standardOutput.contains("hunter2"))
+
+            // set refuses a key the daemon does not declare, with the suggestion, writing nothing.
+            let typo = try await onThread { try Self.envctl(["set", "Greting", "typo", "--socket", fixture.socket]) }
+            #expect(typo.status == 1, "\(typo.standardOutput)")
+            #expect(
+                typo.standardOutput.contains(
+                    "'Greting' is not a declared setting (declarations from the running daemon), so nothing would read it; did you mean 'Greeting'? Nothing was written"
+                ), "\(typo.standardOutput)")
+            #expect(!FileManager.default.fileExists(atPath: fixture.root + "/etc/Environments.plist.d/90-local.plist"))
 
             let greeting = try await onThread { try Self.envctl(["explain", "Greeting", "--socket", fixture.socket]) }
             #expect(

@@ -78,6 +78,31 @@ public struct SettingsDeclaration: Sendable {
     package func declaration(forKey key: String) -> SettingDeclaration? {
         byKey[SettingPath.canonical(key) ?? key]
     }
+
+    /// Whether no declared key covers the key path `components`, by the rule the load's
+    /// `unknownKey` warning follows (a declared key covers everything below it), with the
+    /// declared key spelled nearly the same, if any: `nil` when it is declared.
+    package func undeclared(_ components: [String]) -> UndeclaredKey? {
+        var level = root
+        for (index, name) in components.enumerated() {
+            guard let child = level.children[name] else {
+                let suggestion = DeclarationCheck.suggestion(for: name, among: level).map {
+                    SettingPath.text(of: components[..<index] + [$0])
+                }
+                return UndeclaredKey(suggestion: suggestion)
+            }
+            if child.isDeclared { return nil }
+            level = child
+        }
+        // A level on the way to declared keys, not a setting itself.
+        return UndeclaredKey(suggestion: nil)
+    }
+}
+
+/// A key path no declared key covers (``SettingsDeclaration/undeclared(_:)``).
+package struct UndeclaredKey: Sendable, Hashable {
+    /// The declared key spelled nearly the same, if any.
+    package let suggestion: String?
 }
 
 /// One level of the declared keys: the names declared there, each a declared key (which covers
