@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
 import Foundation
 import Varlink
 
@@ -24,14 +25,30 @@ struct DeclaredKeyOptions: ParsableArguments {
             return (declaration, file)
         }
         guard let daemon else { return nil }
-        let reply = try daemon.schema()
-        guard reply.declared else { return nil }
+        let reply: VarlinkReply
         do {
-            return (try SettingsDeclaration(jsonSchema: Data(reply.schema.utf8)), "the running daemon")
+            reply = try daemon.call(VarlinkCall(method: ControlInterface.Method.schema.qualifiedName, parameters: [:]))
+        } catch {
+            throw Failure("\(error)")
+        }
+        // A daemon that predates `Schema` declares nothing envctl can see: nothing to refuse.
+        if let error = reply.error, Self.methodMissing.contains(error) { return nil }
+        if let error = reply.error { throw Failure(VarlinkClient.explain(error, reply.parameters ?? [:])) }
+        guard let schema = try? JSONValue.record(SchemaReply.self, from: reply.parameters ?? [:]) else {
+            throw Failure("the daemon's answer cannot be read")
+        }
+        guard schema.declared else { return nil }
+        do {
+            return (try SettingsDeclaration(jsonSchema: Data(schema.schema.utf8)), "the running daemon")
         } catch {
             throw Failure("the daemon's schema cannot be read: \(error)")
         }
     }
+
+    /// The errors of a daemon that has no `Schema` method.
+    static let methodMissing: Set<String> = [
+        "org.varlink.service.MethodNotFound", "org.varlink.service.MethodNotImplemented",
+    ]
 
     /// Refuses `key` (its `components`) when `declaration` covers it not, unless
     /// `--allow-undeclared`: what is wrong, the declared key spelled nearly the same, and what
@@ -42,7 +59,7 @@ struct DeclaredKeyOptions: ParsableArguments {
         guard !allowUndeclared, let known, let miss = known.declaration.undeclared(components) else { return }
         var message =
             "'\(key)' is not a declared setting (declarations from \(known.source)), so nothing would read it"
-        if let suggestion = miss.suggestion { message += "; did you mean '\(suggestion)'?" }
+        message += miss.suggestion.map { "; did you mean '\($0)'?" } ?? "."
         message +=
             " Nothing was written: "
             + (miss.suggestion.map { "set '\($0)' instead, or " } ?? "")

@@ -272,7 +272,7 @@ import Testing
         let keys = (0..<6).map { "Extra.K\($0)" }
         let started = try keys.map { key in
             try Started(
-                ["set", key, "v-\(key)", "--pid", String(daemon.pid)],
+                ["set", key, "v-\(key)", "--pid", String(daemon.pid), "--allow-undeclared"],
                 environment: ["RUNTIME_DIRECTORY": daemon.runtimeDirectory.path])
         }
         for process in started {

@@ -241,7 +241,7 @@ struct PathsAndNamesTests {
         // (A key each: the same key in two drop-ins would be in effect from the later one only.)
         for (index, name) in [String(repeating: "c", count: 228), "60-a_b:c.d@e\\f"].enumerated() {
             let result = try daemon.envctl([
-                "set", "X\(index)", "1", "--drop-in", name, "--pid", String(daemon.pid),
+                "set", "X\(index)", "1", "--drop-in", name, "--pid", String(daemon.pid), "--allow-undeclared",
             ])
             #expect(result.status == 0, "\(name): \(result.output)")
         }
