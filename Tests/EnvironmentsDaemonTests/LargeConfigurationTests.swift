@@ -113,7 +113,11 @@ struct LargeConfigurationTests {
 
         // In one of the large drop-ins: the candidate sent to the daemon's Check is about a megabyte.
         let set = try Self.envctl(
-            daemon, ["set", "Bulk2.Key00007", "changed", "--drop-in", "10-bulk-2", "--pid", pid, "--timeout", "120"])
+            daemon,
+            [
+                "set", "Bulk2.Key00007", "changed", "--drop-in", "10-bulk-2", "--pid", pid, "--timeout", "120",
+                "--allow-undeclared",
+            ])
         #expect(set.status == 0, "\(set.output.prefix(2000))")
         let deadline = ContinuousClock.now + .seconds(120)
         var value = ""
