@@ -11,7 +11,7 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 swiftc -O -module-name PlistParsers -package-name PlistParsers \
     Sources/Environments/Loading/XMLPropertyListParser.swift Sources/Environments/Values/SettingValue.swift \
-    Sources/Environments/Loading/DuplicateKeys.swift \
+    Sources/Environments/Loading/DuplicateKeys.swift Sources/Environments/Keys/KeyIdentity.swift \
     Benchmarks/plist-parsers/main.swift -o "$out/plist-parsers" 2>&1 | grep -v "^$" >&2 || true
 [ -x "$out/plist-parsers" ] || exit 1
 "$out/plist-parsers" "${1:-7}"
