@@ -24,31 +24,14 @@ struct DeclaredKeyOptions: ParsableArguments {
         if let (declaration, file) = try schema.declaration(applicationName: location.applicationName) {
             return (declaration, file)
         }
-        guard let daemon else { return nil }
-        let reply: VarlinkReply
-        do {
-            reply = try daemon.call(VarlinkCall(method: ControlInterface.Method.schema.qualifiedName, parameters: [:]))
-        } catch {
-            throw Failure("\(error)")
-        }
         // A daemon that predates `Schema` declares nothing envctl can see: nothing to refuse.
-        if let error = reply.error, Self.methodMissing.contains(error) { return nil }
-        if let error = reply.error { throw Failure(VarlinkClient.explain(error, reply.parameters ?? [:])) }
-        guard let schema = try? JSONValue.record(SchemaReply.self, from: reply.parameters ?? [:]) else {
-            throw Failure("the daemon's answer cannot be read")
-        }
-        guard schema.declared else { return nil }
+        guard let daemon, let schema = try daemon.schema(ifServed: true), schema.declared else { return nil }
         do {
             return (try SettingsDeclaration(jsonSchema: Data(schema.schema.utf8)), "the running daemon")
         } catch {
             throw Failure("the daemon's schema cannot be read: \(error)")
         }
     }
-
-    /// The errors of a daemon that has no `Schema` method.
-    static let methodMissing: Set<String> = [
-        "org.varlink.service.MethodNotFound", "org.varlink.service.MethodNotImplemented",
-    ]
 
     /// Refuses `key` (its `components`) when `declaration` covers it not, unless
     /// `--allow-undeclared`: what is wrong, the declared key spelled nearly the same, and what

@@ -52,10 +52,29 @@ struct Schema: ParsableCommand {
 extension VarlinkClient {
     /// The daemon's `Schema` answer.
     func schema() throws -> SchemaReply {
-        let reply = try ask(.schema)
-        guard let schema = try? JSONValue.record(SchemaReply.self, from: reply) else {
+        // Non-nil: only `ifServed` makes a missing method nil.
+        try schema(ifServed: false)!
+    }
+
+    /// The daemon's `Schema` answer; with `ifServed`, `nil` from a daemon that predates
+    /// `Schema` (it answers that the method does not exist).
+    func schema(ifServed: Bool) throws -> SchemaReply? {
+        let reply: VarlinkReply
+        do {
+            reply = try call(VarlinkCall(method: ControlInterface.Method.schema.qualifiedName, parameters: [:]))
+        } catch {
+            throw Failure("\(error)")
+        }
+        if ifServed, let error = reply.error, Self.methodMissing.contains(error) { return nil }
+        if let error = reply.error { throw Failure(Self.explain(error, reply.parameters ?? [:])) }
+        guard let schema = try? JSONValue.record(SchemaReply.self, from: reply.parameters ?? [:]) else {
             throw Failure("the daemon's answer cannot be read")
         }
         return schema
     }
+
+    /// The errors of a daemon that has no such method.
+    static let methodMissing: Set<String> = [
+        "org.varlink.service.MethodNotFound", "org.varlink.service.MethodNotImplemented",
+    ]
 }

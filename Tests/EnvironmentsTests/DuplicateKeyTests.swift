@@ -87,25 +87,9 @@ import Testing
 
     // MARK: - Binary property lists
 
-    /// A binary property list of `objects` (each already encoded), object 0 the root, with one-byte
-    /// offsets and references.
-    private static func binary(_ objects: [[UInt8]]) -> Data {
-        var bytes = Array("bplist00".utf8)
-        var offsets: [UInt8] = []
-        for object in objects {
-            offsets.append(UInt8(bytes.count))
-            bytes += object
-        }
-        let table = bytes.count
-        bytes += offsets
-        func be64(_ value: Int) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
-        bytes += [0, 0, 0, 0, 0, 0, 1, 1] + be64(objects.count) + be64(0) + be64(table)
-        return Data(bytes)
-    }
-
     /// `{a: 1, b: {c: 1, c: 2}, a: 3}`, the second `a` a string object of its own.
     private static var binaryWithDuplicates: Data {
-        binary([
+        BinaryPropertyListBuilder.document([
             [0xD3, 1, 2, 3, 4, 5, 6],  // the root: keys a, b, a; values 1, {...}, 3
             [0x51, UInt8(ascii: "a")],
             [0x51, UInt8(ascii: "b")],

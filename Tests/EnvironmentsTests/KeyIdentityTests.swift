@@ -138,37 +138,16 @@ import Testing
         if foundationParses { #expect(document.root["Hex"] == 16) }
     }
 
-    /// A UTF-16 string object of a binary property list.
-    private static func utf16(_ text: String) -> [UInt8] {
-        let units = Array(text.utf16)
-        return [0x60 | UInt8(units.count)] + units.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
-    }
-
-    /// A binary property list of `objects`, object 0 the root, one-byte offsets and references.
-    private static func binary(_ objects: [[UInt8]]) -> Data {
-        var bytes = Array("bplist00".utf8)
-        var offsets: [UInt8] = []
-        for object in objects {
-            offsets.append(UInt8(bytes.count))
-            bytes += object
-        }
-        let table = bytes.count
-        bytes += offsets
-        func be64(_ value: Int) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
-        bytes += [0, 0, 0, 0, 0, 0, 1, 1] + be64(objects.count) + be64(0) + be64(table)
-        return Data(bytes)
-    }
-
     /// The same in a binary file: `{Common: {first: "first", second: "second"}}`.
     @Test(arguments: [false, true])
     func binaryKeepsTheLastCopyOfAKeyInTwoForms(decomposedLast: Bool) throws {
         let (first, second) = decomposedLast ? (Self.composed, Self.decomposed) : (Self.decomposed, Self.composed)
-        let data = Self.binary([
+        let data = BinaryPropertyListBuilder.document([
             [0xD1, 1, 2],  // {Common: object 2}
             Array([0x56]) + Array("Common".utf8),
             [0xD2, 3, 4, 5, 6],  // keys first, second; values "first", "second"
-            Self.utf16(first),
-            Self.utf16(second),
+            BinaryPropertyListBuilder.utf16(first),
+            BinaryPropertyListBuilder.utf16(second),
             Array([0x55]) + Array("first".utf8),
             Array([0x56]) + Array("second".utf8),
         ])
