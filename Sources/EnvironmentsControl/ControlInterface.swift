@@ -185,6 +185,8 @@ package enum ControlInterface {
           trigger: string,
           # A control call's caller.
           callerUID: ?int,
+          # The systemd service unit the caller runs in (the daemon's own: its ExecReload=).
+          callerUnit: ?string,
           # A fleet change's etcd revision.
           fleetRevision: ?int,
           # In key order; fewer than changedKeyCount when too many to keep.

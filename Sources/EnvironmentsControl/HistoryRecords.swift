@@ -31,6 +31,9 @@ package struct ReloadHistoryRecord: Codable, Sendable, Hashable {
     package var trigger: String
     /// For a control call: the caller's uid (`SO_PEERCRED`).
     package var callerUID: Int?
+    /// For a control call: the systemd service unit the caller ran in (its control group); the
+    /// daemon's own unit for its `ExecReload=`, which `systemctl reload` runs.
+    package var callerUnit: String?
     /// For a fleet change: the etcd revision of the fleet's documents.
     package var fleetRevision: Int?
     /// The changed keys, with their values before and after as `envctl show` prints them
@@ -48,7 +51,8 @@ package struct ReloadHistoryRecord: Codable, Sendable, Hashable {
 
     package init(
         time: String, outcome: Outcome, generation: Int, environment: String, instance: String? = nil,
-        trigger: String, callerUID: Int? = nil, fleetRevision: Int? = nil, changes: [SettingChangeRecord] = [],
+        trigger: String, callerUID: Int? = nil, callerUnit: String? = nil, fleetRevision: Int? = nil,
+        changes: [SettingChangeRecord] = [],
         changedKeyCount: Int = 0, valuesOmitted: Bool = false, error: ConfigurationErrorRecord? = nil, pid: Int? = nil
     ) {
         self.time = time
@@ -58,6 +62,7 @@ package struct ReloadHistoryRecord: Codable, Sendable, Hashable {
         self.instance = instance
         self.trigger = trigger
         self.callerUID = callerUID
+        self.callerUnit = callerUnit
         self.fleetRevision = fleetRevision
         self.changes = changes
         self.changedKeyCount = changedKeyCount
@@ -66,12 +71,19 @@ package struct ReloadHistoryRecord: Codable, Sendable, Hashable {
         self.pid = pid
     }
 
-    /// What started the attempt, in words: `start`, `signal`, `file`, `control from uid 0`
-    /// (`control by the application` without a caller), `fleet revision 42`. The names of
-    /// entries written before 0.2.0 (`file-change`, `api`, `etcd`) read as today's.
-    package var triggerDescription: String {
+    /// What started the attempt, in words: `start`, `signal`, `file`, `systemctl reload
+    /// (ExecReload=, uid 62506)` (a control call from `daemonUnit`, the daemon's own unit),
+    /// `control from uid 0 in backup.service`... (another caller; `control by the application`
+    /// without one), `fleet revision 42`. The names of entries written before 0.2.0
+    /// (`file-change`, `api`, `etcd`) read as today's.
+    package func triggerDescription(daemonUnit: String? = nil) -> String {
         switch trigger {
-        case "control", "api": return callerUID.map { "control from uid \($0)" } ?? "control by the application"
+        case "control", "api":
+            guard let callerUID else { return "control by the application" }
+            if let callerUnit, callerUnit == daemonUnit {
+                return "systemctl reload (ExecReload=, uid \(callerUID))"
+            }
+            return "control from uid \(callerUID)" + (callerUnit.map { " in \($0)" } ?? "")
         case "fleet", "etcd": return fleetRevision.map { "fleet revision \($0)" } ?? "fleet"
         case "file", "file-change": return "file"
         default: return trigger

@@ -74,19 +74,20 @@ struct History: ParsableCommand {
         }
         if let note { printLine("# \(note)") }
         printLine("# \(origin), oldest first")
-        for entry in entries { Self.printEntry(entry) }
+        for entry in entries { Self.printEntry(entry, daemonUnit: source.unit) }
         if entries.isEmpty { printLine("# no entries") }
     }
 
-    /// One entry as text: a line, then one line per changed key, or the rejection.
-    static func printEntry(_ entry: ReloadHistoryRecord) {
+    /// One entry as text: a line, then one line per changed key, or the rejection. A control
+    /// call from `daemonUnit` (the daemon's own unit) was its `ExecReload=`.
+    static func printEntry(_ entry: ReloadHistoryRecord, daemonUnit: String?) {
         var line = "\(entry.time)  generation \(entry.generation)  \(entry.outcome.rawValue)"
         switch entry.outcome {
         case .loaded:
             line += " at start" + (entry.pid.map { ", pid \($0)" } ?? "")
             line += ", environment \(entry.environment)" + (entry.instance.map { ", instance \($0)" } ?? "")
         case .applied, .unchanged, .rejected:
-            line += "  \(entry.triggerDescription)"
+            line += "  \(entry.triggerDescription(daemonUnit: daemonUnit))"
             if entry.outcome == .applied {
                 line += entry.changedKeyCount == 1 ? ": 1 key changed" : ": \(entry.changedKeyCount) keys changed"
             }

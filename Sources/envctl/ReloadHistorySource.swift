@@ -42,27 +42,12 @@ struct ReloadHistorySource {
         }
         if let unit {
             self.unit = unit
-        } else if let pid, let found = Self.unit(ofProcess: pid) {
+        } else if let pid, let found = ServiceUnit.ofProcess(pid) {
             self.unit = found
         } else if let name = location.applicationName {
             let instance = location.selectedInstance(environmentVariables)?.name
             self.unit = instance.map { "\(name)@\($0).service" } ?? "\(name).service"
         }
-    }
-
-    /// The `.service` unit a process runs in, from its control group (`/proc/PID/cgroup`);
-    /// `nil` outside one.
-    static func unit(ofProcess pid: Int32) -> String? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8) else { return nil }
-        for line in text.split(separator: "\n") {
-            // cgroup v2 `0::/system.slice/NAME.service`, or v1's `1:name=systemd:/...`.
-            guard let path = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).last
-            else { continue }
-            if let unit = path.split(separator: "/").last(where: { $0.hasSuffix(".service") }) {
-                return String(unit)
-            }
-        }
-        return nil
     }
 
     /// The newest configuration entries of ``unit`` in the journal, oldest first (none
@@ -138,6 +123,7 @@ struct ReloadHistorySource {
             generation: generation, environment: environment, instance: entry.value("CONFIG_INSTANCE"),
             trigger: trigger ?? (outcome == .loaded ? "start" : "unknown"),
             callerUID: entry.value("CONFIG_CALLER_UID").flatMap(Int.init),
+            callerUnit: entry.value("CONFIG_CALLER_UNIT"),
             fleetRevision: entry.value("CONFIG_FLEET_REVISION").flatMap(Int.init),
             changedKeyCount: changedKeys.count, pid: entry.value("_PID").flatMap(Int.init))
         if outcome == .applied {

@@ -110,7 +110,7 @@ struct ConfigurationReporterTests {
         _ = try fixture.nextEntry()
 
         try Self.plist(host: "two.example.com").write(to: fixture.mainFile, atomically: true, encoding: .utf8)
-        let applied = await reloader.reload(trigger: .control, callerUID: 4242)
+        let applied = await reloader.reload(trigger: .control, callerUID: 4242, callerUnit: "example.service")
         #expect(applied.outcome == .applied)
         #expect(applied.changedKeys == ["APIBaseUrl", "Host"])
         let entry = try fixture.nextEntry()
@@ -122,6 +122,7 @@ struct ConfigurationReporterTests {
         #expect(entry.contains { $0 == ("CONFIG_GENERATION", "2") })
         #expect(entry.contains { $0 == ("CONFIG_TRIGGER", "control") })
         #expect(entry.contains { $0 == ("CONFIG_CALLER_UID", "4242") })
+        #expect(entry.contains { $0 == ("CONFIG_CALLER_UNIT", "example.service") })
 
         let unchanged = await reloader.reload(trigger: .fleet, fleetRevision: 77)
         #expect(unchanged.outcome == .unchanged)
@@ -165,7 +166,11 @@ struct ConfigurationReporterTests {
         #expect(history.entries.map(\.generation) == [1, 2, 2, 2, 3])
         #expect(history.entries.map(\.trigger) == ["start", "control", "fleet", "signal", "file"])
         #expect(history.entries[1].callerUID == 4242)
-        #expect(history.entries[1].triggerDescription == "control from uid 4242")
+        #expect(history.entries[1].callerUnit == "example.service")
+        #expect(history.entries[1].triggerDescription() == "control from uid 4242 in example.service")
+        #expect(
+            history.entries[1].triggerDescription(daemonUnit: "example.service")
+                == "systemctl reload (ExecReload=, uid 4242)")
         #expect(history.entries[2].fleetRevision == 77)
         #expect(
             history.entries[1].changes == [

@@ -78,7 +78,7 @@ struct ExampleDaemonTests {
         #expect(rejected.contains("READY=1"))
         #expect(rejected.contains("generation 1"))
         #expect(rejected.contains(daemon.mainFile.path + ":3"))
-        #expect(daemon.waitForLog("configuration reload rejected, keeping generation 1"))
+        #expect(daemon.waitForLog("Configuration reload rejected, keeping generation 1"))
         let state = try ReloadState.read(from: daemon.stateFile)
         #expect(state.lastReload?.outcome == .rejected)
         #expect(state.generation == 1)
@@ -215,7 +215,9 @@ struct ExampleDaemonTests {
         try daemon.start()
         _ = try #require(daemon.waitForDatagram { $0.contains("READY=1") })
         try daemon.replaceMainFile(with: examplePlist(listenPort: 9090))
-        #expect(daemon.waitForLog("'ListenPort' changed to 9090 but can only change on restart; keeping 8080"))
+        #expect(
+            daemon.waitForLog(
+                "Restart required: 'ListenPort' changed to 9090 but keeps 8080 until the service restarts"))
         // READY=1 follows the state file.
         #expect(daemon.waitForDatagram { $0.contains("READY=1") && $0.contains("generation 2") } != nil)
         let state = try ReloadState.read(from: daemon.stateFile)

@@ -54,7 +54,7 @@ struct HostileInterpolationTests {
 
         // A SIGHUP is rejected the same way.
         daemon.signal(SIGHUP)
-        #expect(daemon.waitForLog("configuration reload rejected, keeping generation 1"))
+        #expect(daemon.waitForLog("Configuration reload rejected, keeping generation 1"))
 
         // The control socket's Check and envctl reading the files say the same, and exit 1.
         let check = try daemon.envctl(["check", "--pid", String(daemon.pid), "--timeout", "20"])

@@ -1,6 +1,7 @@
 @_spi(Integrations) import Environments
 @_spi(Integrations) import EnvironmentsControl
 import Foundation
+import SystemdSupport
 import Varlink
 
 /// `io.systemd.service`, the interface systemd's own daemons serve on their varlink sockets,
@@ -48,7 +49,8 @@ extension ControlHandler {
         case "Reload":
             guard parameters.isEmpty else { return Self.invalidParameter(parameters.keys.sorted()[0]) }
             if let denied = systemdDeny(peer) { return denied }
-            let record = await reloader.reload(trigger: .control, callerUID: peer.uid)
+            let record = await reloader.reload(
+                trigger: .control, callerUID: peer.uid, callerUnit: ServiceUnit.ofProcess(peer.pid))
             guard record.outcome == .rejected else { return VarlinkReply(parameters: [:]) }
             return Self.reply(
                 ["verdict": Self.verdict(record, environment: environment.environmentName)],

@@ -1,6 +1,7 @@
 @_spi(Integrations) import Environments
 @_spi(Integrations) import EnvironmentsControl
 import Foundation
+import SystemdSupport
 import Varlink
 
 /// Answers the control socket's calls from the environment and its reloader.
@@ -138,7 +139,8 @@ struct ControlHandler: Sendable {
             return await check(candidates: candidates)
         case ControlInterface.Method.reload.qualifiedName:
             if let denied = deny(call, peer, reason: "reloading") { return denied }
-            let record = await reloader.reload(trigger: .control, callerUID: peer.uid)
+            let record = await reloader.reload(
+                trigger: .control, callerUID: peer.uid, callerUnit: ServiceUnit.ofProcess(peer.pid))
             let verdict = Self.verdict(record, environment: environment.environmentName)
             return Self.reply(
                 ["verdict": verdict],

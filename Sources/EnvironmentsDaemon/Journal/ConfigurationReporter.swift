@@ -74,11 +74,18 @@ package struct ConfigurationReporter: Sendable {
         }
         entry.append("CONFIG_SETTING_COUNT", String(listing.total))
         if listing.unlisted > 0 { entry.append("CONFIG_SETTING_UNLISTED", String(listing.unlisted)) }
+        // On standard error the changed settings say what they were, as the log line of a
+        // reload with a journal does (the reloader leaves that line to this rendering there).
+        let previous = Dictionary(
+            listing.changes.map { change in
+                (change.key, change.previous.map { String($0.dropFirst(change.key.count + 1)) } ?? "<unset>")
+            }, uniquingKeysWith: { first, _ in first })
         var lines: [String] = []
         for setting in listing.settings {
             entry.append("CONFIG_SETTING", setting.text)
             entry.append("CONFIG_SETTING_SOURCE", "\(setting.key)=\(setting.source)")
-            lines.append("  \(setting.text)    # \(setting.source)")
+            let was = record.outcome == .applied ? previous[setting.key].map { " (was \($0))" } ?? "" : ""
+            lines.append("  \(setting.text)\(was)    # \(setting.source)")
         }
         if listing.unlisted > 0 {
             lines.append("  … \(listing.unlisted) more (\(showCommand))")
@@ -92,7 +99,17 @@ package struct ConfigurationReporter: Sendable {
             entry.append("CONFIG_CHANGED_COUNT", String(listing.changedTotal))
         }
         // On stderr, a line per setting follows the summary (so the listing is not said twice).
-        send(entry, level: .info, text: summary, details: lines)
+        var text = summary
+        if record.outcome == .applied {
+            let keys = listing.changes.map(\.key)
+            let more = listing.changedTotal - keys.count
+            text +=
+                keys.isEmpty
+                ? ", no value changed (sources or pending restarts did)"
+                : ", changed: " + keys.joined(separator: ", ") + (more > 0 ? ", and \(more) more" : "")
+            text += " (trigger: \(record.triggerName))"
+        }
+        send(entry, level: .info, text: text, details: lines)
     }
 
     /// The most settings, and bytes, the applied entry's `MESSAGE` lists, so that the plain
@@ -143,10 +160,12 @@ package struct ConfigurationReporter: Sendable {
         return entry
     }
 
-    /// `CONFIG_TRIGGER` (`start` for the load at start), `CONFIG_CALLER_UID`, `CONFIG_FLEET_REVISION`.
+    /// `CONFIG_TRIGGER` (`start` for the load at start), `CONFIG_CALLER_UID`, `CONFIG_CALLER_UNIT`,
+    /// `CONFIG_FLEET_REVISION`.
     private static func append(_ record: ReloadRecord, to entry: inout JournalEntry) {
         entry.append("CONFIG_TRIGGER", record.triggerName)
         if let uid = record.cause?.callerUID { entry.append("CONFIG_CALLER_UID", String(uid)) }
+        if let unit = record.cause?.callerUnit { entry.append("CONFIG_CALLER_UNIT", unit) }
         if let revision = record.cause?.fleetRevision { entry.append("CONFIG_FLEET_REVISION", String(revision)) }
     }
 
@@ -162,15 +181,26 @@ package struct ConfigurationReporter: Sendable {
         if let line = error.line { entry.append("CONFIG_LINE", String(line)) }
         if let key = error.key { entry.append("CONFIG_KEY", key) }
         Self.append(record, to: &entry)
-        send(entry, level: .error, text: message)
+        var metadata: Logger.Metadata = ["trigger": "\(record.triggerName)", "error_code": "\(error.code)"]
+        if let file = error.file { metadata["config_file"] = "\(file)" }
+        if let line = error.line { metadata["config_line"] = "\(line)" }
+        if let key = error.key { metadata["config_key"] = "\(key)" }
+        send(entry, level: .error, text: message, metadata: metadata)
     }
 
     /// Restart-only keys whose new values wait for a restart, if any.
     private func pendingRestart(_ snapshot: EnvironmentSnapshot) {
         guard !snapshot.pendingRestart.isEmpty else { return }
         let keys = snapshot.pendingRestart.keys.sorted()
+        let listed = keys.prefix(SettingsListing.maximumChangedKeys).map { key in
+            let current = snapshot.configuredValue(forKey: key).map { SettingsListing.cut($0.displayValue()) }
+            let waiting = SettingsListing.cut(snapshot.pendingRestart[key]!.displayValue())
+            return "'\(key)' changed to \(waiting) but keeps \(current ?? "<unset>")"
+        }
+        let more = keys.count - listed.count
         let message =
-            "Restart required: \(keys.joined(separator: ", ")) changed but keep their old value until the service restarts"
+            "Restart required: \(listed.joined(separator: ", "))\(more > 0 ? ", and \(more) more" : "")"
+            + " until the service restarts"
         var entry = Self.entry(message, id: ConfigurationMessageID.pendingRestart, priority: .warning, snapshot)
         for key in keys {
             entry.append("CONFIG_PENDING_RESTART", "\(key)=\(snapshot.pendingRestart[key]!.displayValue())")
@@ -204,9 +234,22 @@ package struct ConfigurationReporter: Sendable {
         }
     }
 
+    /// Whether the entries are logged through the logger rather than sent to a journal (the
+    /// output is standard error): then they are the only rendering of an event there, and the
+    /// reloader does not log the event's line of its own beside them.
+    var rendersThroughLogger: Bool {
+        switch output {
+        case .journal, .socket: false
+        case .stderrWithPriorityPrefix, .stderrPlain: true
+        }
+    }
+
     /// Sends `entry` to the journal; without one (or when it is not delivered), logs `text` and
-    /// `details` instead.
-    private func send(_ entry: JournalEntry, level: Logger.Level, text: String, details: [String] = []) {
+    /// `details` instead, with `metadata` and the entry's `MESSAGE_ID`.
+    private func send(
+        _ entry: JournalEntry, level: Logger.Level, text: String, details: [String] = [],
+        metadata extra: Logger.Metadata = [:]
+    ) {
         var entry = entry
         entry.append("SYSLOG_IDENTIFIER", identifier)
         let delivered: Bool
@@ -217,7 +260,7 @@ package struct ConfigurationReporter: Sendable {
         }
         if !delivered {
             let metadata: Logger.Metadata = ["message_id": "\(entry.values(named: "MESSAGE_ID").first ?? "")"]
-            logger.log(level: level, "\(text)", metadata: metadata)
+            logger.log(level: level, "\(text)", metadata: metadata.merging(extra) { current, _ in current })
             for line in details { logger.log(level: level, "\(line)", metadata: metadata) }
         }
     }

@@ -191,17 +191,20 @@ import Logging
     /// - Parameters:
     ///   - trigger: What started the reload.
     ///   - callerUID: A control call's caller, for the history and the journal.
+    ///   - callerUnit: The systemd service unit the caller runs in, for the history and the
+    ///     journal.
     ///   - fleetRevision: A fleet change's etcd revision, for the history and the journal.
     /// - Returns: The verdict, as the state file and the control socket's `Reload` give it.
     @discardableResult
     @_spi(Integrations) public func reload(
-        trigger: ReloadTrigger, callerUID: UInt32? = nil, fleetRevision: Int64? = nil
+        trigger: ReloadTrigger, callerUID: UInt32? = nil, callerUnit: String? = nil, fleetRevision: Int64? = nil
     ) async
         -> ReloadState.LastReload
     {
         await takeTurn()
         defer { endTurn() }
-        let cause = ReloadCause(trigger: trigger, callerUID: callerUID, fleetRevision: fleetRevision)
+        let cause = ReloadCause(
+            trigger: trigger, callerUID: callerUID, callerUnit: callerUnit, fleetRevision: fleetRevision)
         let started = MonotonicClock.nowMicroseconds()
         let built: ReloadBuilds.Outcome?
         if builds.isAbandoned {
@@ -230,7 +233,9 @@ import Logging
     /// is only logged.
     private func announce(_ record: ReloadRecord) {
         if record.tookEffect { applyLogLevel(record.configuration) }
-        logger.log(record)
+        // Without a journal the reporter renders the event through this same logger, with its
+        // settings: the event's own line would say it a second time.
+        if !reporter.rendersThroughLogger || record.outcome == .abandoned { logger.log(record) }
         guard record.outcome != .abandoned else { return }
         reporter.report(record)
         history.append(record)

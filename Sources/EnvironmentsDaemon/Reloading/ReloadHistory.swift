@@ -45,6 +45,7 @@ package struct ReloadHistory: Sendable {
             time: Self.timestamp(record.finished), outcome: outcome, generation: Int(record.generation),
             environment: record.configuration.environmentName, instance: record.configuration.instanceName,
             trigger: record.triggerName, callerUID: record.cause?.callerUID.map(Int.init),
+            callerUnit: record.cause?.callerUnit,
             fleetRevision: record.cause?.fleetRevision.map(Int.init), pid: Int(getpid()))
         if let change = record.change {
             let kept = Self.changes(of: change.changedKeys, from: change.previous, to: change.current)

@@ -8,7 +8,7 @@
     case signal
     /// A configuration file or drop-in changed on disk.
     case file
-    /// The application called ``ConfigurationReloader/reload(trigger:callerUID:fleetRevision:)``
+    /// The application called ``ConfigurationReloader/reload(trigger:callerUID:callerUnit:fleetRevision:)``
     /// itself, or a control call did (`envctl reload`, so `systemctl reload` with it as
     /// `ExecReload=`).
     case control
@@ -17,12 +17,16 @@
 }
 
 /// What started a reload, and who or what asked: the history (`envctl history`) and the
-/// journal's `CONFIG_TRIGGER`, `CONFIG_CALLER_UID` and `CONFIG_FLEET_REVISION` tell it.
+/// journal's `CONFIG_TRIGGER`, `CONFIG_CALLER_UID`, `CONFIG_CALLER_UNIT` and `CONFIG_FLEET_REVISION`
+/// tell it.
 @_spi(Integrations) public struct ReloadCause: Sendable, Hashable {
     /// What started it.
     @_spi(Integrations) public var trigger: ReloadTrigger
     /// A control call's caller (`SO_PEERCRED`).
     @_spi(Integrations) public var callerUID: UInt32?
+    /// The systemd service unit a control call's caller runs in (its control group): the
+    /// daemon's own for its `ExecReload=` (`systemctl reload`).
+    @_spi(Integrations) public var callerUnit: String?
     /// A fleet change's etcd revision.
     @_spi(Integrations) public var fleetRevision: Int64?
 

@@ -38,6 +38,9 @@ def scenario_13(h, s):
     # A reload that changes nothing, asked over the control socket by root.
     reload = h.container.run(["envctl", "reload", "--app-name", "example-daemon"])
     s.equal(reload.returncode, 0, f"envctl reload exit status ({reload.stderr.strip()})")
+    if h.c.exec_reload:
+        # systemctl reload runs the unit's ExecReload=envctl reload, as the unit's own user.
+        s.require(h.systemctl("reload", h.unit).returncode == 0, "systemctl reload")
     # A broken file: the watcher's reload is rejected; the fixed file changes nothing.
     h.container.write_atomic(MAIN_FILE, MALFORMED)
     s.check(bool(h.wait_entries(mark, lambda e: first(e, "MESSAGE_ID") == REJECTED_ID, timeout=5.0)),
@@ -61,6 +64,9 @@ def scenario_13(h, s):
             "the restarted process's start")
     s.check(f"    APIHost: {original} -> history1.example.com" in lines, "the first edit's change, before and after")
     s.check(any("unchanged  control from uid 0" in line for line in lines), "the control call that changed nothing, with its uid")
+    if h.c.exec_reload:
+        s.check(any("unchanged  systemctl reload (ExecReload=, uid " in line for line in lines),
+                "systemctl reload, told as the unit's ExecReload= rather than a uid alone")
     rejected = [i for i, line in enumerate(lines) if "  rejected  " in line]
     s.check(bool(rejected) and MAIN_FILE in "".join(lines[rejected[0] + 1:rejected[0] + 2]),
             "the rejected reload, with the file it names on the next line")
