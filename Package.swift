@@ -150,6 +150,9 @@ let package = Package(
         // The lock type and the escaping of control characters, each on its own.
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
+        // The example daemons' shared kit: command line, options, built-in configuration.
+        .testTarget(
+            name: "ExampleDaemonKitTests", dependencies: ["ExampleDaemonKit", "Environments", argumentParser]),
         // The daemon's library, in the test process and through the example daemon as a process.
         .testTarget(
             name: "EnvironmentsDaemonTests",
