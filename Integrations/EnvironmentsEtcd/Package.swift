@@ -86,6 +86,9 @@ let package = Package(
         ),
         // The fleet's key layout and documents, without etcd.
         .testTarget(name: "EtcdFleetClientTests", dependencies: ["EtcdFleetClient", environments]),
+        // The etcd options, as a command line gives them.
+        .testTarget(
+            name: "EtcdFleetArgumentsTests", dependencies: ["EtcdFleetArguments", "EtcdFleetClient", argumentParser]),
         // Against a real three-member etcd cluster (Debian's etcd-server), started by the tests.
         .testTarget(
             name: "EnvironmentsEtcdTests",
