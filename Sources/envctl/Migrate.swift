@@ -1,6 +1,7 @@
 import ArgumentParser
 @_spi(Integrations) import Environments
 @_spi(Integrations) import EnvironmentsControl
+import EnvironmentsEditing
 import Foundation
 
 struct Migrate: ParsableCommand {
@@ -93,12 +94,12 @@ struct Migrate: ParsableCommand {
                 if !dryRun {
                     // All files or none (FileTransaction): the daemon never applies a state in between.
                     let transaction = FileTransaction(
-                        journalDirectory: change.file.directory, command: "envctl migrate")
+                        journalDirectory: change.file.directory, command: "envctl migrate", note: change.note)
                     do {
                         try transaction.commit(
                             rewrites.map {
                                 FileTransaction.Change(
-                                    file: DropInFile(path: $0.file, mainFile: change.mainFilePath), expected: $0.old,
+                                    file: change.file(at: $0.file), expected: $0.old,
                                     contents: $0.new)
                             })
                     } catch let changed as FileTransaction.Changed {
@@ -157,7 +158,7 @@ struct Migrate: ParsableCommand {
         if schema.file != nil, let found = try schema.declaration(applicationName: nil) {
             return (found.declaration, found.file)
         }
-        if let daemon = change.daemon {
+        if let daemon = change.client {
             let reply = try daemon.schema()
             guard reply.declared else {
                 throw Failure(
@@ -191,7 +192,7 @@ struct Migrate: ParsableCommand {
     private func rewrite(_ file: String, _ formerNames: [(former: String, key: String)], _ change: DropInChange) throws
         -> Rewrite?
     {
-        let dropInFile = DropInFile(path: file, mainFile: change.mainFilePath)
+        let dropInFile = change.file(at: file)
         let old: Data
         do {
             guard let state = try dropInFile.read() else { return nil }
