@@ -173,13 +173,15 @@ let package = Package(
         .testTarget(
             name: "EnvctlTests",
             dependencies: [
-                "envctl", "Environments", "EnvironmentsControl", "EnvironmentsDaemon", "EnvironmentsEditing", "TestSupport",
+                "envctl", "Environments", "EnvironmentsControl", "EnvironmentsDaemon", "EnvironmentsEditing",
+                "TestSupport",
                 "Varlink",
                 logging,
             ]
         ),
         // The editing engine through its API (ConfigurationEditor) and its parts, on real files.
-        .testTarget(name: "EnvironmentsEditingTests", dependencies: ["EnvironmentsEditing", "Environments", "Locking"]),
+        .testTarget(
+            name: "EnvironmentsEditingTests", dependencies: ["EnvironmentsEditing", "Environments", "Locking"]),
         // Messages, framing and the JSON tree, against Foundation's JSON.
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink"]),
         // The control interface's text against its records.

@@ -23,7 +23,9 @@ package struct ChangedKey: Hashable {
     }
 
     /// The key path as the configuration spells it (``SettingPath``).
-    package var key: String { (try? SettingPath(components: components).description) ?? components.joined(separator: ".") }
+    package var key: String {
+        (try? SettingPath(components: components).description) ?? components.joined(separator: ".")
+    }
 
     /// `Common.RequestTimeout`.
     package var label: String { "\(section).\(key)" }

@@ -17,8 +17,7 @@ import Foundation
 ///
 /// ```swift
 /// let editor = try ConfigurationEditor(
-///     options: EnvironmentOptions(applicationName: "orders", configDirectory: "/etc/orders"),
-///     declaration: Settings.declaration)
+///     options: EnvironmentOptions(applicationName: "orders", configDirectory: "/etc/orders"))
 /// let edit = try editor.set("LogLevel", to: .string("debug"), environment: "Staging")
 /// print("changed \(edit.keys) in \(edit.file)")
 /// ```

@@ -28,7 +28,8 @@ struct DeclaredKeyOptions: ParsableArguments {
         // A daemon that predates `Schema` declares nothing envctl can see: nothing to refuse.
         guard let daemon, let schema = try daemon.schema(ifServed: true), schema.declared else { return nil }
         do {
-            return KnownDeclaration(try SettingsDeclaration(jsonSchema: Data(schema.schema.utf8)), source: "the running daemon")
+            return KnownDeclaration(
+                try SettingsDeclaration(jsonSchema: Data(schema.schema.utf8)), source: "the running daemon")
         } catch {
             throw Failure("the daemon's schema cannot be read: \(error)")
         }
