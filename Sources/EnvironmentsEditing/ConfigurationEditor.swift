@@ -10,7 +10,7 @@ import Foundation
 /// environment the files define, and refuses the change, writing nothing, when any of them
 /// fails to build (the error names the file and line), when a key written is outweighed
 /// somewhere (a later drop-in, an environment's or instance's section, an `APP_` variable of
-/// ``EnvironmentOptions/processEnvironment``), when a key written holds a character that other
+/// `EnvironmentOptions.processEnvironment`), when a key written holds a character that other
 /// property-list readers refuse, or, with a declaration, when a key written is not declared
 /// (with the declared key spelled nearly the same). Only then the drop-in is replaced
 /// atomically, keeping its owner, group, mode and access control lists.
@@ -38,11 +38,14 @@ public struct ConfigurationEditor: Sendable {
 
     /// An editor of the drop-in `dropIn` (with or without `.plist`; default `90-local`, which
     /// sorts after the drop-ins a package ships) of the configuration `options` locate
-    /// (``EnvironmentOptions/configDirectory``, else `$CONFIGURATION_DIRECTORY`, else
+    /// (`EnvironmentOptions.configDirectory`, else `$CONFIGURATION_DIRECTORY`, else
     /// `/etc/<applicationName>/`).
     ///
-    /// - Parameter declaration: The application's settings, to refuse keys that nothing
-    ///   reads; `nil`: keys are not checked against a declaration.
+    /// - Parameters:
+    ///   - options: What locates the configuration and builds it, as the daemon's options do.
+    ///   - dropIn: The drop-in's name; `nil`: `90-local`.
+    ///   - declaration: The application's settings, to refuse keys that nothing reads; `nil`:
+    ///     keys are not checked against a declaration.
     /// - Throws: When `dropIn` cannot be a file's name.
     public init(options: EnvironmentOptions, dropIn: String? = nil, declaration: SettingsDeclaration? = nil) throws {
         var options = options.anchoringPaths()
@@ -59,6 +62,9 @@ public struct ConfigurationEditor: Sendable {
     /// `Common` or in `environment`'s dictionary.
     ///
     /// - Parameters:
+    ///   - key: The key path.
+    ///   - value: Its new value.
+    ///   - environment: The environment whose dictionary to write into; `nil`: `Common`.
     ///   - allowShadowed: Write the key even where something else outweighs it (said in
     ///     ``ConfigurationEdit/notes``).
     ///   - allowUndeclared: Write a key the declaration does not cover all the same.
