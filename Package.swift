@@ -181,7 +181,7 @@ let package = Package(
         ),
         // The editing engine through its API (ConfigurationEditor) and its parts, on real files.
         .testTarget(
-            name: "EnvironmentsEditingTests", dependencies: ["EnvironmentsEditing", "Environments", "Locking"]),
+            name: "EnvironmentsEditingTests", dependencies: ["EnvironmentsEditing", "Environments", "TestSupport"]),
         // Messages, framing and the JSON tree, against Foundation's JSON.
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink"]),
         // The control interface's text against its records.

@@ -1,6 +1,7 @@
 import Environments
 import EnvironmentsEditing
 import Foundation
+@_spi(Integrations) import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -73,17 +74,7 @@ import Testing
         </dict>
         """)
 
-    static func plist(_ body: String) -> String {
-        """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <plist version="1.0">
-        <dict>
-        \(body)
-        </dict>
-        </plist>
-
-        """
-    }
+    static func plist(_ body: String) -> String { plistDocument(body) + "\n" }
 
     static func mode(_ path: String) -> mode_t {
         var status = stat()
