@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "Environments", targets: ["Environments"]),
         .library(name: "EnvironmentsDaemon", targets: ["EnvironmentsDaemon"]),
         .library(name: "SystemdSupport", targets: ["SystemdSupport"]),
+        .library(name: "EnvironmentsEditing", targets: ["EnvironmentsEditing"]),
         .executable(name: "envctl", targets: ["envctl"]),
         .executable(name: "example-daemon", targets: ["example-daemon"]),
         .plugin(name: "EmbedInfoPlist", targets: ["EmbedInfoPlist"]),
@@ -110,6 +111,12 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        // The safe-editing engine: a drop-in changed under its directory's lock, checked as the
+        // daemon builds it (every environment, shadowed and undeclared keys), replaced atomically
+        // with its owner, mode and ACLs; changes across files in one transaction. envctl's set,
+        // unset, edit, migrate and credential set write through it; other tools through
+        // ConfigurationEditor.
+        .target(name: "EnvironmentsEditing", dependencies: ["Environments", logging, system]),
         .executableTarget(
             name: "envctl",
             dependencies: [
@@ -117,6 +124,7 @@ let package = Package(
                 // Not EnvironmentsDaemon: envctl must not run the daemon's pre-main SIGHUP handler.
                 "Environments",
                 "EnvironmentsControl",
+                "EnvironmentsEditing",
                 // The mount table: which configuration extension (systemd-confext) a file is from.
                 "FileWatching",
                 // The journal's reader (envctl history); no daemon code.
@@ -168,10 +176,15 @@ let package = Package(
         .testTarget(
             name: "EnvctlTests",
             dependencies: [
-                "envctl", "Environments", "EnvironmentsControl", "EnvironmentsDaemon", "TestSupport", "Varlink",
+                "envctl", "Environments", "EnvironmentsControl", "EnvironmentsDaemon", "EnvironmentsEditing",
+                "TestSupport",
+                "Varlink",
                 logging,
             ]
         ),
+        // The editing engine through its API (ConfigurationEditor) and its parts, on real files.
+        .testTarget(
+            name: "EnvironmentsEditingTests", dependencies: ["EnvironmentsEditing", "Environments", "TestSupport"]),
         // Messages, framing and the JSON tree, against Foundation's JSON.
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink"]),
         // The control interface's text against its records.

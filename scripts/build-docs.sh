@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib/scratch.sh
 # Each entry: MODULE, or MODULE@PACKAGE-DIRECTORY@SCRATCH-FLAVOR for a package of its own (the
 # integrations under Integrations/, each on its own debug build).
-modules=(Environments EnvironmentsDaemon SystemdSupport
+modules=(Environments EnvironmentsDaemon EnvironmentsEditing SystemdSupport
     EnvironmentsConfiguration@Integrations/EnvironmentsConfiguration@configuration
     EnvironmentsEtcd@Integrations/EnvironmentsEtcd@etcd
     EnvironmentsVapor@Integrations/EnvironmentsVapor@vapor)

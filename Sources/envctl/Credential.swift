@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Integrations) import Environments
+import EnvironmentsEditing
 import Foundation
 @_spi(Integrations) import TextEscaping
 
@@ -161,11 +162,13 @@ struct CredentialSet: ParsableCommand {
         var store = DropInFile(path: credentialPath, mainFile: credentialPath)
         store.fixedNewFilePermissions = .init(owner: geteuid(), group: getegid(), mode: 0o600, from: nil)
         store.directoryMode = 0o700
+        store.note = { printError($0) }
 
         let dropInPath = ((unitOptions.unitDirectory as NSString).appendingPathComponent(unit + ".d") as NSString)
             .appendingPathComponent("90-credential-\(name).conf")
         var dropIn = DropInFile(path: dropInPath, mainFile: dropInPath)
         dropIn.fixedNewFilePermissions = .init(owner: geteuid(), group: getegid(), mode: 0o644, from: nil)
+        dropIn.note = { printError($0) }
         try CredentialFiles.write(
             [
                 (encrypted, store),
@@ -372,7 +375,9 @@ enum CredentialFiles {
                 }
                 if changes.isEmpty { return }
                 do {
-                    try FileTransaction(journalDirectory: files[0].file.directory, command: command).commit(changes)
+                    try FileTransaction(
+                        journalDirectory: files[0].file.directory, command: command, note: { printError($0) }
+                    ).commit(changes)
                     return
                 } catch is FileTransaction.Changed {
                     continue

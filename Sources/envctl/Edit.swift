@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Integrations) import Environments
+import EnvironmentsEditing
 import Foundation
 
 #if canImport(Glibc)
@@ -25,7 +26,10 @@ struct Edit: ParsableCommand {
             edit was opened for would be checked by no daemon). The file keeps its owner, group, mode \
             and ACLs, and a new one takes them as for set. As for set, every key the edit writes or \
             removes must take effect (unless --allow-shadowed): one that another source outweighs is \
-            an invalid result, shown as one.
+            an invalid result, shown as one. So is, as set refuses it, a key written that the \
+            application's declaration does not cover (the running daemon's, --schema's, or \
+            /usr/share/<app-name>/schema.json), with the declared key spelled nearly the same, unless \
+            --allow-undeclared.
             """)
 
     @OptionGroup var location: LocationOptions
@@ -35,8 +39,15 @@ struct Edit: ParsableCommand {
 
     @OptionGroup var shadow: ShadowOptions
 
+    @OptionGroup var declared: DeclaredKeyOptions
+
+    @OptionGroup var schema: SchemaOptions
+
     func run() throws {
+        try location.refuseDaemon(with: schema)
         let change = try DropInChange(location: location, dropIn: dropIn)
+        // Before the editor opens: what the edited keys are checked against, as for set.
+        let declaration = try DeclaredKeyOptions.known(schema: schema, location: location, daemon: change.client)
         let original = try change.current()
         let start = original ?? Data(Self.template(change).utf8)
         let scratch = try Self.scratchFile(named: change.name, contents: start)
@@ -59,27 +70,11 @@ struct Edit: ParsableCommand {
             }
             // The editor ran without the lock; installing takes it, and installs only over
             // the drop-in as it was when the editor opened.
-            let outcome: Result<(checked: String, notes: [String]), Failure>
+            let outcome: Result<DropInEditor.Outcome, Failure>
             do {
-                outcome = try change.file.withLock {
-                    guard try change.current() == original else { throw DropInFile.Changed() }
-                    let checked: String
-                    var notes: [String]
-                    do {
-                        checked = try change.check(edited)
-                        // What the edit changed, key by key, and whether it takes effect.
-                        let changes = ChangedKey.differences(
-                            old: try DropInDocument.root(original, path: change.path),
-                            new: try DropInDocument.root(edited, path: change.path))
-                        notes = try change.verdict(
-                            change.effect(of: changes, writing: edited), allowShadowed: shadow.allowShadowed)
-                    } catch let failure as Failure {
-                        return .failure(failure)
-                    }
-                    if original == nil, let note = change.formerDefaultNote { notes.insert(note, at: 0) }
-                    try change.file.replace(expecting: original, with: edited)
-                    return .success((checked, notes))
-                }
+                outcome = try change.install(
+                    edited, over: original, allowShadowed: shadow.allowShadowed,
+                    declaration: declared.enforced(declaration), override: DeclaredKeyOptions.override)
             } catch is DropInFile.Changed {
                 keepScratch = true
                 throw Failure(
@@ -97,9 +92,9 @@ struct Edit: ParsableCommand {
                 throw Failure("\(failure.description); your version is kept in \(scratch)")
             }
             switch outcome {
-            case .success(let (checked, notes)):
-                for note in notes { printError(note) }
-                printLine("\(change.path): installed (\(checked))")
+            case .success(let installed):
+                for note in installed.notes { printError(note) }
+                printLine("\(change.path): installed (\(installed.checked))")
                 return
             case .failure(let failure):
                 // The check read the edited text as the drop-in: its lines are the copy's,

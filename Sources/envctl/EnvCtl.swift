@@ -1,6 +1,7 @@
 import ArgumentParser
 @_spi(Integrations) import Environments
 @_spi(Integrations) import EnvironmentsControl
+import EnvironmentsEditing
 import Foundation
 @_spi(Integrations) import TextEscaping
 import Varlink
@@ -345,11 +346,9 @@ struct LocationOptions: ParsableArguments {
     }
 }
 
-/// A failure reported on stderr with exit status 1.
-struct Failure: Error, CustomStringConvertible {
-    var description: String
-    init(_ message: String) { description = message }
-}
+/// A failure reported on stderr with exit status 1: the editing engine's ``Failure``, which
+/// every command throws.
+typealias Failure = EnvironmentsEditing.Failure
 
 /// Prints `message` on stderr after `envctl: `, on one line: control characters a key, value
 /// or file name may hold are escaped (`\n`, `\u{1B}`: see `ControlCharacters`).

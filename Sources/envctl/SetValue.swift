@@ -1,6 +1,20 @@
 import ArgumentParser
 @_spi(Integrations) import Environments
+import EnvironmentsEditing
 import Foundation
+
+extension DropInDocument {
+    /// The section `set` and `unset` change: `Common`, or `--environment`'s.
+    static func section(common: Bool, location: LocationOptions) throws -> String {
+        if common, location.environment != nil { throw Failure("give --environment NAME or --common, not both") }
+        return location.environment ?? "Common"
+    }
+
+    /// Warns that rewriting drops the comments of a hand-written file.
+    static func warnAboutComments(_ data: Data?, path: String) {
+        if let note = commentsNote(data, path: path) { printError(note) }
+    }
+}
 
 /// The value types `set` writes.
 enum ValueType: String, ExpressibleByArgument, CaseIterable {
@@ -36,110 +50,6 @@ enum ValueType: String, ExpressibleByArgument, CaseIterable {
             }
             return value
         }
-    }
-}
-
-/// Reads and rewrites a drop-in's property list for `set` and `unset`.
-enum DropInDocument {
-    /// The drop-in's root dictionary (empty for a new one).
-    static func root(_ data: Data?, path: String) throws -> [String: Any] {
-        guard let data else { return [:] }
-        do {
-            guard let root = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
-            else {
-                throw Failure("\(path): the root is not a dictionary; fix it with envctl edit")
-            }
-            return root
-        } catch let failure as Failure {
-            throw failure
-        } catch {
-            throw Failure(
-                "\(path): not a property list (\((error as NSError).localizedDescription)); fix it with envctl edit")
-        }
-    }
-
-    /// An XML property list of `root`, which every property-list reader reads as written:
-    /// a key or string with a character that is not ``XMLCharacters/isWritable(_:)`` is refused.
-    static func data(_ root: [String: Any]) throws -> Data {
-        try XMLCharacters.check(root)
-        do {
-            return try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0)
-        } catch {
-            throw Failure("cannot write the property list: \(error)")
-        }
-    }
-
-    /// The section `set` and `unset` change: `Common`, or `--environment`'s.
-    static func section(common: Bool, location: LocationOptions) throws -> String {
-        if common, location.environment != nil { throw Failure("give --environment NAME or --common, not both") }
-        return location.environment ?? "Common"
-    }
-
-    /// The key path's components (``SettingPath``: `Upstreams."api.example.com".Port`); a
-    /// malformed path, or one past its bounds, is an error.
-    static func components(_ key: String) throws -> [String] {
-        do {
-            return try SettingPath(parsing: key).components
-        } catch {
-            throw Failure("\(error.message). \(error.hint ?? "")")
-        }
-    }
-
-    /// `dictionary` with `value` at `path` (`nil` removes it), creating dictionaries on the way.
-    ///
-    /// - Parameter trail: The path so far, for errors.
-    static func setting(
-        _ value: Any?, at path: ArraySlice<String>, in dictionary: [String: Any], trail: String
-    ) throws -> [String: Any] {
-        var dictionary = dictionary
-        let key = path.first!
-        let here = SettingPath.joined(trail, key)
-        if path.count == 1 {
-            dictionary[key] = value
-            return dictionary
-        }
-        let child: [String: Any]
-        switch dictionary[key] {
-        case nil:
-            if value == nil { return dictionary }
-            child = [:]
-        case let existing as [String: Any]:
-            child = existing
-        case let other?:
-            throw Failure(
-                "'\(here)' is \(typeName(other)), not a dictionary: the key path cannot go through it")
-        }
-        let changed = try setting(value, at: path.dropFirst(), in: child, trail: here)
-        // An emptied dictionary goes too, so that unset leaves no empty shells behind.
-        dictionary[key] = changed.isEmpty && value == nil ? nil : changed
-        return dictionary
-    }
-
-    /// Whether `path` has a value in `dictionary`.
-    static func contains(_ path: ArraySlice<String>, in dictionary: [String: Any]) -> Bool {
-        guard let value = dictionary[path.first!] else { return false }
-        if path.count == 1 { return true }
-        guard let child = value as? [String: Any] else { return false }
-        return contains(path.dropFirst(), in: child)
-    }
-
-    static func typeName(_ value: Any) -> String {
-        switch value {
-        case is String: "a string"
-        case is Bool: "a boolean"
-        case is Int, is Int64: "an integer"
-        case is Double: "a real"
-        case is Date: "a date"
-        case is Data: "data"
-        case is [Any]: "an array"
-        default: "a \(type(of: value))"
-        }
-    }
-
-    /// Warns that rewriting drops the comments of a hand-written file.
-    static func warnAboutComments(_ data: Data?, path: String) {
-        guard let data, let text = String(data: data, encoding: .utf8), text.contains("<!--") else { return }
-        printError("note: \(path) is rewritten as plain XML; its comments are not kept (envctl edit keeps them)")
     }
 }
 
@@ -222,35 +132,10 @@ struct SetValue: ParsableCommand {
         // shadowed one is (--allow-undeclared writes it).
         try declared.check(
             key, components: path,
-            against: DeclaredKeyOptions.known(schema: schema, location: location, daemon: change.daemon))
-        let (old, checked, notes) = try change.update { old in
-            // A key path through a value that is not a dictionary where the files set it now.
-            for snapshot in try change.currentSnapshots() {
-                for end in 1..<path.count {
-                    let prefix = try SettingPath(components: Array(path[..<end])).description
-                    guard let found = snapshot.configuredValue(forKey: prefix) else { continue }
-                    if case .dictionary = found.value { continue }
-                    let article = "aeiou".contains(found.value.typeName.prefix(1)) ? "an" : "a"
-                    throw Failure(
-                        "'\(prefix)' is \(article) \(found.value.typeName) (set by \(found.source)), not a dictionary: '\(key)' cannot go through it"
-                    )
-                }
-            }
-            var root = try DropInDocument.root(old, path: change.path)
-            let sectionValue = root[section] ?? [String: Any]()
-            guard let dictionary = sectionValue as? [String: Any] else {
-                throw Failure(
-                    "'\(section)' in \(change.path) is \(DropInDocument.typeName(sectionValue)), not a dictionary")
-            }
-            root[section] = try DropInDocument.setting(typed, at: path[...], in: dictionary, trail: "")
-            let new = try DropInDocument.data(root)
-            let checked = try change.check(new)
-            let effect = try change.effect(
-                of: [ChangedKey(section: section, components: path, kind: .written)], writing: new, lines: old)
-            var notes = try change.verdict(effect, allowShadowed: shadow.allowShadowed)
-            if old == nil, let note = change.formerDefaultNote { notes.insert(note, at: 0) }
-            return (new, (old, checked, notes))
-        }
+            against: DeclaredKeyOptions.known(schema: schema, location: location, daemon: change.client))
+        let outcome = try change.set(
+            key, components: path, to: typed, in: section, allowShadowed: shadow.allowShadowed)
+        let (old, checked, notes) = (outcome.old, outcome.checked, outcome.notes)
         DropInDocument.warnAboutComments(old, path: change.path)
         for note in notes { printError(note) }
         // The value typed may be a password: echoed only when no environment holds the key
@@ -305,28 +190,8 @@ struct Unset: ParsableCommand {
         guard try change.current() != nil else {
             throw Failure("\(change.path) does not exist; nothing to unset\(hint)")
         }
-        let (old, checked, notes) = try change.update { old in
-            guard old != nil else { throw Failure("\(change.path) does not exist; nothing to unset\(hint)") }
-            var root = try DropInDocument.root(old, path: change.path)
-            guard var dictionary = root[section] as? [String: Any] else {
-                throw Failure("\(change.path) has no '\(section)' dictionary; nothing to unset\(hint)")
-            }
-            var changes: [ChangedKey] = []
-            for key in keys {
-                let path = try DropInDocument.components(key)
-                guard DropInDocument.contains(path[...], in: dictionary) else {
-                    throw Failure("\(change.path) does not set \(section).\(key); nothing was changed\(hint)")
-                }
-                dictionary = try DropInDocument.setting(nil, at: path[...], in: dictionary, trail: "")
-                changes.append(ChangedKey(section: section, components: path, kind: .removed))
-            }
-            root[section] = dictionary.isEmpty ? nil : dictionary
-            let new = try DropInDocument.data(root)
-            let checked = try change.check(new)
-            let notes = try change.verdict(
-                change.effect(of: changes, writing: new, lines: old), allowShadowed: shadow.allowShadowed)
-            return (new, (old, checked, notes))
-        }
+        let outcome = try change.unset(keys, in: section, allowShadowed: shadow.allowShadowed, hint: hint)
+        let (old, checked, notes) = (outcome.old, outcome.checked, outcome.notes)
         DropInDocument.warnAboutComments(old, path: change.path)
         for note in notes { printError(note) }
         printLine("\(change.path): removed \(keys.map { "\(section).\($0)" }.joined(separator: ", ")) (\(checked))")

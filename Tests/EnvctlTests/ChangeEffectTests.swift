@@ -2,6 +2,7 @@ import Foundation
 @_spi(Integrations) import TestSupport
 import Testing
 
+@testable import EnvironmentsEditing
 @testable import envctl
 
 /// What an edit changed, key by key, and where keys are in a file's text.

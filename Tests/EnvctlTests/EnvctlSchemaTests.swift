@@ -248,6 +248,51 @@ struct EnvctlSchemaTests {
         #expect(unknown.status == 0, "\(unknown.standardOutput)")
     }
 
+    @Test(
+        "edit refuses a key the declaration does not cover, as set does, keeping the edited copy; check warns of it alike"
+    )
+    func editUndeclared() throws {
+        let files = try Files()
+        let dropIn = files.configDirectory + "/Environments.plist.d/90-local.plist"
+        let edited = files.root + "/edited.plist"
+        try plistDocument(
+            """
+                <key>Common</key>
+                <dict><key>ListenPrt</key><integer>9001</integer></dict>
+            """
+        ).write(toFile: edited, atomically: true, encoding: .utf8)
+        // The editor copies the prepared text in; no terminal to ask on, so the copy is kept.
+        let environment = operatorEnvironment().merging(["VISUAL": "cp -- \(edited)"]) { _, new in new }
+        let arguments = ["edit", "--schema", files.schema, "--config-dir", files.configDirectory]
+        let typo = try runToEnd(BuiltProducts.envctl, arguments, environment: environment)
+        #expect(typo.status == 1, "\(typo.standardOutput)")
+        #expect(
+            typo.standardOutput.contains(
+                "'ListenPrt' (in Common) is not a declared setting (declarations from \(files.schema)), so nothing would read it; did you mean 'ListenPort'? Nothing was written: write 'ListenPort' instead, or pass --allow-undeclared to write it all the same"
+            ), "\(typo.standardOutput)")
+        #expect(typo.standardOutput.contains("your rejected version is kept in "), "\(typo.standardOutput)")
+        #expect(!FileManager.default.fileExists(atPath: dropIn))
+        if let kept = typo.standardOutput.components(separatedBy: "your rejected version is kept in ").dropFirst()
+            .first?.components(separatedBy: " ").first
+        {
+            #expect(FileManager.default.contents(atPath: kept) == FileManager.default.contents(atPath: edited))
+            try? FileManager.default.removeItem(atPath: (kept as NSString).deletingLastPathComponent)
+        }
+
+        let allowed = try runToEnd(BuiltProducts.envctl, arguments + ["--allow-undeclared"], environment: environment)
+        #expect(allowed.status == 0, "\(allowed.standardOutput)")
+        #expect(try String(contentsOfFile: dropIn, encoding: .utf8).contains("<key>ListenPrt</key>"))
+        // envctl check names the same key with the same suggestion, as a warning.
+        let check = try Self.envctl(["check", "--schema", files.schema, "--config-dir", files.configDirectory])
+        #expect(check.standardOutput.contains("'ListenPrt'"), "\(check.standardOutput)")
+        #expect(check.standardOutput.contains("is not a declared setting"), "\(check.standardOutput)")
+        #expect(check.standardOutput.contains("did you mean 'ListenPort'?"), "\(check.standardOutput)")
+        // Removing an undeclared key is never refused.
+        try plistDocument("").write(toFile: edited, atomically: true, encoding: .utf8)
+        let removed = try runToEnd(BuiltProducts.envctl, arguments, environment: environment)
+        #expect(removed.status == 0, "\(removed.standardOutput)")
+    }
+
     @Test("explain prints the declaration, the value in effect and its source, and whether it takes a restart")
     func explainFromFiles() throws {
         let files = try Files(

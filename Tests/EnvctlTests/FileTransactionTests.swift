@@ -5,6 +5,7 @@ import Logging
 @_spi(Integrations) import TestSupport
 import Testing
 
+@testable import EnvironmentsEditing
 @testable import envctl
 
 #if canImport(Glibc)

@@ -11,10 +11,10 @@ import Foundation
 /// allowed, but every XML reader turns it into a line feed (Foundation writes it unescaped),
 /// so a value would not read back as written: it is refused too. Refused rather than written
 /// in another form: no form of these characters is read alike by every property-list reader.
-enum XMLCharacters {
+package enum XMLCharacters {
     /// Whether an XML property list written by Foundation reads `scalar` back the same in every
     /// reader.
-    static func isWritable(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isWritable(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x09, 0x0A: true
         case 0x20...0xD7FF, 0xE000...0xFFFD, 0x1_0000...0x10_FFFF: true
@@ -23,12 +23,12 @@ enum XMLCharacters {
     }
 
     /// The first character of `text` that is not ``isWritable(_:)``, if any.
-    static func firstUnwritable(in text: String) -> Unicode.Scalar? {
+    package static func firstUnwritable(in text: String) -> Unicode.Scalar? {
         text.unicodeScalars.first { !isWritable($0) }
     }
 
     /// `U+001B (ESC)`: the code point, and a name for the controls.
-    static func describe(_ scalar: Unicode.Scalar) -> String {
+    package static func describe(_ scalar: Unicode.Scalar) -> String {
         let hex = String(scalar.value, radix: 16, uppercase: true)
         let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
         let names: [UInt32: String] = [
@@ -40,7 +40,7 @@ enum XMLCharacters {
     }
 
     /// Why a character cannot be written, for a message.
-    static func reason(_ scalar: Unicode.Scalar) -> String {
+    package static func reason(_ scalar: Unicode.Scalar) -> String {
         scalar.value == 0x0D
             ? "XML readers read a carriage return as a line feed, so it would not read back as written"
             : "XML 1.0 does not allow it, and other property-list readers (Python's plistlib, expat, plutil) refuse the whole file"
@@ -50,7 +50,7 @@ enum XMLCharacters {
     /// written.
     ///
     /// - Throws: A ``Failure`` naming the key, the character and what to do instead.
-    static func check(key: String, value: Any) throws {
+    package static func check(key: String, value: Any) throws {
         if let scalar = firstUnwritable(in: key) {
             throw keyFailure(key, scalar)
         }
@@ -65,7 +65,7 @@ enum XMLCharacters {
     /// - Throws: A ``Failure`` for a key or string that holds a character that is not
     ///   ``isWritable(_:)``: a dictionary's keys (in order) before their values, the same one on
     ///   every run.
-    static func check(_ root: [String: Any]) throws {
+    package static func check(_ root: [String: Any]) throws {
         // (value, key path so far), depth first, without recursion.
         var stack: [(value: Any, path: String)] = [(root, "")]
         while let (value, path) = stack.popLast() {

@@ -1,21 +1,9 @@
-import ArgumentParser
 @_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
 import Foundation
 
-/// `--allow-shadowed`, for `set`, `unset` and `edit`.
-struct ShadowOptions: ParsableArguments {
-    @Flag(
-        name: .customLong("allow-shadowed"),
-        help:
-            "Write the change even where it does not take effect (a later drop-in, the environment's or an instance's section, an APP_ variable or a runtime override outweighs it): said on stderr, exit 0."
-    )
-    var allowShadowed = false
-}
-
 /// One key that a change to a drop-in writes or removes, in one of its sections.
-struct ChangedKey: Hashable {
-    enum Kind: Hashable {
+package struct ChangedKey: Hashable {
+    package enum Kind: Hashable {
         /// Set (added, or given another value).
         case written
         /// Removed.
@@ -23,25 +11,33 @@ struct ChangedKey: Hashable {
     }
 
     /// `Common`, an environment's name, or `Instances.NAME`, as ``ValueSource/section`` names it.
-    var section: String
+    package var section: String
     /// The key path's components.
-    var components: [String]
-    var kind: Kind
+    package var components: [String]
+    package var kind: Kind
+
+    package init(section: String, components: [String], kind: Kind) {
+        self.section = section
+        self.components = components
+        self.kind = kind
+    }
 
     /// The key path as the configuration spells it (``SettingPath``).
-    var key: String { (try? SettingPath(components: components).description) ?? components.joined(separator: ".") }
+    package var key: String {
+        (try? SettingPath(components: components).description) ?? components.joined(separator: ".")
+    }
 
     /// `Common.RequestTimeout`.
-    var label: String { "\(section).\(key)" }
+    package var label: String { "\(section).\(key)" }
 
     /// Whether the section applies to the configuration of `environment` and `instance`.
-    func applies(environment: String, instance: String?) -> Bool {
+    package func applies(environment: String, instance: String?) -> Bool {
         section == "Common" || section == environment || (instance.map { section == "Instances.\($0)" } ?? false)
     }
 
     /// Every key that differs between two versions of a drop-in's root dictionary, by section:
     /// what `edit` changed. `Secrets` and `RestartRequired` are lists, not values, and are left out.
-    static func differences(old: [String: Any], new: [String: Any]) -> [ChangedKey] {
+    package static func differences(old: [String: Any], new: [String: Any]) -> [ChangedKey] {
         var changes: [ChangedKey] = []
         for (section, oldSection, newSection) in sections(old).paired(with: sections(new)) {
             let before = leaves(oldSection ?? [:])
@@ -74,7 +70,7 @@ struct ChangedKey: Hashable {
 
     /// Every leaf (a value that is not a dictionary) by its path; an empty dictionary holds
     /// none, as it sets no value.
-    static func leaves(_ dictionary: [String: Any], prefix: [String] = []) -> [[String]: Any] {
+    package static func leaves(_ dictionary: [String: Any], prefix: [String] = []) -> [[String]: Any] {
         var result: [[String]: Any] = [:]
         for (key, value) in dictionary {
             if let child = value as? [String: Any] {
@@ -87,7 +83,7 @@ struct ChangedKey: Hashable {
     }
 
     /// Whether two property-list values are equal.
-    static func same(_ left: Any, _ right: Any) -> Bool {
+    package static func same(_ left: Any, _ right: Any) -> Bool {
         switch (left, right) {
         case (let left as String, let right as String): return left == right
         case (let left as Bool, let right as Bool): return left == right
@@ -117,43 +113,43 @@ extension Dictionary where Key == String, Value == [String: Any] {
 /// later drop-in, the drop-in's own environment or instance section, an `APP_` variable, a
 /// runtime override), a key removed that was in effect nowhere, and a `Common` value that
 /// replaces values an environment or instance set for itself.
-struct ChangeEffect {
+package struct ChangeEffect {
     /// One configuration the files give: an environment, with or without an instance.
-    struct Configuration: Hashable {
-        var environment: String
-        var instance: String?
+    package struct Configuration: Hashable {
+        package var environment: String
+        package var instance: String?
     }
 
     /// Where one configuration takes a key's value from instead of the change.
-    struct Shadow {
-        var change: ChangedKey
-        var configuration: Configuration
+    package struct Shadow {
+        package var change: ChangedKey
+        package var configuration: Configuration
         /// The value in effect and where it comes from, as `describe` puts it.
-        var winner: String
+        package var winner: String
     }
 
     /// A value that an environment or instance set for itself, which a write to a wider
     /// section (`Common`) now replaces.
-    struct Replacement {
-        var change: ChangedKey
-        var configuration: Configuration
+    package struct Replacement {
+        package var change: ChangedKey
+        package var configuration: Configuration
         /// The replaced value and where it came from.
-        var replaced: String
+        package var replaced: String
     }
 
     /// The environments compared, in order.
-    var environments: [String] = []
+    package var environments: [String] = []
     /// The instances compared besides none, in order.
-    var instances: [String] = []
+    package var instances: [String] = []
     /// Keys written that are not in effect somewhere.
-    var shadowed: [Shadow] = []
+    package var shadowed: [Shadow] = []
     /// Keys removed that were in effect nowhere, with what was in effect instead.
-    var removedWithoutEffect: [(change: ChangedKey, winners: [Shadow])] = []
+    package var removedWithoutEffect: [(change: ChangedKey, winners: [Shadow])] = []
     /// Environment- and instance-specific values that a write replaces.
-    var replacements: [Replacement] = []
+    package var replacements: [Replacement] = []
 
     /// The sentences that say where the change has no effect, one per key.
-    func shadowReport(dropIn: String) -> [String] {
+    package func shadowReport(dropIn: String) -> [String] {
         var lines: [String] = []
         for (change, shadows) in Self.grouped(shadowed, by: \.change) {
             let parts = Self.grouped(shadows, by: \.winner).map { winner, shadows in
@@ -174,7 +170,7 @@ struct ChangeEffect {
     }
 
     /// The sentences that say which environment- or instance-specific values a write replaces.
-    func replacementReport(dropIn: String) -> [String] {
+    package func replacementReport(dropIn: String) -> [String] {
         Self.grouped(replacements, by: \.change).map { change, replacements in
             let parts = Self.grouped(replacements, by: \.replaced).map { replaced, replacements in
                 "\(phrase(replacements.map(\.configuration))): \(replaced)"
@@ -185,7 +181,7 @@ struct ChangeEffect {
     }
 
     /// `items` grouped by a key, groups and items in their first order.
-    static func grouped<Item, Key: Hashable>(_ items: [Item], by key: (Item) -> Key) -> [(Key, [Item])] {
+    package static func grouped<Item, Key: Hashable>(_ items: [Item], by key: (Item) -> Key) -> [(Key, [Item])] {
         var groups: [Key: [Item]] = [:]
         var order: [Key] = []
         for item in items {
@@ -198,7 +194,7 @@ struct ChangeEffect {
 
     /// Configurations in few words: `every environment (Debug, Staging), with or without an
     /// instance`, `instance eu-west (every environment)`, `Debug, Staging (also instance eu-west)`.
-    func phrase(_ configurations: [Configuration]) -> String {
+    package func phrase(_ configurations: [Configuration]) -> String {
         let given = Set(configurations)
         let all = Set(
             environments.flatMap { environment in
@@ -233,7 +229,7 @@ struct ChangeEffect {
     }
 }
 
-extension DropInChange {
+extension DropInEditor {
     /// What writing `contents` as the drop-in does to `changes` in the values in effect, in
     /// every environment the files define, without and with each instance the files name; for
     /// the daemon's own environment, its `APP_` variables and runtime overrides count too (as
@@ -245,9 +241,9 @@ extension DropInChange {
     /// - Parameter lines: The text whose lines messages give for this drop-in: its current
     ///   text for `set` and `unset` (what the operator sees, since nothing may be written),
     ///   the edited copy for `edit` (whose errors name the copy); `nil`: `contents`.
-    func effect(of changes: [ChangedKey], writing contents: Data, lines: Data? = nil) throws -> ChangeEffect {
+    package func effect(of changes: [ChangedKey], writing contents: Data, lines: Data? = nil) throws -> ChangeEffect {
         guard !changes.isEmpty else { return ChangeEffect() }
-        var base = try location.options(directory: directory)
+        var base = try options()
         if daemon != nil, let prefix = base.variablePrefix {
             // The daemon's variables are not this shell's: its own come from its answer below.
             base.processEnvironment = base.processEnvironment.filter { !$0.key.hasPrefix(prefix) }
@@ -256,12 +252,7 @@ extension DropInChange {
         candidate.candidateDocuments = [path: contents]
         let environments = try environmentNames(candidate)
         // The daemon's own variables and overrides: not in envctl's environment, but in its answer.
-        var daemonSources: [String: SourceRecord] = [:]
-        if let daemon, let reply = try? daemon.describe() {
-            for setting in reply.settings where ["environmentVariable", "override"].contains(setting.source.layer) {
-                daemonSources[setting.key] = setting.source
-            }
-        }
+        let daemonSources = daemon?.outweighingSources() ?? [:]
         // Without an instance, and with each that the files name or that is selected.
         let named = Set(instanceNames(candidate) + (base.instance.map { [$0] } ?? [])).sorted()
         let instances: [String?] = [nil] + named.map { Optional($0) }
@@ -281,14 +272,13 @@ extension DropInChange {
                 guard let new = try? Environment(options: after).snapshot else { continue }
                 let old = try? Environment(options: before).snapshot
                 let label = ChangeEffect.Configuration(environment: environment, instance: new.instanceName)
-                let isDaemons = daemon != nil && environment == daemonEnvironment && new.instanceName == began?.instance
+                let isDaemons = environment == daemon?.environment && new.instanceName == daemon?.instance
                 for change in changes where change.applies(environment: environment, instance: new.instanceName) {
                     let key = change.key
                     let now = Self.entry(key, in: new)
                     switch change.kind {
                     case .written:
-                        if isDaemons, let source = daemonSources[key] {
-                            let name = source.layer == "override" ? "a runtime override" : "$\(source.section ?? "?")"
+                        if isDaemons, let name = daemonSources[key] {
                             effect.shadowed.append(
                                 .init(
                                     change: change, configuration: label,
@@ -364,10 +354,17 @@ extension DropInChange {
     private func sameFile(_ file: String?, _ other: String) -> Bool {
         guard let file else { return false }
         if file == other { return true }
-        guard let left = LocationOptions.realPath(file), let right = LocationOptions.realPath(other) else {
+        guard let left = Self.realPath(file), let right = Self.realPath(other) else {
             return false
         }
         return left == right
+    }
+
+    /// `realpath(3)` of `path`, or `nil` when it does not resolve.
+    package static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// `10s from /etc/app/Environments.plist.d/95-ops.plist:9 [Common]`; a secret as `<redacted>`.
@@ -407,46 +404,5 @@ extension DropInChange {
             names.formUnion(instances.keys)
         }
         return names.sorted()
-    }
-}
-
-/// Keys in an XML property list's text, for messages and for edits that keep the rest of the
-/// text (comments among it): `<key>path[0]</key>`, then the first `<key>path[1]</key>` after
-/// it, and so on (the library's own guess for its errors' lines). `nil` for a binary property
-/// list, or a key not found.
-enum KeyLines {
-    /// The line of the key at `path`.
-    static func line(of path: [String], in data: Data) -> Int? {
-        guard data.first != UInt8(ascii: "b"), let text = String(data: data, encoding: .utf8),
-            let range = range(of: path.map(keyElement), in: text)
-        else { return nil }
-        return line(at: range.lowerBound, in: text)
-    }
-
-    /// The 1-based line of `index`.
-    static func line(at index: String.Index, in text: String) -> Int {
-        text[..<index].reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
-    }
-
-    /// The range of the last of `elements`, each searched for after the one before.
-    static func range(of elements: [String], in text: String) -> Range<String.Index>? {
-        var found: Range<String.Index>?
-        for element in elements {
-            guard let range = text.range(of: element, range: (found?.upperBound ?? text.startIndex)..<text.endIndex)
-            else { return nil }
-            found = range
-        }
-        return found
-    }
-
-    /// `<key>name</key>`, escaped as XML.
-    static func keyElement(_ name: String) -> String { "<key>\(escaped(name))</key>" }
-
-    /// `<string>text</string>`, escaped as XML.
-    static func stringElement(_ text: String) -> String { "<string>\(escaped(text))</string>" }
-
-    static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import envctl
+@testable import EnvironmentsEditing
 
 #if canImport(Glibc)
     import Glibc

@@ -35,49 +35,58 @@ import SystemPackage
 /// follows no link). Before that, it completes a change that spans files which a killed
 /// `envctl` left unfinished in the directory (``FileTransaction/recover(in:)``): until then its
 /// new files and the copies of old ones (`.NAME.XXXXXXXX.envctl-old`) are not leftovers.
-struct DropInFile {
+package struct DropInFile {
     /// The drop-in's path.
-    let path: String
+    package let path: String
     /// The main file, `Environments.plist`, whose permissions a new drop-in may take.
-    let mainFile: String
+    package let mainFile: String
     /// Draws the random part of a temporary file's name (``randomTemporaryPart()``); a test
     /// draws names that are taken, to see that they are passed over.
-    var drawTemporaryPart: () -> String = DropInFile.randomTemporaryPart
+    package var drawTemporaryPart: () -> String = DropInFile.randomTemporaryPart
     /// The owner, group and mode of a new file, when they are not the configuration's
     /// (``newFilePermissions()``): `credential set`'s files outside it.
-    var fixedNewFilePermissions: Permissions?
+    package var fixedNewFilePermissions: Permissions?
     /// The mode of the directory when it is made.
-    var directoryMode: mode_t = 0o755
+    package var directoryMode: mode_t = 0o755
+    /// Where notes go: a lock waited for, an owner or an extended attribute not kept, a change
+    /// left unfinished and completed.
+    package var note: NoteSink = EditingNotes.log
+
+    /// The drop-in at `path` of the configuration whose main file is `mainFile`.
+    package init(path: String, mainFile: String) {
+        self.path = path
+        self.mainFile = mainFile
+    }
 
     /// The longest `set`, `unset` or `edit` waits for another one's lock.
-    static let lockWaitLimit: Duration = .seconds(60)
+    package static let lockWaitLimit: Duration = .seconds(60)
     /// After this long waiting for the lock, `envctl` says whom it waits for.
-    static let lockWaitNotice: Duration = .seconds(2)
+    package static let lockWaitNotice: Duration = .seconds(2)
     /// The lock's file name, in the drop-in directory.
-    static let lockName = ".envctl.lock"
+    package static let lockName = ".envctl.lock"
     /// The suffix of the temporary files (hidden, so never drop-ins).
-    static let temporarySuffix = TransactionJournal.newSuffix
+    package static let temporarySuffix = TransactionJournal.newSuffix
     /// The largest drop-in read, as the library's own cap on a configuration file.
-    static let maximumSize = 16 << 20
+    package static let maximumSize = 16 << 20
     /// A new drop-in's mode when the configuration has no other file.
-    static let defaultMode: mode_t = 0o644
+    package static let defaultMode: mode_t = 0o644
 
-    var directory: String { (path as NSString).deletingLastPathComponent }
-    var name: String { (path as NSString).lastPathComponent }
-    var lockPath: String { (directory as NSString).appendingPathComponent(Self.lockName) }
+    package var directory: String { (path as NSString).deletingLastPathComponent }
+    package var name: String { (path as NSString).lastPathComponent }
+    package var lockPath: String { (directory as NSString).appendingPathComponent(Self.lockName) }
 
     /// The drop-in as read: its bytes and what a replacement keeps.
-    struct State {
-        var contents: Data
-        var owner: uid_t
-        var group: gid_t
-        var mode: mode_t
+    package struct State {
+        package var contents: Data
+        package var owner: uid_t
+        package var group: gid_t
+        package var mode: mode_t
         /// Extended attributes (POSIX ACLs among them), by name, in the order listed.
-        var extendedAttributes: [(name: String, value: [UInt8])]
+        package var extendedAttributes: [(name: String, value: [UInt8])]
     }
 
     /// The drop-in no longer holds what was read: someone else changed it meanwhile.
-    struct Changed: Error {}
+    package struct Changed: Error {}
 
     // MARK: Reading
 
@@ -85,7 +94,7 @@ struct DropInFile {
     ///
     /// A symbolic link is refused (a replacement would turn the link, which configuration
     /// management may own, into a file of its own), as is anything but a regular file.
-    func read() throws -> State? {
+    package func read() throws -> State? {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if descriptor < 0 {
             let error = errno
@@ -165,7 +174,7 @@ struct DropInFile {
     ///
     /// Waits at most ``lockWaitLimit`` for another `envctl`; after ``lockWaitNotice`` it says
     /// on stderr which process it waits for.
-    func withLock<T>(_ body: () throws -> T) throws -> T {
+    package func withLock<T>(_ body: () throws -> T) throws -> T {
         let createdDirectory = try makeDirectory()
         let lock = try acquireLock()
         defer {
@@ -177,7 +186,7 @@ struct DropInFile {
         }
         // A change that spans files left unfinished by a killed envctl is completed first
         // (its new files are leftovers' names until then).
-        try FileTransaction.recover(in: directory)
+        try FileTransaction.recover(in: directory, note: note)
         removeLeftovers()
         return try body()
     }
@@ -213,8 +222,8 @@ struct DropInFile {
 
     /// The lock file as opened: its descriptor, and whether this process made it.
     private struct OpenedLock {
-        var descriptor: Int32
-        var created: Bool
+        package var descriptor: Int32
+        package var created: Bool
     }
 
     /// The locked lock file's descriptor.
@@ -261,7 +270,7 @@ struct DropInFile {
             }
             if waited >= Self.lockWaitNotice, !noticed {
                 noticed = true
-                printError("waiting for another envctl\(lockHolder(lock.descriptor)), which is changing \(directory)")
+                note("waiting for another envctl\(lockHolder(lock.descriptor)), which is changing \(directory)")
             }
             usleep(UInt32(pause.components.attoseconds / 1_000_000_000_000))
             pause = min(pause * 2, .milliseconds(50))
@@ -379,7 +388,7 @@ struct DropInFile {
     /// the drop-in, and the directory is synced after: a change that was reported is on disk.
     ///
     /// - Throws: ``Changed`` if the drop-in does not hold `expected`; a ``Failure`` otherwise.
-    func replace(expecting expected: Data?, with contents: Data) throws {
+    package func replace(expecting expected: Data?, with contents: Data) throws {
         let current = try read()
         guard current?.contents == expected else { throw Changed() }
         let temporary = try writeTemporaryFile(contents, keeping: current)
@@ -400,7 +409,7 @@ struct DropInFile {
     /// with what a replacement of `current` gets (its owner, group, mode and extended
     /// attributes; a new file's permissions when `current` is `nil`), synced and closed; its
     /// path. A failure removes it.
-    func writeTemporaryFile(_ contents: Data, keeping current: State?, suffix: String = temporarySuffix) throws
+    package func writeTemporaryFile(_ contents: Data, keeping current: State?, suffix: String = temporarySuffix) throws
         -> String
     {
         let temporary = try makeTemporaryFile(suffix: suffix)
@@ -427,7 +436,7 @@ struct DropInFile {
     }
 
     /// Syncs a directory, so that the names changed in it are on disk.
-    static func syncDirectory(_ directory: String) {
+    package static func syncDirectory(_ directory: String) {
         let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directoryDescriptor >= 0 {
             fsync(directoryDescriptor)
@@ -438,7 +447,7 @@ struct DropInFile {
     /// A new hidden file beside the drop-in, readable by its owner only until it gets its
     /// permissions: made by this process (`O_CREAT|O_EXCL|O_NOFOLLOW`), so never a file or a
     /// link that was there already; a name that is taken is passed over for another.
-    func makeTemporaryFile(suffix: String = temporarySuffix) throws -> (path: String, descriptor: Int32) {
+    package func makeTemporaryFile(suffix: String = temporarySuffix) throws -> (path: String, descriptor: Int32) {
         for _ in 0..<100 {
             let path = (directory as NSString).appendingPathComponent(
                 ".\(name).\(drawTemporaryPart())\(suffix)")
@@ -450,7 +459,7 @@ struct DropInFile {
     }
 
     /// Eight random letters and digits.
-    static func randomTemporaryPart() -> String {
+    package static func randomTemporaryPart() -> String {
         let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
         return String((0..<8).map { _ in letters.randomElement() ?? "x" })
     }
@@ -472,17 +481,24 @@ struct DropInFile {
                     "cannot give the new \(path) the access control list (\(name)) of the file it replaces: \(Self.describe(error)); nothing was written"
                 )
             }
-            printError("note: the extended attribute \(name) of \(path) is not kept: \(Self.describe(error))")
+            note("note: the extended attribute \(name) of \(path) is not kept: \(Self.describe(error))")
         }
     }
 
     /// An owner, group and mode, and the file they come from.
-    struct Permissions {
-        var owner: uid_t
-        var group: gid_t
-        var mode: mode_t
+    package struct Permissions {
+        package var owner: uid_t
+        package var group: gid_t
+        package var mode: mode_t
         /// The file they were taken from, or `nil` for the default.
-        var from: String?
+        package var from: String?
+
+        package init(owner: uid_t, group: gid_t, mode: mode_t, from: String?) {
+            self.owner = owner
+            self.group = group
+            self.mode = mode
+            self.from = from
+        }
     }
 
     /// Gives the open file `permissions`: the group and mode always (or an error: they decide
@@ -495,7 +511,7 @@ struct DropInFile {
                 )
             }
             if permissions.owner != geteuid() {
-                printError(
+                note(
                     "note: \(path) is now owned by \(Self.userName(geteuid())), not \(Self.userName(permissions.owner)) as \(permissions.from ?? "before"): only root can give a file away"
                 )
             }
@@ -512,7 +528,7 @@ struct DropInFile {
     /// configuration (the daemon among them) may read the new drop-in, and no one else; the
     /// caller's user and group and ``defaultMode`` (0644, whatever the umask) when the
     /// configuration has no file yet.
-    func newFilePermissions() -> Permissions {
+    package func newFilePermissions() -> Permissions {
         let dropIns = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
             .filter { ConfigurationLocation.isDropInFileName($0) && $0 != name }
             .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
@@ -539,7 +555,7 @@ struct DropInFile {
         }
     }
 
-    static func describe(_ error: Int32) -> String { String(cString: strerror(error)) }
+    package static func describe(_ error: Int32) -> String { String(cString: strerror(error)) }
 
     private static func userName(_ user: uid_t) -> String {
         guard let entry = getpwuid(user), let name = entry.pointee.pw_name else { return String(user) }
@@ -553,17 +569,17 @@ struct DropInFile {
 }
 
 /// The C library's extended-attribute calls, which Swift's Glibc module does not import.
-enum ExtendedAttributeCalls {
-    typealias List = @convention(c) (Int32, UnsafeMutablePointer<CChar>?, Int) -> Int
-    typealias Get = @convention(c) (Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?, Int) -> Int
-    typealias Set = @convention(c) (Int32, UnsafePointer<CChar>?, UnsafeRawPointer?, Int, Int32) -> Int32
+package enum ExtendedAttributeCalls {
+    package typealias List = @convention(c) (Int32, UnsafeMutablePointer<CChar>?, Int) -> Int
+    package typealias Get = @convention(c) (Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?, Int) -> Int
+    package typealias Set = @convention(c) (Int32, UnsafePointer<CChar>?, UnsafeRawPointer?, Int, Int32) -> Int32
 
     /// `flistxattr(2)`.
-    static func list() -> List? { symbol("flistxattr") }
+    package static func list() -> List? { symbol("flistxattr") }
     /// `fgetxattr(2)`.
-    static func get() -> Get? { symbol("fgetxattr") }
+    package static func get() -> Get? { symbol("fgetxattr") }
     /// `fsetxattr(2)`.
-    static func set() -> Set? { symbol("fsetxattr") }
+    package static func set() -> Set? { symbol("fsetxattr") }
 
     private static func symbol<Function>(_ name: String) -> Function? {
         guard let address = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else { return nil }

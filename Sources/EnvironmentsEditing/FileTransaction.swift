@@ -32,29 +32,43 @@ import Foundation
 /// that was being undone is undone. Meanwhile a loader reads each file the journal names as it
 /// was before the change: the daemon never applies a state in between. One killed before
 /// step 2 leaves only hidden files, which the next removes.
-struct FileTransaction {
+package struct FileTransaction {
     /// One file to replace (or create).
-    struct Change {
+    package struct Change {
         /// The file, with its lock's directory and the permissions a new one gets.
-        var file: DropInFile
+        package var file: DropInFile
         /// What it holds now, as read under the lock; `nil`: it does not exist.
-        var expected: Data?
+        package var expected: Data?
         /// What it is to hold.
-        var contents: Data
+        package var contents: Data
+
+        package init(file: DropInFile, expected: Data?, contents: Data) {
+            self.file = file
+            self.expected = expected
+            self.contents = contents
+        }
     }
 
     /// The directory of the lock held, where the journal goes.
-    let journalDirectory: String
+    package let journalDirectory: String
     /// The command, for the journal and messages: `envctl migrate`.
-    let command: String
+    package let command: String
+    /// Where notes go (``DropInFile/note``).
+    package var note: NoteSink = EditingNotes.log
+
+    package init(journalDirectory: String, command: String, note: @escaping NoteSink = EditingNotes.log) {
+        self.journalDirectory = journalDirectory
+        self.command = command
+        self.note = note
+    }
 
     /// The environment variable that makes a transaction wait this many milliseconds after each
     /// rename (step 3). For tests only, which kill `envctl` in the middle of a change.
-    static let testPauseVariable = "ENVCTL_TEST_PAUSE_BETWEEN_RENAMES_MS"
+    package static let testPauseVariable = "ENVCTL_TEST_PAUSE_BETWEEN_RENAMES_MS"
 
     /// Called after the rename of the file at each index (step 3): waits as
     /// ``testPauseVariable`` says. A test in the process puts something in the way instead.
-    var afterRename: (Int) -> Void = { _ in
+    package var afterRename: (Int) -> Void = { _ in
         guard let text = ProcessInfo.processInfo.environment[FileTransaction.testPauseVariable],
             let milliseconds = UInt32(text)
         else { return }
@@ -62,9 +76,9 @@ struct FileTransaction {
     }
 
     /// A file that no longer holds what was read: someone wrote it without envctl's lock.
-    struct Changed: Error {
+    package struct Changed: Error {
         /// The file.
-        var path: String
+        package var path: String
     }
 
     /// Replaces every file with its new contents, all or none (the steps above).
@@ -72,7 +86,7 @@ struct FileTransaction {
     /// - Throws: ``Changed`` when a file no longer holds ``Change/expected`` (nothing was
     ///   written); a ``Failure`` when a file cannot be written (nothing was written) or a
     ///   rename fails (the files replaced before it got their old contents back).
-    func commit(_ changes: [Change]) throws {
+    package func commit(_ changes: [Change]) throws {
         // 1. Prepare.
         var entries: [TransactionJournal.Entry] = []
         func removePrepared() {
@@ -124,6 +138,7 @@ struct FileTransaction {
     private func write(_ journal: TransactionJournal) throws {
         let path = TransactionJournal.path(in: journalDirectory)
         var file = DropInFile(path: path, mainFile: path)
+        file.note = note
         file.fixedNewFilePermissions = .init(owner: geteuid(), group: getegid(), mode: 0o644, from: nil)
         let temporary = try file.writeTemporaryFile(try journal.encoded(), keeping: nil)
         guard rename(temporary, path) == 0 else {
@@ -139,7 +154,7 @@ struct FileTransaction {
     /// the directory's lock: no other `envctl` then makes a change there.
     ///
     /// - Throws: A ``Failure`` when the journal cannot be read.
-    static func recover(in directory: String) throws {
+    package static func recover(in directory: String, note: NoteSink = EditingNotes.log) throws {
         let journal: TransactionJournal?
         do {
             journal = try TransactionJournal.read(in: directory)
@@ -149,7 +164,7 @@ struct FileTransaction {
         guard let journal else { return }
         let files = journal.entries.map(\.target).joined(separator: ", ")
         complete(journal, in: directory)
-        printError(
+        note(
             journal.rollingBack
                 ? "note: undid the change \(journal.command) (process \(journal.process)) left unfinished: \(files) hold what they held before it"
                 : "note: completed the change \(journal.command) (process \(journal.process)) left unfinished: \(files)"

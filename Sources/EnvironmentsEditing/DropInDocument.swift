@@ -1,0 +1,101 @@
+@_spi(Integrations) import Environments
+import Foundation
+
+/// Reads and rewrites a drop-in's property list for `set` and `unset`.
+package enum DropInDocument {
+    /// The drop-in's root dictionary (empty for a new one).
+    package static func root(_ data: Data?, path: String) throws -> [String: Any] {
+        guard let data else { return [:] }
+        do {
+            guard let root = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+            else {
+                throw Failure("\(path): the root is not a dictionary; fix it with envctl edit")
+            }
+            return root
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw Failure(
+                "\(path): not a property list (\((error as NSError).localizedDescription)); fix it with envctl edit")
+        }
+    }
+
+    /// An XML property list of `root`, which every property-list reader reads as written:
+    /// a key or string with a character that is not ``XMLCharacters/isWritable(_:)`` is refused.
+    package static func data(_ root: [String: Any]) throws -> Data {
+        try XMLCharacters.check(root)
+        do {
+            return try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0)
+        } catch {
+            throw Failure("cannot write the property list: \(error)")
+        }
+    }
+
+    /// The key path's components (``SettingPath``: `Upstreams."api.example.com".Port`); a
+    /// malformed path, or one past its bounds, is an error.
+    package static func components(_ key: String) throws -> [String] {
+        do {
+            return try SettingPath(parsing: key).components
+        } catch {
+            throw Failure("\(error.message). \(error.hint ?? "")")
+        }
+    }
+
+    /// `dictionary` with `value` at `path` (`nil` removes it), creating dictionaries on the way.
+    ///
+    /// - Parameter trail: The path so far, for errors.
+    package static func setting(
+        _ value: Any?, at path: ArraySlice<String>, in dictionary: [String: Any], trail: String
+    ) throws -> [String: Any] {
+        var dictionary = dictionary
+        let key = path.first!
+        let here = SettingPath.joined(trail, key)
+        if path.count == 1 {
+            dictionary[key] = value
+            return dictionary
+        }
+        let child: [String: Any]
+        switch dictionary[key] {
+        case nil:
+            if value == nil { return dictionary }
+            child = [:]
+        case let existing as [String: Any]:
+            child = existing
+        case let other?:
+            throw Failure(
+                "'\(here)' is \(typeName(other)), not a dictionary: the key path cannot go through it")
+        }
+        let changed = try setting(value, at: path.dropFirst(), in: child, trail: here)
+        // An emptied dictionary goes too, so that unset leaves no empty shells behind.
+        dictionary[key] = changed.isEmpty && value == nil ? nil : changed
+        return dictionary
+    }
+
+    /// Whether `path` has a value in `dictionary`.
+    package static func contains(_ path: ArraySlice<String>, in dictionary: [String: Any]) -> Bool {
+        guard let value = dictionary[path.first!] else { return false }
+        if path.count == 1 { return true }
+        guard let child = value as? [String: Any] else { return false }
+        return contains(path.dropFirst(), in: child)
+    }
+
+    package static func typeName(_ value: Any) -> String {
+        switch value {
+        case is String: "a string"
+        case is Bool: "a boolean"
+        case is Int, is Int64: "an integer"
+        case is Double: "a real"
+        case is Date: "a date"
+        case is Data: "data"
+        case is [Any]: "an array"
+        default: "a \(type(of: value))"
+        }
+    }
+
+    /// The note that rewriting drops the comments of a hand-written file, or `nil` when
+    /// `data` has none.
+    package static func commentsNote(_ data: Data?, path: String) -> String? {
+        guard let data, let text = String(data: data, encoding: .utf8), text.contains("<!--") else { return nil }
+        return "note: \(path) is rewritten as plain XML; its comments are not kept (envctl edit keeps them)"
+    }
+}
