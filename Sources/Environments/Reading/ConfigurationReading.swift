@@ -40,8 +40,7 @@ extension ConfigurationReading {
     ///
     /// - Throws: ``EnvironmentError`` with code `typeMismatch` naming the key, the expected
     ///   and actual type and the source, when the value cannot be converted.
-    public func get<T: SettingValueConvertible>(_ key: String, as type: T.Type = T.self) throws(EnvironmentError) -> T?
-    {
+    func converted<T: SettingValueConvertible>(_ key: String, as type: T.Type) throws(EnvironmentError) -> T? {
         guard let value = value(forKey: key) else { return nil }
         if let converted = T(settingValue: value) { return converted }
         // The source only now, for the error: reads that succeed never copy it.
@@ -58,7 +57,7 @@ extension ConfigurationReading {
     public func require<T: SettingValueConvertible>(_ key: String, as type: T.Type = T.self) throws(EnvironmentError)
         -> T
     {
-        guard let value = try get(key, as: T.self) else {
+        guard let value = try converted(key, as: T.self) else {
             let snapshot = self.snapshot
             let key = fullKeyPath(key)
             var searched = snapshot.files
@@ -95,7 +94,7 @@ extension ConfigurationReading {
     @usableFromInline
     func wrongType<T: SettingValueConvertible>(_ key: String, default defaultValue: T) -> T {
         do {
-            _ = try get(key, as: T.self)
+            _ = try converted(key, as: T.self)
         } catch {
             snapshot.logger.warning(
                 "using the default for a value of the wrong type", metadata: ["error": "\(error)"])
