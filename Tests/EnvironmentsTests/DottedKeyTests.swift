@@ -37,11 +37,13 @@ import Testing
                     options: directory.options(defaults: ["Database": ["Password": "default-nested"], "Queue.Depth": 1])
                 )
                 let snapshot = environment.snapshot
-                #expect((try? environment.require("Database.Host", as: String.self)) == "debug-dotted", "round \(round)")
+                #expect(
+                    (try? environment.require("Database.Host", as: String.self)) == "debug-dotted", "round \(round)")
                 #expect(environment.get("Database.Port", default: 0) == 5432, "round \(round)")
                 #expect((try? environment.require("Cache.Host", as: String.self)) == "debug-nested", "round \(round)")
                 #expect(
-                    (try? environment.require("Database.Password", as: String.self)) == "drop-in-dotted", "round \(round)")
+                    (try? environment.require("Database.Password", as: String.self)) == "drop-in-dotted",
+                    "round \(round)")
                 #expect(environment.get("Queue.Depth", default: 0) == 3, "round \(round)")
                 #expect(snapshot.configuredValue(forKey: "Database.Password")?.isSecret == true)
                 #expect(snapshot.configuredValue(forKey: "Database.Password")?.displayValue() == "<redacted>")

@@ -197,7 +197,8 @@ import Testing
             &thread, nil,
             { raw in
                 let probe = Unmanaged<DestructorProbe>.fromOpaque(raw!).takeUnretainedValue()
-                probe.reads.append((try? probe.environment.require("A", as: String.self)))  // registers this thread's cache
+                // Registers this thread's cache.
+                probe.reads.append((try? probe.environment.require("A", as: String.self)))
                 pthread_setspecific(probe.key, raw)
                 return nil
             }, Unmanaged.passUnretained(probe).toOpaque())

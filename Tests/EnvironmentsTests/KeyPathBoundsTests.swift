@@ -132,7 +132,8 @@ import Testing
             let fine = "APP_" + (0..<Self.depth).map { "L\($0)" }.joined(separator: "__")
             let environment = try Environment(options: directory.options(processEnvironment: [fine: "1"]))
             #expect(
-                (try? environment.require((0..<Self.depth).map { "L\($0)" }.joined(separator: "."), as: String.self)) == "1"
+                (try? environment.require((0..<Self.depth).map { "L\($0)" }.joined(separator: "."), as: String.self))
+                    == "1"
             )
         }
     }

@@ -46,7 +46,8 @@ import Testing
                 #expect((try? environment.require("Database.Host", as: String.self)) == "localhost")
                 // A key that is a prefix of another is no conflict.
                 #expect(
-                    (try? environment.require(#"provisioningProfiles."com.example.app""#, as: String.self)) == "App Store")
+                    (try? environment.require(#"provisioningProfiles."com.example.app""#, as: String.self))
+                        == "App Store")
                 #expect(
                     (try? environment.require(#"provisioningProfiles."com.example.app.widget""#, as: String.self))
                         == "Widget")

@@ -50,7 +50,8 @@ import Testing
         weak var snapshot: EnvironmentSnapshot?
         do {
             let environment = try Environment(values: ["Token": "secret"])
-            #expect((try? environment.require("Token", as: String.self)) == "secret")  // this thread now holds a view of it
+            // This thread now holds a view of it.
+            #expect((try? environment.require("Token", as: String.self)) == "secret")
             snapshot = environment.snapshot
             #expect(snapshot != nil)
         }
