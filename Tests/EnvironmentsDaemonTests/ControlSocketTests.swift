@@ -57,7 +57,7 @@ struct ControlSocketTests {
                 CheckReply.self,
                 from: ControlSocketFixture.call(fixture.socket, .check).parameters)
             #expect(check.changedKeys == ["Greeting"])
-            #expect((try? environment.get("Greeting", as: String.self)) == "hello")
+            #expect((try? environment.require("Greeting", as: String.self)) == "hello")
 
             // Reload applies it and answers with the verdict.
             let reload = try await ControlSocketFixture.call(fixture.socket, .reload)
@@ -67,7 +67,7 @@ struct ControlSocketTests {
             #expect(verdict.changedKeys == ["Greeting"])
             #expect(verdict.generation == 2)
             #expect(verdict.trigger == "control")
-            #expect((try? environment.get("Greeting", as: String.self)) == "checked")
+            #expect((try? environment.require("Greeting", as: String.self)) == "checked")
 
             // A rejected reload is an error with the verdict, and Describe then reports it.
             try fixture.write("<plist><dict><key>Common</key>\n<dict>\n<strin>oops</string></dict></dict></plist>")

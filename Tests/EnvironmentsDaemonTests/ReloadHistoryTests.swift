@@ -141,7 +141,7 @@ struct ReloadHistoryTests {
             environment: environment, reloadSignals: nil, configuration: configuration,
             logger: Logger(label: "history-tests"))
         try await service.whileRunning {
-            #expect((try? environment.get("Greeting", as: String.self)) == "meanwhile")
+            #expect((try? environment.require("Greeting", as: String.self)) == "meanwhile")
             let history = try await JSONValue.record(
                 HistoryReply.self,
                 from: ControlSocketFixture.call(fixture.socket, .history).parameters)

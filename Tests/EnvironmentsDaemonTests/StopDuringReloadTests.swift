@@ -72,7 +72,7 @@ struct StopDuringReloadTests {
         let record = await reload.value
         #expect(record.outcome == .rejected)
         #expect(record.error?.contains("stopping") == true, "\(String(describing: record.error))")
-        #expect((try? environment.get("Greeting", as: String.self)) == "hello")
+        #expect((try? environment.require("Greeting", as: String.self)) == "hello")
 
         // The abandoned build ends now; it must not publish. A reload made after it (which waits
         // for it) finds the change still to apply.
@@ -84,7 +84,7 @@ struct StopDuringReloadTests {
             return
         }
         #expect(change.changedKeys.contains("Greeting"))
-        #expect((try? environment.get("Greeting", as: String.self)) == "changed")
+        #expect((try? environment.require("Greeting", as: String.self)) == "changed")
     }
 
     @Test("a validate that reloads its own environment is rejected with reentrantChange; the configuration stays")
@@ -101,7 +101,7 @@ struct StopDuringReloadTests {
             #expect(record.errorCode == "reentrantChange")
             #expect(record.errorMessage?.contains("validate must not call reload()") == true)
             #expect(record.generation == 1)
-            #expect((try? environment.get("Greeting", as: String.self)) == "hello")
+            #expect((try? environment.require("Greeting", as: String.self)) == "hello")
         }
     }
 }

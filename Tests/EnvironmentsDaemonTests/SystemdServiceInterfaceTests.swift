@@ -115,7 +115,7 @@ struct SystemdServiceInterfaceTests {
             try fixture.write(Self.plist(logLevel: "warning", greeting: "edited"))
             let reload = try await call(fixture, "Reload")
             #expect(reload.error == nil, "\(reload)")
-            #expect((try? environment.get("Greeting", as: String.self)) == "edited")
+            #expect((try? environment.require("Greeting", as: String.self)) == "edited")
             #expect(control.level == .debug)
 
             // Syslog levels 0-2 are critical, 3 error.
@@ -146,7 +146,7 @@ struct SystemdServiceInterfaceTests {
             let reload = try await call(fixture, "Reload")
             #expect(reload.error == ControlInterface.Error.reloadRejected.qualifiedName)
             #expect(reload.parameters?["verdict"]?.objectValue?["outcome"] == .string("rejected"))
-            #expect((try? environment.get("Greeting", as: String.self)) == "hello")
+            #expect((try? environment.require("Greeting", as: String.self)) == "hello")
             #expect(environment.generation == 1)
         }
     }

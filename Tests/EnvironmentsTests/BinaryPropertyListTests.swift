@@ -177,10 +177,10 @@ import Testing
         let data = try PropertyListSerialization.data(fromPropertyList: root, format: .binary, options: 0)
         #expect(data.starts(with: Array("bplist".utf8)))
         let environment = try load(data)
-        #expect((try? environment.get("Key19999.Host", as: String.self)) == "host-0.example.com")
+        #expect((try? environment.require("Key19999.Host", as: String.self)) == "host-0.example.com")
         #expect(environment.get("Key3.Ports", default: [Int]()) == [80, 443])
         #expect(environment.get("Key42.On", default: false))
-        #expect((try? environment.get("AlsoShared", as: String.self)) == "same")
+        #expect((try? environment.require("AlsoShared", as: String.self)) == "same")
     }
 
     @Test("a hand-made file that shares only strings and numbers loads")

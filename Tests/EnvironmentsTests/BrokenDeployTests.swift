@@ -123,7 +123,7 @@ import Testing
     @Test func aMissingMainFileInAnExistingDirectoryIsTheBuiltInConfiguration() throws {
         try withTemporaryDirectory { directory in
             let environment = try Environment(options: options(directory))
-            #expect((try? environment.get("Value", as: String.self)) == "built-in")
+            #expect((try? environment.require("Value", as: String.self)) == "built-in")
         }
     }
 
@@ -151,10 +151,10 @@ import Testing
             expectFailure(systemd, naming: typo, saying: "(from $CONFIGURATION_DIRECTORY) does not exist")
             // ... up to the one that holds the file: later ones are not looked at.
             try directory.writeXML(["Debug": ["Value": "present"]], to: "present/Environments.plist")
-            #expect((try Environment(options: systemd).get("Value", as: String.self)) == "present")
+            #expect((try Environment(options: systemd).require("Value", as: String.self)) == "present")
             // All there, none holding the file: the built-in configuration.
             systemd.processEnvironment["CONFIGURATION_DIRECTORY"] = "\(try directory.makeDirectory("empty"))"
-            #expect((try Environment(options: systemd).get("Value", as: String.self)) == "built-in")
+            #expect((try Environment(options: systemd).require("Value", as: String.self)) == "built-in")
         }
     }
 
@@ -162,12 +162,12 @@ import Testing
         try withTemporaryDirectory { directory in
             try directory.writeXML(["Debug": ["Value": "good"]])
             let environment = try Environment(options: options(directory))
-            #expect((try? environment.get("Value", as: String.self)) == "good")
+            #expect((try? environment.require("Value", as: String.self)) == "good")
 
             unlink(directory.mainFile)
             try symlink(directory.path("releases/43/Environments.plist"), at: directory.mainFile)
             #expect(throws: EnvironmentError.self) { try environment.reload() }
-            #expect((try? environment.get("Value", as: String.self)) == "good")
+            #expect((try? environment.require("Value", as: String.self)) == "good")
             #expect(environment.generation == 1)
 
             // The whole (named) directory gone: rejected too.
@@ -175,12 +175,12 @@ import Testing
             try FileManager.default.removeItem(atPath: directory.path)
             let gone = #expect(throws: EnvironmentError.self) { try environment.reload() }
             #expect(gone?.description.contains("does not exist") == true, "\(gone as Any)")
-            #expect((try? environment.get("Value", as: String.self)) == "good")
+            #expect((try? environment.require("Value", as: String.self)) == "good")
 
             // A main file removed on purpose (the directory stays): the built-in configuration.
             try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
             #expect(try environment.reload().snapshot.files.isEmpty)
-            #expect((try? environment.get("Value", as: String.self)) == "built-in")
+            #expect((try? environment.require("Value", as: String.self)) == "built-in")
         }
     }
 
@@ -197,17 +197,17 @@ import Testing
             options.systemConfigurationRoot = directory.path
             #expect(ConfigurationLocation(options: options).directory == directory.path(name))
             let atStart = try Environment(options: options)
-            #expect((try? atStart.get("Value", as: String.self)) == "built-in")
+            #expect((try? atStart.require("Value", as: String.self)) == "built-in")
             #expect(atStart.snapshot.files.isEmpty)
 
             try directory.writeXML(["Debug": ["Value": "file"]], to: "etc-app/Environments.plist")
             #expect(try atStart.reload().snapshot.files.count == 1)
-            #expect((try? atStart.get("Value", as: String.self)) == "file")
+            #expect((try? atStart.require("Value", as: String.self)) == "file")
 
             try FileManager.default.removeItem(atPath: directory.path("etc-app"))
             let error = #expect(throws: EnvironmentError.self) { try atStart.reload() }
             #expect(error?.description.contains("no longer exists") == true, "\(error as Any)")
-            #expect((try? atStart.get("Value", as: String.self)) == "file")
+            #expect((try? atStart.require("Value", as: String.self)) == "file")
 
             // Behind an empty $CONFIGURATION_DIRECTORY, which the search falls back to once
             // /etc/<name>/ is gone: still rejected.
@@ -218,7 +218,7 @@ import Testing
             #expect(fromDefault.snapshot.location?.directory == directory.path(name))
             try FileManager.default.removeItem(atPath: directory.path("etc-app"))
             #expect(throws: EnvironmentError.self) { try fromDefault.reload() }
-            #expect((try? fromDefault.get("Value", as: String.self)) == "file")
+            #expect((try? fromDefault.require("Value", as: String.self)) == "file")
         }
     }
 }

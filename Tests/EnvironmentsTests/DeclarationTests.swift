@@ -241,7 +241,7 @@ enum Declared {
             let unrelated = try #require(warnings.first { $0.key == "Unrelated" })
             #expect(!unrelated.message.contains("did you mean"), "\(unrelated)")
             // The value is still there for whoever reads it.
-            #expect((try? environment.get("RequestTimout", as: String.self)) == "1s")
+            #expect((try? environment.require("RequestTimout", as: String.self)) == "1s")
         }
     }
 
@@ -352,7 +352,7 @@ enum Declared {
                 options: directory.options(processEnvironment: ["APP_ListenPrt": "1", "APP_DatabasePort": "2"]))
             #expect(environment.snapshot.warnings.isEmpty)
             #expect(environment.get("ListenPort", default: 0) == 70000)
-            #expect((try? environment.get("ListenPrt", as: String.self)) == "1")
+            #expect((try? environment.require("ListenPrt", as: String.self)) == "1")
             #expect(environment.fetch("Database.Port") == nil)
             // A typed setting read without a declaration: its value, else its default.
             #expect(environment[Declared.port] == 70000)

@@ -37,11 +37,13 @@ import Testing
                     options: directory.options(defaults: ["Database": ["Password": "default-nested"], "Queue.Depth": 1])
                 )
                 let snapshot = environment.snapshot
-                #expect((try? environment.get("Database.Host", as: String.self)) == "debug-dotted", "round \(round)")
-                #expect(environment.get("Database.Port", default: 0) == 5432, "round \(round)")
-                #expect((try? environment.get("Cache.Host", as: String.self)) == "debug-nested", "round \(round)")
                 #expect(
-                    (try? environment.get("Database.Password", as: String.self)) == "drop-in-dotted", "round \(round)")
+                    (try? environment.require("Database.Host", as: String.self)) == "debug-dotted", "round \(round)")
+                #expect(environment.get("Database.Port", default: 0) == 5432, "round \(round)")
+                #expect((try? environment.require("Cache.Host", as: String.self)) == "debug-nested", "round \(round)")
+                #expect(
+                    (try? environment.require("Database.Password", as: String.self)) == "drop-in-dotted",
+                    "round \(round)")
                 #expect(environment.get("Queue.Depth", default: 0) == 3, "round \(round)")
                 #expect(snapshot.configuredValue(forKey: "Database.Password")?.isSecret == true)
                 #expect(snapshot.configuredValue(forKey: "Database.Password")?.displayValue() == "<redacted>")
@@ -80,7 +82,7 @@ import Testing
 
                     try environment.setOverride(["Port": 90], forKey: "HTTP")
                     #expect(environment.get("HTTP.Port", default: 0) == 90)
-                    #expect((try? environment.get("HTTP.Host", as: String.self)) == "localhost")
+                    #expect((try? environment.require("HTTP.Host", as: String.self)) == "localhost")
                     try environment.setOverride(91, forKey: "HTTP.Port")
                     #expect(environment.get("HTTP.Port", default: 0) == 91)
                     // Set again, the dictionary goes last and wins.

@@ -26,8 +26,8 @@ import Testing
             let environment = try Environment(options: directory.options())
             #expect(environment.get("ListenPort", default: 0) == 81)
             // A section written twice: the second replaces the first whole, as in plistlib.
-            #expect((try? environment.get("B", as: String.self)) == "second")
-            #expect((try? environment.get("A", as: String.self)) == nil)
+            #expect((try? environment.require("B", as: String.self)) == "second")
+            #expect((try? environment.require("A", as: String.self)) == nil)
             let warnings = environment.snapshot.warnings
             #expect(warnings.count == 2, "\(warnings)")
             let port = try #require(warnings.first { $0.key == "ListenPort" })

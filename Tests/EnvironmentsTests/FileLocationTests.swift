@@ -14,7 +14,7 @@ import Testing
         try withTemporaryDirectory { directory in
             try directory.writeXML(sample)
             let environment = try Environment(options: directory.options())
-            #expect((try? environment.get("Greeting", as: String.self)) == "hello debug")
+            #expect((try? environment.require("Greeting", as: String.self)) == "hello debug")
             #expect(environment.fetch("Port") as? Int == 8080)
             #expect(environment.fetch("Ratio") as? Double == 0.5)
             #expect(environment.fetch("Enabled") as? Bool == true)
@@ -47,7 +47,7 @@ import Testing
                 applicationName: "environments-tests", build: BuildInfo(defaultEnvironment: "Debug"),
                 processEnvironment: ["CONFIGURATION_DIRECTORY": directory.path])
             let environment = try Environment(options: options)
-            #expect((try? environment.get("Greeting", as: String.self)) == "hello debug")
+            #expect((try? environment.require("Greeting", as: String.self)) == "hello debug")
             #expect(environment.snapshot.files == [directory.mainFile])
         }
     }
@@ -63,7 +63,7 @@ import Testing
                     "CONFIGURATION_DIRECTORY": "\(empty):\(directory.path("second")):\(directory.path("third"))"
                 ])
             let environment = try Environment(options: options)
-            #expect((try? environment.get("Which", as: String.self)) == "second")
+            #expect((try? environment.require("Which", as: String.self)) == "second")
             #expect(environment.snapshot.files == [directory.path("second/Environments.plist")])
 
             let location = ConfigurationLocation(options: options)
@@ -84,7 +84,7 @@ import Testing
                 build: BuildInfo(defaultEnvironment: "Debug"),
                 processEnvironment: ["CONFIGURATION_DIRECTORY": directory.path("systemd")])
             let environment = try Environment(options: options)
-            #expect((try? environment.get("Which", as: String.self)) == "explicit")
+            #expect((try? environment.require("Which", as: String.self)) == "explicit")
             #expect(ConfigurationLocation(options: options).searchedDirectories == [directory.path("explicit")])
         }
     }
@@ -109,8 +109,8 @@ import Testing
             var options = directory.options()
             options.fileName = "Settings.plist"
             let environment = try Environment(options: options)
-            #expect((try? environment.get("Which", as: String.self)) == "settings")
-            #expect((try? environment.get("Extra", as: String.self)) == "drop-in")
+            #expect((try? environment.require("Which", as: String.self)) == "settings")
+            #expect((try? environment.require("Extra", as: String.self)) == "drop-in")
         }
     }
 
@@ -128,11 +128,11 @@ import Testing
             }
             #expect(environment.snapshot.files == [directory.mainFile] + dropIns)
             #expect(try ConfigurationLocation(options: directory.options()).dropInFiles() == dropIns)
-            #expect((try? environment.get("Order", as: String.self)) == "9")
-            #expect((try? environment.get("Case", as: String.self)) == "a")
-            #expect((try? environment.get("Main", as: String.self)) == "yes")
-            #expect((try? environment.get("Ten", as: String.self)) == "yes")
-            #expect((try? environment.get("Nine", as: String.self)) == "yes")
+            #expect((try? environment.require("Order", as: String.self)) == "9")
+            #expect((try? environment.require("Case", as: String.self)) == "a")
+            #expect((try? environment.require("Main", as: String.self)) == "yes")
+            #expect((try? environment.require("Ten", as: String.self)) == "yes")
+            #expect((try? environment.require("Nine", as: String.self)) == "yes")
         }
     }
 
@@ -147,7 +147,7 @@ import Testing
             try directory.write("Environments.plist.d/50.conf", text: broken)
             try directory.writeXML(["Debug": ["Value": "drop-in"]], to: "Environments.plist.d/60-real.plist")
             let environment = try Environment(options: directory.options())
-            #expect((try? environment.get("Value", as: String.self)) == "drop-in")
+            #expect((try? environment.require("Value", as: String.self)) == "drop-in")
             #expect(
                 environment.snapshot.files == [
                     directory.mainFile, directory.path("Environments.plist.d/60-real.plist"),
@@ -160,7 +160,7 @@ import Testing
             try directory.writeXML(["Debug": ["Value": "main"]])
             try directory.writeBinary(["Debug": ["Value": "binary"]], to: "Environments.plist.d/10.plist")
             let environment = try Environment(options: directory.options())
-            #expect((try? environment.get("Value", as: String.self)) == "binary")
+            #expect((try? environment.require("Value", as: String.self)) == "binary")
         }
     }
 
@@ -170,7 +170,7 @@ import Testing
             #expect(try ConfigurationLocation(options: directory.options()).dropInFiles().isEmpty)
             try directory.makeDirectory("Environments.plist.d")
             let environment = try Environment(options: directory.options())
-            #expect((try? environment.get("Value", as: String.self)) == "main")
+            #expect((try? environment.require("Value", as: String.self)) == "main")
             #expect(environment.snapshot.files == [directory.mainFile])
         }
     }
@@ -191,13 +191,13 @@ import Testing
             var options = directory.options()
             options.builtInConfiguration = ["Common": ["Value": "built-in"], "Debug": ["Other": 1]]
             let environment = try Environment(options: options)
-            #expect((try? environment.get("Value", as: String.self)) == "built-in")
+            #expect((try? environment.require("Value", as: String.self)) == "built-in")
             #expect(environment.get("Other", default: 0) == 1)
             #expect(environment.snapshot.files.isEmpty)
 
             try directory.writeXML(["Debug": ["Value": "file"]])
             let fromFile = try Environment(options: options)
-            #expect((try? fromFile.get("Value", as: String.self)) == "file")
+            #expect((try? fromFile.require("Value", as: String.self)) == "file")
             #expect(fromFile.fetch("Other") == nil)
         }
     }

@@ -184,7 +184,7 @@ import Testing
         let created = pthread_key_create(&probe.key) { raw in
             guard let raw else { return }
             let probe = Unmanaged<DestructorProbe>.fromOpaque(raw).takeUnretainedValue()
-            probe.reads.append((try? probe.environment.get("A", as: String.self)))
+            probe.reads.append((try? probe.environment.require("A", as: String.self)))
             probe.holding.append(probe.environment.threadCachesHoldingViews)
             // Again in the next round.
             if probe.reads.count < 3 { pthread_setspecific(probe.key, raw) }
@@ -197,7 +197,8 @@ import Testing
             &thread, nil,
             { raw in
                 let probe = Unmanaged<DestructorProbe>.fromOpaque(raw!).takeUnretainedValue()
-                probe.reads.append((try? probe.environment.get("A", as: String.self)))  // registers this thread's cache
+                // Registers this thread's cache.
+                probe.reads.append((try? probe.environment.require("A", as: String.self)))
                 pthread_setspecific(probe.key, raw)
                 return nil
             }, Unmanaged.passUnretained(probe).toOpaque())
@@ -220,7 +221,7 @@ import Testing
             // store's locked path and keeps no view (other suites publish all the time): read
             // again until this thread's cache holds one, boundedly.
             for _ in 0..<1_000 where holding.value == 0 {
-                _ = (try? environment.get("A", as: String.self))
+                _ = (try? environment.require("A", as: String.self))
                 holding.withLock { $0 = environment.threadCachesHoldingViews }
             }
             done.signal()
@@ -273,16 +274,16 @@ import Testing
         #expect(error?.code == .reentrantChange)
         #expect(thrown.value?.code == .reentrantChange)
         #expect(error?.message.contains("validate must not call \(operation)") == true, "\(String(describing: error))")
-        #expect((try? environment.get("A", as: String.self)) == "1", "the rejected change is not applied")
+        #expect((try? environment.require("A", as: String.self)) == "1", "the rejected change is not applied")
         #expect(environment.generation == 1)
     }
 
     @Test func validateMayReadTheEnvironmentItJudges() throws {
         let (environment, thrown) = try environment { environment in
-            #expect((try? environment.get("A", as: String.self)) == "1")  // the snapshot still in service
+            #expect((try? environment.require("A", as: String.self)) == "1")  // the snapshot still in service
         }
         try environment.setOverride("2", forKey: "A")
-        #expect((try? environment.get("A", as: String.self)) == "2")
+        #expect((try? environment.require("A", as: String.self)) == "2")
         #expect(thrown.value == nil)
     }
 }

@@ -27,9 +27,9 @@ import Testing
             options.instance = "eu-west"
             let environment = try Environment(options: options)
             #expect(environment.snapshot.instanceName == "eu-west")
-            #expect((try? environment.get("Region", as: String.self)) == "eu-west")
+            #expect((try? environment.require("Region", as: String.self)) == "eu-west")
             // Dictionaries merge key by key.
-            #expect((try? environment.get("Database.Host", as: String.self)) == "db.eu")
+            #expect((try? environment.require("Database.Host", as: String.self)) == "db.eu")
             #expect(environment.get("Database.Pool", default: 0) == 4)
             // The drop-in's environment section is a later file: it wins over the main file's instance.
             #expect(environment.get("Port", default: 0) == 7070)
@@ -45,11 +45,11 @@ import Testing
             try writeFiles(directory)
             let fromVariable = try Environment(
                 options: directory.options(processEnvironment: ["APP_INSTANCE": "us-east"]))
-            #expect((try? fromVariable.get("Region", as: String.self)) == "us-east")
+            #expect((try? fromVariable.require("Region", as: String.self)) == "us-east")
             #expect(fromVariable.get("Port", default: 0) == 6060)
             var options = directory.options(processEnvironment: ["APP_INSTANCE": "us-east"])
             options.instance = "eu-west"
-            #expect((try Environment(options: options).get("Region", as: String.self)) == "eu-west")
+            #expect((try Environment(options: options).require("Region", as: String.self)) == "eu-west")
         }
     }
 
@@ -58,12 +58,12 @@ import Testing
             try writeFiles(directory)
             let none = try Environment(options: directory.options())
             #expect(none.snapshot.instanceName == nil)
-            #expect((try? none.get("Region", as: String.self)) == "debug")
+            #expect((try? none.require("Region", as: String.self)) == "debug")
             var options = directory.options()
             options.instance = "ap-south"
             let unknown = try Environment(options: options)
             #expect(unknown.snapshot.instanceName == "ap-south")
-            #expect((try? unknown.get("Region", as: String.self)) == "debug")
+            #expect((try? unknown.require("Region", as: String.self)) == "debug")
         }
     }
 
@@ -77,7 +77,7 @@ import Testing
             #expect(error?.code == .unknownInstance)
             #expect(error?.description.contains("known instances: eu-west, us-east") == true)
             options.instance = "us-east"
-            #expect((try Environment(options: options).get("Region", as: String.self)) == "us-east")
+            #expect((try Environment(options: options).require("Region", as: String.self)) == "us-east")
         }
     }
 
@@ -114,7 +114,7 @@ import Testing
             ])
             let environment = try Environment(options: directory.options())
             let database = environment.scoped("Database")
-            #expect((try? database.get("Host", as: String.self)) == "db1")
+            #expect((try? database.require("Host", as: String.self)) == "db1")
             #expect(database.scoped("Pool").get("Size", default: 0) == 4)
             #expect(environment.scoped("Database.Pool").get("Size", default: 0) == 4)
             #expect(database.configuredValue(forKey: "Host")?.source.file == directory.mainFile)
@@ -124,14 +124,14 @@ import Testing
 
             try directory.writeXML(["Debug": ["Database": ["Host": "db2", "Pool": ["Size": 8]]]])
             _ = try environment.reload()
-            #expect((try? database.get("Host", as: String.self)) == "db2")
+            #expect((try? database.require("Host", as: String.self)) == "db2")
             #expect(database.fetch("Pool") as? [String: Any] != nil)
             // A view of a snapshot stays on it.
             let pinned = environment.snapshot.scoped("Database")
             try directory.writeXML(["Debug": ["Database": ["Host": "db3"]]])
             _ = try environment.reload()
-            #expect((try? pinned.get("Host", as: String.self)) == "db2")
-            #expect((try? database.get("Host", as: String.self)) == "db3")
+            #expect((try? pinned.require("Host", as: String.self)) == "db2")
+            #expect((try? database.require("Host", as: String.self)) == "db3")
         }
     }
 

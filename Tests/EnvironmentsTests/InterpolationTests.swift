@@ -13,9 +13,9 @@ import Testing
                 "Production": ["Host": "example.com"],
             ])
             let debug = try Environment(options: directory.options())
-            #expect((try? debug.get("URL", as: String.self)) == "https://debug.example.com/api")
+            #expect((try? debug.require("URL", as: String.self)) == "https://debug.example.com/api")
             let production = try Environment(options: directory.options(environment: "Production"))
-            #expect((try? production.get("URL", as: String.self)) == "https://example.com/api")
+            #expect((try? production.require("URL", as: String.self)) == "https://example.com/api")
             // The interpolated value keeps the source of the value that holds the reference.
             #expect(production.configuredValue(forKey: "URL")?.source.section == "Common")
         }
@@ -26,14 +26,14 @@ import Testing
             try directory.writeXML(["Common": ["Host": "localhost", "URL": "https://${Host}/api"]])
             try directory.writeXML(["Debug": ["Host": "drop-in.example.com"]], to: "Environments.plist.d/10.plist")
             let environment = try Environment(options: directory.options())
-            #expect((try? environment.get("URL", as: String.self)) == "https://drop-in.example.com/api")
+            #expect((try? environment.require("URL", as: String.self)) == "https://drop-in.example.com/api")
             let outcome = try environment.setOverride("override.example.com", forKey: "Host")
             guard case .applied(let change) = outcome else {
                 Issue.record("expected .applied")
                 return
             }
             #expect(change.changedKeys == ["Host", "URL"])
-            #expect((try? environment.get("URL", as: String.self)) == "https://override.example.com/api")
+            #expect((try? environment.require("URL", as: String.self)) == "https://override.example.com/api")
         }
     }
 
@@ -42,16 +42,16 @@ import Testing
             "Database": ["Host": "db", "Port": 5432, "TLS": true, "Ratio": 0.5],
             "DSN": "postgres://${Database.Host}:${Database.Port}/app?tls=${Database.TLS}&r=${Database.Ratio}",
         ])
-        #expect((try? environment.get("DSN", as: String.self)) == "postgres://db:5432/app?tls=true&r=0.5")
+        #expect((try? environment.require("DSN", as: String.self)) == "postgres://db:5432/app?tls=true&r=0.5")
     }
 
     @Test func chainedReferences() throws {
         let environment = try Environment(values: [
             "A": "${B}-a", "B": "${C}-b", "C": "c", "D": "${A}/${B}/${C}",
         ])
-        #expect((try? environment.get("A", as: String.self)) == "c-b-a")
-        #expect((try? environment.get("B", as: String.self)) == "c-b")
-        #expect((try? environment.get("D", as: String.self)) == "c-b-a/c-b/c")
+        #expect((try? environment.require("A", as: String.self)) == "c-b-a")
+        #expect((try? environment.require("B", as: String.self)) == "c-b")
+        #expect((try? environment.require("D", as: String.self)) == "c-b-a/c-b/c")
     }
 
     @Test func referencesInArraysAndNestedDictionaries() throws {
@@ -68,7 +68,7 @@ import Testing
                 environment.get("Mirrors", default: [String]()) == [
                     "https://example.com/a", "https://example.com/b",
                 ])
-            #expect((try? environment.get("Nested.Deep.URL", as: String.self)) == "https://example.com/deep")
+            #expect((try? environment.require("Nested.Deep.URL", as: String.self)) == "https://example.com/deep")
         }
     }
 
@@ -79,9 +79,9 @@ import Testing
             ])
             let environment = try Environment(
                 options: directory.options(processEnvironment: ["HOME": "/var/lib/app", "PORT": "9000", "EMPTY": ""]))
-            #expect((try? environment.get("Home", as: String.self)) == "/var/lib/app/data")
+            #expect((try? environment.require("Home", as: String.self)) == "/var/lib/app/data")
             #expect(environment.get("Port", default: 0) == 9000)
-            #expect((try? environment.get("Empty", as: String.self)) == "[]")
+            #expect((try? environment.require("Empty", as: String.self)) == "[]")
             #expect(environment.configuredValue(forKey: "Home")?.isSecret == false)
         }
     }
@@ -101,10 +101,10 @@ import Testing
                 ]
             ])
             let environment = try Environment(options: directory.options(processEnvironment: credentials))
-            #expect((try? environment.get("Password", as: String.self)) == "s3cret")
-            #expect((try? environment.get("Token", as: String.self)) == "Bearer tok")
-            #expect((try? environment.get("TwoLines", as: String.self)) == "line1\nline2\n")
-            #expect((try? environment.get("Plain", as: String.self)) == "plain")
+            #expect((try? environment.require("Password", as: String.self)) == "s3cret")
+            #expect((try? environment.require("Token", as: String.self)) == "Bearer tok")
+            #expect((try? environment.require("TwoLines", as: String.self)) == "line1\nline2\n")
+            #expect((try? environment.require("Plain", as: String.self)) == "plain")
         }
     }
 
@@ -116,19 +116,19 @@ import Testing
             "Name": "x",
             "UsesLiteral": "[${Literal}]",
         ])
-        #expect((try? environment.get("Literal", as: String.self)) == "${NotAKey}")
-        #expect((try? environment.get("Mixed", as: String.self)) == "cost: $5, x and ${Name}")
-        #expect((try? environment.get("Dollar", as: String.self)) == "$")
-        #expect((try? environment.get("UsesLiteral", as: String.self)) == "[${NotAKey}]")
+        #expect((try? environment.require("Literal", as: String.self)) == "${NotAKey}")
+        #expect((try? environment.require("Mixed", as: String.self)) == "cost: $5, x and ${Name}")
+        #expect((try? environment.require("Dollar", as: String.self)) == "$")
+        #expect((try? environment.require("UsesLiteral", as: String.self)) == "[${NotAKey}]")
     }
 
     @Test func referenceToAReferenceToALiteral() throws {
         // Whatever order the keys are resolved in, the literal stays literal.
         for _ in 0..<5 {
             let environment = try Environment(values: ["A": "${B}", "B": "${C}", "C": "$${D}"])
-            #expect((try? environment.get("A", as: String.self)) == "${D}")
-            #expect((try? environment.get("B", as: String.self)) == "${D}")
-            #expect((try? environment.get("C", as: String.self)) == "${D}")
+            #expect((try? environment.require("A", as: String.self)) == "${D}")
+            #expect((try? environment.require("B", as: String.self)) == "${D}")
+            #expect((try? environment.require("C", as: String.self)) == "${D}")
         }
     }
 
@@ -306,7 +306,7 @@ import Testing
 
     @Test func inMemoryValuesAreInterpolated() throws {
         let environment = try Environment(values: ["Host": "h", "URL": "http://${Host}"])
-        #expect((try? environment.get("URL", as: String.self)) == "http://h")
+        #expect((try? environment.require("URL", as: String.self)) == "http://h")
     }
 }
 
@@ -331,8 +331,8 @@ extension InterpolationTests {
             "Uses": "${Hosts[0]}",
         ])
         #expect(environment.get("Hosts", default: [String]()) == ["h/a", "real"])
-        #expect((try? environment.get("Hosts[0]", as: String.self)) == "real")
-        #expect((try? environment.get("Uses", as: String.self)) == "real")
+        #expect((try? environment.require("Hosts[0]", as: String.self)) == "real")
+        #expect((try? environment.require("Uses", as: String.self)) == "real")
     }
 
     @Test func inMemoryValuesWithABadReferenceAreRejectedAsInFiles() {
@@ -389,7 +389,7 @@ extension InterpolationTests {
         let kibibyte = String(repeating: "x", count: 1024)
         let atCap = String(repeating: "${K}", count: 1024)
         let environment = try Environment(values: ["K": .string(kibibyte), "Full": .string(atCap)])
-        #expect((try? environment.get("Full", as: String.self))?.utf8.count == Self.valueLimit)
+        #expect((try? environment.require("Full", as: String.self))?.utf8.count == Self.valueLimit)
 
         let error = #expect(throws: EnvironmentError.self) {
             try Environment(values: ["K": .string(kibibyte), "Full": .string(atCap), "Over": "${Full}y"])
@@ -411,7 +411,7 @@ extension InterpolationTests {
         ]
         for index in 1..<16 { values["Full\(index)"] = "${Full0}" }
         let environment = try Environment(values: values)
-        #expect((try? environment.get("Full15", as: String.self))?.utf8.count == Self.valueLimit)
+        #expect((try? environment.require("Full15", as: String.self))?.utf8.count == Self.valueLimit)
 
         values["OneMore"] = "${K}"
         let error = #expect(throws: EnvironmentError.self) { try Environment(values: values) }
@@ -445,7 +445,7 @@ extension InterpolationTests {
             ])
             try directory.writeXML(["Debug": ["Fits": "${credential:fits}"]])
             let fits = try Environment(options: directory.options(processEnvironment: credentials))
-            #expect((try? fits.get("Fits", as: String.self))?.utf8.count == Self.valueLimit)
+            #expect((try? fits.require("Fits", as: String.self))?.utf8.count == Self.valueLimit)
             #expect(fits.configuredValue(forKey: "Fits")?.isSecret == true)
 
             try directory.writeXML(["Debug": ["Huge": "${credential:huge}"]])
@@ -536,8 +536,8 @@ extension InterpolationTests {
         values["All"] = .string(all)
         values["Secret"] = "${Leaf7}"
         let environment = try Environment(values: values, secretKeys: ["Leaf7"])
-        #expect((try? environment.get("All", as: String.self)) == String(repeating: "v", count: Self.chainLength))
-        #expect((try? environment.get("Copy9999", as: String.self)) == "https://example.com/v/9999")
+        #expect((try? environment.require("All", as: String.self)) == String(repeating: "v", count: Self.chainLength))
+        #expect((try? environment.require("Copy9999", as: String.self)) == "https://example.com/v/9999")
         // Secrecy follows references however wide: All copies Leaf7.
         #expect(environment.configuredValue(forKey: "All")?.isSecret == true)
         #expect(environment.configuredValue(forKey: "Copy1")?.isSecret == false)

@@ -35,7 +35,7 @@ import Testing
         }
         #expect(environment.value(forKey: "Service1.Timeout99") == nil)
         // The dictionaries above the leaves are entries too.
-        #expect(try environment.get("Service0", as: [String: Int].self)?["Timeout0"] == 1)
+        #expect(try environment.require("Service0", as: [String: Int].self)["Timeout0"] == 1)
     }
 
     /// `é` precomposed (U+00E9) and as `e` with a combining acute accent (U+0301) are one
@@ -45,11 +45,11 @@ import Testing
         let decomposed = "Cafe\u{301}.Name"
         #expect(composed == decomposed)
         let storedComposed = try Environment(values: [composed: "composed", "Plain": "ascii"])
-        #expect(try storedComposed.get(decomposed, as: String.self) == "composed")
-        #expect(try storedComposed.get(composed, as: String.self) == "composed")
-        #expect(try storedComposed.get("Plain", as: String.self) == "ascii")
+        #expect(try storedComposed.require(decomposed, as: String.self) == "composed")
+        #expect(try storedComposed.require(composed, as: String.self) == "composed")
+        #expect(try storedComposed.require("Plain", as: String.self) == "ascii")
         let storedDecomposed = try Environment(values: [decomposed: "decomposed"])
-        #expect(try storedDecomposed.get(composed, as: String.self) == "decomposed")
+        #expect(try storedDecomposed.require(composed, as: String.self) == "decomposed")
     }
 
     /// The Kelvin sign (U+212A) is canonically the letter K: a key of ASCII letters is found
@@ -58,10 +58,10 @@ import Testing
         let kelvin = "\u{212A}ey"
         #expect(kelvin == "Key")
         let ascii = try Environment(values: ["Key": "ascii", "Other": "other"])
-        #expect(try ascii.get(kelvin, as: String.self) == "ascii")
-        #expect(try ascii.get("\u{212A}ez", as: String.self) == nil)
+        #expect(try ascii.require(kelvin, as: String.self) == "ascii")
+        #expect(ascii.fetch("\u{212A}ez") == nil)
         let sign = try Environment(values: [kelvin: "sign"])
-        #expect(try sign.get("Key", as: String.self) == "sign")
+        #expect(try sign.require("Key", as: String.self) == "sign")
         #expect(sign.fetch("Key") as? String == "sign")
     }
 
@@ -78,7 +78,7 @@ import Testing
                     for round in 0..<50 {
                         let key = round.isMultiple(of: 7) ? "Cafe\u{301}" : keys[(round * 31 + worker) % 200]
                         let expected = key == "Cafe\u{301}" ? "Caf\u{E9}" : key
-                        allFound = allFound && (try? snapshot.get(key, as: String.self)) == expected
+                        allFound = allFound && (try? snapshot.require(key, as: String.self)) == expected
                     }
                     return allFound
                 }

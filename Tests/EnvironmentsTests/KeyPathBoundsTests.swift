@@ -132,7 +132,8 @@ import Testing
             let fine = "APP_" + (0..<Self.depth).map { "L\($0)" }.joined(separator: "__")
             let environment = try Environment(options: directory.options(processEnvironment: [fine: "1"]))
             #expect(
-                (try? environment.get((0..<Self.depth).map { "L\($0)" }.joined(separator: "."), as: String.self)) == "1"
+                (try? environment.require((0..<Self.depth).map { "L\($0)" }.joined(separator: "."), as: String.self))
+                    == "1"
             )
         }
     }
@@ -146,7 +147,7 @@ import Testing
             // Upper-case spellings of existing keys, matched ignoring case.
             variables["APP_MAP__EXISTING"] = "2"
             let environment = try Environment(options: directory.options(processEnvironment: variables))
-            #expect((try? environment.get("Map.Key4999", as: String.self)) == "4999")
+            #expect((try? environment.require("Map.Key4999", as: String.self)) == "4999")
             #expect(environment.get("Map.Existing", default: 0) == 2)
             #expect(environment.snapshot.leafKeys.count == 5_001)
         }

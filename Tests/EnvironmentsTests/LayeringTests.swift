@@ -40,7 +40,7 @@ import Testing
     @Test func aDropInsCommonWinsOverTheMainFilesEnvironment() throws {
         try withTemporaryDirectory { directory in
             let environment = try writeLayers(directory)
-            #expect((try? environment.get("L4", as: String.self)) == "drop-in common")
+            #expect((try? environment.require("L4", as: String.self)) == "drop-in common")
             #expect(environment.configuredValue(forKey: "L4")?.source.layer == .common)
         }
     }
@@ -52,8 +52,8 @@ import Testing
                 ["Common": ["A": "10"], "Debug": ["A": "10 debug", "B": "10"]], to: "Environments.plist.d/10.plist")
             try directory.writeXML(["Common": ["A": "20", "B": "20"]], to: "Environments.plist.d/20.plist")
             let environment = try Environment(options: directory.options())
-            #expect((try? environment.get("A", as: String.self)) == "20")
-            #expect((try? environment.get("B", as: String.self)) == "20")
+            #expect((try? environment.require("A", as: String.self)) == "20")
+            #expect((try? environment.require("B", as: String.self)) == "20")
         }
     }
 
@@ -82,10 +82,10 @@ import Testing
             try directory.writeXML(["Debug": ["Database": ["Name": "app_debug"]]], to: "Environments.plist.d/10.plist")
             let environment = try Environment(
                 options: directory.options(defaults: ["Database.Timeout": 30, "Database.Port": 1]))
-            #expect((try? environment.get("Database.Host", as: String.self)) == "db.debug")
+            #expect((try? environment.require("Database.Host", as: String.self)) == "db.debug")
             #expect(environment.get("Database.Port", default: 0) == 5432)
             #expect(environment.get("Database.Timeout", default: 0) == 30)
-            #expect((try? environment.get("Database.Name", as: String.self)) == "app_debug")
+            #expect((try? environment.require("Database.Name", as: String.self)) == "app_debug")
             #expect(environment.get("Database.Pool.Min", default: 0) == 1)
             #expect(environment.get("Database.Pool.Max", default: 0) == 4)
             #expect(
@@ -116,7 +116,7 @@ import Testing
             #expect(environment.value(forKey: "Mode") == .string("plain"))
             #expect(environment.fetch("Mode.Kind") == nil)
             #expect(environment.value(forKey: "Level") == .dictionary(["Name": "debug"]))
-            #expect((try? environment.get("Level.Name", as: String.self)) == "debug")
+            #expect((try? environment.require("Level.Name", as: String.self)) == "debug")
         }
     }
 
@@ -137,7 +137,7 @@ import Testing
                 return
             }
             #expect(change.changedKeys == ["L2"])
-            #expect((try? environment.get("L2", as: String.self)) == "override")
+            #expect((try? environment.require("L2", as: String.self)) == "override")
             #expect(environment.configuredValue(forKey: "L2")?.source == .override)
             #expect(environment.generation == 2)
 
@@ -146,7 +146,7 @@ import Testing
                 Issue.record("expected .applied, got \(removed)")
                 return
             }
-            #expect((try? environment.get("L2", as: String.self)) == "common")
+            #expect((try? environment.require("L2", as: String.self)) == "common")
             #expect(environment.configuredValue(forKey: "L2")?.source.layer == .common)
             #expect(environment.generation == 3)
         }
@@ -158,11 +158,11 @@ import Testing
             let environment = try Environment(options: directory.options())
             try environment.setOverride("replica", forKey: "Database.Host")
             try environment.setOverride(.integer(9), forKey: "New.Key")
-            #expect((try? environment.get("Database.Host", as: String.self)) == "replica")
+            #expect((try? environment.require("Database.Host", as: String.self)) == "replica")
             #expect(environment.get("Database.Port", default: 0) == 5432)
             #expect(environment.get("New.Key", default: 0) == 9)
             try environment.removeAllOverrides()
-            #expect((try? environment.get("Database.Host", as: String.self)) == "db")
+            #expect((try? environment.require("Database.Host", as: String.self)) == "db")
             #expect(environment.fetch("New.Key") == nil)
             #expect(environment.fetch("New") == nil)
         }
@@ -176,11 +176,11 @@ import Testing
             try environment.setOverride("override", forKey: "A")
             try directory.writeXML(["Debug": ["A": "edited", "B": "edited"]])
             try environment.reload()
-            #expect((try? environment.get("A", as: String.self)) == "override")
-            #expect((try? environment.get("B", as: String.self)) == "edited")
+            #expect((try? environment.require("A", as: String.self)) == "override")
+            #expect((try? environment.require("B", as: String.self)) == "edited")
             try directory.write("Environments.plist", data: before)
             let fresh = try Environment(options: directory.options())
-            #expect((try? fresh.get("A", as: String.self)) == "file")
+            #expect((try? fresh.require("A", as: String.self)) == "file")
         }
     }
 
@@ -203,10 +203,10 @@ import Testing
         let environment = try Environment(values: ["A": "base", "Nested.B": 1])
         try environment.setOverride("override", forKey: "A")
         try environment.setOverride(2, forKey: "Nested.B")
-        #expect((try? environment.get("A", as: String.self)) == "override")
+        #expect((try? environment.require("A", as: String.self)) == "override")
         #expect(environment.get("Nested.B", default: 0) == 2)
         try environment.setOverride(nil, forKey: "A")
-        #expect((try? environment.get("A", as: String.self)) == "base")
+        #expect((try? environment.require("A", as: String.self)) == "base")
         #expect(environment.get("Nested.B", default: 0) == 2)
         try environment.removeAllOverrides()
         #expect(environment.get("Nested.B", default: 0) == 1)

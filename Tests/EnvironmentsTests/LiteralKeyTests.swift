@@ -42,13 +42,14 @@ import Testing
                 #expect(scoped.get(#""db.example.com".Port"#, default: 0) == 5432)
                 #expect(environment.scoped(#"Upstreams."db.example.com""#).get("Port", default: 0) == 5432)
                 // Quoting more than needed reads the same key.
-                #expect((try? environment.get(#""Database".Host"#, as: String.self)) == "localhost")
-                #expect((try? environment.get("Database.Host", as: String.self)) == "localhost")
+                #expect((try? environment.require(#""Database".Host"#, as: String.self)) == "localhost")
+                #expect((try? environment.require("Database.Host", as: String.self)) == "localhost")
                 // A key that is a prefix of another is no conflict.
                 #expect(
-                    (try? environment.get(#"provisioningProfiles."com.example.app""#, as: String.self)) == "App Store")
+                    (try? environment.require(#"provisioningProfiles."com.example.app""#, as: String.self))
+                        == "App Store")
                 #expect(
-                    (try? environment.get(#"provisioningProfiles."com.example.app.widget""#, as: String.self))
+                    (try? environment.require(#"provisioningProfiles."com.example.app.widget""#, as: String.self))
                         == "Widget")
                 // Listings print each path in the form reads accept back.
                 let keys = environment.snapshot.leafKeys

@@ -11,7 +11,8 @@ import Testing
             try directory.writeXML(["Debug": ["A": 1, "B": 1, "C": 1]])
             let environment = try Environment(options: directory.options())
             let received = Received()
-            environment.onChange(received.record)
+            let observation = environment.onChange(received.record)
+            defer { observation.cancel() }
 
             try directory.writeXML(["Debug": ["A": 2, "B": 1, "C": 1]])
             try environment.reload()
@@ -32,7 +33,7 @@ import Testing
         let environment = try Environment(values: ["A": 1])
         let seen = Locked<[Int]>([])
         let received = Received()
-        let token = environment.onChange { change in
+        let observation = environment.onChange { change in
             seen.withLock { $0.append(environment.get("A", default: 0)) }
             seen.withLock { $0.append(change.previous.get("A", default: 0)) }
             received.record(change)
@@ -40,30 +41,117 @@ import Testing
         try environment.setOverride(2, forKey: "A")
         received.wait(for: 1)
         #expect(seen.value == [2, 1])
-        // The callback captures its environment: removing it lets both go.
-        environment.removeObserver(token)
+        // The callback captures its environment: ending the observation lets both go.
+        observation.cancel()
     }
 
-    @Test func removedObserversAreNotCalled() throws {
+    @Test func cancelledObserversAreNotCalled() throws {
         let environment = try Environment(values: ["A": 1])
         let first = Received()
         let second = Received()
-        let token = environment.onChange(first.record)
-        environment.onChange(second.record)
+        let firstObservation = environment.onChange(first.record)
+        let secondObservation = environment.onChange(second.record)
+        defer { secondObservation.cancel() }
         try environment.setOverride(2, forKey: "A")
         first.wait(for: 1)
-        environment.removeObserver(token)
+        firstObservation.cancel()
+        firstObservation.cancel()  // a second time does nothing
         try environment.setOverride(3, forKey: "A")
         second.wait(for: 2)
         #expect(first.changes.value.count == 1)
         #expect(second.changes.value.count == 2)
     }
 
+    /// The token is the observation: a reload after it is released calls nobody, one while it
+    /// is kept calls the callback.
+    @Test func droppingTheTokenEndsTheObservation() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["A": 1]])
+            let environment = try Environment(options: directory.options())
+            let received = Received()
+            var observation: ObserverToken? = environment.onChange(received.record)
+            try directory.writeXML(["Debug": ["A": 2]])
+            try environment.reload()
+            received.wait(for: 1)
+
+            observation = nil
+            #expect(observation == nil)
+            try directory.writeXML(["Debug": ["A": 3]])
+            try environment.reload()
+            // Observers run one after another: once a later one has seen the next change, the
+            // released one would have been called for this one already.
+            let probe = Received()
+            let probing = environment.onChange(probe.record)
+            defer { probing.cancel() }
+            try environment.setOverride(4, forKey: "A")
+            probe.wait(for: 1)
+            #expect(received.changes.value.map(\.current.generation) == [2])
+        }
+    }
+
+    @Test func keepingTheTokenKeepsTheObservation() throws {
+        try withTemporaryDirectory { directory in
+            try directory.writeXML(["Debug": ["A": 0]])
+            let environment = try Environment(options: directory.options())
+            let received = Received()
+            let observation = environment.onChange(received.record)
+            for value in 1...3 {
+                try directory.writeXML(["Debug": ["A": value]])
+                try environment.reload()
+            }
+            received.wait(for: 3)
+            #expect(received.changes.value.map(\.current.generation) == [2, 3, 4])
+            withExtendedLifetime(observation) {}
+        }
+    }
+
+    /// A result that is discarded (the compiler warns) ends the observation at once.
+    @Test func aDiscardedTokenObservesNothing() throws {
+        let environment = try Environment(values: ["A": 0])
+        let discarded = Received()
+        _ = environment.onChange(discarded.record)
+        let probe = Received()
+        let probing = environment.onChange(probe.record)
+        defer { probing.cancel() }
+        try environment.setOverride(1, forKey: "A")
+        probe.wait(for: 1)
+        #expect(discarded.changes.value.isEmpty)
+    }
+
+    /// A token released by another thread while its callback runs does not wait for the
+    /// callback (it may be released holding a lock the callback takes), and the callback is
+    /// not called again.
+    @Test func releasingTheTokenDoesNotWaitForARunningCallback() throws {
+        let environment = try Environment(values: ["A": 0])
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let received = Received()
+        var observation: ObserverToken? = environment.onChange { change in
+            entered.signal()
+            release.wait()
+            received.record(change)
+        }
+        #expect(observation != nil)
+        try environment.setOverride(1, forKey: "A")
+        entered.wait()
+        observation = nil  // returns while the callback is blocked
+        release.signal()
+        received.wait(for: 1)
+        try environment.setOverride(2, forKey: "A")
+        let probe = Received()
+        let probing = environment.onChange(probe.record)
+        defer { probing.cancel() }
+        try environment.setOverride(3, forKey: "A")
+        probe.wait(for: 1)
+        #expect(received.changes.value.map(\.current.generation) == [2])
+    }
+
     @Test func anObserverRegisteredAfterAChangeDoesNotReceiveIt() throws {
         let environment = try Environment(values: ["A": 1])
         try environment.setOverride(2, forKey: "A")
         let received = Received()
-        environment.onChange(received.record)
+        let observation = environment.onChange(received.record)
+        defer { observation.cancel() }
         try environment.setOverride(3, forKey: "A")
         received.wait(for: 1)
         #expect(received.changes.value.map(\.current.generation) == [3])
@@ -77,7 +165,7 @@ import Testing
         let received = Received()
         let reloadingThread = pthread_self()
         let onReloadingThread = Locked<[Bool]>([])
-        environment.onChange { change in
+        let observation = environment.onChange { change in
             onReloadingThread.withLock { $0.append(pthread_equal(pthread_self(), reloadingThread) != 0) }
             release.wait()
             received.record(change)
@@ -92,6 +180,7 @@ import Testing
         received.wait(for: 2)
         #expect(received.changes.value.map(\.current.generation) == [2, 3])
         #expect(onReloadingThread.value == [false, false])
+        observation.cancel()
     }
 
     /// Changes from many threads at once: every one applies (none is lost to a retry), and the
@@ -99,7 +188,8 @@ import Testing
     @Test func concurrentChangesAllApplyAndArriveInOrder() throws {
         let environment = try Environment(values: [:])
         let received = Received()
-        environment.onChange(received.record)
+        let observation = environment.onChange(received.record)
+        defer { observation.cancel() }
         let threads = 4
         let perThread = 50
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
@@ -113,13 +203,13 @@ import Testing
         for thread in 0..<threads { #expect(environment.get("T\(thread)", default: -1) == perThread - 1) }
     }
 
-    @Test func removingAnObserverFromItsOwnCallbackDoesNotWaitForItself() throws {
+    @Test func cancellingFromItsOwnCallbackDoesNotWaitForItself() throws {
         let environment = try Environment(values: ["A": 0])
         let received = Received()
-        let token = Locked<ObserverToken?>(nil)
-        token.withLock {
+        let observation = Locked<ObserverToken?>(nil)
+        observation.withLock {
             $0 = environment.onChange { change in
-                if let token = token.value { environment.removeObserver(token) }
+                observation.value?.cancel()
                 received.record(change)
             }
         }
@@ -127,7 +217,8 @@ import Testing
         received.wait(for: 1)
         try environment.setOverride(2, forKey: "A")
         let probe = Received()
-        environment.onChange(probe.record)
+        let probing = environment.onChange(probe.record)
+        defer { probing.cancel() }
         try environment.setOverride(3, forKey: "A")
         probe.wait(for: 1)
         #expect(received.changes.value.count == 1)
@@ -153,7 +244,7 @@ import Testing
             #expect(second.changedKeys == ["B"])
             #expect(second.previous.generation == 2)
             #expect(second.current.generation == 3)
-            #expect((try? second.current.get("B", as: String.self)) == "x")
+            #expect((try? second.current.require("B", as: String.self)) == "x")
         }
     }
 

@@ -100,7 +100,7 @@ import Testing
             #expect(throws: EnvironmentError.self) { try environment.require(key, as: Duration.self) }
         }
         #expect(environment.get("Up", default: 3) == 3)
-        #expect((try? environment.get("Odd", as: String.self)) == "nan")
+        #expect((try? environment.require("Odd", as: String.self)) == "nan")
     }
 
     @Test(arguments: [

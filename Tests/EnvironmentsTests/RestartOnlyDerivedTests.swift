@@ -31,8 +31,8 @@ import Testing
             }
             #expect(change.changedKeys == ["Name"])
             #expect(environment.get("ListenPort", default: 0) == 8080)
-            #expect((try? environment.get("PublicURL", as: String.self)) == "http://localhost:8080/")
-            #expect((try? environment.get("Name", as: String.self)) == "renamed")
+            #expect((try? environment.require("PublicURL", as: String.self)) == "http://localhost:8080/")
+            #expect((try? environment.require("Name", as: String.self)) == "renamed")
             let pending = environment.snapshot.pendingRestart
             #expect(Set(pending.keys) == ["ListenPort", "PublicURL"])
             #expect(pending["PublicURL"]?.value == .string("http://localhost:9090/"))
@@ -41,19 +41,19 @@ import Testing
             // The template itself may change live; the port in it still waits.
             try write(directory, port: 9090, extra: ["PublicURL": "https://localhost:${ListenPort}/v2"])
             try environment.reload()
-            #expect((try? environment.get("PublicURL", as: String.self)) == "https://localhost:8080/v2")
+            #expect((try? environment.require("PublicURL", as: String.self)) == "https://localhost:8080/v2")
             #expect(environment.snapshot.pendingRestart["PublicURL"]?.value == .string("https://localhost:9090/v2"))
 
             // The old port back: nothing waits.
             try write(directory, port: 8080)
             try environment.reload()
             #expect(environment.snapshot.pendingRestart.isEmpty)
-            #expect((try? environment.get("PublicURL", as: String.self)) == "http://localhost:8080/")
+            #expect((try? environment.require("PublicURL", as: String.self)) == "http://localhost:8080/")
 
             // check() shows the same as a reload would apply.
             try write(directory, port: 7070)
             let checked = try environment.check()
-            #expect((try? checked.get("PublicURL", as: String.self)) == "http://localhost:8080/")
+            #expect((try? checked.require("PublicURL", as: String.self)) == "http://localhost:8080/")
             #expect(Set(checked.pendingRestart.keys) == ["ListenPort", "PublicURL"])
         }
     }
@@ -69,11 +69,11 @@ import Testing
             let environment = try Environment(options: directory.options())
             try write(directory, port: 9090, extra: chain.merging(["Name": "other"]) { _, new in new })
             try environment.reload()
-            #expect((try? environment.get("Health", as: String.self)) == "http://localhost:8080/api/health")
+            #expect((try? environment.require("Health", as: String.self)) == "http://localhost:8080/api/health")
             #expect(
                 environment.snapshot.value(forKey: "Links") == .array(["http://localhost:8080/api/health", "static"]))
-            #expect((try? environment.get("Unrelated", as: String.self)) == "other-x")
-            #expect((try? environment.get("Literal", as: String.self)) == "${ListenPort}")
+            #expect((try? environment.require("Unrelated", as: String.self)) == "other-x")
+            #expect((try? environment.require("Literal", as: String.self)) == "${ListenPort}")
             let pending = environment.snapshot.pendingRestart
             #expect(Set(pending.keys) == ["ListenPort", "PublicURL", "Origin", "API", "Health", "Links"])
             #expect(pending["Health"]?.value == .string("http://localhost:9090/api/health"))
@@ -96,8 +96,8 @@ import Testing
             let environment = try Environment(options: directory.options())
             try write(token: "new-secret")
             try environment.reload()
-            #expect((try? environment.get("TokenCopy", as: String.self)) == "old-secret")
-            #expect((try? environment.get("Header", as: String.self)) == "Bearer old-secret")
+            #expect((try? environment.require("TokenCopy", as: String.self)) == "old-secret")
+            #expect((try? environment.require("Header", as: String.self)) == "Bearer old-secret")
             let snapshot = environment.snapshot
             #expect(Set(snapshot.pendingRestart.keys) == ["Auth.Token", "TokenCopy", "Header"])
             for key in ["Auth.Token", "TokenCopy", "Header"] {
@@ -118,14 +118,14 @@ import Testing
             try write(directory, port: 9090, restartRequired: [])
             try environment.reload()
             #expect(environment.get("ListenPort", default: 0) == 8080)
-            #expect((try? environment.get("PublicURL", as: String.self)) == "http://localhost:8080/")
+            #expect((try? environment.require("PublicURL", as: String.self)) == "http://localhost:8080/")
             #expect(environment.snapshot.restartRequiredKeys.contains("ListenPort"))
             #expect(Set(environment.snapshot.pendingRestart.keys) == ["ListenPort", "PublicURL"])
             // And every reload after it.
             try write(directory, port: 9091, restartRequired: [], extra: ["Name": "n2"])
             try environment.reload()
             #expect(environment.get("ListenPort", default: 0) == 8080)
-            #expect((try? environment.get("Name", as: String.self)) == "n2")
+            #expect((try? environment.require("Name", as: String.self)) == "n2")
             #expect(environment.snapshot.pendingRestart["ListenPort"]?.value == .integer(9091))
 
             // A later edit.
@@ -138,7 +138,7 @@ import Testing
                 try write(other, port: 9090, restartRequired: [])
                 try running.reload()
                 #expect(running.get("ListenPort", default: 0) == 8080)
-                #expect((try? running.get("PublicURL", as: String.self)) == "http://localhost:8080/")
+                #expect((try? running.require("PublicURL", as: String.self)) == "http://localhost:8080/")
                 #expect(running.snapshot.pendingRestart["PublicURL"]?.value == .string("http://localhost:9090/"))
             }
 
@@ -159,7 +159,7 @@ import Testing
                 extra: ["Workers": 8, "Pool": "${Workers} workers"])
             try environment.reload()
             #expect(environment.get("Workers", default: 0) == 4)
-            #expect((try? environment.get("Pool", as: String.self)) == "4 workers")
+            #expect((try? environment.require("Pool", as: String.self)) == "4 workers")
             #expect(environment.snapshot.restartRequiredKeys == ["ListenPort", "Workers"])
             #expect(Set(environment.snapshot.pendingRestart.keys) == ["Workers", "Pool"])
             // Taken out again: it still holds.
@@ -181,7 +181,7 @@ import Testing
             #expect(error.code == .unresolvedReference)
             #expect(error.message.contains("restart-only keys that changed (ListenPort) at their running values"))
             #expect(error.hint?.contains("Restart") == true)
-            #expect((try? environment.get("PublicURL", as: String.self)) == nil)
+            #expect((try? environment.require("PublicURL", as: String.self)) == nil)
             #expect(environment.generation == 1)
         }
     }
@@ -192,7 +192,7 @@ import Testing
             try write(directory, port: 8080)
             let environment = try Environment(options: directory.options())
             try environment.setOverride(9999, forKey: "ListenPort")
-            #expect((try? environment.get("PublicURL", as: String.self)) == "http://localhost:8080/")
+            #expect((try? environment.require("PublicURL", as: String.self)) == "http://localhost:8080/")
             #expect(environment.snapshot.pendingRestart["PublicURL"]?.value == .string("http://localhost:9999/"))
         }
     }

@@ -117,8 +117,8 @@ import Testing
         let password = self.password
         let credential = self.credential
         let throwers: [@Sendable (EnvironmentSnapshot) throws -> Void] = [
-            { snapshot in throw Quoting(text: (try? snapshot.get("Database.Password", as: String.self)) ?? "") },
-            { snapshot in throw Quoting(text: (try? snapshot.get("Token", as: String.self)) ?? "") },
+            { snapshot in throw Quoting(text: (try? snapshot.require("Database.Password", as: String.self)) ?? "") },
+            { snapshot in throw Quoting(text: (try? snapshot.require("Token", as: String.self)) ?? "") },
             { snapshot in
                 throw EnvironmentError(
                     .validationFailed, "Database.Password '\(password)' is weak", key: "Database.Password",

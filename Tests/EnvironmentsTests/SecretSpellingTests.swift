@@ -14,7 +14,7 @@ import Testing
             let environment = try Environment(
                 options: directory.options(processEnvironment: ["APP_DATABASE__PASSWORD": "hunter2"]))
             // The application's spelling reads it.
-            #expect((try? environment.get("Database.Password", as: String.self)) == "hunter2")
+            #expect((try? environment.require("Database.Password", as: String.self)) == "hunter2")
             let entry = try #require(environment.configuredValue(forKey: "Database.Password"))
             #expect(entry.isSecret)
             #expect(environment.snapshot.configuredValue(forKey: "Database.Password")?.displayValue() == "<redacted>")
@@ -71,7 +71,7 @@ import Testing
             settings["APP_Service__Host"] = "other.example"
             let set = try Environment(options: directory.options(processEnvironment: settings))
             #expect(set.get("Port", default: 0) == 9090)
-            #expect((try? set.get("Service.Host", as: String.self)) == "other.example")
+            #expect((try? set.require("Service.Host", as: String.self)) == "other.example")
         }
     }
 }

@@ -20,7 +20,7 @@ import Testing
             #expect(secret.displayValue() == ConfiguredValue.redacted)
             #expect(secret.displayValue(revealSecrets: true) == password)
             // Reads still return the value.
-            #expect((try? environment.get("Database.Password", as: String.self)) == password)
+            #expect((try? environment.require("Database.Password", as: String.self)) == password)
             #expect(environment.configuredValue(forKey: "APIKey")?.isSecret == true)
             #expect(environment.configuredValue(forKey: "Database.Host")?.isSecret == false)
             #expect(environment.configuredValue(forKey: "Database.Host")?.displayValue() == "db")
@@ -75,7 +75,7 @@ import Testing
                 ],
             ])
             let environment = try Environment(options: directory.options(processEnvironment: credentials))
-            #expect((try? environment.get("DSN", as: String.self)) == "postgres://app:\(password)@db/app")
+            #expect((try? environment.require("DSN", as: String.self)) == "postgres://app:\(password)@db/app")
             for key in ["Password", "DSN", "Header", "APIKey"] {
                 #expect(environment.configuredValue(forKey: key)?.isSecret == true, "\(key)")
                 #expect(environment.configuredValue(forKey: key)?.displayValue() == "<redacted>", "\(key)")
@@ -97,7 +97,7 @@ import Testing
                 #expect(environment.configuredValue(forKey: key)?.isSecret == true, "\(key)")
             }
             #expect(environment.configuredValue(forKey: "N")?.isSecret == false)
-            #expect((try? environment.get("A", as: String.self)) == "[secret]")
+            #expect((try? environment.require("A", as: String.self)) == "[secret]")
         }
     }
 
@@ -164,7 +164,7 @@ import Testing
     @Test func inMemoryOverrideOfASecretStaysSecret() throws {
         let environment = try Environment(values: ["Token": "a", "Name": "n"], secretKeys: ["Token"])
         try environment.setOverride(.string("b-\(password)"), forKey: "Token")
-        #expect((try? environment.get("Token", as: String.self)) == "b-\(password)")
+        #expect((try? environment.require("Token", as: String.self)) == "b-\(password)")
         #expect(environment.configuredValue(forKey: "Token")?.isSecret == true)
     }
 

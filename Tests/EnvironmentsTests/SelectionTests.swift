@@ -35,8 +35,8 @@ import Testing
             let environment = try Environment(options: options)
             #expect(environment.environmentName == BuildInfo.compiledConfiguration)
             #expect(environment.snapshot.environmentName == BuildInfo.compiledConfiguration)
-            #expect((try? environment.get("Name", as: String.self)) == BuildInfo.compiledConfiguration.lowercased())
-            #expect((try? environment.get("Shared", as: String.self)) == "yes")
+            #expect((try? environment.require("Name", as: String.self)) == BuildInfo.compiledConfiguration.lowercased())
+            #expect((try? environment.require("Shared", as: String.self)) == "yes")
         }
     }
 
@@ -73,7 +73,7 @@ import Testing
                     processEnvironment: selection.variable.map { ["APP_ENVIRONMENT": $0] } ?? [:],
                     build: BuildInfo(defaultEnvironment: selection.build)))
             #expect(environment.environmentName == selection.selected)
-            #expect((try? environment.get("Name", as: String.self)) == selection.selected.lowercased())
+            #expect((try? environment.require("Name", as: String.self)) == selection.selected.lowercased())
         }
     }
 
@@ -136,8 +136,8 @@ import Testing
             try writeThreeEnvironments(directory)
             try directory.writeXML(["Canary": ["Name": "canary"]], to: "Environments.plist.d/50-canary.plist")
             let environment = try Environment(options: directory.options(environment: "Canary"))
-            #expect((try? environment.get("Name", as: String.self)) == "canary")
-            #expect((try? environment.get("Shared", as: String.self)) == "yes")
+            #expect((try? environment.require("Name", as: String.self)) == "canary")
+            #expect((try? environment.require("Shared", as: String.self)) == "yes")
         }
     }
 
@@ -288,7 +288,7 @@ import Testing
                 infoPlist: bytes(["Configuration": "Production", "AllowedEnvironments": ["Production", "Staging"]]))
             let environment = try Environment(options: directory.options(build: info))
             #expect(environment.environmentName == "Production")
-            #expect((try? environment.get("Name", as: String.self)) == "production")
+            #expect((try? environment.require("Name", as: String.self)) == "production")
             let error = #expect(throws: EnvironmentError.self) {
                 try Environment(options: directory.options(environment: "Debug", build: info))
             }

@@ -22,9 +22,9 @@ import Testing
                 let seenByValidate = Locked<[String?]>([])
                 options.validate = { snapshot in
                     seenByValidate.withLock {
-                        $0.append((try? Environment.shared.get("APIBaseUrl", as: String.self)))
+                        $0.append((try? Environment.shared.require("APIBaseUrl", as: String.self)))
                         $0.append(Environment.shared.options?.configDirectory)
-                        $0.append((try? snapshot.get("APIBaseUrl", as: String.self)))
+                        $0.append((try? snapshot.require("APIBaseUrl", as: String.self)))
                     }
                 }
                 let environment = try Environment.bootstrap(options)

@@ -31,7 +31,7 @@ import Testing
             let mayExit = DispatchSemaphore(value: 0)
             let seen = Locked<String?>(nil)
             Thread {
-                seen.withLock { $0 = (try? environment.get("Token", as: String.self)) }
+                seen.withLock { $0 = (try? environment.require("Token", as: String.self)) }
                 hasRead.signal()
                 mayExit.wait()
             }.start()
@@ -40,7 +40,7 @@ import Testing
 
             try directory.writeXML(["Common": ["Token": "new-secret"], "Debug": [:]])
             try environment.reload()
-            #expect((try? environment.get("Token", as: String.self)) == "new-secret")
+            #expect((try? environment.require("Token", as: String.self)) == "new-secret")
             #expect(first == nil, "the replaced snapshot (and the rotated secret) is freed at once")
             mayExit.signal()
         }
@@ -50,7 +50,8 @@ import Testing
         weak var snapshot: EnvironmentSnapshot?
         do {
             let environment = try Environment(values: ["Token": "secret"])
-            #expect((try? environment.get("Token", as: String.self)) == "secret")  // this thread now holds a view of it
+            // This thread now holds a view of it.
+            #expect((try? environment.require("Token", as: String.self)) == "secret")
             snapshot = environment.snapshot
             #expect(snapshot != nil)
         }
@@ -75,8 +76,8 @@ import Testing
         let held = environment.snapshot
         try environment.setOverride("2", forKey: "A")
         try environment.setOverride("3", forKey: "A")
-        #expect((try? held.get("A", as: String.self)) == "1")
-        #expect((try? environment.get("A", as: String.self)) == "3")
+        #expect((try? held.require("A", as: String.self)) == "1")
+        #expect((try? environment.require("A", as: String.self)) == "3")
     }
 
     @Test func validateMayReadTheEnvironmentItValidates() throws {

@@ -38,7 +38,7 @@ import Testing
             #expect(environment.generation == 2)
             #expect(environment.get("A", default: 0) == 2)
             #expect(environment.fetch("Gone") == nil)
-            #expect((try? environment.get("New", as: String.self)) == "n")
+            #expect((try? environment.require("New", as: String.self)) == "n")
             #expect(environment.snapshot === change.current)
         }
     }
@@ -63,7 +63,8 @@ import Testing
             try directory.writeXML(["Debug": ["A": 1]])
             let environment = try Environment(options: directory.options())
             let received = Received()
-            environment.onChange(received.record)
+            let observation = environment.onChange(received.record)
+            defer { observation.cancel() }
             let before = environment.snapshot
             // Rewriting the same content is not a change either.
             try directory.writeXML(["Debug": ["A": 1]])
@@ -90,7 +91,8 @@ import Testing
             try environment.reload()
             let good = environment.snapshot
             let received = Received()
-            environment.onChange(received.record)
+            let observation = environment.onChange(received.record)
+            defer { observation.cancel() }
 
             try directory.write("Environments.plist", text: "<plist><dict><key>Debug</key><dict>")
             let error = #expect(throws: EnvironmentError.self) { try environment.reload() }
@@ -131,7 +133,7 @@ import Testing
             try directory.writeXML(["Debug": ["A": "${B}", "B": "${A}"]])
             let error = #expect(throws: EnvironmentError.self) { try environment.reload() }
             #expect(error?.code == .interpolationCycle)
-            #expect((try? environment.get("A", as: String.self)) == "a")
+            #expect((try? environment.require("A", as: String.self)) == "a")
             #expect(environment.generation == 1)
         }
     }
@@ -167,7 +169,7 @@ import Testing
             let error = #expect(throws: EnvironmentError.self) { try environment.reload() }
             #expect(error?.code == .validationFailed)
             #expect(environment.get("Port", default: 0) == 8080)
-            #expect((try? environment.get("Name", as: String.self)) == "a")
+            #expect((try? environment.require("Name", as: String.self)) == "a")
             #expect(environment.generation == 1)
             #expect(seen.value == [1, 2])
             // Overrides are validated too.
@@ -217,12 +219,12 @@ import Testing
             try environment.setOverride("z", forKey: "Nested.B")
             #expect(held.generation == 1)
             #expect(held.get("A", default: 0) == 1)
-            #expect((try? held.get("Nested.B", as: String.self)) == "x")
+            #expect((try? held.require("Nested.B", as: String.self)) == "x")
             #expect(held.fetch("C") == nil)
             #expect(held.leafKeys == ["A", "Nested.B"])
             #expect(held.values == ["A": 1, "Nested": ["B": "x"]])
             #expect(environment.generation == 3)
-            #expect((try? environment.get("Nested.B", as: String.self)) == "z")
+            #expect((try? environment.require("Nested.B", as: String.self)) == "z")
         }
     }
 
@@ -261,9 +263,9 @@ import Testing
                 return
             }
             #expect(change.changedKeys == ["LogLevel"])
-            #expect((try? environment.get("LogLevel", as: String.self)) == "debug")
+            #expect((try? environment.require("LogLevel", as: String.self)) == "debug")
             #expect(environment.get("ListenPort", default: 0) == 8080)
-            #expect((try? environment.get("Database.Host", as: String.self)) == "a")
+            #expect((try? environment.require("Database.Host", as: String.self)) == "a")
             let pending = environment.snapshot.pendingRestart
             #expect(Set(pending.keys) == ["ListenPort", "Database"])
             #expect(pending["ListenPort"]?.value == .integer(9090))
@@ -343,7 +345,7 @@ import Testing
         #expect(environment.environmentName == "Unit")
         #expect(environment.generation == 1)
         #expect(environment.get("A", default: 0) == 1)
-        #expect((try? environment.get("B.C", as: String.self)) == "c")
+        #expect((try? environment.require("B.C", as: String.self)) == "c")
         let outcome = try environment.reload()
         guard case .unchanged = outcome else {
             Issue.record("expected .unchanged")
@@ -364,7 +366,7 @@ import Testing
         let staging = try Environment(
             environments: environments, options: EnvironmentOptions(environment: "Staging", processEnvironment: [:]))
         #expect(staging.environmentName == "Staging")
-        #expect((try? staging.get("URL", as: String.self)) == "https://staging.example.com/api")
+        #expect((try? staging.require("URL", as: String.self)) == "https://staging.example.com/api")
         #expect(staging.get("Port", default: 0) == 80)
         #expect(staging.snapshot.files.isEmpty)
         #expect(staging.snapshot.location == nil)
@@ -423,8 +425,8 @@ import Testing
                             let right = snapshot.get("Right", default: -2)
                             #expect(left == right)
                             #expect((0...reloads).contains(left))
-                            #expect((try? snapshot.get("Pair.Left", as: String.self)) == "v\(left)")
-                            #expect((try? snapshot.get("Pair.Right", as: String.self)) == "v\(left)")
+                            #expect((try? snapshot.require("Pair.Left", as: String.self)) == "v\(left)")
+                            #expect((try? snapshot.require("Pair.Right", as: String.self)) == "v\(left)")
                             #expect(Int(snapshot.generation) == left + 1)
                             #expect(snapshot.generation >= lastGeneration)
                             lastGeneration = snapshot.generation

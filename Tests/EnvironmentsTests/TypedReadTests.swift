@@ -60,9 +60,9 @@ import Testing
             #expect(environment.get("Port", default: "x") == "8080")
             #expect(environment.get("Enabled", default: "x") == "true")
             #expect(environment.get("Hosts", default: "x") == "x")
-            #expect((try? environment.get("Name", as: String.self)) == "service-debug")
-            #expect((try? environment.get("Missing", as: String.self)) == nil)
-            #expect((try? environment.get("Limits", as: String.self)) == nil)
+            #expect((try? environment.require("Name", as: String.self)) == "service-debug")
+            #expect((try? environment.require("Missing", as: String.self)) == nil)
+            #expect((try? environment.require("Limits", as: String.self)) == nil)
             #expect(environment.snapshot.get("Name", default: "x") == "service-debug")
         }
     }
@@ -167,14 +167,14 @@ import Testing
         }
     }
 
-    @Test func getConvertsOrReturnsNil() throws {
+    @Test func requireConvertsOrThrowsForAMissingKey() throws {
         try withEnvironment(loading: values) { environment, _ in
-            let port = try environment.get("Port", as: Int.self)
-            let missing = try environment.get("Missing", as: Int.self)
-            let timeout = try environment.get("Timeout", as: Duration.self)
+            let port = try environment.require("Port", as: Int.self)
+            let timeout = try environment.require("Timeout", as: Duration.self)
             #expect(port == 8080)
-            #expect(missing == nil)
             #expect(timeout == .milliseconds(500))
+            let missing = #expect(throws: EnvironmentError.self) { try environment.require("Missing", as: Int.self) }
+            #expect(missing?.code == .missingKey)
         }
     }
 
@@ -197,7 +197,7 @@ import Testing
 
     @Test func typeMismatchNamesKeyTypesAndSource() throws {
         try withEnvironment(loading: values) { environment, directory in
-            let thrown = try #require(throws: EnvironmentError.self) { try environment.get("Name", as: Int.self) }
+            let thrown = try #require(throws: EnvironmentError.self) { try environment.require("Name", as: Int.self) }
             #expect(thrown.code == .typeMismatch)
             #expect(thrown.key == "Name")
             #expect(thrown.environment == "Debug")
@@ -276,9 +276,9 @@ import Testing
         let environment = try Environment(
             values: ["Database.Host": "db", "Database.Port": 5432, "Database": ["Name": "app"], "Debug": true])
         #expect(environment.environmentName == "Test")
-        #expect((try? environment.get("Database.Host", as: String.self)) == "db")
+        #expect((try? environment.require("Database.Host", as: String.self)) == "db")
         #expect(environment.get("Database.Port", default: 0) == 5432)
-        #expect((try? environment.get("Database.Name", as: String.self)) == "app")
+        #expect((try? environment.require("Database.Name", as: String.self)) == "app")
         #expect(environment.get("Debug", default: false) == true)
         #expect(environment.snapshot.files.isEmpty)
         #expect(environment.options == nil)

@@ -72,16 +72,16 @@ import Testing
         try withTemporaryDirectory { directory in
             try directory.writeXML(Self.file)
             let environment = try environment(directory, ["APP_Name": "from the variable"])
-            #expect((try? environment.get("Name", as: String.self)) == "from the variable")
+            #expect((try? environment.require("Name", as: String.self)) == "from the variable")
             try environment.setOverride("from an override", forKey: "Name")
-            #expect((try? environment.get("Name", as: String.self)) == "from an override")
+            #expect((try? environment.require("Name", as: String.self)) == "from an override")
             try environment.setOverride(nil, forKey: "Name")
-            #expect((try? environment.get("Name", as: String.self)) == "from the variable")
+            #expect((try? environment.require("Name", as: String.self)) == "from the variable")
             // A reload applies the same variables again.
             try directory.writeXML(
                 ["Common": ["Name": "edited", "Database": ["Port": 1]], "Debug": [:], "Production": [:]])
             try environment.reload()
-            #expect((try? environment.get("Name", as: String.self)) == "from the variable")
+            #expect((try? environment.require("Name", as: String.self)) == "from the variable")
         }
     }
 
@@ -89,7 +89,7 @@ import Testing
         try withTemporaryDirectory { directory in
             try directory.writeXML(Self.file)
             let environment = try environment(directory, ["APP_Name": "${Database.Host} and $${x} and $"])
-            #expect((try? environment.get("Name", as: String.self)) == "${Database.Host} and $${x} and $")
+            #expect((try? environment.require("Name", as: String.self)) == "${Database.Host} and $${x} and $")
         }
     }
 
@@ -175,9 +175,9 @@ import Testing
             try directory.writeXML(Self.file)
             var options = directory.options(processEnvironment: ["APP_Name": "app", "SVC_Name": "svc"])
             options.variablePrefix = "SVC_"
-            #expect((try Environment(options: options).get("Name", as: String.self)) == "svc")
+            #expect((try Environment(options: options).require("Name", as: String.self)) == "svc")
             options.variablePrefix = nil
-            #expect((try Environment(options: options).get("Name", as: String.self)) == "from the file")
+            #expect((try Environment(options: options).require("Name", as: String.self)) == "from the file")
         }
     }
 }

@@ -79,7 +79,7 @@ for reader in 0..<readers {
             }
             lastGeneration = snapshot.generation
             let single = environment.get("A", default: -1)
-            let text = (try? environment.get("B", as: String.self)) ?? "?"
+            let text = (try? environment.require("B", as: String.self)) ?? "?"
             guard let fromText = Int(text), single >= lastN, fromText >= single else {
                 failures.add("reader \(reader): single reads A=\(single) then B=\(text) after n=\(lastN)")
                 break

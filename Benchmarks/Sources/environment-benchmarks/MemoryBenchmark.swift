@@ -59,8 +59,8 @@ struct MemoryBenchmark {
         let sink = try DatagramSink(directory: reloadDirectory)
         defer { sink.close() }
         let reloading = try Environment(options: Fixtures.options(reloadDirectory))
-        let token = reloading.onChange { change in blackHole(change.changedKeys.count) }
-        defer { reloading.removeObserver(token) }
+        let observation = reloading.onChange { change in blackHole(change.changedKeys.count) }
+        defer { observation.cancel() }
         // The daemon's whole pipeline: a service with its journal entries, state file and
         // control socket, each reload asked for with a varlink `Reload` call as `envctl` makes it.
         let service = await BenchmarkService.start(reloading, in: reloadDirectory, journal: sink, watchFiles: false)

@@ -85,7 +85,7 @@ struct ReloadLatencyBenchmark {
         let arrivals = Arrivals()
         let probeKey = self.probeKey
         // The observer: an onChange callback, or a swift-configuration reader's watch.
-        var token: ObserverToken?
+        var observation: ObserverToken?
         var watching: Task<Void, any Error>?
         if throughReader {
             let reader = ConfigReader(provider: EnvironmentProvider(environment: environment))
@@ -97,10 +97,10 @@ struct ReloadLatencyBenchmark {
                 }
             }
         } else {
-            token = environment.onChange { _ in arrivals.record(environment.get(probeKey, default: "")) }
+            observation = environment.onChange { _ in arrivals.record(environment.get(probeKey, default: "")) }
         }
         defer {
-            if let token { environment.removeObserver(token) }
+            observation?.cancel()
             watching?.cancel()
         }
 

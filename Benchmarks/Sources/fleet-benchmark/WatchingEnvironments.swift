@@ -12,11 +12,17 @@ import ServiceLifecycle
 /// ``EnvironmentService``; all services and fleet watches in one `ServiceGroup`.
 final class WatchingEnvironments: Sendable {
     let environments: [Environment]
+    /// The environments' observations, which record arrivals while they are kept.
+    private let observations: [ObserverToken]
     private let group: ServiceGroup
     private let running: Task<Void, any Error>
 
-    private init(environments: [Environment], group: ServiceGroup, running: Task<Void, any Error>) {
+    private init(
+        environments: [Environment], observations: [ObserverToken], group: ServiceGroup,
+        running: Task<Void, any Error>
+    ) {
         self.environments = environments
+        self.observations = observations
         self.group = group
         self.running = running
     }
@@ -32,6 +38,7 @@ final class WatchingEnvironments: Sendable {
         arrivals: Arrivals, logger: Logger, progress: (String) -> Void
     ) async throws -> WatchingEnvironments {
         var environments: [Environment] = []
+        var observations: [ObserverToken] = []
         var services: [any Service] = []
         var environmentServices: [EnvironmentService] = []
         for index in 0..<count {
@@ -54,10 +61,10 @@ final class WatchingEnvironments: Sendable {
                 build: BuildInfo(defaultEnvironment: "Production"))
             fleet.apply(to: &options)
             let environment = try Environment(options: options)
-            environment.onChange { change in
+            let observation = environment.onChange { change in
                 let now = ContinuousClock.now
                 guard
-                    let counter = (try? change.current.get(FleetDocument.counterKey, as: String.self)).flatMap({
+                    let counter = (try? change.current.require(FleetDocument.counterKey, as: String.self)).flatMap({
                         Int($0)
                     })
                 else {
@@ -76,13 +83,15 @@ final class WatchingEnvironments: Sendable {
             services.append(service)
             services.append(await fleet.service(for: service))
             environments.append(environment)
+            observations.append(observation)
             environmentServices.append(service)
             if (index + 1) % 100 == 0 && index + 1 < count { progress("\(index + 1) of \(count) fleets connected") }
         }
         let group = ServiceGroup(services: services, logger: logger)
         let running = Task { try await group.run() }
         for service in environmentServices { await service.waitUntilReady() }
-        return WatchingEnvironments(environments: environments, group: group, running: running)
+        return WatchingEnvironments(
+            environments: environments, observations: observations, group: group, running: running)
     }
 
     /// Shuts the group down gracefully and waits for it.

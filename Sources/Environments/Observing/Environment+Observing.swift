@@ -1,27 +1,31 @@
 extension Environment {
     // MARK: - Observing
 
-    /// Calls `callback` after every change applied from now on, with the changed keys.
+    /// Calls `callback` after every change applied from now on, with the changed keys, for as
+    /// long as the returned token is kept.
+    ///
+    /// ```swift
+    /// let observation = Environment.shared.onChange { change in
+    ///     logger.info("configuration changed", metadata: ["keys": "\(change.changedKeys)"])
+    /// }
+    /// // ... later, to stop (or let `observation` go):
+    /// observation.cancel()
+    /// ```
     ///
     /// Callbacks run on the environment's own serial queue, never on the thread that
     /// reloaded: one at a time, in the order the changes were applied (their
     /// ``EnvironmentSnapshot/generation`` increases), each after the change's snapshot is in
     /// place. A slow callback delays the ones after it, not reloads or readers.
     ///
-    /// The environment holds `callback` until ``removeObserver(_:)``: a callback that captures
+    /// The environment holds `callback` until the observation ends: a callback that captures
     /// an environment of its own (not ``shared``) keeps that environment alive until then.
     /// The change itself carries both snapshots, so most callbacks need not capture it.
     ///
-    /// - Returns: A token; pass it to ``removeObserver(_:)`` to stop.
-    @discardableResult
+    /// - Returns: The observation: it ends when the token is released or
+    ///   ``ObserverToken/cancel()`` is called. A result that is discarded ends it at once (the
+    ///   compiler warns).
     public func onChange(_ callback: @escaping @Sendable (EnvironmentChange) -> Void) -> ObserverToken {
-        observers.add(callback)
-    }
-
-    /// Stops calling an observer. When this returns, the callback is not running (unless this
-    /// is called from that callback) and is never called again.
-    public func removeObserver(_ token: ObserverToken) {
-        observers.remove(token)
+        ObserverToken(observers: observers, id: observers.add(callback))
     }
 
     /// Every change applied from now on, as an `AsyncSequence`, in the order they were
@@ -29,11 +33,11 @@ extension Environment {
     /// every change (unbounded buffer).
     public func changes() -> AsyncStream<EnvironmentChange> {
         let (stream, continuation) = AsyncStream<EnvironmentChange>.makeStream()
-        let token = onChange { continuation.yield($0) }
-        // Held strongly: the stream ends (and this closure is released) when its consumer lets
-        // go of it or is cancelled, so the environment is not kept alive beyond that. (A weak
-        // reference would give it a side table that a process-wide environment never frees.)
-        continuation.onTermination = { _ in self.observers.remove(token, waiting: false) }
+        let id = observers.add { continuation.yield($0) }
+        // The queue, not the environment: the stream ends (and this closure is released) when
+        // its consumer lets go of it or is cancelled, so nothing is kept alive beyond that.
+        let observers = self.observers
+        continuation.onTermination = { _ in observers.remove(id, waiting: false) }
         return stream
     }
 }

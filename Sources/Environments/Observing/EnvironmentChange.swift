@@ -1,8 +1,3 @@
-/// Identifies an observer registered with ``Environment/onChange(_:)``.
-public struct ObserverToken: Sendable, Hashable {
-    let rawValue: UInt64
-}
-
 /// An applied configuration change.
 public struct EnvironmentChange: Sendable {
     /// The snapshot before the change.

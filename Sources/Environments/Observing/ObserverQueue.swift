@@ -19,7 +19,7 @@ final class ObserverQueue: @unchecked Sendable {
     /// Touched only on `queue`, which is what makes this type `Sendable`.
     private var callbacks: [(token: UInt64, callback: Callback)] = []
 
-    /// Marks `queue`, so that ``remove(_:)`` called from a callback does not wait for itself.
+    /// Marks `queue`, so that ``remove(_:waiting:)`` called from a callback does not wait for itself.
     private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     init() {
@@ -28,19 +28,20 @@ final class ObserverQueue: @unchecked Sendable {
 
     private var isOnQueue: Bool { DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) }
 
-    /// Registers `callback` for every change delivered after this returns.
-    func add(_ callback: @escaping Callback) -> ObserverToken {
+    /// Registers `callback` for every change delivered after this returns; the result
+    /// identifies it for ``remove(_:waiting:)``.
+    func add(_ callback: @escaping Callback) -> UInt64 {
         let token = nextToken.add(1, ordering: .relaxed).newValue
         registered.add(1, ordering: .sequentiallyConsistent)
         queue.async { self.callbacks.append((token, callback)) }
-        return ObserverToken(rawValue: token)
+        return token
     }
 
     /// Unregisters an observer. Unless `waiting` is `false`, when this returns the callback is
     /// not running and is never called again (called from a callback, that holds at once).
-    func remove(_ token: ObserverToken, waiting: Bool = true) {
+    func remove(_ token: UInt64, waiting: Bool = true) {
         let removal: @Sendable () -> Void = {
-            guard let index = self.callbacks.firstIndex(where: { $0.token == token.rawValue }) else { return }
+            guard let index = self.callbacks.firstIndex(where: { $0.token == token }) else { return }
             self.callbacks.remove(at: index)
             self.registered.subtract(1, ordering: .sequentiallyConsistent)
         }

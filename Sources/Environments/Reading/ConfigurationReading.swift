@@ -9,6 +9,13 @@ import Logging
 ///
 /// Every read in the extension goes through the two requirements, so a reader held as
 /// `some ConfigurationReading` behaves exactly as the concrete type does.
+///
+/// One read for each need, and one rule for failures: a read with a default
+/// (``get(_:as:default:)``, a declared ``Setting``) never throws, and logs a value of another
+/// type; a typed read without one (``require(_:as:)``, ``decode(_:from:)``) throws
+/// ``EnvironmentError``; a raw read (``fetch(_:)``, ``value(forKey:)``,
+/// ``configuredValue(forKey:)``) returns `nil` when there is no value.
+/// <doc:ReadsAndReloads#Which-read-to-use-when> has the table.
 public protocol ConfigurationReading: Sendable {
     /// The value at a key path (`APIBaseUrl`, `Database.Host`), or `nil` if there is none.
     func value(forKey key: String) -> SettingValue?
@@ -40,8 +47,7 @@ extension ConfigurationReading {
     ///
     /// - Throws: ``EnvironmentError`` with code `typeMismatch` naming the key, the expected
     ///   and actual type and the source, when the value cannot be converted.
-    public func get<T: SettingValueConvertible>(_ key: String, as type: T.Type = T.self) throws(EnvironmentError) -> T?
-    {
+    func converted<T: SettingValueConvertible>(_ key: String, as type: T.Type) throws(EnvironmentError) -> T? {
         guard let value = value(forKey: key) else { return nil }
         if let converted = T(settingValue: value) { return converted }
         // The source only now, for the error: reads that succeed never copy it.
@@ -53,12 +59,20 @@ extension ConfigurationReading {
 
     /// The value at a key path converted to `T`, which must be there.
     ///
+    /// ```swift
+    /// let host: String = try environment.require("Database.Host")
+    /// let port = try environment.require("Database.Port", as: Int.self)
+    /// ```
+    ///
+    /// For a value that may be absent, read it with a default
+    /// (``get(_:as:default:)``) or declare it as a `Setting<T?>`.
+    ///
     /// - Throws: ``EnvironmentError`` with code `missingKey` (naming the key, the environment
     ///   and the files searched) or `typeMismatch`.
     public func require<T: SettingValueConvertible>(_ key: String, as type: T.Type = T.self) throws(EnvironmentError)
         -> T
     {
-        guard let value = try get(key, as: T.self) else {
+        guard let value = try converted(key, as: T.self) else {
             let snapshot = self.snapshot
             let key = fullKeyPath(key)
             var searched = snapshot.files
@@ -72,6 +86,7 @@ extension ConfigurationReading {
 
     /// The value at a key path converted to `T`, or `defaultValue` when there is none or it
     /// has another type (which is logged as a warning, through ``EnvironmentOptions/logger``).
+    /// It never throws; ``require(_:as:)`` is the read that does.
     ///
     /// ```swift
     /// let port = environment.get("ListenPort", default: 8080)            // Int
@@ -95,7 +110,7 @@ extension ConfigurationReading {
     @usableFromInline
     func wrongType<T: SettingValueConvertible>(_ key: String, default defaultValue: T) -> T {
         do {
-            _ = try get(key, as: T.self)
+            _ = try converted(key, as: T.self)
         } catch {
             snapshot.logger.warning(
                 "using the default for a value of the wrong type", metadata: ["error": "\(error)"])

@@ -16,11 +16,10 @@ final class SnapshotFeed<Element: Sendable>: Sendable {
 
     let stream: AsyncStream<Element>
     private let continuation: AsyncStream<Element>.Continuation
-    private let environment: Environment
     private let transform: @Sendable (EnvironmentSnapshot) -> Element
     private let isRepeat: @Sendable (Element, Element) -> Bool
     private let state = Locked(State())
-    private let token: Locked<ObserverToken?> = Locked(nil)
+    private let observation: Locked<ObserverToken?> = Locked(nil)
 
     /// Starts feeding: the current snapshot now, and every applied change until ``finish()``.
     ///
@@ -33,11 +32,10 @@ final class SnapshotFeed<Element: Sendable>: Sendable {
         isRepeat: @escaping @Sendable (Element, Element) -> Bool
     ) {
         (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        self.environment = environment
         self.transform = transform
         self.isRepeat = isRepeat
-        let token = environment.onChange { [weak self] change in self?.offer(change.current) }
-        self.token.withLock { $0 = token }
+        let observation = environment.onChange { [weak self] change in self?.offer(change.current) }
+        self.observation.withLock { $0 = observation }
         offer(environment.snapshot)
     }
 
@@ -56,7 +54,7 @@ final class SnapshotFeed<Element: Sendable>: Sendable {
 
     /// Stops feeding and ends the stream.
     func finish() {
-        if let token = token.withLock({ $0.take() }) { environment.removeObserver(token) }
+        observation.withLock { $0.take() }?.cancel()
         continuation.finish()
     }
 }

@@ -42,8 +42,8 @@ struct FleetLayoutTests {
             try await fleet.writer.put(
                 fleet.prefix + "Environments.plist.d/50-eu.plist", FleetHarness.document(common: ["Region": "eu"]))
             try await fleet.start(limits: Self.tight)
-            #expect((try? fleet.environment?.get("Version", as: String.self)) == "1")
-            #expect((try? fleet.environment?.get("Region", as: String.self)) == "eu")
+            #expect((try? fleet.environment?.require("Version", as: String.self)) == "1")
+            #expect((try? fleet.environment?.require("Region", as: String.self)) == "eu")
             #expect(fleet.fleet?.startedFromCache == false)
 
             // Keys that are not documents change: the watch goes past them, and nothing reloads.
@@ -134,7 +134,7 @@ struct FleetLayoutTests {
                     && rejected?.error?.contains("limit on document bytes") == true
                     && rejected?.error?.contains("ENVIRONMENTS_ETCD_MAX_DOCUMENT_BYTES") == true,
                 "\(String(describing: rejected))")
-            #expect((try? fleet.environment?.get("Version", as: String.self)) == "1")
+            #expect((try? fleet.environment?.require("Version", as: String.self)) == "1")
             // The document is fixed: read whole again, and applied.
             try await fleet.writer.put(key, FleetHarness.document(common: ["Version": "2"]))
             #expect(await fleet.waitFor("Version", "2"))

@@ -13,15 +13,16 @@ import Testing
     "etcd fleet", .serialized, .enabled(if: EtcdCluster.isAvailable, "needs etcd: apt-get install etcd-server"),
     .blocking)
 struct FleetLiveTests {
-    /// Every `Counter` value the fleet's environment tells its observers of, in order.
-    static func observeCounter(_ fleet: FleetHarness) -> Locked<[Int]> {
+    /// Every `Counter` value the fleet's environment tells its observers of, in order, for as
+    /// long as the observation is kept.
+    static func observeCounter(_ fleet: FleetHarness) -> (seen: Locked<[Int]>, observation: ObserverToken?) {
         let seen = Locked<[Int]>([])
-        fleet.environment?.onChange { change in
-            if let value = (try? change.current.get("Counter", as: String.self)).flatMap(Int.init) {
+        let observation = fleet.environment?.onChange { change in
+            if let value = (try? change.current.require("Counter", as: String.self)).flatMap(Int.init) {
                 seen.withLock { $0.append(value) }
             }
         }
-        return seen
+        return (seen, observation)
     }
 
     /// Waits until the observers have been told of `last`, then expects every value they were
@@ -50,9 +51,9 @@ struct FleetLiveTests {
                 to: dropIns.appendingPathComponent("50-host.plist"))
             try await fleet.start()
             let environment = try #require(fleet.environment)
-            #expect((try? environment.get("Region", as: String.self)) == "fleet")
-            #expect((try? environment.get("Mode", as: String.self)) == "live")
-            #expect((try? environment.get("Port", as: String.self)) == "8080")
+            #expect((try? environment.require("Region", as: String.self)) == "fleet")
+            #expect((try? environment.require("Mode", as: String.self)) == "live")
+            #expect((try? environment.require("Port", as: String.self)) == "8080")
             let source = try #require(environment.configuredValue(forKey: "Region")?.source.file)
             #expect(source == "etcd:\(fleet.prefix)Environments.plist@\(revision)")
         }
@@ -72,7 +73,7 @@ struct FleetLiveTests {
             #expect(
                 rejected?.error?.contains("Limit must be a number up to 100") == true,
                 "\(String(describing: rejected))")
-            #expect((try? fleet.environment?.get("Limit", as: String.self)) == "20")
+            #expect((try? fleet.environment?.require("Limit", as: String.self)) == "20")
             // A malformed document: rejected too, naming the key.
             try await fleet.writer.put(fleet.prefix + "Environments.plist", Data("<plist><dict>".utf8))
             // Waits for the rejection (not a fixed time: under load it came after 300 ms once).
@@ -80,7 +81,7 @@ struct FleetLiveTests {
             let rejectedMalformed = try await fleet.waitForReload { $0.error?.contains(malformed) == true }
             #expect(
                 rejectedMalformed?.error?.contains(malformed) == true, "\(String(describing: rejectedMalformed))")
-            #expect((try? fleet.environment?.get("Limit", as: String.self)) == "20")
+            #expect((try? fleet.environment?.require("Limit", as: String.self)) == "20")
             try await fleet.publish(common: ["Limit": "30"])
             #expect(await fleet.waitFor("Limit", "30"))
             // A document with a key path far past its bound (once a stack overflow in every fleet
@@ -91,7 +92,7 @@ struct FleetLiveTests {
             #expect(rejectedDeep?.outcome == "rejected")
             #expect(
                 rejectedDeep?.error?.contains("not a valid key path") == true, "\(String(describing: rejectedDeep))")
-            #expect((try? fleet.environment?.get("Limit", as: String.self)) == "30")
+            #expect((try? fleet.environment?.require("Limit", as: String.self)) == "30")
             try await fleet.publish(common: ["Limit": "50"])
             #expect(await fleet.waitFor("Limit", "50"))
         }
@@ -101,7 +102,8 @@ struct FleetLiveTests {
     func failover() async throws {
         try await FleetHarness.withFleet(publishing: ["Counter": "0"]) { fleet in
             try await fleet.start()
-            let seen = Self.observeCounter(fleet)
+            let (seen, observation) = Self.observeCounter(fleet)
+            defer { observation?.cancel() }
             // Writes go to the other members, so that they keep coming while the member dies.
             let (inUse, victim, writer) = try fleet.memberInUse()
             for counter in 1...40 {
@@ -124,7 +126,8 @@ struct FleetLiveTests {
             let cluster = fleet.cluster
             // The default request timeout, 5 s: the stall is noticed within it.
             try await fleet.start(requestTimeout: EtcdConfiguration(endpoints: [], prefix: "/").requestTimeout)
-            let seen = Self.observeCounter(fleet)
+            let (seen, observation) = Self.observeCounter(fleet)
+            defer { observation?.cancel() }
             // The watch is in place and has delivered a change (so it is the stream that stalls).
             try await fleet.publish(common: ["Counter": "1"])
             #expect(await fleet.waitFor("Counter", "1"))
@@ -164,7 +167,7 @@ struct FleetLiveTests {
             try await fleet.start()
             fleet.cluster.killAll()
             try await Task.sleep(for: .milliseconds(500))
-            #expect((try? fleet.environment?.get("Version", as: String.self)) == "1")
+            #expect((try? fleet.environment?.require("Version", as: String.self)) == "1")
             try await fleet.cluster.restartAll()
             try await fleet.publish(common: ["Version": "2"])
             #expect(await fleet.waitFor("Version", "2", timeout: .seconds(30)), "\(fleet.cluster.log)")
@@ -187,7 +190,7 @@ struct FleetLiveTests {
             // The same host (same cache) starts while no member answers.
             try await first.start()
             #expect(first.fleet?.startedFromCache == true)
-            #expect((try? first.environment?.get("Version", as: String.self)) == "2")
+            #expect((try? first.environment?.require("Version", as: String.self)) == "2")
             try await cluster.restartAll()
             try await first.publish(common: ["Version": "3"])
             #expect(await first.waitFor("Version", "3", timeout: .seconds(30)), "\(cluster.log)")
@@ -216,7 +219,7 @@ struct FleetLiveTests {
             host.cluster.killAll()
             try await host.start()
             #expect(host.fleet?.startedFromCache == true)
-            #expect((try? host.environment?.get("Version", as: String.self)) == "1")
+            #expect((try? host.environment?.require("Version", as: String.self)) == "1")
         }
     }
 

@@ -140,7 +140,7 @@ struct FleetSecurityTests {
             configuration.userName = "fleet"
             configuration.password = "fleet-secret-2"
         }
-        #expect((try? host.environment?.get("Version", as: String.self)) == "1")
+        #expect((try? host.environment?.require("Version", as: String.self)) == "1")
 
         // Outside the user's prefix: refused, with a hint about the role.
         let client = try EtcdClient(
@@ -250,7 +250,7 @@ struct FleetSecurityTests {
         // The daemon with the wrong CA: it cannot read etcd, and starts from its cache.
         try await host.start { $0.tls = wrongAuthority }
         #expect(host.fleet?.startedFromCache == true)
-        #expect((try? host.environment?.get("Version", as: String.self)) == "1")
+        #expect((try? host.environment?.require("Version", as: String.self)) == "1")
         await host.stop()
 
         // An expired client certificate is refused before anything is sent, naming the file.

@@ -105,7 +105,7 @@ struct StagedPublishTests {
 
     /// The value of `Limit` on each host, by host id.
     static func limits(_ hosts: [String: FleetHarness]) -> [String: String] {
-        hosts.mapValues { (try? $0.environment?.get("Limit", as: String.self)) ?? "-" }
+        hosts.mapValues { (try? $0.environment?.require("Limit", as: String.self)) ?? "-" }
     }
 
     /// A document file with `Limit` set, in the cluster's directory.
@@ -276,7 +276,7 @@ struct StagedPublishTests {
             #expect(envctl.output.contains("rolled back at revision"), "\(envctl.output)")
             #expect(!envctl.output.contains("stage 2 of 2"), "\(envctl.output)")
             #expect(Self.limits(others) == ["steady-1": "-"])
-            #expect((try? others["steady-1"]!.environment?.get("Database.Name", as: String.self)) == "one")
+            #expect((try? others["steady-1"]!.environment?.require("Database.Name", as: String.self)) == "one")
             // Continued, the daemon reads the rollback and runs the fleet's documents again.
             let back = try await FleetStatusTests.waitForStatus(cluster, prefix, extra: secured.credentialOptions) {
                 status, output in status == 0 && output.host("paused-1")?.current == true

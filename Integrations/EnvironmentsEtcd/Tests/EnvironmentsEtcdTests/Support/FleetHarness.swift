@@ -145,14 +145,14 @@ final class FleetHarness: @unchecked Sendable {
         // the library. `Reason` makes a rejection with a long text.
         options.secretKeys = ["Token"]
         options.validate = { snapshot in
-            if let limit = (try? snapshot.get("Limit", as: String.self)), (Int(limit) ?? 1000) > maximumLimit {
+            if let limit = (try? snapshot.require("Limit", as: String.self)), (Int(limit) ?? 1000) > maximumLimit {
                 throw EnvironmentError(
                     .validationFailed, "Limit must be a number up to \(maximumLimit)", key: "Limit")
             }
-            if let token = try? snapshot.get("Token", as: String.self), !token.hasPrefix("ok-") {
+            if let token = try? snapshot.require("Token", as: String.self), !token.hasPrefix("ok-") {
                 throw EnvironmentError(.validationFailed, "Token \(token) does not start with ok-", key: "Token")
             }
-            if let reason = try? snapshot.get("Reason", as: String.self) {
+            if let reason = try? snapshot.require("Reason", as: String.self) {
                 throw EnvironmentError(.validationFailed, String(repeating: reason, count: 200), key: "Reason")
             }
         }
@@ -198,7 +198,7 @@ final class FleetHarness: @unchecked Sendable {
     func waitFor(_ key: String, _ expected: String, timeout: Duration = .seconds(20)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if (try? environment?.get(key, as: String.self)) == expected { return true }
+            if (try? environment?.require(key, as: String.self)) == expected { return true }
             try? await Task.sleep(for: .milliseconds(10))
         }
         return false
