@@ -85,7 +85,7 @@ let package = Package(
             path: "Tests/EtcdTestSupport"
         ),
         // The fleet's key layout and documents, without etcd.
-        .testTarget(name: "EtcdFleetClientTests", dependencies: ["EtcdFleetClient", environments]),
+        .testTarget(name: "EtcdFleetClientTests", dependencies: ["EtcdFleetClient", environments, integrationSupport]),
         // Against a real three-member etcd cluster (Debian's etcd-server), started by the tests.
         .testTarget(
             name: "EnvironmentsEtcdTests",

@@ -203,7 +203,7 @@ import Logging
         defer { endTurn() }
         let cause = ReloadCause(trigger: trigger, callerUID: callerUID, fleetRevision: fleetRevision)
         let started = MonotonicClock.nowMicroseconds()
-        let built: ReloadBuilds.Outcome?
+        let built: Result<ReloadOutcome, EnvironmentError>?
         if builds.isAbandoned {
             built = nil
         } else {
