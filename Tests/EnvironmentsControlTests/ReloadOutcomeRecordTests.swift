@@ -8,13 +8,13 @@ import Varlink
 /// and a fleet's status keys) are read by other versions, so their encoded form must not change.
 @Suite("the reload outcome's wire forms")
 struct ReloadOutcomeRecordTests {
-    /// A `ReloadVerdict` as 0.2's daemon sent it in `Reload`'s reply.
+    /// A `ReloadVerdict` as 0.3.0's daemon sent it in `Reload`'s reply.
     static let oldVerdict = """
         {"changedKeys":["LogLevel"],"environment":"Production","finishedMonotonicUSec":2000,\
         "generation":3,"outcome":"applied","startedMonotonicUSec":1000,"trigger":"control"}
         """
 
-    /// A rejected `ReloadVerdict`, with its error, as 0.2's daemon sent it.
+    /// A rejected `ReloadVerdict`, with its error, as 0.3.0's daemon sent it.
     static let oldRejectedVerdict = """
         {"changedKeys":[],"environment":"Production","error":{"code":"malformedFile",\
         "description":"Environments.plist:4: not a property list","file":"Environments.plist",\
@@ -22,7 +22,7 @@ struct ReloadOutcomeRecordTests {
         "outcome":"rejected","startedMonotonicUSec":1000,"trigger":"signal"}
         """
 
-    /// `History` entries as 0.2's daemon listed them, one of each outcome.
+    /// `History` entries as 0.3.0's daemon listed them, one of each outcome.
     static let oldHistoryEntries = [
         #"{"changedKeyCount":0,"changes":[],"environment":"Production","generation":1,"outcome":"loaded","pid":42,"time":"2026-11-28T22:00:00.000Z","trigger":"start","valuesOmitted":false}"#,
         #"{"changedKeyCount":1,"changes":[{"key":"LogLevel","previous":"info","value":"debug"}],"environment":"Production","generation":2,"outcome":"applied","time":"2026-11-28T22:01:00.000Z","trigger":"file","valuesOmitted":false}"#,

@@ -7,18 +7,17 @@ import Testing
 /// one an earlier version wrote still reads, and writes back to the same bytes.
 @Suite("state files an earlier version wrote")
 struct StateFileFormTests {
-    /// A state file as 0.2's daemon wrote it after a reload that came to `outcome`.
+    /// A state file as 0.3.0's daemon wrote it after a reload that came to `outcome`.
     static func oldStateFile(outcome: String) -> String {
         let error =
             outcome == "rejected"
-            ? """
-                    "error" : "Environments.plist:4: not a property list",
-                    "errorCode" : "malformedFile",
-                    "errorFile" : "/etc/app/Environments.plist",
-                    "errorLine" : 4,
-                    "errorMessage" : "not a property list",
-
-              """ : ""
+            ? [
+                #"    "error" : "Environments.plist:4: not a property list","#,
+                #"    "errorCode" : "malformedFile","#,
+                #"    "errorFile" : "/etc/app/Environments.plist","#,
+                #"    "errorLine" : 4,"#,
+                #"    "errorMessage" : "not a property list","#,
+            ].map { $0 + "\n" }.joined() : ""
         return """
             {
               "applicationName" : "app",
@@ -32,8 +31,7 @@ struct StateFileFormTests {
                 "changedKeys" : [
                   "LogLevel"
                 ],
-
-            """ + error + """
+            ERROR
                 "finishedMonotonicMicroseconds" : 2000,
                 "generation" : 2,
                 "outcome" : "\(outcome)",
@@ -51,12 +49,14 @@ struct StateFileFormTests {
               }
             }
 
-            """
+            """.replacingOccurrences(of: "ERROR\n", with: error)
     }
 
-    @Test("each outcome reads back, and the file is written again byte for byte", arguments: [
-        ("applied", ReloadOutcomeRecord.applied), ("unchanged", .unchanged), ("rejected", .rejected),
-    ])
+    @Test(
+        "each outcome reads back, and the file is written again byte for byte",
+        arguments: [
+            ("applied", ReloadOutcomeRecord.applied), ("unchanged", .unchanged), ("rejected", .rejected),
+        ])
     func oldStateFiles(_ outcome: String, _ expected: ReloadOutcomeRecord) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "state-file-form-\(UUID().uuidString)")

@@ -44,8 +44,8 @@ struct ReloadRecord: Sendable {
     /// The record of what a build came to (``ReloadBuilds``): applied, unchanged or rejected,
     /// keeping `current` when rejected.
     init(
-        _ built: Result<ReloadOutcome, EnvironmentError>, keeping current: @autoclosure () -> EnvironmentSnapshot, cause: ReloadCause,
-        startedMonotonicMicroseconds started: UInt64
+        _ built: Result<ReloadOutcome, EnvironmentError>, keeping current: @autoclosure () -> EnvironmentSnapshot,
+        cause: ReloadCause, startedMonotonicMicroseconds started: UInt64
     ) {
         switch built {
         case .success(let outcome):

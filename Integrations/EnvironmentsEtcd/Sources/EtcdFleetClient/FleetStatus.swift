@@ -40,7 +40,9 @@ package struct FleetHostStatus: Codable, Sendable, Hashable {
         package var at: Date
 
         /// The change `outcome`, with its `rejection` for a rejected one.
-        package init(outcome: ReloadOutcomeRecord, revision: Int64, fingerprint: String, rejection: FleetRejection?, at: Date) {
+        package init(
+            outcome: ReloadOutcomeRecord, revision: Int64, fingerprint: String, rejection: FleetRejection?, at: Date
+        ) {
             self.outcome = outcome
             self.revision = revision
             self.fingerprint = fingerprint

@@ -7,7 +7,7 @@ import Testing
 /// values an earlier version wrote still decode, and encode back to the same bytes.
 @Suite("fleet status values an earlier version wrote")
 struct FleetStatusFormTests {
-    /// 0.2's value, for each outcome of the last fleet change.
+    /// An earlier version's value, for each outcome of the last fleet change.
     static let oldValues: [(String, ReloadOutcomeRecord)] = [
         ("applied", .applied), ("unchanged", .unchanged), ("pending-restart", .pendingRestart), ("rejected", .rejected),
     ].map { outcome, expected in
@@ -17,7 +17,7 @@ struct FleetStatusFormTests {
         return (
             #"{"environment":"Production","fingerprint":"e","generation":3,"host":"web-1","last":{"at":"2026-11-28T22:00:00Z","#
                 + error
-                + #""fingerprint":"f","outcome":"\#(outcome)","revision":7},"library":"0.2.0","refresh":60,"#
+                + #""fingerprint":"f","outcome":"\#(outcome)","revision":7},"library":"0.3.0","refresh":60,"#
                 + #""renewed":"2026-11-28T22:00:05Z","revision":7,"schema":1,"ttl":30}"#,
             expected
         )
