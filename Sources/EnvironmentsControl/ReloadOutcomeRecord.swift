@@ -1,10 +1,9 @@
-import Environments
-
 /// What one load or reload attempt of a daemon came to: the one type that every surface which
 /// tells about an attempt uses (the daemon's record of it, the state file, the control
 /// interface's `ReloadVerdict` and `HistoryEntry`, the reload metrics' `result` label, and a
 /// fleet host's status key), so that none of them can name it differently. An application sees
-/// ``Environments/ReloadOutcome`` instead, which carries the snapshots.
+/// the public `ReloadOutcome` instead (`applied` with the change, or `unchanged`), which carries
+/// the snapshots.
 ///
 /// Its raw values are the wire strings: the state file, the control interface and a fleet's
 /// status keys are read by other versions, so they never change. Each surface writes only the
@@ -32,15 +31,6 @@ import Environments
     /// wire: a verdict says ``rejected`` (``verdict``).
     case abandoned
 
-    /// What a reload of the application's ``Environments/Environment`` came to, as the daemon
-    /// records it: ``applied`` or ``unchanged``.
-    @_spi(Integrations) public init(_ outcome: ReloadOutcome) {
-        switch outcome {
-        case .applied: self = .applied
-        case .unchanged: self = .unchanged
-        }
-    }
-
     /// The outcome as a verdict tells it (the state file, the control interface's
     /// `ReloadVerdict`, the metrics' `result` label): ``applied``, ``unchanged`` or
     /// ``rejected``. The load at start reads `applied`; an abandoned reload, `rejected`.
@@ -51,7 +41,4 @@ import Environments
         case .rejected, .abandoned: .rejected
         }
     }
-
-    /// Whether the configuration in use afterwards is one this attempt loaded or applied.
-    @_spi(Integrations) public var tookEffect: Bool { verdict == .applied }
 }

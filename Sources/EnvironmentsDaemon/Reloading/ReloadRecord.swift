@@ -48,12 +48,12 @@ struct ReloadRecord: Sendable {
         cause: ReloadCause, startedMonotonicMicroseconds started: UInt64
     ) {
         switch built {
-        case .success(let outcome):
-            var change: EnvironmentChange?
-            if case .applied(let applied) = outcome { change = applied }
+        case .success(.applied(let change)):
             self.init(
-                ReloadOutcomeRecord(outcome), configuration: outcome.snapshot, cause: cause,
-                startedMonotonicMicroseconds: started, change: change)
+                .applied, configuration: change.current, cause: cause, startedMonotonicMicroseconds: started,
+                change: change)
+        case .success(.unchanged(let snapshot)):
+            self.init(.unchanged, configuration: snapshot, cause: cause, startedMonotonicMicroseconds: started)
         case .failure(let error):
             self.init(
                 .rejected, configuration: current(), cause: cause, startedMonotonicMicroseconds: started, error: error)
@@ -74,7 +74,7 @@ struct ReloadRecord: Sendable {
     var pendingRestartKeys: [String] { configuration.pendingRestart.keys.sorted() }
 
     /// Whether the configuration in use is one this attempt loaded or applied.
-    var tookEffect: Bool { outcome.tookEffect }
+    var tookEffect: Bool { outcome.verdict == .applied }
 
     /// Why an abandoned reload did nothing.
     var abandonedReason: String {
