@@ -85,7 +85,7 @@ let package = Package(
             path: "Tests/EtcdTestSupport"
         ),
         // The fleet's key layout and documents, without etcd.
-        .testTarget(name: "EtcdFleetClientTests", dependencies: ["EtcdFleetClient", environments]),
+        .testTarget(name: "EtcdFleetClientTests", dependencies: ["EtcdFleetClient", environments, integrationSupport]),
         // The etcd options, as a command line gives them.
         .testTarget(
             name: "EtcdFleetArgumentsTests", dependencies: ["EtcdFleetArguments", "EtcdFleetClient", argumentParser]),

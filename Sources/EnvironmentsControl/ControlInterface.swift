@@ -329,10 +329,8 @@ package struct ConfigurationErrorRecord: Codable, Sendable, Hashable {
 
 /// `ReloadVerdict` in the interface.
 package struct ReloadVerdictRecord: Codable, Sendable, Hashable {
-    package enum Outcome: String, Codable, Sendable {
-        case applied, unchanged, rejected
-    }
-    package var outcome: Outcome
+    /// `applied`, `unchanged` or `rejected` (``ReloadOutcomeRecord/verdict``).
+    package var outcome: ReloadOutcomeRecord
     package var environment: String
     package var trigger: String
     package var generation: Int
@@ -342,7 +340,7 @@ package struct ReloadVerdictRecord: Codable, Sendable, Hashable {
     package var finishedMonotonicUSec: Int
 
     package init(
-        outcome: Outcome, environment: String, trigger: String, generation: Int, changedKeys: [String],
+        outcome: ReloadOutcomeRecord, environment: String, trigger: String, generation: Int, changedKeys: [String],
         error: ConfigurationErrorRecord?,
         startedMonotonicUSec: Int, finishedMonotonicUSec: Int
     ) {

@@ -4,22 +4,11 @@ import Foundation
 /// `envctl history` lists it. The daemon keeps its last ones (`History`); the journal keeps the
 /// entries it wrote for each (`envctl history` reads them first).
 package struct ReloadHistoryRecord: Codable, Sendable, Hashable {
-    /// What happened.
-    package enum Outcome: String, Codable, Sendable {
-        /// The configuration loaded when the daemon started.
-        case loaded
-        /// A reload applied a new configuration.
-        case applied
-        /// A reload found nothing to change.
-        case unchanged
-        /// A reload was rejected; the last good configuration stayed.
-        case rejected
-    }
-
     /// When the attempt finished, ISO 8601 with fractional seconds, in UTC.
     package var time: String
-    /// What happened.
-    package var outcome: Outcome
+    /// What happened: `loaded`, `applied`, `unchanged` or `rejected` (an abandoned reload is
+    /// not listed).
+    package var outcome: ReloadOutcomeRecord
     /// The generation in use afterwards (for a rejected reload: the one kept).
     package var generation: Int
     /// The environment in use afterwards.
@@ -50,7 +39,7 @@ package struct ReloadHistoryRecord: Codable, Sendable, Hashable {
     package var pid: Int?
 
     package init(
-        time: String, outcome: Outcome, generation: Int, environment: String, instance: String? = nil,
+        time: String, outcome: ReloadOutcomeRecord, generation: Int, environment: String, instance: String? = nil,
         trigger: String, callerUID: Int? = nil, callerUnit: String? = nil, fleetRevision: Int? = nil,
         changes: [SettingChangeRecord] = [],
         changedKeyCount: Int = 0, valuesOmitted: Bool = false, error: ConfigurationErrorRecord? = nil, pid: Int? = nil

@@ -86,7 +86,7 @@ struct History: ParsableCommand {
         case .loaded:
             line += " at start" + (entry.pid.map { ", pid \($0)" } ?? "")
             line += ", environment \(entry.environment)" + (entry.instance.map { ", instance \($0)" } ?? "")
-        case .applied, .unchanged, .rejected:
+        case .applied, .pendingRestart, .unchanged, .rejected, .abandoned:
             line += "  \(entry.triggerDescription(daemonUnit: daemonUnit))"
             if entry.outcome == .applied {
                 line += entry.changedKeyCount == 1 ? ": 1 key changed" : ": \(entry.changedKeyCount) keys changed"

@@ -41,7 +41,7 @@ struct Reload: ParsableCommand {
         guard let verdict = try? JSONValue.record(ReloadVerdictRecord.self, from: reply["verdict"]?.objectValue)
         else { throw Failure("the daemon's answer cannot be read") }
         switch verdict.outcome {
-        case .applied:
+        case .applied, .loaded, .pendingRestart:
             // At most 20 keys: under `ExecReload=` this line goes to the journal, one line.
             let keys = verdict.changedKeys
             let changed =
@@ -52,7 +52,7 @@ struct Reload: ParsableCommand {
             printLine("reloaded: environment \(verdict.environment), generation \(verdict.generation)\(changed)")
         case .unchanged:
             printLine("reloaded: configuration unchanged, generation \(verdict.generation)")
-        case .rejected:
+        case .rejected, .abandoned:
             throw Failure("reload rejected by the daemon: \(verdict.error?.description ?? "no reason given")")
         }
     }

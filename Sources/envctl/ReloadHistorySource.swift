@@ -105,7 +105,7 @@ struct ReloadHistorySource {
         else { return nil }
         let trigger = entry.value("CONFIG_TRIGGER")
         let changedKeys = entry.values("CONFIG_CHANGED_KEY").sorted()
-        let outcome: ReloadHistoryRecord.Outcome
+        let outcome: ReloadOutcomeRecord
         switch id {
         case ConfigurationMessageID.applied:
             // Before CONFIG_TRIGGER, a load at start was the entry without changed keys.

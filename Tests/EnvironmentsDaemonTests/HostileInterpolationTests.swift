@@ -1,3 +1,4 @@
+@_spi(Integrations) import EnvironmentsControl
 @_spi(Integrations) import EnvironmentsDaemon
 import Foundation
 @_spi(Integrations) import TestSupport

@@ -215,10 +215,10 @@ struct ControlHandler: Sendable {
 
     static func verdict(_ record: ReloadState.LastReload, environment: String) -> ReloadVerdictRecord {
         ReloadVerdictRecord(
-            outcome: ReloadVerdictRecord.Outcome(rawValue: record.outcome.rawValue) ?? .rejected,
+            outcome: record.outcome.verdict,
             environment: environment,
             trigger: record.trigger, generation: Int(record.generation), changedKeys: record.changedKeys,
-            error: record.outcome == .rejected
+            error: record.outcome.verdict == .rejected
                 ? ConfigurationErrorRecord(
                     code: record.errorCode ?? "unknown", message: record.errorMessage ?? record.error ?? "",
                     description: record.error ?? "", key: record.errorKey, file: record.errorFile,

@@ -44,7 +44,7 @@ package struct ConfigurationReporter: Sendable {
     /// rejection (rejected); none for an abandoned reload, which only the log tells.
     func report(_ record: ReloadRecord) {
         switch record.outcome {
-        case .loaded, .applied:
+        case .loaded, .applied, .pendingRestart:
             applied(record)
             warnings(record.configuration)
             pendingRestart(record.configuration)

@@ -1,4 +1,5 @@
 @_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
 import Logging
 
 extension Logger {
@@ -17,7 +18,7 @@ extension Logger {
                     "environment": "\(snapshot.environmentName)", "generation": "\(snapshot.generation)",
                     "files": "\(Self.bounded(snapshot.files, SettingsListing.maximumFiles).joined(separator: ", "))",
                 ])
-        case .applied:
+        case .applied, .pendingRestart:
             guard let change = record.change else { return }
             logChange(change, trigger: record.triggerName)
             for key in record.pendingRestartKeys {

@@ -206,7 +206,7 @@ import Logging
         let cause = ReloadCause(
             trigger: trigger, callerUID: callerUID, callerUnit: callerUnit, fleetRevision: fleetRevision)
         let started = MonotonicClock.nowMicroseconds()
-        let built: ReloadBuilds.Outcome?
+        let built: Result<ReloadOutcome, EnvironmentError>?
         if builds.isAbandoned {
             built = nil
         } else {

@@ -19,9 +19,6 @@ import Foundation
 /// a gate that holds this type's lock and checks that nothing was abandoned, so once
 /// ``abandon()`` returns, no reload takes effect.
 final class ReloadBuilds: Sendable {
-    /// What a build came to: the environment's outcome, or the error that rejected it.
-    typealias Outcome = Result<ReloadOutcome, EnvironmentError>
-
     private struct State {
         var isAbandoned = false
         var nextID: UInt64 = 0
@@ -36,14 +33,14 @@ final class ReloadBuilds: Sendable {
 
     /// Reloads `environment` (``Environment/reload()``) on the queue and waits for the result.
     ///
-    /// - Returns: The outcome, or `nil` if the builds were abandoned before it was published
-    ///   (nothing changed then).
-    func reload(_ environment: Environment) async -> Outcome? {
-        await onQueue(abandonable: true) { () -> Outcome? in
+    /// - Returns: The environment's outcome or the error that rejected the build, or `nil` if
+    ///   the builds were abandoned before it was published (nothing changed then).
+    func reload(_ environment: Environment) async -> Result<ReloadOutcome, EnvironmentError>? {
+        await onQueue(abandonable: true) { () -> Result<ReloadOutcome, EnvironmentError>? in
             do throws(EnvironmentError) {
                 return try environment.reload { publish in
                     self.state.withLock { $0.isAbandoned ? nil : publish() }
-                }.map(Outcome.success)
+                }.map(Result.success)
             } catch {
                 return .failure(error)
             }

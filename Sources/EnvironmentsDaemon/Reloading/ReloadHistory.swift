@@ -33,16 +33,9 @@ package struct ReloadHistory: Sendable {
     /// Adds the entry of `record`, the newest (an abandoned reload has none: it changed nothing
     /// and only the log tells of it).
     mutating func append(_ record: ReloadRecord) {
-        let outcome: ReloadHistoryRecord.Outcome
-        switch record.outcome {
-        case .loaded: outcome = .loaded
-        case .applied: outcome = .applied
-        case .unchanged: outcome = .unchanged
-        case .rejected: outcome = .rejected
-        case .abandoned: return
-        }
+        guard record.outcome != .abandoned else { return }
         var entry = ReloadHistoryRecord(
-            time: Self.timestamp(record.finished), outcome: outcome, generation: Int(record.generation),
+            time: Self.timestamp(record.finished), outcome: record.outcome, generation: Int(record.generation),
             environment: record.configuration.environmentName, instance: record.configuration.instanceName,
             trigger: record.triggerName, callerUID: record.cause?.callerUID.map(Int.init),
             callerUnit: record.cause?.callerUnit,

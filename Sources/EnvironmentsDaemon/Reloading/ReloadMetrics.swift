@@ -1,4 +1,5 @@
 import CoreMetrics
+@_spi(Integrations) import EnvironmentsControl
 import Foundation
 
 /// The reload metrics, through swift-metrics, so that any backend an application bootstraps
@@ -39,7 +40,6 @@ import Foundation
     /// polling); a reload also counts by result and trigger, and times the reload. An abandoned
     /// reload, which changed nothing, records nothing.
     func record(_ record: ReloadRecord) {
-        let result: String
         switch record.outcome {
         case .loaded:
             lastSuccessful.record(1)
@@ -48,20 +48,19 @@ import Foundation
             watchPolling.record(0)
             return
         case .abandoned: return
-        case .applied: result = "applied"
-        case .unchanged: result = "unchanged"
-        case .rejected: result = "rejected"
+        case .applied, .pendingRestart, .unchanged, .rejected: break
         }
         guard let trigger = record.cause?.trigger else { return }  // a reload has one
+        // `applied`, `unchanged` or `rejected`: the verdict's wire string.
         Counter(
             label: "environments_reloads_total",
-            dimensions: [("result", result), ("trigger", Self.label(of: trigger))],
+            dimensions: [("result", record.outcome.verdict.rawValue), ("trigger", Self.label(of: trigger))],
             factory: factory
         ).increment()
         let microseconds = record.finishedMonotonicMicroseconds &- record.startedMonotonicMicroseconds
         duration.recordNanoseconds(Int64(clamping: microseconds) &* 1_000)
         generation.record(Double(record.generation))
-        if record.outcome == .rejected {
+        if record.outcome.verdict == .rejected {
             lastSuccessful.record(0)
         } else {
             lastSuccessful.record(1)

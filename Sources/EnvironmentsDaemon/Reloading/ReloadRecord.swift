@@ -1,4 +1,5 @@
 @_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
 import Foundation
 @_spi(Integrations) import SystemdSupport
 
@@ -6,22 +7,10 @@ import Foundation
 /// (the log, the journal, the history, the state file, the metrics, `STATUS=` and the control
 /// socket's verdict) is rendered from this value, so they cannot disagree.
 struct ReloadRecord: Sendable {
-    /// What the attempt came to.
-    enum Outcome: Sendable {
-        /// The configuration loaded at start.
-        case loaded
-        /// A reload applied a new configuration (``ReloadRecord/change`` says what changed).
-        case applied
-        /// A reload found nothing to change.
-        case unchanged
-        /// A reload was rejected (``ReloadRecord/error`` says why); the configuration stays.
-        case rejected
-        /// A reload was given up because the service stops; the configuration stays.
-        case abandoned
-    }
-
-    /// What the attempt came to.
-    var outcome: Outcome
+    /// What the attempt came to: `loaded`, `applied` (``change`` says what changed),
+    /// `unchanged`, `rejected` (``error`` says why; the configuration stays) or `abandoned`
+    /// (the service stops; the configuration stays). Every output renders it from here.
+    var outcome: ReloadOutcomeRecord
     /// What started it and who asked; `nil` for the load at start.
     var cause: ReloadCause?
     /// The configuration in use afterwards: the new one when applied, else the one kept.
@@ -39,7 +28,7 @@ struct ReloadRecord: Sendable {
 
     /// Creates a record of an attempt that ends now.
     init(
-        _ outcome: Outcome, configuration: EnvironmentSnapshot, cause: ReloadCause?,
+        _ outcome: ReloadOutcomeRecord, configuration: EnvironmentSnapshot, cause: ReloadCause?,
         startedMonotonicMicroseconds: UInt64, change: EnvironmentChange? = nil, error: EnvironmentError? = nil
     ) {
         self.outcome = outcome
@@ -55,8 +44,8 @@ struct ReloadRecord: Sendable {
     /// The record of what a build came to (``ReloadBuilds``): applied, unchanged or rejected,
     /// keeping `current` when rejected.
     init(
-        _ built: ReloadBuilds.Outcome, keeping current: @autoclosure () -> EnvironmentSnapshot, cause: ReloadCause,
-        startedMonotonicMicroseconds started: UInt64
+        _ built: Result<ReloadOutcome, EnvironmentError>, keeping current: @autoclosure () -> EnvironmentSnapshot,
+        cause: ReloadCause, startedMonotonicMicroseconds started: UInt64
     ) {
         switch built {
         case .success(.applied(let change)):
@@ -85,7 +74,7 @@ struct ReloadRecord: Sendable {
     var pendingRestartKeys: [String] { configuration.pendingRestart.keys.sorted() }
 
     /// Whether the configuration in use is one this attempt loaded or applied.
-    var tookEffect: Bool { outcome == .loaded || outcome == .applied }
+    var tookEffect: Bool { outcome.verdict == .applied }
 
     /// Why an abandoned reload did nothing.
     var abandonedReason: String {

@@ -1,4 +1,5 @@
 @_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
 
 /// One load or reload as a renderer outside this module sees it
 /// (``ConfigurationReloader/addRenderer(_:)``): a rendering of the ``ReloadRecord``, like the

@@ -47,17 +47,9 @@ import Foundation
 
     /// The result of one reload attempt.
     @_spi(Integrations) public struct LastReload: Codable, Sendable, Hashable {
-        /// What happened.
-        @_spi(Integrations) public enum Outcome: String, Codable, Sendable {
-            /// A new configuration was applied.
-            case applied
-            /// The configuration was unchanged.
-            case unchanged
-            /// The new configuration was rejected; the old one stays.
-            case rejected
-        }
-        /// What happened.
-        @_spi(Integrations) public var outcome: Outcome
+        /// What happened, as a verdict tells it: `applied`, `unchanged` or `rejected`
+        /// (``ReloadOutcomeRecord/verdict``).
+        @_spi(Integrations) public var outcome: ReloadOutcomeRecord
         /// `CLOCK_MONOTONIC` (µs) when the reload started reading files.
         @_spi(Integrations) public var startedMonotonicMicroseconds: UInt64
         /// `CLOCK_MONOTONIC` (µs) when it finished.
@@ -84,11 +76,7 @@ import Foundation
         /// What `record`, a reload, says here and in the control socket's verdict: an
         /// abandoned reload is a rejected one whose error says the service is stopping.
         init(_ record: ReloadRecord) {
-            switch record.outcome {
-            case .loaded, .applied: outcome = .applied
-            case .unchanged: outcome = .unchanged
-            case .rejected, .abandoned: outcome = .rejected
-            }
+            outcome = record.outcome.verdict
             startedMonotonicMicroseconds = record.startedMonotonicMicroseconds
             finishedMonotonicMicroseconds = record.finishedMonotonicMicroseconds
             trigger = record.triggerName

@@ -1,4 +1,5 @@
 @_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
 @_spi(Integrations) import EnvironmentsDaemon
 import EtcdFleetClient
 import Foundation
@@ -58,12 +59,8 @@ final class FleetStatusReporter: Sendable {
             if !rejected || pending.running == nil { pending.running = attempted }
             var last = pending.status?.last
             if report.fleetRevision != nil {
-                let outcome: FleetHostStatus.Outcome
-                switch report.verdict.outcome {
-                case .rejected: outcome = .rejected
-                case .unchanged: outcome = .unchanged
-                case .applied: outcome = report.pendingRestart.isEmpty ? .applied : .pendingRestart
-                }
+                var outcome = report.verdict.outcome
+                if outcome == .applied, !report.pendingRestart.isEmpty { outcome = .pendingRestart }
                 last = FleetHostStatus.Change(
                     outcome: outcome, revision: attempted.revision, fingerprint: attempted.fingerprint,
                     rejection: rejected ? report.rejection.map(FleetRejection.init) ?? .abandoned : nil, at: now)

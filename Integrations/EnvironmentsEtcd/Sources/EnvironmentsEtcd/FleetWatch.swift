@@ -1,3 +1,4 @@
+@_spi(Integrations) import EnvironmentsControl
 @_spi(Integrations) import EnvironmentsDaemon
 import EtcdFleetClient
 import Logging

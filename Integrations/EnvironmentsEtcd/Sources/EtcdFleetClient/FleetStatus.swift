@@ -1,3 +1,4 @@
+@_spi(Integrations) import EnvironmentsControl
 import Foundation
 
 /// What one daemon of a fleet reports about itself under `PREFIX/.status/HOST`: the revision
@@ -21,22 +22,12 @@ import Foundation
 /// | `renewed` | when the value was last written |
 /// | `ttl`, `refresh` | the lease's TTL and how often the value is rewritten, in seconds |
 package struct FleetHostStatus: Codable, Sendable, Hashable {
-    /// The last fleet change's outcome on the host.
-    package enum Outcome: String, Codable, Sendable, Hashable {
-        /// The change was applied.
-        case applied
-        /// The change made no difference to this host's configuration.
-        case unchanged
-        /// The change was applied, and restart-only settings wait for a restart.
-        case pendingRestart = "pending-restart"
-        /// The host rejected the change; it keeps its last good configuration.
-        case rejected
-    }
-
     /// The last fleet change a host saw.
     package struct Change: Codable, Sendable, Hashable {
-        /// What it came to.
-        package var outcome: Outcome
+        /// What it came to: `applied`, `unchanged`, `pending-restart` (applied, and
+        /// restart-only settings wait for a restart) or `rejected` (the host keeps its last good
+        /// configuration).
+        package var outcome: ReloadOutcomeRecord
         /// Its fleet revision.
         package var revision: Int64
         /// Its documents' fingerprint.
@@ -49,7 +40,9 @@ package struct FleetHostStatus: Codable, Sendable, Hashable {
         package var at: Date
 
         /// The change `outcome`, with its `rejection` for a rejected one.
-        package init(outcome: Outcome, revision: Int64, fingerprint: String, rejection: FleetRejection?, at: Date) {
+        package init(
+            outcome: ReloadOutcomeRecord, revision: Int64, fingerprint: String, rejection: FleetRejection?, at: Date
+        ) {
             self.outcome = outcome
             self.revision = revision
             self.fingerprint = fingerprint

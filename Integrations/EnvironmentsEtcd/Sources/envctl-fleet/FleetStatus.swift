@@ -1,4 +1,5 @@
 import ArgumentParser
+@_spi(Integrations) import EnvironmentsControl
 import EtcdFleetClient
 import Foundation
 @_spi(Integrations) import TextEscaping

@@ -1,3 +1,4 @@
+@_spi(Integrations) import EnvironmentsControl
 import EtcdFleetClient
 import Foundation
 @_spi(Integrations) import Locking

@@ -1,4 +1,5 @@
 @_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
 import EtcdFleetClient
 import Foundation
 import Testing
