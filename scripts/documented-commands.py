@@ -129,6 +129,8 @@ COMMANDS = [
     # Tests/EndToEnd/README.md
     ("Tests/EndToEnd/README.md", r"^sudo python3 Tests/EndToEnd/run_(deb_)?e2e\.py",
      ("ci", "scripts/test.sh: run_e2e.py --binaries, run_deb_e2e.py --deb (every configuration and suite)")),
+    ("Tests/EndToEnd/README.md", r"^(sudo )?scripts/walk-getting-started\.py( --list)?$",
+     ("ci", "scripts/test.sh: walk of Getting started (scripts/walk-getting-started.py)")),
     # The articles: what runs without a running daemon, as written, in a copy of etc/.
     (r"\.docc/", r"^envctl (show|get|check|diff)\s+.*--config-dir etc/example-daemon", ("run", "files")),
     # The articles: a daemon of the copy of etc/, run here (RUNTIME_DIRECTORY, CONFIGURATION_DIRECTORY
