@@ -57,7 +57,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "EndToEnd"))
@@ -460,17 +462,12 @@ class Walk:
         self.container = None
         self.cursor = None
         self.after_sed = False
+        self.boot_thread, self.boot_error, self.booted = None, None, 0.0
         self.env = dict(os.environ, SWIFT_ENVIRONMENTS_URL=arguments.url)
         for key in ("NOTIFY_SOCKET", "JOURNAL_STREAM", "WATCHDOG_USEC", "WATCHDOG_PID", "CONFIGURATION_DIRECTORY",
                     "RUNTIME_DIRECTORY", "CREDENTIALS_DIRECTORY", "INVOCATION_ID", "APP_ENVIRONMENT"):
             self.env.pop(key, None)
         self.runtime = tempfile.mkdtemp(prefix="walk-greeter-run-")
-
-    def fail(self, what, detail=""):
-        self.failures.append(what)
-        say(f"  FAIL {what}")
-        if detail:
-            say(detail)
 
     # The host ------------------------------------------------------------------------------------
 
@@ -506,15 +503,28 @@ class Walk:
 
     # The container -------------------------------------------------------------------------------
 
+    def start_boot(self):
+        """Boots the container beside the host's commands (the builds), for the later steps."""
+        def boot():
+            started = time.monotonic()
+            try:
+                self.container = Container(f"walk-{os.getpid()}", ensure_rootfs(self.arguments.suite))
+                self.container.prepare()
+                self.container.boot()
+                self.booted = time.monotonic() - started
+            except BaseException as error:  # noqa: B036 (reported where the container is needed)
+                self.boot_error = error
+        self.boot_thread = threading.Thread(target=boot, daemon=True)
+        self.boot_thread.start()
+
     def boot(self):
-        if self.container is not None:
-            return
-        started = time.monotonic()
-        lower = ensure_rootfs(self.arguments.suite)
-        self.container = Container(f"walk-{os.getpid()}", lower)
-        self.container.prepare()
-        self.container.boot()
-        say(f"  ..   {time.monotonic() - started:5.1f} s  (a {self.arguments.suite} container booted)")
+        """Waits for the container."""
+        if self.boot_thread is not None:
+            self.boot_thread.join()
+            self.boot_thread = None
+            if self.boot_error is not None:
+                raise RuntimeError(f"the {self.arguments.suite} container did not boot: {self.boot_error}")
+            say(f"  ..   {self.booted:5.1f} s  (a {self.arguments.suite} container booted, beside the commands above)")
 
     def container_run(self, command, timeout=120):
         try:
@@ -671,6 +681,8 @@ class Walk:
     def close(self):
         if self.daemon is not None:
             self.daemon.close()
+        if self.boot_thread is not None:
+            self.boot_thread.join()
         if self.container is not None:
             if self.failures and self.container.pid:
                 say(self.container_run("journalctl -u greeter --no-pager -n 40 -o short-precise").stdout)
@@ -722,6 +734,7 @@ def main():
     signal.signal(signal.SIGTERM, interrupted)
     say(f"== walking {GUIDE} (sources in {walk.sources}, builds in {walk.fixed})")
     try:
+        walk.start_boot()
         for number, command, comment, walked in found:
             if not walk.run(number, command, comment, step_for(command, comment)):
                 say("  (the walk stops here: what follows depends on this command)")
@@ -731,6 +744,9 @@ def main():
                 walk.stop_daemon()
     except KeyboardInterrupt:
         walk.failures.append("interrupted")
+    except Exception as error:  # a container that did not boot, a command that hung
+        traceback.print_exc()
+        walk.failures.append(f"the walk stopped: {error}")
     finally:
         walk.close()
     took = time.monotonic() - started
