@@ -20,8 +20,11 @@ articles). Each command in them (a line, with its `\\` continuation lines, witho
          and 257 containers, as the articles show them);
 
 A command no entry covers fails the script: a new command in a document needs a way to run in
-CI. Examples/minimal-daemon and the GettingStarted article are checked by their own step of
-scripts/test.sh (not listed here).
+CI. Examples/minimal-daemon (its smoke test) and the GettingStarted article are checked by their
+own steps of scripts/test.sh, not listed here: scripts/walk-getting-started.py runs the guide's
+commands from "Your own daemon" on in order, as written (the clone, the renamed template,
+`swift run`, the release builds, then systemd 252 in a container), and checks every outcome its
+comments promise; its table, like COMMANDS, fails on a command it does not cover.
 
 --list prints each command, its document and how CI covers it. Needs the debug builds (with
 tests) of this package and of the etcd integration, and the release build
@@ -126,6 +129,8 @@ COMMANDS = [
     # Tests/EndToEnd/README.md
     ("Tests/EndToEnd/README.md", r"^sudo python3 Tests/EndToEnd/run_(deb_)?e2e\.py",
      ("ci", "scripts/test.sh: run_e2e.py --binaries, run_deb_e2e.py --deb (every configuration and suite)")),
+    ("Tests/EndToEnd/README.md", r"^(sudo )?scripts/walk-getting-started\.py( --list)?$",
+     ("ci", "scripts/test.sh: walk of Getting started (scripts/walk-getting-started.py)")),
     # The articles: what runs without a running daemon, as written, in a copy of etc/.
     (r"\.docc/", r"^envctl (show|get|check|diff)\s+.*--config-dir etc/example-daemon", ("run", "files")),
     # The articles: a daemon of the copy of etc/, run here (RUNTIME_DIRECTORY, CONFIGURATION_DIRECTORY

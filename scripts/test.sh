@@ -3,7 +3,8 @@
 # builds, runs the Swift Testing suites, compares the plist corpus with Python's plistlib
 # (scripts/plist-corpus-compare.py), type-checks the snippets of the README and the DocC
 # articles (scripts/check-snippets.py), then the end-to-end tests under a real systemd
-# (systemd 252 and 257 in containers; see Tests/EndToEnd/README.md), and the Debian package
+# (systemd 252 and 257 in containers; see Tests/EndToEnd/README.md), "Getting started" walked
+# command by command (scripts/walk-getting-started.py), and the Debian package
 # (scripts/package-deb.sh and lintian), installed, reloaded and purged with apt under 257 and 252.
 # The integrations are packages of their own under Integrations/ (so that no user of
 # swift-environments resolves or builds what they need), each built in a scratch path of its own
@@ -96,6 +97,11 @@ systemd_chain() {
     # reloaded with SIGHUP and envctl, stopped with SIGTERM (exit status 0).
     step "template daemon (Examples/minimal-daemon/smoke-test.sh)" \
         Examples/minimal-daemon/smoke-test.sh "$binaries/minimal-daemon" "$binaries/envctl"
+    # "Getting started", walked: its commands from "Your own daemon" on, in order, as written
+    # (a clone of this clone, the template copied and renamed, swift run, the release builds of
+    # greeter and envctl, then systemd 252 in a container), each promised outcome checked. Its
+    # builds stay warm in a fixed directory (scratch_path walk), at nice 10 like the release build.
+    step "walk of Getting started (scripts/walk-getting-started.py)" nice -n 10 scripts/walk-getting-started.py
     step "end-to-end tests under systemd" python3 Tests/EndToEnd/run_e2e.py --binaries "$binaries"
     step "end-to-end: Hummingbird example (257)" python3 Tests/EndToEnd/run_hummingbird_e2e.py \
         --binary "$binaries/hummingbird-service" --envctl "$binaries/envctl"

@@ -6,12 +6,16 @@
 #                         Integrations/, each with its tests: etcd (EnvironmentsEtcd: fleet mode,
 #                         envctl-fleet, example-fleet-daemon), configuration
 #                         (EnvironmentsConfiguration), vapor (EnvironmentsVapor); tsan-etcd,
-#                         asan-etcd (the etcd package under a sanitizer, scripts/sanitizers.sh)
+#                         asan-etcd (the etcd package under a sanitizer, scripts/sanitizers.sh);
+#                         walk (not a scratch path but the fixed directory in which
+#                         scripts/walk-getting-started.py builds the guide's greeter and envctl,
+#                         each package with its own .build, so that they stay warm between runs)
 #   use_build_cache DIR   (.ci/run) builds in DIR/KEY/FLAVOR from now on, when DIR can be locked
 #
 # By default every build is in the clone: .build, .build-tsan, .build-asan, Benchmarks/.build,
 # Integrations/EnvironmentsEtcd/.build (and .build-tsan, .build-asan there),
-# Integrations/EnvironmentsConfiguration/.build, Integrations/EnvironmentsVapor/.build.
+# Integrations/EnvironmentsConfiguration/.build, Integrations/EnvironmentsVapor/.build, and
+# .build-walk.
 #
 # The build cache: a fresh clone compiles its dependencies (swift-nio, BoringSSL and
 # AsyncHTTPClient for the etcd package, swift-configuration, Hummingbird, Vapor...) once per
@@ -47,8 +51,9 @@ scratch_path() { # FLAVOR
     tsan-etcd | asan-etcd) echo "$root/Integrations/EnvironmentsEtcd/.build-${1%-etcd}" ;;
     configuration) echo "$root/Integrations/EnvironmentsConfiguration/.build" ;;
     vapor) echo "$root/Integrations/EnvironmentsVapor/.build" ;;
+    walk) echo "$root/.build-walk" ;;
     *)
-        echo "scratch_path: unknown build '$1' (debug, tsan, asan, release, etcd, tsan-etcd, asan-etcd, configuration, vapor)" >&2
+        echo "scratch_path: unknown build '$1' (debug, tsan, asan, release, etcd, tsan-etcd, asan-etcd, configuration, vapor, walk)" >&2
         return 2
         ;;
     esac
