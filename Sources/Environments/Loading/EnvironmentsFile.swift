@@ -124,7 +124,8 @@
                     "Top-level keys are `Common`, `Instances`, `Secrets`, `RestartRequired` and one dictionary per environment"
             )
         }
-        return try EnvironmentsFile.expanding(values, section: [key], document, isDropIn: isDropIn, pathBytes: &pathBytes)
+        return try EnvironmentsFile.expanding(
+            values, section: [key], document, isDropIn: isDropIn, pathBytes: &pathBytes)
     }
 
     /// A file built from an in-memory `Environments.plist`-shaped dictionary.
