@@ -368,7 +368,6 @@ package final class EtcdClient: Sendable {
     {
         let endpoint = currentEndpoint
         let operation = "watch \(name) from revision \(revision)"
-        let stallTimeout = configuration.requestTimeout
         let create = WatchCreateRequest(
             create_request: .init(key: key.base64, range_end: rangeEnd, start_revision: String(revision)))
         let probe = RangeRequest(
@@ -390,25 +389,8 @@ package final class EtcdClient: Sendable {
                                 into: continuation)
                         }
                         group.addTask {
-                            var asked = ContinuousClock.now
-                            var behind: Int64?
-                            while true {
-                                try await Task.sleep(for: Self.stallCheckInterval)
-                                let now = ContinuousClock.now
-                                guard now - heard.withLock({ $0 }) >= stallTimeout / 2, now - asked >= stallTimeout / 2
-                                else { continue }
-                                asked = now
-                                let newest = try await self.newestRevision(
-                                    probe, on: endpoint, watching: operation, silence: now - heard.withLock { $0 })
-                                let reached = delivered.withLock { $0 }
-                                if let behind, behind > reached {
-                                    throw Self.stalled(
-                                        operation, on: endpoint,
-                                        "the member has had revision \(behind) of the watched keys for \(Self.seconds(stallTimeout / 2)), and the watch has delivered up to \(reached) only: it is stalled"
-                                    )
-                                }
-                                behind = newest > reached ? newest : nil
-                            }
+                            try await self.checkForStalls(
+                                probe, on: endpoint, watching: operation, heard: heard, delivered: delivered)
                         }
                         // The first to end (the stream, with an error; the check, with a stall)
                         // ends the other.
@@ -417,19 +399,54 @@ package final class EtcdClient: Sendable {
                     }
                     continuation.finish()
                 } catch {
-                    // A token etcd no longer knows (the cluster restarted, or the token expired,
-                    // and etcd cancelled the watch for it): the next watch on this endpoint
-                    // authenticates again rather than present the same token, and fail, forever.
-                    if let failure = error as? EtcdError, failure.isAuthenticationFailure,
-                        self.configuration.userName != nil
-                    {
-                        self.state.withLock { _ = $0.tokens.removeValue(forKey: endpoint) }
-                    }
+                    self.forgetToken(of: endpoint, ifRejectedBy: error)
                     continuation.finish(throwing: error)
                 }
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+
+    /// Runs beside a watch on `endpoint` until it throws: every ``stallCheckInterval``, once the
+    /// stream has been silent for half of `requestTimeout`, asks the member for the newest
+    /// revision of the watched keys; a revision it had at the last question that the watch has
+    /// still not delivered is a stall.
+    ///
+    /// - Parameters:
+    ///   - heard: When the stream last brought a byte.
+    ///   - delivered: The newest revision the stream delivered.
+    private func checkForStalls(
+        _ probe: RangeRequest, on endpoint: String, watching operation: String,
+        heard: Locked<ContinuousClock.Instant>, delivered: Locked<Int64>
+    ) async throws {
+        let stallTimeout = configuration.requestTimeout
+        var asked = ContinuousClock.now
+        var behind: Int64?
+        while true {
+            try await Task.sleep(for: Self.stallCheckInterval)
+            let now = ContinuousClock.now
+            guard now - heard.withLock({ $0 }) >= stallTimeout / 2, now - asked >= stallTimeout / 2 else { continue }
+            asked = now
+            let newest = try await newestRevision(
+                probe, on: endpoint, watching: operation, silence: now - heard.withLock { $0 })
+            let reached = delivered.withLock { $0 }
+            if let behind, behind > reached {
+                throw Self.stalled(
+                    operation, on: endpoint,
+                    "the member has had revision \(behind) of the watched keys for \(Self.seconds(stallTimeout / 2)), and the watch has delivered up to \(reached) only: it is stalled"
+                )
+            }
+            behind = newest > reached ? newest : nil
+        }
+    }
+
+    /// A token etcd no longer knows (the cluster restarted, or the token expired, and etcd
+    /// cancelled the watch for it): the next watch on this endpoint authenticates again rather
+    /// than present the same token, and fail, forever.
+    private func forgetToken(of endpoint: String, ifRejectedBy error: any Error) {
+        guard let failure = error as? EtcdError, failure.isAuthenticationFailure, configuration.userName != nil
+        else { return }
+        state.withLock { _ = $0.tokens.removeValue(forKey: endpoint) }
     }
 
     /// The newest revision among the keys `probe` covers, asked of `endpoint` alone; an error
