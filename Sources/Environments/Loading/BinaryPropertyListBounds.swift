@@ -258,6 +258,17 @@ enum BinaryPropertyListBounds {
         mutating func check() -> Problem? {
             // "bplist00", objects, the offset table, and a 32-byte trailer.
             guard bytes.count >= 8 + 32 else { return .malformed("it is shorter than a header and a trailer") }
+            guard let top = readTrailer() else { return .malformed("its trailer does not describe the file") }
+            do {
+                return try walk(from: top)
+            } catch {
+                return error.problem
+            }
+        }
+
+        /// Takes the sizes and the offset table's place from the trailer; returns the top
+        /// object, or `nil` when the trailer does not describe the file.
+        private mutating func readTrailer() -> Int? {
             let trailer = bytes.count - 32
             guard let offsetSize = integer(at: trailer + 6, size: 1),
                 let referenceSize = integer(at: trailer + 7, size: 1),
@@ -268,13 +279,18 @@ enum BinaryPropertyListBounds {
                 offsetTable >= 8, offsetTable <= trailer,
                 objectCount >= 1, objectCount <= (trailer - offsetTable) / offsetSize,
                 top < objectCount
-            else { return .malformed("its trailer does not describe the file") }
+            else { return nil }
             self.offsetSize = offsetSize
             self.referenceSize = referenceSize
             self.objectCount = objectCount
             self.offsetTable = offsetTable
             end = offsetTable
+            return top
+        }
 
+        /// Follows every reference from `top`, depth first, within the value budget and the
+        /// nesting limit, examining each dictionary's keys on the way; the first problem found.
+        private mutating func walk(from top: Int) throws(ProblemThrown) -> Problem? {
             let budget = BinaryPropertyListBounds.valueBudget(forSize: bytes.count)
             var values = 1
             // One entry per open array or dictionary: where its references start, its next
@@ -289,33 +305,29 @@ enum BinaryPropertyListBounds {
                 stack.append(
                     (start, start, start + keys * referenceSize, start + references * referenceSize, names))
             }
-            do {
-                try open(try entry(top), object: top)
-                while let last = stack.last {
-                    if last.next == last.end {
-                        stack.removeLast()
-                        if !stack.isEmpty { path.removeLast() }
-                        continue
-                    }
-                    stack[stack.count - 1].next += referenceSize
-                    guard let reference = integer(at: last.next, size: referenceSize) else {
-                        return .malformed("a reference does not fit in an integer")
-                    }
-                    values += 1
-                    if values > budget { return .tooManyValues(budget: budget) }
-                    let child = try entry(reference)
-                    if last.next < last.keysEnd, case .string = child {
-                    } else if last.next < last.keysEnd {
-                        return .malformed("a dictionary has a key that is not a string (object \(reference))")
-                    }
-                    guard case .container = child else { continue }
-                    if stack.count >= BinaryPropertyListBounds.maximumNesting { return .tooDeep }
-                    let index = (last.next - last.keysEnd) / referenceSize
-                    path.append(last.keys.isEmpty ? "[\(index)]" : last.keys[index])
-                    try open(child, object: reference)
+            try open(try entry(top), object: top)
+            while let last = stack.last {
+                if last.next == last.end {
+                    stack.removeLast()
+                    if !stack.isEmpty { path.removeLast() }
+                    continue
                 }
-            } catch {
-                return error.problem
+                stack[stack.count - 1].next += referenceSize
+                guard let reference = integer(at: last.next, size: referenceSize) else {
+                    return .malformed("a reference does not fit in an integer")
+                }
+                values += 1
+                if values > budget { return .tooManyValues(budget: budget) }
+                let child = try entry(reference)
+                if last.next < last.keysEnd, case .string = child {
+                } else if last.next < last.keysEnd {
+                    return .malformed("a dictionary has a key that is not a string (object \(reference))")
+                }
+                guard case .container = child else { continue }
+                if stack.count >= BinaryPropertyListBounds.maximumNesting { return .tooDeep }
+                let index = (last.next - last.keysEnd) / referenceSize
+                path.append(last.keys.isEmpty ? "[\(index)]" : last.keys[index])
+                try open(child, object: reference)
             }
             return nil
         }

@@ -43,56 +43,14 @@
                 common = try EnvironmentsFile.expanding(
                     values, section: ["Common"], document, isDropIn: isDropIn, pathBytes: &pathBytes)
             case "Instances":
-                guard case .dictionary(let entries) = value else {
-                    throw EnvironmentsFile.sectionError(
-                        key, value, document, what, expected: "a dictionary of instance names (<dict>)")
-                }
-                for (instance, settings) in entries.sorted(by: { $0.key < $1.key }) {
-                    guard case .dictionary(let values) = settings else {
-                        throw EnvironmentError(
-                            isDropIn ? .invalidDropIn : .invalidSection,
-                            "instance '\(instance)' in Instances is \(settings.typeName.withArticle), expected a dictionary (<dict>) of settings",
-                            key: "Instances.\(instance)", file: document.file, line: document.line(ofKey: instance),
-                            hint:
-                                "Each entry of Instances is named after an instance and holds the settings it overrides"
-                        )
-                    }
-                    instances[instance] = try EnvironmentsFile.expanding(
-                        values, section: ["Instances", instance], document, isDropIn: isDropIn, pathBytes: &pathBytes)
-                }
+                instances = try EnvironmentsFile.instanceSections(
+                    value, document, isDropIn: isDropIn, pathBytes: &pathBytes)
             case "Secrets", "RestartRequired":
-                guard case .array(let items) = value else {
-                    throw EnvironmentsFile.sectionError(key, value, document, what, expected: "an array of key names")
-                }
-                var names: [String] = []
-                for item in items {
-                    guard case .string(let name) = item else {
-                        throw EnvironmentsFile.sectionError(
-                            key, item, document, what, expected: "an array of key names (strings)")
-                    }
-                    do {
-                        names.append(try SettingPath(parsing: name).description)
-                    } catch {
-                        var error = error
-                        error.message = "in \(key) in this \(what): " + error.message
-                        error.file = document.file
-                        error.line = document.line(ofKey: key)
-                        throw error
-                    }
-                }
+                let names = try EnvironmentsFile.keyPaths(listedIn: key, value, document, what)
                 if key == "Secrets" { secrets = names } else { restartRequired = names }
             default:
-                guard case .dictionary(let values) = value else {
-                    throw EnvironmentError(
-                        isDropIn ? .invalidDropIn : .invalidSection,
-                        "environment section '\(key)' is \(value.typeName.withArticle), expected a dictionary (<dict>)",
-                        key: key, file: document.file, line: document.line(ofKey: key),
-                        hint:
-                            "Top-level keys are `Common`, `Instances`, `Secrets`, `RestartRequired` and one dictionary per environment"
-                    )
-                }
-                environments[key] = try EnvironmentsFile.expanding(
-                    values, section: [key], document, isDropIn: isDropIn, pathBytes: &pathBytes)
+                environments[key] = try EnvironmentsFile.environmentSection(
+                    key, value, document, isDropIn: isDropIn, pathBytes: &pathBytes)
             }
         }
         self.common = common
@@ -100,6 +58,74 @@
         self.instances = instances
         self.secrets = secrets
         self.restartRequired = restartRequired
+    }
+
+    /// The `Instances` dictionary: each instance's settings, their keys taken as paths.
+    private static func instanceSections(
+        _ value: SettingValue, _ document: PropertyListDocument, isDropIn: Bool, pathBytes: inout Int
+    ) throws(EnvironmentError) -> [String: [String: SettingValue]] {
+        guard case .dictionary(let entries) = value else {
+            throw EnvironmentsFile.sectionError(
+                "Instances", value, document, isDropIn ? "drop-in" : "file",
+                expected: "a dictionary of instance names (<dict>)")
+        }
+        var instances: [String: [String: SettingValue]] = [:]
+        for (instance, settings) in entries.sorted(by: { $0.key < $1.key }) {
+            guard case .dictionary(let values) = settings else {
+                throw EnvironmentError(
+                    isDropIn ? .invalidDropIn : .invalidSection,
+                    "instance '\(instance)' in Instances is \(settings.typeName.withArticle), expected a dictionary (<dict>) of settings",
+                    key: "Instances.\(instance)", file: document.file, line: document.line(ofKey: instance),
+                    hint: "Each entry of Instances is named after an instance and holds the settings it overrides"
+                )
+            }
+            instances[instance] = try EnvironmentsFile.expanding(
+                values, section: ["Instances", instance], document, isDropIn: isDropIn, pathBytes: &pathBytes)
+        }
+        return instances
+    }
+
+    /// The key paths of `Secrets` or `RestartRequired` (`key`), in their canonical text.
+    private static func keyPaths(
+        listedIn key: String, _ value: SettingValue, _ document: PropertyListDocument, _ what: String
+    ) throws(EnvironmentError) -> [String] {
+        guard case .array(let items) = value else {
+            throw EnvironmentsFile.sectionError(key, value, document, what, expected: "an array of key names")
+        }
+        var names: [String] = []
+        for item in items {
+            guard case .string(let name) = item else {
+                throw EnvironmentsFile.sectionError(
+                    key, item, document, what, expected: "an array of key names (strings)")
+            }
+            do {
+                names.append(try SettingPath(parsing: name).description)
+            } catch {
+                var error = error
+                error.message = "in \(key) in this \(what): " + error.message
+                error.file = document.file
+                error.line = document.line(ofKey: key)
+                throw error
+            }
+        }
+        return names
+    }
+
+    /// An environment's section (any other top-level key), its keys taken as paths.
+    private static func environmentSection(
+        _ key: String, _ value: SettingValue, _ document: PropertyListDocument, isDropIn: Bool, pathBytes: inout Int
+    ) throws(EnvironmentError) -> [String: SettingValue] {
+        guard case .dictionary(let values) = value else {
+            throw EnvironmentError(
+                isDropIn ? .invalidDropIn : .invalidSection,
+                "environment section '\(key)' is \(value.typeName.withArticle), expected a dictionary (<dict>)",
+                key: key, file: document.file, line: document.line(ofKey: key),
+                hint:
+                    "Top-level keys are `Common`, `Instances`, `Secrets`, `RestartRequired` and one dictionary per environment"
+            )
+        }
+        return try EnvironmentsFile.expanding(
+            values, section: [key], document, isDropIn: isDropIn, pathBytes: &pathBytes)
     }
 
     /// A file built from an in-memory `Environments.plist`-shaped dictionary.

@@ -67,35 +67,49 @@ struct PropertyListDocument: Sendable {
             self.unlistedDuplicateKeyCount = duplicates.unlisted
             return
         }
-        // What Foundation parses: the file, or a copy in which a duplicate key's last copy
-        // comes first (binary), or empty `<data/>` is written `<data></data>` and every copy of
-        // a key is spelled as its last (XML).
-        var parsed = data
-        let duplicates: PropertyListDuplicateKeys
-        if BinaryPropertyListBounds.isBinaryPropertyList(data) {
-            // Foundation builds every reference of a binary property list as a value of its own:
-            // a few hundred bytes that refer to one array 2^40 times would never finish.
-            let inspection = BinaryPropertyListBounds.inspect(data)
-            if let problem = inspection.problem {
-                throw EnvironmentError(
-                    .malformedFile, "not a usable binary property list: \(problem.reason)", file: file,
-                    hint:
-                        "Check where this file came from; `plutil -p` shows a sound one, and `plutil -convert xml1` makes it readable"
-                )
-            }
-            duplicates = inspection.duplicates
-            if let lastCopiesFirst = inspection.lastCopiesFirst { parsed = lastCopiesFirst }
-        } else {
-            let scan = XMLPropertyListParser.scan(data)
-            duplicates = scan.duplicates
-            if let prepared = XMLPropertyListParser.preparedForFoundation(
-                data, emptyData: scan.emptyData, keyRewrites: scan.keyRewrites)
-            {
-                parsed = prepared
-            }
-        }
+        let (parsed, duplicates) = try PropertyListDocument.preparedForFoundation(data, file: file)
         self.duplicateKeys = duplicates.listed
         self.unlistedDuplicateKeyCount = duplicates.unlisted
+        let dictionary = try PropertyListDocument.foundationDictionary(parsing: parsed, of: data, file: file)
+        let text = PropertyListDocument.xmlText(of: data)
+        guard case .dictionary(let root)? = SettingValue(propertyList: dictionary) else {
+            throw PropertyListDocument.unsupportedValueError(in: dictionary, file: file, text: text)
+        }
+        if text != nil { try PropertyListDocument.checkNothingFollowsRoot(data, file: file) }
+        self.root = root
+        self.text = text
+    }
+
+    /// What Foundation parses: the file, or a copy in which a duplicate key's last copy comes
+    /// first (binary), or empty `<data/>` is written `<data></data>` and every copy of a key is
+    /// spelled as its last (XML); and the keys written twice.
+    private static func preparedForFoundation(_ data: Data, file: String) throws(EnvironmentError)
+        -> (Data, PropertyListDuplicateKeys)
+    {
+        guard BinaryPropertyListBounds.isBinaryPropertyList(data) else {
+            let scan = XMLPropertyListParser.scan(data)
+            let prepared = XMLPropertyListParser.preparedForFoundation(
+                data, emptyData: scan.emptyData, keyRewrites: scan.keyRewrites)
+            return (prepared ?? data, scan.duplicates)
+        }
+        // Foundation builds every reference of a binary property list as a value of its own:
+        // a few hundred bytes that refer to one array 2^40 times would never finish.
+        let inspection = BinaryPropertyListBounds.inspect(data)
+        if let problem = inspection.problem {
+            throw EnvironmentError(
+                .malformedFile, "not a usable binary property list: \(problem.reason)", file: file,
+                hint:
+                    "Check where this file came from; `plutil -p` shows a sound one, and `plutil -convert xml1` makes it readable"
+            )
+        }
+        return (inspection.lastCopiesFirst ?? data, inspection.duplicates)
+    }
+
+    /// `parsed` read by Foundation, which must make a dictionary; errors name lines of `data`,
+    /// the file as written.
+    private static func foundationDictionary(parsing parsed: Data, of data: Data, file: String)
+        throws(EnvironmentError) -> [String: Any]
+    {
         let object: Any
         do {
             object = try PropertyListSerialization.propertyList(from: parsed, options: [], format: nil)
@@ -112,24 +126,21 @@ struct PropertyListDocument: Sendable {
                 file: file,
                 hint: "Put `Common` and one dictionary per environment inside a top-level <dict>")
         }
-        let text = PropertyListDocument.xmlText(of: data)
-        guard case .dictionary(let root)? = SettingValue(propertyList: dictionary) else {
-            throw PropertyListDocument.unsupportedValueError(in: dictionary, file: file, text: text)
-        }
-        // Foundation stops at the end of the root element and ignores whatever follows: a stray
-        // edit, a merge leftover, a second document. None of it is configuration.
-        if text != nil, let offset = XMLPropertyListParser.offsetOfTrailingContent(data) {
-            let rest = data[(data.startIndex + offset)...]
-            let what =
-                rest.starts(with: Array("<plist".utf8)) || rest.starts(with: Array("<?xml ".utf8))
-                ? "a second property list follows the first" : "text follows the end of the property list"
-            throw EnvironmentError(
-                .malformedFile, "\(what); only whitespace and comments may follow </plist>", file: file,
-                line: data[data.startIndex..<(data.startIndex + offset)].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 },
-                hint: "Remove everything after the first </plist>, then run `envctl check`")
-        }
-        self.root = root
-        self.text = text
+        return dictionary
+    }
+
+    /// Foundation stops at the end of the root element and ignores whatever follows: a stray
+    /// edit, a merge leftover, a second document. None of it is configuration.
+    private static func checkNothingFollowsRoot(_ data: Data, file: String) throws(EnvironmentError) {
+        guard let offset = XMLPropertyListParser.offsetOfTrailingContent(data) else { return }
+        let rest = data[(data.startIndex + offset)...]
+        let what =
+            rest.starts(with: Array("<plist".utf8)) || rest.starts(with: Array("<?xml ".utf8))
+            ? "a second property list follows the first" : "text follows the end of the property list"
+        throw EnvironmentError(
+            .malformedFile, "\(what); only whitespace and comments may follow </plist>", file: file,
+            line: data[data.startIndex..<(data.startIndex + offset)].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 },
+            hint: "Remove everything after the first </plist>, then run `envctl check`")
     }
 
     /// The error for a parsed property list that holds a value no setting can hold: the first

@@ -159,6 +159,38 @@ struct VariableOverrides {
     private func keyPath(
         of name: String, in tree: [String: SettingNode], spellings: inout Spellings, environment: String
     ) throws(EnvironmentError) -> [String] {
+        let written = try writtenLevels(of: name, environment: environment)
+        var path: [String] = []
+        var level: [String: SettingNode]? = tree
+        var levelText = ""
+        for segment in written {
+            guard let children = level else {
+                // Below a value that is no dictionary.
+                let above = (try? SettingPath(components: path).description) ?? path.joined(separator: ".")
+                throw EnvironmentError(
+                    .typeMismatch,
+                    "$\(Interpolator.shown(name)) sets a key below '\(Interpolator.shown(above))', which is "
+                        + "\(SettingTree.node(at: path, in: tree)?.value.typeName.withArticle ?? "a value"), not a dictionary",
+                    key: above, environment: environment,
+                    hint: "Set \(prefix)\(path.joined(separator: "__")) instead, or unset $\(Interpolator.shown(name))")
+            }
+            let key = try spelling(
+                of: segment, among: children, at: (path, levelText), spellings: &spellings, variable: name,
+                environment: environment)
+            path.append(key)
+            levelText = SettingPath.joined(levelText, key)
+            switch children[key] {
+            case .branch(let next, _)?: level = next
+            case .leaf?: level = nil
+            case nil: level = [:]
+            }
+        }
+        return path
+    }
+
+    /// The levels of the key `name` sets, as written (after the prefix, `__` between levels);
+    /// an empty level, one with a dot, too many levels or too long a level is an error.
+    private func writtenLevels(of name: String, environment: String) throws(EnvironmentError) -> [String] {
         let written = name.dropFirst(prefix.count).components(separatedBy: "__")
         guard !written.contains(where: { $0.isEmpty || $0.contains(".") }) else {
             throw EnvironmentError(
@@ -182,50 +214,32 @@ struct VariableOverrides {
                     + "\(long.utf8.count) bytes, at most \(SettingPath.maximumComponentBytes) are allowed",
                 environment: environment, hint: "Rename or unset it; see Limits in the documentation")
         }
-        var path: [String] = []
-        var level: [String: SettingNode]? = tree
-        var levelText = ""
-        for segment in written {
-            guard let children = level else {
-                // Below a value that is no dictionary.
-                let above = (try? SettingPath(components: path).description) ?? path.joined(separator: ".")
-                throw EnvironmentError(
-                    .typeMismatch,
-                    "$\(Interpolator.shown(name)) sets a key below '\(Interpolator.shown(above))', which is "
-                        + "\(SettingTree.node(at: path, in: tree)?.value.typeName.withArticle ?? "a value"), not a dictionary",
-                    key: above, environment: environment,
-                    hint: "Set \(prefix)\(path.joined(separator: "__")) instead, or unset $\(Interpolator.shown(name))")
-            }
-            let key: String
-            if children[segment] != nil {
-                key = segment
-            } else {
-                let matches = spellings.matches(KeyIdentity.folded(segment), at: levelText, children: children)
-                if matches.contains(segment) {
-                    key = segment
-                } else {
-                    guard matches.count <= 1 else {
-                        throw EnvironmentError(
-                            .invalidSection,
-                            "$\(Interpolator.shown(name)) matches \(matches.map { "'\(Interpolator.shown($0))'" }.joined(separator: " and ")) "
-                                + "when case is ignored",
-                            key: (path + [segment]).joined(separator: "."), environment: environment,
-                            hint:
-                                "Spell the key exactly as the file does: \(prefix)\((path + [matches[0]]).joined(separator: "__"))"
-                        )
-                    }
-                    key = matches.first ?? segment
-                }
-            }
-            path.append(key)
-            levelText = SettingPath.joined(levelText, key)
-            switch children[key] {
-            case .branch(let next, _)?: level = next
-            case .leaf?: level = nil
-            case nil: level = [:]
-            }
+        return written
+    }
+
+    /// The key one written level (`segment`) stands for among `children`: the same spelling,
+    /// else the one key (in the tree or declared) that matches when case is ignored, else
+    /// `segment` itself; two that match are an error.
+    ///
+    /// - Parameter above: The levels above, as a path and as text.
+    private func spelling(
+        of segment: String, among children: [String: SettingNode], at above: (path: [String], text: String),
+        spellings: inout Spellings, variable name: String, environment: String
+    ) throws(EnvironmentError) -> String {
+        if children[segment] != nil { return segment }
+        let matches = spellings.matches(KeyIdentity.folded(segment), at: above.text, children: children)
+        if matches.contains(segment) { return segment }
+        guard matches.count <= 1 else {
+            throw EnvironmentError(
+                .invalidSection,
+                "$\(Interpolator.shown(name)) matches \(matches.map { "'\(Interpolator.shown($0))'" }.joined(separator: " and ")) "
+                    + "when case is ignored",
+                key: (above.path + [segment]).joined(separator: "."), environment: environment,
+                hint:
+                    "Spell the key exactly as the file does: \(prefix)\((above.path + [matches[0]]).joined(separator: "__"))"
+            )
         }
-        return path
+        return matches.first ?? segment
     }
 
     /// Whether a variable (its name after the prefix, and its value) has the shape of the

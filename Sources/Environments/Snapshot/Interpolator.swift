@@ -289,44 +289,9 @@ struct Interpolator {
         // The keys on the stack: `${X}` for an X in it is a cycle.
         var inChain: Set<String> = []
         if first.isKey { inChain.insert(first.path) }
-        while let top = stack.indices.last {
-            // Scans the top string until it ends or refers to a key to expand first.
-            var pushed: Frame?
-            while pushed == nil {
-                let text = stack[top].text
-                let rest = text[stack[top].position...]
-                guard let dollar = rest.firstIndex(of: "$") else {
-                    try append(rest, to: &stack[top])
-                    stack[top].position = text.endIndex
-                    break
-                }
-                try append(rest[..<dollar], to: &stack[top])
-                let after = rest[dollar...]
-                if after.hasPrefix("$${") {
-                    try append("${", to: &stack[top])
-                    stack[top].position = after.dropFirst(3).startIndex
-                } else if after.hasPrefix("${") {
-                    guard let close = after.firstIndex(of: "}") else {
-                        throw error(
-                            .invalidInterpolation, "unterminated '${' in the value of '\(stack[top].path)'",
-                            path: stack[top].path, file: stack[top].file,
-                            hint: "Close it with '}', or write '$${' for a literal '${'")
-                    }
-                    let reference = String(after[after.index(after.startIndex, offsetBy: 2)..<close])
-                    stack[top].position = after.index(after: close)
-                    switch try piece(reference, in: stack[top], stack: stack, inChain: inChain) {
-                    case .text(let piece, let isSecret):
-                        try append(piece[...], to: &stack[top])
-                        stack[top].isSecret = stack[top].isSecret || isSecret
-                    case .expand(let frame):
-                        pushed = frame
-                    }
-                } else {
-                    try append("$", to: &stack[top])
-                    stack[top].position = after.dropFirst().startIndex
-                }
-            }
-            if let pushed {  // a key, which `piece` found unexpanded and not in the chain
+        while !stack.isEmpty {
+            if let pushed = try scanTop(of: &stack, inChain: inChain) {
+                // A key, which `piece` found unexpanded and not in the chain.
                 inChain.insert(pushed.path)
                 stack.append(pushed)
                 continue
@@ -346,6 +311,56 @@ struct Interpolator {
         }
         // Not reached: the loop returns when the first frame is done.
         return Expansion(text: "", isSecret: false)
+    }
+
+    /// Scans the string of the top frame of `stack` on from its position, until it ends
+    /// (`nil`) or refers to a key to expand first (that key's frame, to push).
+    private mutating func scanTop(of stack: inout [Frame], inChain: Set<String>) throws(EnvironmentError) -> Frame? {
+        let top = stack.count - 1
+        while true {
+            let text = stack[top].text
+            let rest = text[stack[top].position...]
+            guard let dollar = rest.firstIndex(of: "$") else {
+                try append(rest, to: &stack[top])
+                stack[top].position = text.endIndex
+                return nil
+            }
+            try append(rest[..<dollar], to: &stack[top])
+            let after = rest[dollar...]
+            if after.hasPrefix("$${") {
+                try append("${", to: &stack[top])
+                stack[top].position = after.dropFirst(3).startIndex
+            } else if after.hasPrefix("${") {
+                if let pushed = try followReference(at: after, in: &stack, inChain: inChain) { return pushed }
+            } else {
+                try append("$", to: &stack[top])
+                stack[top].position = after.dropFirst().startIndex
+            }
+        }
+    }
+
+    /// Follows the `${...}` that `after` starts with, in the top frame of `stack`: appends
+    /// the text it stands for, or returns the frame of a key to expand first.
+    private mutating func followReference(at after: Substring, in stack: inout [Frame], inChain: Set<String>)
+        throws(EnvironmentError) -> Frame?
+    {
+        let top = stack.count - 1
+        guard let close = after.firstIndex(of: "}") else {
+            throw error(
+                .invalidInterpolation, "unterminated '${' in the value of '\(stack[top].path)'",
+                path: stack[top].path, file: stack[top].file,
+                hint: "Close it with '}', or write '$${' for a literal '${'")
+        }
+        let reference = String(after[after.index(after.startIndex, offsetBy: 2)..<close])
+        stack[top].position = after.index(after: close)
+        switch try piece(reference, in: stack[top], stack: stack, inChain: inChain) {
+        case .text(let piece, let isSecret):
+            try append(piece[...], to: &stack[top])
+            stack[top].isSecret = stack[top].isSecret || isSecret
+            return nil
+        case .expand(let frame):
+            return frame
+        }
     }
 
     /// Appends `piece` to `frame`'s output, within both caps.
@@ -415,54 +430,76 @@ struct Interpolator {
         return String(decoding: name.utf8.prefix(64), as: UTF8.self) + "... (\(name.utf8.count) bytes)"
     }
 
+    /// What one `${reference}` in `frame` stands for: a text (an environment variable, a
+    /// credential, a key's value already known) or a key to expand first.
     private mutating func piece(
         _ reference: String, in frame: Frame, stack: [Frame], inChain: Set<String>
     ) throws(EnvironmentError) -> Piece {
-        // The keys being expanded, outermost first, for errors.
-        var chain: [String] { stack.filter(\.isKey).map(\.path) }
-        let path = frame.path
-        let file = frame.file
         if reference.hasPrefix("env:") {
-            let name = String(reference.dropFirst(4))
-            guard let value = processEnvironment[name] else {
-                let name = Interpolator.shown(name)
-                throw error(
-                    .missingEnvironmentVariable,
-                    "'${env:\(name)}' in '\(path)': the environment variable \(name) is not set", path: path,
-                    file: file, hint: "Set it (for example with Environment= in the unit file)")
-            }
-            return .text(value, isSecret: false)
+            return .text(try environmentVariable(String(reference.dropFirst(4)), in: frame), isSecret: false)
         }
         if reference.hasPrefix("credential:") {
-            let name = String(reference.dropFirst(11))
-            guard let text = try credential(name, in: path, file: file) else {
-                let shownName = Interpolator.shown(name)
-                unreadableByKey[frame.isKey ? frame.path : currentKey, default: []].insert(shownName)
-                return .text(UnreadableCredential.placeholder(shownName), isSecret: true)
-            }
-            return .text(text, isSecret: true)
+            return try credentialPiece(String(reference.dropFirst(11)), in: frame)
         }
         let key = Interpolator.trimmingWhitespace(reference)
-        let shownKey = Interpolator.shown(key)
         if inChain.contains(key) {
+            // The keys being expanded, outermost first.
+            let chain = stack.filter(\.isKey).map(\.path)
             throw error(
-                .interpolationCycle, "interpolation cycle: \(Interpolator.describe(chain: chain + [key]))", path: path,
-                file: file, hint: "Break the cycle by giving one of these keys a literal value")
+                .interpolationCycle, "interpolation cycle: \(Interpolator.describe(chain: chain + [key]))",
+                path: frame.path, file: frame.file, hint: "Break the cycle by giving one of these keys a literal value")
         }
         guard let node = node(at: key) else {
-            if let colon = key.firstIndex(of: ":") {
-                throw error(
-                    .invalidInterpolation,
-                    "'${\(shownKey)}' in '\(path)' uses the unknown kind '\(Interpolator.shown(String(key[..<colon])))'; known kinds: env, credential",
-                    path: path, file: file, hint: "Use ${env:NAME}, ${credential:NAME} or ${Key}")
-            }
-            throw error(
-                .unresolvedReference,
-                "'${\(shownKey)}' in '\(path)' refers to a key with no value (\(Interpolator.describe(chain: chain + [key])))",
-                path: path, file: file, hint: "Define '\(shownKey)', or write '$${' for a literal '${'")
+            throw unknownReference(key, in: frame, chain: stack.filter(\.isKey).map(\.path))
         }
         if recordsReferences { references[frame.isKey ? frame.path : currentKey, default: []].insert(key) }
+        return try keyPiece(key, node: node, in: frame)
+    }
+
+    /// The value of `${env:name}`.
+    private func environmentVariable(_ name: String, in frame: Frame) throws(EnvironmentError) -> String {
+        guard let value = processEnvironment[name] else {
+            let name = Interpolator.shown(name)
+            throw error(
+                .missingEnvironmentVariable,
+                "'${env:\(name)}' in '\(frame.path)': the environment variable \(name) is not set", path: frame.path,
+                file: frame.file, hint: "Set it (for example with Environment= in the unit file)")
+        }
+        return value
+    }
+
+    /// The text of `${credential:name}`, secret; its placeholder when it cannot be read and
+    /// placeholders are allowed.
+    private mutating func credentialPiece(_ name: String, in frame: Frame) throws(EnvironmentError) -> Piece {
+        guard let text = try credential(name, in: frame.path, file: frame.file) else {
+            let shownName = Interpolator.shown(name)
+            unreadableByKey[frame.isKey ? frame.path : currentKey, default: []].insert(shownName)
+            return .text(UnreadableCredential.placeholder(shownName), isSecret: true)
+        }
+        return .text(text, isSecret: true)
+    }
+
+    /// The error for `${key}` when no key has that path: an unknown kind (`${kind:...}`) or a
+    /// missing key, with the chain of keys that led to it.
+    private func unknownReference(_ key: String, in frame: Frame, chain: [String]) -> EnvironmentError {
+        let shownKey = Interpolator.shown(key)
+        if let colon = key.firstIndex(of: ":") {
+            return error(
+                .invalidInterpolation,
+                "'${\(shownKey)}' in '\(frame.path)' uses the unknown kind '\(Interpolator.shown(String(key[..<colon])))'; known kinds: env, credential",
+                path: frame.path, file: frame.file, hint: "Use ${env:NAME}, ${credential:NAME} or ${Key}")
+        }
+        return error(
+            .unresolvedReference,
+            "'${\(shownKey)}' in '\(frame.path)' refers to a key with no value (\(Interpolator.describe(chain: chain + [key])))",
+            path: frame.path, file: frame.file, hint: "Define '\(shownKey)', or write '$${' for a literal '${'")
+    }
+
+    /// What `${key}` stands for, given its node: the text of a string, number or boolean
+    /// (held, already expanded, or without references), or the key's frame to expand first.
+    private func keyPiece(_ key: String, node: SettingNode, in frame: Frame) throws(EnvironmentError) -> Piece {
         let referencedSecret = Interpolator.isSecret(key, in: secretPaths)
+        let shownKey = Interpolator.shown(key)
         switch node {
         case .leaf(let configured):
             switch configured.value {
@@ -476,17 +513,16 @@ struct Interpolator {
             case .integer, .real, .bool:
                 return .text(configured.value.description, isSecret: configured.isSecret || referencedSecret)
             default:
-                break
+                throw error(
+                    .unresolvedReference,
+                    "'${\(shownKey)}' in '\(frame.path)' refers to \(configured.value.typeName.withArticle); only strings, numbers and booleans can be interpolated",
+                    path: frame.path, file: frame.file)
             }
-            throw error(
-                .unresolvedReference,
-                "'${\(shownKey)}' in '\(path)' refers to \(configured.value.typeName.withArticle); only strings, numbers and booleans can be interpolated",
-                path: path, file: file)
         case .branch:
             throw error(
                 .unresolvedReference,
-                "'${\(shownKey)}' in '\(path)' refers to a dictionary; only strings, numbers and booleans can be interpolated",
-                path: path, file: file)
+                "'${\(shownKey)}' in '\(frame.path)' refers to a dictionary; only strings, numbers and booleans can be interpolated",
+                path: frame.path, file: frame.file)
         }
     }
 

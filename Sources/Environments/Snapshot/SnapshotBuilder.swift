@@ -24,61 +24,123 @@ struct SnapshotBuilder {
         let files = try readDocuments(location, previous: previous, warnings: &loadWarnings)
         let name = try selectEnvironment(files: files)
         let instance = options.selectedInstance
-        if let instance, options.requiresKnownInstance, !files.contains(where: { $0.instances[instance] != nil }) {
-            let known = Set(files.flatMap(\.instances.keys)).sorted()
-            throw EnvironmentError(
-                .unknownInstance,
-                "unknown instance '\(instance)'; known instances: \(known.isEmpty ? "none defined" : known.joined(separator: ", "))",
-                environment: name, searchedFiles: files.map(\.file).filter { $0 != builtInLabel },
-                hint:
-                    "Select a known instance, or add an '\(instance)' dictionary to Instances in \(options.fileName) or a drop-in"
-            )
+        try checkInstanceIsKnown(instance, in: files, environment: name)
+
+        var layers = try mergeLayers(of: files, environment: name, instance: instance)
+        let appliedVariables = try applyVariables(to: &layers, environment: name)
+        try applyOverrides(to: &layers.tree)
+        let check = options.declaration.map {
+            DeclarationCheck(declaration: $0, environmentName: name, files: files, secrets: layers.secrets)
+        }
+        var declarationWarnings = check?.applyFormerNames(to: &layers.tree) ?? []
+
+        let merged = layers.tree
+        let (resolved, unreadableCredentials) = try interpolate(
+            merged, environment: name, secrets: layers.secrets, files: files)
+        var tree = resolved
+        var restartRequired = layers.restartRequired
+        var pending: [String: ConfiguredValue] = [:]
+        if let previous, previous.environmentName == name {
+            // The running program's restart-only keys hold until it restarts: a key removed
+            // from RestartRequired still waits; one added takes effect at once.
+            restartRequired.formUnion(previous.restartRequiredKeys)
+            (tree, pending) = try holdingRestartOnlyKeys(
+                restartRequired, merged: merged, resolved: resolved, previous: previous, name: name,
+                secrets: layers.secrets)
         }
 
+        if let check {
+            declarationWarnings += try Self.checkDeclaration(
+                check, written: resolved, running: tree, files: files, appliedVariables: appliedVariables,
+                prefix: options.variablePrefix ?? "", environment: name)
+        }
+        let warnings = loadWarnings + files.flatMap(\.warnings) + declarationWarnings
+        try refuseWarningsIfStrict(warnings, environment: name)
+        let snapshot = EnvironmentSnapshot(
+            environmentName: name, instanceName: instance, generation: generation, tree: tree,
+            files: files.map(\.file).filter { $0 != builtInLabel }, location: location, secretKeys: layers.secrets,
+            restartRequiredKeys: restartRequired, pendingRestart: pending,
+            unreadableCredentials: unreadableCredentials, warnings: warnings, logger: options.logger)
+        try checkLogLevel(in: snapshot)
+        try validate(snapshot)
+        return snapshot
+    }
+
+    /// What the layers make before interpolation: the tree and the secret and restart-only
+    /// keys every layer named.
+    private struct MergedLayers {
         var tree: [String: SettingNode] = [:]
+        var secrets: Set<String>
+        var restartRequired: Set<String>
+    }
+
+    /// The declared defaults, the options' defaults, then each file's `Common`, environment and
+    /// instance sections, lowest first; the secret and restart-only keys of the options, the
+    /// declaration and every file.
+    private func mergeLayers(of files: [EnvironmentsFile], environment name: String, instance: String?)
+        throws(EnvironmentError) -> MergedLayers
+    {
+        var layers = MergedLayers(
+            secrets: try Self.canonical(options.secretKeys, in: "EnvironmentOptions.secretKeys"),
+            restartRequired: try Self.canonical(
+                options.restartRequiredKeys, in: "EnvironmentOptions.restartRequiredKeys"))
         var pathBytes = 0
-        let declaration = options.declaration
-        if let declaration {
+        if let declaration = options.declaration {
             // Declared defaults first: the application's own `defaults` win over them.
             for (path, value) in declaration.defaults {
-                SettingTree.setNode(.leaf(ConfiguredValue(value: value, source: .defaults)), at: path, in: &tree)
+                SettingTree.setNode(
+                    .leaf(ConfiguredValue(value: value, source: .defaults)), at: path, in: &layers.tree)
             }
         }
         let defaults = try Self.expanding(
             options.defaults, in: "the defaults (EnvironmentOptions.defaults)", pathBytes: &pathBytes)
-        SettingTree.merge(defaults, into: &tree, source: .defaults)
-        var secrets = try Self.canonical(options.secretKeys, in: "EnvironmentOptions.secretKeys")
-        var restartRequired = try Self.canonical(
-            options.restartRequiredKeys, in: "EnvironmentOptions.restartRequiredKeys")
+        SettingTree.merge(defaults, into: &layers.tree, source: .defaults)
         // A declaration adds to the lists; it never takes a key off one.
-        if let declaration {
-            secrets.formUnion(declaration.secretKeys)
-            restartRequired.formUnion(declaration.restartOnlyKeys)
+        if let declaration = options.declaration {
+            layers.secrets.formUnion(declaration.secretKeys)
+            layers.restartRequired.formUnion(declaration.restartOnlyKeys)
         }
         for file in files {
-            let label = file.file == builtInLabel ? nil : file.file
+            mergeSections(of: file, environment: name, instance: instance, into: &layers.tree)
+            layers.secrets.formUnion(file.secrets)
+            layers.restartRequired.formUnion(file.restartRequired)
+        }
+        return layers
+    }
+
+    /// One file's `Common`, then its section for the environment, then its instance's.
+    private func mergeSections(
+        of file: EnvironmentsFile, environment name: String, instance: String?, into tree: inout [String: SettingNode]
+    ) {
+        let label = file.file == builtInLabel ? nil : file.file
+        SettingTree.merge(
+            file.common, into: &tree, source: ValueSource(layer: .common, file: label, section: "Common"))
+        if let section = file.environments[name] {
             SettingTree.merge(
-                file.common, into: &tree, source: ValueSource(layer: .common, file: label, section: "Common"))
-            if let section = file.environments[name] {
-                SettingTree.merge(
-                    section, into: &tree, source: ValueSource(layer: .environment, file: label, section: name))
-            }
-            if let instance, let section = file.instances[instance] {
-                SettingTree.merge(
-                    section, into: &tree,
-                    source: ValueSource(layer: .instance, file: label, section: "Instances.\(instance)"))
-            }
-            secrets.formUnion(file.secrets)
-            restartRequired.formUnion(file.restartRequired)
+                section, into: &tree, source: ValueSource(layer: .environment, file: label, section: name))
         }
-        var appliedVariables: [(variable: String, path: [String])] = []
-        if let prefix = options.variablePrefix, !prefix.isEmpty {
-            appliedVariables = try VariableOverrides(
-                prefix: prefix, options: options,
-                declared: [secrets, restartRequired, declaration?.keysAndFormerNames ?? []]
-            ).apply(to: &tree, environment: name, secretPaths: secrets)
+        if let instance, let section = file.instances[instance] {
+            SettingTree.merge(
+                section, into: &tree,
+                source: ValueSource(layer: .instance, file: label, section: "Instances.\(instance)"))
         }
-        // Each override in turn, so the later of two that reach one path wins.
+    }
+
+    /// The process's `PREFIX_...` variables over the layers, when the options name a prefix;
+    /// returns which variable set which path.
+    private func applyVariables(to layers: inout MergedLayers, environment name: String)
+        throws(EnvironmentError) -> [(variable: String, path: [String])]
+    {
+        guard let prefix = options.variablePrefix, !prefix.isEmpty else { return [] }
+        return try VariableOverrides(
+            prefix: prefix, options: options,
+            declared: [layers.secrets, layers.restartRequired, options.declaration?.keysAndFormerNames ?? []]
+        ).apply(to: &layers.tree, environment: name, secretPaths: layers.secrets)
+    }
+
+    /// The runtime overrides over everything, each in turn, so the later of two that reach one
+    /// path wins.
+    private func applyOverrides(to tree: inout [String: SettingNode]) throws(EnvironmentError) {
         for override in overrides {
             var overrideBytes = 0
             let values = try Self.expanding(
@@ -86,108 +148,28 @@ struct SnapshotBuilder {
                 pathBytes: &overrideBytes)
             SettingTree.merge(values, into: &tree, source: .override)
         }
+    }
 
-        let check = declaration.map {
-            DeclarationCheck(declaration: $0, environmentName: name, files: files, secrets: secrets)
-        }
-        var declarationWarnings = check?.applyFormerNames(to: &tree) ?? []
-
-        let merged = tree
+    /// `merged` with every `${...}` replaced, and the keys whose credentials could not be read
+    /// (placeholders, when the options allow them). A missing credential's error points at the
+    /// line that names it; a secret's references are withheld from the message.
+    private func interpolate(
+        _ merged: [String: SettingNode], environment name: String, secrets: Set<String>, files: [EnvironmentsFile]
+    ) throws(EnvironmentError) -> ([String: SettingNode], unreadableCredentials: [String: Set<String>]) {
         var interpolator = Interpolator(
             tree: merged, environmentName: name, processEnvironment: options.processEnvironment, secretPaths: secrets,
             usesPlaceholders: options.unreadableCredentialsAsPlaceholders)
-        let resolved: [String: SettingNode]
         do {
-            resolved = try interpolator.resolve(merged)
+            let resolved = try interpolator.resolve(merged)
+            return (resolved, interpolator.keysWithUnreadableCredentials())
         } catch {
             throw Self.withholdingSecretReferences(
                 Self.pointingAtCredential(error, name: interpolator.missingCredentialName, in: files),
                 secretPaths: secrets)
         }
-        tree = resolved
-
-        var pending: [String: ConfiguredValue] = [:]
-        if let previous, previous.environmentName == name {
-            // The running program's restart-only keys hold until it restarts: a key removed
-            // from RestartRequired still waits; one added takes effect at once.
-            restartRequired.formUnion(previous.restartRequiredKeys)
-            (tree, pending) = try holdingRestartOnlyKeys(
-                restartRequired, merged: merged, resolved: resolved, previous: previous, name: name, secrets: secrets)
-        }
-
-        if let check {
-            // The configuration as written, restart-only keys' new values included: a value the
-            // program could not start with is refused now, not held until the restart it would
-            // fail at.
-            let problems = check.problems(in: resolved)
-            if !problems.isEmpty { throw Self.failure(problems, environment: name) }
-            declarationWarnings += DeclarationCheck.misspeltSections(in: files)
-            declarationWarnings += check.unknownKeys(in: tree)
-            declarationWarnings += check.unmatchedVariables(appliedVariables, prefix: options.variablePrefix ?? "")
-        }
-        let warnings = loadWarnings + files.flatMap(\.warnings) + declarationWarnings
-        if options.warningsAreErrors, let first = warnings.first(where: { $0.code != .changeUnderWay }) {
-            let more = warnings.count > 1 ? " (and \(warnings.count - 1) more warnings)" : ""
-            throw EnvironmentError(
-                .strictWarning, first.message + more, key: first.key, environment: name, file: first.file,
-                line: first.line,
-                hint: (first.hint.map { $0 + "; " } ?? "")
-                    + "warnings are errors here (EnvironmentOptions.warningsAreErrors or envctl check --strict)")
-        }
-        let snapshot = EnvironmentSnapshot(
-            environmentName: name, instanceName: instance, generation: generation, tree: tree,
-            files: files.map(\.file).filter { $0 != builtInLabel }, location: location, secretKeys: secrets,
-            restartRequiredKeys: restartRequired, pendingRestart: pending,
-            unreadableCredentials: interpolator.keysWithUnreadableCredentials(), warnings: warnings,
-            logger: options.logger)
-        if let key = options.logLevelKey, let entry = snapshot.configuredValue(forKey: key) {
-            let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
-            guard case .string(let level) = entry.value, levels.contains(level.lowercased()) else {
-                // The value as listings show it: a LogLevel interpolated from a secret is not printed.
-                let shown = entry.isSecret ? entry.displayValue() : "'\(entry.value)'"
-                throw EnvironmentError(
-                    .validationFailed, "'\(key)' is \(shown), expected one of \(levels.joined(separator: ", "))",
-                    key: key, environment: name, file: entry.source.file)
-            }
-        }
-        if let validate = options.validate {
-            // The application's own messages may quote a value; a secret one is taken out.
-            do {
-                try validate(snapshot)
-            } catch let error as EnvironmentError {
-                throw snapshot.redactingSecrets(in: error)
-            } catch {
-                throw EnvironmentError(
-                    .validationFailed, "the configuration was rejected: \(snapshot.redactingSecrets(in: "\(error)"))",
-                    environment: name, searchedFiles: snapshot.files)
-            }
-        }
-        return snapshot
     }
 
-    private let builtInLabel = "<built-in configuration>"
-
-    /// One error for every problem a declaration found: the first names its key, file and
-    /// line; the message lists each (the first ``DeclarationCheck/errorLimit``, then a count).
-    private static func failure(_ problems: [EnvironmentError], environment: String) -> EnvironmentError {
-        let first = problems[0]
-        if problems.count == 1 {
-            var error = first
-            error.environment = environment
-            return error
-        }
-        var lines = problems.prefix(DeclarationCheck.errorLimit).enumerated().map { index, problem in
-            "(\(index + 1)) " + (problem.location.isEmpty ? "" : problem.location + ": ") + problem.message
-        }
-        if problems.count > DeclarationCheck.errorLimit {
-            lines.append("and \(problems.count - DeclarationCheck.errorLimit) more")
-        }
-        return EnvironmentError(
-            .validationFailed,
-            "\(problems.count) settings do not match their declaration: " + lines.joined(separator: "; "),
-            key: first.key, environment: environment, file: first.file, line: first.line,
-            hint: "Fix each of them; the running configuration stays until then")
-    }
+    let builtInLabel = "<built-in configuration>"
 
     /// A section that is no file's (the defaults, one override) with its top-level keys taken
     /// as paths (``SectionKeys``).

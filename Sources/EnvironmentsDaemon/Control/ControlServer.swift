@@ -173,27 +173,11 @@ final class ControlServer: Sendable {
         }
 
         func serve() {
-            defer {
-                for connection in connections.values { close(connection.descriptor) }
-                close(server.listener)
-                unlink(server.path)
-                reportSuppressed(force: true)
-                logger.debug("control socket closed", metadata: ["path": "\(server.path)"])
-            }
+            defer { shutDown() }
             while !server.stopped.load(ordering: .acquiring) {
                 // A connection whose peer is gone waits, unpolled, for its call in progress to end.
                 let order = connections.keys.filter { connections[$0].map { !$0.gone } ?? false }
-                var entries = [
-                    pollfd(fd: server.listener, events: Int16(POLLIN), revents: 0),
-                    pollfd(fd: server.wakeRead, events: Int16(POLLIN), revents: 0),
-                ]
-                for identifier in order {
-                    guard let connection = connections[identifier] else { continue }
-                    var events: Int16 = 0
-                    if takesInput(connection) { events |= Int16(POLLIN) }
-                    if connection.unsentCount > 0 { events |= Int16(POLLOUT) }
-                    entries.append(pollfd(fd: connection.descriptor, events: events, revents: 0))
-                }
+                var entries = pollEntries(for: order)
                 let ready = poll(&entries, nfds_t(entries.count), pollTimeout())
                 if ready < 0 {
                     if errno == EINTR { continue }
@@ -203,64 +187,102 @@ final class ControlServer: Sendable {
                 let now = ContinuousClock.now
                 reportSuppressed(force: false)
                 if entries[1].revents != 0 { drainWakeups() }
-                for (identifier, answer) in server.finished.withLock({ list in
-                    defer { list = [] }
-                    return list
-                }) {
-                    guard let connection = connections[identifier] else { continue }
-                    connection.busy = false
-                    connection.lastProgress = now
-                    guard !connection.refused, !connection.gone else { continue }
-                    switch answer {
-                    case nil: break
-                    case .reply(let reply)?: append(server.encode(reply), to: connection)
-                    case .encoded(let bytes)?: append(bytes, to: connection)
-                    case .parts(let parts)?: connection.parts = parts
-                    }
-                }
-                for (index, identifier) in order.enumerated() {
-                    guard let connection = connections[identifier] else { continue }
-                    let revents = entries[index + 2].revents
-                    if revents & Int16(POLLIN) != 0 { readAvailable(connection) }
-                    if revents & (Int16(POLLERR) | Int16(POLLHUP) | Int16(POLLNVAL)) != 0,
-                        revents & Int16(POLLIN) == 0
-                    {
-                        markGone(connection)
-                    }
-                }
+                deliverFinishedCalls(at: now)
+                handleEvents(entries, of: order)
                 if entries[0].revents & Int16(POLLIN) != 0 { acceptSome() }
                 // Root and the daemon's user first: others' long answers never delay their calls.
                 let turn = connections.sorted { $0.value.isPrivileged && !$1.value.isPrivileged }
                 for (identifier, connection) in turn {
-                    if !takesInput(connection), connection.partialSince != nil {
-                        // The rest of a call waits on us, not on the client.
-                        connection.partialSince = now
-                    }
-                    if let since = connection.partialSince, now - since > configuration.callTimeout,
-                        !connection.closing
-                    {
-                        refuse(connection, "a call that did not arrive whole within \(configuration.callTimeout)")
-                    }
-                    dispatch(connection, identifier: identifier)
-                    pump(connection)
-                    // The last part may have just gone: the next call need not wait for a wakeup.
-                    dispatch(connection, identifier: identifier)
-                    let idle = !connection.busy && now - connection.lastProgress > configuration.idleTimeout
-                    if idle && !connection.gone {
-                        if connection.unsentCount > 0 || connection.parts != nil {
-                            warn("a client does not read its replies; closing it", connection.peer)
-                        } else if !connection.closing {
-                            debug("closing an idle connection", connection.peer)
-                        }
-                    }
-                    let drained = connection.unsentCount == 0 && !connection.working && connection.queued.isEmpty
-                    if (connection.closing && drained && !connection.busy) || (connection.gone && !connection.busy)
-                        || idle
-                    {
-                        close(connection.descriptor)
-                        connections[identifier] = nil
-                    }
+                    serveTurn(of: connection, identifier: identifier, at: now)
                 }
+            }
+        }
+
+        /// When the thread ends: every descriptor closed, the socket file gone.
+        private func shutDown() {
+            for connection in connections.values { close(connection.descriptor) }
+            close(server.listener)
+            unlink(server.path)
+            reportSuppressed(force: true)
+            logger.debug("control socket closed", metadata: ["path": "\(server.path)"])
+        }
+
+        /// What to poll: the listener, the wake-up pipe, then the connections of `order`, for
+        /// input when they take it and for output when they have some.
+        private func pollEntries(for order: [UInt64]) -> [pollfd] {
+            var entries = [
+                pollfd(fd: server.listener, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: server.wakeRead, events: Int16(POLLIN), revents: 0),
+            ]
+            for identifier in order {
+                guard let connection = connections[identifier] else { continue }
+                var events: Int16 = 0
+                if takesInput(connection) { events |= Int16(POLLIN) }
+                if connection.unsentCount > 0 { events |= Int16(POLLOUT) }
+                entries.append(pollfd(fd: connection.descriptor, events: events, revents: 0))
+            }
+            return entries
+        }
+
+        /// The answers of the calls that ended since the last turn, each queued on its
+        /// connection (unless the connection was refused or is gone).
+        private func deliverFinishedCalls(at now: ContinuousClock.Instant) {
+            for (identifier, answer) in server.finished.withLock({ list in
+                defer { list = [] }
+                return list
+            }) {
+                guard let connection = connections[identifier] else { continue }
+                connection.busy = false
+                connection.lastProgress = now
+                guard !connection.refused, !connection.gone else { continue }
+                switch answer {
+                case nil: break
+                case .reply(let reply)?: append(server.encode(reply), to: connection)
+                case .encoded(let bytes)?: append(bytes, to: connection)
+                case .parts(let parts)?: connection.parts = parts
+                }
+            }
+        }
+
+        /// Reads what the connections polled in `order` have for us, and marks those whose
+        /// peer hung up (with nothing left to read) gone.
+        private func handleEvents(_ entries: [pollfd], of order: [UInt64]) {
+            for (index, identifier) in order.enumerated() {
+                guard let connection = connections[identifier] else { continue }
+                let revents = entries[index + 2].revents
+                if revents & Int16(POLLIN) != 0 { readAvailable(connection) }
+                if revents & (Int16(POLLERR) | Int16(POLLHUP) | Int16(POLLNVAL)) != 0, revents & Int16(POLLIN) == 0 {
+                    markGone(connection)
+                }
+            }
+        }
+
+        /// One connection's turn: its call timeout, its next calls and replies, then its idle
+        /// timeout, and its end when it is done or gone.
+        private func serveTurn(of connection: Connection, identifier: UInt64, at now: ContinuousClock.Instant) {
+            if !takesInput(connection), connection.partialSince != nil {
+                // The rest of a call waits on us, not on the client.
+                connection.partialSince = now
+            }
+            if let since = connection.partialSince, now - since > configuration.callTimeout, !connection.closing {
+                refuse(connection, "a call that did not arrive whole within \(configuration.callTimeout)")
+            }
+            dispatch(connection, identifier: identifier)
+            pump(connection)
+            // The last part may have just gone: the next call need not wait for a wakeup.
+            dispatch(connection, identifier: identifier)
+            let idle = !connection.busy && now - connection.lastProgress > configuration.idleTimeout
+            if idle && !connection.gone {
+                if connection.unsentCount > 0 || connection.parts != nil {
+                    warn("a client does not read its replies; closing it", connection.peer)
+                } else if !connection.closing {
+                    debug("closing an idle connection", connection.peer)
+                }
+            }
+            let drained = connection.unsentCount == 0 && !connection.working && connection.queued.isEmpty
+            if (connection.closing && drained && !connection.busy) || (connection.gone && !connection.busy) || idle {
+                close(connection.descriptor)
+                connections[identifier] = nil
             }
         }
 

@@ -29,106 +29,138 @@ struct FleetWatch: Service, CustomStringConvertible {
         }
     }
 
+    /// Where the watch stands between its steps.
+    private struct WatchProgress {
+        /// The fleet's documents as last read or changed.
+        var state: FleetState
+        /// Whether to read everything before watching again.
+        var needsFullRead: Bool
+        /// Whether etcd was unreachable the last time it was tried.
+        var offline: Bool
+        /// How long to wait before the next attempt after losing the watch.
+        var delay: Duration = .milliseconds(100)
+        /// The revision of the fleet documents the configuration in use was built from, for
+        /// `environments_fleet_revision_lag`; `inSync` while the last documents applied.
+        var appliedRevision: Int64
+        var inSync = true
+    }
+
     /// Applies every change of the fleet's documents until the service stops.
     private func watch() async {
-        var state = fleet.layer.current
+        let state = fleet.layer.current
         // From the cache: read everything once etcd answers, as the cache may be old.
-        var needsFullRead = fleet.startedFromCache
-        var offline = fleet.startedFromCache
-        var delay: Duration = .milliseconds(100)
-        // The revision of the fleet documents the configuration in use was built from, for
-        // `environments_fleet_revision_lag`; `inSync` while the last documents applied.
-        var appliedRevision = state.revision
-        var inSync = true
-        func record(_ state: FleetState, applied: Bool?) {  // nil: the documents did not change
-            if let applied { inSync = applied }
-            if inSync { appliedRevision = state.revision }
-            reloader.metrics.fleetRevisionLag(state.revision - appliedRevision)
-        }
-        record(state, applied: nil)
+        var progress = WatchProgress(
+            state: state, needsFullRead: fleet.startedFromCache, offline: fleet.startedFromCache,
+            appliedRevision: state.revision)
+        record(&progress, applied: nil)
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let endpoint = client.currentEndpoint
             do {
-                if needsFullRead {
-                    let read = try await client.readFleet()
-                    needsFullRead = false
-                    if differ(read, state) {
-                        state = read
-                        record(state, applied: await apply(state))
-                    } else {
-                        // The same documents for this host; a staged publish's keys may differ
-                        // (another host's stage): keep them all, for the next change.
-                        state = read
-                        fleet.layer.update(state)
-                        record(state, applied: nil)
-                    }
-                }
-                for try await update in client.watchFleet(from: state.revision + 1).cancelOnGracefulShutdown() {
-                    delay = .milliseconds(100)
-                    if offline {
-                        offline = false
-                        logger.notice(
-                            "etcd reachable again; the fleet configuration is live",
-                            metadata: ["etcd_endpoint": "\(endpoint)", "etcd_revision": "\(state.revision)"])
-                        await reloader.setStatusNote(nil, for: "etcd")
-                    }
-                    switch update {
-                    case .created:
-                        break
-                    case .changes(_, let changes)
-                    where state.violation != nil
-                        && changes.contains(where: { FleetState.isDocumentKey($0.key, prefix: prefix) }):
-                        // Past a limit, the state lacks what was not read: read it whole again.
-                        needsFullRead = true
-                    case .changes(let revision, let changes):
-                        var next = state
-                        var changed = next.apply(changes, at: revision)
-                        if changed {
-                            next.enforce(fleet.configuration.limits)
-                            changed = differ(next, state)
-                        }
-                        state = next
-                        if changed {
-                            record(state, applied: await apply(state))
-                        } else {
-                            fleet.layer.update(state)
-                            record(state, applied: nil)
-                        }
-                    case .compacted(let revision):
-                        logger.notice(
-                            "the fleet's revision was compacted away; reading it whole",
-                            metadata: ["etcd_revision": "\(state.revision)", "compact_revision": "\(revision)"])
-                        needsFullRead = true
-                    }
-                    if needsFullRead { break }
-                }
+                if progress.needsFullRead { try await readWhole(&progress) }
+                try await follow(&progress, endpoint: endpoint)
             } catch let error as EtcdError where error.isCompacted {
-                needsFullRead = true
+                progress.needsFullRead = true
             } catch let error as EtcdError where error.responseTooLarge {
                 // A message larger than the documents may be together (many revisions at once
                 // after a pause, or keys that are not documents): read the documents whole.
                 logger.notice(
                     "a fleet watch message is too large; reading the fleet whole",
-                    metadata: ["error": "\(error)", "etcd_revision": "\(state.revision)"])
-                needsFullRead = true
+                    metadata: ["error": "\(error)", "etcd_revision": "\(progress.state.revision)"])
+                progress.needsFullRead = true
             } catch {
                 if Task.isCancelled || Task.isShuttingDownGracefully { return }
-                client.rotate(after: endpoint)
-                logger.warning(
-                    "lost the etcd watch; resuming from the last revision applied",
-                    metadata: [
-                        "error": "\(error)", "etcd_revision": "\(state.revision)",
-                        "etcd_endpoint": "\(client.currentEndpoint)",
-                    ])
-                if !offline {
-                    offline = true
-                    await reloader.setStatusNote(
-                        "etcd unreachable, fleet configuration at revision \(state.revision)", for: "etcd")
-                }
-                try? await Task.sleep(for: delay)
-                delay = min(delay * 2, .seconds(2))
+                await lostWatch(error, on: endpoint, &progress)
             }
         }
+    }
+
+    /// Notes the documents of `progress.state` as applied (`true`), refused (`false`) or
+    /// unchanged for this host (`nil`), and publishes the revision lag.
+    private func record(_ progress: inout WatchProgress, applied: Bool?) {
+        if let applied { progress.inSync = applied }
+        if progress.inSync { progress.appliedRevision = progress.state.revision }
+        reloader.metrics.fleetRevisionLag(progress.state.revision - progress.appliedRevision)
+    }
+
+    /// Takes `state` as the fleet's documents: reloads when this host's changed, else keeps it
+    /// for the next change (a staged publish's keys may differ: another host's stage).
+    private func adopt(_ state: FleetState, changed: Bool, _ progress: inout WatchProgress) async {
+        progress.state = state
+        if changed {
+            record(&progress, applied: await apply(state))
+        } else {
+            fleet.layer.update(state)
+            record(&progress, applied: nil)
+        }
+    }
+
+    /// Reads every document once, and applies them if this host's changed.
+    private func readWhole(_ progress: inout WatchProgress) async throws(EtcdError) {
+        let read = try await client.readFleet()
+        progress.needsFullRead = false
+        await adopt(read, changed: differ(read, progress.state), &progress)
+    }
+
+    /// Follows the watch from the revision after `progress.state`'s until it ends, fails, or
+    /// needs a whole read.
+    private func follow(_ progress: inout WatchProgress, endpoint: String) async throws {
+        for try await update in client.watchFleet(from: progress.state.revision + 1).cancelOnGracefulShutdown() {
+            progress.delay = .milliseconds(100)
+            if progress.offline {
+                progress.offline = false
+                logger.notice(
+                    "etcd reachable again; the fleet configuration is live",
+                    metadata: ["etcd_endpoint": "\(endpoint)", "etcd_revision": "\(progress.state.revision)"])
+                await reloader.setStatusNote(nil, for: "etcd")
+            }
+            await handle(update, &progress)
+            if progress.needsFullRead { break }
+        }
+    }
+
+    /// One message of the watch: changes applied, or a whole read asked for.
+    private func handle(_ update: EtcdClient.WatchUpdate, _ progress: inout WatchProgress) async {
+        switch update {
+        case .created:
+            break
+        case .changes(_, let changes)
+        where progress.state.violation != nil
+            && changes.contains(where: { FleetState.isDocumentKey($0.key, prefix: prefix) }):
+            // Past a limit, the state lacks what was not read: read it whole again.
+            progress.needsFullRead = true
+        case .changes(let revision, let changes):
+            var next = progress.state
+            var changed = next.apply(changes, at: revision)
+            if changed {
+                next.enforce(fleet.configuration.limits)
+                changed = differ(next, progress.state)
+            }
+            await adopt(next, changed: changed, &progress)
+        case .compacted(let revision):
+            logger.notice(
+                "the fleet's revision was compacted away; reading it whole",
+                metadata: ["etcd_revision": "\(progress.state.revision)", "compact_revision": "\(revision)"])
+            progress.needsFullRead = true
+        }
+    }
+
+    /// After the watch on `endpoint` failed: the next endpoint, the status note once etcd is
+    /// unreachable, and a growing pause before the next attempt.
+    private func lostWatch(_ error: any Error, on endpoint: String, _ progress: inout WatchProgress) async {
+        client.rotate(after: endpoint)
+        logger.warning(
+            "lost the etcd watch; resuming from the last revision applied",
+            metadata: [
+                "error": "\(error)", "etcd_revision": "\(progress.state.revision)",
+                "etcd_endpoint": "\(client.currentEndpoint)",
+            ])
+        if !progress.offline {
+            progress.offline = true
+            await reloader.setStatusNote(
+                "etcd unreachable, fleet configuration at revision \(progress.state.revision)", for: "etcd")
+        }
+        try? await Task.sleep(for: progress.delay)
+        progress.delay = min(progress.delay * 2, .seconds(2))
     }
 
     /// Whether this host runs other documents in `new` than in `old` (a staged publish's keys

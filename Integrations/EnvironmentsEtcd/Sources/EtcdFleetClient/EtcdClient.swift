@@ -22,7 +22,7 @@ package final class EtcdClient: Sendable {
     /// How to reach etcd.
     package let configuration: EtcdConfiguration
     private let http: HTTPClient
-    private let logger: Logger
+    let logger: Logger
 
     private struct State {
         var endpointIndex = 0
@@ -151,166 +151,6 @@ package final class EtcdClient: Sendable {
             "/v3/kv/range", RangeRequest(key: prefix.base64, range_end: rangeEnd(ofPrefix: prefix)),
             operation: "range \(prefix)")
         return ((response.kvs ?? []).compactMap { $0.decoded() }, response.header?.revisionNumber ?? 0)
-    }
-
-    /// The fleet's documents under the configuration's prefix, at one revision: the layout's
-    /// keys only (`Environments.plist`, `Environments.plist.d/NAME.plist`), held to
-    /// `configuration.limits`.
-    ///
-    /// First the names and revisions of the keys from `PREFIX/Environments.plist` to the end of
-    /// `PREFIX/Environments.plist.d/` (no values), then, at that listing's revision, the values
-    /// of the documents among them: one range per run of documents with no other key between
-    /// them (one in all, usually). No other key's value is read, and no key outside that span
-    /// is even listed. A limit exceeded is not an error: the state says which
-    /// (``FleetState/violation``), and what it lacks is what was not read past the limit.
-    ///
-    /// - Throws: ``EtcdError`` if no endpoint answers, or etcd refuses.
-    package func readFleet() async throws(EtcdError) -> FleetState {
-        var attempts = 0
-        while true {
-            do {
-                return try await readFleetOnce()
-            } catch  where error.isCompacted && attempts < 3 {
-                // The listing's revision was compacted away (or, on a member that lags, is not
-                // there yet) before the values were read: read again.
-                attempts += 1
-            }
-        }
-    }
-
-    private func readFleetOnce() async throws(EtcdError) -> FleetState {
-        let prefix = configuration.prefix
-        let limits = configuration.limits
-        let mainKey = FleetState.mainKey(prefix: prefix)
-        let spanEnd = rangeEnd(ofPrefix: FleetState.dropInDirectory(prefix: prefix))
-        let operation = "list the fleet's documents under \(prefix)"
-        let listing: RangeResponse
-        do {
-            listing = try await call(
-                "/v3/kv/range",
-                RangeRequest(
-                    key: mainKey.base64, range_end: spanEnd, limit: String(FleetLimits.listedKeys), keys_only: true),
-                operation: operation, maximumResponseSize: FleetLimits.listedBytes)
-        } catch  where error.responseTooLarge {
-            return FleetState(
-                prefix: prefix, revision: 0, keyValues: [],
-                violation: .listedKeys(key: FleetState.dropInDirectory(prefix: prefix), prefix: prefix))
-        }
-        let revision = listing.header?.revisionNumber ?? 0
-        let listed = (listing.kvs ?? []).compactMap { $0.decoded() }
-        if listing.more == true {
-            return FleetState(
-                prefix: prefix, revision: revision, keyValues: [],
-                violation: .listedKeys(key: listed.last?.key ?? mainKey, prefix: prefix))
-        }
-        let isDocument = listed.map { FleetState.isDocumentKey($0.key, prefix: prefix) }
-        let documents = zip(listed, isDocument).filter(\.1).map(\.0)
-        if documents.count > limits.documents {
-            return FleetState(
-                prefix: prefix, revision: revision, keyValues: [],
-                violation: .documents(
-                    documents.count, key: documents[limits.documents].key, prefix: prefix, limits: limits))
-        }
-        // Runs of documents with no other key between them, in key order.
-        var runs: [[EtcdKeyValue]] = []
-        var previousWasDocument = false
-        for (keyValue, document) in zip(listed, isDocument) {
-            if document {
-                if previousWasDocument { runs[runs.count - 1].append(keyValue) } else { runs.append([keyValue]) }
-            }
-            previousWasDocument = document
-        }
-        var read: [EtcdKeyValue] = []
-        var total = 0
-        var violation: FleetLimitViolation?
-        /// Reads `run` at `revision`, or `nil` if its answer is larger than `budget` bytes of values.
-        func values(of run: [EtcdKeyValue], budget: Int) async throws(EtcdError) -> [EtcdKeyValue]? {
-            let first = run.first!.key
-            let last = run.last!.key
-            do {
-                let response: RangeResponse = try await call(
-                    "/v3/kv/range",
-                    RangeRequest(
-                        key: first.base64, range_end: Data(Array(last.utf8) + [0]).base64EncodedString(),
-                        revision: String(revision)),
-                    operation: run.count == 1 ? "range \(first)" : "range \(first) to \(last)",
-                    maximumResponseSize: Self.encodedSize(values: budget, keys: run.map(\.key)))
-                return (response.kvs ?? []).compactMap { $0.decoded() }
-            } catch  where error.responseTooLarge {
-                return nil
-            }
-        }
-        /// Notes a document too large to read (the first one names the violation).
-        func tooLarge(_ key: String, _ modRevision: Int64, size: Int, atLeast: Bool) {
-            if violation == nil {
-                violation = .documentBytes(size, atLeast: atLeast, key: key, modRevision: modRevision, limits: limits)
-            }
-            violation?.unread[key] = modRevision
-        }
-        /// Counts `keyValue` in, unless it is past a limit; `false` once the total is (stop reading).
-        func take(_ keyValue: EtcdKeyValue) -> Bool {
-            if keyValue.value.count > limits.documentBytes {
-                tooLarge(keyValue.key, keyValue.modRevision, size: keyValue.value.count, atLeast: false)
-                return true
-            }
-            total += keyValue.value.count
-            if total > limits.totalBytes {
-                violation = .totalBytes(total, atLeast: false, key: keyValue.key, prefix: prefix, limits: limits)
-                return false
-            }
-            read.append(keyValue)
-            return true
-        }
-        runs: for run in runs {
-            if let keyValues = try await values(
-                of: run, budget: min(run.count * limits.documentBytes, limits.totalBytes - total))
-            {
-                for keyValue in keyValues where !take(keyValue) { break runs }
-                continue
-            }
-            // Too large together: one at a time, to name the document past a limit.
-            for document in run {
-                let budget = min(limits.documentBytes, limits.totalBytes - total)
-                if let keyValue = try await values(of: [document], budget: budget)?.first {
-                    if !take(keyValue) { break runs }
-                } else if budget == limits.documentBytes {
-                    tooLarge(document.key, document.modRevision, size: limits.documentBytes, atLeast: true)
-                } else {
-                    violation = .totalBytes(
-                        limits.totalBytes, atLeast: true, key: document.key, prefix: prefix, limits: limits)
-                    break runs
-                }
-            }
-        }
-        // A staged publish's record and candidate, in one range at the same revision, within
-        // what a whole fleet may hold and the record. Too large, they are not read, and every host
-        // keeps the fleet's own documents (FleetState.effective).
-        if listed.contains(where: { FleetRollout.isRolloutKey($0.key, prefix: prefix) }) {
-            let directory = FleetRollout.directory(prefix: prefix)
-            let staged = listed.filter { FleetRollout.isRolloutKey($0.key, prefix: prefix) }
-            do {
-                let response: RangeResponse = try await call(
-                    "/v3/kv/range",
-                    RangeRequest(
-                        key: directory.base64, range_end: rangeEnd(ofPrefix: directory), revision: String(revision)),
-                    operation: "range \(directory)",
-                    maximumResponseSize: Self.encodedSize(
-                        values: limits.totalBytes + FleetRollout.maximumBytes, keys: staged.map(\.key)))
-                read += (response.kvs ?? []).compactMap { $0.decoded() }
-            } catch  where error.responseTooLarge {
-                logger.warning(
-                    "the staged publish under \(directory) is larger than the fleet may be; this host keeps the fleet's own documents",
-                    metadata: ["etcd_revision": "\(revision)"])
-            }
-        }
-        return FleetState(prefix: prefix, revision: revision, keyValues: read, violation: violation)
-    }
-
-    /// The most bytes of a range answer that holds `keys` with `values` bytes of values in all:
-    /// base64 of both, and room for each key's other fields and the header.
-    private static func encodedSize(values: Int, keys: [String]) -> Int {
-        func base64(_ count: Int) -> Int { (count / 3 + 1) * 4 }
-        return base64(min(values, Int.max / 2)) + keys.reduce(4096) { $0 + base64($1.utf8.count) + 256 }
     }
 
     /// The most keys ``commit(puts:deletes:prefix:ifUnchangedSince:expecting:)`` can expect: etcd
@@ -528,7 +368,6 @@ package final class EtcdClient: Sendable {
     {
         let endpoint = currentEndpoint
         let operation = "watch \(name) from revision \(revision)"
-        let stallTimeout = configuration.requestTimeout
         let create = WatchCreateRequest(
             create_request: .init(key: key.base64, range_end: rangeEnd, start_revision: String(revision)))
         let probe = RangeRequest(
@@ -550,25 +389,8 @@ package final class EtcdClient: Sendable {
                                 into: continuation)
                         }
                         group.addTask {
-                            var asked = ContinuousClock.now
-                            var behind: Int64?
-                            while true {
-                                try await Task.sleep(for: Self.stallCheckInterval)
-                                let now = ContinuousClock.now
-                                guard now - heard.withLock({ $0 }) >= stallTimeout / 2, now - asked >= stallTimeout / 2
-                                else { continue }
-                                asked = now
-                                let newest = try await self.newestRevision(
-                                    probe, on: endpoint, watching: operation, silence: now - heard.withLock { $0 })
-                                let reached = delivered.withLock { $0 }
-                                if let behind, behind > reached {
-                                    throw Self.stalled(
-                                        operation, on: endpoint,
-                                        "the member has had revision \(behind) of the watched keys for \(Self.seconds(stallTimeout / 2)), and the watch has delivered up to \(reached) only: it is stalled"
-                                    )
-                                }
-                                behind = newest > reached ? newest : nil
-                            }
+                            try await self.checkForStalls(
+                                probe, on: endpoint, watching: operation, heard: heard, delivered: delivered)
                         }
                         // The first to end (the stream, with an error; the check, with a stall)
                         // ends the other.
@@ -577,19 +399,54 @@ package final class EtcdClient: Sendable {
                     }
                     continuation.finish()
                 } catch {
-                    // A token etcd no longer knows (the cluster restarted, or the token expired,
-                    // and etcd cancelled the watch for it): the next watch on this endpoint
-                    // authenticates again rather than present the same token, and fail, forever.
-                    if let failure = error as? EtcdError, failure.isAuthenticationFailure,
-                        self.configuration.userName != nil
-                    {
-                        self.state.withLock { _ = $0.tokens.removeValue(forKey: endpoint) }
-                    }
+                    self.forgetToken(of: endpoint, ifRejectedBy: error)
                     continuation.finish(throwing: error)
                 }
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+
+    /// Runs beside a watch on `endpoint` until it throws: every ``stallCheckInterval``, once the
+    /// stream has been silent for half of `requestTimeout`, asks the member for the newest
+    /// revision of the watched keys; a revision it had at the last question that the watch has
+    /// still not delivered is a stall.
+    ///
+    /// - Parameters:
+    ///   - heard: When the stream last brought a byte.
+    ///   - delivered: The newest revision the stream delivered.
+    private func checkForStalls(
+        _ probe: RangeRequest, on endpoint: String, watching operation: String,
+        heard: Locked<ContinuousClock.Instant>, delivered: Locked<Int64>
+    ) async throws {
+        let stallTimeout = configuration.requestTimeout
+        var asked = ContinuousClock.now
+        var behind: Int64?
+        while true {
+            try await Task.sleep(for: Self.stallCheckInterval)
+            let now = ContinuousClock.now
+            guard now - heard.withLock({ $0 }) >= stallTimeout / 2, now - asked >= stallTimeout / 2 else { continue }
+            asked = now
+            let newest = try await newestRevision(
+                probe, on: endpoint, watching: operation, silence: now - heard.withLock { $0 })
+            let reached = delivered.withLock { $0 }
+            if let behind, behind > reached {
+                throw Self.stalled(
+                    operation, on: endpoint,
+                    "the member has had revision \(behind) of the watched keys for \(Self.seconds(stallTimeout / 2)), and the watch has delivered up to \(reached) only: it is stalled"
+                )
+            }
+            behind = newest > reached ? newest : nil
+        }
+    }
+
+    /// A token etcd no longer knows (the cluster restarted, or the token expired, and etcd
+    /// cancelled the watch for it): the next watch on this endpoint authenticates again rather
+    /// than present the same token, and fail, forever.
+    private func forgetToken(of endpoint: String, ifRejectedBy error: any Error) {
+        guard let failure = error as? EtcdError, failure.isAuthenticationFailure, configuration.userName != nil
+        else { return }
+        state.withLock { _ = $0.tokens.removeValue(forKey: endpoint) }
     }
 
     /// The newest revision among the keys `probe` covers, asked of `endpoint` alone; an error
@@ -721,7 +578,7 @@ package final class EtcdClient: Sendable {
     ///
     /// An answer larger than `maximumResponseSize` bytes is an error whose `responseTooLarge` is
     /// set: the endpoint answered, so no other is tried.
-    private func call<Body: Encodable, Response: Decodable>(
+    func call<Body: Encodable, Response: Decodable>(
         _ path: String, _ body: Body, operation: String, maximumResponseSize: Int = EtcdClient.maximumResponseSize
     ) async throws(EtcdError) -> Response {
         var failures: [String] = []

@@ -117,6 +117,62 @@ public struct EtcdConfiguration: Sendable, Hashable {
         processEnvironment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(EtcdError) -> EtcdConfiguration? {
         guard let list = endpoints ?? processEnvironment[endpointsVariable], !list.isEmpty else { return nil }
+        let urls = try endpointURLs(list)
+        guard let prefix = prefix ?? processEnvironment[prefixVariable], !prefix.isEmpty else {
+            throw EtcdError(
+                operation: "configure", message: "etcd endpoints are given but no key prefix",
+                hint: "pass --etcd-prefix or set $\(prefixVariable), for example /fleet/example-daemon/")
+        }
+        var configuration = EtcdConfiguration(endpoints: urls, prefix: prefix)
+        let sources = SettingSources(processEnvironment: processEnvironment)
+        if let (user, password) = try authentication(userName: userName, passwordFile: passwordFile, sources) {
+            configuration.userName = user
+            configuration.password = password
+        }
+        let tls = TLSFiles(
+            certificateAuthority: sources.value(
+                certificateAuthority, certificateAuthorityVariable, credential: "etcd-ca.pem"),
+            certificate: sources.value(certificate, certificateVariable, credential: "etcd-client.pem"),
+            privateKey: sources.value(privateKey, privateKeyVariable, credential: "etcd-client.key"))
+        if tls != TLSFiles() {
+            try check(tls, endpoints: urls)
+            configuration.tls = tls
+        }
+        configuration.limits = try FleetLimits(processEnvironment: processEnvironment)
+        configuration.status = try FleetStatusOptions(processEnvironment: processEnvironment)
+        configuration.cacheDirectory = [processEnvironment["CACHE_DIRECTORY"], processEnvironment["STATE_DIRECTORY"]]
+            .compactMap { $0?.split(separator: ":").first.map(String.init) }.first { !$0.isEmpty }
+        return configuration
+    }
+
+    /// Where a setting that `resolve` reads comes from: the option, else the variable, else a
+    /// credential of the unit.
+    private struct SettingSources {
+        let processEnvironment: [String: String]
+        let credentials: String?
+
+        init(processEnvironment: [String: String]) {
+            self.processEnvironment = processEnvironment
+            credentials = processEnvironment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 }
+        }
+
+        /// The credential's path, when the unit has it.
+        func credential(_ name: String) -> String? {
+            guard let credentials else { return nil }
+            let path = (credentials as NSString).appendingPathComponent(name)
+            return FileManager.default.fileExists(atPath: path) ? path : nil
+        }
+
+        /// The option's value, else the variable's, else the credential's path.
+        func value(_ option: String?, _ variable: String, credential name: String? = nil) -> String? {
+            if let option, !option.isEmpty { return option }
+            if let text = processEnvironment[variable], !text.isEmpty { return text }
+            return name.flatMap(credential)
+        }
+    }
+
+    /// The comma-separated endpoints of `list`, each an `http` or `https` URL.
+    private static func endpointURLs(_ list: String) throws(EtcdError) -> [String] {
         let urls = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         for url in urls where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
             throw EtcdError(
@@ -125,64 +181,42 @@ public struct EtcdConfiguration: Sendable, Hashable {
                     "list the members' client URLs, for example https://etcd-1.cluster.example:2379,https://etcd-2.cluster.example:2379"
             )
         }
-        guard let prefix = prefix ?? processEnvironment[prefixVariable], !prefix.isEmpty else {
+        return urls
+    }
+
+    /// The user and its password, if a user is given: its name from the option or variable,
+    /// else the `etcd-user` credential file; its password from a file, which it must have.
+    private static func authentication(userName: String?, passwordFile: String?, _ sources: SettingSources)
+        throws(EtcdError) -> (user: String, password: String)?
+    {
+        var user = sources.value(userName, userVariable)
+        if user == nil, let file = sources.credential("etcd-user") { user = try read(file) }
+        guard let user else { return nil }
+        guard let file = sources.value(passwordFile, passwordFileVariable, credential: "etcd-password") else {
             throw EtcdError(
-                operation: "configure", message: "etcd endpoints are given but no key prefix",
-                hint: "pass --etcd-prefix or set $\(prefixVariable), for example /fleet/example-daemon/")
+                operation: "configure", message: "etcd user '\(user)' is given without a password",
+                hint:
+                    "pass --etcd-password-file FILE (or $\(passwordFileVariable)), or give the unit the credential etcd-password (LoadCredential=etcd-password:/etc/credstore/...)"
+            )
         }
-        var configuration = EtcdConfiguration(endpoints: urls, prefix: prefix)
-        let credentials = processEnvironment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 }
-        /// The credential's path, when the unit has it.
-        func credential(_ name: String) -> String? {
-            guard let credentials else { return nil }
-            let path = (credentials as NSString).appendingPathComponent(name)
-            return FileManager.default.fileExists(atPath: path) ? path : nil
+        return (user, try read(file))
+    }
+
+    /// TLS files given need a certificate and its key together, and https:// endpoints only.
+    private static func check(_ tls: TLSFiles, endpoints urls: [String]) throws(EtcdError) {
+        guard (tls.certificate == nil) == (tls.privateKey == nil) else {
+            throw EtcdError(
+                operation: "configure",
+                message: tls.certificate == nil
+                    ? "a client key is given without its certificate"
+                    : "a client certificate is given without its key",
+                hint: "pass both --etcd-cert and --etcd-key (or neither)")
         }
-        /// The option's value, else the variable's, else the credential's path.
-        func value(_ option: String?, _ variable: String, credential name: String? = nil) -> String? {
-            if let option, !option.isEmpty { return option }
-            if let text = processEnvironment[variable], !text.isEmpty { return text }
-            return name.flatMap(credential)
+        if let plain = urls.first(where: { $0.hasPrefix("http://") }) {
+            throw EtcdError(
+                operation: "configure", message: "TLS files are given, but endpoint '\(plain)' is plain http://",
+                hint: "use https:// endpoints with --etcd-cacert, --etcd-cert and --etcd-key")
         }
-        // The user: its name from the option or variable, else the `etcd-user` credential file.
-        var user = value(userName, userVariable)
-        if user == nil, let file = credential("etcd-user") { user = try read(file) }
-        if let user {
-            guard let file = value(passwordFile, passwordFileVariable, credential: "etcd-password") else {
-                throw EtcdError(
-                    operation: "configure", message: "etcd user '\(user)' is given without a password",
-                    hint:
-                        "pass --etcd-password-file FILE (or $\(passwordFileVariable)), or give the unit the credential etcd-password (LoadCredential=etcd-password:/etc/credstore/...)"
-                )
-            }
-            configuration.userName = user
-            configuration.password = try read(file)
-        }
-        let tls = TLSFiles(
-            certificateAuthority: value(certificateAuthority, certificateAuthorityVariable, credential: "etcd-ca.pem"),
-            certificate: value(certificate, certificateVariable, credential: "etcd-client.pem"),
-            privateKey: value(privateKey, privateKeyVariable, credential: "etcd-client.key"))
-        if tls != TLSFiles() {
-            guard (tls.certificate == nil) == (tls.privateKey == nil) else {
-                throw EtcdError(
-                    operation: "configure",
-                    message: tls.certificate == nil
-                        ? "a client key is given without its certificate"
-                        : "a client certificate is given without its key",
-                    hint: "pass both --etcd-cert and --etcd-key (or neither)")
-            }
-            if let plain = urls.first(where: { $0.hasPrefix("http://") }) {
-                throw EtcdError(
-                    operation: "configure", message: "TLS files are given, but endpoint '\(plain)' is plain http://",
-                    hint: "use https:// endpoints with --etcd-cacert, --etcd-cert and --etcd-key")
-            }
-            configuration.tls = tls
-        }
-        configuration.limits = try FleetLimits(processEnvironment: processEnvironment)
-        configuration.status = try FleetStatusOptions(processEnvironment: processEnvironment)
-        configuration.cacheDirectory = [processEnvironment["CACHE_DIRECTORY"], processEnvironment["STATE_DIRECTORY"]]
-            .compactMap { $0?.split(separator: ":").first.map(String.init) }.first { !$0.isEmpty }
-        return configuration
     }
 
     private static func read(_ path: String) throws(EtcdError) -> String {

@@ -61,22 +61,10 @@ extension Publish {
         let recordKey = FleetRollout.key(prefix: prefix)
         let expecting = expected.merging([recordKey: 0]) { old, _ in old }
         let ending = try FleetOptions.blocking { client throws(EtcdError) -> StagedPublish.Ending in
-            // The first stage is chosen among the hosts that report now.
-            let reporting = try await client.range(
-                prefix: FleetHostStatus.directory(prefix: prefix), limit: HostStatuses.maximumHosts,
-                maximumBytes: 64 << 20
-            ).keyValues.map { String($0.key.dropFirst(FleetHostStatus.directory(prefix: prefix).count)) }
-            guard !reporting.isEmpty else {
-                return .failed([
-                    "no host reports its status under \(FleetHostStatus.directory(prefix: prefix)): a staged publish follows the hosts' status keys (on unless ENVIRONMENTS_ETCD_STATUS=off); nothing was written"
-                ])
-            }
-            var first = record
-            first.widen(to: 0, reporting: reporting)
-            if case .hosts(let named) = steps[0], let missing = named.first(where: { !reporting.contains($0) }) {
-                return .failed([
-                    "\(missing) reports no status under \(FleetHostStatus.directory(prefix: prefix)); nothing was written"
-                ])
+            let first: FleetRollout
+            switch try await Self.firstStage(of: record, steps: steps, client: client, prefix: prefix) {
+            case .success(let chosen): first = chosen
+            case .failure(let refusal): return .failed([refusal.message])
             }
             let value: Data
             do { value = try first.encoded() } catch {
@@ -100,6 +88,36 @@ extension Publish {
             return try await publish.run(widenFirst: false)
         }(configuration)
         try Self.conclude(ending)
+    }
+
+    /// Why a staged publish did not start; nothing was written.
+    private struct NothingWritten: Error {
+        let message: String
+    }
+
+    /// `record` with its first stage chosen among the hosts that report their status now; none
+    /// reporting, or a host the first step names that does not, is a refusal.
+    private static func firstStage(
+        of record: FleetRollout, steps: [FleetRollout.Step], client: EtcdClient, prefix: String
+    ) async throws(EtcdError) -> Result<FleetRollout, NothingWritten> {
+        let directory = FleetHostStatus.directory(prefix: prefix)
+        let reporting = try await client.range(
+            prefix: directory, limit: HostStatuses.maximumHosts, maximumBytes: 64 << 20
+        ).keyValues.map { String($0.key.dropFirst(directory.count)) }
+        guard !reporting.isEmpty else {
+            return .failure(
+                NothingWritten(
+                    message:
+                        "no host reports its status under \(directory): a staged publish follows the hosts' status keys (on unless ENVIRONMENTS_ETCD_STATUS=off); nothing was written"
+                ))
+        }
+        var first = record
+        first.widen(to: 0, reporting: reporting)
+        if case .hosts(let named) = steps[0], let missing = named.first(where: { !reporting.contains($0) }) {
+            return .failure(
+                NothingWritten(message: "\(missing) reports no status under \(directory); nothing was written"))
+        }
+        return .success(first)
     }
 
     /// `--resume`: goes on with the staged publish in progress from its stage in force.

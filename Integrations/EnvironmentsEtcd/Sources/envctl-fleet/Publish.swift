@@ -92,6 +92,36 @@ struct Publish: ParsableCommand {
         }
         guard !files.isEmpty else { throw Failure("no file to publish") }
         let steps = try stages.isEmpty ? nil : Self.steps(stages)
+        let documents = try readFiles(configuration)
+        var state = try FleetOptions.read(configuration, acceptingViolation: true)
+        let validated = state.revision
+        if let rollout = state.entries[FleetRollout.key(prefix: configuration.prefix)] {
+            throw Failure(Self.inProgress(FleetRollout.decode(rollout.value), configuration))
+        }
+        let baseFingerprint = state.fingerprint
+        let expected = try Self.expectedRevisions(state, publishing: documents)
+        let definedNow = Self.definedEnvironments(state.documents)
+        for (key, value) in documents {
+            state.entries[key] = FleetState.Entry(value: value, modRevision: validated + 1)
+        }
+        // The daemons would refuse what is past their limits (envctl's own, from the same
+        // variables): so is it here.
+        state.enforce(configuration.limits)
+        if let violation = state.violation { throw Failure("not published: \(violation)") }
+        try checkNoEnvironmentRemoved(definedNow: definedNow, after: state)
+        let environments = try validate(state)
+        if let steps {
+            return try stagedPublish(
+                state, steps: steps, validated: validated, baseFingerprint: baseFingerprint, expected: expected,
+                environments: environments, configuration)
+        }
+        try commit(
+            documents, validated: validated, expected: expected, environments: environments, configuration)
+    }
+
+    /// The files to publish, each with its key: `Environments.plist` is the main document, a
+    /// drop-in `NAME.plist` one of the drop-in directory's; two files for one key are an error.
+    private func readFiles(_ configuration: EtcdConfiguration) throws -> [(key: String, value: Data)] {
         var documents: [(key: String, value: Data)] = []
         for file in files {
             let name = (file as NSString).lastPathComponent
@@ -113,17 +143,17 @@ struct Publish: ParsableCommand {
                 throw Failure("\(file): cannot be read: \(error.localizedDescription)")
             }
         }
+        return documents
+    }
 
-        var state = try FleetOptions.read(configuration, acceptingViolation: true)
-        let validated = state.revision
-        if let rollout = state.entries[FleetRollout.key(prefix: configuration.prefix)] {
-            throw Failure(Self.inProgress(FleetRollout.decode(rollout.value), configuration))
-        }
-        let baseFingerprint = state.fingerprint
-        // Every document read must still be there, unchanged, when the transaction runs.
+    /// The revision of every document read, which must still be there, unchanged, when the
+    /// transaction runs; with the fleet past a limit, only documents too large to read are fixed
+    /// by publishing them again, and those must be among `documents`.
+    private static func expectedRevisions(_ state: FleetState, publishing documents: [(key: String, value: Data)])
+        throws -> [String: Int64]
+    {
         var expected = state.entries.mapValues(\.modRevision)
         if let violation = state.violation {
-            // Only documents too large to read are fixed by publishing them again.
             guard violation.limit == "document bytes",
                 Set(violation.unread.keys).isSubset(of: documents.map(\.key))
             else {
@@ -131,14 +161,12 @@ struct Publish: ParsableCommand {
             }
             expected.merge(violation.unread) { old, _ in old }
         }
-        let definedNow = Self.definedEnvironments(state.documents)
-        for (key, value) in documents {
-            state.entries[key] = FleetState.Entry(value: value, modRevision: validated + 1)
-        }
-        // The daemons would refuse what is past their limits (envctl's own, from the same
-        // variables): so is it here.
-        state.enforce(configuration.limits)
-        if let violation = state.violation { throw Failure("not published: \(violation)") }
+        return expected
+    }
+
+    /// An environment the fleet defines now and would not after the publish is refused (hosts
+    /// that run it would reject the whole fleet), unless `--allow-removing-environment` names it.
+    private func checkNoEnvironmentRemoved(definedNow: Set<String>, after state: FleetState) throws {
         let removed = definedNow.subtracting(Self.definedEnvironments(state.documents))
             .subtracting(removableEnvironments).sorted()
         guard removed.isEmpty else {
@@ -148,13 +176,14 @@ struct Publish: ParsableCommand {
                     + "If that is meant, add "
                     + removed.map { "--allow-removing-environment \($0)" }.joined(separator: " "))
         }
-        let environments = try validate(state)
-        if let steps {
-            return try stagedPublish(
-                state, steps: steps, validated: validated, baseFingerprint: baseFingerprint, expected: expected,
-                environments: environments, configuration)
-        }
+    }
 
+    /// Writes `documents` in one transaction, if every document read is unchanged since
+    /// `validated` and no staged publish began meanwhile.
+    private func commit(
+        _ documents: [(key: String, value: Data)], validated: Int64, expected: [String: Int64],
+        environments: [String], _ configuration: EtcdConfiguration
+    ) throws {
         let puts = documents
         // Nor did a staged publish begin meanwhile.
         let expecting = expected.merging([FleetRollout.key(prefix: configuration.prefix): 0]) { old, _ in old }

@@ -158,29 +158,10 @@ struct StagedPublish {
             let statuses = hosts.statuses()
             let members = statuses.keys.filter(record.includes(host:))
             seen.formUnion(members)
-            var failures: [String] = []
-            for host in seen.sorted() where statuses[host] == nil {
-                failures.append(
-                    "\(host) stopped renewing its status (its lease expired, or the daemon stopped) while in the stage")
-            }
-            var waiting: [String] = []
-            for host in members.sorted() {
-                guard let status = statuses[host] ?? nil else {
-                    waiting.append("\(host): its status cannot be read")
-                    continue
-                }
-                if let last = status.last, last.outcome == .rejected, last.fingerprint == record.fingerprint {
-                    failures.append("\(host) rejected the candidate: \(last.error ?? "no reason given")")
-                } else if status.fingerprint == record.fingerprint {
-                    if applied.insert(host).inserted { say("stage \(index + 1): \(host) runs the candidate") }
-                } else {
-                    waiting.append("\(host) runs revision \(status.revision) (fingerprint \(status.fingerprint))")
-                }
-            }
+            let (failures, waiting) = survey(statuses, members: members, seen: seen, stage: index, applied: &applied)
             if !failures.isEmpty { return .failed(failures) }
             if waiting.isEmpty && !members.isEmpty {
-                let ttl = members.compactMap { statuses[$0]??.ttl }.max() ?? 0
-                let settle = Duration.seconds(max(record.settle, ttl))
+                let settle = settleTime(of: members, statuses)
                 if settledSince == nil {
                     settledSince = clock.now
                     say("stage \(index + 1): all \(members.count) run the candidate; settling \(Self.seconds(settle))")
@@ -199,16 +180,54 @@ struct StagedPublish {
             }
             if clock.now - lastRecordCheck >= .seconds(1) {
                 lastRecordCheck = clock.now
-                // Deleted (aborted elsewhere) or rewritten (resumed elsewhere): stop. Unreachable:
-                // go on waiting; the hosts' statuses say what happens meanwhile.
-                if let read = try? await client.range(prefix: recordKey),
-                    read.keyValues.first(where: { $0.key == recordKey })?.modRevision != recordRevision
-                {
-                    return .stopped
-                }
+                if await recordChangedElsewhere() { return .stopped }
             }
             try? await Task.sleep(for: .milliseconds(200))
         }
+    }
+
+    /// Where the hosts of stage `index` stand: the failures (a host seen in the stage that
+    /// stopped renewing its status, one that rejected the candidate) and the hosts still waited
+    /// for. Says so when a host runs the candidate for the first time (then in `applied`).
+    private func survey(
+        _ statuses: [String: FleetHostStatus?], members: [String], seen: Set<String>, stage index: Int,
+        applied: inout Set<String>
+    ) -> (failures: [String], waiting: [String]) {
+        var failures: [String] = []
+        for host in seen.sorted() where statuses[host] == nil {
+            failures.append(
+                "\(host) stopped renewing its status (its lease expired, or the daemon stopped) while in the stage")
+        }
+        var waiting: [String] = []
+        for host in members.sorted() {
+            guard let status = statuses[host] ?? nil else {
+                waiting.append("\(host): its status cannot be read")
+                continue
+            }
+            if let last = status.last, last.outcome == .rejected, last.fingerprint == record.fingerprint {
+                failures.append("\(host) rejected the candidate: \(last.error ?? "no reason given")")
+            } else if status.fingerprint == record.fingerprint {
+                if applied.insert(host).inserted { say("stage \(index + 1): \(host) runs the candidate") }
+            } else {
+                waiting.append("\(host) runs revision \(status.revision) (fingerprint \(status.fingerprint))")
+            }
+        }
+        return (failures, waiting)
+    }
+
+    /// How long a stage's hosts must keep running the candidate: the record's settle time, and
+    /// at least the largest TTL among them, so that one that stopped renewing has dropped out.
+    private func settleTime(of members: [String], _ statuses: [String: FleetHostStatus?]) -> Duration {
+        let ttl = members.compactMap { statuses[$0]??.ttl }.max() ?? 0
+        return Duration.seconds(max(record.settle, ttl))
+    }
+
+    /// Whether the record was deleted (aborted elsewhere) or rewritten (resumed elsewhere): then
+    /// this envctl stops. Unreachable, it was not: go on waiting; the hosts' statuses say what
+    /// happens meanwhile.
+    private func recordChangedElsewhere() async -> Bool {
+        guard let read = try? await client.range(prefix: recordKey) else { return false }
+        return read.keyValues.first(where: { $0.key == recordKey })?.modRevision != recordRevision
     }
 
     /// Writes the candidate as the fleet's documents and deletes the publish, in one transaction
