@@ -90,7 +90,8 @@ extension ControlHandler {
         peer.isPrivileged ? nil : .error(VarlinkServiceError.permissionDenied)
     }
 
-    private static func invalidParameter(_ name: String) -> VarlinkReply {
+    /// `org.varlink.service.InvalidParameter`, naming the parameter.
+    static func invalidParameter(_ name: String) -> VarlinkReply {
         .error(VarlinkServiceError.invalidParameter, ["parameter": .string(name)])
     }
 }

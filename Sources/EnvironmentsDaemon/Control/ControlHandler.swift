@@ -69,100 +69,23 @@ struct ControlHandler: Sendable {
         let parameters = call.parameters ?? [:]
         switch call.method {
         case "org.varlink.service.GetInfo":
-            return VarlinkReply(parameters: [
-                "vendor": .string("swift-environments"), "product": .string(applicationName),
-                "version": .string("1"), "url": .string("https://github.com/swift-environments"),
-                "interfaces": .array([
-                    .string("org.varlink.service"), .string(ControlInterface.name),
-                    .string(Self.systemdServiceInterface),
-                ]),
-            ])
+            return info()
         case "org.varlink.service.GetInterfaceDescription":
-            guard let interface = parameters["interface"]?.stringValue else {
-                return .error(VarlinkServiceError.invalidParameter, ["parameter": .string("interface")])
-            }
-            switch interface {
-            case ControlInterface.name:
-                return VarlinkReply(parameters: ["description": .string(ControlInterface.description)])
-            case "org.varlink.service":
-                return VarlinkReply(parameters: ["description": .string(Self.serviceDescription)])
-            case Self.systemdServiceInterface:
-                return VarlinkReply(parameters: ["description": .string(Self.systemdServiceDescription)])
-            default:
-                return .error(VarlinkServiceError.interfaceNotFound, ["interface": .string(interface)])
-            }
+            return interfaceDescription(parameters)
         case ControlInterface.Method.get.qualifiedName:
-            guard let key = parameters["key"]?.stringValue else {
-                return .error(VarlinkServiceError.invalidParameter, ["parameter": .string("key")])
-            }
-            let showSecrets = parameters["showSecrets"]?.boolValue ?? false
-            // One snapshot for the value and what waits for a restart.
-            let snapshot = environment.snapshot
-            guard let configured = snapshot.configuredValue(forKey: key) else {
-                return .error(ControlInterface.Error.noSuchSetting, ["key": .string(key)])
-            }
-            if showSecrets, configured.isSecret, let denied = deny(call, peer, reason: "secret values") {
-                return denied
-            }
-            var answer: [String: JSONValue] = [
-                "setting": Self.setting(key, configured, showSecrets: showSecrets).jsonValue
-            ]
-            let canonical = (try? SettingPath(parsing: key).description) ?? key
-            answer["restartOnly"] = .bool(
-                snapshot.restartRequiredKeys.contains { canonical == $0 || canonical.hasPrefix($0 + ".") })
-            if let next = snapshot.pendingRestart[canonical] {
-                let reveal = showSecrets && (!next.isSecret || peer.isPrivileged)
-                answer["pendingRestart"] = Self.setting(canonical, next, showSecrets: reveal).jsonValue
-            }
-            return VarlinkReply(parameters: answer)
+            return get(call, parameters, from: peer)
         case ControlInterface.Method.check.qualifiedName:
             if let denied = deny(call, peer, reason: "checking the configuration") { return denied }
-            var candidates: [String: Data] = [:]
-            if let list = parameters["candidates"] {
-                guard case .array(let items) = list else {
-                    return .error(
-                        VarlinkServiceError.invalidParameter, ["parameter": .string("candidates")])
-                }
-                let directory = environment.snapshot.location?.directory
-                let fileName = environment.options?.fileName ?? "Environments.plist"
-                for item in items {
-                    guard let object = item.objectValue, let path = object["path"]?.stringValue,
-                        let contents = object["contents"]?.stringValue, let directory,
-                        let absolute = CheckCandidate.absolutePath(path, directory: directory, fileName: fileName)
-                    else {
-                        return .error(
-                            VarlinkServiceError.invalidParameter, ["parameter": .string("candidates")])
-                    }
-                    candidates[absolute] = Data(contents.utf8)
-                }
-            }
-            return await check(candidates: candidates)
+            return await check(parameters)
         case ControlInterface.Method.reload.qualifiedName:
             if let denied = deny(call, peer, reason: "reloading") { return denied }
-            let record = await reloader.reload(
-                trigger: .control, callerUID: peer.uid, callerUnit: ServiceUnit.ofProcess(peer.pid))
-            let verdict = Self.verdict(record, environment: environment.environmentName)
-            return Self.reply(
-                ["verdict": verdict],
-                error: verdict.outcome == .rejected ? ControlInterface.Error.reloadRejected.qualifiedName : nil)
+            return await reload(from: peer)
         case ControlInterface.Method.history.qualifiedName:
-            guard parameters.isEmpty else {
-                return .error(
-                    VarlinkServiceError.invalidParameter,
-                    ["parameter": .string(parameters.keys.sorted()[0])])
-            }
+            if let extra = parameters.keys.sorted().first { return Self.invalidParameter(extra) }
             return Self.reply(await reloader.historyReply)
         case ControlInterface.Method.schema.qualifiedName:
-            guard parameters.isEmpty else {
-                return .error(
-                    VarlinkServiceError.invalidParameter,
-                    ["parameter": .string(parameters.keys.sorted()[0])])
-            }
-            let declaration = environment.options?.declaration
-            return Self.reply(
-                SchemaReply(
-                    schema: (declaration ?? SettingsDeclaration([])).jsonSchemaText(title: applicationName),
-                    declared: declaration != nil))
+            if let extra = parameters.keys.sorted().first { return Self.invalidParameter(extra) }
+            return schema()
         case _ where call.interface == Self.systemdServiceInterface:
             return await handleSystemdService(call, from: peer)
         default:
@@ -173,6 +96,105 @@ struct ControlHandler: Sendable {
                 VarlinkServiceError.interfaceNotFound,
                 ["interface": .string(call.interface ?? call.method)])
         }
+    }
+
+    /// `org.varlink.service.GetInfo`: who serves, and its interfaces.
+    private func info() -> VarlinkReply {
+        VarlinkReply(parameters: [
+            "vendor": .string("swift-environments"), "product": .string(applicationName),
+            "version": .string("1"), "url": .string("https://github.com/swift-environments"),
+            "interfaces": .array([
+                .string("org.varlink.service"), .string(ControlInterface.name),
+                .string(Self.systemdServiceInterface),
+            ]),
+        ])
+    }
+
+    /// `org.varlink.service.GetInterfaceDescription`: the text of one of the three interfaces.
+    private func interfaceDescription(_ parameters: [String: JSONValue]) -> VarlinkReply {
+        guard let interface = parameters["interface"]?.stringValue else {
+            return Self.invalidParameter("interface")
+        }
+        switch interface {
+        case ControlInterface.name:
+            return VarlinkReply(parameters: ["description": .string(ControlInterface.description)])
+        case "org.varlink.service":
+            return VarlinkReply(parameters: ["description": .string(Self.serviceDescription)])
+        case Self.systemdServiceInterface:
+            return VarlinkReply(parameters: ["description": .string(Self.systemdServiceDescription)])
+        default:
+            return .error(VarlinkServiceError.interfaceNotFound, ["interface": .string(interface)])
+        }
+    }
+
+    /// `Get`: one setting, whether it takes a restart and what waits for one; a secret's value
+    /// only for a privileged peer that asks for it.
+    private func get(_ call: VarlinkCall, _ parameters: [String: JSONValue], from peer: PeerCredentials)
+        -> VarlinkReply
+    {
+        guard let key = parameters["key"]?.stringValue else { return Self.invalidParameter("key") }
+        let showSecrets = parameters["showSecrets"]?.boolValue ?? false
+        // One snapshot for the value and what waits for a restart.
+        let snapshot = environment.snapshot
+        guard let configured = snapshot.configuredValue(forKey: key) else {
+            return .error(ControlInterface.Error.noSuchSetting, ["key": .string(key)])
+        }
+        if showSecrets, configured.isSecret, let denied = deny(call, peer, reason: "secret values") {
+            return denied
+        }
+        var answer: [String: JSONValue] = [
+            "setting": Self.setting(key, configured, showSecrets: showSecrets).jsonValue
+        ]
+        let canonical = (try? SettingPath(parsing: key).description) ?? key
+        answer["restartOnly"] = .bool(
+            snapshot.restartRequiredKeys.contains { canonical == $0 || canonical.hasPrefix($0 + ".") })
+        if let next = snapshot.pendingRestart[canonical] {
+            let reveal = showSecrets && (!next.isSecret || peer.isPrivileged)
+            answer["pendingRestart"] = Self.setting(canonical, next, showSecrets: reveal).jsonValue
+        }
+        return VarlinkReply(parameters: answer)
+    }
+
+    /// `Check`: the configuration as it would load with the candidate files in place of the
+    /// files at their paths (each a file of the configuration's directory).
+    private func check(_ parameters: [String: JSONValue]) async -> VarlinkReply {
+        var candidates: [String: Data] = [:]
+        if let list = parameters["candidates"] {
+            guard case .array(let items) = list else { return Self.invalidParameter("candidates") }
+            let directory = environment.snapshot.location?.directory
+            let fileName = environment.options?.fileName ?? "Environments.plist"
+            for item in items {
+                guard let object = item.objectValue, let path = object["path"]?.stringValue,
+                    let contents = object["contents"]?.stringValue, let directory,
+                    let absolute = CheckCandidate.absolutePath(path, directory: directory, fileName: fileName)
+                else {
+                    return Self.invalidParameter("candidates")
+                }
+                candidates[absolute] = Data(contents.utf8)
+            }
+        }
+        return await check(candidates: candidates)
+    }
+
+    /// `Reload`: reloads now and answers with the verdict (an error reply when rejected); the
+    /// history names the caller and the unit it runs in.
+    private func reload(from peer: PeerCredentials) async -> VarlinkReply {
+        let record = await reloader.reload(
+            trigger: .control, callerUID: peer.uid, callerUnit: ServiceUnit.ofProcess(peer.pid))
+        let verdict = Self.verdict(record, environment: environment.environmentName)
+        return Self.reply(
+            ["verdict": verdict],
+            error: verdict.outcome == .rejected ? ControlInterface.Error.reloadRejected.qualifiedName : nil)
+    }
+
+    /// `Schema`: the application's declaration as JSON Schema (an empty one, `declared` false,
+    /// without a declaration).
+    private func schema() -> VarlinkReply {
+        let declaration = environment.options?.declaration
+        return Self.reply(
+            SchemaReply(
+                schema: (declaration ?? SettingsDeclaration([])).jsonSchemaText(title: applicationName),
+                declared: declaration != nil))
     }
 
     /// A permission error for an unprivileged peer, or `nil` when the peer may go ahead.
