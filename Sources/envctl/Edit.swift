@@ -58,38 +58,17 @@ struct Edit: ParsableCommand {
         defer { if !keepScratch { try? FileManager.default.removeItem(atPath: scratchDirectory) } }
         while true {
             try Self.runEditor(on: scratch)
-            let edited: Data
-            do {
-                edited = try Data(contentsOf: URL(fileURLWithPath: scratch))
-            } catch {
-                throw Failure("cannot read the edited copy \(scratch): \((error as NSError).localizedDescription)")
-            }
+            let edited = try Self.readEdited(scratch)
             if edited == start {
                 printLine("\(change.path): no changes; nothing installed")
                 return
             }
-            // The editor ran without the lock; installing takes it, and installs only over
-            // the drop-in as it was when the editor opened.
             let outcome: Result<DropInEditor.Outcome, Failure>
             do {
-                outcome = try change.install(
-                    edited, over: original, allowShadowed: shadow.allowShadowed,
-                    declaration: declared.enforced(declaration), override: DeclaredKeyOptions.override)
-            } catch is DropInFile.Changed {
+                outcome = try install(edited, over: original, with: change, declaration: declaration, scratch: scratch)
+            } catch {
                 keepScratch = true
-                throw Failure(
-                    "\(change.path) was changed by someone else while you edited it; your version was not installed and is kept in \(scratch). Run envctl edit again and carry your changes over (diff -u \(change.path) \(scratch) shows both)."
-                )
-            } catch let changed as DropInChange.DaemonChanged {
-                // Checked against what runs now, the environment the edit was opened for
-                // may be left unchecked: the operator edits again, against what runs now.
-                keepScratch = true
-                throw Failure(
-                    "\(changed.description). Your version was not installed and is kept in \(scratch); to check it against what runs now and install it: "
-                        + Self.installCommand(from: scratch))
-            } catch let failure as Failure {
-                keepScratch = true
-                throw Failure("\(failure.description); your version is kept in \(scratch)")
+                throw error
             }
             switch outcome {
             case .success(let installed):
@@ -97,23 +76,67 @@ struct Edit: ParsableCommand {
                 printLine("\(change.path): installed (\(installed.checked))")
                 return
             case .failure(let failure):
-                // The check read the edited text as the drop-in: its lines are the copy's,
-                // so the error names the copy, which holds them.
-                let error = failure.description.replacingOccurrences(of: change.path, with: scratch)
-                guard Self.canAskToEditAgain else {
-                    // No terminal to edit again on (a script as $EDITOR, a pipe): the text is
-                    // kept, never lost, where only its owner can read it.
-                    keepScratch = true
-                    throw Failure(
-                        "\(error); \(change.path) was not changed: your rejected version is kept in \(scratch) "
-                            + "(mode 0600, yours; it may hold secrets): fix it there and install it with "
-                            + Self.installCommand(from: scratch) + ", then delete it")
-                }
-                printError(error)
-                guard Self.askToEditAgain() else {
-                    throw Failure("\(change.path): discarded; nothing was installed")
-                }
+                try Self.rejected(failure, change: change, scratch: scratch, keepScratch: &keepScratch)
             }
+        }
+    }
+
+    /// The edited copy's bytes.
+    private static func readEdited(_ scratch: String) throws -> Data {
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: scratch))
+        } catch {
+            throw Failure("cannot read the edited copy \(scratch): \((error as NSError).localizedDescription)")
+        }
+    }
+
+    /// Installs `edited`, checked, over the drop-in as it was when the editor opened (the
+    /// editor ran without the lock; installing takes it). A refusal by the check is the
+    /// result's failure; anything else that stops the install throws, naming the kept copy.
+    private func install(
+        _ edited: Data, over original: Data?, with change: DropInChange, declaration: KnownDeclaration?,
+        scratch: String
+    ) throws -> Result<DropInEditor.Outcome, Failure> {
+        do {
+            return try change.install(
+                edited, over: original, allowShadowed: shadow.allowShadowed,
+                declaration: declared.enforced(declaration), override: DeclaredKeyOptions.override)
+        } catch is DropInFile.Changed {
+            throw Failure(
+                "\(change.path) was changed by someone else while you edited it; your version was not installed and is kept in \(scratch). Run envctl edit again and carry your changes over (diff -u \(change.path) \(scratch) shows both)."
+            )
+        } catch let changed as DropInChange.DaemonChanged {
+            // Checked against what runs now, the environment the edit was opened for
+            // may be left unchecked: the operator edits again, against what runs now.
+            throw Failure(
+                "\(changed.description). Your version was not installed and is kept in \(scratch); to check it against what runs now and install it: "
+                    + Self.installCommand(from: scratch))
+        } catch let failure as Failure {
+            throw Failure("\(failure.description); your version is kept in \(scratch)")
+        }
+    }
+
+    /// A copy the check refused: offered for editing again on a terminal (returns to edit
+    /// again); else kept where only its owner reads it, or discarded when the operator says so
+    /// (both throw).
+    private static func rejected(_ failure: Failure, change: DropInChange, scratch: String, keepScratch: inout Bool)
+        throws
+    {
+        // The check read the edited text as the drop-in: its lines are the copy's,
+        // so the error names the copy, which holds them.
+        let error = failure.description.replacingOccurrences(of: change.path, with: scratch)
+        guard canAskToEditAgain else {
+            // No terminal to edit again on (a script as $EDITOR, a pipe): the text is
+            // kept, never lost, where only its owner can read it.
+            keepScratch = true
+            throw Failure(
+                "\(error); \(change.path) was not changed: your rejected version is kept in \(scratch) "
+                    + "(mode 0600, yours; it may hold secrets): fix it there and install it with "
+                    + installCommand(from: scratch) + ", then delete it")
+        }
+        printError(error)
+        guard askToEditAgain() else {
+            throw Failure("\(change.path): discarded; nothing was installed")
         }
     }
 

@@ -65,45 +65,55 @@ struct Migrate: ParsableCommand {
             printLine("the settings declared in \(declaration.source) have no former names: nothing to migrate")
             return
         }
-        let migrated: (rewrites: [FormerNameMigration.Rewrite], checked: String)? = try {
-            let body = { () throws -> (rewrites: [FormerNameMigration.Rewrite], checked: String)? in
-                let rewrites = try FormerNameMigration.configurationFiles(change).compactMap {
-                    try FormerNameMigration.rewrite($0, formerNames, change)
-                }
-                guard !rewrites.isEmpty else { return nil }
-                var candidates: [String: Data] = [:]
-                for item in rewrites { candidates[item.file] = item.new }
-                let checked = try change.check(candidates: candidates)
-                try FormerNameMigration.refuseValueChanges(change, candidates: candidates)
-                if !dryRun {
-                    // All files or none (FileTransaction): the daemon never applies a state in between.
-                    let transaction = FileTransaction(
-                        journalDirectory: change.file.directory, command: "envctl migrate", note: change.note)
-                    do {
-                        try transaction.commit(
-                            rewrites.map {
-                                FileTransaction.Change(
-                                    file: change.file(at: $0.file), expected: $0.old,
-                                    contents: $0.new)
-                            })
-                    } catch let changed as FileTransaction.Changed {
-                        throw Failure(
-                            "\(changed.path) changed while envctl migrated it (something writes it without envctl's lock); no file was written. Run envctl migrate again"
-                        )
-                    }
-                }
-                return (rewrites, checked)
-            }
-            // A dry run changes nothing, and needs no lock.
-            if dryRun { return try body() }
-            return try change.file.withLock(body)
-        }()
+        // A dry run changes nothing, and needs no lock.
+        let migrated =
+            try dryRun
+            ? migrate(change, formerNames: formerNames)
+            : change.file.withLock { try migrate(change, formerNames: formerNames) }
         guard let migrated else {
             printLine(
                 "no former names in the files in \(change.directory) (declarations from \(declaration.source)): nothing to migrate"
             )
             return
         }
+        report(migrated)
+    }
+
+    /// What a migrate did, or would do: each file's rewrite, and what the check said.
+    private typealias Migrated = (rewrites: [FormerNameMigration.Rewrite], checked: String)
+
+    /// Rewrites every file that spells a former name (in memory), checks the result as the
+    /// daemon would load it, refuses a change of value, and (unless a dry run) writes the files
+    /// all or none; `nil` when no file spells a former name.
+    private func migrate(_ change: DropInChange, formerNames: [(former: String, key: String)]) throws -> Migrated? {
+        let rewrites = try FormerNameMigration.configurationFiles(change).compactMap {
+            try FormerNameMigration.rewrite($0, formerNames, change)
+        }
+        guard !rewrites.isEmpty else { return nil }
+        var candidates: [String: Data] = [:]
+        for item in rewrites { candidates[item.file] = item.new }
+        let checked = try change.check(candidates: candidates)
+        try FormerNameMigration.refuseValueChanges(change, candidates: candidates)
+        if !dryRun {
+            // All files or none (FileTransaction): the daemon never applies a state in between.
+            let transaction = FileTransaction(
+                journalDirectory: change.file.directory, command: "envctl migrate", note: change.note)
+            do {
+                try transaction.commit(
+                    rewrites.map {
+                        FileTransaction.Change(file: change.file(at: $0.file), expected: $0.old, contents: $0.new)
+                    })
+            } catch let changed as FileTransaction.Changed {
+                throw Failure(
+                    "\(changed.path) changed while envctl migrated it (something writes it without envctl's lock); no file was written. Run envctl migrate again"
+                )
+            }
+        }
+        return (rewrites, checked)
+    }
+
+    /// Prints each rename, a warning where a file's comments were not kept, and the count.
+    private func report(_ migrated: Migrated) {
         let renames = migrated.rewrites.flatMap(\.renames)
         for rename in renames {
             printLine("\(rename.file)\(rename.line.map { ":\($0)" } ?? ""): \(rename.text)")
