@@ -97,11 +97,29 @@ package enum FormerNameMigration {
     static func renamed(_ data: Data, file: String, _ formerNames: [(former: String, key: String)]) throws -> (
         [String: Any], [Rename], [TextEdit]?
     )? {
-        var root = try DropInDocument.root(data, path: file)
-        var renames: [Rename] = []
-        var edits: [TextEdit]? = []
-        var conflicts: [String] = []
-        // The sections, as (path in the root, name in messages).
+        var renaming = Renaming(root: try DropInDocument.root(data, path: file), data: data, file: file)
+        let sections = Self.sections(of: renaming.root)
+        for (former, key) in formerNames {
+            guard let formerPath = try? SettingPath(parsing: former).components,
+                let keyPath = try? SettingPath(parsing: key).components
+            else { continue }
+            for (sectionPath, sectionName) in sections {
+                try renaming.rename(formerPath, to: keyPath, in: sectionPath, named: sectionName)
+            }
+            // The lists of key paths: a former name there is renamed too (a secret stays secret).
+            for list in ["Secrets", "RestartRequired"] {
+                renaming.rename(former, to: key, inList: list)
+            }
+        }
+        if !renaming.conflicts.isEmpty {
+            throw Failure(renaming.conflicts.joined(separator: "; ") + "; nothing was written")
+        }
+        return renaming.renames.isEmpty ? nil : (renaming.root, renaming.renames, renaming.edits)
+    }
+
+    /// The sections of a drop-in's root where settings are, as (path in the root, name in
+    /// messages): each environment's, and each instance's.
+    private static func sections(of root: [String: Any]) -> [([String], String)] {
         var sections: [([String], String)] = []
         for name in root.keys.sorted() where !["Secrets", "RestartRequired"].contains(name) {
             guard let value = root[name] as? [String: Any] else { continue }
@@ -113,71 +131,91 @@ package enum FormerNameMigration {
                 sections.append(([name], name))
             }
         }
-        for (former, key) in formerNames {
-            guard let formerPath = try? SettingPath(parsing: former).components,
-                let keyPath = try? SettingPath(parsing: key).components
-            else { continue }
-            for (sectionPath, sectionName) in sections {
-                guard var section = Self.value(at: sectionPath[...], in: root) as? [String: Any],
-                    let value = Self.value(at: formerPath[...], in: section)
-                else { continue }
-                let formerLine = KeyLines.line(of: sectionPath + formerPath, in: data)
-                if Self.value(at: keyPath[...], in: section) != nil {
-                    let keyLine = KeyLines.line(of: sectionPath + keyPath, in: data)
-                    conflicts.append(
-                        "\(file)\(formerLine.map { ":\($0)" } ?? ""): \(sectionName).\(former) is the former name of \(key), and \(sectionName).\(key) is set too\(keyLine.map { " (line \($0))" } ?? ""): keep one of them (\(Self.howToRemove(in: file))) and run migrate again"
-                    )
+        return sections
+    }
+
+    /// The renames of one file as they are made: the root, what was renamed, the same as
+    /// edits of the text (`nil` once one cannot be), and the conflicts found.
+    private struct Renaming {
+        var root: [String: Any]
+        let data: Data
+        let file: String
+        var renames: [Rename] = []
+        var edits: [TextEdit]? = []
+        var conflicts: [String] = []
+
+        init(root: [String: Any], data: Data, file: String) {
+            self.root = root
+            self.data = data
+            self.file = file
+        }
+
+        /// Renames the former key path to the key's in one section, unless the key is set
+        /// there too (a conflict, named with both lines).
+        mutating func rename(
+            _ formerPath: [String], to keyPath: [String], in sectionPath: [String], named sectionName: String
+        )
+            throws
+        {
+            guard var section = FormerNameMigration.value(at: sectionPath[...], in: root) as? [String: Any],
+                let value = FormerNameMigration.value(at: formerPath[...], in: section)
+            else { return }
+            let former = formerPath.joined(separator: ".")
+            let key = keyPath.joined(separator: ".")
+            let formerLine = KeyLines.line(of: sectionPath + formerPath, in: data)
+            if FormerNameMigration.value(at: keyPath[...], in: section) != nil {
+                let keyLine = KeyLines.line(of: sectionPath + keyPath, in: data)
+                conflicts.append(
+                    "\(file)\(formerLine.map { ":\($0)" } ?? ""): \(sectionName).\(former) is the former name of \(key), and \(sectionName).\(key) is set too\(keyLine.map { " (line \($0))" } ?? ""): keep one of them (\(FormerNameMigration.howToRemove(in: file))) and run migrate again"
+                )
+                return
+            }
+            section = try DropInDocument.setting(nil, at: formerPath[...], in: section, trail: "")
+            section = try DropInDocument.setting(value, at: keyPath[...], in: section, trail: "")
+            root = try FormerNameMigration.setting(section, at: sectionPath, in: root)
+            renames.append(
+                Rename(file: file, line: formerLine, text: "\(sectionName).\(former) -> \(sectionName).\(key)"))
+            if formerPath.count == keyPath.count, formerPath.dropLast() == keyPath.dropLast() {
+                edits?.append(
+                    TextEdit(
+                        anchors: (sectionPath + formerPath.dropLast()).map(KeyLines.keyElement),
+                        element: KeyLines.keyElement(formerPath.last ?? former),
+                        replacement: KeyLines.keyElement(keyPath.last ?? key)))
+            } else {
+                edits = nil
+            }
+        }
+
+        /// Renames the former name, and the paths below it, in a list of key paths (`Secrets`,
+        /// `RestartRequired`).
+        mutating func rename(_ former: String, to key: String, inList list: String) {
+            guard var entries = root[list] as? [Any] else { return }
+            var changed = false
+            for (index, entry) in entries.enumerated() {
+                guard let text = entry as? String else { continue }
+                let canonical = (try? SettingPath(parsing: text).description) ?? text
+                let renamedEntry: String
+                if canonical == former {
+                    renamedEntry = key
+                } else if canonical.hasPrefix(former + ".") {
+                    renamedEntry = key + String(canonical.dropFirst(former.count))
+                } else {
                     continue
                 }
-                section = try DropInDocument.setting(nil, at: formerPath[...], in: section, trail: "")
-                section = try DropInDocument.setting(value, at: keyPath[...], in: section, trail: "")
-                root = try Self.setting(section, at: sectionPath, in: root)
-                renames.append(
-                    Rename(file: file, line: formerLine, text: "\(sectionName).\(former) -> \(sectionName).\(key)"))
-                if formerPath.count == keyPath.count, formerPath.dropLast() == keyPath.dropLast() {
-                    edits?.append(
-                        TextEdit(
-                            anchors: (sectionPath + formerPath.dropLast()).map(KeyLines.keyElement),
-                            element: KeyLines.keyElement(formerPath.last ?? former),
-                            replacement: KeyLines.keyElement(keyPath.last ?? key)))
-                } else {
-                    edits = nil
-                }
+                entries[index] = renamedEntry
+                changed = true
+                let whole = String(decoding: data, as: UTF8.self)
+                let line = KeyLines.range(
+                    of: [KeyLines.keyElement(list), KeyLines.stringElement(text)], in: whole
+                ).map { KeyLines.line(at: $0.lowerBound, in: whole) }
+                renames.append(Rename(file: file, line: line, text: "\(list): \(text) -> \(renamedEntry)"))
+                edits?.append(
+                    TextEdit(
+                        anchors: [KeyLines.keyElement(list)], element: KeyLines.stringElement(text),
+                        replacement: KeyLines.stringElement(renamedEntry)))
             }
-            // The lists of key paths: a former name there is renamed too (a secret stays secret).
-            for list in ["Secrets", "RestartRequired"] {
-                guard var entries = root[list] as? [Any] else { continue }
-                var changed = false
-                for (index, entry) in entries.enumerated() {
-                    guard let text = entry as? String else { continue }
-                    let canonical = (try? SettingPath(parsing: text).description) ?? text
-                    let renamedEntry: String
-                    if canonical == former {
-                        renamedEntry = key
-                    } else if canonical.hasPrefix(former + ".") {
-                        renamedEntry = key + String(canonical.dropFirst(former.count))
-                    } else {
-                        continue
-                    }
-                    entries[index] = renamedEntry
-                    changed = true
-                    let whole = String(decoding: data, as: UTF8.self)
-                    let line = KeyLines.range(
-                        of: [KeyLines.keyElement(list), KeyLines.stringElement(text)], in: whole
-                    ).map { KeyLines.line(at: $0.lowerBound, in: whole) }
-                    renames.append(Rename(file: file, line: line, text: "\(list): \(text) -> \(renamedEntry)"))
-                    edits?.append(
-                        TextEdit(
-                            anchors: [KeyLines.keyElement(list)], element: KeyLines.stringElement(text),
-                            replacement: KeyLines.stringElement(renamedEntry)))
-                }
-                if changed { root[list] = entries }
-            }
+            if changed { root[list] = entries }
         }
-        if !conflicts.isEmpty {
-            throw Failure(conflicts.joined(separator: "; ") + "; nothing was written")
-        }
-        return renames.isEmpty ? nil : (root, renames, edits)
     }
 
     /// The value at a path of dictionaries.
