@@ -1,5 +1,5 @@
 import Environments
-import EnvironmentsDaemon
+@_spi(Integrations) import EnvironmentsDaemon
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -8,6 +8,10 @@ import Vapor
 /// Runs an `EnvironmentService` from the moment a Vapor application boots until it shuts
 /// down: a `ServiceGroup` of its own, without signal handlers (Vapor's `serve` handles
 /// `SIGTERM` and `SIGINT`), stopped gracefully from Vapor's shutdown.
+///
+/// With `EnvironmentService.Readiness.whenApplicationServes` (the integration's default), it
+/// wraps the server the application configured in a ``ServingAnnouncer`` when the application
+/// boots, so that `READY=1` goes out once Vapor's server accepts connections.
 final class EnvironmentServiceRunner: LifecycleHandler {
     private enum State {
         case idle
@@ -26,11 +30,13 @@ final class EnvironmentServiceRunner: LifecycleHandler {
         self.logger = logger
     }
 
-    /// Starts the service and returns once its configuration is watched and `READY=1` is out.
+    /// Starts the service and returns once its configuration is watched: `READY=1` is out then
+    /// with `.whenConfigured`, and goes out once the server serves with `.whenApplicationServes`.
     func willBootAsync(_ application: Application) async throws {
         let signals = configuration.reloadsOnHangup ? await ReloadSignals.trap() : nil
         guard let service = start(signals: signals) else { return }
-        await service.waitUntilReady()
+        announceServing(application, to: service)
+        await service.waitUntilWatching()
     }
 
     /// Stops the service gracefully (`STOPPING=1`, the control socket and state file removed).
@@ -43,7 +49,16 @@ final class EnvironmentServiceRunner: LifecycleHandler {
     /// For the synchronous `Application.boot()`: starts the service (`SIGHUP` not trapped:
     /// trapping it takes an asynchronous call) without waiting for it to be ready.
     func willBoot(_ application: Application) throws {
-        _ = start(signals: nil)
+        guard let service = start(signals: nil) else { return }
+        announceServing(application, to: service)
+    }
+
+    /// With `.whenApplicationServes`: the application's server (the one it configured, which
+    /// Vapor's `serve` command starts) tells `service` once it serves.
+    private func announceServing(_ application: Application, to service: EnvironmentService) {
+        guard configuration.service.readiness == .whenApplicationServes else { return }
+        let base = application.server
+        application.servers.use { _ in ServingAnnouncer(base: base, service: service) }
     }
 
     /// For the synchronous `Application.shutdown()`: stops the service and waits for it.
