@@ -36,7 +36,10 @@ SOCKET = "/run/hummingbird-service/configuration.varlink"
 
 def scenario(run, port):
     c = run.c
-    main_pid = run.start("notify-reload").get("MainPID")
+    # READY=1 once the server accepts connections: the port accepts one at once when
+    # systemctl start returns, and ExecStartPost= (run on READY=1) connects without retrying.
+    run.require_serving_when_ready(port)
+    main_pid = run.start("notify-reload", port=port).get("MainPID")
 
     run.check_first_answers(
         port, {"environment": "Release", "generation": 1, "greeting": "first greeting", "port": port})
@@ -93,6 +96,9 @@ def scenario(run, port):
     run.check(count >= 2, f"environments_reload_duration_seconds is a histogram of the reloads: count {count}")
 
     run.stop(UNIT, SOCKET)
+
+    # A start whose bind fails (the port taken) never says READY=1: the start fails.
+    run.check_bind_failure(port)
 
 
 if __name__ == "__main__":

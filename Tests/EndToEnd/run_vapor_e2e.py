@@ -39,9 +39,12 @@ SOCKET = "/run/vapor-service/configuration.varlink"
 def scenario(run, port):
     c = run.c
     mark = c.run(["journalctl", "--show-cursor", "-n", "0", "--no-pager"]).stdout.strip().split("cursor: ")[-1]
-    main_pid = run.start("notify", " (Vapor's production maps to Release)").get("MainPID")
+    # READY=1 once Vapor's server accepts connections: the port accepts one at once when
+    # systemctl start returns, and ExecStartPost= (run on READY=1) connects without retrying.
+    run.require_serving_when_ready(port)
+    main_pid = run.start("notify", " (Vapor's production maps to Release)", port=port).get("MainPID")
 
-    # READY=1 goes out when the configuration is loaded and watched; Vapor binds right after.
+    # READY=1 went out once Vapor served: its first answers come from the loaded configuration.
     run.check_first_answers(port, {"environment": "Release", "vaporEnvironment": "production", "generation": 1,
                                    "greeting": "first greeting", "port": port})
 
@@ -102,6 +105,9 @@ def scenario(run, port):
               f"the fixed file reloads: exit {result.returncode}, GET /greeting {answer!r}")
 
     run.stop(UNIT, SOCKET)
+
+    # A start whose bind fails (the port taken) never says READY=1: the start fails.
+    run.check_bind_failure(port)
 
 
 if __name__ == "__main__":

@@ -109,7 +109,14 @@ let app = Application(
     logger: logger)
 let group = ServiceGroup(
     services: [service, app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-try await group.run()
+do {
+    try await group.run()
+} catch {
+    // The server could not bind (the port is taken) or failed: the reason in the journal, and
+    // exit status 1, which systemd reports as a failed start (READY=1 never went out).
+    logger.critical("hummingbird-service stopped: \(error)")
+    exit(1)
+}
 
 /// What `GET /config` answers: never a secret.
 struct ServiceDescription: ResponseEncodable {
