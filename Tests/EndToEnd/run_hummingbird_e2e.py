@@ -6,13 +6,17 @@ swift-configuration's ConfigReader over EnvironmentProvider, kept live by Enviro
 run as systemd/hummingbird-service.service (Type=notify-reload, hardened) in a Debian trixie
 container:
 
-  start        systemctl start returns active; StatusText names the environment, generation 1
+  start        systemctl start returns active; StatusText names the environment, generation 1;
+               READY=1 only once the port accepts (ExecStartPost= connects once, and so does
+               the test right after systemctl start returns)
   request      GET /greeting on loopback answers the configured Greeting; /config agrees
   file edit    an edit (temporary file + rename) is answered without a restart, same MainPID
   reload       an edit + systemctl reload: when reload returns, the route answers the new value
   port         a changed HTTP.port is reported as pending a restart; the old port still answers
   metrics      GET /metrics is Prometheus text; the reload metrics count the edit and the reload
   stop         systemctl stop: inactive, Result=success, the control socket removed
+  bind fails   the port taken by another listener (Restart=no): systemctl start fails, the unit
+               ends failed with exit status 1, and it never became active (no READY=1)
 
 Reuses the e2e package's containers and root file systems (and run_e2e.py's build). Python 3 standard library only.
 

@@ -7,7 +7,8 @@ integration (the configuration service runs with Vapor's lifecycle; routes read
 production`, `ExecReload=envctl reload`, hardened) in a Debian trixie container:
 
   start        systemctl start returns active; StatusText names Release (Vapor's production
-               mapped), generation 1
+               mapped), generation 1; READY=1 only once Vapor's port accepts (ExecStartPost=
+               connects once, and so does the test right after systemctl start returns)
   request      GET /greeting on loopback answers the configured Greeting; /config names both
                environments (ours: Release, Vapor's: production)
   file edit    an edit (temporary file + rename) is answered without a restart, same MainPID
@@ -19,6 +20,8 @@ production`, `ExecReload=envctl reload`, hardened) in a Debian trixie container:
                reloads, and the last reload failed
   recovered    the file fixed + systemctl reload: applied
   stop         systemctl stop: inactive, Result=success, the control socket removed
+  bind fails   the port taken by another listener (Restart=no): systemctl start fails, the unit
+               ends failed with exit status 1, and it never became active (no READY=1)
 
 Reuses the e2e package's containers and root file systems. Python 3 standard library only.
 
