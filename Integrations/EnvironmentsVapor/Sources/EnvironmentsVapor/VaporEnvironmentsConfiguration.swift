@@ -51,19 +51,19 @@ public struct VaporEnvironmentsConfiguration: Sendable {
     ///
     /// - Parameters:
     ///   - names: Vapor's environment names to ours (``standardNames`` by default).
-    ///   - service: How the configuration service behaves (its `readiness` is `readiness`).
-    ///   - readiness: When `READY=1` goes out: once Vapor's server serves, by default.
+    ///   - service: How the configuration service behaves; its `readiness` becomes
+    ///     ``EnvironmentsDaemon/EnvironmentService/Readiness/whenApplicationServes`` (set
+    ///     ``readiness`` afterwards to choose another).
     ///   - reloadsOnHangup: Whether `SIGHUP` reloads.
     public init(
         names: [String: String] = VaporEnvironmentsConfiguration.standardNames,
         service: EnvironmentService.Configuration = EnvironmentService.Configuration(),
-        readiness: EnvironmentService.Readiness = .whenApplicationServes,
         reloadsOnHangup: Bool = true
     ) {
         self.names = names
         self.service = service
         self.reloadsOnHangup = reloadsOnHangup
-        self.readiness = readiness
+        self.readiness = .whenApplicationServes
     }
 
     /// The name of our environment that Vapor's environment selects through ``names``.
