@@ -10,8 +10,8 @@ import Vapor
 /// `SIGTERM` and `SIGINT`), stopped gracefully from Vapor's shutdown.
 ///
 /// With `EnvironmentService.Readiness.whenApplicationServes` (the integration's default), it
-/// wraps the server the application configured in a ``ServingAnnouncer`` when the application
-/// boots, so that `READY=1` goes out once Vapor's server accepts connections.
+/// wraps the server the application configured in a ``ServingAnnouncer`` once the application
+/// has booted, so that `READY=1` goes out once Vapor's server accepts connections.
 final class EnvironmentServiceRunner: LifecycleHandler {
     private enum State {
         case idle
@@ -23,6 +23,8 @@ final class EnvironmentServiceRunner: LifecycleHandler {
     let configuration: VaporEnvironmentsConfiguration
     let logger: Logger
     private let state = Mutex(State.idle)
+    /// The service started in `willBoot`, for `didBoot` to wrap the server.
+    private let started = Mutex<EnvironmentService?>(nil)
 
     init(environment: Environments.Environment, configuration: VaporEnvironmentsConfiguration, logger: Logger) {
         self.environment = environment
@@ -35,8 +37,13 @@ final class EnvironmentServiceRunner: LifecycleHandler {
     func willBootAsync(_ application: Application) async throws {
         let signals = configuration.reloadsOnHangup ? await ReloadSignals.trap() : nil
         guard let service = start(signals: signals) else { return }
-        announceServing(application, to: service)
         await service.waitUntilWatching()
+    }
+
+    /// Wraps the application's server once every handler has booted (routes and middleware are
+    /// all registered: Vapor's HTTP server takes its responder when it is made).
+    func didBootAsync(_ application: Application) async throws {
+        try didBoot(application)
     }
 
     /// Stops the service gracefully (`STOPPING=1`, the control socket and state file removed).
@@ -49,14 +56,15 @@ final class EnvironmentServiceRunner: LifecycleHandler {
     /// For the synchronous `Application.boot()`: starts the service (`SIGHUP` not trapped:
     /// trapping it takes an asynchronous call) without waiting for it to be ready.
     func willBoot(_ application: Application) throws {
-        guard let service = start(signals: nil) else { return }
-        announceServing(application, to: service)
+        _ = start(signals: nil)
     }
 
     /// With `.whenApplicationServes`: the application's server (the one it configured, which
-    /// Vapor's `serve` command starts) tells `service` once it serves.
-    private func announceServing(_ application: Application, to service: EnvironmentService) {
-        guard configuration.service.readiness == .whenApplicationServes else { return }
+    /// Vapor's `serve` command starts) tells the service once it serves.
+    func didBoot(_ application: Application) throws {
+        guard configuration.service.readiness == .whenApplicationServes,
+            let service = started.withLock({ $0.take() })
+        else { return }
         let base = application.server
         application.servers.use { _ in ServingAnnouncer(base: base, service: service) }
     }
@@ -91,6 +99,7 @@ final class EnvironmentServiceRunner: LifecycleHandler {
                 }
             }
             state = .running(group, task)
+            started.withLock { $0 = service }
             return service
         }
     }
