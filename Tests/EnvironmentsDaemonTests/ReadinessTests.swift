@@ -56,7 +56,7 @@ struct ReadinessTests {
         let fixture = try ControlSocketFixture()
         let notify = try NotifySocket(path: fixture.root + "/run/notify.sock")
         let root = fixture.root
-        await #expect(processExitsWith: .success) { [root, waitingForApplication] in
+        await #expect(processExitsWith: .success) { [root = root as String, waitingForApplication = waitingForApplication as Bool] in
             try await ReadinessTests.serve(root: root, waitingForApplication: waitingForApplication)
         }
         var datagrams: [String] = []
