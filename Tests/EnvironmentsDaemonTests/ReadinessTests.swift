@@ -56,8 +56,9 @@ struct ReadinessTests {
         let fixture = try ControlSocketFixture()
         let notify = try NotifySocket(path: fixture.root + "/run/notify.sock")
         let root = fixture.root
-        await #expect(processExitsWith: .success) { [root = root as String, waitingForApplication = waitingForApplication as Bool] in
-            try await ReadinessTests.serve(root: root, waitingForApplication: waitingForApplication)
+        await #expect(processExitsWith: .success) {
+            [root = root as String, waiting = waitingForApplication as Bool] in
+            try await ReadinessTests.serve(root: root, waitingForApplication: waiting)
         }
         var datagrams: [String] = []
         while let datagram = notify.receive(timeout: .milliseconds(500)) { datagrams.append(datagram) }
