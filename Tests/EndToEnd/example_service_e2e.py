@@ -99,6 +99,7 @@ class ExampleRun(Checks):
              f"s.bind(('127.0.0.1', {port})); s.listen(); print('bound', flush=True); time.sleep(120)\n"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         drop_in = f"/etc/systemd/system/{self.unit}.d/70-no-restart.conf"
+        self.write_plist("first greeting", port)  # the scenario may have moved HTTP.port
         try:
             bound = holder.stdout.readline().strip() == "bound"
             self.check(bound, f"another listener holds port {port}")

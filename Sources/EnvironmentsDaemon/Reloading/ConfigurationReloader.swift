@@ -164,16 +164,30 @@ import Logging
         readyWaiters = []
     }
 
-    /// Returns once `READY=1` is out (whether or not systemd is told).
+    /// Returns once `READY=1` is out (whether or not systemd is told), or the service stops
+    /// before (``releaseWaiters()``).
     package func waitUntilReady() async {
-        if isReady { return }
+        if isReady || waitersReleased { return }
         await withCheckedContinuation { readyWaiters.append($0) }
+    }
+
+    /// Whether ``releaseWaiters()`` was called.
+    private var waitersReleased = false
+
+    /// For a service that stops before it is ready (its application never served: a bind that
+    /// failed): every wait for readiness or watching returns now, and later ones at once, so
+    /// that the tasks waiting end and the service returns. Sends nothing to systemd.
+    package func releaseWaiters() {
+        waitersReleased = true
+        for waiter in readyWaiters + watchingWaiters { waiter.resume() }
+        readyWaiters = []
+        watchingWaiters = []
     }
 
     /// Returns once ``configurationIsWatched()`` was called: every change from then on is
     /// applied, whether or not `READY=1` is out.
     package func waitUntilWatching() async {
-        if isWatching { return }
+        if isWatching || waitersReleased { return }
         await withCheckedContinuation { watchingWaiters.append($0) }
     }
 

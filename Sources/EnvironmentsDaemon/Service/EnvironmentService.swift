@@ -113,7 +113,8 @@ public struct EnvironmentService: Service, CustomStringConvertible {
     /// and watches the files: from then on every change is applied. With
     /// ``Readiness/whenApplicationServes``, it is also after the application called
     /// ``applicationIsServing()``; a caller that starts the server must not wait for this
-    /// before it does, or it waits forever.
+    /// before it does, or it waits until the service stops. A service that stops before it is
+    /// ready (its server never served) returns from this too.
     public func waitUntilReady() async {
         await reloader.waitUntilReady()
     }
@@ -203,6 +204,8 @@ public struct EnvironmentService: Service, CustomStringConvertible {
                 if let signals {
                     group.addTask {
                         if notifyReady { await reloader.waitUntilReady() }
+                        // Stopped before it was ready (the application never served).
+                        if Task.isCancelled { return }
                         if ReloadSignals.signalsBeforeTrap > 0 {
                             // A reload was asked for while we were starting: honour it now.
                             await reloader.reload(trigger: .signal)
@@ -219,9 +222,11 @@ public struct EnvironmentService: Service, CustomStringConvertible {
                     group.addTask { await Watchdog(notifier: SystemdNotifier(logger: logger)).run() }
                 }
                 try? await gracefulShutdown()
-                // Before the tasks end: one may be waiting for a build that does not end soon.
+                // Before the tasks end: one may be waiting for a build that does not end soon,
+                // or for a readiness that never comes (a server that could not bind).
                 reloader.abandonReloads()
                 group.cancelAll()
+                await reloader.releaseWaiters()
             }
         } onGracefulShutdown: {
             if configuration.systemdNotifications { SystemdNotifier(logger: logger).stopping(status: "Stopping") }
