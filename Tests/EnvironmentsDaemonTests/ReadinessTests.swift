@@ -2,6 +2,7 @@
 @_spi(Integrations) import EnvironmentsDaemon
 import Foundation
 import Logging
+import ServiceLifecycle
 @_spi(Integrations) import SystemdSupport
 @_spi(Integrations) import TestSupport
 import Testing
@@ -44,6 +45,60 @@ struct ReadinessTests {
         #expect(ready < marker, "\(datagrams)")
         #expect(datagrams.filter(Self.isReady).count == 2, "the start's and the reload's: \(datagrams)")
         #expect(datagrams.contains { $0.contains("RELOADING=1") }, "\(datagrams)")
+    }
+
+    @Test("whenApplicationServes: a server that fails to bind ends the service group, which never said READY=1")
+    func bindFailureEndsTheService() async throws {
+        let fixture = try ControlSocketFixture()
+        let notify = try NotifySocket(path: fixture.root + "/run/notify.sock")
+        let root = fixture.root
+        // Exit status 3: the group did not end within 20 s (a wait for READY=1 held it); 4: it
+        // ended without an error; 5: with another one.
+        await #expect(processExitsWith: .success) { [root = root as String] in
+            try await ReadinessTests.failToServe(root: root)
+        }
+        var datagrams: [String] = []
+        while let datagram = notify.receive(timeout: .milliseconds(500)) { datagrams.append(datagram) }
+        #expect(!datagrams.contains(where: Self.isReady), "\(datagrams)")
+        #expect(datagrams.contains { $0.contains("STOPPING=1") }, "\(datagrams)")
+    }
+
+    /// An application whose server cannot bind: it throws before it serves.
+    struct UnbindableServer: Service {
+        struct AddressInUse: Error {}
+        func run() async throws {
+            try await Task.sleep(for: .milliseconds(200))
+            throw AddressInUse()
+        }
+    }
+
+    /// In the child: the service (with `SIGHUP` trapped, so that its signal task waits for
+    /// readiness) and a server that fails, in one `ServiceGroup`, which must end with the
+    /// server's error.
+    static func failToServe(root: String) async throws {
+        setenv("NOTIFY_SOCKET", root + "/run/notify.sock", 1)
+        Thread.detachNewThread {
+            sleep(20)
+            exit(3)
+        }
+        let environment = try Environment(
+            options: EnvironmentOptions(
+                applicationName: "readiness-tests", environment: "Production", configDirectory: root + "/etc",
+                processEnvironment: ["CREDENTIALS_DIRECTORY": root + "/credentials"]))
+        var configuration = EnvironmentService.Configuration.inTest(controlSocket: nil, watchFiles: true)
+        configuration.systemdNotifications = true
+        configuration.readiness = .whenApplicationServes
+        let logger = Logger(label: "readiness-tests")
+        let service = EnvironmentService(
+            environment: environment, reloadSignals: await ReloadSignals.trap(), configuration: configuration,
+            logger: logger)
+        let group = ServiceGroup(services: [service, UnbindableServer()], logger: logger)
+        do {
+            try await group.run()
+            exit(4)
+        } catch {
+            if !(error is UnbindableServer.AddressInUse) { exit(5) }
+        }
     }
 
     static func isReady(_ datagram: String) -> Bool {
