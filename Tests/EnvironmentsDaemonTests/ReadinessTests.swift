@@ -47,7 +47,9 @@ struct ReadinessTests {
         #expect(datagrams.contains { $0.contains("RELOADING=1") }, "\(datagrams)")
     }
 
-    @Test("whenApplicationServes: a server that fails to bind ends the service group at once, and READY=1 never went out")
+    @Test(
+        "whenApplicationServes: a server that fails to bind ends the service group at once, and READY=1 never went out"
+    )
     func bindFailureEndsTheService() async throws {
         let fixture = try ControlSocketFixture()
         let notify = try NotifySocket(path: fixture.root + "/run/notify.sock")
