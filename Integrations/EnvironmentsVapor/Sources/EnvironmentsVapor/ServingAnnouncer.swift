@@ -1,5 +1,4 @@
 @_spi(Integrations) import EnvironmentsDaemon
-import NIOCore
 import Vapor
 
 /// The application's server, as Vapor's `serve` command starts it, that tells the
