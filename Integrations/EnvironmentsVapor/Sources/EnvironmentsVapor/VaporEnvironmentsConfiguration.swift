@@ -31,11 +31,11 @@ public struct VaporEnvironmentsConfiguration: Sendable {
     /// How the configuration service (reloads, `sd_notify`, the control socket) behaves.
     public var service: EnvironmentService.Configuration
     /// When the configuration service tells systemd `READY=1` (`service.readiness`):
-    /// ``EnvironmentsDaemon/EnvironmentService/Readiness/whenApplicationServes`` by default, once
+    /// `EnvironmentService.Readiness.whenApplicationServes` by default, once
     /// Vapor's server accepts connections (after its `start(address:)` returns), so that
     /// `systemctl start` returns, and units ordered after this one start, only when the port is
     /// open, and a start whose bind fails never says `READY=1`;
-    /// ``EnvironmentsDaemon/EnvironmentService/Readiness/whenConfigured`` once the configuration
+    /// `EnvironmentService.Readiness.whenConfigured` once the configuration
     /// is watched, for an application that runs a command other than `serve` under systemd.
     public var readiness: EnvironmentService.Readiness {
         get { service.readiness }
@@ -52,7 +52,7 @@ public struct VaporEnvironmentsConfiguration: Sendable {
     /// - Parameters:
     ///   - names: Vapor's environment names to ours (``standardNames`` by default).
     ///   - service: How the configuration service behaves; its `readiness` becomes
-    ///     ``EnvironmentsDaemon/EnvironmentService/Readiness/whenApplicationServes`` (set
+    ///     `EnvironmentService.Readiness.whenApplicationServes` (set
     ///     ``readiness`` afterwards to choose another).
     ///   - reloadsOnHangup: Whether `SIGHUP` reloads.
     public init(
