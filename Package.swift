@@ -167,7 +167,7 @@ let package = Package(
             dependencies: [
                 "EnvironmentsDaemon", "Environments", "EnvironmentsControl", "Locking", "SystemdSupport", "TestSupport",
                 "Varlink",
-                logging,
+                logging, serviceLifecycle,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),

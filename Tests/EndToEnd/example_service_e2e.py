@@ -51,12 +51,34 @@ class ExampleRun(Checks):
         self.name = name
         self.unit = f"{name}.service"
 
-    def start(self, unit_type, status_note=""):
+    def require_serving_when_ready(self, port):
+        """A unit drop-in whose ExecStartPost= (which systemd runs as soon as READY=1 arrives)
+        connects to `port` once, without retrying: a start that says READY=1 before the server
+        accepts connections fails."""
+        connect = f"exec 3<>/dev/tcp/127.0.0.1/{port}"
+        self.c.run(["mkdir", "-p", f"/etc/systemd/system/{self.unit}.d"])
+        self.c.write_atomic(f"/etc/systemd/system/{self.unit}.d/60-serving-when-ready.conf",
+                            f"[Service]\nExecStartPost=/bin/bash -c '{connect}'\n".encode())
+        self.systemctl("daemon-reload")
+
+    def connects(self, port, timeout=1.0):
+        """Whether a TCP connection to `port` on the container's loopback is accepted, at once."""
+        code = ("import socket\n"
+                f"socket.create_connection(('127.0.0.1', {port}), timeout={timeout}).close()\n")
+        result = subprocess.run(["nsenter", "-t", str(self.c.pid), "-n", sys.executable, "-c", code],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout + 10)
+        return result.returncode == 0
+
+    def start(self, unit_type, status_note="", port=None):
         """systemctl start: checks the unit is active/running, of `unit_type`, with the status
-        text of the Release environment's first generation; returns its properties."""
+        text of the Release environment's first generation, and with `port`, that the port
+        accepts a connection the moment systemctl start returns (READY=1 came after the bind);
+        returns its properties."""
         started = time.monotonic()
         result = self.systemctl("start", self.unit)
         self.check(result.returncode == 0, f"systemctl start exit status ({result.stderr.strip()!r})")
+        if port is not None:
+            self.check(self.connects(port), f"port {port} accepts a connection as soon as systemctl start returned")
         props = self.show("ActiveState", "SubState", "StatusText", "MainPID", "Type")
         e2e.log(f"  started in {time.monotonic() - started:.2f} s: {props}")
         self.check((props.get("ActiveState"), props.get("SubState")) == ("active", "running"), f"active/running: {props}")
@@ -64,6 +86,47 @@ class ExampleRun(Checks):
                    f"StatusText{status_note}: {props.get('StatusText')!r}")
         self.check(props.get("Type") == unit_type, f"Type: {props.get('Type')!r}")
         return props
+
+    def check_bind_failure(self, port):
+        """With `port` taken by another listener (and Restart=no), systemctl start fails: the
+        unit ends `failed`, its process exited 1, and it never became active (READY=1 never
+        came: ActiveEnterTimestampMonotonic is the previous start's, StatusText is not the
+        ready one's)."""
+        holder = subprocess.Popen(
+            ["nsenter", "-t", str(self.c.pid), "-n", sys.executable, "-c",
+             "import socket, sys, time\n"
+             "s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+             f"s.bind(('127.0.0.1', {port})); s.listen(); print('bound', flush=True); time.sleep(120)\n"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        drop_in = f"/etc/systemd/system/{self.unit}.d/70-no-restart.conf"
+        self.write_plist("first greeting", port)  # the scenario may have moved HTTP.port
+        try:
+            bound = holder.stdout.readline().strip() == "bound"
+            self.check(bound, f"another listener holds port {port}")
+            self.c.run(["mkdir", "-p", os.path.dirname(drop_in)])
+            self.c.write_atomic(drop_in, b"[Service]\nRestart=no\n")
+            self.systemctl("daemon-reload")
+            self.systemctl("reset-failed", self.unit)
+            before = self.show("ActiveEnterTimestampMonotonic").get("ActiveEnterTimestampMonotonic")
+            result = self.systemctl("start", self.unit)
+            props = self.show("ActiveState", "Result", "ExecMainCode", "ExecMainStatus", "StatusText",
+                              "ActiveEnterTimestampMonotonic")
+            e2e.log(f"  start with port {port} taken: exit {result.returncode}, {props}")
+            self.check(result.returncode != 0, f"systemctl start fails when the port is taken ({result.stderr.strip()!r})")
+            self.check((props.get("ActiveState"), props.get("Result")) == ("failed", "exit-code"),
+                       f"the unit ends failed, Result=exit-code: {props}")
+            self.check((props.get("ExecMainCode"), props.get("ExecMainStatus")) == ("1", "1"),
+                       f"the process exited with status 1 (CLD_EXITED): {props}")
+            self.check(props.get("ActiveEnterTimestampMonotonic") == before,
+                       f"never active: no READY=1 ({before} before, {props.get('ActiveEnterTimestampMonotonic')} after)")
+            self.check("configuration generation" not in props.get("StatusText", ""),
+                       f"no STATUS= of a ready service (it travels with READY=1): {props.get('StatusText')!r}")
+        finally:
+            holder.kill()
+            holder.wait()
+            self.c.run(["rm", "-f", drop_in])
+            self.systemctl("daemon-reload")
+            self.systemctl("reset-failed", self.unit)
 
     def get(self, port, path, timeout=2.0):
         """GET on the container's loopback (its own network namespace), from the host's python."""

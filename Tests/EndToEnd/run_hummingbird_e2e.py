@@ -6,13 +6,17 @@ swift-configuration's ConfigReader over EnvironmentProvider, kept live by Enviro
 run as systemd/hummingbird-service.service (Type=notify-reload, hardened) in a Debian trixie
 container:
 
-  start        systemctl start returns active; StatusText names the environment, generation 1
+  start        systemctl start returns active; StatusText names the environment, generation 1;
+               READY=1 only once the port accepts (ExecStartPost= connects once, and so does
+               the test right after systemctl start returns)
   request      GET /greeting on loopback answers the configured Greeting; /config agrees
   file edit    an edit (temporary file + rename) is answered without a restart, same MainPID
   reload       an edit + systemctl reload: when reload returns, the route answers the new value
   port         a changed HTTP.port is reported as pending a restart; the old port still answers
   metrics      GET /metrics is Prometheus text; the reload metrics count the edit and the reload
   stop         systemctl stop: inactive, Result=success, the control socket removed
+  bind fails   the port taken by another listener (Restart=no): systemctl start fails, the unit
+               ends failed with exit status 1, and it never became active (no READY=1)
 
 Reuses the e2e package's containers and root file systems (and run_e2e.py's build). Python 3 standard library only.
 
@@ -36,7 +40,10 @@ SOCKET = "/run/hummingbird-service/configuration.varlink"
 
 def scenario(run, port):
     c = run.c
-    main_pid = run.start("notify-reload").get("MainPID")
+    # READY=1 once the server accepts connections: the port accepts one at once when
+    # systemctl start returns, and ExecStartPost= (run on READY=1) connects without retrying.
+    run.require_serving_when_ready(port)
+    main_pid = run.start("notify-reload", port=port).get("MainPID")
 
     run.check_first_answers(
         port, {"environment": "Release", "generation": 1, "greeting": "first greeting", "port": port})
@@ -93,6 +100,9 @@ def scenario(run, port):
     run.check(count >= 2, f"environments_reload_duration_seconds is a histogram of the reloads: count {count}")
 
     run.stop(UNIT, SOCKET)
+
+    # A start whose bind fails (the port taken) never says READY=1: the start fails.
+    run.check_bind_failure(port)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ integration (the configuration service runs with Vapor's lifecycle; routes read
 production`, `ExecReload=envctl reload`, hardened) in a Debian trixie container:
 
   start        systemctl start returns active; StatusText names Release (Vapor's production
-               mapped), generation 1
+               mapped), generation 1; READY=1 only once Vapor's port accepts (ExecStartPost=
+               connects once, and so does the test right after systemctl start returns)
   request      GET /greeting on loopback answers the configured Greeting; /config names both
                environments (ours: Release, Vapor's: production)
   file edit    an edit (temporary file + rename) is answered without a restart, same MainPID
@@ -19,6 +20,8 @@ production`, `ExecReload=envctl reload`, hardened) in a Debian trixie container:
                reloads, and the last reload failed
   recovered    the file fixed + systemctl reload: applied
   stop         systemctl stop: inactive, Result=success, the control socket removed
+  bind fails   the port taken by another listener (Restart=no): systemctl start fails, the unit
+               ends failed with exit status 1, and it never became active (no READY=1)
 
 Reuses the e2e package's containers and root file systems. Python 3 standard library only.
 
@@ -39,9 +42,12 @@ SOCKET = "/run/vapor-service/configuration.varlink"
 def scenario(run, port):
     c = run.c
     mark = c.run(["journalctl", "--show-cursor", "-n", "0", "--no-pager"]).stdout.strip().split("cursor: ")[-1]
-    main_pid = run.start("notify", " (Vapor's production maps to Release)").get("MainPID")
+    # READY=1 once Vapor's server accepts connections: the port accepts one at once when
+    # systemctl start returns, and ExecStartPost= (run on READY=1) connects without retrying.
+    run.require_serving_when_ready(port)
+    main_pid = run.start("notify", " (Vapor's production maps to Release)", port=port).get("MainPID")
 
-    # READY=1 goes out when the configuration is loaded and watched; Vapor binds right after.
+    # READY=1 went out once Vapor served: its first answers come from the loaded configuration.
     run.check_first_answers(port, {"environment": "Release", "vaporEnvironment": "production", "generation": 1,
                                    "greeting": "first greeting", "port": port})
 
@@ -102,6 +108,9 @@ def scenario(run, port):
               f"the fixed file reloads: exit {result.returncode}, GET /greeting {answer!r}")
 
     run.stop(UNIT, SOCKET)
+
+    # A start whose bind fails (the port taken) never says READY=1: the start fails.
+    run.check_bind_failure(port)
 
 
 if __name__ == "__main__":

@@ -40,8 +40,18 @@ import Logging
     /// What `STATUS=` adds to the configuration's generation, by topic: how files are watched
     /// when inotify is not available, where the fleet configuration comes from when etcd is not.
     private var statusNotes: [String: String] = [:]
+    /// Whether `READY=1` is out: the configuration is watched and, when the application's
+    /// word is awaited (``waitsForApplication``), the application serves.
     private var isReady = false
     private var readyWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Whether `READY=1` waits for ``applicationIsServing()`` too
+    /// (`EnvironmentService.Readiness.whenApplicationServes`).
+    package nonisolated let waitsForApplication: Bool
+    /// Whether ``configurationIsWatched()`` was called.
+    private var isWatching = false
+    private var watchingWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Whether ``applicationIsServing()`` was called.
+    private var applicationServes = false
     /// Set by ``stop()``: a reload that comes later (another service's) writes no state file.
     private var isStopped = false
     /// This process, as the state file names it (read from `/proc` once, not on every reload).
@@ -64,11 +74,15 @@ import Logging
     ///   - logger: Where reloads are logged.
     ///   - metricsFactory: Makes the reload metrics (``ReloadMetrics``); `nil` for the factory
     ///     the process bootstrapped with `MetricsSystem.bootstrap`.
+    ///   - waitsForApplication: Whether `READY=1` waits for ``applicationIsServing()`` as well
+    ///     as for ``configurationIsWatched()``.
     package init(
         environment: Environment, notifier: SystemdNotifier = SystemdNotifier(), reporter: ConfigurationReporter,
         stateFile: String? = ReloadState.defaultPath(), levelControl: LogLevelControl? = .shared,
-        logLevelKey: String = "LogLevel", logger: Logger, metricsFactory: (any MetricsFactory)? = nil
+        logLevelKey: String = "LogLevel", logger: Logger, metricsFactory: (any MetricsFactory)? = nil,
+        waitsForApplication: Bool = false
     ) {
+        self.waitsForApplication = waitsForApplication
         self.metrics = ReloadMetrics(factory: metricsFactory)
         self.environment = environment
         self.notifier = notifier
@@ -106,7 +120,8 @@ import Logging
     }
 
     /// Announces the configuration loaded at start: applies the log level, logs and reports it,
-    /// and writes the state file. ``notifyReady()`` follows once the daemon watches its files.
+    /// and writes the state file. ``configurationIsWatched()`` follows once the daemon watches
+    /// its files.
     package func start() {
         let now = MonotonicClock.nowMicroseconds()
         announce(
@@ -121,19 +136,59 @@ import Logging
         ReloadState.remove(at: stateFile)
     }
 
-    /// Sends `READY=1` with `STATUS=` (once) and releases ``waitUntilReady()``.
-    package func notifyReady() {
-        guard !isReady else { return }
+    /// The configuration is loaded and watched (or cannot be watched): releases
+    /// ``waitUntilWatching()``, and sends `READY=1` unless it waits for the application too.
+    package func configurationIsWatched() {
+        guard !isWatching else { return }
+        isWatching = true
+        for waiter in watchingWaiters { waiter.resume() }
+        watchingWaiters = []
+        notifyReadyIfBothAreReady()
+    }
+
+    /// The application accepts connections: sends `READY=1` if the configuration is watched
+    /// (else that sends it). Without ``waitsForApplication``, changes nothing.
+    package func applicationIsServing() {
+        guard !applicationServes else { return }
+        applicationServes = true
+        notifyReadyIfBothAreReady()
+    }
+
+    /// Sends `READY=1` with `STATUS=` (once) and releases ``waitUntilReady()``, when the
+    /// configuration is watched and, if it waits for it, the application serves.
+    private func notifyReadyIfBothAreReady() {
+        guard !isReady, isWatching, applicationServes || !waitsForApplication else { return }
         isReady = true
         notifier.ready(status: SystemdStatus.text(of: environment.snapshot, notes: statusNotes))
         for waiter in readyWaiters { waiter.resume() }
         readyWaiters = []
     }
 
-    /// Returns once ``notifyReady()`` was called.
+    /// Returns once `READY=1` is out (whether or not systemd is told), or the service stops
+    /// before (``releaseWaiters()``).
     package func waitUntilReady() async {
-        if isReady { return }
+        if isReady || waitersReleased { return }
         await withCheckedContinuation { readyWaiters.append($0) }
+    }
+
+    /// Whether ``releaseWaiters()`` was called.
+    private var waitersReleased = false
+
+    /// For a service that stops before it is ready (its application never served: a bind that
+    /// failed): every wait for readiness or watching returns now, and later ones at once, so
+    /// that the tasks waiting end and the service returns. Sends nothing to systemd.
+    package func releaseWaiters() {
+        waitersReleased = true
+        for waiter in readyWaiters + watchingWaiters { waiter.resume() }
+        readyWaiters = []
+        watchingWaiters = []
+    }
+
+    /// Returns once ``configurationIsWatched()`` was called: every change from then on is
+    /// applied, whether or not `READY=1` is out.
+    package func waitUntilWatching() async {
+        if isWatching || waitersReleased { return }
+        await withCheckedContinuation { watchingWaiters.append($0) }
     }
 
     /// Waits for this reload's turn (none runs while another one's build is in progress).
@@ -207,10 +262,13 @@ import Logging
             trigger: trigger, callerUID: callerUID, callerUnit: callerUnit, fleetRevision: fleetRevision)
         let started = MonotonicClock.nowMicroseconds()
         let built: Result<ReloadOutcome, EnvironmentError>?
+        // Before READY=1 (a control call or a file change while the application starts),
+        // systemd hears of no reload: RELOADING=1 and READY=1 are for a unit that is active.
+        let tellsSystemd = isReady
         if builds.isAbandoned {
             built = nil
         } else {
-            notifier.reloading(status: SystemdStatus.reloading(trigger))
+            if tellsSystemd { notifier.reloading(status: SystemdStatus.reloading(trigger)) }
             built = await builds.reload(environment)
         }
         guard let built else {
@@ -224,7 +282,7 @@ import Logging
         announce(record)
         // After the state file: a script that reads it once `systemctl reload` returns (systemd
         // waits for this READY=1) reads this reload's verdict.
-        notifier.ready(status: SystemdStatus.text(after: record, notes: statusNotes))
+        if tellsSystemd { notifier.ready(status: SystemdStatus.text(after: record, notes: statusNotes)) }
         return ReloadState.LastReload(record)
     }
 

@@ -20,6 +20,12 @@ import ServiceLifecycle
 /// let group = ServiceGroup(services: [service, app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
 /// try await group.run()
 /// ```
+///
+/// A service that listens on a port tells systemd it is ready once it accepts connections,
+/// not before: set ``Configuration/readiness`` to ``Readiness/whenApplicationServes`` and call
+/// ``applicationIsServing()`` when the server runs (Hummingbird's `onServerRunning`), so that
+/// units ordered after it never start against a port that is not open yet, and a start whose
+/// bind fails never says `READY=1`.
 public struct EnvironmentService: Service, CustomStringConvertible {
     /// How the service behaves.
     public struct Configuration: Sendable {
@@ -34,6 +40,11 @@ public struct EnvironmentService: Service, CustomStringConvertible {
         /// Send `READY=1` when the service starts (with ``systemdNotifications``); tests turn it
         /// off to hold a service before it is ready.
         package var notifyReady: Bool = true
+        /// When `READY=1` goes out: once the configuration is watched
+        /// (``Readiness/whenConfigured``, the default), or once it is watched and the
+        /// application said it serves (``Readiness/whenApplicationServes``, with
+        /// ``EnvironmentService/applicationIsServing()``).
+        public var readiness: Readiness = .whenConfigured
         /// Ping the systemd watchdog when `WATCHDOG_USEC` asks for it (with
         /// ``systemdNotifications``).
         @_spi(Integrations) public var watchdog: Bool = true
@@ -91,13 +102,49 @@ public struct EnvironmentService: Service, CustomStringConvertible {
                     + (environment.options?.selectedInstance.map { " --instance \($0)" } ?? "")),
             stateFile: configuration.stateFile, levelControl: configuration.levelControl,
             logLevelKey: environment.options?.logLevelKey ?? "LogLevel", logger: logger,
-            metricsFactory: configuration.metricsFactory)
+            metricsFactory: configuration.metricsFactory,
+            waitsForApplication: configuration.readiness == .whenApplicationServes)
     }
 
-    /// Returns once ``run()`` has loaded the configuration, watches the files and sent
-    /// `READY=1`: from then on every change is applied.
+    /// Returns once the service is ready: `READY=1` is out (or would be, without
+    /// ``Configuration/systemdNotifications``).
+    ///
+    /// With ``Readiness/whenConfigured``, that is once ``run()`` has loaded the configuration
+    /// and watches the files: from then on every change is applied. With
+    /// ``Readiness/whenApplicationServes``, it is also after the application called
+    /// ``applicationIsServing()``; a caller that starts the server must not wait for this
+    /// before it does, or it waits until the service stops. A service that stops before it is
+    /// ready (its server never served) returns from this too.
     public func waitUntilReady() async {
         await reloader.waitUntilReady()
+    }
+
+    /// Says that the application accepts connections: with ``Readiness/whenApplicationServes``,
+    /// `READY=1` (with `STATUS=`) goes out now, or, if the configuration is not watched yet,
+    /// as soon as it is.
+    ///
+    /// Call it once the server listens: from Hummingbird's `onServerRunning`, or after Vapor's
+    /// `Server.start(address:)` returns (the EnvironmentsVapor integration does it). A server
+    /// that cannot bind never calls it, so systemd never hears `READY=1` and the start fails
+    /// when the process exits. Calls after the first, and calls with ``Readiness/whenConfigured``,
+    /// change nothing. It may come before ``run()`` starts.
+    ///
+    /// ```swift
+    /// var configuration = EnvironmentService.Configuration()
+    /// configuration.readiness = .whenApplicationServes
+    /// let service = EnvironmentService(
+    ///     environment: environment, reloadSignals: signals, configuration: configuration, logger: logger)
+    /// let app = Application(router: router, onServerRunning: { _ in await service.applicationIsServing() })
+    /// ```
+    public func applicationIsServing() async {
+        await reloader.applicationIsServing()
+    }
+
+    /// Returns once ``run()`` has loaded the configuration and watches the files (or found
+    /// that it cannot), whether or not `READY=1` waits for the application: from then on every
+    /// change is applied. For an integration that starts the server after this.
+    @_spi(Integrations) public func waitUntilWatching() async {
+        await reloader.waitUntilWatching()
     }
 
     /// Runs until graceful shutdown (or cancellation); sends `STOPPING=1` on the way out.
@@ -108,7 +155,10 @@ public struct EnvironmentService: Service, CustomStringConvertible {
     /// in service.
     ///
     /// `READY=1` goes out once the files are watched (so that no edit made after
-    /// `systemctl start` returns can be missed); signals that arrived earlier are handled then.
+    /// `systemctl start` returns can be missed) and, with ``Readiness/whenApplicationServes``,
+    /// the application called ``applicationIsServing()``; signals that arrived earlier are
+    /// handled then. A reload before `READY=1` (a control call, a file change) applies, but
+    /// sends systemd neither `RELOADING=1` nor `READY=1`.
     public func run() async throws {
         let reloader = self.reloader
         let notifyReady = configuration.notifyReady
@@ -122,7 +172,7 @@ public struct EnvironmentService: Service, CustomStringConvertible {
                         do {
                             try await watcher.run {
                                 await reloader.catchUp()
-                                if notifyReady { await reloader.notifyReady() }
+                                if notifyReady { await reloader.configurationIsWatched() }
                             } onModeChange: { mode in
                                 switch mode {
                                 case .inotify: await reloader.filesPolled(because: nil)
@@ -145,15 +195,17 @@ public struct EnvironmentService: Service, CustomStringConvertible {
                             logger.error(
                                 "cannot watch the configuration files; reload with SIGHUP",
                                 metadata: ["error": "\(error)"])
-                            if notifyReady { await reloader.notifyReady() }
+                            if notifyReady { await reloader.configurationIsWatched() }
                         }
                     }
                 } else if notifyReady {
-                    await reloader.notifyReady()
+                    await reloader.configurationIsWatched()
                 }
                 if let signals {
                     group.addTask {
                         if notifyReady { await reloader.waitUntilReady() }
+                        // Stopped before it was ready (the application never served).
+                        if Task.isCancelled { return }
                         if ReloadSignals.signalsBeforeTrap > 0 {
                             // A reload was asked for while we were starting: honour it now.
                             await reloader.reload(trigger: .signal)
@@ -170,9 +222,11 @@ public struct EnvironmentService: Service, CustomStringConvertible {
                     group.addTask { await Watchdog(notifier: SystemdNotifier(logger: logger)).run() }
                 }
                 try? await gracefulShutdown()
-                // Before the tasks end: one may be waiting for a build that does not end soon.
+                // Before the tasks end: one may be waiting for a build that does not end soon,
+                // or for a readiness that never comes (a server that could not bind).
                 reloader.abandonReloads()
                 group.cancelAll()
+                await reloader.releaseWaiters()
             }
         } onGracefulShutdown: {
             if configuration.systemdNotifications { SystemdNotifier(logger: logger).stopping(status: "Stopping") }

@@ -95,14 +95,28 @@ router.get("metrics") { _, _ -> Response in
         body: ResponseBody(byteBuffer: ByteBuffer(bytes: metricsRegistry.emitToBuffer())))
 }
 
+// READY=1 once the server accepts connections (and the configuration is watched), not before:
+// systemctl start returns, and units ordered after this one start, only when the port is open;
+// a start whose bind fails never says READY=1 (the process exits non-zero, the start fails).
+var serviceConfiguration = EnvironmentService.Configuration()
+serviceConfiguration.readiness = .whenApplicationServes
+let service = EnvironmentService(
+    environment: environment, reloadSignals: signals, configuration: serviceConfiguration, logger: logger)
 let app = Application(
     router: router,
     configuration: ApplicationConfiguration(reader: reader.scoped(to: "HTTP")),
+    onServerRunning: { _ in await service.applicationIsServing() },
     logger: logger)
-let service = EnvironmentService(environment: environment, reloadSignals: signals, logger: logger)
 let group = ServiceGroup(
     services: [service, app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-try await group.run()
+do {
+    try await group.run()
+} catch {
+    // The server could not bind (the port is taken) or failed: the reason in the journal, and
+    // exit status 1, which systemd reports as a failed start (READY=1 never went out).
+    logger.critical("hummingbird-service stopped: \(error)")
+    exit(1)
+}
 
 /// What `GET /config` answers: never a secret.
 struct ServiceDescription: ResponseEncodable {

@@ -26,7 +26,8 @@ extension Application {
 
     /// Loads the configuration into `Environments.Environment.shared` and runs the
     /// configuration service with the application's lifecycle: from `willBoot` (reloads on
-    /// file change, `SIGHUP` and the control socket; `READY=1` once the files are watched)
+    /// file change, `SIGHUP` and the control socket; `READY=1` once the files are watched and
+    /// Vapor's server accepts connections, as ``VaporEnvironmentsConfiguration/readiness`` says)
     /// until Vapor's shutdown (`STOPPING=1`, the control socket removed).
     ///
     /// Call it once, in `configure(_:)`. The environment is selected as

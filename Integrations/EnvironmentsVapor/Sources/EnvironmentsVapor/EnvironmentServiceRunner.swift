@@ -1,5 +1,5 @@
 import Environments
-import EnvironmentsDaemon
+@_spi(Integrations) import EnvironmentsDaemon
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -8,6 +8,10 @@ import Vapor
 /// Runs an `EnvironmentService` from the moment a Vapor application boots until it shuts
 /// down: a `ServiceGroup` of its own, without signal handlers (Vapor's `serve` handles
 /// `SIGTERM` and `SIGINT`), stopped gracefully from Vapor's shutdown.
+///
+/// With `EnvironmentService.Readiness.whenApplicationServes` (the integration's default), it
+/// wraps the server the application configured in a ``ServingAnnouncer`` once the application
+/// has booted, so that `READY=1` goes out once Vapor's server accepts connections.
 final class EnvironmentServiceRunner: LifecycleHandler {
     private enum State {
         case idle
@@ -19,6 +23,8 @@ final class EnvironmentServiceRunner: LifecycleHandler {
     let configuration: VaporEnvironmentsConfiguration
     let logger: Logger
     private let state = Mutex(State.idle)
+    /// The service started in `willBoot`, for `didBoot` to wrap the server.
+    private let started = Mutex<EnvironmentService?>(nil)
 
     init(environment: Environments.Environment, configuration: VaporEnvironmentsConfiguration, logger: Logger) {
         self.environment = environment
@@ -26,11 +32,18 @@ final class EnvironmentServiceRunner: LifecycleHandler {
         self.logger = logger
     }
 
-    /// Starts the service and returns once its configuration is watched and `READY=1` is out.
+    /// Starts the service and returns once its configuration is watched: `READY=1` is out then
+    /// with `.whenConfigured`, and goes out once the server serves with `.whenApplicationServes`.
     func willBootAsync(_ application: Application) async throws {
         let signals = configuration.reloadsOnHangup ? await ReloadSignals.trap() : nil
         guard let service = start(signals: signals) else { return }
-        await service.waitUntilReady()
+        await service.waitUntilWatching()
+    }
+
+    /// Wraps the application's server once every handler has booted (routes and middleware are
+    /// all registered: Vapor's HTTP server takes its responder when it is made).
+    func didBootAsync(_ application: Application) async throws {
+        try didBoot(application)
     }
 
     /// Stops the service gracefully (`STOPPING=1`, the control socket and state file removed).
@@ -44,6 +57,16 @@ final class EnvironmentServiceRunner: LifecycleHandler {
     /// trapping it takes an asynchronous call) without waiting for it to be ready.
     func willBoot(_ application: Application) throws {
         _ = start(signals: nil)
+    }
+
+    /// With `.whenApplicationServes`: the application's server (the one it configured, which
+    /// Vapor's `serve` command starts) tells the service once it serves.
+    func didBoot(_ application: Application) throws {
+        guard configuration.service.readiness == .whenApplicationServes,
+            let service = started.withLock({ $0.take() })
+        else { return }
+        let base = application.server
+        application.servers.use { _ in ServingAnnouncer(base: base, service: service) }
     }
 
     /// For the synchronous `Application.shutdown()`: stops the service and waits for it.
@@ -76,6 +99,7 @@ final class EnvironmentServiceRunner: LifecycleHandler {
                 }
             }
             state = .running(group, task)
+            started.withLock { $0 = service }
             return service
         }
     }

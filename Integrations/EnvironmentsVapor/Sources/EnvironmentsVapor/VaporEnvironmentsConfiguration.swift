@@ -30,6 +30,17 @@ public struct VaporEnvironmentsConfiguration: Sendable {
     public var names: [String: String]
     /// How the configuration service (reloads, `sd_notify`, the control socket) behaves.
     public var service: EnvironmentService.Configuration
+    /// When the configuration service tells systemd `READY=1` (`service.readiness`):
+    /// `EnvironmentService.Readiness.whenApplicationServes` by default, once
+    /// Vapor's server accepts connections (after its `start(address:)` returns), so that
+    /// `systemctl start` returns, and units ordered after this one start, only when the port is
+    /// open, and a start whose bind fails never says `READY=1`;
+    /// `EnvironmentService.Readiness.whenConfigured` once the configuration
+    /// is watched, for an application that runs a command other than `serve` under systemd.
+    public var readiness: EnvironmentService.Readiness {
+        get { service.readiness }
+        set { service.readiness = newValue }
+    }
     /// Whether `SIGHUP` (`systemctl reload` of a `Type=notify-reload` unit, `kill -HUP`)
     /// reloads: the signal is trapped when the application boots, and one that arrived earlier
     /// (linking `EnvironmentsDaemon` keeps it from ending the process before `main`) is
@@ -40,7 +51,9 @@ public struct VaporEnvironmentsConfiguration: Sendable {
     ///
     /// - Parameters:
     ///   - names: Vapor's environment names to ours (``standardNames`` by default).
-    ///   - service: How the configuration service behaves.
+    ///   - service: How the configuration service behaves; its `readiness` becomes
+    ///     `EnvironmentService.Readiness.whenApplicationServes` (set
+    ///     ``readiness`` afterwards to choose another).
     ///   - reloadsOnHangup: Whether `SIGHUP` reloads.
     public init(
         names: [String: String] = VaporEnvironmentsConfiguration.standardNames,
@@ -50,6 +63,7 @@ public struct VaporEnvironmentsConfiguration: Sendable {
         self.names = names
         self.service = service
         self.reloadsOnHangup = reloadsOnHangup
+        self.readiness = .whenApplicationServes
     }
 
     /// The name of our environment that Vapor's environment selects through ``names``.
