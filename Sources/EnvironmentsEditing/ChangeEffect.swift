@@ -274,35 +274,18 @@ extension DropInEditor {
                 let label = ChangeEffect.Configuration(environment: environment, instance: new.instanceName)
                 let isDaemons = environment == daemon?.environment && new.instanceName == daemon?.instance
                 for change in changes where change.applies(environment: environment, instance: new.instanceName) {
-                    let key = change.key
-                    let now = Self.entry(key, in: new)
+                    let now = Self.entry(change.key, in: new)
+                    let then = old.flatMap { Self.entry(change.key, in: $0) }
                     switch change.kind {
                     case .written:
-                        if isDaemons, let name = daemonSources[key] {
-                            effect.shadowed.append(
-                                .init(
-                                    change: change, configuration: label,
-                                    winner: "set by \(name) in the running daemon, which outweighs every file"))
-                        } else if let now, isFromChange(now.value.source, change) {
-                            if let then = old.flatMap({ Self.entry(key, in: $0) }),
-                                Self.specificity(then.value.source) > Self.specificity(now.value.source),
-                                !sameFile(then.value.source.file, path)
-                            {
-                                effect.replacements.append(
-                                    .init(
-                                        change: change, configuration: label,
-                                        replaced: describe(then, key: then.key, candidate: nil)))
-                            }
-                        } else {
-                            let winner =
-                                now.map { describe($0, key: $0.key, candidate: lines ?? contents) } ?? "none (no value)"
-                            effect.shadowed.append(.init(change: change, configuration: label, winner: winner))
-                        }
+                        written(
+                            change, in: label, now: now, then: then,
+                            daemonSource: isDaemons ? daemonSources[change.key] : nil, shown: lines ?? contents,
+                            into: &effect)
                     case .removed:
-                        if let then = old.flatMap({ Self.entry(key, in: $0) }), isFromChange(then.value.source, change)
-                        {
+                        if let then, isFromChange(then.value.source, change) {
                             removedInEffect.insert(change)
-                        } else if let then = old.flatMap({ Self.entry(key, in: $0) }) {
+                        } else if let then {
                             removedWinners[change, default: []].append(
                                 .init(
                                     change: change, configuration: label,
@@ -316,6 +299,35 @@ extension DropInEditor {
             effect.removedWithoutEffect.append((change, removedWinners[change] ?? []))
         }
         return effect
+    }
+
+    /// What writing `change` does in one configuration, added to `effect`: shadowed by the
+    /// running daemon's own source (`daemonSource`) or by the entry that wins (`now`, from
+    /// another source), or in effect, replacing a more specific value from another file
+    /// (`then`); in effect as such, nothing.
+    private func written(
+        _ change: ChangedKey, in configuration: ChangeEffect.Configuration, now: (key: String, value: ConfiguredValue)?,
+        then: (key: String, value: ConfiguredValue)?, daemonSource: String?, shown: Data,
+        into effect: inout ChangeEffect
+    ) {
+        if let daemonSource {
+            effect.shadowed.append(
+                .init(
+                    change: change, configuration: configuration,
+                    winner: "set by \(daemonSource) in the running daemon, which outweighs every file"))
+        } else if let now, isFromChange(now.value.source, change) {
+            if let then, Self.specificity(then.value.source) > Self.specificity(now.value.source),
+                !sameFile(then.value.source.file, path)
+            {
+                effect.replacements.append(
+                    .init(
+                        change: change, configuration: configuration,
+                        replaced: describe(then, key: then.key, candidate: nil)))
+            }
+        } else {
+            let winner = now.map { describe($0, key: $0.key, candidate: shown) } ?? "none (no value)"
+            effect.shadowed.append(.init(change: change, configuration: configuration, winner: winner))
+        }
     }
 
     /// The key's entry, or that of the closest dictionary above it that holds a value of

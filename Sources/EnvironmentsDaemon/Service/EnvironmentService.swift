@@ -169,51 +169,13 @@ public struct EnvironmentService: Service, CustomStringConvertible {
             await withTaskGroup(of: Void.self) { group in
                 if configuration.watchFiles, let watcher = makeWatcher() {
                     group.addTask {
-                        do {
-                            try await watcher.run {
-                                await reloader.catchUp()
-                                if notifyReady { await reloader.configurationIsWatched() }
-                            } onModeChange: { mode in
-                                switch mode {
-                                case .inotify: await reloader.filesPolled(because: nil)
-                                case .polling(let reason): await reloader.filesPolled(because: reason)
-                                }
-                            } onChange: { batch in
-                                if batch.mountsChanged {
-                                    // No file event: systemd-confext merged, refreshed or unmerged /etc,
-                                    // or something else was mounted over the configuration.
-                                    logger.info(
-                                        "a mount over the configuration's directories changed; reloading",
-                                        metadata: ["paths": "\(batch)"])
-                                } else {
-                                    logger.debug("configuration files changed", metadata: ["paths": "\(batch)"])
-                                }
-                                await reloader.reload(trigger: .file)
-                            }
-                        } catch is CancellationError {
-                        } catch {
-                            logger.error(
-                                "cannot watch the configuration files; reload with SIGHUP",
-                                metadata: ["error": "\(error)"])
-                            if notifyReady { await reloader.configurationIsWatched() }
-                        }
+                        await Self.watch(with: watcher, reloader: reloader, notifyReady: notifyReady, logger: logger)
                     }
                 } else if notifyReady {
                     await reloader.configurationIsWatched()
                 }
                 if let signals {
-                    group.addTask {
-                        if notifyReady { await reloader.waitUntilReady() }
-                        // Stopped before it was ready (the application never served).
-                        if Task.isCancelled { return }
-                        if ReloadSignals.signalsBeforeTrap > 0 {
-                            // A reload was asked for while we were starting: honour it now.
-                            await reloader.reload(trigger: .signal)
-                        }
-                        for await _ in signals.sequence {
-                            await reloader.reload(trigger: .signal)
-                        }
-                    }
+                    group.addTask { await Self.follow(signals, reloader: reloader, notifyReady: notifyReady) }
                 }
                 if let controlServer {
                     group.addTask { await controlServer.run() }
@@ -233,6 +195,55 @@ public struct EnvironmentService: Service, CustomStringConvertible {
         }
         // A clean stop: no state file may describe this daemon any more (the socket goes too).
         await reloader.stop()
+    }
+
+    /// Watches the files until cancelled, reloading on each change; once they are watched
+    /// (or cannot be: then `SIGHUP` reloads), the configuration counts as watched for `READY=1`.
+    private static func watch(
+        with watcher: FileWatcher, reloader: ConfigurationReloader, notifyReady: Bool, logger: Logger
+    )
+        async
+    {
+        do {
+            try await watcher.run {
+                await reloader.catchUp()
+                if notifyReady { await reloader.configurationIsWatched() }
+            } onModeChange: { mode in
+                switch mode {
+                case .inotify: await reloader.filesPolled(because: nil)
+                case .polling(let reason): await reloader.filesPolled(because: reason)
+                }
+            } onChange: { batch in
+                if batch.mountsChanged {
+                    // No file event: systemd-confext merged, refreshed or unmerged /etc,
+                    // or something else was mounted over the configuration.
+                    logger.info(
+                        "a mount over the configuration's directories changed; reloading",
+                        metadata: ["paths": "\(batch)"])
+                } else {
+                    logger.debug("configuration files changed", metadata: ["paths": "\(batch)"])
+                }
+                await reloader.reload(trigger: .file)
+            }
+        } catch is CancellationError {
+        } catch {
+            logger.error("cannot watch the configuration files; reload with SIGHUP", metadata: ["error": "\(error)"])
+            if notifyReady { await reloader.configurationIsWatched() }
+        }
+    }
+
+    /// Reloads on each `SIGHUP` from readiness on (one that came while starting, at once).
+    private static func follow(_ signals: ReloadSignals, reloader: ConfigurationReloader, notifyReady: Bool) async {
+        if notifyReady { await reloader.waitUntilReady() }
+        // Stopped before it was ready (the application never served).
+        if Task.isCancelled { return }
+        if ReloadSignals.signalsBeforeTrap > 0 {
+            // A reload was asked for while we were starting: honour it now.
+            await reloader.reload(trigger: .signal)
+        }
+        for await _ in signals.sequence {
+            await reloader.reload(trigger: .signal)
+        }
     }
 
     /// `EnvironmentService(<environment>)`, short enough for service-lifecycle's logs.
