@@ -161,7 +161,7 @@ public final class Environment: ConfigurationReading, Sendable {
 
     /// The current snapshot. Hold on to it to read several values that belong together.
     public var snapshot: EnvironmentSnapshot {
-        // From this thread's cached view, not under the store's lock: reading threads never
+        // From this thread's cache, not under the store's lock: reading threads never
         // wait for one another or for a writer. Returning it retains it.
         store.read { $0 } ?? loadDefaults()
     }
@@ -199,6 +199,6 @@ public final class Environment: ConfigurationReading, Sendable {
     /// The options this environment loads files with, or `nil` for an in-memory one.
     package var options: EnvironmentOptions? { status.withLock { $0.options } }
 
-    /// How many threads keep a view of one of this environment's snapshots: for tests.
+    /// How many threads' caches hold one of this environment's snapshots: for tests.
     package var threadCachesHoldingViews: Int { store.threadCachesHoldingViews }
 }
