@@ -28,6 +28,11 @@ struct LookupBenchmark {
         var heldFetch = 0.0
         /// `fetch` on a snapshot held by the caller (no store, no reader slot).
         var snapshotEntry = 0.0
+        /// On a machine with more than two processors, one thread per processor (at most 8):
+        /// how many, and `fetch` and the plain dictionary on that many threads at once. 0 for none.
+        var manyThreads = 0
+        var oursFetchManyThreads = 0.0
+        var dictionaryManyThreads = 0.0
     }
 
     let keyCount = 100
@@ -96,8 +101,11 @@ struct LookupBenchmark {
 
         progress("lookup: two threads")
         // Both threads read the same keys in the same order: each value's reference count is
-        // then written by both cores at nearly the same time (the worst case). With its own
-        // starting point in the list, each thread mostly reads other keys than the other one.
+        // then written by both cores at nearly the same time (the worst case), by a `fetch` as
+        // by the dictionary, which returns the same kind of string. A `fetch` must write
+        // nothing else that the threads share (the snapshot's or the store's reference count,
+        // a key's): its time on two threads over its time on one stays that of the dictionary.
+        // With its own starting point in the list, each thread mostly reads other keys.
         let ownOrder = [keys, Array(keys[(keys.count / 2)...] + keys[..<(keys.count / 2)])]
         results.oursFetchTwoThreads = Timing.concurrentNanosecondsPerOperation(
             threads: 2, rounds: fetch.rounds, operationsPerRound: keys.count
@@ -118,6 +126,21 @@ struct LookupBenchmark {
             threads: 2, rounds: string.rounds, operationsPerRound: keys.count
         ) { _ in
             for key in keys { blackHole(settings[key]) }
+        }
+        let processors = ProcessInfo.processInfo.activeProcessorCount
+        if processors > 2 {
+            results.manyThreads = min(processors, 8)
+            progress("lookup: \(results.manyThreads) threads")
+            results.oursFetchManyThreads = Timing.concurrentNanosecondsPerOperation(
+                threads: results.manyThreads, rounds: fetch.rounds, operationsPerRound: keys.count
+            ) { _ in
+                for key in keys { blackHole(Environment.shared.fetch(key)) }
+            }
+            results.dictionaryManyThreads = Timing.concurrentNanosecondsPerOperation(
+                threads: results.manyThreads, rounds: string.rounds, operationsPerRound: keys.count
+            ) { _ in
+                for key in keys { blackHole(settings[key]) }
+            }
         }
 
         progress("lookup: breakdown")

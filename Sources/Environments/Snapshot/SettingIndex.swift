@@ -27,11 +27,18 @@
 /// nothing, so a `fork()` beside a read leaves the child nothing held (a lock made at the first
 /// lookup of a key that is not ASCII did, until 2026-11).
 ///
+/// A lookup of an ASCII key writes no memory, not even a reference count: it compares the key
+/// with a copy of the table's keys' bytes, all in one buffer, rather than with the keys
+/// themselves (a `String` copied out of the table retains its storage, a write to memory that
+/// every thread reading that key shares). Only the entry it returns is copied, as a
+/// dictionary's value is.
+///
 /// Costs: a lookup hashes the key once and compares bytes with the keys whose tag matches; the
 /// slots are at most three-quarters full, as a Swift dictionary's are; at worst (keys that
 /// all collide) a lookup probes every slot: linear in the table's size, which the key limits
-/// bound. Memory: 8 bytes a slot beside the keys and entries (a Swift dictionary of the same
-/// keys stores each key and entry in a slot of its own: 40 bytes a slot).
+/// bound. Memory: 8 bytes a slot, and each key's bytes again with 8 bytes for where they
+/// start, beside the keys and entries (a Swift dictionary of the same keys stores each key
+/// and entry in a slot of its own: 40 bytes a slot).
 struct SettingIndex: Sendable {
     private let keys: [String]
     private let entries: [SettingEntry]
@@ -41,6 +48,11 @@ struct SettingIndex: Sendable {
     private let mask: Int
     /// Set when a key is not ASCII: the table then is this dictionary.
     private let fallback: [String: Int]?
+    /// Every key's UTF-8 bytes, one after the other, in the order of ``keys``: what a lookup
+    /// compares (empty when the table is ``fallback``'s).
+    private let keyBytes: [UInt8]
+    /// Where each key's bytes start in ``keyBytes``, and, last, where the last key's end.
+    private let keyStarts: [Int]
 
     /// The hash's seed: random, once per process; with `SWIFT_DETERMINISTIC_HASHING` set, as
     /// for Swift's own hashing, a fixed one, so that runs that count instructions repeat.
@@ -69,9 +81,22 @@ struct SettingIndex: Sendable {
             fallback = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
             slots = []
             mask = 0
+            keyBytes = []
+            keyStarts = []
             return
         }
         fallback = nil
+        var keyBytes: [UInt8] = []
+        var keyStarts: [Int] = []
+        keyBytes.reserveCapacity(keys.reduce(0) { $0 + $1.utf8.count })
+        keyStarts.reserveCapacity(keys.count + 1)
+        for key in keys {
+            keyStarts.append(keyBytes.count)
+            keyBytes.append(contentsOf: key.utf8)
+        }
+        keyStarts.append(keyBytes.count)
+        self.keyBytes = keyBytes
+        self.keyStarts = keyStarts
         // At most three-quarters full, at least 8 slots.
         let seed = seed
         var capacity = 8
@@ -113,18 +138,24 @@ struct SettingIndex: Sendable {
         let tag = hash & 0xFFFF_FFFF_0000_0000
         var slot = Int(truncatingIfNeeded: hash) & mask
         return slots.withUnsafeBufferPointer { slots in
-            while true {
-                let content = slots[slot]
-                if content == 0 { return .some(nil) }
-                if content & 0xFFFF_FFFF_0000_0000 == tag {
-                    let position = Int(truncatingIfNeeded: content & 0xFFFF_FFFF) - 1
-                    let same = keys[position].utf8.withContiguousStorageIfAvailable { stored in
-                        stored.count == bytes.count
-                            && (bytes.isEmpty || memcmp(stored.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+            keyStarts.withUnsafeBufferPointer { starts in
+                keyBytes.withUnsafeBufferPointer { stored in
+                    while true {
+                        let content = slots[slot]
+                        if content == 0 { return .some(nil) }
+                        if content & 0xFFFF_FFFF_0000_0000 == tag {
+                            let position = Int(truncatingIfNeeded: content & 0xFFFF_FFFF) - 1
+                            let start = starts[position]
+                            if starts[position + 1] - start == bytes.count
+                                && (bytes.isEmpty
+                                    || memcmp(stored.baseAddress! + start, bytes.baseAddress!, bytes.count) == 0)
+                            {
+                                return .some(position)
+                            }
+                        }
+                        slot = (slot + 1) & mask
                     }
-                    if same == true { return .some(position) }
                 }
-                slot = (slot + 1) & mask
             }
         }
     }

@@ -4,14 +4,19 @@ import Synchronization
 /// Holds an environment's current snapshot so that reads take no shared lock and write no
 /// memory that another thread uses.
 ///
-/// Each thread keeps a view of the snapshot it last read (``ThreadSnapshotCache``), checked
-/// against the store's version on every read: a read that finds its thread's view current
-/// uses it, and only a thread's first read after a publish takes the store's lock, to fetch
-/// the new snapshot. Every reference is an ordinary strong one, so whatever the optimizer
-/// does with retains and releases, a snapshot is freed only when nothing uses it.
+/// Each thread keeps a reference to the snapshot it last read (``ThreadSnapshotCache``),
+/// checked against the store's version on every read: a read that finds its thread's
+/// snapshot current borrows it, and only a thread's first read after a publish takes the
+/// store's lock, to fetch the new snapshot.
 ///
-/// A publish drops the replaced snapshot's views from every thread's cache (a thread that is
-/// reading at that moment drops them when its read ends), so a replaced snapshot, with any
+/// A read writes nothing that another thread reads or writes: it borrows the snapshot from
+/// its thread's cache, which holds it for as long as the read lasts, without retaining it
+/// (a snapshot's reference count, written by every thread that reads at once, would cost a
+/// cache line moving between cores on every read), and the store, the store's version and
+/// the snapshot's table are only read.
+///
+/// A publish drops the replaced snapshot from every thread's cache (a thread that is
+/// reading at that moment drops it when its read ends), so a replaced snapshot, with any
 /// secret that was rotated away, is freed when the last read that used it ends, whether or
 /// not the threads that read it ever read again.
 ///
@@ -64,14 +69,15 @@ final class SnapshotStore: Sendable {
         // A read inside a read (or beside a writer sweeping this thread's cache) takes the lock.
         guard cache.pointee.beginRead() else { return load().map(body) }
         defer { cache.pointee.endRead() }
-        guard let view = cache.pointee.view(of: identity, version: version.load(ordering: .acquiring)) ?? refill(cache)
+        guard
+            let snapshot = cache.pointee.snapshot(of: identity, version: version.load(ordering: .acquiring))
+                ?? refill(cache)
         else {
             return nil
         }
-        // The cache holds the view until the read ends; the read retains the thread's own view,
-        // never the shared snapshot, whose reference count every reading thread would write.
-        let held = view.takeUnretainedValue()
-        return body(held.snapshot)
+        // The cache holds the snapshot until the read ends: borrowed, neither retained nor
+        // released, so that threads reading at once never write its reference count.
+        return snapshot._withUnsafeGuaranteedRef(body)
     }
 
     /// The entry at `key` in the current snapshot; `.none` if none was published: the hot
@@ -81,13 +87,13 @@ final class SnapshotStore: Sendable {
         read { $0.entry(forKey: key) }
     }
 
-    /// How many threads' caches hold a view of one of this store's snapshots: for tests.
+    /// How many threads' caches hold one of this store's snapshots: for tests.
     var threadCachesHoldingViews: Int {
         ThreadSnapshotCache.cachesHoldingViews(of: identity)
     }
 
     /// Fetches the current snapshot into the thread's cache (which the caller holds).
-    private func refill(_ cache: UnsafeMutablePointer<ThreadSnapshotCache>) -> Unmanaged<SnapshotView>? {
+    private func refill(_ cache: UnsafeMutablePointer<ThreadSnapshotCache>) -> Unmanaged<EnvironmentSnapshot>? {
         let (snapshot, published) = current.withLock { ($0, version.load(ordering: .relaxed)) }
         guard let snapshot else { return nil }
         return cache.pointee.keep(snapshot, of: identity, version: published)

@@ -9,23 +9,14 @@ import Synchronization
     import Darwin
 #endif
 
-/// A published snapshot, as one thread's cache holds it.
+/// One thread's references to the snapshots it last read, one per store (the most recently
+/// used first), with a try-lock that the thread takes for each read and a writer takes to drop
+/// references to replaced snapshots.
 ///
-/// A read retains the view in its own thread's cache, never the snapshot: what a read writes
-/// (the view's reference count) is that thread's alone, so threads that read at once never
-/// write the same memory. The view is what a writer drops from the cache when the snapshot is
-/// replaced; with the last view and the store's reference gone, the snapshot is freed.
-final class SnapshotView: Sendable {
-    let snapshot: EnvironmentSnapshot
-
-    init(_ snapshot: EnvironmentSnapshot) {
-        self.snapshot = snapshot
-    }
-}
-
-/// One thread's views of the snapshots it last read, one per store (the most recently used
-/// first), with a try-lock that the thread takes for each read and a writer takes to drop
-/// views of replaced snapshots.
+/// A read borrows the snapshot that this cache holds: it neither retains nor releases it, nor
+/// anything else that another thread uses (``SnapshotStore/read(_:)``). Reference counts are
+/// memory that every reading thread would write: two threads that retain one snapshot at once
+/// make its cache line travel between their cores on every read.
 ///
 /// Only the state is shared: the entries are read and written by whoever holds the lock,
 /// the thread (``beginRead()``) or a writer (``drop(store:olderThan:)``). Neither waits for
@@ -35,6 +26,8 @@ final class SnapshotView: Sendable {
 /// Each thread's cache is allocated once, at its first read, and freed when the thread exits
 /// (its thread-specific value's destructor). A read reaches it through that pointer: no
 /// reference count, and no dynamic exclusivity check (the try-lock is what serializes access).
+/// The cache and its entries each have cache lines of their own: what one thread's reads
+/// write (the state) and read (the entries) is never beside what another thread writes.
 ///
 /// A thread whose cache was freed keeps one of the ``finished`` caches as its thread-specific
 /// value, caches that are never idle: a read there (from another thread-specific value's
@@ -45,7 +38,7 @@ struct ThreadSnapshotCache: ~Copyable {
     private struct Entry {
         let store: UInt64
         let version: UInt64
-        let view: SnapshotView
+        let snapshot: EnvironmentSnapshot
     }
 
     private enum State {
@@ -54,13 +47,13 @@ struct ThreadSnapshotCache: ~Copyable {
         static let reading = 1
         /// The thread is reading, and a writer asked it to empty the cache afterwards.
         static let readingDropWanted = 2
-        /// A writer is dropping views.
+        /// A writer is dropping snapshots.
         static let sweeping = 3
         /// The thread is exiting (``finished``): reads take the locked path, writers never see it.
         static let finished = 4
     }
 
-    /// At most this many stores' views per thread: a thread that reads more stores in turn
+    /// At most this many stores' snapshots per thread: a thread that reads more stores in turn
     /// takes the locked path more often, and holds no more.
     private static let capacity = 4
 
@@ -69,12 +62,14 @@ struct ThreadSnapshotCache: ~Copyable {
         /// The most recently used: the one a read looks at first.
         var first: Entry? {
             didSet {
-                firstPeek = first.map { Peek(store: $0.store, version: $0.version, view: .passUnretained($0.view)) }
+                firstPeek = first.map {
+                    Peek(store: $0.store, version: $0.version, snapshot: .passUnretained($0.snapshot))
+                }
             }
         }
         var others: [Entry] = []
-        /// `first`, its view unmanaged: what a read compares without copying the entry
-        /// (`first` owns the view meanwhile).
+        /// `first`, its snapshot unmanaged: what a read compares without copying the entry
+        /// (`first` owns the snapshot meanwhile).
         private(set) var firstPeek: Peek?
     }
 
@@ -82,18 +77,19 @@ struct ThreadSnapshotCache: ~Copyable {
     private struct Peek {
         let store: UInt64
         let version: UInt64
-        let view: Unmanaged<SnapshotView>
+        let snapshot: Unmanaged<EnvironmentSnapshot>
     }
 
     private let state: Atomic<Int>
     /// Read and written only under the lock. Memory of its own, apart from `state`: what the
-    /// holder of the lock changes never overlaps what the other side accesses meanwhile.
+    /// holder of the lock changes never overlaps what the other side accesses meanwhile. Cache
+    /// lines of its own too (``allocateEntries()``): a read looks here on every lookup.
     private let entries: UnsafeMutablePointer<Entries>
 
     // MARK: - Reading (the thread that owns the cache)
 
     /// Takes the lock for a read; `false` if this thread is already reading (a read inside a
-    /// read) or a writer is dropping views, when the caller takes the store's locked path.
+    /// read) or a writer is dropping snapshots, when the caller takes the store's locked path.
     @inline(__always)
     func beginRead() -> Bool {
         state.compareExchange(expected: State.idle, desired: State.reading, ordering: .acquiring).exchanged
@@ -112,39 +108,37 @@ struct ThreadSnapshotCache: ~Copyable {
         let dropped = entries.move()
         entries.initialize(to: Entries())
         state.store(State.idle, ordering: .releasing)
-        _ = dropped  // the views, and perhaps snapshots, are released here
+        _ = dropped  // the snapshots are released here (and freed, if this held the last reference)
     }
 
-    /// The view of `store`'s snapshot at `version`, if this thread holds it: unmanaged, and
-    /// alive until the read ends (this cache holds it, and nobody else changes the cache
-    /// during a read).
+    /// `store`'s snapshot at `version`, if this thread holds it: unmanaged, and alive until
+    /// the read ends (this cache holds it, and nobody else changes the cache during a read).
     @inline(__always)
-    func view(of store: UInt64, version: UInt64) -> Unmanaged<SnapshotView>? {
+    func snapshot(of store: UInt64, version: UInt64) -> Unmanaged<EnvironmentSnapshot>? {
         if let first = entries.pointee.firstPeek, first.store == store {
-            return first.version == version ? first.view : nil
+            return first.version == version ? first.snapshot : nil
         }
         return moveToFirst(store, version)
     }
 
-    private func moveToFirst(_ store: UInt64, _ version: UInt64) -> Unmanaged<SnapshotView>? {
+    private func moveToFirst(_ store: UInt64, _ version: UInt64) -> Unmanaged<EnvironmentSnapshot>? {
         let index = entries.pointee.others.firstIndex { $0.store == store }
         guard let index, entries.pointee.others[index].version == version else { return nil }
         let entry = entries.pointee.others.remove(at: index)
         if let first = entries.pointee.first { entries.pointee.others.insert(first, at: 0) }
         entries.pointee.first = entry
-        return .passUnretained(entry.view)
+        return .passUnretained(entry.snapshot)
     }
 
-    /// Keeps a view of `snapshot`, `store`'s snapshot at `version`, in place of any older one,
-    /// and returns it as ``view(of:version:)`` does.
-    func keep(_ snapshot: EnvironmentSnapshot, of store: UInt64, version: UInt64) -> Unmanaged<SnapshotView> {
-        let view = SnapshotView(snapshot)
+    /// Keeps `snapshot`, `store`'s snapshot at `version`, in place of any older one, and
+    /// returns it as ``snapshot(of:version:)`` does.
+    func keep(_ snapshot: EnvironmentSnapshot, of store: UInt64, version: UInt64) -> Unmanaged<EnvironmentSnapshot> {
         var dropped = removeEntries { $0.store == store }
         if let first = entries.pointee.first { entries.pointee.others.insert(first, at: 0) }
-        entries.pointee.first = Entry(store: store, version: version, view: view)
+        entries.pointee.first = Entry(store: store, version: version, snapshot: snapshot)
         if entries.pointee.others.count >= Self.capacity { dropped.append(entries.pointee.others.removeLast()) }
         _ = dropped
-        return .passUnretained(view)
+        return .passUnretained(snapshot)
     }
 
     /// Removes and returns the entries (the first one included) that `matches` selects.
@@ -164,22 +158,22 @@ struct ThreadSnapshotCache: ~Copyable {
 
     // MARK: - Writers
 
-    /// Drops, from every thread's cache, the views of `store`'s snapshots older than
+    /// Drops, from every thread's cache, `store`'s snapshots older than
     /// `version` (all of them for `.max`): after a publish, and when a store is freed.
     static func drop(store: UInt64, olderThan version: UInt64) {
         let dropped = registry.withLock { caches in
-            caches.flatMap { $0.pointer.pointee.dropViews(of: store, olderThan: version) }
+            caches.flatMap { $0.pointer.pointee.dropSnapshots(of: store, olderThan: version) }
         }
         _ = dropped  // released outside the registry's lock
     }
 
-    private func dropViews(of store: UInt64, olderThan version: UInt64) -> [Entry] {
+    private func dropSnapshots(of store: UInt64, olderThan version: UInt64) -> [Entry] {
         sweep(whileReading: []) { removeEntries { $0.store == store && $0.version < version } }
     }
 
     /// Runs `body` on this cache's entries as a writer (holding the registry's lock), or, if
     /// the owning thread is reading, asks it to empty its cache when its read ends and returns
-    /// `whileReading` (that thread may be using a view; it will hold none once the read ends).
+    /// `whileReading` (that thread may be using a snapshot; it will hold none once the read ends).
     /// Never waits for a read: waiting for a thread that reads in a tight loop (any store's,
     /// so almost never idle) could last forever while a publish waits on the registry's lock.
     private func sweep<Result>(whileReading: Result, _ body: () -> Result) -> Result {
@@ -266,13 +260,21 @@ struct ThreadSnapshotCache: ~Copyable {
 
     private init(state: Int = State.idle) {
         self.state = Atomic(state)
-        entries = .allocate(capacity: 1)
+        entries = Self.allocateEntries()
         entries.initialize(to: Entries())
     }
 
     deinit {
         entries.deinitialize(count: 1)
-        entries.deallocate()
+        UnsafeMutableRawPointer(entries).deallocate()
+    }
+
+    /// Memory for the entries, on cache lines of their own (whole ``spacing``s): an allocation
+    /// of the C library's beside them may be another thread's, written as often as it reads.
+    private static func allocateEntries() -> UnsafeMutablePointer<Entries> {
+        let size = (MemoryLayout<Entries>.stride + spacing - 1) / spacing * spacing
+        return UnsafeMutableRawPointer.allocate(byteCount: size, alignment: spacing)
+            .bindMemory(to: Entries.self, capacity: 1)
     }
 
     private static func register(key: pthread_key_t) -> UnsafeMutablePointer<ThreadSnapshotCache> {
@@ -317,7 +319,7 @@ struct ThreadSnapshotCache: ~Copyable {
     ///
     /// The registry's lock was held across `fork()`, so no writer was sweeping a cache; a
     /// cache whose thread was reading is left alone (its entries may be half written), and
-    /// so are the views it holds.
+    /// so are the snapshots it holds.
     private static func forkedChild() {
         let own = pthread_getspecific(key)?.assumingMemoryBound(to: ThreadSnapshotCache.self)
         let freed = registry.withLock { caches in
@@ -335,17 +337,17 @@ struct ThreadSnapshotCache: ~Copyable {
         }
     }
 
-    /// How many threads' caches hold a view of one of `store`'s snapshots: for tests.
+    /// How many threads' caches hold one of `store`'s snapshots: for tests.
     static func cachesHoldingViews(of store: UInt64) -> Int {
         registry.withLock { caches in
-            caches.count { $0.pointer.pointee.holdsViews(of: store) }
+            caches.count { $0.pointer.pointee.holdsSnapshots(of: store) }
         }
     }
 
-    /// Whether this cache holds a view of one of `store`'s snapshots, looked at as a writer
+    /// Whether this cache holds one of `store`'s snapshots, looked at as a writer
     /// looks (``sweep(whileReading:_:)``): a thread that is reading is asked to empty its cache
-    /// when its read ends, as a publish asks, and then holds no view.
-    private func holdsViews(of store: UInt64) -> Bool {
+    /// when its read ends, as a publish asks, and then holds none.
+    private func holdsSnapshots(of store: UInt64) -> Bool {
         sweep(whileReading: false) {
             entries.pointee.first?.store == store || entries.pointee.others.contains { $0.store == store }
         }
