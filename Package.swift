@@ -40,7 +40,9 @@ let package = Package(
         // import only through a product. Their declarations are `@_spi(Integrations)`: nothing
         // of them is public API (DocC and scripts/api-digest.py leave SPI out), and a program
         // that does not write `@_spi(Integrations) import` sees none of them.
-        .library(name: "_EnvironmentsIntegrationSupport", targets: ["Locking", "TextEscaping", "EnvironmentsControl"]),
+        .library(
+            name: "_EnvironmentsIntegrationSupport",
+            targets: ["Locking", "TextEscaping", "EnvironmentsControl", "ThreadBridge"]),
         .library(name: "_ExampleDaemonKit", targets: ["ExampleDaemonKit"]),
         .library(name: "_EnvironmentsTestSupport", targets: ["TestSupport"]),
     ],
@@ -60,6 +62,10 @@ let package = Package(
         // The one lock type (`Locked`, a pthread mutex that ThreadSanitizer follows, fork-safe
         // on request): every module that shares state between threads uses it.
         .target(name: "Locking"),
+        // The one way work crosses between blocking threads and async code: a thread of its own
+        // awaited or joined (`DedicatedThread`), async work waited for from synchronous code
+        // (`TaskWaiter`), and the pipe that wakes a thread blocked in poll(2) (`WakeupPipe`).
+        .target(name: "ThreadBridge", dependencies: ["Locking"]),
         // The portable core: Environments.plist, layering, interpolation, snapshots.
         .target(
             name: "Environments",
@@ -80,7 +86,7 @@ let package = Package(
         // A small inotify wrapper and a debounced file watcher.
         .target(
             name: "FileWatching",
-            dependencies: ["Locking", logging]
+            dependencies: ["Locking", "ThreadBridge", logging]
         ),
         // Varlink (systemd's IPC) over Unix sockets, knowing nothing of configuration: messages,
         // their NUL framing, the JSON tree of their parameters and its encoder, the peer's
@@ -102,6 +108,7 @@ let package = Package(
                 "EnvironmentsControl",
                 "SystemdSupport",
                 "FileWatching",
+                "ThreadBridge",
                 "CEarlySignals",
                 "Varlink",
                 "TextEscaping",
@@ -130,6 +137,7 @@ let package = Package(
                 // The journal's reader (envctl history); no daemon code.
                 "SystemdSupport",
                 "TextEscaping",
+                "ThreadBridge",
                 "Varlink",
                 argumentParser,
                 system,
@@ -154,9 +162,10 @@ let package = Package(
             name: "SystemdSupportTests",
             dependencies: ["SystemdSupport", "TestSupport", "TextEscaping", logging]
         ),
-        .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching", "Locking"]),
+        .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching", "Locking", "ThreadBridge"]),
         // The lock type and the escaping of control characters, each on its own.
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
+        .testTarget(name: "ThreadBridgeTests", dependencies: ["ThreadBridge"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
         // The example daemons' shared kit: command line, options, built-in configuration.
         .testTarget(

@@ -23,6 +23,8 @@ let package = Package(
             dependencies: [
                 .product(name: "Environments", package: "swift-environments"),
                 .product(name: "EnvironmentsDaemon", package: "swift-environments"),
+                // ThreadBridge: the synchronous shutdown waits for the service's task.
+                .product(name: "_EnvironmentsIntegrationSupport", package: "swift-environments"),
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

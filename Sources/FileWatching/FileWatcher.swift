@@ -1,4 +1,5 @@
 import Logging
+@_spi(Integrations) import ThreadBridge
 
 #if os(Linux)
     import Foundation
@@ -278,13 +279,13 @@ package final class FileWatcher: Sendable {
             let wakeup = try WakeupPipe()
             let configuration = configuration
             let logger = logger
-            let thread = Thread {
+            // The mailbox, not the thread's return, tells the loop's end: it finishes the
+            // mailbox last.
+            _ = DedicatedThread.start(named: "FileWatcher") {
                 InotifyWatchLoop.run(
                     configuration: configuration, logger: logger, wakeup: wakeup, mailbox: mailbox,
                     baseline: baseline)
             }
-            thread.name = "FileWatcher"
-            thread.start()
             try await withTaskCancellationHandler {
                 // Runs until the loop thread has finished, so the descriptor is closed on return.
                 while let item = try await mailbox.next() {

@@ -3,6 +3,7 @@ import ArgumentParser
 import EnvironmentsEditing
 import Foundation
 @_spi(Integrations) import TextEscaping
+@_spi(Integrations) import ThreadBridge
 
 #if canImport(Glibc)
     import Glibc
@@ -334,25 +335,12 @@ enum Command {
         }
         // Standard error is read on a thread of its own beside standard output, so that
         // neither pipe can fill up and stop the program.
-        let errorData = CollectedData()
-        let finished = DispatchSemaphore(value: 0)
         let errorHandle = error.fileHandleForReading
-        Thread {
-            errorData.set(errorHandle.readDataToEndOfFile())
-            finished.signal()
-        }.start()
+        let errorReader = DedicatedThread.start(named: "envctl-stderr") { errorHandle.readDataToEndOfFile() }
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        finished.wait()
+        let errorData = errorReader.join()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, output: outputData, error: errorData.value)
-    }
-
-    /// Data one thread sets and another reads after it.
-    final class CollectedData: @unchecked Sendable {
-        private let lock = NSLock()
-        private var stored = Data()
-        func set(_ data: Data) { lock.withLock { stored = data } }
-        var value: Data { lock.withLock { stored } }
+        return Result(status: process.terminationStatus, output: outputData, error: errorData)
     }
 }
 

@@ -4,6 +4,7 @@ import Foundation
 @_spi(Integrations) import Locking
 import Logging
 import Synchronization
+@_spi(Integrations) import ThreadBridge
 import Varlink
 
 #if canImport(Glibc)
@@ -74,13 +75,11 @@ final class ControlServer: Sendable {
     private let handler: ControlHandler
     private let logger: Logger
     private let listener: Int32
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    /// Wakes the server thread from `poll(2)`: a stop, an answer a handler task finished.
+    private let wakeup: WakeupPipe
     /// Answers finished by handler tasks: connection id and the answer (nil: none, for oneway).
     private let finished = Locked<[(UInt64, ControlHandler.Answer?)]>([])
     private let stopped = Atomic<Bool>(false)
-    private let done = Locked<CheckedContinuation<Void, Never>?>(nil)
-    private let exited = Atomic<Bool>(false)
     /// Whether ``run()`` started serving (which then closes the listener and removes the socket).
     private let served = Atomic<Bool>(false)
 
@@ -94,21 +93,18 @@ final class ControlServer: Sendable {
         self.handler = handler
         self.logger = logger
         listener = try Self.bind(path)
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0, pipeEnds.allSatisfy(Self.makeNonBlockingAndCloseOnExec) else {
-            let code = errno
+        do {
+            wakeup = try WakeupPipe()
+        } catch {
             close(listener)
             unlink(path)
-            throw ControlServerError("cannot create a pipe: \(UnixSocket.describe(code))")
+            throw ControlServerError("\(error)")
         }
-        wakeRead = pipeEnds[0]
-        wakeWrite = pipeEnds[1]
     }
 
     deinit {
-        // Here, not when serving ends: a handler still running may wake the thread after that.
-        close(wakeRead)
-        close(wakeWrite)
+        // The wake-up pipe closes with this object, not when serving ends: a handler still
+        // running may wake the thread after that.
         if !served.load(ordering: .acquiring) {
             close(listener)
             unlink(path)
@@ -118,24 +114,8 @@ final class ControlServer: Sendable {
     /// Serves until the task is cancelled, then closes every connection and removes the socket.
     func run() async {
         served.store(true, ordering: .releasing)
-        let thread = Thread { [self] in
+        await DedicatedThread.run(named: "control-socket", onCancel: { [self] in stop() }) { [self] in
             Loop(server: self).serve()
-            exited.store(true, ordering: .releasing)
-            done.withLock { $0.take() }?.resume()
-        }
-        thread.name = "control-socket"
-        thread.start()
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let resumeNow = done.withLock { stored -> Bool in
-                    if exited.load(ordering: .acquiring) { return true }
-                    stored = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            stop()
         }
     }
 
@@ -146,8 +126,7 @@ final class ControlServer: Sendable {
     }
 
     private func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        wakeup.signal()
     }
 
     // MARK: - The server thread
@@ -212,7 +191,7 @@ final class ControlServer: Sendable {
         private func pollEntries(for order: [UInt64]) -> [pollfd] {
             var entries = [
                 pollfd(fd: server.listener, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: server.wakeRead, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: server.wakeup.readDescriptor, events: Int16(POLLIN), revents: 0),
             ]
             for identifier in order {
                 guard let connection = connections[identifier] else { continue }
@@ -312,8 +291,7 @@ final class ControlServer: Sendable {
         }
 
         private func drainWakeups() {
-            var buffer = [UInt8](repeating: 0, count: 64)
-            while buffer.withUnsafeMutableBytes({ read(server.wakeRead, $0.baseAddress, $0.count) }) > 0 {}
+            server.wakeup.drain()
         }
 
         private func acceptSome() {

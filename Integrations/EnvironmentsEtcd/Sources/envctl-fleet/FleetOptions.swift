@@ -3,7 +3,7 @@ import ArgumentParser
 import EtcdFleetArguments
 import EtcdFleetClient
 import Foundation
-@_spi(Integrations) import Locking
+@_spi(Integrations) import ThreadBridge
 
 /// Where a fleet configuration lives in etcd and how to reach it (``EtcdArguments``, the
 /// options the daemon takes too), and envctl's reads of it.
@@ -38,27 +38,21 @@ struct FleetOptions: ParsableArguments {
         _ body: @escaping @Sendable (EtcdClient) async throws(EtcdError) -> Result
     ) -> (EtcdConfiguration) throws -> Result {
         { configuration in
-            let outcome = Locked<Swift.Result<Result, any Error>?>(nil)
-            let done = DispatchSemaphore(value: 0)
-            Task {
-                do {
+            do {
+                // envctl-fleet's commands run on its main thread, never on the cooperative pool.
+                return try TaskWaiter.wait {
                     let client = try EtcdClient(configuration: configuration)
                     do {
                         let value = try await body(client)
-                        outcome.withLock { $0 = .success(value) }
+                        await client.shutdown()
+                        return value
                     } catch {
-                        outcome.withLock { $0 = .failure(error) }
+                        await client.shutdown()
+                        throw error
                     }
-                    await client.shutdown()
-                } catch {
-                    outcome.withLock { $0 = .failure(error) }
                 }
-                done.signal()
-            }
-            done.wait()
-            switch outcome.withLock({ $0 })! {
-            case .success(let value): return value
-            case .failure(let error): throw Failure("\(error)")
+            } catch {
+                throw Failure("\(error)")
             }
         }
     }

@@ -1,8 +1,9 @@
 import Environments
 @_spi(Integrations) import EnvironmentsDaemon
+@_spi(Integrations) import Locking
 import Logging
 import ServiceLifecycle
-import Synchronization
+@_spi(Integrations) import ThreadBridge
 import Vapor
 
 /// Runs an `EnvironmentService` from the moment a Vapor application boots until it shuts
@@ -22,9 +23,9 @@ final class EnvironmentServiceRunner: LifecycleHandler {
     let environment: Environments.Environment
     let configuration: VaporEnvironmentsConfiguration
     let logger: Logger
-    private let state = Mutex(State.idle)
+    private let state = Locked(State.idle)
     /// The service started in `willBoot`, for `didBoot` to wrap the server.
-    private let started = Mutex<EnvironmentService?>(nil)
+    private let started = Locked<EnvironmentService?>(nil)
 
     init(environment: Environments.Environment, configuration: VaporEnvironmentsConfiguration, logger: Logger) {
         self.environment = environment
@@ -72,13 +73,11 @@ final class EnvironmentServiceRunner: LifecycleHandler {
     /// For the synchronous `Application.shutdown()`: stops the service and waits for it.
     func shutdown(_ application: Application) {
         guard let (group, task) = takeRunning() else { return }
-        let done = DispatchSemaphore(value: 0)
-        Task {
+        // Vapor calls this on its own thread, never on Swift's cooperative pool.
+        try? TaskWaiter.wait {
             await group.triggerGracefulShutdown()
             await task.value
-            done.signal()
         }
-        done.wait()
     }
 
     /// Starts the service in a task of its own, once; `nil` when it was started before.
