@@ -18,4 +18,15 @@ package enum ServiceUnit {
         }
         return nil
     }
+
+    /// The unit a control call's caller runs in: its own control group's, when this process
+    /// may read it; else, for a caller that runs as this process's own user (not root), this
+    /// process's unit. A unit's `ExecReload=` needs the second: under `PrivateUsers=` each of
+    /// the unit's processes has a user namespace of its own, and `ProtectProc=invisible` hides
+    /// one from another; with `DynamicUser=` only the unit's own processes run as its user.
+    package static func ofCaller(_ pid: Int32, uid: UInt32) -> String? {
+        if let unit = ofProcess(pid) { return unit }
+        guard uid == geteuid(), uid != 0 else { return nil }
+        return ofProcess(getpid())
+    }
 }

@@ -50,7 +50,7 @@ extension ControlHandler {
             guard parameters.isEmpty else { return Self.invalidParameter(parameters.keys.sorted()[0]) }
             if let denied = systemdDeny(peer) { return denied }
             let record = await reloader.reload(
-                trigger: .control, callerUID: peer.uid, callerUnit: ServiceUnit.ofProcess(peer.pid))
+                trigger: .control, callerUID: peer.uid, callerUnit: ServiceUnit.ofCaller(peer.pid, uid: peer.uid))
             guard record.outcome == .rejected else { return VarlinkReply(parameters: [:]) }
             return Self.reply(
                 ["verdict": Self.verdict(record, environment: environment.environmentName)],

@@ -180,7 +180,7 @@ struct ControlHandler: Sendable {
     /// history names the caller and the unit it runs in.
     private func reload(from peer: PeerCredentials) async -> VarlinkReply {
         let record = await reloader.reload(
-            trigger: .control, callerUID: peer.uid, callerUnit: ServiceUnit.ofProcess(peer.pid))
+            trigger: .control, callerUID: peer.uid, callerUnit: ServiceUnit.ofCaller(peer.pid, uid: peer.uid))
         let verdict = Self.verdict(record, environment: environment.environmentName)
         return Self.reply(
             ["verdict": verdict],
