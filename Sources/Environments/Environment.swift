@@ -120,16 +120,7 @@ public final class Environment: ConfigurationReading, Sendable {
     /// defaults on its first read (no command-line flags: the executable parses those); if
     /// they do not load, the error is logged and `shared` holds an empty configuration (see
     /// ``lastError``), so reads return their defaults and `require` throws.
-    ///
-    /// Its reference count is never written: `Environment.shared.fetch(_:)` retains and
-    /// releases it in the caller's code, which, on many threads at once, would make its cache
-    /// line move between their cores on every read. It is immortal instead (it lives as long as
-    /// the process anyway), and the runtime leaves an immortal object's count alone.
-    public static let shared: Environment = {
-        let environment = Environment()
-        swiftImmortalize(environment)
-        return environment
-    }()
+    public static let shared = Environment()
 
     /// Loads ``shared`` with `options`, once: as swift-log's `LoggingSystem.bootstrap`, a
     /// program bootstraps its environment once, early in `main`, from the flags it parsed.
@@ -211,9 +202,3 @@ public final class Environment: ConfigurationReading, Sendable {
     /// How many threads' caches hold one of this environment's snapshots: for tests.
     package var threadCachesHoldingViews: Int { store.threadCachesHoldingViews }
 }
-
-/// The Swift runtime's own call that makes an object immortal (never freed; retains and
-/// releases of it write nothing), as the Swift project's benchmarks use it. In the runtime of
-/// every platform this package supports (Swift 5.9 and later).
-@_silgen_name("_swift_stdlib_immortalize")
-private func swiftImmortalize(_ object: AnyObject)

@@ -6,14 +6,12 @@ import Synchronization
 ///
 /// Each thread keeps a reference to the snapshot it last read (``ThreadSnapshotCache``),
 /// checked against the store's version on every read: a read that finds its thread's
-/// snapshot current borrows it, and only a thread's first read after a publish takes the
+/// snapshot current reads it from there, and only a thread's first read after a publish takes the
 /// store's lock, to fetch the new snapshot.
 ///
-/// A read writes nothing that another thread reads or writes: it borrows the snapshot from
-/// its thread's cache, which holds it for as long as the read lasts, without retaining it
-/// (a snapshot's reference count, written by every thread that reads at once, would cost a
-/// cache line moving between cores on every read), and the store, the store's version and
-/// the snapshot's table are only read.
+/// A read takes the snapshot from its thread's cache, which holds it for as long as the read
+/// lasts, and only reads the store, the store's version and the snapshot's table; any
+/// retain of the snapshot is the compiler's (supported API only, no borrowing tricks).
 ///
 /// A publish drops the replaced snapshot from every thread's cache (a thread that is
 /// reading at that moment drops it when its read ends), so a replaced snapshot, with any
@@ -75,9 +73,8 @@ final class SnapshotStore: Sendable {
         else {
             return nil
         }
-        // The cache holds the snapshot until the read ends: borrowed, neither retained nor
-        // released, so that threads reading at once never write its reference count.
-        return snapshot._withUnsafeGuaranteedRef(body)
+        // The cache holds the snapshot until the read ends (a writer sweeps only idle caches).
+        return body(snapshot.takeUnretainedValue())
     }
 
     /// The entry at `key` in the current snapshot; `.none` if none was published: the hot

@@ -13,10 +13,9 @@ import Synchronization
 /// used first), with a try-lock that the thread takes for each read and a writer takes to drop
 /// references to replaced snapshots.
 ///
-/// A read borrows the snapshot that this cache holds: it neither retains nor releases it, nor
-/// anything else that another thread uses (``SnapshotStore/read(_:)``). Reference counts are
-/// memory that every reading thread would write: two threads that retain one snapshot at once
-/// make its cache line travel between their cores on every read.
+/// A read uses the snapshot that this cache holds, which keeps it alive for the read
+/// (``SnapshotStore/read(_:)``); the cache's entries sit on cache lines of their own, so that
+/// two threads' caches never share one.
 ///
 /// Only the state is shared: the entries are read and written by whoever holds the lock,
 /// the thread (``beginRead()``) or a writer (``drop(store:olderThan:)``). Neither waits for
