@@ -184,7 +184,8 @@ public final class Environment: ConfigurationReading, Sendable {
     /// The value at a key path and whether it is secret, from the current snapshot, without
     /// copying its source: the swift-configuration provider's hot path.
     @_spi(Integrations) public func valueAndSecrecy(forKey key: String) -> (value: SettingValue, isSecret: Bool)? {
-        read { $0.entry(forKey: key).map { ($0.value, $0.isSecret) } }
+        let entry = store.entry(forKey: key) ?? loadDefaults().entry(forKey: key)
+        return entry.map { ($0.value, $0.isSecret) }
     }
 
     /// The name of the selected environment: the current snapshot's.

@@ -141,6 +141,7 @@ public final class EnvironmentSnapshot: Sendable {
     /// else, if it has quotes, in its canonical spelling (`"Database".Port` is `Database.Port`).
     @inline(__always)
     func entry(forKey key: String) -> SettingEntry? {
+        if let decided = table.lookup.entry(forKey: key) { return decided }
         if let entry = table[key] { return entry }
         return SettingPath.isPlain(key) ? nil : entry(canonicalizing: key)
     }

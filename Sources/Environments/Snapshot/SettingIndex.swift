@@ -27,11 +27,13 @@
 /// nothing, so a `fork()` beside a read leaves the child nothing held (a lock made at the first
 /// lookup of a key that is not ASCII did, until 2026-11).
 ///
-/// A lookup of an ASCII key writes no memory, not even a reference count: it compares the key
-/// with a copy of the table's keys' bytes, all in one buffer, rather than with the keys
-/// themselves (a `String` copied out of the table retains its storage, a write to memory that
-/// every thread reading that key shares). Only the entry it returns is copied, as a
-/// dictionary's value is.
+/// A lookup of an ASCII key writes no memory, not even a reference count: it goes through a
+/// ``SettingLookup``, plain pointers into memory that this index owns (allocated when it is
+/// built, freed when it is), not through this object or its arrays, whose reference counts
+/// every reading thread would write; and it compares the key with a copy of the table's keys'
+/// bytes, all in one buffer, rather than with the keys themselves (a `String` copied out of
+/// the table retains its storage, a write to memory that every thread reading that key
+/// shares). Only the entry it returns is copied, as a dictionary's value is.
 ///
 /// Costs: a lookup hashes the key once and compares bytes with the keys whose tag matches; the
 /// slots are at most three-quarters full, as a Swift dictionary's are; at worst (keys that
@@ -39,28 +41,18 @@
 /// bound. Memory: 8 bytes a slot, and each key's bytes again with 8 bytes for where they
 /// start, beside the keys and entries (a Swift dictionary of the same keys stores each key
 /// and entry in a slot of its own: 40 bytes a slot).
-struct SettingIndex: Sendable {
+final class SettingIndex: Sendable {
     private let keys: [String]
-    private let entries: [SettingEntry]
-    /// Each: 0 (empty), or the key's hash's upper 32 bits and its position plus one.
-    private let slots: [UInt64]
-    /// `slots.count - 1`, a power of two minus one; 0 when the table is ``fallback``'s.
-    private let mask: Int
-    /// Set when a key is not ASCII: the table then is this dictionary.
+    /// Set when a key is not ASCII: the table then is this dictionary, of positions.
     private let fallback: [String: Int]?
-    /// Every key's UTF-8 bytes, one after the other, in the order of ``keys``: what a lookup
-    /// compares (empty when the table is ``fallback``'s).
-    private let keyBytes: [UInt8]
-    /// Where each key's bytes start in ``keyBytes``, and, last, where the last key's end.
-    private let keyStarts: [Int]
+    /// The memory a read probes, which this index owns: valid for as long as it lives.
+    let lookup: SettingLookup
 
     /// The hash's seed: random, once per process; with `SWIFT_DETERMINISTIC_HASHING` set, as
     /// for Swift's own hashing, a fixed one, so that runs that count instructions repeat.
     private static let processSeed: UInt64 =
         getenv("SWIFT_DETERMINISTIC_HASHING").map { $0.pointee != 0 } == true
         ? 0x6A09_E667_F3BC_C908 : UInt64.random(in: .min ... .max)
-    /// ``processSeed``, copied into each index: a read then needs no lazy global's check.
-    private let seed = Self.processSeed
 
     init(_ table: [String: SettingEntry]) {
         var keys: [String] = []
@@ -76,13 +68,12 @@ struct SettingIndex: Sendable {
             entries.append(entry)
         }
         self.keys = keys
-        self.entries = entries
+        let seed = Self.processSeed
         guard allASCII else {
             fallback = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
-            slots = []
-            mask = 0
-            keyBytes = []
-            keyStarts = []
+            lookup = SettingLookup(
+                slots: Self.owned([0]), mask: 0, keyStarts: Self.owned([0]), keyBytes: Self.owned([]),
+                entries: Self.owned(entries), seed: seed, keysAreASCII: false)
             return
         }
         fallback = nil
@@ -95,69 +86,47 @@ struct SettingIndex: Sendable {
             keyBytes.append(contentsOf: key.utf8)
         }
         keyStarts.append(keyBytes.count)
-        self.keyBytes = keyBytes
-        self.keyStarts = keyStarts
         // At most three-quarters full, at least 8 slots.
-        let seed = seed
         var capacity = 8
         while capacity * 3 < keys.count * 4 { capacity *= 2 }
         var slots = [UInt64](repeating: 0, count: capacity)
         let mask = capacity - 1
         for (position, key) in keys.enumerated() {
             let hash = key.utf8.withContiguousStorageIfAvailable {
-                Self.hash(UnsafeRawBufferPointer($0), seed: seed).value
+                SettingLookup.hash(UnsafeRawBufferPointer($0), seed: seed).value
             }!
             var slot = Int(truncatingIfNeeded: hash) & mask
             while slots[slot] != 0 { slot = (slot + 1) & mask }
             slots[slot] = (hash & 0xFFFF_FFFF_0000_0000) | UInt64(position + 1)
         }
-        self.slots = slots
-        self.mask = mask
+        lookup = SettingLookup(
+            slots: Self.owned(slots), mask: mask, keyStarts: Self.owned(keyStarts), keyBytes: Self.owned(keyBytes),
+            entries: Self.owned(entries), seed: seed, keysAreASCII: true)
+    }
+
+    deinit {
+        UnsafeMutablePointer(mutating: lookup.entries).deinitialize(count: keys.count)
+        lookup.entries.deallocate()
+        lookup.slots.deallocate()
+        lookup.keyStarts.deallocate()
+        lookup.keyBytes.deallocate()
+    }
+
+    /// A copy of `elements` in memory of its own (at least one element's worth, so that an
+    /// empty table has pointers too), which ``deinit`` frees.
+    private static func owned<Element>(_ elements: [Element]) -> UnsafePointer<Element> {
+        let memory = UnsafeMutablePointer<Element>.allocate(capacity: Swift.max(elements.count, 1))
+        _ = UnsafeMutableBufferPointer(start: memory, count: elements.count).initialize(fromContentsOf: elements)
+        return UnsafePointer(memory)
     }
 
     var count: Int { keys.count }
 
     /// The entry at `key`, compared as Swift compares strings.
     subscript(key: String) -> SettingEntry? {
-        if fallback == nil,
-            let found = key.utf8.withContiguousStorageIfAvailable({ position(ofASCII: UnsafeRawBufferPointer($0)) }),
-            let found
-        {
-            // An ASCII key in a table of ASCII keys: found or not, as the bytes say (two
-            // ASCII strings are the same text only if their bytes are the same).
-            return found.map { entries[$0] }
-        }
-        return unicodePosition(of: key).map { entries[$0] }
-    }
-
-    /// The position of `bytes` in the table if they are ASCII (`.some(nil)`: not there),
-    /// `nil` if they are not ASCII.
-    private func position(ofASCII bytes: UnsafeRawBufferPointer) -> Int?? {
-        let (hash, isASCII) = Self.hash(bytes, seed: seed)
-        guard isASCII else { return nil }
-        let tag = hash & 0xFFFF_FFFF_0000_0000
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        return slots.withUnsafeBufferPointer { slots in
-            keyStarts.withUnsafeBufferPointer { starts in
-                keyBytes.withUnsafeBufferPointer { stored in
-                    while true {
-                        let content = slots[slot]
-                        if content == 0 { return .some(nil) }
-                        if content & 0xFFFF_FFFF_0000_0000 == tag {
-                            let position = Int(truncatingIfNeeded: content & 0xFFFF_FFFF) - 1
-                            let start = starts[position]
-                            if starts[position + 1] - start == bytes.count
-                                && (bytes.isEmpty
-                                    || memcmp(stored.baseAddress! + start, bytes.baseAddress!, bytes.count) == 0)
-                            {
-                                return .some(position)
-                            }
-                        }
-                        slot = (slot + 1) & mask
-                    }
-                }
-            }
-        }
+        // An ASCII key in a table of ASCII keys: found or not, as the bytes say.
+        if let decided = lookup.position(of: key) { return decided.map { lookup.entries[$0] } }
+        return unicodePosition(of: key).map { lookup.entries[$0] }
     }
 
     /// The position of `key` as a Swift dictionary finds it (a table with a key that is not
@@ -178,7 +147,7 @@ struct SettingIndex: Sendable {
         for scalar in key.unicodeScalars {
             bytes.append(scalar.isASCII ? UInt8(truncatingIfNeeded: scalar.value) : Self.asciiEquivalent(of: scalar)!)
         }
-        return bytes.withUnsafeBytes { position(ofASCII: $0) } ?? nil
+        return bytes.withUnsafeBytes { lookup.position(ofASCII: $0) } ?? nil
     }
 
     /// The ASCII character that `scalar`, which is not ASCII, is canonically equivalent to, if
@@ -195,52 +164,22 @@ struct SettingIndex: Sendable {
         default: nil
         }
     }
-
-    /// The hash of `bytes` with `seed`, and whether the bytes are all ASCII.
-    private static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> (value: UInt64, isASCII: Bool) {
-        let count = bytes.count
-        var hash = seed ^ (UInt64(count) &* 0x9E37_79B9_7F4A_7C15)
-        var high: UInt64 = 0
-        func mix(_ word: UInt64) {
-            high |= word
-            hash = (hash ^ word) &* 0xBF58_476D_1CE4_E5B9
-            hash ^= hash >> 31
-        }
-        var offset = 0
-        while offset + 8 <= count {
-            mix(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            offset += 8
-        }
-        let rest = count - offset
-        if rest > 0 && count >= 8 {
-            // The last eight bytes, without those already mixed.
-            mix(bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) >> UInt64(8 * (8 - rest)))
-        } else if rest > 0 {
-            // Fewer than eight bytes in all: four, two and one at a time.
-            var word: UInt64 = 0
-            var shift: UInt64 = 0
-            if rest & 4 != 0 {
-                word = UInt64(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-                offset += 4
-                shift = 32
-            }
-            if rest & 2 != 0 {
-                word |= UInt64(bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)) << shift
-                offset += 2
-                shift += 16
-            }
-            if rest & 1 != 0 { word |= UInt64(bytes[offset]) << shift }
-            mix(word)
-        }
-        hash = (hash ^ (hash >> 29)) &* 0x94D0_49BB_1331_11EB
-        hash ^= hash >> 32
-        return (hash, high & 0x8080_8080_8080_8080 == 0)
-    }
 }
 
 extension SettingIndex: Sequence {
     /// The keys and entries, in no particular order.
-    func makeIterator() -> Zip2Sequence<[String], [SettingEntry]>.Iterator {
-        zip(keys, entries).makeIterator()
+    struct Iterator: IteratorProtocol {
+        fileprivate let index: SettingIndex
+        fileprivate var position = 0
+
+        mutating func next() -> (String, SettingEntry)? {
+            guard position < index.count else { return nil }
+            defer { position += 1 }
+            return (index.keys[position], index.lookup.entries[position])
+        }
+    }
+
+    func makeIterator() -> Iterator {
+        Iterator(index: self)
     }
 }

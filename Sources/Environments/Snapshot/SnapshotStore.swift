@@ -10,8 +10,10 @@ import Synchronization
 /// store's lock, to fetch the new snapshot.
 ///
 /// A read takes the snapshot from its thread's cache, which holds it for as long as the read
-/// lasts, and only reads the store, the store's version and the snapshot's table; any
-/// retain of the snapshot is the compiler's (supported API only, no borrowing tricks).
+/// lasts, and only reads the store, the store's version and the snapshot's table. A lookup
+/// reaches the table through plain pointers kept in the cache (``SettingLookup``), so it
+/// retains neither the snapshot nor its table: no reference count that every reading thread
+/// would write (supported API only, no borrowing tricks).
 ///
 /// A publish drops the replaced snapshot from every thread's cache (a thread that is
 /// reading at that moment drops it when its read ends), so a replaced snapshot, with any
@@ -63,25 +65,40 @@ final class SnapshotStore: Sendable {
     /// Runs `body` with the current snapshot, or returns `nil` if none was published.
     @inline(__always)
     func read<Result>(_ body: (EnvironmentSnapshot) -> Result) -> Result? {
+        // The cache holds the snapshot until the read ends (a writer sweeps only idle caches).
+        withHeld { body($0.snapshot.takeUnretainedValue()) }
+    }
+
+    /// The entry at `key` in the current snapshot; `.none` if none was published: the hot
+    /// path of every lookup. It probes the snapshot's table through the thread's cache and
+    /// writes no reference count; only a key that the table's bytes cannot decide (see
+    /// ``SettingLookup/entry(forKey:)``) takes the snapshot itself.
+    @inline(__always)
+    func entry(forKey key: String) -> SettingEntry?? {
+        withHeld { held in
+            if let decided = held.lookup.entry(forKey: key) { return decided }
+            return held.snapshot.takeUnretainedValue().entry(forKey: key)
+        }
+    }
+
+    /// Runs `body` with the current snapshot as its thread's cache holds it, or returns `nil`
+    /// if none was published.
+    @inline(__always)
+    private func withHeld<Result>(_ body: (ThreadSnapshotCache.Held) -> Result) -> Result? {
         let cache = ThreadSnapshotCache.current(key: cacheKey)
         // A read inside a read (or beside a writer sweeping this thread's cache) takes the lock.
-        guard cache.pointee.beginRead() else { return load().map(body) }
+        guard cache.pointee.beginRead() else {
+            guard let snapshot = load() else { return nil }
+            return withExtendedLifetime(snapshot) { body(ThreadSnapshotCache.Held(snapshot)) }
+        }
         defer { cache.pointee.endRead() }
         guard
-            let snapshot = cache.pointee.snapshot(of: identity, version: version.load(ordering: .acquiring))
+            let held = cache.pointee.snapshot(of: identity, version: version.load(ordering: .acquiring))
                 ?? refill(cache)
         else {
             return nil
         }
-        // The cache holds the snapshot until the read ends (a writer sweeps only idle caches).
-        return body(snapshot.takeUnretainedValue())
-    }
-
-    /// The entry at `key` in the current snapshot; `.none` if none was published: the hot
-    /// path of every lookup.
-    @inline(__always)
-    func entry(forKey key: String) -> SettingEntry?? {
-        read { $0.entry(forKey: key) }
+        return body(held)
     }
 
     /// How many threads' caches hold one of this store's snapshots: for tests.
@@ -90,7 +107,7 @@ final class SnapshotStore: Sendable {
     }
 
     /// Fetches the current snapshot into the thread's cache (which the caller holds).
-    private func refill(_ cache: UnsafeMutablePointer<ThreadSnapshotCache>) -> Unmanaged<EnvironmentSnapshot>? {
+    private func refill(_ cache: UnsafeMutablePointer<ThreadSnapshotCache>) -> ThreadSnapshotCache.Held? {
         let (snapshot, published) = current.withLock { ($0, version.load(ordering: .relaxed)) }
         guard let snapshot else { return nil }
         return cache.pointee.keep(snapshot, of: identity, version: published)

@@ -61,9 +61,7 @@ struct ThreadSnapshotCache: ~Copyable {
         /// The most recently used: the one a read looks at first.
         var first: Entry? {
             didSet {
-                firstPeek = first.map {
-                    Peek(store: $0.store, version: $0.version, snapshot: .passUnretained($0.snapshot))
-                }
+                firstPeek = first.map { Peek(store: $0.store, version: $0.version, held: Held($0.snapshot)) }
             }
         }
         var others: [Entry] = []
@@ -76,7 +74,23 @@ struct ThreadSnapshotCache: ~Copyable {
     private struct Peek {
         let store: UInt64
         let version: UInt64
+        let held: Held
+    }
+
+    /// A snapshot that a cache holds, as a read uses it: no reference to count, so that reads
+    /// on many threads write nothing they share. The read probes ``lookup`` (the snapshot's
+    /// table); only what the table cannot answer alone takes the snapshot itself.
+    ///
+    /// Valid only while something holds the snapshot: this thread's cache during a read
+    /// (``SnapshotStore/read(_:)``), or the caller that made it.
+    struct Held {
         let snapshot: Unmanaged<EnvironmentSnapshot>
+        let lookup: SettingLookup
+
+        init(_ snapshot: EnvironmentSnapshot) {
+            self.snapshot = .passUnretained(snapshot)
+            lookup = snapshot.table.lookup
+        }
     }
 
     private let state: Atomic<Int>
@@ -110,34 +124,34 @@ struct ThreadSnapshotCache: ~Copyable {
         _ = dropped  // the snapshots are released here (and freed, if this held the last reference)
     }
 
-    /// `store`'s snapshot at `version`, if this thread holds it: unmanaged, and alive until
-    /// the read ends (this cache holds it, and nobody else changes the cache during a read).
+    /// `store`'s snapshot at `version`, if this thread holds it: alive until the read ends
+    /// (this cache holds it, and nobody else changes the cache during a read).
     @inline(__always)
-    func snapshot(of store: UInt64, version: UInt64) -> Unmanaged<EnvironmentSnapshot>? {
+    func snapshot(of store: UInt64, version: UInt64) -> Held? {
         if let first = entries.pointee.firstPeek, first.store == store {
-            return first.version == version ? first.snapshot : nil
+            return first.version == version ? first.held : nil
         }
         return moveToFirst(store, version)
     }
 
-    private func moveToFirst(_ store: UInt64, _ version: UInt64) -> Unmanaged<EnvironmentSnapshot>? {
+    private func moveToFirst(_ store: UInt64, _ version: UInt64) -> Held? {
         let index = entries.pointee.others.firstIndex { $0.store == store }
         guard let index, entries.pointee.others[index].version == version else { return nil }
         let entry = entries.pointee.others.remove(at: index)
         if let first = entries.pointee.first { entries.pointee.others.insert(first, at: 0) }
         entries.pointee.first = entry
-        return .passUnretained(entry.snapshot)
+        return Held(entry.snapshot)
     }
 
     /// Keeps `snapshot`, `store`'s snapshot at `version`, in place of any older one, and
     /// returns it as ``snapshot(of:version:)`` does.
-    func keep(_ snapshot: EnvironmentSnapshot, of store: UInt64, version: UInt64) -> Unmanaged<EnvironmentSnapshot> {
+    func keep(_ snapshot: EnvironmentSnapshot, of store: UInt64, version: UInt64) -> Held {
         var dropped = removeEntries { $0.store == store }
         if let first = entries.pointee.first { entries.pointee.others.insert(first, at: 0) }
         entries.pointee.first = Entry(store: store, version: version, snapshot: snapshot)
         if entries.pointee.others.count >= Self.capacity { dropped.append(entries.pointee.others.removeLast()) }
         _ = dropped
-        return .passUnretained(snapshot)
+        return Held(snapshot)
     }
 
     /// Removes and returns the entries (the first one included) that `matches` selects.
