@@ -15,11 +15,11 @@ import Foundation
     /// The directory searched.
     @_spi(Integrations) public var directory: String
     /// The main file, `<directory>/Environments.plist`.
-    @_spi(Integrations) public var mainFile: String
+    package var mainFile: String
     /// The drop-in directory, `<directory>/Environments.plist.d`.
     @_spi(Integrations) public var dropInDirectory: String
     /// Every directory that was considered, in order, for error messages.
-    @_spi(Integrations) public var searchedDirectories: [String]
+    package var searchedDirectories: [String]
 
     /// Resolves the location for the given options.
     ///
@@ -119,7 +119,7 @@ import Foundation
     ///
     /// No drop-in directory is no drop-ins; one that cannot be listed (a dangling or looping
     /// link, no permission, an I/O error) or that is not a directory is an error.
-    @_spi(Integrations) public func dropInFiles() throws(EnvironmentError) -> [String] {
+    package func dropInFiles() throws(EnvironmentError) -> [String] {
         let names: [String]
         switch FileAccess.presence(of: dropInDirectory, subject: "the drop-in directory") {
         case .absent:

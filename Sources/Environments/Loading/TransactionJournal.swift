@@ -22,29 +22,29 @@ import Foundation
 /// and warns (``ConfigurationWarning/Code/changeUnderWay``): a daemon never applies a state in
 /// between. The journal's removal is a change of the configuration, which a daemon's file
 /// watcher sees.
-@_spi(Integrations) public struct TransactionJournal: Codable, Sendable, Equatable {
+package struct TransactionJournal: Codable, Sendable, Equatable {
     /// The journal's file name, in the lock's directory.
-    @_spi(Integrations) public static let fileName = ".envctl-transaction"
+    package static let fileName = ".envctl-transaction"
     /// The suffix of a file that holds a target's new contents until it is renamed over it.
-    @_spi(Integrations) public static let newSuffix = ".envctl-new"
+    package static let newSuffix = ".envctl-new"
     /// The suffix of a file that holds a target's old contents until the change is complete.
-    @_spi(Integrations) public static let oldSuffix = ".envctl-old"
+    package static let oldSuffix = ".envctl-old"
     /// The largest journal read: far more than the paths of any change need.
-    @_spi(Integrations) public static let maximumSize = 1 << 20
+    package static let maximumSize = 1 << 20
 
     /// One file the change replaces or creates.
-    @_spi(Integrations) public struct Entry: Codable, Sendable, Equatable {
+    package struct Entry: Codable, Sendable, Equatable {
         /// The file, as an absolute path.
-        @_spi(Integrations) public var target: String
+        package var target: String
         /// Its new contents, beside it (hidden, ``TransactionJournal/newSuffix``), until renamed
         /// over it.
-        @_spi(Integrations) public var new: String
+        package var new: String
         /// A copy of its old contents, beside it (hidden, ``TransactionJournal/oldSuffix``), or
         /// `nil` when the change creates it.
-        @_spi(Integrations) public var old: String?
+        package var old: String?
 
         /// Creates an entry.
-        @_spi(Integrations) public init(target: String, new: String, old: String?) {
+        package init(target: String, new: String, old: String?) {
             self.target = target
             self.new = new
             self.old = old
@@ -67,25 +67,25 @@ import Foundation
     }
 
     /// The format's version: 1.
-    @_spi(Integrations) public var version = 1
+    package var version = 1
     /// The command that makes the change, for messages: `envctl migrate`.
-    @_spi(Integrations) public var command: String
+    package var command: String
     /// The process that makes it.
-    @_spi(Integrations) public var process: Int32
+    package var process: Int32
     /// Whether the change is being undone (a file could not be replaced) rather than completed.
-    @_spi(Integrations) public var rollingBack = false
+    package var rollingBack = false
     /// The files, in the order they are replaced.
-    @_spi(Integrations) public var entries: [Entry]
+    package var entries: [Entry]
 
     /// Creates a journal.
-    @_spi(Integrations) public init(command: String, process: Int32, entries: [Entry]) {
+    package init(command: String, process: Int32, entries: [Entry]) {
         self.command = command
         self.process = process
         self.entries = entries
     }
 
     /// The journal's path in `directory`.
-    @_spi(Integrations) public static func path(in directory: String) -> String {
+    package static func path(in directory: String) -> String {
         (directory as NSString).appendingPathComponent(fileName)
     }
 
@@ -93,7 +93,7 @@ import Foundation
     ///
     /// - Throws: ``EnvironmentError/Code/fileUnreadable`` when it cannot be read, is not a
     ///   journal `envctl` writes, or names a file outside what such a journal can name.
-    @_spi(Integrations) public static func read(in directory: String) throws(EnvironmentError)
+    package static func read(in directory: String) throws(EnvironmentError)
         -> TransactionJournal?
     {
         let path = path(in: directory)
@@ -123,7 +123,7 @@ import Foundation
     /// `path` with its directory's symbolic links resolved (`realpath(3)`), or as it is when
     /// the directory cannot be resolved: how a loader matches the journal's targets to its
     /// files.
-    @_spi(Integrations) public static func resolved(_ path: String) -> String {
+    package static func resolved(_ path: String) -> String {
         let directory = (path as NSString).deletingLastPathComponent
         guard let real = realpath(directory.isEmpty ? "." : directory, nil) else { return path }
         defer { free(real) }
@@ -131,7 +131,7 @@ import Foundation
     }
 
     /// The journal as written: JSON, one object.
-    @_spi(Integrations) public func encoded() throws -> Data {
+    package func encoded() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
         return try encoder.encode(self)
