@@ -5,6 +5,7 @@
 // `2.4444444444444444e+18`, may come back as an integer).
 // Built by Fuzz/run.sh together with Sources/Varlink/*.swift.
 
+/// libFuzzer calls this with each input; a failed check ends the process.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzVarlink(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -20,12 +20,17 @@ import Foundation
     )
     var instance: String?
 
+    /// Whether to print the declaration as JSON Schema and exit instead of running:
+    /// ``ExampleDaemonRun/run(_:build:configure:more:)`` checks it before anything else.
     @Flag(
         help:
             "Print the daemon's settings as JSON Schema (what envctl schema prints) and exit; the Debian package installs it as /usr/share/example-daemon/schema.json."
     )
     @_spi(Integrations) public var printSchema = false
 
+    /// Every option at its default, as an empty command line leaves them: no configuration
+    /// directory, environment or instance of its own, and no schema to print. ArgumentParser
+    /// needs it to parse; a caller parses a command line with `parse(_:)` instead.
     @_spi(Integrations) public init() {}
 
     /// The example's `EnvironmentOptions`: its name, the built-in configuration, the environment

@@ -6,13 +6,26 @@ import ServiceLifecycle
 @_spi(Integrations) public struct Worker: Service, CustomStringConvertible {
     let environment: Environment
     let logger: Logger
+    /// The name swift-service-lifecycle's `ServiceGroup` logs for this service.
     @_spi(Integrations) public var description: String { "Worker" }
 
+    /// A worker for the environment the daemon bootstrapped.
+    ///
+    /// - Parameters:
+    ///   - environment: The environment whose changes the worker follows: the one
+    ///     `Environment.bootstrap` returned, since the values it logs come from
+    ///     `Environment.shared`.
+    ///   - logger: Where the reports (info) and the heartbeats (debug) go.
     @_spi(Integrations) public init(environment: Environment, logger: Logger) {
         self.environment = environment
         self.logger = logger
     }
 
+    /// Logs the configuration it runs with (the API's base URL, generation, environment, request
+    /// timeout and listen port) at the start and after every change, and a heartbeat every
+    /// `HeartbeatInterval`, until a graceful shutdown or cancellation; then returns.
+    ///
+    /// It never throws: cancellation ends it as a graceful shutdown does.
     @_spi(Integrations) public func run() async throws {
         let changes = environment.changes()
         report()

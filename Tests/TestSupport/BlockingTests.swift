@@ -21,8 +21,19 @@ import Testing
 /// Tasks that a test starts with `Task { }` (an in-process daemon's service, typically) do not
 /// inherit the trait: they run on the cooperative pool, which the trait keeps free for them.
 @_spi(Integrations) public struct BlockingTrait: TestTrait, SuiteTrait, TestScoping {
+    /// On a suite, the trait applies to its nested suites and all their tests too, and provides
+    /// its scope around each test case (each argument of a parameterized test), never once
+    /// around the whole suite.
     @_spi(Integrations) public var isRecursive: Bool { true }
 
+    /// Runs one test case with ``BlockingTestExecutor`` as its task executor preference, so that
+    /// its body and the child tasks it starts in structured concurrency run there.
+    ///
+    /// - Parameters:
+    ///   - test: The test function being run.
+    ///   - testCase: The test case: one of a parameterized test's arguments, or a test's only case.
+    ///   - function: The test case's body, run on the executor.
+    /// - Throws: What `function` throws.
     @_spi(Integrations) public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
@@ -41,8 +52,13 @@ import Testing
 /// when every one it has is busy or blocked (up to 255 at once), and lets idle ones exit. So a
 /// job that blocks delays no other job.
 @_spi(Integrations) public final class BlockingTestExecutor: TaskExecutor {
+    /// The executor every ``BlockingTrait`` scope prefers; it holds no state, so one is enough.
     @_spi(Integrations) public static let shared = BlockingTestExecutor()
 
+    /// Runs `job` on a new serial queue of its own, on this executor: it never waits behind
+    /// another job, however long that one blocks.
+    ///
+    /// - Parameter job: The job the runtime hands over; it runs once, asynchronously.
     @_spi(Integrations) public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()

@@ -12,10 +12,20 @@ import Varlink
 /// A configuration directory and a runtime directory for an `EnvironmentService` in the test
 /// process and its control socket (world-readable, so another user's envctl can reach the socket).
 @_spi(Integrations) public final class ControlSocketFixture: Sendable {
+    /// The temporary directory, `/tmp/control-XXXXXXXX`, holding `etc` (the configuration),
+    /// `run` (the socket) and `credentials` (`db-password`); removed when the fixture is freed.
     @_spi(Integrations) public let root: String
+    /// The control socket's path, in `run`: where ``service(_:configure:)`` serves, and what
+    /// `envctl --socket` and `call(_:_:_:)` are given.
     @_spi(Integrations) public var socket: String { root + "/run/configuration.varlink" }
+    /// The configuration's `Environments.plist`, in `etc`.
     @_spi(Integrations) public var mainFile: String { root + "/etc/Environments.plist" }
 
+    /// Makes the directories (mode 0755, so that another user reaches them), the credential
+    /// `db-password` (`hunter2`) and the main file, ``plist(_:password:)`` with the greeting
+    /// `hello`.
+    ///
+    /// - Throws: The error of a directory or file that cannot be made.
     @_spi(Integrations) public init() throws {
         root = "/tmp/control-\(UUID().uuidString.prefix(8))"
         for directory in ["etc", "run", "credentials"] {
@@ -29,11 +39,21 @@ import Varlink
 
     deinit { try? FileManager.default.removeItem(atPath: root) }
 
+    /// Replaces the main file with `text` in one step (a temporary file renamed over it), so a
+    /// reload or a watcher never reads half of it.
+    ///
+    /// - Parameter text: The new file's contents, usually ``plist(_:password:)``.
+    /// - Throws: The error of the write, or `POSIXError(.EIO)` when the rename fails.
     @_spi(Integrations) public func write(_ text: String) throws {
         try text.write(toFile: mainFile + ".tmp", atomically: false, encoding: .utf8)
         guard rename(mainFile + ".tmp", mainFile) == 0 else { throw POSIXError(.EIO) }
     }
 
+    /// A new environment on the fixture's files: application `control-tests`, environment
+    /// Production, credentials from `credentials`. Each call loads the files afresh.
+    ///
+    /// - Returns: The environment, not bootstrapped: `Environment.shared` is left alone.
+    /// - Throws: The `EnvironmentError` of a configuration that does not load.
     @_spi(Integrations) public func environment() throws -> Environment {
         try Environment(
             options: EnvironmentOptions(
@@ -41,6 +61,15 @@ import Varlink
                 processEnvironment: ["CREDENTIALS_DIRECTORY": root + "/credentials"]))
     }
 
+    /// A service for `environment` as a test runs it in its own process
+    /// (`EnvironmentService.Configuration.inTest`): the control socket at ``socket``, no signals,
+    /// no systemd notifications, no file watching. Run it with `whileRunning(_:)`, which stops it
+    /// when the test's body returns.
+    ///
+    /// - Parameters:
+    ///   - environment: The environment to serve, usually from ``environment()``.
+    ///   - configure: Changes to the control socket's limits and timeouts before it starts.
+    /// - Returns: The service, not started.
     @_spi(Integrations) public func service(
         _ environment: Environment, configure: (inout ControlSocketConfiguration) -> Void = { _ in }
     )

@@ -7,15 +7,37 @@ import Foundation
 /// A temporary directory with an Environments.plist, a notify socket, a runtime directory
 /// and a credentials directory, and the example daemon running on it.
 @_spi(Integrations) public final class DaemonHarness: @unchecked Sendable {
+    /// The temporary directory, `envd-XXXXXXXX` in `NSTemporaryDirectory()`, that holds the rest;
+    /// removed when the harness is freed.
     @_spi(Integrations) public let root: URL
+    /// The directory given as `--config-dir`, holding ``mainFile``; drop-ins go in its
+    /// `Environments.plist.d`.
     @_spi(Integrations) public let configDirectory: URL
+    /// The daemon's `$RUNTIME_DIRECTORY`: its control socket and ``stateFile`` are here. In
+    /// ``root`` (`run`), or `/run/envd-XXXXXXXX` with `runtimeDirectoryBelowRun`.
     @_spi(Integrations) public let runtimeDirectory: URL
+    /// The socket the daemon's `NOTIFY_SOCKET` names: where its `READY=1`, `RELOADING=1` and
+    /// `STATUS=` datagrams arrive.
     @_spi(Integrations) public let notify: NotifySocket
+    /// The file that takes the daemon's standard output and standard error (the daemon runs
+    /// without a journal), as ``log`` reads it.
     @_spi(Integrations) public let logFile: URL
+    /// The daemon's process once
+    /// ``start(arguments:user:umask:configDirectoryArgument:currentDirectory:)`` has run it,
+    /// else `nil`.
     @_spi(Integrations) public private(set) var process: Process?
+    /// Every notify datagram ``waitForDatagram(timeout:_:)`` has received so far, oldest first,
+    /// the one it returned included; a test may append those it receives itself.
     @_spi(Integrations) public var datagrams: [String] = []
 
+    /// Makes the directories and the notify socket and writes `plist` as the main file; the
+    /// daemon does not run until
+    /// ``start(arguments:user:umask:configDirectoryArgument:currentDirectory:)``.
+    ///
     /// - Parameters:
+    ///   - plist: The main file's contents, usually from `examplePlist(…)`.
+    ///   - extraEnvironment: Variables the daemon and envctl run with, added to ``environment``
+    ///     (and replacing its own).
     ///   - unsetEnvironment: Variables the daemon and envctl run without (`RUNTIME_DIRECTORY`, to
     ///     find the socket by the application's name).
     ///   - runtimeDirectoryBelowRun: The runtime directory in `/run` (`/run/envd-XXXXXXXX`, root
@@ -44,7 +66,10 @@ import Foundation
     private let extraEnvironment: [String: String]
     private let unsetEnvironment: [String]
 
+    /// The `Environments.plist` in ``configDirectory``, written from `plist` at first.
     @_spi(Integrations) public var mainFile: URL { configDirectory.appendingPathComponent("Environments.plist") }
+    /// The path of the daemon's state file, `environment-state.json` in ``runtimeDirectory``,
+    /// which it rewrites at start and after every reload attempt.
     @_spi(Integrations) public var stateFile: String {
         runtimeDirectory.appendingPathComponent("environment-state.json").path
     }
@@ -104,6 +129,8 @@ import Foundation
         self.process = process
     }
 
+    /// The daemon's process id, or 0 before it starts. With `user` or `umask`, `setpriv` or the
+    /// shell replaces itself with the daemon, so the id is the daemon's all the same.
     @_spi(Integrations) public var pid: Int32 { process?.processIdentifier ?? 0 }
 
     /// The daemon's log so far.

@@ -6,7 +6,13 @@ import Foundation
 
 /// A configuration directory with the example's shape, removed afterwards.
 @_spi(Integrations) public final class ExampleConfigurationDirectory {
+    /// The directory, `envctl-edit-XXXXXXXX` in `NSTemporaryDirectory()`, without a trailing `/`.
     @_spi(Integrations) public let path: String
+
+    /// Makes the directory with `Environments.plist` and an empty `Environments.plist.d`.
+    ///
+    /// - Parameter plist: The main file's contents; the example's file by default.
+    /// - Throws: The error of a directory or file that cannot be made.
     @_spi(Integrations) public init(plist: String = examplePlist()) throws {
         path = NSTemporaryDirectory() + "envctl-edit-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(
@@ -15,6 +21,8 @@ import Foundation
     }
     deinit { try? FileManager.default.removeItem(atPath: path) }
 
+    /// The path of the drop-in envctl writes by default, `Environments.plist.d/90-local.plist`;
+    /// it does not exist until an edit makes it.
     @_spi(Integrations) public var dropIn: String { path + "/Environments.plist.d/90-local.plist" }
 
     /// Every file's bytes, by path: what must not change after a refused edit.

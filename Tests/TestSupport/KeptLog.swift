@@ -9,6 +9,7 @@ import Synchronization
 
     private let kept = Mutex<[Entry]>([])
 
+    /// An empty log; give its ``handler(logLevel:)`` to each logger whose entries it should keep.
     @_spi(Integrations) public init() {}
 
     /// Every entry so far, oldest first.

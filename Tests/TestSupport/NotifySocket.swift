@@ -7,9 +7,16 @@ import Foundation
 /// A unix datagram socket bound where a daemon's `NOTIFY_SOCKET` points, collecting the
 /// datagrams sd_notify sends.
 @_spi(Integrations) public final class NotifySocket: @unchecked Sendable {
+    /// The socket's path: the value for `NOTIFY_SOCKET`.
     @_spi(Integrations) public let path: String
     private let descriptor: Int32
 
+    /// Binds a new socket at `path`, which must not exist yet; the socket is closed when this
+    /// object is freed, and the file is left for the caller to remove.
+    ///
+    /// - Parameter path: Where to bind it; at most 107 bytes, the limit of `sockaddr_un`
+    ///   (a longer path is cut short).
+    /// - Throws: `POSIXError` with `bind(2)`'s `errno`, or `EIO` when no socket can be made.
     @_spi(Integrations) public init(path: String) throws {
         self.path = path
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
