@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Integrations) import TestSupport
 import Testing
 
 @testable import EnvironmentsEditing
@@ -12,14 +13,14 @@ import Testing
 @Suite struct DropInFileTests {
     /// A configuration directory with an empty drop-in directory, removed afterwards.
     final class Directory {
-        let path: String
+        private let folder: TemporaryFolder
+        var path: String { folder.path }
         init() throws {
-            path = NSTemporaryDirectory() + "envctl-dropin-\(UUID().uuidString.prefix(8))"
+            folder = try TemporaryFolder("envctl-dropin")
             try FileManager.default.createDirectory(
                 atPath: path + "/Environments.plist.d", withIntermediateDirectories: true)
             try "<plist><dict/></plist>".write(toFile: path + "/Environments.plist", atomically: true, encoding: .utf8)
         }
-        deinit { try? FileManager.default.removeItem(atPath: path) }
 
         var dropIns: String { path + "/Environments.plist.d" }
         var file: DropInFile {
