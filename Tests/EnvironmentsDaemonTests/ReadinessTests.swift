@@ -96,10 +96,15 @@ struct ReadinessTests {
 
     /// The datagrams of a start (``datagrams(waitingForApplication:)``), with where the marker
     /// and the first `READY=1` are among them (both required).
-    static func start(waitingForApplication: Bool) async throws -> (datagrams: [String], marker: Int, ready: Int) {
+    static func start(waitingForApplication: Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws
+        -> (datagrams: [String], marker: Int, ready: Int)
+    {
         let datagrams = try await datagrams(waitingForApplication: waitingForApplication)
-        let marker = try #require(datagrams.firstIndex(of: Self.marker), "\(datagrams)")
-        let ready = try #require(datagrams.firstIndex(where: Self.isReady), "READY=1 never came: \(datagrams)")
+        let marker = try #require(
+            datagrams.firstIndex(of: Self.marker), "\(datagrams)", sourceLocation: sourceLocation)
+        let ready = try #require(
+            datagrams.firstIndex(where: Self.isReady), "READY=1 never came: \(datagrams)",
+            sourceLocation: sourceLocation)
         return (datagrams, marker, ready)
     }
 

@@ -28,22 +28,6 @@ import Testing
         }
     }
 
-    /// A file's bytes, mode, owner and group.
-    struct Fingerprint: Equatable {
-        var contents: Data
-        var mode: mode_t
-        var owner: uid_t
-        var group: gid_t
-    }
-
-    static func fingerprint(_ path: String) throws -> Fingerprint {
-        var status = stat()
-        guard lstat(path, &status) == 0 else { throw POSIXError(.ENOENT) }
-        return Fingerprint(
-            contents: try Data(contentsOf: URL(fileURLWithPath: path)), mode: status.st_mode, owner: status.st_uid,
-            group: status.st_gid)
-    }
-
     @Test(
         "temporary names that are taken (a symbolic link, a hard link, a file) are passed over, their files unchanged")
     func aTakenTemporaryNameIsPassedOver() throws {
@@ -59,7 +43,7 @@ import Testing
         #expect(symlink(pointed, name("SYMLINK1")) == 0)
         #expect(link(linked, name("HARDLNK1")) == 0)
         try "someone's\n".write(toFile: name("REGULAR1"), atomically: false, encoding: .utf8)
-        let before = try [linked, pointed, name("REGULAR1")].map(Self.fingerprint)
+        let before = try [linked, pointed, name("REGULAR1")].map(FileFingerprint.init)
 
         var file = directory.file
         var draws = ["SYMLINK1", "HARDLNK1", "REGULAR1", "FRESH001"].makeIterator()
@@ -73,7 +57,7 @@ import Testing
         #expect(status.st_mode & 0o777 == 0o600 && status.st_uid == geteuid())
         unlink(path)
 
-        let after = try [linked, pointed, name("REGULAR1")].map(Self.fingerprint)
+        let after = try [linked, pointed, name("REGULAR1")].map(FileFingerprint.init)
         #expect(before == after)
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: name("SYMLINK1"))) == pointed)
     }
@@ -88,7 +72,7 @@ import Testing
         #expect(symlink(target, name("SYMLINK1")) == 0)
         #expect(link(target, name("HARDLNK1")) == 0)
         try "half-written".write(toFile: name("LEFTOVER"), atomically: false, encoding: .utf8)
-        let before = try Self.fingerprint(target)
+        let before = try FileFingerprint(target)
 
         var file = directory.file
         var draws = ["SYMLINK1", "HARDLNK1"].makeIterator()
@@ -97,7 +81,7 @@ import Testing
         try file.withLock { try file.replace(expecting: nil, with: contents) }
 
         #expect(try Data(contentsOf: URL(fileURLWithPath: file.path)) == contents)
-        let after = try Self.fingerprint(target)
+        let after = try FileFingerprint(target)
         #expect(before == after)
         // The killed envctl's file is gone; the links, not envctl's, are where they were.
         let entries = try FileManager.default.contentsOfDirectory(atPath: directory.dropIns).sorted()
