@@ -59,6 +59,8 @@ import subprocess
 import sys
 import tempfile
 
+from lib.scratch import scratch_path
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = "swift-environments"
 # The modules that snippets and examples import from other packages: module -> (package, product).
@@ -96,13 +98,6 @@ IMPORT = re.compile(r"^[ \t]*(?:@\w+(?:\([^)\n]*\))?[ \t]+)*(?:(?:public|package
                     r"import[ \t]+(?:(?:struct|class|enum|func|protocol|typealias|var|let)[ \t]+)?(\w+)", re.M)
 BLOCK = re.compile(r"^```swift[^\n]*\n(.*?)^```", re.S | re.M)
 DIRECTIVE = re.compile(r"<!--\s*snippet(-context|-of)?:\s*(.*?)\s*-->\s*$", re.S)
-
-
-def default_scratch(flavor="debug"):
-    out = subprocess.run(
-        ["bash", "-c", f"source scripts/lib/scratch.sh && scratch_path {flavor}"],
-        cwd=ROOT, capture_output=True, text=True, check=True)
-    return out.stdout.strip()
 
 
 def documents():
@@ -353,7 +348,7 @@ def main():
                         help="with --print-compiler-flags: the package of that build (default: this one)")
     arguments = parser.parse_args()
     if arguments.print_compiler_flags:
-        print("\n".join(compiler_flags(arguments.scratch_path or default_scratch(), arguments.package)))
+        print("\n".join(compiler_flags(arguments.scratch_path or scratch_path("debug"), arguments.package)))
         return 0
     scratch_paths = {"etcd": arguments.etcd_scratch_path, "configuration": arguments.configuration_scratch_path,
                      "vapor": arguments.vapor_scratch_path}
@@ -361,7 +356,7 @@ def main():
                             "configuration": "Integrations/EnvironmentsConfiguration",
                             "vapor": "Integrations/EnvironmentsVapor"}
     if not arguments.manifests_only:
-        flags = compiler_flags(arguments.scratch_path or default_scratch())
+        flags = compiler_flags(arguments.scratch_path or scratch_path("debug"))
         integration_flags = {}  # made at the first snippet that needs one
     checked, skipped, failures = 0, [], []
     products, modules = repository_products()
@@ -437,7 +432,7 @@ def main():
                     continue
                 if flavor is not None:
                     if flavor not in integration_flags:
-                        scratch = scratch_paths[flavor] or default_scratch(flavor)
+                        scratch = scratch_paths[flavor] or scratch_path(flavor)
                         if not os.path.isdir(os.path.join(scratch, "debug", "Modules")):
                             package = integration_packages[flavor]
                             sys.exit(f"check-snippets: {where} imports a module of {package}: no debug build of it in "

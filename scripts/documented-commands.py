@@ -44,18 +44,15 @@ import tempfile
 import threading
 import time
 
+from lib.scratch import scratch_path
+from lib.shell import run_in_session
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BLOCK = re.compile(r"^```(?:sh|bash|shell|console)[^\n]*\n(.*?)^```", re.S | re.M)
 # Left to their own check (scripts/test.sh builds and runs the minimal daemon of the walkthrough).
 EXCLUDED = {"Sources/Environments/Environments.docc/GettingStarted.md"}
 EXCLUDED_PREFIXES = ("Examples/minimal-daemon/",)
 FLEET_QUICKSTART = "Integrations/EnvironmentsEtcd/Sources/EnvironmentsEtcd/EnvironmentsEtcd.docc/FleetQuickStart.md"
-
-
-def scratch(flavor):
-    out = subprocess.run(["bash", "-c", f"source scripts/lib/scratch.sh && scratch_path {flavor}"],
-                         cwd=ROOT, capture_output=True, text=True, check=True)
-    return out.stdout.strip()
 
 
 def documents():
@@ -226,16 +223,8 @@ class Runner:
 
     def run(self, command, cwd, statuses=(0,), env=None, timeout=300, what=None):
         started = time.monotonic()
-        # A session of its own: on timeout, everything the command started is stopped too.
-        process = subprocess.Popen(["bash", "-c", command], cwd=cwd, env=env or self.env, text=True,
-                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            stdout, _ = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            stdout, _ = process.communicate()
-            stdout += f"\n(stopped after {timeout} s)"
-        result = subprocess.CompletedProcess(process.args, process.returncode, stdout)
+        status, stdout = run_in_session(command, cwd, env or self.env, timeout)
+        result = subprocess.CompletedProcess(["bash", "-c", command], status, stdout)
         took = time.monotonic() - started
         ok = result.returncode in statuses
         self.say(f"  {'ok  ' if ok else 'FAIL'} {took:5.1f} s  {what or command}")
@@ -280,7 +269,7 @@ class Runner:
         os.makedirs(env["RUNTIME_DIRECTORY"])
         log = os.path.join(self.work, "readme-daemon.log")
         started = time.monotonic()
-        process = self.start_daemon(f"swift run --skip-build --scratch-path {scratch('debug')} example-daemon", env, log,
+        process = self.start_daemon(f"swift run --skip-build --scratch-path {scratch_path('debug')} example-daemon", env, log,
                                     cwd=ROOT)
         if process is None:
             return
@@ -481,10 +470,10 @@ def main():
     if arguments.list:
         return 0
 
-    debug_bin = subprocess.run(["swift", "build", "--scratch-path", scratch("debug"), "--show-bin-path"], cwd=ROOT,
+    debug_bin = subprocess.run(["swift", "build", "--scratch-path", scratch_path("debug"), "--show-bin-path"], cwd=ROOT,
                                capture_output=True, text=True, check=True).stdout.strip()
     etcd_bin = subprocess.run(["swift", "build", "--package-path", "Integrations/EnvironmentsEtcd", "--scratch-path",
-                               scratch("etcd"), "--show-bin-path"], cwd=ROOT,
+                               scratch_path("etcd"), "--show-bin-path"], cwd=ROOT,
                               capture_output=True, text=True, check=True).stdout.strip()
     release_bin = arguments.release_bin or subprocess.run(
         ["scripts/build-release.sh", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()

@@ -70,6 +70,8 @@ sys.path.insert(0, os.path.join(ROOT, "Tests", "EndToEnd"))
 from e2e.common import Options, ScenarioAbort, skip_or_fail  # noqa: E402
 from e2e.container import Container  # noqa: E402
 from e2e.rootfs import ensure_rootfs  # noqa: E402
+from lib.scratch import scratch_path  # noqa: E402
+from lib.shell import run_in_session  # noqa: E402
 
 GUIDE = "Sources/Environments/Environments.docc/GettingStarted.md"
 START = "### Your own daemon"
@@ -312,12 +314,6 @@ def step_for(command, comment):
 
 # -- the fixed directory ---------------------------------------------------------------------------
 
-def scratch_path(flavor):
-    out = subprocess.run(["bash", "-c", f"source scripts/lib/scratch.sh && scratch_path {flavor}"],
-                         cwd=ROOT, capture_output=True, text=True, check=True)
-    return out.stdout.strip()
-
-
 def mirror(source, destination, keep=(".build", ".swiftpm", "Package.resolved")):
     """Makes `destination` hold exactly `source`'s files, rewriting only those whose content (or
     mode, or link target) differs, and leaving the top-level `keep` entries of `destination`
@@ -477,15 +473,7 @@ class Walk:
     # The host ------------------------------------------------------------------------------------
 
     def host_run(self, command, timeout=600):
-        process = subprocess.Popen(["bash", "-c", command], cwd=self.cwd, env=self.env, text=True,
-                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            stdout, _ = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            stdout, _ = process.communicate()
-            stdout += f"\n(stopped after {timeout} s)"
-        return Result(process.returncode, stdout)
+        return Result(*run_in_session(command, self.cwd, self.env, timeout))
 
     def enter_fixed_directory(self):
         """Before the first build: the sources the commands made, mirrored into the fixed

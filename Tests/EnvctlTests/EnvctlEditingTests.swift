@@ -40,11 +40,7 @@ import Testing
     @Test("set echoes the value it wrote, but never a secret's")
     func setDoesNotEchoASecret() throws {
         let directory = try ExampleConfigurationDirectory(plist: examplePlist(secrets: ["Database"]))
-        let secret = "s3cr3t-\(UUID().uuidString.prefix(8))"
-        let set = try runEnvctl(["set", "Database.Password", secret, "--config-dir", directory.path])
-        #expect(set.status == 0, "\(set.output)")
-        #expect(!set.output.contains(secret), "\(set.output)")
-        #expect(set.output.contains("Common.Database.Password = <redacted>"), "\(set.output)")
+        let secret = try directory.setSecret("Database.Password")
         // The value is in the drop-in all the same.
         #expect(try String(contentsOfFile: directory.dropIn, encoding: .utf8).contains(secret))
         let plain = try runEnvctl(["set", "APIHost", "api.other.example.com", "--config-dir", directory.path])

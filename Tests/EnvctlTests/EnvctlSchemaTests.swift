@@ -1,8 +1,6 @@
 @_spi(Integrations) import Environments
 @_spi(Integrations) import EnvironmentsControl
-@_spi(Integrations) import EnvironmentsDaemon
 import Foundation
-import Logging
 @_spi(Integrations) import TestSupport
 import Testing
 import Varlink

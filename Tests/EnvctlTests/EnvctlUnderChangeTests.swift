@@ -15,23 +15,6 @@ import Testing
     typealias Directory = ExampleConfigurationDirectory
     typealias Started = EnvctlConcurrencyTests.Started
 
-    /// A file's bytes, mode, owner and group.
-    struct Fingerprint: Equatable {
-        var contents: Data
-        var mode: mode_t
-        var owner: uid_t
-        var group: gid_t
-
-        init(_ path: String) throws {
-            var status = stat()
-            guard lstat(path, &status) == 0 else { throw POSIXError(.ENOENT) }
-            contents = try Data(contentsOf: URL(fileURLWithPath: path))
-            mode = status.st_mode
-            owner = status.st_uid
-            group = status.st_gid
-        }
-    }
-
     /// The drop-in directory made group-writable, as where a group of operators changes drop-ins.
     static func groupWritable(_ directory: Directory) -> String {
         let dropIns = directory.path + "/Environments.plist.d"
@@ -52,20 +35,20 @@ import Testing
         chmod(target, 0o600)
         let lock = dropIns + "/.envctl.lock"
         #expect(link(target, lock) == 0)
-        let before = try Fingerprint(target)
+        let before = try FileFingerprint(target)
 
         let result = try runEnvctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
         #expect(result.status == 1, "\(result.output)")
         #expect(result.output.contains("\(lock) is a file with 2 names (hard links)"), "\(result.output)")
         #expect(result.output.contains("rm \(lock)"), "\(result.output)")
-        #expect(try Fingerprint(target) == before)
+        #expect(try FileFingerprint(target) == before)
         #expect(!FileManager.default.fileExists(atPath: directory.dropIn))
 
         // Once it is removed, as the message says, the next set works.
         unlink(lock)
         let again = try runEnvctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
         #expect(again.status == 0, "\(again.output)")
-        #expect(try Fingerprint(target) == before)
+        #expect(try FileFingerprint(target) == before)
         #expect(EnvctlConcurrencyTests.entries(directory) == ["90-local.plist"])
     }
 
@@ -78,14 +61,14 @@ import Testing
         chmod(target, 0o600)
         let lock = dropIns + "/.envctl.lock"
         #expect(symlink(target, lock) == 0)
-        let before = try Fingerprint(target)
+        let before = try FileFingerprint(target)
         // A dangling one, too: following it would make a file where it points.
         let nowhere = directory.path + "/../nowhere-\(UUID().uuidString.prefix(8))"
 
         let result = try runEnvctl(["set", "LogLevel", "debug", "--config-dir", directory.path])
         #expect(result.status == 1, "\(result.output)")
         #expect(result.output.contains("\(lock) is a symbolic link (to \(target))"), "\(result.output)")
-        #expect(try Fingerprint(target) == before)
+        #expect(try FileFingerprint(target) == before)
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: lock)) == target)
 
         unlink(lock)
@@ -115,7 +98,7 @@ import Testing
         try "999999999\n".write(toFile: lock, atomically: false, encoding: .utf8)
         chown(lock, 65534, 65534)
         chmod(lock, 0o644)
-        let before = try Fingerprint(lock)
+        let before = try FileFingerprint(lock)
         let holder = try EnvctlConcurrencyTests.HeldLock(directory)
         let started = try Started(["set", "LogLevel", "warning", "--config-dir", directory.path])
         #expect(EnvctlConcurrencyTests.waitUntil(started.process.processIdentifier, opens: lock))
@@ -123,7 +106,7 @@ import Testing
         holder.release()
         let done = started.wait()
         #expect(done.status == 0, "\(done.output)")
-        #expect(try Fingerprint(witness) == before)
+        #expect(try FileFingerprint(witness) == before)
         #expect(try EnvctlConcurrencyTests.common(directory.dropIn)["LogLevel"] as? String == "warning")
     }
 

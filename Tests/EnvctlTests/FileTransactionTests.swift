@@ -45,103 +45,99 @@ import Testing
         paths.map { FileManager.default.contents(atPath: $0) }
     }
 
+    /// Writes `old INDEX` to `path` and returns the change that replaces it with `new INDEX`.
+    static func numberedChange(of path: String, _ index: Int) throws -> FileTransaction.Change {
+        try Data("old \(index)".utf8).write(to: URL(fileURLWithPath: path))
+        return .init(
+            file: DropInFile(path: path, mainFile: path), expected: Data("old \(index)".utf8),
+            contents: Data("new \(index)".utf8))
+    }
+
     // MARK: FileTransaction itself
 
     @Test(
         "a file that cannot be written (the fourth of six: its directory is immutable) leaves all six as they were, and nothing beside them",
         .enabled(if: chattr != nil, "needs chattr +i"))
     func failureBeforeAnyRename() throws {
-        let root = NSTemporaryDirectory() + "envctl-transaction-\(UUID().uuidString.prefix(8))"
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let directories = (1...6).map { "\(root)/d\($0)" }
-        var changes: [FileTransaction.Change] = []
-        for (index, directory) in directories.enumerated() {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let path = directory + "/file.plist"
-            try Data("old \(index)".utf8).write(to: URL(fileURLWithPath: path))
-            changes.append(
-                .init(
-                    file: DropInFile(path: path, mainFile: path), expected: Data("old \(index)".utf8),
-                    contents: Data("new \(index)".utf8)))
-        }
-        let before = Self.contents(changes.map(\.file.path))
-        try Self.immutable(directories[3])
-        defer { try? Self.immutable(directories[3], false) }
+        try withTemporaryFolder("envctl-transaction") { root in
+            let directories = (1...6).map { "\(root)/d\($0)" }
+            var changes: [FileTransaction.Change] = []
+            for (index, directory) in directories.enumerated() {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                changes.append(try Self.numberedChange(of: directory + "/file.plist", index))
+            }
+            let before = Self.contents(changes.map(\.file.path))
+            try Self.immutable(directories[3])
+            defer { try? Self.immutable(directories[3], false) }
 
-        #expect(throws: Failure.self) {
-            try FileTransaction(journalDirectory: directories[0], command: "test").commit(changes)
+            #expect(throws: Failure.self) {
+                try FileTransaction(journalDirectory: directories[0], command: "test").commit(changes)
+            }
+            #expect(Self.contents(changes.map(\.file.path)) == before)
+            for directory in directories { #expect(try Self.hidden(directory) == [], "\(directory)") }
         }
-        #expect(Self.contents(changes.map(\.file.path)) == before)
-        for directory in directories { #expect(try Self.hidden(directory) == [], "\(directory)") }
     }
 
     @Test(
         "a rename that fails (the fourth of six is immutable) puts back the three replaced before it",
         .enabled(if: chattr != nil, "needs chattr +i"))
     func failedRenameIsUndone() throws {
-        let root = NSTemporaryDirectory() + "envctl-transaction-\(UUID().uuidString.prefix(8))"
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        var changes: [FileTransaction.Change] = []
-        for index in 0..<6 {
-            let path = "\(root)/\(index).plist"
-            try Data("old \(index)".utf8).write(to: URL(fileURLWithPath: path))
-            chmod(path, 0o640)
-            changes.append(
-                .init(
-                    file: DropInFile(path: path, mainFile: path), expected: Data("old \(index)".utf8),
-                    contents: Data("new \(index)".utf8)))
-        }
-        let before = Self.contents(changes.map(\.file.path))
-        try Self.immutable(changes[3].file.path)
-        defer { try? Self.immutable(changes[3].file.path, false) }
-        var renamed: [Int] = []
-        var transaction = FileTransaction(journalDirectory: root, command: "test")
-        transaction.afterRename = { index in
-            renamed.append(index)
-            // The journal is there while the files are replaced.
-            #expect(FileManager.default.fileExists(atPath: TransactionJournal.path(in: root)))
-        }
+        try withTemporaryFolder("envctl-transaction") { root in
+            var changes: [FileTransaction.Change] = []
+            for index in 0..<6 {
+                changes.append(try Self.numberedChange(of: "\(root)/\(index).plist", index))
+                chmod(changes[index].file.path, 0o640)
+            }
+            let before = Self.contents(changes.map(\.file.path))
+            try Self.immutable(changes[3].file.path)
+            defer { try? Self.immutable(changes[3].file.path, false) }
+            var renamed: [Int] = []
+            var transaction = FileTransaction(journalDirectory: root, command: "test")
+            transaction.afterRename = { index in
+                renamed.append(index)
+                // The journal is there while the files are replaced.
+                #expect(FileManager.default.fileExists(atPath: TransactionJournal.path(in: root)))
+            }
 
-        #expect(throws: Failure.self) { try transaction.commit(changes) }
-        #expect(renamed == [0, 1, 2])
-        #expect(Self.contents(changes.map(\.file.path)) == before)
-        #expect(EnvctlCredentialTests.mode(changes[0].file.path) == 0o640)
-        #expect(try Self.hidden(root) == [])
+            #expect(throws: Failure.self) { try transaction.commit(changes) }
+            #expect(renamed == [0, 1, 2])
+            #expect(Self.contents(changes.map(\.file.path)) == before)
+            #expect(EnvctlCredentialTests.mode(changes[0].file.path) == 0o640)
+            #expect(try Self.hidden(root) == [])
+        }
     }
 
     @Test("a change killed while it was being undone is undone by the next envctl that takes the lock")
     func interruptedUndoIsFinished() throws {
-        let root = NSTemporaryDirectory() + "envctl-transaction-\(UUID().uuidString.prefix(8))"
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        // As a killed envctl leaves it: a.plist replaced (its old copy kept), b.plist not yet
-        // (its new file waiting), c.plist created.
-        func write(_ text: String, _ name: String) throws -> String {
-            try text.write(toFile: root + "/" + name, atomically: true, encoding: .utf8)
-            return root + "/" + name
-        }
-        let a = try write("new a", "a.plist")
-        let aOld = try write("old a", ".a.plist.AAAAAAAA.envctl-old")
-        let b = try write("old b", "b.plist")
-        let bNew = try write("new b", ".b.plist.BBBBBBBB.envctl-new")
-        let bOld = try write("old b", ".b.plist.BBBBBBBB.envctl-old")
-        let c = try write("new c", "c.plist")
-        var journal = TransactionJournal(
-            command: "envctl test", process: 1,
-            entries: [
-                .init(target: a, new: root + "/.a.plist.AAAAAAAA.envctl-new", old: aOld),
-                .init(target: b, new: bNew, old: bOld),
-                .init(target: c, new: root + "/.c.plist.CCCCCCCC.envctl-new", old: nil),
-            ])
-        journal.rollingBack = true
-        try journal.encoded().write(to: URL(fileURLWithPath: TransactionJournal.path(in: root)))
+        try withTemporaryFolder("envctl-transaction") { root in
+            // As a killed envctl leaves it: a.plist replaced (its old copy kept), b.plist not yet
+            // (its new file waiting), c.plist created.
+            func write(_ text: String, _ name: String) throws -> String {
+                try text.write(toFile: root + "/" + name, atomically: true, encoding: .utf8)
+                return root + "/" + name
+            }
+            let a = try write("new a", "a.plist")
+            let aOld = try write("old a", ".a.plist.AAAAAAAA.envctl-old")
+            let b = try write("old b", "b.plist")
+            let bNew = try write("new b", ".b.plist.BBBBBBBB.envctl-new")
+            let bOld = try write("old b", ".b.plist.BBBBBBBB.envctl-old")
+            let c = try write("new c", "c.plist")
+            var journal = TransactionJournal(
+                command: "envctl test", process: 1,
+                entries: [
+                    .init(target: a, new: root + "/.a.plist.AAAAAAAA.envctl-new", old: aOld),
+                    .init(target: b, new: bNew, old: bOld),
+                    .init(target: c, new: root + "/.c.plist.CCCCCCCC.envctl-new", old: nil),
+                ])
+            journal.rollingBack = true
+            try journal.encoded().write(to: URL(fileURLWithPath: TransactionJournal.path(in: root)))
 
-        let file = DropInFile(path: a, mainFile: a)
-        try file.withLock {}
-        #expect(Self.contents([a, b]) == [Data("old a".utf8), Data("old b".utf8)])
-        #expect(!FileManager.default.fileExists(atPath: c))
-        #expect(try Self.hidden(root) == [])
+            let file = DropInFile(path: a, mainFile: a)
+            try file.withLock {}
+            #expect(Self.contents([a, b]) == [Data("old a".utf8), Data("old b".utf8)])
+            #expect(!FileManager.default.fileExists(atPath: c))
+            #expect(try Self.hidden(root) == [])
+        }
     }
 
     @Test("a journal that envctl did not write (naming a file elsewhere) is a failed load that names it")

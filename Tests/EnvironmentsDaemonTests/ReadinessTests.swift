@@ -24,9 +24,7 @@ struct ReadinessTests {
         "whenApplicationServes: no READY=1 before applicationIsServing(), READY=1 with STATUS= after; a reload before says nothing to systemd"
     )
     func readyWaitsForTheApplication() async throws {
-        let datagrams = try await Self.datagrams(waitingForApplication: true)
-        let marker = try #require(datagrams.firstIndex(of: Self.marker), "\(datagrams)")
-        let ready = try #require(datagrams.firstIndex(where: Self.isReady), "READY=1 never came: \(datagrams)")
+        let (datagrams, marker, ready) = try await Self.start(waitingForApplication: true)
         #expect(marker < ready, "READY=1 came before the application served: \(datagrams)")
         #expect(datagrams.filter(Self.isReady).count == 1, "\(datagrams)")
         #expect(
@@ -39,9 +37,7 @@ struct ReadinessTests {
 
     @Test("whenConfigured (the default): READY=1 once the files are watched, without the application's word")
     func readyWhenConfigured() async throws {
-        let datagrams = try await Self.datagrams(waitingForApplication: false)
-        let marker = try #require(datagrams.firstIndex(of: Self.marker), "\(datagrams)")
-        let ready = try #require(datagrams.firstIndex(where: Self.isReady), "READY=1 never came: \(datagrams)")
+        let (datagrams, marker, ready) = try await Self.start(waitingForApplication: false)
         #expect(ready < marker, "\(datagrams)")
         #expect(datagrams.filter(Self.isReady).count == 2, "the start's and the reload's: \(datagrams)")
         #expect(datagrams.contains { $0.contains("RELOADING=1") }, "\(datagrams)")
@@ -59,8 +55,7 @@ struct ReadinessTests {
         await #expect(processExitsWith: .success) { [root = root as String] in
             try await ReadinessTests.failToServe(root: root)
         }
-        var datagrams: [String] = []
-        while let datagram = notify.receive(timeout: .milliseconds(500)) { datagrams.append(datagram) }
+        let datagrams = Self.everyDatagram(on: notify)
         #expect(!datagrams.contains(where: Self.isReady), "\(datagrams)")
     }
 
@@ -82,17 +77,10 @@ struct ReadinessTests {
             sleep(20)
             exit(3)
         }
-        let environment = try Environment(
-            options: EnvironmentOptions(
-                applicationName: "readiness-tests", environment: "Production", configDirectory: root + "/etc",
-                processEnvironment: ["CREDENTIALS_DIRECTORY": root + "/credentials"]))
-        var configuration = EnvironmentService.Configuration.inTest(controlSocket: nil, watchFiles: true)
-        configuration.systemdNotifications = true
-        configuration.readiness = .whenApplicationServes
         let logger = Logger(label: "readiness-tests")
         let service = EnvironmentService(
-            environment: environment, reloadSignals: await ReloadSignals.trap(), configuration: configuration,
-            logger: logger)
+            environment: try productionEnvironment(root: root), reloadSignals: await ReloadSignals.trap(),
+            configuration: notifying(readiness: .whenApplicationServes), logger: logger)
         let group = ServiceGroup(services: [service, UnbindableServer()], logger: logger)
         do {
             try await group.run()
@@ -106,6 +94,44 @@ struct ReadinessTests {
         datagram.split(separator: "\n").contains("READY=1")
     }
 
+    /// The datagrams of a start (``datagrams(waitingForApplication:)``), with where the marker
+    /// and the first `READY=1` are among them (both required).
+    static func start(waitingForApplication: Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws
+        -> (datagrams: [String], marker: Int, ready: Int)
+    {
+        let datagrams = try await datagrams(waitingForApplication: waitingForApplication)
+        let marker = try #require(
+            datagrams.firstIndex(of: Self.marker), "\(datagrams)", sourceLocation: sourceLocation)
+        let ready = try #require(
+            datagrams.firstIndex(where: Self.isReady), "READY=1 never came: \(datagrams)",
+            sourceLocation: sourceLocation)
+        return (datagrams, marker, ready)
+    }
+
+    /// Every datagram `notify` holds, in order: those that came until none came for half a second.
+    static func everyDatagram(on notify: NotifySocket) -> [String] {
+        var datagrams: [String] = []
+        while let datagram = notify.receive(timeout: .milliseconds(500)) { datagrams.append(datagram) }
+        return datagrams
+    }
+
+    /// In the child: the environment `Production` of the files below `root` (`etc`, `credentials`).
+    static func productionEnvironment(root: String) throws -> Environment {
+        try Environment(
+            options: EnvironmentOptions(
+                applicationName: "readiness-tests", environment: "Production", configDirectory: root + "/etc",
+                processEnvironment: ["CREDENTIALS_DIRECTORY": root + "/credentials"]))
+    }
+
+    /// In the child: a service that watches its files and sends systemd notifications to
+    /// `NOTIFY_SOCKET`, ready as `readiness` says.
+    static func notifying(readiness: EnvironmentService.Readiness) -> EnvironmentService.Configuration {
+        var configuration = EnvironmentService.Configuration.inTest(controlSocket: nil, watchFiles: true)
+        configuration.systemdNotifications = true
+        configuration.readiness = readiness
+        return configuration
+    }
+
     /// Runs ``serve(root:waitingForApplication:)`` in a child process whose `NOTIFY_SOCKET` is
     /// a socket bound here, and returns every datagram it sent, in order.
     static func datagrams(waitingForApplication: Bool) async throws -> [String] {
@@ -116,24 +142,16 @@ struct ReadinessTests {
             [root = root as String, waiting = waitingForApplication as Bool] in
             try await ReadinessTests.serve(root: root, waitingForApplication: waiting)
         }
-        var datagrams: [String] = []
-        while let datagram = notify.receive(timeout: .milliseconds(500)) { datagrams.append(datagram) }
-        return datagrams
+        return everyDatagram(on: notify)
     }
 
     /// In the child: an `EnvironmentService` that watches its files, a reload while the
     /// application "starts", the marker, then `applicationIsServing()` and the wait for READY.
     static func serve(root: String, waitingForApplication: Bool) async throws {
         setenv("NOTIFY_SOCKET", root + "/run/notify.sock", 1)
-        let environment = try Environment(
-            options: EnvironmentOptions(
-                applicationName: "readiness-tests", environment: "Production", configDirectory: root + "/etc",
-                processEnvironment: ["CREDENTIALS_DIRECTORY": root + "/credentials"]))
-        var configuration = EnvironmentService.Configuration.inTest(controlSocket: nil, watchFiles: true)
-        configuration.systemdNotifications = true
-        configuration.readiness = waitingForApplication ? .whenApplicationServes : .whenConfigured
         let service = EnvironmentService(
-            environment: environment, reloadSignals: nil, configuration: configuration,
+            environment: try productionEnvironment(root: root), reloadSignals: nil,
+            configuration: notifying(readiness: waitingForApplication ? .whenApplicationServes : .whenConfigured),
             logger: Logger(label: "readiness-tests"))
         let running = Task { try await service.run() }
         await service.waitUntilWatching()

@@ -14,15 +14,14 @@ import Testing
 @Suite struct ConfigurationEditorTests {
     /// A configuration directory with `Environments.plist` (mode 0640), removed afterwards.
     final class Configuration {
-        let path: String
+        private let folder: TemporaryFolder
+        var path: String { folder.path }
 
         init(_ main: String = ConfigurationEditorTests.mainFile) throws {
-            path = NSTemporaryDirectory() + "editing-\(UUID().uuidString.prefix(8))"
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            folder = try TemporaryFolder("editing")
             try main.write(toFile: mainFile, atomically: true, encoding: .utf8)
             chmod(mainFile, 0o640)
         }
-        deinit { try? FileManager.default.removeItem(atPath: path) }
 
         var mainFile: String { path + "/Environments.plist" }
         var dropIns: String { path + "/Environments.plist.d" }
@@ -76,6 +75,9 @@ import Testing
 
     static func plist(_ body: String) -> String { plistDocument(body) + "\n" }
 
+    /// A drop-in that sets `keys` (their `<key>` and value elements) in `Common` only.
+    static func common(_ keys: String) -> String { plist("<key>Common</key><dict>\(keys)</dict>") }
+
     static func mode(_ path: String) -> mode_t {
         var status = stat()
         guard stat(path, &status) == 0 else { return 0 }
@@ -102,9 +104,7 @@ import Testing
     @Test("set replaces the drop-in atomically, keeping its mode and its other keys")
     func setKeepsTheFile() throws {
         let configuration = try Configuration()
-        try configuration.write(
-            Self.plist("<key>Common</key><dict><key>Port</key><integer>9090</integer></dict>"),
-            dropIn: "90-local.plist")
+        try configuration.write(Self.common("<key>Port</key><integer>9090</integer>"), dropIn: "90-local.plist")
         chmod(configuration.dropIn, 0o600)
         var before = stat()
         stat(configuration.dropIn, &before)
@@ -124,9 +124,7 @@ import Testing
     @Test("a change outweighed by a later drop-in is refused and nothing is written, unless allowShadowed")
     func shadowedKeyIsRefused() throws {
         let configuration = try Configuration()
-        try configuration.write(
-            Self.plist("<key>Common</key><dict><key>LogLevel</key><string>warning</string></dict>"),
-            dropIn: "95-ops.plist")
+        try configuration.write(Self.common("<key>LogLevel</key><string>warning</string>"), dropIn: "95-ops.plist")
         let editor = try configuration.editor()
         let error = #expect(throws: (any Error).self) { try editor.set("LogLevel", to: .string("debug")) }
         let message = "\(error.map { "\($0)" } ?? "")"
@@ -182,7 +180,7 @@ import Testing
         _ = try editor.set("LogLevl", to: .string("debug"), allowUndeclared: true)
         #expect(try configuration.section(of: configuration.dropIn)["LogLevl"] as? String == "debug")
         // install checks what the new text writes, too.
-        let text = Self.plist("<key>Common</key><dict><key>Prot</key><integer>1</integer></dict>")
+        let text = Self.common("<key>Prot</key><integer>1</integer>")
         let current = FileManager.default.contents(atPath: configuration.dropIn)
         let installed = #expect(throws: (any Error).self) {
             try editor.install(Data(text.utf8), replacing: current)
@@ -195,12 +193,12 @@ import Testing
     func installChecksWhatItReplaces() throws {
         let configuration = try Configuration()
         let editor = try configuration.editor(dropIn: "70-console")
-        let first = Self.plist("<key>Common</key><dict><key>Port</key><integer>8081</integer></dict>")
+        let first = Self.common("<key>Port</key><integer>8081</integer>")
         let edit = try editor.install(Data(first.utf8), replacing: nil)
         #expect(edit.file == configuration.dropIns + "/70-console.plist")
         #expect(edit.keys == ["Common.Port"])
         // Someone else wrote it since: a second install over "nothing" is refused.
-        let second = Self.plist("<key>Common</key><dict><key>Port</key><integer>8082</integer></dict>")
+        let second = Self.common("<key>Port</key><integer>8082</integer>")
         let stale = #expect(throws: (any Error).self) { try editor.install(Data(second.utf8), replacing: nil) }
         #expect("\(stale.map { "\($0)" } ?? "")".contains("no longer holds what the edit began with"))
         #expect(FileManager.default.contents(atPath: edit.file) == Data(first.utf8))

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Integrations) import TestSupport
 import Testing
 
 @testable import EnvironmentsEditing
@@ -12,35 +13,19 @@ import Testing
 @Suite struct DropInFileTests {
     /// A configuration directory with an empty drop-in directory, removed afterwards.
     final class Directory {
-        let path: String
+        private let folder: TemporaryFolder
+        var path: String { folder.path }
         init() throws {
-            path = NSTemporaryDirectory() + "envctl-dropin-\(UUID().uuidString.prefix(8))"
+            folder = try TemporaryFolder("envctl-dropin")
             try FileManager.default.createDirectory(
                 atPath: path + "/Environments.plist.d", withIntermediateDirectories: true)
             try "<plist><dict/></plist>".write(toFile: path + "/Environments.plist", atomically: true, encoding: .utf8)
         }
-        deinit { try? FileManager.default.removeItem(atPath: path) }
 
         var dropIns: String { path + "/Environments.plist.d" }
         var file: DropInFile {
             DropInFile(path: dropIns + "/50-local.plist", mainFile: path + "/Environments.plist")
         }
-    }
-
-    /// A file's bytes, mode, owner and group.
-    struct Fingerprint: Equatable {
-        var contents: Data
-        var mode: mode_t
-        var owner: uid_t
-        var group: gid_t
-    }
-
-    static func fingerprint(_ path: String) throws -> Fingerprint {
-        var status = stat()
-        guard lstat(path, &status) == 0 else { throw POSIXError(.ENOENT) }
-        return Fingerprint(
-            contents: try Data(contentsOf: URL(fileURLWithPath: path)), mode: status.st_mode, owner: status.st_uid,
-            group: status.st_gid)
     }
 
     @Test(
@@ -58,7 +43,7 @@ import Testing
         #expect(symlink(pointed, name("SYMLINK1")) == 0)
         #expect(link(linked, name("HARDLNK1")) == 0)
         try "someone's\n".write(toFile: name("REGULAR1"), atomically: false, encoding: .utf8)
-        let before = try [linked, pointed, name("REGULAR1")].map(Self.fingerprint)
+        let before = try [linked, pointed, name("REGULAR1")].map(FileFingerprint.init)
 
         var file = directory.file
         var draws = ["SYMLINK1", "HARDLNK1", "REGULAR1", "FRESH001"].makeIterator()
@@ -72,7 +57,7 @@ import Testing
         #expect(status.st_mode & 0o777 == 0o600 && status.st_uid == geteuid())
         unlink(path)
 
-        let after = try [linked, pointed, name("REGULAR1")].map(Self.fingerprint)
+        let after = try [linked, pointed, name("REGULAR1")].map(FileFingerprint.init)
         #expect(before == after)
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: name("SYMLINK1"))) == pointed)
     }
@@ -87,7 +72,7 @@ import Testing
         #expect(symlink(target, name("SYMLINK1")) == 0)
         #expect(link(target, name("HARDLNK1")) == 0)
         try "half-written".write(toFile: name("LEFTOVER"), atomically: false, encoding: .utf8)
-        let before = try Self.fingerprint(target)
+        let before = try FileFingerprint(target)
 
         var file = directory.file
         var draws = ["SYMLINK1", "HARDLNK1"].makeIterator()
@@ -96,7 +81,7 @@ import Testing
         try file.withLock { try file.replace(expecting: nil, with: contents) }
 
         #expect(try Data(contentsOf: URL(fileURLWithPath: file.path)) == contents)
-        let after = try Self.fingerprint(target)
+        let after = try FileFingerprint(target)
         #expect(before == after)
         // The killed envctl's file is gone; the links, not envctl's, are where they were.
         let entries = try FileManager.default.contentsOfDirectory(atPath: directory.dropIns).sorted()

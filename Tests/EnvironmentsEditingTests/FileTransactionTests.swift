@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Integrations) import TestSupport
 import Testing
 
 @testable import EnvironmentsEditing
@@ -10,12 +11,9 @@ import Testing
 /// ``FileTransaction`` on real files: every file changes, or none does.
 @Suite struct EditingFileTransactionTests {
     final class Directory {
-        let path: String
-        init() throws {
-            path = NSTemporaryDirectory() + "editing-transaction-\(UUID().uuidString.prefix(8))"
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        }
-        deinit { try? FileManager.default.removeItem(atPath: path) }
+        private let folder: TemporaryFolder
+        var path: String { folder.path }
+        init() throws { folder = try TemporaryFolder("editing-transaction") }
 
         func file(_ name: String) -> DropInFile {
             var file = DropInFile(path: path + "/" + name, mainFile: path + "/" + name)

@@ -1,5 +1,6 @@
 import Environments
 import Foundation
+@_spi(Integrations) import TestSupport
 import Testing
 
 @testable import EnvironmentsEditing
@@ -8,13 +9,12 @@ import Testing
 /// and a section that sets both names refused.
 @Suite struct FormerNameMigrationTests {
     final class Directory {
-        let path: String
+        private let folder: TemporaryFolder
+        var path: String { folder.path }
         init(_ main: String) throws {
-            path = NSTemporaryDirectory() + "editing-migration-\(UUID().uuidString.prefix(8))"
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            folder = try TemporaryFolder("editing-migration")
             try main.write(toFile: path + "/Environments.plist", atomically: true, encoding: .utf8)
         }
-        deinit { try? FileManager.default.removeItem(atPath: path) }
 
         var editor: DropInEditor {
             get throws {

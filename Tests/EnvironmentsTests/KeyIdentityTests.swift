@@ -108,12 +108,25 @@ import Testing
             """.utf8)
     }
 
-    /// The root's `Common` as one key and value, with the key's scalars.
-    private static func common(_ document: PropertyListDocument) throws -> (key: [UInt32], value: SettingValue) {
+    /// Expects the root's `Common` of `document` (the file of ``xml(_:_:extra:)`` or its binary
+    /// twin) to hold one key, spelled as `second` to the scalar and valued by the second copy,
+    /// and the duplicate recorded with both spellings: at `lines` (the first copy's, then the
+    /// second's), or at none in a binary file.
+    private static func expectOneKeyAsTheLastCopy(
+        in document: PropertyListDocument, first: String, second: String, lines: (first: Int, second: Int)?,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         guard case .dictionary(let common)? = document.root["Common"] else { throw Missing() }
-        try #require(common.count == 1, "\(common)")
-        let (key, value) = try #require(common.first)
-        return (key.unicodeScalars.map(\.value), value)
+        try #require(common.count == 1, "\(common)", sourceLocation: sourceLocation)
+        let (key, value) = try #require(common.first, sourceLocation: sourceLocation)
+        #expect(
+            key.unicodeScalars.map(\.value) == second.unicodeScalars.map(\.value), sourceLocation: sourceLocation)
+        #expect(value == "second", sourceLocation: sourceLocation)
+        #expect(
+            document.duplicateKeys == [
+                PropertyListDuplicateKey(
+                    path: ["Common"], key: second, firstLine: lines?.first, line: lines?.second, firstSpelling: first)
+            ], sourceLocation: sourceLocation)
     }
 
     private struct Missing: Error {}
@@ -127,14 +140,7 @@ import Testing
             first, second, extra: foundationParses ? "<key>Hex</key><integer>0x10</integer>" : "")
         #expect((XMLPropertyListParser.parse(data) == nil) == foundationParses)
         let document = try PropertyListDocument(data: data, file: "test.plist")
-        let (key, value) = try Self.common(document)
-        #expect(key == second.unicodeScalars.map(\.value))
-        #expect(value == "second")
-        #expect(
-            document.duplicateKeys == [
-                PropertyListDuplicateKey(
-                    path: ["Common"], key: second, firstLine: 5, line: 6, firstSpelling: first)
-            ])
+        try Self.expectOneKeyAsTheLastCopy(in: document, first: first, second: second, lines: (5, 6))
         if foundationParses { #expect(document.root["Hex"] == 16) }
     }
 
@@ -152,13 +158,7 @@ import Testing
             Array([0x56]) + Array("second".utf8),
         ])
         let document = try PropertyListDocument(data: data, file: "test.plist")
-        let (key, value) = try Self.common(document)
-        #expect(key == second.unicodeScalars.map(\.value))
-        #expect(value == "second")
-        #expect(
-            document.duplicateKeys == [
-                PropertyListDuplicateKey(path: ["Common"], key: second, firstLine: nil, line: nil, firstSpelling: first)
-            ])
+        try Self.expectOneKeyAsTheLastCopy(in: document, first: first, second: second, lines: nil)
     }
 
     @Test func theWarningSaysTheCopiesAreOneKeyInTwoForms() throws {

@@ -7,9 +7,7 @@ import Testing
 /// `onChange` callbacks and the `changes()` stream.
 @Suite struct ObserverTests {
     @Test func onChangeReceivesAppliedChangesWithTheirKeys() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["Debug": ["A": 1, "B": 1, "C": 1]])
-            let environment = try Environment(options: directory.options())
+        try withEnvironment(loading: ["Debug": ["A": 1, "B": 1, "C": 1]]) { environment, directory in
             let received = Received()
             let observation = environment.onChange(received.record)
             defer { observation.cancel() }
@@ -65,9 +63,7 @@ import Testing
     /// The token is the observation: a reload after it is released calls nobody, one while it
     /// is kept calls the callback.
     @Test func droppingTheTokenEndsTheObservation() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["Debug": ["A": 1]])
-            let environment = try Environment(options: directory.options())
+        try withEnvironment(loading: ["Debug": ["A": 1]]) { environment, directory in
             let received = Received()
             var observation: ObserverToken? = environment.onChange(received.record)
             try directory.writeXML(["Debug": ["A": 2]])
@@ -80,19 +76,13 @@ import Testing
             try environment.reload()
             // Observers run one after another: once a later one has seen the next change, the
             // released one would have been called for this one already.
-            let probe = Received()
-            let probing = environment.onChange(probe.record)
-            defer { probing.cancel() }
-            try environment.setOverride(4, forKey: "A")
-            probe.wait(for: 1)
+            try environment.setOverrideAndWaitForObservers(4, forKey: "A")
             #expect(received.changes.value.map(\.current.generation) == [2])
         }
     }
 
     @Test func keepingTheTokenKeepsTheObservation() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["Debug": ["A": 0]])
-            let environment = try Environment(options: directory.options())
+        try withEnvironment(loading: ["Debug": ["A": 0]]) { environment, directory in
             let received = Received()
             let observation = environment.onChange(received.record)
             for value in 1...3 {
@@ -110,11 +100,7 @@ import Testing
         let environment = try Environment(values: ["A": 0])
         let discarded = Received()
         _ = environment.onChange(discarded.record)
-        let probe = Received()
-        let probing = environment.onChange(probe.record)
-        defer { probing.cancel() }
-        try environment.setOverride(1, forKey: "A")
-        probe.wait(for: 1)
+        try environment.setOverrideAndWaitForObservers(1, forKey: "A")
         #expect(discarded.changes.value.isEmpty)
     }
 
@@ -138,11 +124,7 @@ import Testing
         release.signal()
         received.wait(for: 1)
         try environment.setOverride(2, forKey: "A")
-        let probe = Received()
-        let probing = environment.onChange(probe.record)
-        defer { probing.cancel() }
-        try environment.setOverride(3, forKey: "A")
-        probe.wait(for: 1)
+        try environment.setOverrideAndWaitForObservers(3, forKey: "A")
         #expect(received.changes.value.map(\.current.generation) == [2])
     }
 
@@ -216,11 +198,7 @@ import Testing
         try environment.setOverride(1, forKey: "A")
         received.wait(for: 1)
         try environment.setOverride(2, forKey: "A")
-        let probe = Received()
-        let probing = environment.onChange(probe.record)
-        defer { probing.cancel() }
-        try environment.setOverride(3, forKey: "A")
-        probe.wait(for: 1)
+        try environment.setOverrideAndWaitForObservers(3, forKey: "A")
         #expect(received.changes.value.count == 1)
     }
 

@@ -7,9 +7,7 @@ import Testing
 /// restart-only keys and in-memory environments.
 @Suite struct SnapshotReloadTests {
     @Test func firstLoadIsGenerationOne() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["Debug": ["A": 1]])
-            let environment = try Environment(options: directory.options())
+        try withEnvironment(loading: ["Debug": ["A": 1]]) { environment, directory in
             #expect(environment.generation == 1)
             #expect(environment.snapshot.generation == 1)
             #expect(environment.snapshot.generation == 1)
@@ -44,9 +42,7 @@ import Testing
     }
 
     @Test func reloadPicksUpANewDropIn() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["Debug": ["A": 1]])
-            let environment = try Environment(options: directory.options())
+        try withEnvironment(loading: ["Debug": ["A": 1]]) { environment, directory in
             let dropIn = try directory.writeXML(["Debug": ["A": 5]], to: "Environments.plist.d/10.plist")
             let outcome = try environment.reload()
             guard case .applied(let change) = outcome else {
@@ -59,9 +55,7 @@ import Testing
     }
 
     @Test func reloadWithoutChangeIsUnchanged() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["Debug": ["A": 1]])
-            let environment = try Environment(options: directory.options())
+        try withEnvironment(loading: ["Debug": ["A": 1]]) { environment, directory in
             let received = Received()
             let observation = environment.onChange(received.record)
             defer { observation.cancel() }
@@ -84,9 +78,7 @@ import Testing
     }
 
     @Test func aBrokenFileKeepsTheOldSnapshot() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["Debug": ["A": 1, "B": "b"]])
-            let environment = try Environment(options: directory.options())
+        try withEnvironment(loading: ["Debug": ["A": 1, "B": "b"]]) { environment, directory in
             try directory.writeXML(["Debug": ["A": 2]])
             try environment.reload()
             let good = environment.snapshot
@@ -115,9 +107,7 @@ import Testing
     }
 
     @Test func aDeletedFileKeepsTheOldSnapshot() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["Debug": ["A": 1]])
-            let environment = try Environment(options: directory.options())
+        try withEnvironment(loading: ["Debug": ["A": 1]]) { environment, directory in
             try FileManager.default.removeItem(atPath: directory.mainFile)
             let error = #expect(throws: EnvironmentError.self) { try environment.reload() }
             #expect(error?.code == .fileNotFound)
@@ -127,9 +117,7 @@ import Testing
     }
 
     @Test func anInterpolationErrorOnReloadKeepsTheOldSnapshot() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["Debug": ["A": "a"]])
-            let environment = try Environment(options: directory.options())
+        try withEnvironment(loading: ["Debug": ["A": "a"]]) { environment, directory in
             try directory.writeXML(["Debug": ["A": "${B}", "B": "${A}"]])
             let error = #expect(throws: EnvironmentError.self) { try environment.reload() }
             #expect(error?.code == .interpolationCycle)
@@ -194,9 +182,7 @@ import Testing
     }
 
     @Test func checkBuildsWithoutApplying() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["Debug": ["A": 1]])
-            let environment = try Environment(options: directory.options())
+        try withEnvironment(loading: ["Debug": ["A": 1]]) { environment, directory in
             try directory.writeXML(["Debug": ["A": 2]])
             let checked = try environment.check()
             #expect(checked.get("A", default: 0) == 2)
@@ -210,9 +196,7 @@ import Testing
     }
 
     @Test func aHeldSnapshotIsUnaffectedByReloads() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["Debug": ["A": 1, "Nested": ["B": "x"]]])
-            let environment = try Environment(options: directory.options())
+        try withEnvironment(loading: ["Debug": ["A": 1, "Nested": ["B": "x"]]]) { environment, directory in
             let held = environment.snapshot
             try directory.writeXML(["Debug": ["A": 2, "Nested": ["B": "y"], "C": true]])
             try environment.reload()
@@ -310,9 +294,7 @@ import Testing
     }
 
     @Test func restartRequiredKeyAddedOrRemoved() throws {
-        try withTemporaryDirectory { directory in
-            try directory.writeXML(["RestartRequired": ["Port"], "Debug": ["Other": 1]])
-            let environment = try Environment(options: directory.options())
+        try withEnvironment(loading: ["RestartRequired": ["Port"], "Debug": ["Other": 1]]) { environment, directory in
             try directory.writeXML(["RestartRequired": ["Port"], "Debug": ["Other": 1, "Port": 80]])
             try environment.reload()
             #expect(environment.fetch("Port") == nil)
