@@ -39,8 +39,11 @@ struct ReadinessTests {
     func readyWhenConfigured() async throws {
         let (datagrams, marker, ready) = try await Self.start(waitingForApplication: false)
         #expect(ready < marker, "\(datagrams)")
-        #expect(datagrams.filter(Self.isReady).count == 2, "the start's and the reload's: \(datagrams)")
-        #expect(datagrams.contains { $0.contains("RELOADING=1") }, "\(datagrams)")
+        // The start's READY=1, and one after each reload: the control reload, and any that the
+        // file watcher starts meanwhile (a busy machine may deliver a late event).
+        let reloads = datagrams.filter { $0.split(separator: "\n").contains("RELOADING=1") }.count
+        #expect(reloads >= 1, "\(datagrams)")
+        #expect(datagrams.filter(Self.isReady).count == 1 + reloads, "\(datagrams)")
     }
 
     @Test(
