@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
 import Foundation
 
 /// `--schema FILE`: the application's settings declaration, as `envctl schema` prints it and
@@ -32,15 +33,9 @@ struct SchemaOptions: ParsableArguments {
         return (try Self.read(path), path)
     }
 
-    /// Reads a declaration from a JSON Schema file.
-    static func read(_ path: String) throws -> SettingsDeclaration {
-        do {
-            return try SettingsDeclaration(jsonSchemaFile: path)
-        } catch let error as EnvironmentError {
-            throw Failure("cannot read the schema file: \(error)")
-        } catch {
-            throw Failure("\(path): \(error)")
-        }
+    /// Reads a declaration from a JSON Schema file (``SchemaFile``), failing with its sentence.
+    static func read(_ path: String) throws(Failure) -> SettingsDeclaration {
+        do { return try SchemaFile.declaration(at: path) } catch { throw Failure("\(error)") }
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Integrations) import Environments
+@_spi(Integrations) import EnvironmentsControl
 import Foundation
 
 /// `--schema FILE` of `envctl publish`: the application's settings declaration as `envctl
@@ -12,14 +13,8 @@ struct SchemaOptions: ParsableArguments {
             valueName: "file"))
     var file: String?
 
-    /// Reads a declaration from a JSON Schema file.
-    static func read(_ path: String) throws -> SettingsDeclaration {
-        do {
-            return try SettingsDeclaration(jsonSchemaFile: path)
-        } catch let error as EnvironmentError {
-            throw Failure("cannot read the schema file: \(error)")
-        } catch {
-            throw Failure("\(path): \(error)")
-        }
+    /// Reads a declaration from a JSON Schema file (``SchemaFile``), failing with its sentence.
+    static func read(_ path: String) throws(Failure) -> SettingsDeclaration {
+        do { return try SchemaFile.declaration(at: path) } catch { throw Failure("\(error)") }
     }
 }
