@@ -2,12 +2,12 @@
 
 /// The configuration the daemon runs on when no Environments.plist exists: the same shape
 /// as `etc/example-daemon/Environments.plist`, without the credential.
-@_spi(Integrations) public enum BuiltInConfiguration {
+package enum BuiltInConfiguration {
     /// The whole property list, as `EnvironmentOptions.builtInConfiguration` takes it: `Common`,
     /// one section per environment (Debug, Release, Staging, Production) and `RestartRequired`.
     /// Production has no database password here, and ``ExampleSettings/databasePassword`` requires
     /// one there: in Production the daemon refuses to start on this configuration alone.
-    @_spi(Integrations) public static let environments: [String: SettingValue] = [
+    package static let environments: [String: SettingValue] = [
         "Common": [
             "APIHost": "api.example.com",
             "APIBaseUrl": "https://${APIHost}/v1",

@@ -26,7 +26,7 @@ import Foundation
         help:
             "Print the daemon's settings as JSON Schema (what envctl schema prints) and exit; the Debian package installs it as /usr/share/example-daemon/schema.json."
     )
-    @_spi(Integrations) public var printSchema = false
+    package var printSchema = false
 
     /// Every option at its default, as an empty command line leaves them: no configuration
     /// directory, environment or instance of its own, and no schema to print. ArgumentParser
@@ -38,7 +38,7 @@ import Foundation
     ///
     /// - Parameter build: The executable's `BuildInfo.embedded` (its Info.plist, embedded by
     ///   the EmbedInfoPlist plugin).
-    @_spi(Integrations) public func environmentOptions(build: BuildInfo) -> EnvironmentOptions {
+    package func environmentOptions(build: BuildInfo) -> EnvironmentOptions {
         var options = EnvironmentOptions(
             applicationName: "example-daemon", environment: environment, configDirectory: configDirectory,
             build: build)

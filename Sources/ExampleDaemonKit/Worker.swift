@@ -3,11 +3,11 @@ import Logging
 import ServiceLifecycle
 
 /// The example daemons' "work": report the configuration they run with, and a debug heartbeat.
-@_spi(Integrations) public struct Worker: Service, CustomStringConvertible {
+package struct Worker: Service, CustomStringConvertible {
     let environment: Environment
     let logger: Logger
     /// The name swift-service-lifecycle's `ServiceGroup` logs for this service.
-    @_spi(Integrations) public var description: String { "Worker" }
+    package var description: String { "Worker" }
 
     /// A worker for the environment the daemon bootstrapped.
     ///
@@ -16,7 +16,7 @@ import ServiceLifecycle
     ///     `Environment.bootstrap` returned, since the values it logs come from
     ///     `Environment.shared`.
     ///   - logger: Where the reports (info) and the heartbeats (debug) go.
-    @_spi(Integrations) public init(environment: Environment, logger: Logger) {
+    package init(environment: Environment, logger: Logger) {
         self.environment = environment
         self.logger = logger
     }
@@ -26,7 +26,7 @@ import ServiceLifecycle
     /// `HeartbeatInterval`, until a graceful shutdown or cancellation; then returns.
     ///
     /// It never throws: cancellation ends it as a graceful shutdown does.
-    @_spi(Integrations) public func run() async throws {
+    package func run() async throws {
         let changes = environment.changes()
         report()
         await withThrowingTaskGroup(of: Void.self) { group in

@@ -55,7 +55,7 @@
 
     /// `text` with every control character escaped except line feeds (and the carriage return
     /// of a CRLF), for text that may span lines and is split at them by its writer.
-    @_spi(Integrations) public static func escapedKeepingLineFeeds(_ text: String) -> String {
+    package static func escapedKeepingLineFeeds(_ text: String) -> String {
         guard needsEscaping(in: text) else { return text }
         var output = ""
         output.reserveCapacity(text.utf8.count + 16)

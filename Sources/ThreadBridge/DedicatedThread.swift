@@ -8,13 +8,13 @@ import Foundation
 /// The result always crosses through a ``Locked`` value, never through the continuation or a
 /// semaphore alone: ThreadSanitizer sees the lock order every write the thread made before
 /// the reader's reads.
-@_spi(Integrations) public enum DedicatedThread {
+package enum DedicatedThread {
     /// Runs `body` on a new thread named `name` and returns its result once it has returned.
     ///
     /// Cancelling the calling task calls `onCancel`, which must make `body` return soon (a
     /// ``WakeupPipe/signal()`` that its `poll(2)` waits on, a flag it checks); the thread is
     /// always awaited, so nothing it uses is freed while it runs.
-    @_spi(Integrations) public static func run<Result: Sendable>(
+    package static func run<Result: Sendable>(
         named name: String, onCancel: @escaping @Sendable () -> Void, _ body: @escaping @Sendable () -> Result
     ) async -> Result {
         let handoff = Handoff<Result>()
@@ -30,7 +30,7 @@ import Foundation
 
     /// Starts `body` on a new thread named `name`, for synchronous code that does something
     /// else meanwhile (reads one pipe while the thread reads another) and then joins it.
-    @_spi(Integrations) public static func start<Result: Sendable>(
+    package static func start<Result: Sendable>(
         named name: String, _ body: @escaping @Sendable () -> Result
     ) -> Joinable<Result> {
         let joinable = Joinable<Result>()
@@ -79,7 +79,7 @@ import Foundation
 }
 
 /// A thread started by ``DedicatedThread/start(named:_:)``: ``join()`` waits for its result.
-@_spi(Integrations) public final class Joinable<Result: Sendable>: Sendable {
+package final class Joinable<Result: Sendable>: Sendable {
     private let result = Locked<(finished: Bool, value: Result?)>((false, nil))
     private let done = DispatchSemaphore(value: 0)
 
@@ -92,7 +92,7 @@ import Foundation
 
     /// Blocks the calling thread until the thread returned, then gives its result. Call it
     /// once, never on Swift's cooperative pool.
-    @_spi(Integrations) public func join() -> Result {
+    package func join() -> Result {
         done.wait()
         return result.withLock { $0.value! }
     }

@@ -10,24 +10,24 @@
 /// blocked in `poll(2)`: the way async code (a cancellation, a finished answer) reaches a
 /// thread that waits on file descriptors. It stays readable until ``drain()``, so a signal sent
 /// before the wait is not lost.
-@_spi(Integrations) public final class WakeupPipe: Sendable {
+package final class WakeupPipe: Sendable {
     /// Why the pipe could not be made.
-    @_spi(Integrations) public struct Failure: Error, CustomStringConvertible {
+    package struct Failure: Error, CustomStringConvertible {
         /// `errno` of `pipe(2)`.
-        @_spi(Integrations) public let errno: Int32
+        package let errno: Int32
         /// "cannot create a wake-up pipe: …" with the system's words for `errno`.
-        @_spi(Integrations) public var description: String {
+        package var description: String {
             "cannot create a wake-up pipe: \(String(cString: strerror(errno))) (errno \(errno))"
         }
     }
 
     /// The end to poll for `POLLIN`.
-    @_spi(Integrations) public let readDescriptor: Int32
+    package let readDescriptor: Int32
     /// The end ``signal()`` writes to.
     private let writeDescriptor: Int32
 
     /// Creates the pipe, with both ends close-on-exec and non-blocking.
-    @_spi(Integrations) public init() throws(Failure) {
+    package init() throws(Failure) {
         var descriptors: [Int32] = [-1, -1]
         guard pipe(&descriptors) == 0 else { throw Failure(errno: errno) }
         for descriptor in descriptors {
@@ -45,14 +45,14 @@
 
     /// Makes the read end readable. Safe from any thread, any number of times; a full pipe
     /// is readable already, so a write that would block is dropped.
-    @_spi(Integrations) public func signal() {
+    package func signal() {
         var byte: UInt8 = 1
         _ = write(writeDescriptor, &byte, 1)
     }
 
     /// Reads every pending signal, so that the next `poll(2)` waits for a new one; called by
     /// the thread that polls, after it saw the read end readable.
-    @_spi(Integrations) public func drain() {
+    package func drain() {
         var buffer = [UInt8](repeating: 0, count: 64)
         while buffer.withUnsafeMutableBytes({ read(readDescriptor, $0.baseAddress, $0.count) }) > 0 {}
     }

@@ -11,22 +11,22 @@ import Varlink
 
 /// A configuration directory and a runtime directory for an `EnvironmentService` in the test
 /// process and its control socket (world-readable, so another user's envctl can reach the socket).
-@_spi(Integrations) public final class ControlSocketFixture: Sendable {
+package final class ControlSocketFixture: Sendable {
     /// The temporary directory, `/tmp/control-XXXXXXXX`, holding `etc` (the configuration),
     /// `run` (the socket) and `credentials` (`db-password`); removed when the fixture is freed.
-    @_spi(Integrations) public let root: String
+    package let root: String
     /// The control socket's path, in `run`: where ``service(_:configure:)`` serves, and what
     /// `envctl --socket` and `call(_:_:_:)` are given.
-    @_spi(Integrations) public var socket: String { root + "/run/configuration.varlink" }
+    package var socket: String { root + "/run/configuration.varlink" }
     /// The configuration's `Environments.plist`, in `etc`.
-    @_spi(Integrations) public var mainFile: String { root + "/etc/Environments.plist" }
+    package var mainFile: String { root + "/etc/Environments.plist" }
 
     /// Makes the directories (mode 0755, so that another user reaches them), the credential
     /// `db-password` (`hunter2`) and the main file, ``plist(_:password:)`` with the greeting
     /// `hello`.
     ///
     /// - Throws: The error of a directory or file that cannot be made.
-    @_spi(Integrations) public init() throws {
+    package init() throws {
         root = "/tmp/control-\(UUID().uuidString.prefix(8))"
         for directory in ["etc", "run", "credentials"] {
             try FileManager.default.createDirectory(
@@ -44,7 +44,7 @@ import Varlink
     ///
     /// - Parameter text: The new file's contents, usually ``plist(_:password:)``.
     /// - Throws: The error of the write, or `POSIXError(.EIO)` when the rename fails.
-    @_spi(Integrations) public func write(_ text: String) throws {
+    package func write(_ text: String) throws {
         try text.write(toFile: mainFile + ".tmp", atomically: false, encoding: .utf8)
         guard rename(mainFile + ".tmp", mainFile) == 0 else { throw POSIXError(.EIO) }
     }
@@ -54,7 +54,7 @@ import Varlink
     ///
     /// - Returns: The environment, not bootstrapped: `Environment.shared` is left alone.
     /// - Throws: The `EnvironmentError` of a configuration that does not load.
-    @_spi(Integrations) public func environment() throws -> Environment {
+    package func environment() throws -> Environment {
         try Environment(
             options: EnvironmentOptions(
                 applicationName: "control-tests", environment: "Production", configDirectory: root + "/etc",
@@ -70,7 +70,7 @@ import Varlink
     ///   - environment: The environment to serve, usually from ``environment()``.
     ///   - configure: Changes to the control socket's limits and timeouts before it starts.
     /// - Returns: The service, not started.
-    @_spi(Integrations) public func service(
+    package func service(
         _ environment: Environment, configure: (inout ControlSocketConfiguration) -> Void = { _ in }
     )
         -> EnvironmentService
@@ -83,7 +83,7 @@ import Varlink
     }
 
     /// The example configuration of these tests, with `greeting` and the database password.
-    @_spi(Integrations) public static func plist(_ greeting: String, password: String = "${credential:db-password}")
+    package static func plist(_ greeting: String, password: String = "${credential:db-password}")
         -> String
     {
         """

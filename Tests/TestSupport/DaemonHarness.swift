@@ -6,29 +6,29 @@ import Foundation
 
 /// A temporary directory with an Environments.plist, a notify socket, a runtime directory
 /// and a credentials directory, and the example daemon running on it.
-@_spi(Integrations) public final class DaemonHarness: @unchecked Sendable {
+package final class DaemonHarness: @unchecked Sendable {
     /// The temporary directory, `envd-XXXXXXXX` in `NSTemporaryDirectory()`, that holds the rest;
     /// removed when the harness is freed.
-    @_spi(Integrations) public let root: URL
+    package let root: URL
     /// The directory given as `--config-dir`, holding ``mainFile``; drop-ins go in its
     /// `Environments.plist.d`.
-    @_spi(Integrations) public let configDirectory: URL
+    package let configDirectory: URL
     /// The daemon's `$RUNTIME_DIRECTORY`: its control socket and ``stateFile`` are here. In
     /// ``root`` (`run`), or `/run/envd-XXXXXXXX` with `runtimeDirectoryBelowRun`.
-    @_spi(Integrations) public let runtimeDirectory: URL
+    package let runtimeDirectory: URL
     /// The socket the daemon's `NOTIFY_SOCKET` names: where its `READY=1`, `RELOADING=1` and
     /// `STATUS=` datagrams arrive.
-    @_spi(Integrations) public let notify: NotifySocket
+    package let notify: NotifySocket
     /// The file that takes the daemon's standard output and standard error (the daemon runs
     /// without a journal), as ``log`` reads it.
-    @_spi(Integrations) public let logFile: URL
+    package let logFile: URL
     /// The daemon's process once
     /// ``start(arguments:user:umask:configDirectoryArgument:currentDirectory:)`` has run it,
     /// else `nil`.
-    @_spi(Integrations) public private(set) var process: Process?
+    package private(set) var process: Process?
     /// Every notify datagram ``waitForDatagram(timeout:_:)`` has received so far, oldest first,
     /// the one it returned included; a test may append those it receives itself.
-    @_spi(Integrations) public var datagrams: [String] = []
+    package var datagrams: [String] = []
 
     /// Makes the directories and the notify socket and writes `plist` as the main file; the
     /// daemon does not run until
@@ -43,7 +43,7 @@ import Foundation
     ///   - runtimeDirectoryBelowRun: The runtime directory in `/run` (`/run/envd-XXXXXXXX`, root
     ///     only), as systemd's `RuntimeDirectory=` makes it, rather than in the temporary
     ///     directory; removed with the rest.
-    @_spi(Integrations) public init(
+    package init(
         plist: String, extraEnvironment: [String: String] = [:], unsetEnvironment: [String] = [],
         runtimeDirectoryBelowRun: Bool = false
     ) throws {
@@ -67,15 +67,15 @@ import Foundation
     private let unsetEnvironment: [String]
 
     /// The `Environments.plist` in ``configDirectory``, written from `plist` at first.
-    @_spi(Integrations) public var mainFile: URL { configDirectory.appendingPathComponent("Environments.plist") }
+    package var mainFile: URL { configDirectory.appendingPathComponent("Environments.plist") }
     /// The path of the daemon's state file, `environment-state.json` in ``runtimeDirectory``,
     /// which it rewrites at start and after every reload attempt.
-    @_spi(Integrations) public var stateFile: String {
+    package var stateFile: String {
         runtimeDirectory.appendingPathComponent("environment-state.json").path
     }
 
     /// The environment the daemon runs with: a notify socket, a runtime directory, no journal.
-    @_spi(Integrations) public var environment: [String: String] {
+    package var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
         for key in [
             "JOURNAL_STREAM", "INVOCATION_ID", "WATCHDOG_USEC", "WATCHDOG_PID", "APP_ENVIRONMENT",
@@ -97,7 +97,7 @@ import Foundation
     ///
     /// With `configDirectoryArgument`, that is `--config-dir`'s value (a relative path, say),
     /// and the daemon runs in `currentDirectory` (default: the test's).
-    @_spi(Integrations) public func start(
+    package func start(
         arguments: [String] = ["--environment", "Staging"], user: UInt32? = nil, umask: String? = nil,
         configDirectoryArgument: String? = nil, currentDirectory: URL? = nil
     ) throws {
@@ -131,26 +131,26 @@ import Foundation
 
     /// The daemon's process id, or 0 before it starts. With `user` or `umask`, `setpriv` or the
     /// shell replaces itself with the daemon, so the id is the daemon's all the same.
-    @_spi(Integrations) public var pid: Int32 { process?.processIdentifier ?? 0 }
+    package var pid: Int32 { process?.processIdentifier ?? 0 }
 
     /// The daemon's log so far.
-    @_spi(Integrations) public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+    package var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
     /// How long a wait lasts before it gives up: it only stops a stuck test, and returns as soon
     /// as what it waits for happens. In CI the test process sometimes gets no processor for
     /// about 30 s (the sanitizer lane's tests compute beside it on the two cores), and a daemon
     /// that fails at once was seen taking more than 20 s to exit.
-    @_spi(Integrations) public static let patience: Duration = .seconds(90)
+    package static let patience: Duration = .seconds(90)
 
     /// Waits for a notify datagram that satisfies `predicate`.
-    @_spi(Integrations) public func waitForDatagram(timeout: Duration = patience, _ predicate: (String) -> Bool)
+    package func waitForDatagram(timeout: Duration = patience, _ predicate: (String) -> Bool)
         -> String?
     {
         notify.waitFor(timeout: timeout, seen: &datagrams, predicate)
     }
 
     /// Waits until the log contains `text`.
-    @_spi(Integrations) public func waitForLog(_ text: String, timeout: Duration = patience) -> Bool {
+    package func waitForLog(_ text: String, timeout: Duration = patience) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if log.contains(text) { return true }
@@ -160,7 +160,7 @@ import Foundation
     }
 
     /// Whether the daemon's main thread has a handler for `signal` (from /proc/PID/status).
-    @_spi(Integrations) public func catchesSignal(_ signal: Int32) -> Bool {
+    package func catchesSignal(_ signal: Int32) -> Bool {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
             let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
@@ -169,10 +169,10 @@ import Foundation
     }
 
     /// Sends a signal to the daemon.
-    @_spi(Integrations) public func signal(_ number: Int32) { kill(pid, number) }
+    package func signal(_ number: Int32) { kill(pid, number) }
 
     /// Waits for the daemon to exit; returns its status, or `nil` on timeout.
-    @_spi(Integrations) public func waitForExit(timeout: Duration = patience) -> Int32? {
+    package func waitForExit(timeout: Duration = patience) -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let process, !process.isRunning {
@@ -185,7 +185,7 @@ import Foundation
     }
 
     /// Replaces the main file the way editors do: write a temporary file, rename it over.
-    @_spi(Integrations) public func replaceMainFile(with text: String) throws {
+    package func replaceMainFile(with text: String) throws {
         let temporary = configDirectory.appendingPathComponent(".Environments.plist.tmp")
         try text.write(to: temporary, atomically: false, encoding: .utf8)
         guard rename(temporary.path, mainFile.path) == 0 else { throw POSIXError(.EIO) }
@@ -193,7 +193,7 @@ import Foundation
 
     /// Runs envctl with `arguments` in the daemon's environment (with `extraEnvironment`
     /// added), in `currentDirectory` (default: the test's); returns status and output.
-    @_spi(Integrations) public func envctl(
+    package func envctl(
         _ arguments: [String], currentDirectory: URL? = nil, extraEnvironment: [String: String] = [:]
     ) throws -> (status: Int32, output: String) {
         let process = Process()
@@ -236,7 +236,7 @@ import Foundation
 /// (keys and values, as XML) ends its `Common` section, `moreSections` (as XML) follows its
 /// `Staging` section, and `secrets`, when there are any, make its `Secrets` list. Without them
 /// it is the example's file, line for line.
-@_spi(Integrations) public func examplePlist(
+package func examplePlist(
     apiHost: String = "staging.example.com", logLevel: String = "info", listenPort: Int = 8080,
     apiBaseURL: String = "https://${APIHost}/v1", moreCommon: String = "", moreSections: String = "",
     secrets: [String] = []

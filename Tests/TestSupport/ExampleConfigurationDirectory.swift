@@ -5,15 +5,15 @@ import Foundation
 #endif
 
 /// A configuration directory with the example's shape, removed afterwards.
-@_spi(Integrations) public final class ExampleConfigurationDirectory {
+package final class ExampleConfigurationDirectory {
     /// The directory, `envctl-edit-XXXXXXXX` in `NSTemporaryDirectory()`, without a trailing `/`.
-    @_spi(Integrations) public let path: String
+    package let path: String
 
     /// Makes the directory with `Environments.plist` and an empty `Environments.plist.d`.
     ///
     /// - Parameter plist: The main file's contents; the example's file by default.
     /// - Throws: The error of a directory or file that cannot be made.
-    @_spi(Integrations) public init(plist: String = examplePlist()) throws {
+    package init(plist: String = examplePlist()) throws {
         path = NSTemporaryDirectory() + "envctl-edit-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(
             atPath: path + "/Environments.plist.d", withIntermediateDirectories: true)
@@ -23,10 +23,10 @@ import Foundation
 
     /// The path of the drop-in envctl writes by default, `Environments.plist.d/90-local.plist`;
     /// it does not exist until an edit makes it.
-    @_spi(Integrations) public var dropIn: String { path + "/Environments.plist.d/90-local.plist" }
+    package var dropIn: String { path + "/Environments.plist.d/90-local.plist" }
 
     /// Every file's bytes, by path: what must not change after a refused edit.
-    @_spi(Integrations) public func contents() throws -> [String: Data] {
+    package func contents() throws -> [String: Data] {
         var all: [String: Data] = [:]
         let enumerator = FileManager.default.enumerator(atPath: path)
         while let relative = enumerator?.nextObject() as? String {
@@ -41,14 +41,14 @@ import Foundation
 }
 
 /// Runs envctl with no terminal (stdin from /dev/null).
-@_spi(Integrations) public func runEnvctl(_ arguments: [String], environment extra: [String: String] = [:]) throws
+package func runEnvctl(_ arguments: [String], environment extra: [String: String] = [:]) throws
     -> FinishedProcess
 {
     try runToEnd(BuiltProducts.envctl, arguments, environment: operatorEnvironment(extra))
 }
 
 /// A scripted `$EDITOR`: copies `NEW_CONTENTS` over the file it is given.
-@_spi(Integrations) public func scriptedEditor(in directory: ExampleConfigurationDirectory) throws -> String {
+package func scriptedEditor(in directory: ExampleConfigurationDirectory) throws -> String {
     let path = directory.path + "/../editor-\(UUID().uuidString.prefix(8)).sh"
     try "#!/bin/sh\ncp \"$NEW_CONTENTS\" \"$1\"\n".write(toFile: path, atomically: true, encoding: .utf8)
     chmod(path, 0o755)

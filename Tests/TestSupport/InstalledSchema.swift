@@ -5,7 +5,7 @@ import Foundation
 /// and removes that directory afterwards.
 ///
 /// - Parameter body: Called with the name (what `--app-name` takes) and the directory.
-@_spi(Integrations) public func withInstalledSchema<Result>(
+package func withInstalledSchema<Result>(
     _ schema: String, namePrefix: String, _ body: (_ name: String, _ directory: String) throws -> Result
 ) throws -> Result {
     let name = "\(namePrefix)-\(UUID().uuidString.prefix(8).lowercased())"

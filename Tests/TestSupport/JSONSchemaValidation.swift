@@ -3,7 +3,7 @@ import Foundation
 
 /// The effective configuration of `snapshot` as the JSON document its declaration's schema
 /// describes (keys sorted): dates in ISO 8601, data in Base64.
-@_spi(Integrations) public func effectiveJSON(of snapshot: EnvironmentSnapshot) throws -> Data {
+package func effectiveJSON(of snapshot: EnvironmentSnapshot) throws -> Data {
     func json(_ value: SettingValue) -> Any {
         switch value {
         case .string(let text): text
@@ -26,7 +26,7 @@ import Foundation
 ///
 /// Debian's Python comes first, which `scripts/install-packages.sh` gives `python3-jsonschema`
 /// (4.10): a `python3` earlier on `PATH` (pyenv's, say) may have no `jsonschema` on a fresh machine.
-@_spi(Integrations) public func validateWithPythonJSONSchema(schema: String, documents: [String]) throws
+package func validateWithPythonJSONSchema(schema: String, documents: [String]) throws
     -> FinishedProcess
 {
     let script = """

@@ -3,24 +3,24 @@ import Synchronization
 
 /// What a logger was asked to log, kept in memory for a test to read, as swift-log's own tests
 /// do: `Logger(label: "test") { _ in log.handler() }`.
-@_spi(Integrations) public final class KeptLog: Sendable {
+package final class KeptLog: Sendable {
     /// One logged entry.
-    @_spi(Integrations) public typealias Entry = (level: Logger.Level, message: String, metadata: Logger.Metadata)
+    package typealias Entry = (level: Logger.Level, message: String, metadata: Logger.Metadata)
 
     private let kept = Mutex<[Entry]>([])
 
     /// An empty log; give its ``handler(logLevel:)`` to each logger whose entries it should keep.
-    @_spi(Integrations) public init() {}
+    package init() {}
 
     /// Every entry so far, oldest first.
-    @_spi(Integrations) public var all: [Entry] { kept.withLock { $0 } }
+    package var all: [Entry] { kept.withLock { $0 } }
 
     /// How many entries so far satisfy `predicate`.
-    @_spi(Integrations) public func count(where predicate: (Entry) -> Bool) -> Int { all.filter(predicate).count }
+    package func count(where predicate: (Entry) -> Bool) -> Int { all.filter(predicate).count }
 
     /// A handler that keeps here what it is asked to log at `logLevel` and above (the entry's own
     /// metadata, not the logger's).
-    @_spi(Integrations) public func handler(logLevel: Logger.Level = .trace) -> some LogHandler {
+    package func handler(logLevel: Logger.Level = .trace) -> some LogHandler {
         Handler(target: self, logLevel: logLevel)
     }
 

@@ -6,9 +6,9 @@ import Foundation
 
 /// A unix datagram socket bound where a daemon's `NOTIFY_SOCKET` points, collecting the
 /// datagrams sd_notify sends.
-@_spi(Integrations) public final class NotifySocket: @unchecked Sendable {
+package final class NotifySocket: @unchecked Sendable {
     /// The socket's path: the value for `NOTIFY_SOCKET`.
-    @_spi(Integrations) public let path: String
+    package let path: String
     private let descriptor: Int32
 
     /// Binds a new socket at `path`, which must not exist yet; the socket is closed when this
@@ -17,7 +17,7 @@ import Foundation
     /// - Parameter path: Where to bind it; at most 107 bytes, the limit of `sockaddr_un`
     ///   (a longer path is cut short).
     /// - Throws: `POSIXError` with `bind(2)`'s `errno`, or `EIO` when no socket can be made.
-    @_spi(Integrations) public init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EIO) }
@@ -38,7 +38,7 @@ import Foundation
     deinit { close(descriptor) }
 
     /// The next datagram, or `nil` after `timeout`.
-    @_spi(Integrations) public func receive(timeout: Duration) -> String? {
+    package func receive(timeout: Duration) -> String? {
         if !drained.isEmpty { return drained.removeFirst() }
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         let milliseconds = Int32(
@@ -56,7 +56,7 @@ import Foundation
     /// Takes every datagram waiting off the socket (``receive(timeout:)`` still returns them,
     /// in order), as systemd does, so that a daemon sending more than the socket's queue holds
     /// (`net.unix.max_dgram_qlen`, 10 by default) does not block in `sd_notify`.
-    @_spi(Integrations) public func drain() {
+    package func drain() {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while true {
             let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
@@ -67,7 +67,7 @@ import Foundation
 
     /// Datagrams until one satisfies `predicate` (returned), or `nil` after `timeout`.
     /// Every datagram received on the way is appended to `seen`.
-    @_spi(Integrations) public func waitFor(
+    package func waitFor(
         timeout: Duration = .seconds(20), seen: inout [String], _ predicate: (String) -> Bool
     ) -> String? {
         let deadline = ContinuousClock.now + timeout

@@ -6,12 +6,12 @@ import Foundation
 /// A test's own directory type keeps one as a stored property, so that the directory lives as
 /// long as the test holds that type; a test that only needs the path uses
 /// ``withTemporaryFolder(_:_:)``, which keeps it for the body's whole run.
-@_spi(Integrations) public final class TemporaryFolder: Sendable {
+package final class TemporaryFolder: Sendable {
     /// The directory's absolute path.
-    @_spi(Integrations) public let path: String
+    package let path: String
 
     /// Creates `PREFIX-XXXXXXXX` (eight characters of a new UUID) in the temporary directory.
-    @_spi(Integrations) public init(_ prefix: String) throws {
+    package init(_ prefix: String) throws {
         path = NSTemporaryDirectory() + "\(prefix)-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
@@ -21,7 +21,7 @@ import Foundation
 
 /// Runs `body` with the path of a new ``TemporaryFolder`` named after `prefix`, and removes the
 /// folder once `body` returns or throws.
-@_spi(Integrations) public func withTemporaryFolder<Result>(_ prefix: String, _ body: (String) throws -> Result)
+package func withTemporaryFolder<Result>(_ prefix: String, _ body: (String) throws -> Result)
     throws -> Result
 {
     let folder = try TemporaryFolder(prefix)
