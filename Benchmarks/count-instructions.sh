@@ -41,7 +41,7 @@ count() { # kind lookups -> instructions
 echo "instructions per lookup, $threads thread(s)"
 printf '%-22s %14s %10s %14s\n' "lookup" "instr/lookup" "vs dict" "vs dict-any"
 dictionary="" dictionary_any=""
-for kind in dictionary dictionary-any fetch declared-fetch string declared ours-provider swift-configuration; do
+for kind in dictionary dictionary-any fetch held-fetch declared-fetch string declared ours-provider swift-configuration; do
     low="$(count "$kind" "$lookups")"
     high="$(count "$kind" $((lookups * 2)))"
     per="$(awk -v a="$low" -v b="$high" -v n="$((lookups * threads))" 'BEGIN { printf "%.1f", (b - a) / n }')"

@@ -26,6 +26,10 @@ struct LookupBenchmark {
         var dictionaryTwoThreads = 0.0
         /// `fetch` on a reference held by the caller (no `Environment.shared` access).
         var heldFetch = 0.0
+        /// The same on two threads at once, reading the same keys in the same order: without
+        /// the caller's retain of `Environment.shared`, the writes the threads share are the
+        /// dictionary's (the key's and the value's reference counts).
+        var heldFetchTwoThreads = 0.0
         /// `fetch` on a snapshot held by the caller (no store, no reader slot).
         var snapshotEntry = 0.0
         /// On a machine with more than two processors, one thread per processor (at most 8):
@@ -149,6 +153,12 @@ struct LookupBenchmark {
             Timing.nanosecondsPerOperation(operationsPerRound: keys.count) {
                 for key in keys { blackHole(held.fetch(key)) }
             }.nanoseconds
+        results.heldFetchTwoThreads = Timing.concurrentNanosecondsPerOperation(
+            threads: 2, rounds: fetch.rounds, operationsPerRound: keys.count
+        ) { _ in
+            let environment = Environment.shared
+            for key in keys { blackHole(environment.fetch(key)) }
+        }
         let snapshot = held.snapshot
         results.snapshotEntry =
             Timing.nanosecondsPerOperation(operationsPerRound: keys.count) {

@@ -24,6 +24,7 @@ struct Report: Sendable {
                 "dictionary": rounded(lookup.dictionary),
                 "ours_two_threads": rounded(lookup.oursFetchTwoThreads),
                 "ours_two_threads_own_order": rounded(lookup.oursFetchTwoThreadsOwnOrder),
+                "ours_held_two_threads": rounded(lookup.heldFetchTwoThreads),
                 "dictionary_two_threads": rounded(lookup.dictionaryTwoThreads),
                 "ours_string_two_threads": rounded(lookup.oursStringTwoThreads),
                 "ours_during_reloads": rounded(lookup.oursFetchDuringReloads),
@@ -204,6 +205,9 @@ struct Report: Sendable {
                 String(format: "  fetch during reloads (%.0f/s applied)", lookup.reloadsPerSecond),
                 lookup.oursFetchDuringReloads, 1.5, lookup.oursFetch, "single")
             row("  breakdown: fetch on a held Environment", ns(lookup.heldFetch))
+            scales(
+                "  breakdown: the same, 2 threads, same keys at once (each)", lookup.heldFetchTwoThreads,
+                lookup.heldFetch, dictionary: dictionaryScaling)
             row("  breakdown: fetch on a held snapshot       ", ns(lookup.snapshotEntry))
         }
         if !reloads.isEmpty {

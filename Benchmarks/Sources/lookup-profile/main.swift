@@ -23,6 +23,9 @@ enum Kind: String, CaseIterable {
     /// returning `Any` (an existential to make and destroy) as `fetch` does.
     case dictionaryAny = "dictionary-any"
     case fetch, string
+    /// `fetch` on `Environment.shared` read once before the loop: without the caller's retain
+    /// and release of the shared environment around every call.
+    case heldFetch = "held-fetch"
     /// A typed read of a declared setting: `Environment.shared[setting]` (`Setting<String>`),
     /// the configuration loaded with the declaration of every key.
     case declared
@@ -109,6 +112,9 @@ let reader: ConfigReader? =
         for _ in 0..<rounds { for key in keys { blackHole(anySettings[key]) } }
     case .fetch, .declaredFetch:
         for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.fetch(key)) } }
+    case .heldFetch:
+        let environment = Environment.shared
+        for _ in 0..<rounds { for key in keys { blackHole(environment.fetch(key)) } }
     case .string:
         for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.get(key, default: "")) } }
     case .declared:
