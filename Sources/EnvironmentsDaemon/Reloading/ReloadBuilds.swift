@@ -4,7 +4,7 @@ import ThreadBridge
 
 /// Runs the daemon's builds of the configuration (reading, parsing, merging and interpolating
 /// the files, reading credential files, and the application's `validate`) on a serial queue of
-/// their own (a ``SerialWorker`` labelled `EnvironmentsDaemon.reload`), never on Swift's
+/// their own (a `SerialWorker` labelled `EnvironmentsDaemon.reload`), never on Swift's
 /// cooperative pool, whose few threads all the program's async code shares; and lets a
 /// stopping service stop waiting for a reload's build.
 ///
@@ -17,7 +17,7 @@ import ThreadBridge
 /// ``abandon()`` resumes every reload's waiter at once with `nil`; a reload's build that is
 /// still running goes on, on its thread, but never publishes, and one still waiting for its
 /// turn never runs. A snapshot is published only through a gate that holds the worker's lock
-/// and checks that nothing was abandoned (``SerialWorker/unlessAbandoned(_:)``), so once
+/// and checks that nothing was abandoned (`SerialWorker.unlessAbandoned(_:)`), so once
 /// ``abandon()`` returns, no reload takes effect. A `Check` publishes nothing and is never
 /// abandoned.
 final class ReloadBuilds: Sendable {
