@@ -30,6 +30,15 @@ private final class Blocker: Sendable {
             return value
         }
     }
+
+    /// Submits ``job(returning:)`` to `worker` (with `runAbandonable` if `abandonable`) and
+    /// returns once it runs: the worker is busy until ``release`` is signalled.
+    func occupy(_ worker: SerialWorker, returning value: Int, abandonable: Bool = false) async -> Task<Int?, Never> {
+        let job = job(returning: value)
+        let task = Task { abandonable ? await worker.runAbandonable(job) : await worker.run(job) }
+        await waitFor(started)
+        return task
+    }
 }
 
 @Suite("serial worker")
@@ -38,8 +47,7 @@ struct SerialWorkerTests {
     func order() async {
         let worker = SerialWorker(label: "worker-test-order")
         let blocker = Blocker()
-        let first = Task { await worker.run(blocker.job(returning: 0)) }
-        await waitFor(blocker.started)
+        let first = await blocker.occupy(worker, returning: 0)
         // Each job is submitted (counted) before the next: their order is known.
         let ran = Locked<[Int]>([])
         let running = Locked(0)
@@ -83,8 +91,7 @@ struct SerialWorkerTests {
     func abandonWhileRunning() async {
         let worker = SerialWorker(label: "worker-test-abandon")
         let blocker = Blocker()
-        let running = Task { await worker.runAbandonable(blocker.job(returning: 42)) }
-        await waitFor(blocker.started)
+        let running = await blocker.occupy(worker, returning: 42, abandonable: true)
         // Waiting for its turn behind the running job.
         let queuedRan = Locked(false)
         let queued = Task {
@@ -114,8 +121,7 @@ struct SerialWorkerTests {
     func submitAfterAbandon() async {
         let worker = SerialWorker(label: "worker-test-after")
         let blocker = Blocker()
-        let running = Task { await worker.run(blocker.job(returning: 1)) }
-        await waitFor(blocker.started)
+        let running = await blocker.occupy(worker, returning: 1)
         worker.abandon()
         worker.abandon()
         // The queue is still blocked: a nil now cannot have waited for a turn.
