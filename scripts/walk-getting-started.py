@@ -151,7 +151,7 @@ def check_reload_applied(walk, result):
     """Exit 0; the verdict (envctl's, in the unit's journal) is applied, or unchanged when the
     file watcher applied the edit first; either way the daemon runs the new greeting."""
     failures = []
-    journal = walk.journal_since()
+    journal = walk.journal_since(until="configuration changed: Greeting")
     if not re.search(r"reloaded: .*changed: Greeting|reloaded: configuration unchanged", journal):
         failures.append("no 'reloaded: ... changed: Greeting' or 'reloaded: configuration unchanged' in the journal")
     if "configuration changed: Greeting" not in journal:
@@ -206,7 +206,8 @@ def check_stopped(walk, result):
     props = walk.show("ActiveState", "Result", "ExecMainStatus")
     if props.get("ActiveState") != "inactive" or props.get("Result") != "success" or props.get("ExecMainStatus") != "0":
         failures.append(f"after systemctl stop: {props}")
-    if not re.search(r"^.*greeter.*\bstopped$", walk.journal_since(), re.M):
+    stopped = r"^.*greeter.*\bstopped$"
+    if not re.search(stopped, walk.journal_since(until=stopped), re.M):
         failures.append("the daemon did not log 'stopped'")
     return failures
 
@@ -534,9 +535,17 @@ class Walk:
         out = self.container_run("journalctl --show-cursor -n 0 --no-pager").stdout
         self.cursor = out.strip().split("cursor: ")[-1] if "cursor: " in out else None
 
-    def journal_since(self):
+    def journal_since(self, until=None, seconds=10):
+        """The unit's journal since the cursor; with `until` (a pattern), read again for up to
+        `seconds` until it shows: a service's last lines on its standard output can reach the
+        journal just after `systemctl stop` returns."""
         after = f"--after-cursor '{self.cursor}'" if self.cursor else ""
-        return self.container_run(f"journalctl -u greeter {after} --no-pager -o short").stdout
+        deadline = time.monotonic() + seconds
+        while True:
+            journal = self.container_run(f"journalctl -u greeter {after} --no-pager -o short").stdout
+            if until is None or re.search(until, journal, re.M) or time.monotonic() >= deadline:
+                return journal
+            time.sleep(0.2)
 
     # One command ---------------------------------------------------------------------------------
 
