@@ -100,10 +100,16 @@ struct XMLPropertyListParser {
         guard !offsets.isEmpty else { return nil }
         var expanded = Data(capacity: data.count + offsets.count * 6)
         var copied = 0
-        for offset in offsets {
+        let empty = Array("<data/>".utf8)
+        // Only offsets in order, each where `<data/>` stands whole: a scan of hostile input must
+        // never make a range run backwards or past the end (the fuzzer found `<data/>` + newlines).
+        for offset in offsets
+        where offset >= copied && offset + empty.count <= data.count
+            && data[(data.startIndex + offset)..<(data.startIndex + offset + empty.count)].elementsEqual(empty)
+        {
             expanded.append(data[(data.startIndex + copied)..<(data.startIndex + offset)])
             expanded.append(contentsOf: Array("<data></data>".utf8))
-            copied = offset + "<data/>".utf8.count
+            copied = offset + empty.count
         }
         expanded.append(data[(data.startIndex + copied)...])
         return expanded
