@@ -421,6 +421,19 @@ import Testing
             ])
     }
 
+    /// A bare `<data/>` as the root element, with no `<plist>` around it: the scan finds it where it
+    /// starts, so Foundation is given `<data></data>` (the fuzzer found it was given `<data/>`, and
+    /// with trailing whitespace, an offset past the end).
+    @Test(arguments: ["<data/>", "<data/>\n\n", "<?xml version=\"1.0\"?>\n<data/>\n"])
+    func bareEmptyDataRoot(text: String) throws {
+        let data = Data(text.utf8)
+        let offsets = XMLPropertyListParser.scan(data).emptyData
+        #expect(offsets.count == 1)
+        #expect(offsets.allSatisfy { data.dropFirst($0).starts(with: Data("<data/>".utf8)) })
+        let expanded = try #require(XMLPropertyListParser.expandingEmptyData(data))
+        #expect(try PropertyListSerialization.propertyList(from: expanded, format: nil) as? Data == Data())
+    }
+
     @Test func emptyDataInABinaryPropertyList() throws {
         let binary = try PropertyListSerialization.data(
             fromPropertyList: ["Blob": Data(), "List": [Data()]], format: .binary, options: 0)

@@ -354,12 +354,16 @@ struct XMLPropertyListParser {
 
     /// ``scan(_:)``: the prolog, then the root element, however far it can follow it.
     private mutating func scanDocument() {
-        guard skipProlog(), let (tag, isEmpty) = readOpenTag() else { return }
+        guard skipProlog() else { return }
+        let start = position
+        guard let (tag, isEmpty) = readOpenTag() else { return }
         if tag == .plist {
             guard !isEmpty, skipMisc() else { return }
             _ = scanValue(depth: 0)
         } else {
-            _ = scanValue(tag: tag, isEmpty: isEmpty, start: position, depth: 0)
+            // A bare root element: where its opening tag starts, not where it ends (a bare
+            // `<data/>` must be found where it stands; the fuzzer found it was not).
+            _ = scanValue(tag: tag, isEmpty: isEmpty, start: start, depth: 0)
         }
     }
 
