@@ -104,8 +104,8 @@ extension Environment {
     ) throws(EnvironmentError) -> ReloadOutcome? {
         try refuseChangeFromValidate(operation)
         return try writer.withLock { (state: inout WriterState) throws(EnvironmentError) -> ReloadOutcome? in
-            buildingThread.store(currentThreadID(), ordering: .relaxed)
-            defer { buildingThread.store(0, ordering: .relaxed) }
+            parts.buildingThread.store(currentThreadID(), ordering: .relaxed)
+            defer { parts.buildingThread.store(0, ordering: .relaxed) }
             var next = state
             try change(&next)
             if next.origin == nil {
@@ -140,7 +140,7 @@ extension Environment {
     /// Throws ``EnvironmentError/Code/reentrantChange`` if this thread is building a change of
     /// this environment, which holds ``writer``: `operation` was called from `validate`.
     private func refuseChangeFromValidate(_ operation: String) throws(EnvironmentError) {
-        guard buildingThread.load(ordering: .relaxed) == currentThreadID() else { return }
+        guard parts.buildingThread.load(ordering: .relaxed) == currentThreadID() else { return }
         throw EnvironmentError(
             .reentrantChange,
             "validate must not call \(operation) on the environment it is validating: the change being "
@@ -160,7 +160,7 @@ extension Environment {
     /// `validate` of a bootstrap in progress, which holds ``writer``, reads an empty
     /// configuration instead of waiting for itself.
     func loadDefaults() -> EnvironmentSnapshot {
-        if buildingThread.load(ordering: .relaxed) == currentThreadID() {
+        if parts.buildingThread.load(ordering: .relaxed) == currentThreadID() {
             return Self.emptySnapshot(options: EnvironmentOptions())
         }
         return writer.withLock { state in

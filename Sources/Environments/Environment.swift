@@ -46,16 +46,25 @@ public final class Environment: ConfigurationReading, Sendable {
         var lastError: EnvironmentError?
     }
 
-    // Locks, always taken in this order: `writer`, then `store`'s or `status`'s (each held
-    // only to copy a value in or out). Readers take none.
-    let store: SnapshotStore
-    let writer: Locked<WriterState>
-    let status: Locked<Status>
-    let observers = ObserverQueue()
-    /// The thread that holds ``writer`` while it builds a snapshot, or 0: a read that this
-    /// thread makes (from `validate`) of a ``shared`` environment not yet loaded must not wait
-    /// for the lock it holds.
-    let buildingThread = Atomic<UInt>(0)
+    /// This environment's parts; `nil` for ``shared``, whose parts are ``EnvironmentParts/shared``,
+    /// so that `shared` holds only a constant and its reference count is never written (see
+    /// ``EnvironmentParts``).
+    private let ownParts: EnvironmentParts?
+
+    /// Runs `body` with this environment's parts, retaining nothing: the read path's way to them.
+    @inline(__always)
+    func withParts<Result>(_ body: (EnvironmentParts) -> Result) -> Result {
+        // Optional chaining borrows the parts; `if let` would copy (retain) them.
+        if let result = ownParts?.run(body) { return result }
+        return body(EnvironmentParts.shared)
+    }
+
+    /// This environment's parts, for the paths that change it (a read uses ``withParts(_:)``).
+    var parts: EnvironmentParts { ownParts ?? EnvironmentParts.shared }
+    var store: SnapshotStore { parts.store }
+    var writer: Locked<WriterState> { parts.writer }
+    var status: Locked<Status> { parts.status }
+    var observers: ObserverQueue { parts.observers }
 
     // MARK: - Creating
 
@@ -99,16 +108,14 @@ public final class Environment: ConfigurationReading, Sendable {
         // Once, here: a relative directory means the one it meant at start, whatever follows.
         let origin = Origin(options: try origin.options.anchored(), readsFiles: origin.readsFiles)
         let builder = SnapshotBuilder(options: origin.options, overrides: [], readsFiles: origin.readsFiles)
-        store = SnapshotStore(try builder.build(previous: nil, generation: 1))
-        writer = Locked(WriterState(origin: origin))
-        status = Locked(Status(options: origin.readsFiles ? origin.options : nil))
+        ownParts = EnvironmentParts(
+            store: SnapshotStore(try builder.build(previous: nil, generation: 1)),
+            writer: WriterState(origin: origin), status: Status(options: origin.readsFiles ? origin.options : nil))
     }
 
-    /// The shared environment before it is loaded.
+    /// The shared environment: its parts are ``EnvironmentParts/shared``, not yet loaded.
     private init() {
-        store = SnapshotStore()
-        writer = Locked(WriterState())
-        status = Locked(Status())
+        ownParts = nil
     }
 
     // MARK: - The shared environment
@@ -155,7 +162,7 @@ public final class Environment: ConfigurationReading, Sendable {
     /// Runs `body` on the current snapshot.
     @inline(__always)
     private func read<Result>(_ body: (EnvironmentSnapshot) -> Result) -> Result {
-        if let result = store.read(body) { return result }
+        if let result = withParts({ $0.store.read(body) }) { return result }
         return body(loadDefaults())
     }
 
@@ -163,7 +170,7 @@ public final class Environment: ConfigurationReading, Sendable {
     public var snapshot: EnvironmentSnapshot {
         // From this thread's cache, not under the store's lock: reading threads never
         // wait for one another or for a writer. Returning it retains it.
-        store.read { $0 } ?? loadDefaults()
+        withParts { $0.store.read { $0 } } ?? loadDefaults()
     }
 
     /// The value at a key path as a plain Swift value (`String`, `Int`, `Double`, `Bool`,
@@ -171,20 +178,22 @@ public final class Environment: ConfigurationReading, Sendable {
     /// called directly on the environment rather than through the protocol, so that
     /// `Environment.shared.fetch(_:)` is one lookup and no generic code.
     public func fetch(_ key: String) -> Any? {
-        guard let entry = store.entry(forKey: key) else { return loadDefaults().value(forKey: key)?.movedIntoAny() }
+        guard let entry = withParts({ $0.store.entry(forKey: key) }) else {
+            return loadDefaults().value(forKey: key)?.movedIntoAny()
+        }
         return entry?.value.movedIntoAny()
     }
 
     /// The value at a key path in the current snapshot.
     public func value(forKey key: String) -> SettingValue? {
-        if let entry = store.entry(forKey: key) { return entry?.value }
+        if let entry = withParts({ $0.store.entry(forKey: key) }) { return entry?.value }
         return loadDefaults().entry(forKey: key)?.value
     }
 
     /// The value at a key path and whether it is secret, from the current snapshot, without
     /// copying its source: the swift-configuration provider's hot path.
     @_spi(Integrations) public func valueAndSecrecy(forKey key: String) -> (value: SettingValue, isSecret: Bool)? {
-        let entry = store.entry(forKey: key) ?? loadDefaults().entry(forKey: key)
+        let entry = withParts { $0.store.entry(forKey: key) } ?? loadDefaults().entry(forKey: key)
         return entry.map { ($0.value, $0.isSecret) }
     }
 

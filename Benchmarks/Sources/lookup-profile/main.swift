@@ -23,9 +23,13 @@ enum Kind: String, CaseIterable {
     /// returning `Any` (an existential to make and destroy) as `fetch` does.
     case dictionaryAny = "dictionary-any"
     case fetch, string
-    /// `fetch` on `Environment.shared` read once before the loop: without the caller's retain
-    /// and release of the shared environment around every call.
+    /// `fetch` on `Environment.shared` read once before the loop: without the caller's call to
+    /// `shared`'s accessor, and its retain and release of the shared environment, around every
+    /// call (which write nothing: `shared` is initialized statically).
     case heldFetch = "held-fetch"
+    /// `fetch` on an environment of its own (`Environment(options:)`, not `shared`), read once
+    /// before the loop: a read must not retain that environment's parts either.
+    case ownFetch = "own-fetch"
     /// A typed read of a declared setting: `Environment.shared[setting]` (`Setting<String>`),
     /// the configuration loaded with the declaration of every key.
     case declared
@@ -80,6 +84,7 @@ if kind == .declared || kind == .declaredFetch {
     options.declaration = SettingsDeclaration(declared.map { $0 as any SettingDeclaring })
 }
 try Environment.bootstrap(options)
+let ownEnvironment = kind == .ownFetch ? try Environment(options: options) : nil
 
 /// swift-configuration's file provider is made asynchronously: on the global executor, while
 /// this thread waits on a semaphore (not in `dispatch_main`).
@@ -114,6 +119,9 @@ let reader: ConfigReader? =
         for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.fetch(key)) } }
     case .heldFetch:
         let environment = Environment.shared
+        for _ in 0..<rounds { for key in keys { blackHole(environment.fetch(key)) } }
+    case .ownFetch:
+        let environment = ownEnvironment!
         for _ in 0..<rounds { for key in keys { blackHole(environment.fetch(key)) } }
     case .string:
         for _ in 0..<rounds { for key in keys { blackHole(Environment.shared.get(key, default: "")) } }
