@@ -181,7 +181,10 @@ import Testing
             } catch {
                 failure = "\(error)"
             }
-            FileManager.default.createFile(atPath: markers.appendingPathComponent("go").path, contents: nil)
+            // The scripted editor waits for this marker (waitingEditor): without it, it never ends.
+            if !FileManager.default.createFile(atPath: markers.appendingPathComponent("go").path, contents: nil) {
+                failure = failure ?? "could not create the marker \"go\" in \(markers.path)"
+            }
         }
         #expect(restarted)
         #expect(failure == nil, "\(failure ?? "")")

@@ -21,7 +21,7 @@ import Testing
     static let chattr: String? = {
         guard let path = Command.path(of: "chattr") else { return nil }
         let probe = NSTemporaryDirectory() + "chattr-probe-\(UUID().uuidString.prefix(8))"
-        FileManager.default.createFile(atPath: probe, contents: Data())
+        guard FileManager.default.createFile(atPath: probe, contents: Data()) else { return nil }
         defer {
             _ = try? runToEnd(path, ["-i", probe])
             unlink(probe)
