@@ -44,17 +44,47 @@ enum Timing {
     /// time, `rounds` rounds each: the fastest over `samples` samples of the threads' mean.
     /// `round` gets the thread's number (0 to `threads` - 1).
     static func concurrentNanosecondsPerOperation(
-        threads: Int, rounds: Int, operationsPerRound: Int, samples: Int = 11, _ round: @Sendable (Int) -> Void
+        threads: Int, rounds: Int, operationsPerRound: Int, samples: Int = 11,
+        _ round: @escaping @Sendable (Int) -> Void
     ) -> Double {
-        let results = (0..<samples).map { _ in
-            let perThread = Mutex<[Double]>([])
-            DispatchQueue.concurrentPerform(iterations: threads) { thread in
-                let elapsed = time(rounds: rounds) { round(thread) }
-                perThread.withLock { $0.append(elapsed.nanoseconds / Double(rounds * operationsPerRound)) }
+        interleavedConcurrentNanosecondsPerOperation(
+            threads: threads, samples: samples,
+            [ConcurrentContender(rounds: rounds, operationsPerRound: operationsPerRound, round: round)])[0]
+    }
+
+    /// What one contender of ``interleavedConcurrentNanosecondsPerOperation(threads:samples:_:)``
+    /// runs: `rounds` calls of `round` on each thread, each performing `operationsPerRound`
+    /// operations.
+    struct ConcurrentContender: Sendable {
+        var rounds: Int
+        var operationsPerRound: Int
+        var round: @Sendable (Int) -> Void
+    }
+
+    /// ``concurrentNanosecondsPerOperation(threads:rounds:operationsPerRound:samples:_:)`` for
+    /// several contenders, their samples interleaved (one of each in turn), in their order.
+    ///
+    /// On a virtual machine, two threads sometimes run for seconds at a time as if they shared
+    /// one core (other guests on the same processors): every two-thread figure then doubles,
+    /// the dictionary's as ours. Samples taken one of each in turn spread such a spell over
+    /// every contender, so the fastest sample of each is taken in the same conditions, and
+    /// their ratios stay comparable.
+    static func interleavedConcurrentNanosecondsPerOperation(
+        threads: Int, samples: Int = 11, _ contenders: [ConcurrentContender]
+    ) -> [Double] {
+        var results = Array(repeating: [Double](), count: contenders.count)
+        for _ in 0..<samples {
+            for (index, contender) in contenders.enumerated() {
+                let perThread = Mutex<[Double]>([])
+                DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                    let elapsed = time(rounds: contender.rounds) { contender.round(thread) }
+                    let nanoseconds = elapsed.nanoseconds / Double(contender.rounds * contender.operationsPerRound)
+                    perThread.withLock { $0.append(nanoseconds) }
+                }
+                let values = perThread.withLock { $0 }
+                results[index].append(values.reduce(0, +) / Double(values.count))
             }
-            let values = perThread.withLock { $0 }
-            return values.reduce(0, +) / Double(values.count)
         }
-        return Statistics(results).min
+        return results.map { Statistics($0).min }
     }
 }
