@@ -40,18 +40,6 @@ enum Timing {
         return (Statistics(results).min, rounds)
     }
 
-    /// Nanoseconds per operation on each of `threads` threads running `round` at the same
-    /// time, `rounds` rounds each: the fastest over `samples` samples of the threads' mean.
-    /// `round` gets the thread's number (0 to `threads` - 1).
-    static func concurrentNanosecondsPerOperation(
-        threads: Int, rounds: Int, operationsPerRound: Int, samples: Int = 11,
-        _ round: @escaping @Sendable (Int) -> Void
-    ) -> Double {
-        interleavedConcurrentNanosecondsPerOperation(
-            threads: threads, samples: samples,
-            [ConcurrentContender(rounds: rounds, operationsPerRound: operationsPerRound, round: round)])[0]
-    }
-
     /// What one contender of ``interleavedConcurrentNanosecondsPerOperation(threads:samples:_:)``
     /// runs: `rounds` calls of `round` on each thread, each performing `operationsPerRound`
     /// operations.
@@ -61,8 +49,9 @@ enum Timing {
         var round: @Sendable (Int) -> Void
     }
 
-    /// ``concurrentNanosecondsPerOperation(threads:rounds:operationsPerRound:samples:_:)`` for
-    /// several contenders, their samples interleaved (one of each in turn), in their order.
+    /// Nanoseconds per operation for each contender, on each of `threads` threads running its
+    /// `round` at the same time, `rounds` rounds each: the fastest over `samples` samples of the
+    /// threads' mean, the contenders' samples interleaved (one of each in turn), in their order.
     ///
     /// On a virtual machine, two threads sometimes run for seconds at a time as if they shared
     /// one core (other guests on the same processors): every two-thread figure then doubles,

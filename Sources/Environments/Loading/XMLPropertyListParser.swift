@@ -68,7 +68,6 @@ struct XMLPropertyListParser {
     /// (``expandingEmptyData(_:)``), and every ``KeyRewrite`` applied; `nil` when there is
     /// nothing to change.
     static func preparedForFoundation(_ data: Data, emptyData: [Int], keyRewrites: [KeyRewrite]) -> Data? {
-        guard !keyRewrites.isEmpty else { return expandingEmptyData(data, at: emptyData) }
         var edits: [(range: Range<Int>, bytes: Data)] =
             emptyData.map { ($0..<($0 + "<data/>".utf8.count), Data("<data></data>".utf8)) }
         for rewrite in keyRewrites {
@@ -76,10 +75,13 @@ struct XMLPropertyListParser {
                 (data.startIndex + rewrite.replacement.lowerBound)..<(data.startIndex + rewrite.replacement.upperBound)]
             edits.append((rewrite.range, Data(replacement)))
         }
+        guard !edits.isEmpty else { return nil }
         edits.sort { $0.range.lowerBound < $1.range.lowerBound }
-        var prepared = Data(capacity: data.count)
+        var prepared = Data(capacity: data.count + emptyData.count * 6)
         var copied = 0
-        for edit in edits {
+        // Every edit in order and inside the document: were the scan ever wrong about hostile
+        // input, Foundation would be given it as it is, and explain its error, never a trap.
+        for edit in edits where edit.range.lowerBound >= copied && edit.range.upperBound <= data.count {
             prepared.append(data[(data.startIndex + copied)..<(data.startIndex + edit.range.lowerBound)])
             prepared.append(edit.bytes)
             copied = edit.range.upperBound
@@ -92,27 +94,7 @@ struct XMLPropertyListParser {
     /// which Foundation reads (as zero bytes, like Apple's and Python's readers read both);
     /// `nil` if there is none. Lines stay where they were.
     static func expandingEmptyData(_ data: Data) -> Data? {
-        expandingEmptyData(data, at: scan(data).emptyData)
-    }
-
-    /// ``expandingEmptyData(_:)`` for the offsets a ``scan(_:)`` of `data` found.
-    static func expandingEmptyData(_ data: Data, at offsets: [Int]) -> Data? {
-        guard !offsets.isEmpty else { return nil }
-        var expanded = Data(capacity: data.count + offsets.count * 6)
-        var copied = 0
-        let empty = Array("<data/>".utf8)
-        // Only offsets in order, each where `<data/>` stands whole: a scan of hostile input must
-        // never make a range run backwards or past the end (the fuzzer found `<data/>` + newlines).
-        for offset in offsets
-        where offset >= copied && offset + empty.count <= data.count
-            && data[(data.startIndex + offset)..<(data.startIndex + offset + empty.count)].elementsEqual(empty)
-        {
-            expanded.append(data[(data.startIndex + copied)..<(data.startIndex + offset)])
-            expanded.append(contentsOf: Array("<data></data>".utf8))
-            copied = offset + empty.count
-        }
-        expanded.append(data[(data.startIndex + copied)...])
-        return expanded
+        preparedForFoundation(data, emptyData: scan(data).emptyData, keyRewrites: [])
     }
 
     /// The offset of the first byte after the root element that is neither whitespace nor part
