@@ -5,6 +5,12 @@ import PackageDescription
 /// `Environments` library stays portable and builds on macOS too.
 let linux = TargetDependencyCondition.when(platforms: [.linux])
 
+/// A product that only the trait `trait` brings in: without it, the package that holds the
+/// product is not even resolved. One trait per condition (see `traits:` below).
+func only(_ trait: String, _ product: String, _ package: String) -> Target.Dependency {
+    .product(name: product, package: package, condition: .when(traits: [trait]))
+}
+
 /// The products most targets use.
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
@@ -35,16 +41,30 @@ let package = Package(
         .executable(name: "envctl", targets: ["envctl"]),
         .executable(name: "example-daemon", targets: ["example-daemon"]),
         .plugin(name: "EmbedInfoPlist", targets: ["EmbedInfoPlist"]),
-        // For this repository's own packages under Integrations/ (etcd, swift-configuration, Vapor)
-        // only: what they share with this package's modules, which SwiftPM lets another package
-        // import only through a product. Their declarations are `@_spi(Integrations)`: nothing
-        // of them is public API (DocC and scripts/api-digest.py leave SPI out), and a program
-        // that does not write `@_spi(Integrations) import` sees none of them.
-        .library(
-            name: "_EnvironmentsIntegrationSupport",
-            targets: ["Locking", "TextEscaping", "EnvironmentsControl", "ThreadBridge"]),
-        .library(name: "_ExampleDaemonKit", targets: ["ExampleDaemonKit"]),
-        .library(name: "_EnvironmentsTestSupport", targets: ["TestSupport"]),
+        // Behind the trait "Fleet": fleet mode (etcd), its commands and its example daemon.
+        .library(name: "EnvironmentsEtcd", targets: ["EnvironmentsEtcd", "EtcdFleetClient"]),
+        .executable(name: "envctl-fleet", targets: ["envctl-fleet"]),
+        .executable(name: "example-fleet-daemon", targets: ["example-fleet-daemon"]),
+        // Behind the trait "SwiftConfiguration": a live ConfigProvider for apple/swift-configuration.
+        .library(name: "EnvironmentsConfiguration", targets: ["EnvironmentsConfiguration"]),
+        // Behind the trait "Vapor": Vapor 4 applications.
+        .library(name: "EnvironmentsVapor", targets: ["EnvironmentsVapor"]),
+    ],
+    // What only some users need, each behind a trait of its own, none on by default: a package
+    // that enables none resolves none of their dependencies (SE-0450). Each dependency below is
+    // guarded by one trait alone (SwiftPM 6.2 reads a condition naming several as all-of, 6.3
+    // as any-of). A module built without its trait is empty but for a declaration that says
+    // which trait to enable; an executable says so when run.
+    traits: [
+        .trait(
+            name: "Fleet",
+            description: "Fleet mode: one configuration in etcd below each host's files (EnvironmentsEtcd, "
+                + "envctl-fleet, example-fleet-daemon); resolves swift-nio, swift-nio-ssl and AsyncHTTPClient."),
+        .trait(
+            name: "SwiftConfiguration",
+            description: "EnvironmentsConfiguration, a live ConfigProvider for apple/swift-configuration."),
+        .trait(name: "Vapor", description: "EnvironmentsVapor, for Vapor 4 applications; resolves Vapor."),
+        .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -55,6 +75,14 @@ let package = Package(
         // `FileDescriptor.writeAll` for SystemdSupport's and envctl's whole writes. Not for
         // Environments: the core needs nothing but swift-log.
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
+        // Trait "Fleet" only.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // Trait "SwiftConfiguration" only; none of its own traits (the provider needs none).
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
+        // Trait "Vapor" only.
+        .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
     ],
     targets: [
         // Escapes control characters in text for terminals, log lines and the journal's stream.
@@ -147,6 +175,57 @@ let package = Package(
         .target(name: "ExampleDaemonKit", dependencies: daemonProgram),
         // The README's first command: the library, systemd and its control socket, no fleet.
         exampleDaemon("example-daemon", dependencies: ["ExampleDaemonKit"]),
+        // Fleet mode (trait "Fleet"; without it these modules are empty and the executables say
+        // which trait to enable). etcd's v3 JSON gateway (AsyncHTTPClient), the fleet's key
+        // layout and its local cache: what the daemon's fleet mode and envctl-fleet share.
+        .target(
+            name: "EtcdFleetClient",
+            dependencies: [
+                "Environments", "EnvironmentsControl", "Locking", logging,
+                only("Fleet", "AsyncHTTPClient", "async-http-client"),
+                only("Fleet", "NIOCore", "swift-nio"),
+                only("Fleet", "NIOHTTP1", "swift-nio"),
+                only("Fleet", "NIOSSL", "swift-nio-ssl"),
+            ]
+        ),
+        // Fleet configuration from etcd below the host's files, live through a watch.
+        .target(
+            name: "EnvironmentsEtcd",
+            dependencies: [
+                "Environments", "EnvironmentsControl", "EnvironmentsDaemon", "EtcdFleetClient", "Locking", logging,
+                serviceLifecycle,
+            ]
+        ),
+        // The etcd options, declared once for every program that takes them (envctl-fleet and
+        // example-fleet-daemon).
+        .target(name: "EtcdFleetArguments", dependencies: ["EtcdFleetClient", argumentParser]),
+        // The fleet's commands: `envctl publish` and `envctl fleet …` run it; `envctl show`
+        // and its kin run `envctl-fleet documents` for the fleet's documents below the files.
+        .executableTarget(
+            name: "envctl-fleet",
+            dependencies: [
+                "Environments", "EnvironmentsControl", "EtcdFleetArguments", "EtcdFleetClient", "Locking",
+                "TextEscaping", "ThreadBridge", argumentParser,
+            ]
+        ),
+        // The example daemon in fleet mode.
+        exampleDaemon(
+            "example-fleet-daemon", dependencies: ["ExampleDaemonKit", "EnvironmentsEtcd", "EtcdFleetArguments"]),
+        // A live ConfigProvider for apple/swift-configuration (trait "SwiftConfiguration").
+        .target(
+            name: "EnvironmentsConfiguration",
+            dependencies: [
+                "Environments", "Locking", only("SwiftConfiguration", "Configuration", "swift-configuration"),
+            ]
+        ),
+        // Vapor 4 applications (trait "Vapor"): the service with the application's lifecycle.
+        .target(
+            name: "EnvironmentsVapor",
+            dependencies: [
+                "Environments", "EnvironmentsDaemon", "Locking", "ThreadBridge", logging, serviceLifecycle,
+                only("Vapor", "Vapor", "vapor"),
+            ]
+        ),
         // Embeds an application's Info.plist into its executable at build time.
         .plugin(
             name: "EmbedInfoPlist",
@@ -200,6 +279,42 @@ let package = Package(
         .testTarget(name: "EnvironmentsControlTests", dependencies: ["EnvironmentsControl", "Varlink"]),
         // The Info.plist tool as the plugin runs it.
         .testTarget(name: "EmbedInfoPlistToolTests", dependencies: ["EmbedInfoPlistTool", "TestSupport"]),
+        // A real etcd cluster on loopback ports, with TLS and users, for the etcd tests.
+        .target(
+            name: "EtcdTestSupport", dependencies: ["EtcdFleetClient", "TestSupport", logging],
+            path: "Tests/EtcdTestSupport"),
+        // The fleet's key layout and documents, without etcd.
+        .testTarget(
+            name: "EtcdFleetClientTests", dependencies: ["EtcdFleetClient", "Environments", "EnvironmentsControl"]),
+        // The etcd options, as a command line gives them.
+        .testTarget(
+            name: "EtcdFleetArgumentsTests", dependencies: ["EtcdFleetArguments", "EtcdFleetClient", argumentParser]),
+        // Against a real three-member etcd cluster (Debian's etcd-server), started by the tests.
+        .testTarget(
+            name: "EnvironmentsEtcdTests",
+            dependencies: [
+                "EnvironmentsEtcd", "EtcdFleetClient", "EtcdTestSupport", "Environments", "EnvironmentsDaemon",
+                "Locking", "TestSupport", logging, serviceLifecycle,
+            ]
+        ),
+        // The provider, with swift-configuration's own compatibility suite.
+        .testTarget(
+            name: "EnvironmentsConfigurationTests",
+            dependencies: [
+                "EnvironmentsConfiguration", "Environments", "EnvironmentsDaemon", "Locking", "SystemdSupport",
+                "TestSupport", logging,
+                only("SwiftConfiguration", "Configuration", "swift-configuration"),
+                only("SwiftConfiguration", "ConfigurationTesting", "swift-configuration"),
+            ]
+        ),
+        // A real Vapor application on real files and its control socket.
+        .testTarget(
+            name: "EnvironmentsVaporTests",
+            dependencies: [
+                "EnvironmentsVapor", "Environments", "EnvironmentsDaemon",
+                only("Vapor", "Vapor", "vapor"), only("Vapor", "VaporTesting", "vapor"),
+            ]
+        ),
         // What the suites share: the built executables and running them, a service in the test
         // process with its control socket, the example daemon as a process (DaemonHarness), an
         // example configuration directory.

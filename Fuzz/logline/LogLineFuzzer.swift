@@ -15,7 +15,7 @@
 // Built by Fuzz/run.sh with those sources, swift-log and TextEscaping.
 
 import Logging
-@_spi(Integrations) import TextEscaping
+import TextEscaping
 
 /// libFuzzer calls this with each input; a failed check ends the process.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Integrations) import Locking
+import Locking
 import Logging
 import Synchronization
 
@@ -192,7 +192,7 @@ public final class Environment: ConfigurationReading, Sendable {
 
     /// The value at a key path and whether it is secret, from the current snapshot, without
     /// copying its source: the swift-configuration provider's hot path.
-    @_spi(Integrations) public func valueAndSecrecy(forKey key: String) -> (value: SettingValue, isSecret: Bool)? {
+    package func valueAndSecrecy(forKey key: String) -> (value: SettingValue, isSecret: Bool)? {
         let entry = withParts { $0.store.entry(forKey: key) } ?? loadDefaults().entry(forKey: key)
         return entry.map { ($0.value, $0.isSecret) }
     }

@@ -1,4 +1,4 @@
-@_spi(Integrations) import TextEscaping
+import TextEscaping
 
 /// An error from loading, reloading or reading configuration.
 ///
@@ -99,7 +99,7 @@ public struct EnvironmentError: Error, Sendable, Hashable {
     public var hint: String?
 
     /// Creates an error (an application rejects a value with ``rejected(key:in:reason:hint:)``).
-    @_spi(Integrations) public init(
+    package init(
         _ code: Code,
         _ message: String,
         key: String? = nil,

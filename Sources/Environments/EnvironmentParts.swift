@@ -1,4 +1,4 @@
-@_spi(Integrations) import Locking
+import Locking
 import Synchronization
 
 /// What an ``Environment`` holds: its snapshot store, its writer's and its status's locks, its

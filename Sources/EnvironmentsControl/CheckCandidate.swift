@@ -1,4 +1,4 @@
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
 
 /// A file for `Check` to read in place of the one on disk, or as a new drop-in: what

@@ -15,7 +15,7 @@
 /// | state file `lastReload.outcome`, `ReloadVerdict.outcome`, metrics `result` | `applied`, `unchanged`, `rejected` (``verdict``) |
 /// | `HistoryEntry.outcome` | `loaded`, `applied`, `unchanged`, `rejected` (an abandoned reload is not listed) |
 /// | a fleet host's `last.outcome` | `applied`, `unchanged`, `pending-restart`, `rejected` |
-@_spi(Integrations) public enum ReloadOutcomeRecord: String, Codable, Sendable {
+package enum ReloadOutcomeRecord: String, Codable, Sendable {
     /// The configuration loaded when the daemon started.
     case loaded
     /// A reload applied a new configuration.
@@ -34,7 +34,7 @@
     /// The outcome as a verdict tells it (the state file, the control interface's
     /// `ReloadVerdict`, the metrics' `result` label): ``applied``, ``unchanged`` or
     /// ``rejected``. The load at start reads `applied`; an abandoned reload, `rejected`.
-    @_spi(Integrations) public var verdict: ReloadOutcomeRecord {
+    package var verdict: ReloadOutcomeRecord {
         switch self {
         case .loaded, .applied, .pendingRestart: .applied
         case .unchanged: .unchanged

@@ -1,4 +1,4 @@
-@_spi(Integrations) import Environments
+import Environments
 
 /// A settings declaration in a JSON Schema file that a command line names: `--schema FILE` of
 /// `envctl check` and of `envctl publish` (envctl-fleet), or the schema a package installs
@@ -6,13 +6,13 @@
 /// interface's `Schema` reply (``SchemaReply``).
 ///
 /// Both tools read it here, so that they fail with the same sentence.
-@_spi(Integrations) public enum SchemaFile {
+package enum SchemaFile {
     /// Reads the declaration in the JSON Schema file at `path`.
     ///
     /// - Throws: ``SchemaFileError``, in the words both tools print: `cannot read the schema
     ///   file: …` when the file cannot be read (the error names it), else `PATH: …` when it is
     ///   not a declaration.
-    @_spi(Integrations) public static func declaration(at path: String) throws(SchemaFileError)
+    package static func declaration(at path: String) throws(SchemaFileError)
         -> SettingsDeclaration
     {
         do {
@@ -26,7 +26,7 @@
 }
 
 /// Why ``SchemaFile/declaration(at:)`` read no declaration: one sentence that names the file.
-@_spi(Integrations) public struct SchemaFileError: Error, CustomStringConvertible, Sendable {
+package struct SchemaFileError: Error, CustomStringConvertible, Sendable {
     /// The sentence.
-    @_spi(Integrations) public var description: String
+    package var description: String
 }

@@ -1,4 +1,4 @@
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
 
 /// One key that a change to a drop-in writes or removes, in one of its sections.

@@ -1,4 +1,4 @@
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
 
 /// Changes an application's configuration as safely as `envctl set`, `unset` and `edit` do:

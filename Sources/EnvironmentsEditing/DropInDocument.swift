@@ -1,4 +1,4 @@
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
 
 /// Reads and rewrites a drop-in's property list for `set` and `unset`.

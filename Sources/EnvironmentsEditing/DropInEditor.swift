@@ -1,4 +1,4 @@
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
 
 /// A change to one drop-in, checked before it is installed: the whole resulting configuration

@@ -1,4 +1,4 @@
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
 
 /// Renames settings written under a former name (a declaration's `formerNames`) to their name

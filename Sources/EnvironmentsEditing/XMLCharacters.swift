@@ -1,4 +1,4 @@
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
 
 /// The characters a drop-in that `envctl` writes may hold, so that every property-list reader

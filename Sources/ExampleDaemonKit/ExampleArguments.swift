@@ -1,9 +1,9 @@
 import ArgumentParser
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
 
 /// The command-line options both example daemons take, and the options they bootstrap with.
-@_spi(Integrations) public struct ExampleArguments: ParsableArguments {
+package struct ExampleArguments: ParsableArguments {
     @Option(
         name: .customLong("config-dir"),
         help:
@@ -31,7 +31,7 @@ import Foundation
     /// Every option at its default, as an empty command line leaves them: no configuration
     /// directory, environment or instance of its own, and no schema to print. ArgumentParser
     /// needs it to parse; a caller parses a command line with `parse(_:)` instead.
-    @_spi(Integrations) public init() {}
+    package init() {}
 
     /// The example's `EnvironmentOptions`: its name, the built-in configuration, the environment
     /// and instance from the command line, and the application's own rules for a reload.

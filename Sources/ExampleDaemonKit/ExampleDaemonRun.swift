@@ -1,13 +1,13 @@
 import ArgumentParser
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsDaemon
+import Environments
+import EnvironmentsDaemon
 import Logging
 import ServiceLifecycle
-@_spi(Integrations) import SystemdSupport
+import SystemdSupport
 
 /// The start and the run that both example daemons share, around what differs between them:
 /// where the configuration comes from besides the files, and the services beside the worker.
-@_spi(Integrations) public enum ExampleDaemonRun {
+package enum ExampleDaemonRun {
     /// Runs an example daemon until SIGTERM or SIGINT: prints the declaration as JSON Schema
     /// and returns, if asked (`--print-schema`); else traps SIGHUP first (a reload during
     /// start-up must not kill it), logs to the journal, lets `configure` complete the options
@@ -17,7 +17,7 @@ import ServiceLifecycle
     ///
     /// `build` is the executable's `BuildInfo.embedded` (made by the `EmbedInfoPlist` plugin in
     /// each executable). A failure to start is logged as critical and exits with status 1.
-    @_spi(Integrations) public static func run(
+    package static func run(
         _ arguments: ExampleArguments, build: BuildInfo,
         configure: (inout EnvironmentOptions, Logger) async throws -> Void = { _, _ in },
         more: (EnvironmentService) async -> [ServiceGroupConfiguration.ServiceConfiguration] = { _ in [] }

@@ -1,4 +1,4 @@
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
 
 /// The example daemons' settings, declared once: every load checks the configuration against

@@ -1,4 +1,4 @@
-@_spi(Integrations) import Locking
+import Locking
 
 /// Hands batches from a watch loop thread to the task running ``FileWatcher/run(onChange:)``.
 ///

@@ -1,5 +1,5 @@
 import Logging
-@_spi(Integrations) import ThreadBridge
+import ThreadBridge
 
 #if os(Linux)
     import Foundation

@@ -1,7 +1,7 @@
 #if os(Linux)
     import Glibc
     import Logging
-    @_spi(Integrations) import ThreadBridge
+    import ThreadBridge
 
     /// The inotify side of ``FileWatcher``: runs on a dedicated thread, reads events, maps them
     /// to configured paths, coalesces them and re-adds watches after every batch.

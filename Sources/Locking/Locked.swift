@@ -19,14 +19,14 @@
 /// Readers of snapshots take no lock at all in the common case (`SnapshotStore`).
 ///
 /// The article "Architecture" in the `Environments` documentation says which lock guards what.
-@_spi(Integrations) public final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let survivesFork: Bool
     private var value: Value
 
     /// A lock guarding `value`; with `survivesFork`, one that `fork()` never leaves held in the
     /// child (``ForkSafeLocks``), for locks held only for a few assignments.
-    @_spi(Integrations) public init(_ value: Value, survivesFork: Bool = false) {
+    package init(_ value: Value, survivesFork: Bool = false) {
         self.value = value
         self.survivesFork = survivesFork
         mutex = .allocate(capacity: 1)
@@ -44,7 +44,7 @@
 
     /// Runs `body` with the value, holding the lock.
     @inline(__always)
-    @_spi(Integrations) public func withLock<Result, Failure: Error>(
+    package func withLock<Result, Failure: Error>(
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)

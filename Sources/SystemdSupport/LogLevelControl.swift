@@ -10,9 +10,9 @@ import Synchronization
 /// ```swift
 /// LogLevelControl.shared.level = .debug
 /// ```
-@_spi(Integrations) public final class LogLevelControl: Sendable {
+package final class LogLevelControl: Sendable {
     /// The control used by default by ``JournalLogHandler``.
-    @_spi(Integrations) public static let shared = LogLevelControl()
+    package static let shared = LogLevelControl()
 
     private let storage: Atomic<UInt8>
 

@@ -1,5 +1,5 @@
 import Logging
-@_spi(Integrations) import TextEscaping
+import TextEscaping
 
 /// Formats log entries as text lines for standard error.
 ///

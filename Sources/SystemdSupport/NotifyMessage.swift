@@ -1,4 +1,4 @@
-@_spi(Integrations) import TextEscaping
+import TextEscaping
 
 /// Builds the text of one `sd_notify` datagram from `NAME=value` assignments.
 ///

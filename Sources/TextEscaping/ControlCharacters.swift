@@ -15,10 +15,10 @@
 /// Everything else, the backslash included, is written as it is: the text is for reading, not
 /// for parsing back (`--json` outputs carry exact values), and escaping is idempotent, so text
 /// escaped twice reads the same as text escaped once.
-@_spi(Integrations) public enum ControlCharacters {
+package enum ControlCharacters {
     /// Whether `scalar` is written as an escape.
     @inline(__always)
-    @_spi(Integrations) public static func needsEscaping(_ scalar: Unicode.Scalar) -> Bool {
+    package static func needsEscaping(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
         if value < 0x20 || (0x7F...0x9F).contains(value) { return true }
         if value < 0x2028 { return false }
@@ -27,7 +27,7 @@
     }
 
     /// Whether any character of `text` needs escaping: a fast check over the UTF-8 bytes.
-    @_spi(Integrations) public static func needsEscaping(in text: String) -> Bool {
+    package static func needsEscaping(in text: String) -> Bool {
         for byte in text.utf8 {
             // Bytes below 0x20 and DEL are controls; C1 controls are C2 80...C2 9F; the
             // separators and bidirectional controls start with E2.
@@ -39,7 +39,7 @@
     }
 
     /// `text` with every control character escaped.
-    @_spi(Integrations) public static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         guard needsEscaping(in: text) else { return text }
         var output = ""
         output.reserveCapacity(text.utf8.count + 16)
@@ -75,7 +75,7 @@
     }
 
     /// The escape for one character that needs one.
-    @_spi(Integrations) public static func escape(_ scalar: Unicode.Scalar) -> String {
+    package static func escape(_ scalar: Unicode.Scalar) -> String {
         switch scalar {
         case "\0": return "\\0"
         case "\t": return "\\t"
@@ -89,7 +89,7 @@
     /// controls, separators, bidirectional controls) written as `\uXXXX` escapes. JSON has
     /// them only inside strings, where the escape means the same character, so the result
     /// decodes to the same values. JSON already escapes C0 controls (U+0000–U+001F).
-    @_spi(Integrations) public static func escapedJSON(_ json: String) -> String {
+    package static func escapedJSON(_ json: String) -> String {
         guard needsEscaping(in: json) else { return json }
         var output = ""
         output.reserveCapacity(json.utf8.count + 16)

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Integrations) import Locking
+import Locking
 
 /// Blocking work on a thread of its own, never on Swift's cooperative pool, and its result
 /// handed back: to async code (``run(named:onCancel:_:)``) or to synchronous code

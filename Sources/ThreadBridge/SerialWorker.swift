@@ -1,5 +1,5 @@
 import Dispatch
-@_spi(Integrations) import Locking
+import Locking
 
 /// Blocking jobs run one at a time, in the order they were submitted, on a serial dispatch
 /// queue of their own (never on Swift's cooperative pool), each result awaited by the task

@@ -1,16 +1,16 @@
 import Foundation
-@_spi(Integrations) import Locking
+import Locking
 
 /// Async work run from synchronous code that must wait for it: a command-line tool's
 /// synchronous command that talks to etcd, a framework callback that cannot be `async`
 /// (Vapor's `willBoot`).
-@_spi(Integrations) public enum TaskWaiter {
+package enum TaskWaiter {
     /// Runs `body` in a new task and blocks the calling thread until it ends, then returns its
     /// result or throws its error.
     ///
     /// The calling thread must not be one of Swift's cooperative pool (the task may need it):
     /// a program's main thread, a thread of ``DedicatedThread``, a framework's own thread.
-    @_spi(Integrations) public static func wait<Result: Sendable>(
+    package static func wait<Result: Sendable>(
         for body: @escaping @Sendable () async throws -> Result
     ) throws -> Result {
         let outcome = Locked<Swift.Result<Result, any Error>?>(nil)

@@ -1,4 +1,4 @@
-@_spi(Integrations) import TextEscaping
+import TextEscaping
 
 extension JSONValue {
     /// The value as UTF-8 JSON text (RFC 8259), object members sorted by key so that equal

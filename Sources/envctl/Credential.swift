@@ -1,9 +1,9 @@
 import ArgumentParser
-@_spi(Integrations) import Environments
+import Environments
 import EnvironmentsEditing
 import Foundation
-@_spi(Integrations) import TextEscaping
-@_spi(Integrations) import ThreadBridge
+import TextEscaping
+import ThreadBridge
 
 #if canImport(Glibc)
     import Glibc

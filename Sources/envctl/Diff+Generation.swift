@@ -1,7 +1,7 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
+import Environments
+import EnvironmentsControl
 import Foundation
-@_spi(Integrations) import SystemdSupport
+import SystemdSupport
 
 extension Diff {
     /// `--generation N`: the running daemon's generation `N` (left) and the one it runs now.

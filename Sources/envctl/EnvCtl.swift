@@ -1,9 +1,9 @@
 import ArgumentParser
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
+import Environments
+import EnvironmentsControl
 import EnvironmentsEditing
 import Foundation
-@_spi(Integrations) import TextEscaping
+import TextEscaping
 import Varlink
 
 /// `envctl`: inspect, check and reload the configuration of a daemon that uses Environments.

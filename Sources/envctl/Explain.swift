@@ -1,6 +1,6 @@
 import ArgumentParser
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
+import Environments
+import EnvironmentsControl
 import Foundation
 import Varlink
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
 
 /// `envctl-fleet`, the program of the swift-environments-etcd package that holds envctl's fleet

@@ -1,8 +1,8 @@
 import ArgumentParser
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
+import Environments
+import EnvironmentsControl
 import Foundation
-@_spi(Integrations) import TextEscaping
+import TextEscaping
 import Varlink
 
 struct Get: ParsableCommand {

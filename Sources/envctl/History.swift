@@ -1,7 +1,7 @@
 import ArgumentParser
-@_spi(Integrations) import EnvironmentsControl
+import EnvironmentsControl
 import Foundation
-@_spi(Integrations) import TextEscaping
+import TextEscaping
 
 struct History: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,8 +1,8 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
+import Environments
+import EnvironmentsControl
 import FileWatching
 import Foundation
-@_spi(Integrations) import TextEscaping
+import TextEscaping
 import Varlink
 
 /// What `show` prints, from the files or from a running daemon.

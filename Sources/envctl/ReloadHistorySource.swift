@@ -1,6 +1,6 @@
-@_spi(Integrations) import EnvironmentsControl
+import EnvironmentsControl
 import Foundation
-@_spi(Integrations) import SystemdSupport
+import SystemdSupport
 import Varlink
 
 /// Where `envctl history` and `envctl diff --generation` find a daemon's loads and reloads:

@@ -1,5 +1,5 @@
 import ArgumentParser
-@_spi(Integrations) import Environments
+import Environments
 import EnvironmentsEditing
 import Foundation
 

@@ -1,9 +1,9 @@
 import ArgumentParser
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
+import Environments
+import EnvironmentsControl
 import FileWatching
 import Foundation
-@_spi(Integrations) import TextEscaping
+import TextEscaping
 
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,6 @@
 import ArgumentParser
-@_spi(Integrations) import Environments
-@_spi(Integrations) import ExampleDaemonKit
+import Environments
+import ExampleDaemonKit
 
 /// An example daemon: reads `APIBaseUrl` through `Environment.shared.fetch`, logs it at start
 /// and after every applied reload, and stays live under systemd. `example-fleet-daemon` is the

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 /// The build-time tool behind the EmbedInfoPlist plugin, run as the plugin runs it.

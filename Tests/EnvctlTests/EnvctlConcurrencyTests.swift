@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

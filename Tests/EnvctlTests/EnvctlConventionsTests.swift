@@ -1,7 +1,7 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
+import Environments
+import EnvironmentsControl
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 /// envctl behaves as command-line tools do: `--version`, `diff`'s exit status as diff(1)'s, a

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 /// envctl's fleet commands are envctl-fleet's (the swift-environments-etcd package): `publish`

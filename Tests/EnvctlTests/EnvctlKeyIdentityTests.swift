@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 /// envctl matches keys by the library's rules (issue 44.3): a value typed for a key that a

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 /// envctl and keys that hold dots (issue 32): `set` and `get` take a component that holds a dot

@@ -1,7 +1,7 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsDaemon
+import Environments
+import EnvironmentsDaemon
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
-@_spi(Integrations) import EnvironmentsControl
+import EnvironmentsControl
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
+import Environments
+import EnvironmentsControl
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 import Varlink
 

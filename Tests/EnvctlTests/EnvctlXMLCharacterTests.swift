@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 /// What `envctl set` writes, every property-list reader reads (issue 44.6): keys and strings

@@ -1,8 +1,8 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsDaemon
+import Environments
+import EnvironmentsDaemon
 import Foundation
 import Logging
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 @testable import EnvironmentsEditing

@@ -1,4 +1,4 @@
-@_spi(Integrations) import EnvironmentsControl
+import EnvironmentsControl
 import Foundation
 import Testing
 import Varlink

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-@_spi(Integrations) import Locking
-@_spi(Integrations) import TestSupport
+import Locking
+import TestSupport
 import Testing
 
 /// What the `.blocking` trait (Tests/TestSupport/BlockingTests.swift) promises the suites that

@@ -1,9 +1,9 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
-@_spi(Integrations) import EnvironmentsDaemon
+import Environments
+import EnvironmentsControl
+import EnvironmentsDaemon
 import Foundation
-@_spi(Integrations) import Locking
-@_spi(Integrations) import TestSupport
+import Locking
+import TestSupport
 import Testing
 
 /// The daemon's builds of the configuration (files, credentials, the application's `validate`)

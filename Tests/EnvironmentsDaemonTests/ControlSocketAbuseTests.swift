@@ -1,9 +1,9 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
-@_spi(Integrations) import EnvironmentsDaemon
+import Environments
+import EnvironmentsControl
+import EnvironmentsDaemon
 import Foundation
 import Logging
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 import Varlink
 

@@ -1,8 +1,8 @@
-@_spi(Integrations) import EnvironmentsControl
-@_spi(Integrations) import EnvironmentsDaemon
+import EnvironmentsControl
+import EnvironmentsDaemon
 import Foundation
 import Synchronization
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 import Varlink
 

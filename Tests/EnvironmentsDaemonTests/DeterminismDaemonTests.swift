@@ -1,6 +1,6 @@
-@_spi(Integrations) import EnvironmentsDaemon
+import EnvironmentsDaemon
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 /// The same files give the same answer in every process: each envctl run below is a fresh

@@ -1,5 +1,5 @@
-@_spi(Integrations) import EnvironmentsDaemon
-@_spi(Integrations) import TestSupport
+import EnvironmentsDaemon
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,8 +1,8 @@
-@_spi(Integrations) import EnvironmentsControl
-@_spi(Integrations) import EnvironmentsDaemon
+import EnvironmentsControl
+import EnvironmentsDaemon
 import Foundation
-@_spi(Integrations) import SystemdSupport
-@_spi(Integrations) import TestSupport
+import SystemdSupport
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

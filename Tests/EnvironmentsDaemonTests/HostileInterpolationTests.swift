@@ -1,7 +1,7 @@
-@_spi(Integrations) import EnvironmentsControl
-@_spi(Integrations) import EnvironmentsDaemon
+import EnvironmentsControl
+import EnvironmentsDaemon
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,10 +1,10 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsDaemon
+import Environments
+import EnvironmentsDaemon
 import Foundation
 import Logging
 import ServiceLifecycle
-@_spi(Integrations) import SystemdSupport
-@_spi(Integrations) import TestSupport
+import SystemdSupport
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,10 +1,10 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
-@_spi(Integrations) import EnvironmentsDaemon
+import Environments
+import EnvironmentsControl
+import EnvironmentsDaemon
 import Foundation
 import Logging
 import MetricsTestKit
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 /// The reload metrics of an `EnvironmentService`, read with swift-metrics' test kit: reloads by

@@ -1,10 +1,10 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
-@_spi(Integrations) import EnvironmentsDaemon
+import Environments
+import EnvironmentsControl
+import EnvironmentsDaemon
 import Foundation
 import Logging
-@_spi(Integrations) import SystemdSupport
-@_spi(Integrations) import TestSupport
+import SystemdSupport
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
-@_spi(Integrations) import EnvironmentsControl
-@_spi(Integrations) import EnvironmentsDaemon
+import EnvironmentsControl
+import EnvironmentsDaemon
 import Foundation
 import Testing
 

@@ -1,11 +1,11 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
-@_spi(Integrations) import EnvironmentsDaemon
+import Environments
+import EnvironmentsControl
+import EnvironmentsDaemon
 import Foundation
-@_spi(Integrations) import Locking
+import Locking
 import Logging
 import ServiceLifecycle
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 /// A service stops when asked, whatever a reload is doing; a `validate` that tries to change

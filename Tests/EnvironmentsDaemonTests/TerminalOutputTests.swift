@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 /// Keys and values holding ESC, BEL, CR, LF and NUL (a binary property list may) reach no

@@ -1,7 +1,7 @@
 import Environments
 import EnvironmentsEditing
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

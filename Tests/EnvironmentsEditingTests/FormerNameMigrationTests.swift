@@ -1,6 +1,6 @@
 import Environments
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 @testable import EnvironmentsEditing

@@ -1,6 +1,6 @@
-@_spi(Integrations) import Environments
+import Environments
 import Logging
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 /// The library logs through the logger the application hands in (`EnvironmentOptions.logger`),

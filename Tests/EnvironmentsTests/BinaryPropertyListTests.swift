@@ -1,6 +1,6 @@
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 /// Binary property lists refer to their values by number, so a small file can refer to one

@@ -1,6 +1,6 @@
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 /// The settings the tests declare, as a program would: once, as statics.

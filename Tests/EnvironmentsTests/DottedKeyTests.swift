@@ -1,6 +1,6 @@
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 /// A dotted key at the top of a section (`Database.Host`) is the same path as nested

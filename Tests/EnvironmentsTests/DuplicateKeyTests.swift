@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Integrations) @testable import Environments
+@testable import Environments
 
 /// Keys written more than once in one dictionary (issue 31.3): the last copy is read, in XML and
 /// binary files alike, as Apple's and Python's readers do, and every duplicate is recorded with

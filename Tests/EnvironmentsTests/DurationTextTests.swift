@@ -1,4 +1,4 @@
-@_spi(Integrations) import Environments
+import Environments
 import Testing
 
 /// Durations are written in one form wherever they are shown (explain's defaults and bounds,

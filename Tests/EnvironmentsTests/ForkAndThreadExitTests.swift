@@ -1,8 +1,8 @@
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
-@_spi(Integrations) import Locking
+import Locking
 import Synchronization
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 /// `${Key}`, `${env:VAR}`, `${credential:NAME}` and `$${`.

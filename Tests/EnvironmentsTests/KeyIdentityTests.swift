@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Integrations) @testable import Environments
+@testable import Environments
 
 /// Which keys are the same (issue 44.3): canonically equivalent spellings are one key, in XML
 /// and binary files alike (a duplicate, reported, the last copy read); keys compared ignoring

@@ -1,5 +1,5 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import TestSupport
+import Environments
+import TestSupport
 import Testing
 
 /// A lookup finds a key as Swift compares strings, whatever the table's fast path does with

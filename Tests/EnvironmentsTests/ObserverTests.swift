@@ -1,7 +1,7 @@
 import Dispatch
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
-@_spi(Integrations) import Locking
+import Locking
 import Testing
 
 /// `onChange` callbacks and the `changes()` stream.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Integrations) @testable import Environments
+@testable import Environments
 
 /// One rule for every name that becomes a path component (systemd's for a unit name's parts),
 /// and relative configuration directories made absolute once, when an environment is made.

@@ -1,8 +1,8 @@
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
-@_spi(Integrations) @testable import Environments
+@testable import Environments
 
 /// Real property lists from public repositories (Tests/PlistCorpus, with their sources and
 /// licences in sources.json), read by our loader.

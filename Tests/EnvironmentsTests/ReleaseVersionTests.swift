@@ -1,4 +1,4 @@
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
 import Testing
 

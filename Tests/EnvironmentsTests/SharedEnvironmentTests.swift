@@ -1,6 +1,6 @@
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
-@_spi(Integrations) import Locking
+import Locking
 import Testing
 
 /// `Environment.shared` and its once-only `bootstrap`. One test: the process has one shared

@@ -1,6 +1,6 @@
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
-@_spi(Integrations) import Locking
+import Locking
 import Testing
 
 /// How long snapshots live, and reads and writes from several threads at once.

@@ -1,6 +1,6 @@
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
-@_spi(Integrations) import Locking
+import Locking
 import Testing
 
 /// Immutable snapshots, generations, reloads that apply, change nothing or fail, validation,

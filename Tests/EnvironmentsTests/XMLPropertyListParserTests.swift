@@ -1,8 +1,8 @@
 import Foundation
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
-@_spi(Integrations) @testable import Environments
+@testable import Environments
 
 /// The fast XML parser against Foundation: whenever it returns a value, that value must equal
 /// what `PropertyListSerialization` and `SettingValue(propertyList:)` make of the same bytes; it

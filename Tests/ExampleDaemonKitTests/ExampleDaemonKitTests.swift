@@ -1,6 +1,6 @@
 import ArgumentParser
-@_spi(Integrations) import Environments
-@_spi(Integrations) import ExampleDaemonKit
+import Environments
+import ExampleDaemonKit
 import Foundation
 import Testing
 

@@ -2,7 +2,7 @@
     import Testing
 
     @testable import FileWatching
-    @_spi(Integrations) import ThreadBridge
+    import ThreadBridge
 
     /// A file `F` in `directory` as a Kubernetes ConfigMap volume lays it out: `F` links to
     /// `..data/F`, `..data` to the version directory `..v1`, which holds the file.

@@ -1,6 +1,6 @@
 #if os(Linux)
     import Foundation
-    @_spi(Integrations) import Locking
+    import Locking
     import Synchronization
     import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Integrations) import Locking
+import Locking
 import Testing
 
 #if canImport(Glibc)

@@ -13,9 +13,9 @@
 //   - single reads (`int`, `string`, the hot path) never go back to a smaller n;
 //   - a string read earlier still holds its value after later reads (it outlives its read).
 // Exits 1 on any violation or failed reload; ThreadSanitizer's report fails it too.
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
-@_spi(Integrations) import Locking
+import Locking
 import Synchronization
 
 let seconds = Double(CommandLine.arguments.dropFirst().first ?? "10") ?? 10

@@ -1,4 +1,4 @@
-@_spi(Integrations) import TestSupport
+import TestSupport
 import Testing
 
 /// Tests that change process environment variables (`NOTIFY_SOCKET`, `WATCHDOG_USEC`,

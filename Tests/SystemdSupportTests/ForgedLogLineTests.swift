@@ -1,8 +1,8 @@
 #if os(Linux)
     import Logging
     import Testing
-    @_spi(Integrations) import TextEscaping
-    @_spi(Integrations) @testable import SystemdSupport
+    import TextEscaping
+    @testable import SystemdSupport
 
     /// No text in a log entry can forge a record of its own in journald's stream reader, or drive
     /// a terminal: control characters are escaped, lines are cut below `LineMax=`, and no cut can

@@ -1,7 +1,7 @@
 #if os(Linux)
     import Logging
     import Testing
-    @_spi(Integrations) @testable import SystemdSupport
+    @testable import SystemdSupport
 
     /// `JournalLogHandler` writing native-protocol datagrams to a socket bound by the test.
     @Suite struct JournalLogHandlerTests {

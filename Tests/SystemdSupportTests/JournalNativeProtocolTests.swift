@@ -1,4 +1,4 @@
-@_spi(Integrations) import SystemdSupport
+import SystemdSupport
 import Testing
 
 @Suite struct JournalNativeProtocolTests {

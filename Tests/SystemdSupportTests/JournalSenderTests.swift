@@ -1,6 +1,6 @@
 #if os(Linux)
     import Testing
-    @_spi(Integrations) import SystemdSupport
+    import SystemdSupport
 
     @Suite struct JournalSenderTests {
         @Test func socketSenderDeliversOneDatagramPerEntry() throws {

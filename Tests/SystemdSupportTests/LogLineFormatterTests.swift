@@ -1,7 +1,7 @@
 #if os(Linux)
     import Logging
     import Testing
-    @_spi(Integrations) @testable import SystemdSupport
+    @testable import SystemdSupport
 
     @Suite struct LogLineFormatterTests {
         @Test func prefixesTheSyslogPriority() {

@@ -1,7 +1,7 @@
 #if os(Linux)
     import Glibc
     import Testing
-    @_spi(Integrations) @testable import SystemdSupport
+    @testable import SystemdSupport
 
     extension EnvironmentSensitiveTests {
         /// `JournalLogHandler.Output.automatic()`, with a pipe or a pseudo-terminal standing in

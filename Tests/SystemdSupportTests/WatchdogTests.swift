@@ -1,7 +1,7 @@
 #if os(Linux)
     import Glibc
     import Testing
-    @_spi(Integrations) import SystemdSupport
+    import SystemdSupport
 
     extension EnvironmentSensitiveTests {
         @Suite

@@ -20,11 +20,11 @@ import Testing
 ///
 /// Tasks that a test starts with `Task { }` (an in-process daemon's service, typically) do not
 /// inherit the trait: they run on the cooperative pool, which the trait keeps free for them.
-@_spi(Integrations) public struct BlockingTrait: TestTrait, SuiteTrait, TestScoping {
+package struct BlockingTrait: TestTrait, SuiteTrait, TestScoping {
     /// On a suite, the trait applies to its nested suites and all their tests too, and provides
     /// its scope around each test case (each argument of a parameterized test), never once
     /// around the whole suite.
-    @_spi(Integrations) public var isRecursive: Bool { true }
+    package var isRecursive: Bool { true }
 
     /// Runs one test case with ``BlockingTestExecutor`` as its task executor preference, so that
     /// its body and the child tasks it starts in structured concurrency run there.
@@ -34,16 +34,16 @@ import Testing
     ///   - testCase: The test case: one of a parameterized test's arguments, or a test's only case.
     ///   - function: The test case's body, run on the executor.
     /// - Throws: What `function` throws.
-    @_spi(Integrations) public func provideScope(
+    package func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         try await withTaskExecutorPreference(BlockingTestExecutor.shared) { try await function() }
     }
 }
 
-@_spi(Integrations) extension Trait where Self == BlockingTrait {
+extension Trait where Self == BlockingTrait {
     /// The suite's tests may block: they run on ``BlockingTestExecutor``, off the cooperative pool.
-    @_spi(Integrations) public static var blocking: Self { Self() }
+    package static var blocking: Self { Self() }
 }
 
 /// A task executor whose jobs each run on a serial dispatch queue of their own.
@@ -51,15 +51,15 @@ import Testing
 /// Serial queues draw on libdispatch's overcommitting thread pool, which starts another thread
 /// when every one it has is busy or blocked (up to 255 at once), and lets idle ones exit. So a
 /// job that blocks delays no other job.
-@_spi(Integrations) public final class BlockingTestExecutor: TaskExecutor {
+package final class BlockingTestExecutor: TaskExecutor {
     /// The executor every ``BlockingTrait`` scope prefers; it holds no state, so one is enough.
-    @_spi(Integrations) public static let shared = BlockingTestExecutor()
+    package static let shared = BlockingTestExecutor()
 
     /// Runs `job` on a new serial queue of its own, on this executor: it never waits behind
     /// another job, however long that one blocks.
     ///
     /// - Parameter job: The job the runtime hands over; it runs once, asynchronously.
-    @_spi(Integrations) public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
         DispatchQueue(label: "blocking-test").async { job.runSynchronously(on: executor) }
@@ -70,7 +70,7 @@ import Testing
 /// and waits for it without blocking: for blocking work in a suite without ``BlockingTrait``
 /// (a shared helper such as ``ControlSocketFixture/call(_:_:_:)``), so that it never occupies
 /// one of the few threads that run the daemons' tasks in this process.
-@_spi(Integrations) public func onThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws
+package func onThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws
     -> Value
 {
     try await withCheckedThrowingContinuation { continuation in

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Where the package's executables are: beside the test bundle in the build directory.
-@_spi(Integrations) public enum BuiltProducts {
+package enum BuiltProducts {
     /// The build directory that holds the test bundle and the executables.
-    @_spi(Integrations) public static var directory: URL {
+    package static var directory: URL {
         var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         while url.path != "/" {
             url.deleteLastPathComponent()
@@ -14,9 +14,9 @@ import Foundation
         return URL(fileURLWithPath: ".build/debug")
     }
     /// The example daemon.
-    @_spi(Integrations) public static var exampleDaemon: String {
+    package static var exampleDaemon: String {
         directory.appendingPathComponent("example-daemon").path
     }
     /// envctl.
-    @_spi(Integrations) public static var envctl: String { directory.appendingPathComponent("envctl").path }
+    package static var envctl: String { directory.appendingPathComponent("envctl").path }
 }

@@ -1,6 +1,6 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
-@_spi(Integrations) import EnvironmentsDaemon
+import Environments
+import EnvironmentsControl
+import EnvironmentsDaemon
 import Foundation
 import Logging
 import Varlink

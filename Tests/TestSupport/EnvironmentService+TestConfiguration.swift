@@ -1,10 +1,10 @@
-@_spi(Integrations) import EnvironmentsDaemon
+import EnvironmentsDaemon
 
 extension EnvironmentService.Configuration {
     /// A service run inside a test's process: no systemd notifications, watchdog or state file,
     /// log levels left alone, log lines on standard error; the control socket at
     /// `controlSocket` (`nil`: none) and files watched only when asked.
-    @_spi(Integrations) public static func inTest(controlSocket: String?, watchFiles: Bool = false) -> Self {
+    package static func inTest(controlSocket: String?, watchFiles: Bool = false) -> Self {
         var configuration = Self()
         configuration.watchFiles = watchFiles
         configuration.stateFile = nil

@@ -1,9 +1,9 @@
-@_spi(Integrations) import EnvironmentsDaemon
+import EnvironmentsDaemon
 
 extension EnvironmentService {
     /// Runs the service while `body` runs, once it is ready (its files watched, its socket
     /// served), and stops it after.
-    @_spi(Integrations) public func whileRunning<Result: Sendable>(_ body: @Sendable () async throws -> Result)
+    package func whileRunning<Result: Sendable>(_ body: @Sendable () async throws -> Result)
         async throws -> Result
     {
         try await withThrowingTaskGroup(of: Result?.self) { group in

@@ -1,4 +1,4 @@
-@_spi(Integrations) import Environments
+import Environments
 import Foundation
 
 /// The effective configuration of `snapshot` as the JSON document its declaration's schema

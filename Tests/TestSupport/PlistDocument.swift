@@ -1,6 +1,6 @@
 /// An XML property list whose root dictionary holds `body` (`<key>…</key>` and their values,
 /// as text): the header and the root written once for every fixture.
-@_spi(Integrations) public func plistDocument(_ body: String) -> String {
+package func plistDocument(_ body: String) -> String {
     """
     <?xml version="1.0" encoding="UTF-8"?>
     <plist version="1.0">

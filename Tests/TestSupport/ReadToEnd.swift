@@ -11,7 +11,7 @@ import Foundation
 /// Foundation's `readDataToEndOfFile()` traps on any read error, and on Linux a read that a
 /// signal interrupts is one (`EINTR`: the `SIGCHLD` of another test's child process, which
 /// took a whole test run down once); this reads again instead.
-@_spi(Integrations) public func readToEnd(_ handle: FileHandle) -> Data {
+package func readToEnd(_ handle: FileHandle) -> Data {
     var data = Data()
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     while true {

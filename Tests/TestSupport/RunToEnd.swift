@@ -1,18 +1,18 @@
 import Foundation
 
 /// What a process that ran to its end left.
-@_spi(Integrations) public struct FinishedProcess: Sendable {
+package struct FinishedProcess: Sendable {
     /// Its exit status.
-    @_spi(Integrations) public var status: Int32
+    package var status: Int32
     /// Its standard output.
-    @_spi(Integrations) public var standardOutput: String
+    package var standardOutput: String
     /// Its standard error (empty when it went to ``standardOutput``).
-    @_spi(Integrations) public var standardError: String
+    package var standardError: String
 }
 
 /// The environment of an operator's login shell: this process's, without the variables systemd
 /// sets for a unit or that select a configuration, with `extra` added.
-@_spi(Integrations) public func operatorEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
+package func operatorEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
     var environment = ProcessInfo.processInfo.environment
     for variable in [
         "CONFIGURATION_DIRECTORY", "CREDENTIALS_DIRECTORY", "RUNTIME_DIRECTORY", "APP_ENVIRONMENT", "APP_INSTANCE",
@@ -30,7 +30,7 @@ import Foundation
 ///   - environment: Its environment; `nil` for this process's.
 ///   - separately: Standard output and standard error apart; else both in ``FinishedProcess/standardOutput``,
 ///     interleaved as written.
-@_spi(Integrations) public func runToEnd(
+package func runToEnd(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil, separately: Bool = false
 ) throws -> FinishedProcess {
     let process = Process()
@@ -54,5 +54,5 @@ import Foundation
 
 extension FinishedProcess {
     /// Everything it wrote: standard output, then standard error.
-    @_spi(Integrations) public var output: String { standardOutput + standardError }
+    package var output: String { standardOutput + standardError }
 }

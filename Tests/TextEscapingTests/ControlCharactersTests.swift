@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Integrations) import TextEscaping
+import TextEscaping
 
 /// `ControlCharacters`: what never reaches a terminal, a log line or a journal stream raw.
 @Suite("control characters")

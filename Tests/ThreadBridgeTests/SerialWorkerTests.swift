@@ -1,7 +1,7 @@
 import Dispatch
-@_spi(Integrations) import Locking
+import Locking
 import Testing
-@_spi(Integrations) import ThreadBridge
+import ThreadBridge
 
 /// Waits for `semaphore` on a thread of its own, so that the test's task never blocks a thread
 /// of the cooperative pool.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Integrations) import ThreadBridge
+import ThreadBridge
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Integrations) import TextEscaping
+import TextEscaping
 
 /// The check of a configuration against a ``SettingsDeclaration``, at every load.
 ///

@@ -191,7 +191,7 @@ public struct SettingDeclaration: Sendable, SettingDeclaring {
     /// The default, which joins the defaults layer (below every file), if any.
     package var defaultValue: SettingValue?
     /// Where it must be set.
-    @_spi(Integrations) public var requirement: SettingRequirement
+    package var requirement: SettingRequirement
     /// What values it accepts beyond its type.
     package var bounds: SettingBounds
     /// Whether its value is secret, as if listed in `Secrets`.

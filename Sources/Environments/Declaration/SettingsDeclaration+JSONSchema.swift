@@ -2,7 +2,7 @@ import Foundation
 
 /// A JSON Schema document that cannot be read back as a ``SettingsDeclaration``: what is
 /// wrong, and where in the document (a JSON pointer).
-@_spi(Integrations) public struct SettingsSchemaError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct SettingsSchemaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Where in the document, as a JSON pointer (`/properties/Database/properties/Port`).
     package let pointer: String
     /// What is wrong.
@@ -15,7 +15,7 @@ import Foundation
     }
 
     /// The message, with where in the document.
-    @_spi(Integrations) public var description: String {
+    package var description: String {
         pointer.isEmpty ? "invalid settings schema: \(message)" : "invalid settings schema at \(pointer): \(message)"
     }
 }
@@ -86,7 +86,7 @@ extension SettingsDeclaration {
     ///
     /// - Throws: ``EnvironmentError`` (`fileUnreadable`, naming the file) when the file cannot
     ///   be read or is too large; ``SettingsSchemaError`` when it is not a declaration.
-    @_spi(Integrations) public init(jsonSchemaFile path: String) throws {
+    package init(jsonSchemaFile path: String) throws {
         try self.init(jsonSchema: PropertyListDocument.readRegularFile(path, expected: "a JSON Schema file"))
     }
 
@@ -100,7 +100,7 @@ extension SettingsDeclaration {
     /// A type of the application's own (`x-type: custom`) reads back as
     /// ``SettingType/custom(_:)``, which no longer checks values beyond their bounds: the
     /// conversion that did lives in the program.
-    @_spi(Integrations) public init(jsonSchema data: Data) throws(SettingsSchemaError) {
+    package init(jsonSchema data: Data) throws(SettingsSchemaError) {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: data)

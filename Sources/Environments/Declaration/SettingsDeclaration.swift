@@ -12,7 +12,7 @@
 /// declares its free keys.
 public struct SettingsDeclaration: Sendable {
     /// The declarations, in the order given.
-    @_spi(Integrations) public let settings: [SettingDeclaration]
+    package let settings: [SettingDeclaration]
     /// Declarations by key.
     let byKey: [String: SettingDeclaration]
     /// Former name -> the key it is now.

@@ -83,7 +83,7 @@ public struct SettingPath: Sendable, Hashable, CustomStringConvertible {
     // MARK: Text
 
     /// `component` as the text form writes it: quoted if it is empty or holds a `.` or `"`.
-    @_spi(Integrations) public static func quoted(_ component: String) -> String {
+    package static func quoted(_ component: String) -> String {
         guard needsQuotes(component) else { return component }
         var text = "\""
         for character in component.unicodeScalars {
@@ -142,7 +142,7 @@ public struct SettingPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the text form writes `component` in quotes: it is empty, or holds a `.` or `"`.
-    @_spi(Integrations) public static func needsQuotes(_ component: String) -> Bool {
+    package static func needsQuotes(_ component: String) -> Bool {
         if component.isEmpty { return true }
         // Over the bytes at once: the swift-configuration provider asks this for every component
         // it reads, and a walk of `utf8` index by index costs about 50 instructions a byte.

@@ -23,11 +23,11 @@ public struct BuildInfo: Sendable, Hashable {
     }
 
     /// The environment selected when neither a flag nor the environment variable names one.
-    @_spi(Integrations) public var defaultEnvironment: String
+    package var defaultEnvironment: String
     /// The environments that may be selected, or `nil` for any that the files define.
     package var allowedEnvironments: [String]?
     /// The application's version, if it gives one.
-    @_spi(Integrations) public var version: String?
+    package var version: String?
 
     /// Creates build information.
     ///

@@ -5,15 +5,15 @@ import Foundation
 ///
 /// It has the shape of an `Environments.plist` (or of a drop-in) and goes through the same
 /// pipeline as a file: parsed, merged, interpolated and validated.
-@_spi(Integrations) public struct ConfigurationDocument: Sendable, Hashable {
+package struct ConfigurationDocument: Sendable, Hashable {
     /// Where it comes from, as provenance, errors and `envctl show` name it, for example
     /// `etcd:/fleet/app/Environments.plist@42` (key and revision).
-    @_spi(Integrations) public var origin: String
+    package var origin: String
     /// The property list, XML or binary.
-    @_spi(Integrations) public var data: Data
+    package var data: Data
 
     /// A document from `origin` holding `data`.
-    @_spi(Integrations) public init(origin: String, data: Data) {
+    package init(origin: String, data: Data) {
         self.origin = origin
         self.data = data
     }
@@ -30,7 +30,7 @@ import Foundation
 ///
 /// Every load and reload calls ``documents()``: return what is held in memory at once (a
 /// watch keeps it current), never wait on the network there.
-@_spi(Integrations) public protocol ConfigurationLayer: Sendable {
+package protocol ConfigurationLayer: Sendable {
     /// The documents as of now, lowest first.
     func documents() throws(EnvironmentError) -> [ConfigurationDocument]
 }

@@ -11,13 +11,13 @@ import Foundation
 /// a service on its built-in configuration. Only `/etc/<applicationName>/` may be missing. A
 /// directory that cannot be looked at (a dangling or looping symbolic link, not a directory,
 /// no permission, an I/O error) is an error wherever it comes from.
-@_spi(Integrations) public struct ConfigurationLocation: Sendable, Hashable {
+package struct ConfigurationLocation: Sendable, Hashable {
     /// The directory searched.
-    @_spi(Integrations) public var directory: String
+    package var directory: String
     /// The main file, `<directory>/Environments.plist`.
     package var mainFile: String
     /// The drop-in directory, `<directory>/Environments.plist.d`.
-    @_spi(Integrations) public var dropInDirectory: String
+    package var dropInDirectory: String
     /// Every directory that was considered, in order, for error messages.
     package var searchedDirectories: [String]
 
@@ -25,7 +25,7 @@ import Foundation
     ///
     /// This never fails: a directory that is missing or cannot be looked at is chosen as it is,
     /// and loading from it reports the problem.
-    @_spi(Integrations) public init(options: EnvironmentOptions) {
+    package init(options: EnvironmentOptions) {
         self = Self.resolve(options).location
     }
 
@@ -38,7 +38,7 @@ import Foundation
 
     /// The location for `options`, or why it cannot be used: a directory named explicitly that
     /// does not exist, or a directory searched that cannot be looked at.
-    @_spi(Integrations) public static func resolved(_ options: EnvironmentOptions) throws(EnvironmentError)
+    package static func resolved(_ options: EnvironmentOptions) throws(EnvironmentError)
         -> ConfigurationLocation
     {
         let (location, problem) = resolve(options)
@@ -110,7 +110,7 @@ import Foundation
     }
 
     /// Whether a drop-in directory's entry called `name` is a drop-in: `*.plist`, not hidden.
-    @Sendable @_spi(Integrations) public static func isDropInFileName(_ name: String) -> Bool {
+    @Sendable package static func isDropInFileName(_ name: String) -> Bool {
         name.hasSuffix(".plist") && !name.hasPrefix(".")
     }
 

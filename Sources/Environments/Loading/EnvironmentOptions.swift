@@ -79,7 +79,7 @@ public struct EnvironmentOptions: Sendable {
     /// `CONFIGURATION_DIRECTORY` and `CREDENTIALS_DIRECTORY` are read from here.
     package var processEnvironment: [String: String]
     /// Keys whose values are secret, in addition to each file's `Secrets` array.
-    @_spi(Integrations) public var secretKeys: Set<String>
+    package var secretKeys: Set<String>
     /// Keys that cannot change without a restart, in addition to each file's
     /// `RestartRequired` array. A reload keeps their old value and reports them as pending.
     package var restartRequiredKeys: Set<String>
@@ -89,7 +89,7 @@ public struct EnvironmentOptions: Sendable {
     public var logLevelKey: String? = "LogLevel"
     /// Documents below the host's files, such as a fleet configuration from etcd
     /// (`EnvironmentsEtcd`); `nil` for none. With a layer, the host's own files are optional.
-    @_spi(Integrations) public var baseLayer: (any ConfigurationLayer)?
+    package var baseLayer: (any ConfigurationLayer)?
     /// The application's own check of a new configuration: throw to reject it. It runs on
     /// every load and reload, after interpolation and before the new snapshot is swapped in.
     /// It may read the environment (which still serves the current snapshot), but must not
@@ -115,7 +115,7 @@ public struct EnvironmentOptions: Sendable {
     public var logger = Logger(label: "Environments")
 
     /// The instance selected: ``instance``, else ``instanceVariable``'s value; `nil` for none.
-    @_spi(Integrations) public var selectedInstance: String? {
+    package var selectedInstance: String? {
         if let instance, !instance.isEmpty { return instance }
         if let value = processEnvironment[instanceVariable], !value.isEmpty { return value }
         return nil
@@ -168,7 +168,7 @@ public struct EnvironmentOptions: Sendable {
     /// Creates options with the parts that only the package's own executables and tests set:
     /// another file name or selecting variable, an in-memory process environment, keys made
     /// secret, restart-only or defaulted outside a declaration.
-    @_spi(Integrations) public init(
+    package init(
         applicationName: String = EnvironmentOptions.executableName,
         environment: String? = nil,
         configDirectory: String? = nil,

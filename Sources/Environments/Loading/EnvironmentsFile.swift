@@ -3,9 +3,9 @@
 /// Top-level keys: `Common` (inherited by every environment), one dictionary per environment,
 /// `Instances` (one dictionary per instance, layered above the environment's section), and
 /// two reserved arrays of key paths: `Secrets` and `RestartRequired`.
-@_spi(Integrations) public struct EnvironmentsFile: Sendable {
+package struct EnvironmentsFile: Sendable {
     /// Reserved top-level keys that are not environments.
-    @_spi(Integrations) public static let reservedKeys: Set<String> = [
+    package static let reservedKeys: Set<String> = [
         "Common", "Instances", "Secrets", "RestartRequired",
     ]
 

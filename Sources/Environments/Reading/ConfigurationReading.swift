@@ -173,7 +173,7 @@ extension EnvironmentError {
     /// The error for a value that cannot be read as `expected`: it names the key, the value's
     /// type (and the value, unless it is secret), the layer and file that set it, and what to do.
     /// Shared with the swift-configuration provider, so both report a mismatch the same way.
-    @_spi(Integrations) public static func typeMismatch(
+    package static func typeMismatch(
         _ key: String, _ configured: ConfiguredValue, expected: String, environment: String?
     ) -> EnvironmentError {
         let shown = configured.isSecret ? "" : " (\(configured.value.description))"

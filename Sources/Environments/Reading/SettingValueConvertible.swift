@@ -25,9 +25,9 @@ package protocol BuiltInSettingType {
 }
 
 /// The names of setting types in error messages.
-@_spi(Integrations) public enum SettingTypeName {
+package enum SettingTypeName {
     /// `type`'s name: the library's word for it (`integer`), else its Swift name.
-    @_spi(Integrations) public static func of<T>(_ type: T.Type) -> String {
+    package static func of<T>(_ type: T.Type) -> String {
         (type as? any BuiltInSettingType.Type)?.settingTypeName ?? String(describing: type)
     }
 }

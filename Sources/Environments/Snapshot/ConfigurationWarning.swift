@@ -1,4 +1,4 @@
-@_spi(Integrations) import TextEscaping
+import TextEscaping
 
 /// Something in the configuration that loads, but that an operator should fix: a key written
 /// twice in one dictionary (whose last copy is used, as every property-list reader does) and,

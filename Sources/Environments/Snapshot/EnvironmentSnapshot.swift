@@ -44,7 +44,7 @@ public final class EnvironmentSnapshot: Sendable {
         }.sorted()
     }
     /// How many ``leafKeys`` there are.
-    @_spi(Integrations) public let leafCount: Int
+    package let leafCount: Int
     /// Keys whose value holds `<credential NAME: not readable here>` instead of a credential
     /// that could not be read (`EnvironmentOptions.unreadableCredentialsAsPlaceholders`),
     /// with the credentials' names; empty otherwise.

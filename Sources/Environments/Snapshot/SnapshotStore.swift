@@ -1,4 +1,4 @@
-@_spi(Integrations) import Locking
+import Locking
 import Synchronization
 
 /// Holds an environment's current snapshot so that reads take no shared lock and write no

@@ -1,4 +1,4 @@
-@_spi(Integrations) import Locking
+import Locking
 import Synchronization
 
 #if canImport(Glibc)

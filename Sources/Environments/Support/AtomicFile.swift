@@ -15,13 +15,13 @@ import Foundation
 /// runtime directory, the fleet cache) are rewritten often and are never the only copy, so
 /// after a power loss one may be older but never torn. `Data.write(options: .atomic)` syncs
 /// twice per write, which the soak benchmark's hundred reloads a second felt.
-@_spi(Integrations) public enum AtomicFile {
+package enum AtomicFile {
     /// Writes `bytes` to `path`.
     ///
     /// - Parameters:
     ///   - mode: The new file's permissions, before the process's umask applies.
     /// - Throws: `POSIXError` with the failing call's `errno`; the temporary file is removed.
-    @_spi(Integrations) public static func replace(
+    package static func replace(
         _ path: String, with bytes: some Collection<UInt8>, mode: mode_t = 0o666
     ) throws {
         let directory = (path as NSString).deletingLastPathComponent

@@ -66,7 +66,7 @@ public enum SettingValue: Sendable, Hashable {
     /// Swift dictionary literal) into a ``SettingValue``.
     ///
     /// Returns `nil` for values a property list cannot hold.
-    @_spi(Integrations) public init?(propertyList value: Any) {
+    package init?(propertyList value: Any) {
         switch value {
         case let value as SettingValue:
             self = value

@@ -1,10 +1,10 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
+import Environments
+import EnvironmentsControl
 import Foundation
-@_spi(Integrations) import Locking
+import Locking
 import Logging
 import Synchronization
-@_spi(Integrations) import ThreadBridge
+import ThreadBridge
 import Varlink
 
 #if canImport(Glibc)

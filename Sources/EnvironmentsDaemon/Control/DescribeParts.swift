@@ -1,5 +1,5 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
+import Environments
+import EnvironmentsControl
 import Varlink
 
 /// `Describe`'s answer, encoded one part at a time as the client takes them (varlink's `more`),

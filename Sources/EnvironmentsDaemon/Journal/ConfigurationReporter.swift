@@ -1,8 +1,8 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
+import Environments
+import EnvironmentsControl
 import Logging
-@_spi(Integrations) import SystemdSupport
-@_spi(Integrations) import TextEscaping
+import SystemdSupport
+import TextEscaping
 
 /// Writes each load and reload (``ReloadRecord``) to the journal: the effective settings after
 /// every applied load, the warnings, pending restarts, unchanged and rejected reloads, each with

@@ -1,4 +1,4 @@
-@_spi(Integrations) import Environments
+import Environments
 
 /// Which settings one journal entry lists, so that an entry about a load or a reload costs the
 /// same bounded amount whatever the configuration's size.

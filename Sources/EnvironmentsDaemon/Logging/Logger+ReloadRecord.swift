@@ -1,5 +1,5 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
+import Environments
+import EnvironmentsControl
 import Logging
 
 extension Logger {

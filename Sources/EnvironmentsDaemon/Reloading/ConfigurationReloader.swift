@@ -1,9 +1,9 @@
 import CoreMetrics
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
+import Environments
+import EnvironmentsControl
 import Foundation
 import Logging
-@_spi(Integrations) import SystemdSupport
+import SystemdSupport
 
 /// Runs the load at start and the reloads one at a time, and tells everyone about each.
 ///
@@ -16,9 +16,9 @@ import Logging
 /// `READY=1` (``SystemdStatus``), and the control socket's verdict (``ReloadState/LastReload``).
 /// Reloads take turns, so their notifications and reports never mix. ``abandonReloads()`` lets
 /// a stopping service stop waiting for a build however long it takes.
-@_spi(Integrations) public actor ConfigurationReloader {
+package actor ConfigurationReloader {
     /// The environment being reloaded.
-    @_spi(Integrations) public nonisolated let environment: Environment
+    package nonisolated let environment: Environment
     let notifier: SystemdNotifier
     let reporter: ConfigurationReporter
     let stateFile: String?
@@ -26,7 +26,7 @@ import Logging
     let logLevelKey: String
     let logger: Logger
     /// The reload metrics (swift-metrics).
-    @_spi(Integrations) public nonisolated let metrics: ReloadMetrics
+    package nonisolated let metrics: ReloadMetrics
     /// The last reload, or `nil` before the first (the load at start is none).
     private var lastReload: ReloadRecord?
     /// The last loads and reloads, for the control socket's `History`.
@@ -95,7 +95,7 @@ import Logging
 
     /// Sets (or, with `nil`, clears) the `STATUS=` note about `topic`, and sends the new
     /// `STATUS=` at once when the service is ready.
-    @_spi(Integrations) public func setStatusNote(_ note: String?, for topic: String) {
+    package func setStatusNote(_ note: String?, for topic: String) {
         guard statusNotes[topic] != note else { return }
         statusNotes[topic] = note
         if isReady { notifier.status(SystemdStatus.text(of: environment.snapshot, notes: statusNotes)) }
@@ -110,7 +110,7 @@ import Logging
 
     /// The last reload attempt as the state file and the control socket give it, or `nil`
     /// before the first.
-    @_spi(Integrations) public var lastReloadRecord: ReloadState.LastReload? {
+    package var lastReloadRecord: ReloadState.LastReload? {
         lastReload.map(ReloadState.LastReload.init)
     }
 
@@ -251,7 +251,7 @@ import Logging
     ///   - fleetRevision: A fleet change's etcd revision, for the history and the journal.
     /// - Returns: The verdict, as the state file and the control socket's `Reload` give it.
     @discardableResult
-    @_spi(Integrations) public func reload(
+    package func reload(
         trigger: ReloadTrigger, callerUID: UInt32? = nil, callerUnit: String? = nil, fleetRevision: Int64? = nil
     ) async
         -> ReloadState.LastReload
@@ -309,7 +309,7 @@ import Logging
     /// with each one's ``ReloadReport`` once it is announced, and at once with the last one
     /// announced before. It runs on the reloader and must return at once: hand the report to
     /// a task of your own.
-    @_spi(Integrations) public func addRenderer(_ renderer: @escaping @Sendable (ReloadReport) -> Void) {
+    package func addRenderer(_ renderer: @escaping @Sendable (ReloadReport) -> Void) {
         renderers.append(renderer)
         if let lastAnnounced { renderer(lastAnnounced) }
     }

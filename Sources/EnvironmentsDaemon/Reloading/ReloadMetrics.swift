@@ -1,5 +1,5 @@
 import CoreMetrics
-@_spi(Integrations) import EnvironmentsControl
+import EnvironmentsControl
 import Foundation
 
 /// The reload metrics, through swift-metrics, so that any backend an application bootstraps
@@ -15,7 +15,7 @@ import Foundation
 /// | `environments_reload_duration_seconds` | timer | how long reloads take, each result |
 /// | `environments_watch_polling` | gauge | 1 while the file watcher polls (inotify unavailable) |
 /// | `environments_fleet_revision_lag` | gauge | fleet mode: etcd revisions between the newest seen and the one in use |
-@_spi(Integrations) public struct ReloadMetrics: Sendable {
+package struct ReloadMetrics: Sendable {
     private let factory: any MetricsFactory
     private let lastSuccessful: Gauge
     private let lastSuccessTimestamp: Gauge
@@ -70,7 +70,7 @@ import Foundation
 
     /// Fleet mode: how many etcd revisions the configuration in use is behind the newest one
     /// the watch saw (0 when every change is applied; more after a rejected one).
-    @_spi(Integrations) public func fleetRevisionLag(_ revisions: Int64) {
+    package func fleetRevisionLag(_ revisions: Int64) {
         fleetRevisionLag.record(Double(max(revisions, 0)))
     }
 

@@ -1,7 +1,7 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
+import Environments
+import EnvironmentsControl
 import Foundation
-@_spi(Integrations) import SystemdSupport
+import SystemdSupport
 
 /// One load or reload attempt, built once when it ends: everything the daemon tells about it
 /// (the log, the journal, the history, the state file, the metrics, `STATUS=` and the control

@@ -1,5 +1,5 @@
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
+import Environments
+import EnvironmentsControl
 import Foundation
 
 /// What a running daemon publishes in a file about its configuration and its last reload, for
@@ -9,69 +9,69 @@ import Foundation
 /// start and after every reload attempt (but one given up because the daemon stops).
 /// ``LastReload/startedMonotonicMicroseconds`` tells a reader that signalled the daemon whether a
 /// reload started after its signal.
-@_spi(Integrations) public struct ReloadState: Codable, Sendable, Hashable {
+package struct ReloadState: Codable, Sendable, Hashable {
     /// The daemon's process id.
-    @_spi(Integrations) public var pid: Int32
+    package var pid: Int32
     /// When the daemon started, in clock ticks since boot (`/proc/PID/stat`): with ``bootID``,
     /// what tells a reader that the daemon is gone even when its id was reused
     /// (`DaemonProcess/isRunning`).
-    @_spi(Integrations) public var processStartTime: UInt64?
+    package var processStartTime: UInt64?
     /// The boot the daemon ran in (`/proc/sys/kernel/random/boot_id`).
-    @_spi(Integrations) public var bootID: String?
+    package var bootID: String?
     /// The application name (for `/etc/<name>/`).
-    @_spi(Integrations) public var applicationName: String
+    package var applicationName: String
     /// The selected environment.
-    @_spi(Integrations) public var environment: String
+    package var environment: String
     /// The selected instance, if any.
-    @_spi(Integrations) public var instance: String?
+    package var instance: String?
     /// The explicitly selected configuration directory, if any, absolute (a relative
     /// `--config-dir` is made absolute at start, against the daemon's working directory).
-    @_spi(Integrations) public var configDirectory: String?
+    package var configDirectory: String?
     /// The directory the configuration was actually read from, absolute.
-    @_spi(Integrations) public var resolvedDirectory: String?
+    package var resolvedDirectory: String?
     /// The generation of the configuration in use.
-    @_spi(Integrations) public var generation: UInt64
+    package var generation: UInt64
     /// The files in use.
-    @_spi(Integrations) public var files: [String]
+    package var files: [String]
     /// Restart-only keys whose new values wait for a restart.
-    @_spi(Integrations) public var pendingRestart: [String]
+    package var pendingRestart: [String]
     /// The last reload attempt, or `nil` before the first.
-    @_spi(Integrations) public var lastReload: LastReload?
+    package var lastReload: LastReload?
     /// The daemon's `$CREDENTIALS_DIRECTORY` (systemd's `LoadCredential=`), so that a reload
     /// command checks `${credential:...}` exactly as the daemon will: systemd 257 does not set
     /// the variable for `ExecReload=` commands (252 does).
-    @_spi(Integrations) public var credentialsDirectory: String?
+    package var credentialsDirectory: String?
     /// For each key in ``pendingRestart``, the value the daemon still runs with (secrets
     /// redacted), so listings can show both.
-    @_spi(Integrations) public var runningValues: [String: String]?
+    package var runningValues: [String: String]?
 
     /// The result of one reload attempt.
-    @_spi(Integrations) public struct LastReload: Codable, Sendable, Hashable {
+    package struct LastReload: Codable, Sendable, Hashable {
         /// What happened, as a verdict tells it: `applied`, `unchanged` or `rejected`
         /// (``ReloadOutcomeRecord/verdict``).
-        @_spi(Integrations) public var outcome: ReloadOutcomeRecord
+        package var outcome: ReloadOutcomeRecord
         /// `CLOCK_MONOTONIC` (µs) when the reload started reading files.
-        @_spi(Integrations) public var startedMonotonicMicroseconds: UInt64
+        package var startedMonotonicMicroseconds: UInt64
         /// `CLOCK_MONOTONIC` (µs) when it finished.
-        @_spi(Integrations) public var finishedMonotonicMicroseconds: UInt64
+        package var finishedMonotonicMicroseconds: UInt64
         /// What triggered it: `signal`, `file`, `control`, `fleet`.
-        @_spi(Integrations) public var trigger: String
+        package var trigger: String
         /// The generation in use afterwards.
-        @_spi(Integrations) public var generation: UInt64
+        package var generation: UInt64
         /// The keys that changed, for an applied reload.
-        @_spi(Integrations) public var changedKeys: [String]
+        package var changedKeys: [String]
         /// Why the configuration was rejected.
-        @_spi(Integrations) public var error: String?
+        package var error: String?
         /// The rejection's error code (`malformedFile`, `validationFailed`, ...).
-        @_spi(Integrations) public var errorCode: String?
+        package var errorCode: String?
         /// The rejection's message, without file, line or hint.
-        @_spi(Integrations) public var errorMessage: String?
+        package var errorMessage: String?
         /// The key the rejection names, if any.
-        @_spi(Integrations) public var errorKey: String?
+        package var errorKey: String?
         /// The file the rejection names, if any.
-        @_spi(Integrations) public var errorFile: String?
+        package var errorFile: String?
         /// The line in ``errorFile``, where known.
-        @_spi(Integrations) public var errorLine: Int?
+        package var errorLine: Int?
 
         /// What `record`, a reload, says here and in the control socket's verdict: an
         /// abandoned reload is a rejected one whose error says the service is stopping.
@@ -122,7 +122,7 @@ import Foundation
 
     /// `$RUNTIME_DIRECTORY/environment-state.json` (systemd sets the variable from
     /// `RuntimeDirectory=`; with several directories, the first), or `nil` without it.
-    @_spi(Integrations) public static func defaultPath(
+    package static func defaultPath(
         processEnvironment: [String: String] = ProcessInfo.processInfo.environment
     )
         -> String?
@@ -135,7 +135,7 @@ import Foundation
     }
 
     /// Reads a state file.
-    @_spi(Integrations) public static func read(from path: String) throws -> ReloadState {
+    package static func read(from path: String) throws -> ReloadState {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         return try JSONDecoder().decode(ReloadState.self, from: data)
     }
@@ -144,11 +144,11 @@ import Foundation
     /// umask (a mode can only lose bits to it). The file names the last rejection's reason and
     /// the daemon's files; root and the daemon's user read it, as they may ask the control
     /// socket the same.
-    @_spi(Integrations) public static let fileMode: mode_t = 0o600
+    package static let fileMode: mode_t = 0o600
 
     /// Removes the state file at `path` if this process wrote it (a daemon that started since
     /// keeps its own): on a clean stop, so that no file describes a daemon that is gone.
-    @_spi(Integrations) public static func remove(at path: String) {
+    package static func remove(at path: String) {
         guard let state = try? read(from: path), state.pid == getpid() else { return }
         unlink(path)
     }
@@ -156,7 +156,7 @@ import Foundation
     /// Writes the state atomically: a temporary file in the same directory renamed over `path`
     /// (no `fsync`: the file lives in the runtime directory and is rewritten on every reload),
     /// with ``fileMode``.
-    @_spi(Integrations) public func write(to path: String) throws {
+    package func write(to path: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         var text = try encoder.encode(self)

@@ -2,7 +2,7 @@
 /// file, the history, the control socket and the metrics' `trigger` label. Journal entries
 /// written before 0.2.0 said `file-change`, `api` and `etcd` for `file`, `control` and
 /// `fleet`; `envctl history` reads both.
-@_spi(Integrations) public enum ReloadTrigger: String, Sendable, Hashable {
+package enum ReloadTrigger: String, Sendable, Hashable {
     /// `SIGHUP`: `kill -HUP`, or `systemctl reload` of a unit without `ExecReload=`
     /// (`Type=notify-reload`).
     case signal
@@ -19,17 +19,17 @@
 /// What started a reload, and who or what asked: the history (`envctl history`) and the
 /// journal's `CONFIG_TRIGGER`, `CONFIG_CALLER_UID`, `CONFIG_CALLER_UNIT` and `CONFIG_FLEET_REVISION`
 /// tell it.
-@_spi(Integrations) public struct ReloadCause: Sendable, Hashable {
+package struct ReloadCause: Sendable, Hashable {
     /// What started it.
-    @_spi(Integrations) public var trigger: ReloadTrigger
+    package var trigger: ReloadTrigger
     /// A control call's caller (`SO_PEERCRED`).
-    @_spi(Integrations) public var callerUID: UInt32?
+    package var callerUID: UInt32?
     /// The systemd service unit a control call's caller runs in (its control group): the
     /// daemon's own for its `ExecReload=` (`systemctl reload`).
-    @_spi(Integrations) public var callerUnit: String?
+    package var callerUnit: String?
     /// A fleet change's etcd revision.
-    @_spi(Integrations) public var fleetRevision: Int64?
+    package var fleetRevision: Int64?
 
     /// The trigger of the load at start, in the history and the journal.
-    @_spi(Integrations) public static let startTrigger = "start"
+    package static let startTrigger = "start"
 }

@@ -1,11 +1,11 @@
 import CoreMetrics
-@_spi(Integrations) import Environments
-@_spi(Integrations) import EnvironmentsControl
+import Environments
+import EnvironmentsControl
 import FileWatching
 import Foundation
 import Logging
 import ServiceLifecycle
-@_spi(Integrations) import SystemdSupport
+import SystemdSupport
 
 /// A swift-service-lifecycle `Service` that keeps an `Environment` live under
 /// systemd: reload on `SIGHUP` and on file change, `sd_notify` readiness, reload and stop
@@ -47,13 +47,13 @@ public struct EnvironmentService: Service, CustomStringConvertible {
         public var readiness: Readiness = .whenConfigured
         /// Ping the systemd watchdog when `WATCHDOG_USEC` asks for it (with
         /// ``systemdNotifications``).
-        @_spi(Integrations) public var watchdog: Bool = true
+        package var watchdog: Bool = true
         /// Where configuration events go (the journal, when there is one).
         public var journalOutput: JournalLogHandler.Output = .automatic()
         /// The log level control that follows `LogLevel` (and varlink's `SetLogLevel`): the one
         /// every `JournalLogHandler` follows; `nil` leaves levels alone (a test that runs
         /// several services in one process).
-        @_spi(Integrations) public var levelControl: LogLevelControl? = .shared
+        package var levelControl: LogLevelControl? = .shared
         /// Send notifications to systemd (`NOTIFY_SOCKET`): readiness, reloads, watchdog pings,
         /// stopping. Turn it off for a service that runs inside another program's process,
         /// such as a test, where the socket is not the service's to use.
@@ -70,7 +70,7 @@ public struct EnvironmentService: Service, CustomStringConvertible {
     }
 
     /// Runs every reload and reports it (journal, `STATUS=`, state file, control socket).
-    @_spi(Integrations) public let reloader: ConfigurationReloader
+    package let reloader: ConfigurationReloader
     let environment: Environment
     let signals: ReloadSignals?
     let configuration: Configuration
@@ -143,7 +143,7 @@ public struct EnvironmentService: Service, CustomStringConvertible {
     /// Returns once ``run()`` has loaded the configuration and watches the files (or found
     /// that it cannot), whether or not `READY=1` waits for the application: from then on every
     /// change is applied. For an integration that starts the server after this.
-    @_spi(Integrations) public func waitUntilWatching() async {
+    package func waitUntilWatching() async {
         await reloader.waitUntilWatching()
     }
 

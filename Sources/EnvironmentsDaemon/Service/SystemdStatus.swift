@@ -1,4 +1,4 @@
-@_spi(Integrations) import Environments
+import Environments
 
 /// The `STATUS=` texts sent to systemd, which `systemctl status` shows.
 enum SystemdStatus {

@@ -1,4 +1,4 @@
-@_spi(Integrations) import Environments
+import Environments
 
 extension Environment {
     /// Sets `value` as the override of `key`, and returns once every observer registered before

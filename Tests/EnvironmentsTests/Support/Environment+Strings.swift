@@ -1,4 +1,4 @@
-@_spi(Integrations) import Environments
+import Environments
 
 extension Environment {
     /// The string values of `keys`, in order; nil where a key is unset or holds no string.

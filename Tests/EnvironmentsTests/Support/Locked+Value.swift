@@ -1,4 +1,4 @@
-@_spi(Integrations) import Locking
+import Locking
 
 extension Locked {
     /// The current value (the tests' shorthand for reading it under the lock).

@@ -1,6 +1,6 @@
 import Dispatch
-@_spi(Integrations) import Environments
-@_spi(Integrations) import Locking
+import Environments
+import Locking
 import Testing
 
 /// Collects what an observer receives, and waits for it: callbacks run on the environment's
