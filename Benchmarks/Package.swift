@@ -11,12 +11,10 @@ let package = Package(
     name: "swift-environments-benchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "swift-environments", path: ".."),
-        // The packages of their own under Integrations/: the fleet (EnvironmentsEtcd, envctl-fleet,
-        // example-fleet-daemon, which CI's release graph builds for the containers and the Debian
-        // packages) and the swift-configuration provider (benchmarked against its peer).
-        .package(name: "swift-environments-etcd", path: "../Integrations/EnvironmentsEtcd"),
-        .package(name: "swift-environments-configuration", path: "../Integrations/EnvironmentsConfiguration"),
+        // With the fleet (EnvironmentsEtcd, envctl-fleet, example-fleet-daemon, which CI's release
+        // graph builds for the containers and the Debian packages) and the swift-configuration
+        // provider (benchmarked against its peer).
+        .package(name: "swift-environments", path: "..", traits: ["Fleet", "SwiftConfiguration"]),
         // Not used by a target here: named so that CI's one release build (scripts/build-release.sh)
         // builds the Hummingbird example in the same graph as the benchmarks, the example daemon
         // and envctl, compiling swift-nio and this package once (SwiftPM warns that no target
@@ -34,7 +32,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // Needed by swift-configuration's Reloading trait. Named here because swift-environments
-        // depends on swift-configuration without traits, and SwiftPM 6.3 then fails to add the
+        // depends on swift-configuration without traits (behind its trait SwiftConfiguration), and SwiftPM 6.3 then fails to add the
         // trait's dependencies while resolving ("exhausted attempts ... 'swift-metrics'").
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.7.0"),
         // fleet-benchmark's own etcd calls (its instrument and its floor): the JSON gateway.
@@ -55,7 +53,7 @@ let package = Package(
             dependencies: [
                 "BenchmarkFixtures",
                 .product(name: "Environments", package: "swift-environments"),
-                .product(name: "EnvironmentsConfiguration", package: "swift-environments-configuration"),
+                .product(name: "EnvironmentsConfiguration", package: "swift-environments"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
@@ -67,7 +65,7 @@ let package = Package(
                 "CHeapUsage",
                 .product(name: "Environments", package: "swift-environments"),
                 .product(name: "EnvironmentsDaemon", package: "swift-environments"),
-                .product(name: "EnvironmentsConfiguration", package: "swift-environments-configuration"),
+                .product(name: "EnvironmentsConfiguration", package: "swift-environments"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -85,7 +83,7 @@ let package = Package(
                 "BenchmarkFixtures",
                 .product(name: "Environments", package: "swift-environments"),
                 .product(name: "EnvironmentsDaemon", package: "swift-environments"),
-                .product(name: "EnvironmentsEtcd", package: "swift-environments-etcd"),
+                .product(name: "EnvironmentsEtcd", package: "swift-environments"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

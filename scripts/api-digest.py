@@ -253,11 +253,11 @@ def extract(modules, scratch, swift):
     triple = host_triple()
     modules_dir = modules_directory(scratch, triple)
     if not modules_dir:
-        fail(f"no built modules in {scratch}: build first (swift build --scratch-path {scratch})")
+        fail(f"no built modules in {scratch}: build first (swift build --enable-all-traits --scratch-path {scratch})")
     missing = [module for module in modules if not os.path.exists(os.path.join(modules_dir, module + ".swiftmodule"))]
     if missing:
         fail(f"{', '.join(missing)} not built in {modules_dir}: build first "
-             f"(swift build --scratch-path {scratch})")
+             f"(swift build --enable-all-traits --scratch-path {scratch})")
     flags = build_flags(scratch, set(modules))
     extractor = symbolgraph_extractor(swift)
     work = tempfile.mkdtemp(prefix="api-digest-")

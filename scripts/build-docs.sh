@@ -12,20 +12,18 @@
 #                                            write (`docc preview` on its catalog and symbols,
 #                                            http://localhost:8080/documentation/<module, lowercased>)
 #
-# Uses the debug build of each module's package (scripts/test.sh makes them all; a module not
-# yet built, or changed since, is built here first: swift build --target).
+# Uses the debug build with every trait (scripts/test.sh makes it; a module not yet built, or
+# changed since, is built here first: swift build --target).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/scratch.sh
-# Each entry: MODULE, or MODULE@PACKAGE-DIRECTORY@SCRATCH-FLAVOR for a package of its own (the
-# integrations under Integrations/, each on its own debug build).
-modules=(Environments EnvironmentsDaemon EnvironmentsEditing SystemdSupport
-    EnvironmentsConfiguration@Integrations/EnvironmentsConfiguration@configuration
-    EnvironmentsEtcd@Integrations/EnvironmentsEtcd@etcd
-    EnvironmentsVapor@Integrations/EnvironmentsVapor@vapor)
+# The library products' modules (those behind a trait too: the debug build has every trait).
+modules=(Environments EnvironmentsDaemon EnvironmentsEditing SystemdSupport EnvironmentsConfiguration
+    EnvironmentsEtcd EnvironmentsVapor)
+read -r -a traits <<<"$(build_traits debug)"
 preview=""
 if [ "${1:-}" = --preview ]; then
-    preview="${2:?scripts/build-docs.sh --preview MODULE (one of: ${modules[*]%%@*})}"
+    preview="${2:?scripts/build-docs.sh --preview MODULE (one of: ${modules[*]})}"
 fi
 output="${1:-$(scratch_path debug)/documentation}"
 graphs="$(mktemp -d)"
@@ -35,13 +33,13 @@ triple="$(swiftc -print-target-info | python3 -c 'import json, sys; print(json.l
 # Extracts MODULE's symbol graphs from its package's debug build into $graphs/MODULE.
 symbol_graphs() { # module package scratch
     local module="$1" package="$2" scratch="$3" flags_text flags=()
-    swift build --package-path "$package" --scratch-path "$scratch" --target "$module"
+    swift build --package-path "$package" --scratch-path "$scratch" "${traits[@]}" --target "$module"
     # The flags that make the build's modules importable: the snippets' check makes the same.
     flags_text="$(python3 scripts/check-snippets.py --print-compiler-flags --scratch-path "$scratch" --package "$package")"
     mapfile -t flags <<<"$flags_text"
     mkdir -p "$graphs/$module"
-    # As swift-docc-plugin asked SwiftPM for them: public and open symbols, SPI left out (the
-    # integrations' `@_spi(Integrations)` declarations are no API), synthesized members kept,
+    # As swift-docc-plugin asked SwiftPM for them: public and open symbols, SPI left out,
+    # synthesized members kept,
     # inherited documentation skipped, extensions of other modules' types as extension blocks.
     swift symbolgraph-extract -module-name "$module" -target "$triple" "${flags[@]}" \
         -module-cache-path "$scratch/debug/ModuleCache" -minimum-access-level public -skip-inherited-docs \
@@ -58,10 +56,9 @@ docc_arguments() { # module package
         --fallback-bundle-identifier "$1"
 }
 
-for entry in "${modules[@]}"; do
-    IFS=@ read -r module package flavor <<<"$entry"
-    package="${package:-.}"
-    scratch="$(scratch_path "${flavor:-debug}")"
+for module in "${modules[@]}"; do
+    package=.
+    scratch="$(scratch_path debug)"
     if [ -n "$preview" ]; then
         [ "$module" = "$preview" ] || continue
         symbol_graphs "$module" "$package" "$scratch"
@@ -93,6 +90,6 @@ for entry in "${modules[@]}"; do
     rm -f "$log"
 done
 if [ -n "$preview" ]; then
-    echo "scripts/build-docs.sh: no module $preview (one of: ${modules[*]%%@*})" >&2
+    echo "scripts/build-docs.sh: no module $preview (one of: ${modules[*]})" >&2
     exit 2
 fi

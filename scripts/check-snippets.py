@@ -2,23 +2,17 @@
 """Type-checks every Swift snippet of the README and the DocC articles against the package's
 real modules, so that a snippet can never rot: an API renamed or removed fails CI here.
 
-    scripts/check-snippets.py [--scratch-path DIR]               (default: scripts/lib/scratch.sh's debug)
-                              [--etcd-scratch-path DIR]          (default: scripts/lib/scratch.sh's etcd)
-                              [--configuration-scratch-path DIR] (default: ... configuration)
-                              [--vapor-scratch-path DIR]         (default: ... vapor)
+    scripts/check-snippets.py [--scratch-path DIR]     (default: scripts/lib/scratch.sh's debug)
     scripts/check-snippets.py --manifests-only          the manifests against the imports (below)
                                                         and the snippet-of lines: no build needed
     scripts/check-snippets.py --print-compiler-flags [--scratch-path DIR] [--package DIR]
                                                         the flags that make a build's modules
                                                         importable, one a line (scripts/build-docs.sh)
 
-Needs a debug build of the package (`swift build --build-tests`, which CI and scripts/test.sh
-make): each snippet is compiled with `swiftc -typecheck` against that build's modules, in about
-a second, with no SwiftPM graph of its own. A snippet that imports a module of one of the
-integrations (packages of their own under Integrations/: EnvironmentsEtcd and EtcdFleetClient,
-or swift-nio, AsyncHTTPClient; EnvironmentsConfiguration or swift-configuration's
-Configuration; EnvironmentsVapor or Vapor) is compiled against that package's debug build
-instead (INTEGRATION_BUILDS below), which scripts/test.sh makes too.
+Needs a debug build of the package with every trait (`swift build --build-tests
+--enable-all-traits`, which CI and scripts/test.sh make): each snippet is compiled with
+`swiftc -typecheck` against that build's modules, in about a second, with no SwiftPM graph of
+its own.
 
 Each ```swift block is one program: a main file (top-level statements and declarations), or a
 library file when it declares `@main`. A block may need names that the text around it gives;
@@ -43,11 +37,11 @@ that provide the modules those snippets import (a plugin is kept: it is used, no
 the `.package(` lines it shows, or the fragment of only `.package(` lines right before it,
 must declare exactly the packages of those products. A fragment with no snippet after it is
 checked as a manifest only. Each example's Package.swift (Examples/*/) is checked the same way
-against its targets' imports, and so is each integration's (Integrations/*/). Which product and
-package provide a module: the library products of this repository's packages (Package.swift and
-Integrations/*/Package.swift, each under its manifest's name), else EXTERNAL_MODULES below (a
-module in neither fails the check). A fragment's product of one of this repository's packages
-must be one that package's manifest declares.
+against its targets' imports. Which product and package provide a module: the library products
+of Package.swift, else EXTERNAL_MODULES below (a module in neither fails the check). A
+fragment's product of swift-environments must be one that Package.swift declares, and a product
+behind a package trait (TRAIT_OF_PRODUCT below) needs that trait in the `traits:` of the
+fragment's (or the example's) swift-environments `.package(` line.
 """
 import argparse
 import functools
@@ -83,13 +77,13 @@ EXTERNAL_MODULES = {
     "Vapor": ("vapor", "Vapor"),
     "VaporTesting": ("vapor", "VaporTesting"),
 }
-# The integrations' debug builds (scripts/lib/scratch.sh's flavors): flavor -> the packages whose
-# modules that build has and the package's own debug build has not. A snippet that imports a
-# module of one of them compiles against that build (the first that has them all).
-INTEGRATION_BUILDS = {
-    "etcd": {"swift-environments-etcd", "async-http-client", "swift-nio", "swift-nio-ssl"},
-    "configuration": {"swift-environments-configuration", "swift-configuration"},
-    "vapor": {"swift-environments-vapor", "vapor", "swift-nio"},
+# The products of swift-environments that a package trait brings (Package.swift's `traits:`).
+TRAIT_OF_PRODUCT = {
+    "EnvironmentsEtcd": "Fleet",
+    "envctl-fleet": "Fleet",
+    "example-fleet-daemon": "Fleet",
+    "EnvironmentsConfiguration": "SwiftConfiguration",
+    "EnvironmentsVapor": "Vapor",
 }
 # Modules of the toolchain: no dependency needed.
 TOOLCHAIN_MODULES = {"Foundation", "FoundationEssentials", "Dispatch", "Glibc", "Musl", "Darwin",
@@ -103,7 +97,6 @@ DIRECTIVE = re.compile(r"<!--\s*snippet(-context|-of)?:\s*(.*?)\s*-->\s*$", re.S
 def documents():
     files = [os.path.join(ROOT, "README.md")]
     files += sorted(glob.glob(os.path.join(ROOT, "Sources", "*", "*.docc", "*.md")))
-    files += sorted(glob.glob(os.path.join(ROOT, "Integrations", "*", "Sources", "*", "*.docc", "*.md")))
     return files
 
 
@@ -142,15 +135,11 @@ def _dump_package(directory):
     return json.loads(out.stdout)
 
 
-def integration_directories():
-    return sorted(glob.glob(os.path.join(ROOT, "Integrations", "*", "")))
-
-
 def repository_products():
-    """The products of this repository's packages (this one and Integrations/*), by package name,
-    and module -> (package, product) for each library's modules."""
+    """The products of this package, by package name, and module -> (package, product) for each
+    library's modules."""
     products, modules = {}, dict(EXTERNAL_MODULES)
-    for directory in [ROOT] + integration_directories():
+    for directory in [ROOT]:
         manifest = dump_package(directory)
         package = manifest["name"]
         products[package] = set()
@@ -162,17 +151,25 @@ def repository_products():
     return products, modules
 
 
-def integration_build(imports, modules):
-    """The integration's build (a flavor of INTEGRATION_BUILDS) that has these modules, or None
-    when the package's own debug build has them all. Raises ValueError when no one build does."""
-    packages = {modules[module][0] for module in imports if module in modules}
-    wanted = {package for package in packages if any(package in held for held in INTEGRATION_BUILDS.values())}
-    if not wanted:
-        return None
-    for flavor, held in INTEGRATION_BUILDS.items():
-        if wanted <= held:
-            return flavor
-    raise ValueError(f"imports modules of {', '.join(sorted(wanted))}, which no one build has")
+def missing_traits(listed, traits):
+    """The traits that the products of swift-environments in `listed` need and `traits` (those
+    its `.package(` line enables; None when no line declares it here) lacks, as problems."""
+    needed = {TRAIT_OF_PRODUCT[name] for package, name in listed if package == PACKAGE and name in TRAIT_OF_PRODUCT}
+    if traits is None or not needed - traits:
+        return []
+    return [f'takes products behind the trait(s) {", ".join(sorted(needed))}: its .package( line for {PACKAGE} '
+            f'needs traits: [{", ".join(f"{t!r}" for t in sorted(needed))}]'.replace("'", '"')]
+
+
+def declared_traits(code):
+    """The traits that the fragment's `.package(` line for swift-environments enables, or None when
+    it has no such line."""
+    code = strip_comments(code)
+    for declaration in re.findall(r"\.package\((.*?)\)(?=\s*,?\s*(?:\.package|\]|$))", code, re.S):
+        if PACKAGE in declaration or re.search(r'path:\s*"\.\.', declaration):
+            found = re.search(r"traits:\s*\[([^\]]*)\]", declaration)
+            return set(re.findall(r'"([^"]+)"', found.group(1))) if found else set()
+    return None
 
 
 def imported_modules(code):
@@ -238,11 +235,14 @@ def compare_dependencies(listed, plugins, declared, imports, modules):
 def check_example(directory, modules):
     """An example's Package.swift against its targets' imports."""
     manifest = dump_package(directory)
-    declared = set()
+    declared, traits = set(), None
     for dependency in manifest["dependencies"]:
         for kind in dependency.values():
             for entry in kind:
-                declared.add(entry.get("nameForTargetDependencyResolutionOnly") or entry["identity"])
+                name = entry.get("nameForTargetDependencyResolutionOnly") or entry["identity"]
+                declared.add(name)
+                if name == PACKAGE:
+                    traits = {trait["name"] for trait in entry.get("traits") or []}
     problems = []
     for target in manifest["targets"]:
         listed, plugins = set(), set()
@@ -261,7 +261,7 @@ def check_example(directory, modules):
         local = {t["name"] for t in manifest["targets"]}
         imports -= local
         problems += [f"target {target['name']}: {problem}" for problem in
-                     compare_dependencies(listed, plugins, None, imports, modules)]
+                     compare_dependencies(listed, plugins, None, imports, modules) + missing_traits(listed, traits)]
         used = {package for package, _ in listed | plugins}
         for package in sorted(used - declared):
             problems.append(f"target {target['name']} names package '{package}' that no dependency declares")
@@ -308,15 +308,13 @@ def is_manifest_fragment(code):
 
 
 def compiler_flags(scratch, package=ROOT):
-    """The flags that make the modules of a debug build (`scratch`, of `package`: this one or an
-    integration, whose build holds this package's modules too) importable by swiftc and
-    swift-symbolgraph-extract."""
+    """The flags that make the modules of a debug build (`scratch`, of `package`) importable by
+    swiftc and swift-symbolgraph-extract."""
     modules = os.path.join(scratch, "debug", "Modules")
     if not os.path.isdir(modules):
         sys.exit(f"check-snippets: no debug build in {scratch} (run swift build --build-tests first)")
     flags = ["-I", modules, "-swift-version", "6"]
-    # Clang modules: those SwiftPM generated for C targets, and our own module maps (this
-    # package's, and the integration's if it has any).
+    # Clang modules: those SwiftPM generated for C targets, and our own module maps.
     for modulemap in sorted(glob.glob(os.path.join(scratch, "debug", "*.build", "module.modulemap"))):
         flags += ["-Xcc", f"-fmodule-map-file={modulemap}"]
     sources = sorted({os.path.join(ROOT, "Sources"), os.path.join(os.path.abspath(package), "Sources")})
@@ -333,13 +331,6 @@ def compiler_flags(scratch, package=ROOT):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scratch-path", default=None)
-    parser.add_argument("--etcd-scratch-path", default=None,
-                        help="the etcd integration's debug build, for the snippets that import EnvironmentsEtcd")
-    parser.add_argument("--configuration-scratch-path", default=None,
-                        help="the swift-configuration integration's debug build, for the snippets that import "
-                             "EnvironmentsConfiguration or Configuration")
-    parser.add_argument("--vapor-scratch-path", default=None,
-                        help="the Vapor integration's debug build, for the snippets that import Vapor")
     parser.add_argument("--manifests-only", action="store_true",
                         help="check the manifests against the imports, type-check no snippet")
     parser.add_argument("--print-compiler-flags", action="store_true",
@@ -350,17 +341,11 @@ def main():
     if arguments.print_compiler_flags:
         print("\n".join(compiler_flags(arguments.scratch_path or scratch_path("debug"), arguments.package)))
         return 0
-    scratch_paths = {"etcd": arguments.etcd_scratch_path, "configuration": arguments.configuration_scratch_path,
-                     "vapor": arguments.vapor_scratch_path}
-    integration_packages = {"etcd": "Integrations/EnvironmentsEtcd",
-                            "configuration": "Integrations/EnvironmentsConfiguration",
-                            "vapor": "Integrations/EnvironmentsVapor"}
     if not arguments.manifests_only:
         flags = compiler_flags(arguments.scratch_path or scratch_path("debug"))
-        integration_flags = {}  # made at the first snippet that needs one
     checked, skipped, failures = 0, [], []
     products, modules = repository_products()
-    for directory in sorted(glob.glob(os.path.join(ROOT, "Examples", "*", "")) + integration_directories()):
+    for directory in sorted(glob.glob(os.path.join(ROOT, "Examples", "*", ""))):
         relative = os.path.relpath(os.path.join(directory, "Package.swift"), ROOT)
         checked += 1
         problems = check_example(directory, modules)
@@ -380,7 +365,7 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for path in documents():
             relative = os.path.relpath(path, ROOT)
-            group, packages = None, None
+            group, packages, packages_traits = None, None, None
             for line, code, directive in snippets(path):
                 where = f"{relative}:{line}"
                 context = ""
@@ -402,9 +387,17 @@ def main():
                         failures.append(f"{where} (a Package.swift fragment):\n    " + "\n    ".join(problems))
                     listed, plugins = listed_products(code)
                     declared = declared_packages(code)
+                    traits = declared_traits(code)
+                    if traits is None and packages_traits is not None:
+                        traits = packages_traits
+                    trait_problems = missing_traits(listed, traits)
+                    if trait_problems:
+                        failures.append(f"{where} (a Package.swift fragment):\n    " + "\n    ".join(trait_problems))
                     if not listed and not plugins:
                         packages = declared  # for the fragment that lists the products
+                        packages_traits = traits
                         continue
+                    packages_traits = None
                     finish(group)
                     group = {"where": where, "listed": listed, "plugins": plugins, "imports": set(),
                              "snippets": [], "declared": (declared | (packages or set())) or None}
@@ -423,23 +416,7 @@ def main():
                 for old in glob.glob(os.path.join(work, "*.swift")):
                     os.remove(old)
                 open(file, "w", encoding="utf-8").write(source)
-                snippet_flags = flags
-                try:
-                    flavor = integration_build(imported_modules(code), modules)
-                except ValueError as error:
-                    checked += 1
-                    failures.append(f"{where}: {error}")
-                    continue
-                if flavor is not None:
-                    if flavor not in integration_flags:
-                        scratch = scratch_paths[flavor] or scratch_path(flavor)
-                        if not os.path.isdir(os.path.join(scratch, "debug", "Modules")):
-                            package = integration_packages[flavor]
-                            sys.exit(f"check-snippets: {where} imports a module of {package}: no debug build of it in "
-                                     f"{scratch} (swift build --build-tests --package-path {package} --scratch-path {scratch})")
-                        integration_flags[flavor] = compiler_flags(scratch, os.path.join(ROOT, integration_packages[flavor]))
-                    snippet_flags = integration_flags[flavor]
-                command = ["swiftc", "-typecheck", *snippet_flags, file]
+                command = ["swiftc", "-typecheck", *flags, file]
                 if library:
                     command.insert(2, "-parse-as-library")
                 result = subprocess.run(command, capture_output=True, text=True)

@@ -4,14 +4,12 @@
     scripts/documented-commands.py [--list] [--only PATTERN]
 
 Reads each ```sh block of README.md, */README.md, Examples/*/README.md, Tests/EndToEnd/README.md,
-.ci/README.md, Sources/*/*.docc/*.md and Integrations/*/Sources/*/*.docc/*.md (the integrations'
-articles). Each command in them (a line, with its `\\` continuation lines, without its
+.ci/README.md and Sources/*/*.docc/*.md. Each command in them (a line, with its `\\` continuation lines, without its
 `# comment`) must match one entry of COMMANDS below, which says how CI runs it:
 
   run    this script runs the documented line itself, as written, with the debug build's
-         envctl and example-daemon first on PATH, then the etcd integration's debug build
-         (Integrations/EnvironmentsEtcd: example-fleet-daemon, and envctl-fleet, which envctl
-         runs for `envctl publish` and `envctl fleet` from PATH when it is not beside envctl)
+         envctl, example-daemon, example-fleet-daemon and envctl-fleet first on PATH (envctl
+         runs envctl-fleet for `envctl publish` and `envctl fleet` from beside itself)
          (a copy of etc/ as the working directory, so that `set` changes a copy), or its short
          form (a benchmark's smoke run, from the release build, whose folder holds envctl,
          envctl-fleet and example-fleet-daemon side by side), and checks its exit status;
@@ -27,7 +25,7 @@ commands from "Your own daemon" on in order, as written (the clone, the renamed 
 comments promise; its table, like COMMANDS, fails on a command it does not cover.
 
 --list prints each command, its document and how CI covers it. Needs the debug builds (with
-tests) of this package and of the etcd integration, and the release build
+tests, every trait) of this package, and the release build
 (scripts/build-release.sh) made; CI and scripts/test.sh make them.
 """
 import argparse
@@ -52,14 +50,13 @@ BLOCK = re.compile(r"^```(?:sh|bash|shell|console)[^\n]*\n(.*?)^```", re.S | re.
 # Left to their own check (scripts/test.sh builds and runs the minimal daemon of the walkthrough).
 EXCLUDED = {"Sources/Environments/Environments.docc/GettingStarted.md"}
 EXCLUDED_PREFIXES = ("Examples/minimal-daemon/",)
-FLEET_QUICKSTART = "Integrations/EnvironmentsEtcd/Sources/EnvironmentsEtcd/EnvironmentsEtcd.docc/FleetQuickStart.md"
+FLEET_QUICKSTART = "Sources/EnvironmentsEtcd/EnvironmentsEtcd.docc/FleetQuickStart.md"
 
 
 def documents():
     files = ["README.md", "Tests/EndToEnd/README.md", ".ci/README.md"]
     files += sorted(glob.glob("*/README.md", root_dir=ROOT)) + sorted(glob.glob("Examples/*/README.md", root_dir=ROOT))
     files += sorted(glob.glob("Sources/*/*.docc/*.md", root_dir=ROOT))
-    files += sorted(glob.glob("Integrations/*/Sources/*/*.docc/*.md", root_dir=ROOT))
     seen = []
     for name in files:
         if name in seen or name in EXCLUDED or name.startswith(EXCLUDED_PREFIXES):
@@ -103,11 +100,8 @@ COMMANDS = [
     ("README.md", r"^\./scripts/test\.sh$", ("ci", ".ci/run: scripts/test.sh")),
     (".ci/README.md", r"^\.ci/run$", ("ci", "this run")),
     # api/README.md: the public API's digest, checked after scripts/test.sh (its debug build).
-    ("api/README.md", r"^(swift build|scripts/api-digest\.py( --scratch-path DIR)?)$",
+    ("api/README.md", r"^(swift build --enable-all-traits|scripts/api-digest\.py( --scratch-path DIR)?)$",
      ("ci", ".ci/run: scripts/api-digest.py --scratch-path (the debug build scripts/test.sh leaves)")),
-    ("api/README.md", r"^scripts/api-digest\.py --package-path Integrations/\w+ --scratch-path DIR$",
-     ("ci", ".ci/run: scripts/api-digest.py --package-path Integrations/EnvironmentsEtcd and EnvironmentsConfiguration, "
-            "on scripts/test.sh's builds of them")),
     ("api/README.md", r"^scripts/api-digest\.py --write$",
      ("ci", ".ci/run: scripts/api-digest.py (--write writes what the check compares; it fails when they differ)")),
     # Fuzz/README.md
@@ -120,7 +114,7 @@ COMMANDS = [
     ("Examples/vapor-service/README.md",
      r"^(CONFIGURATION_DIRECTORY=etc/vapor-service swift run --package-path Examples/vapor-service vapor-service serve|curl http://127\.0\.0\.1:8080/)",
      ("ci", "scripts/test.sh: end-to-end: Vapor example (run_vapor_e2e.py: the release build on etc/vapor-service, HTTP GETs)")),
-    (r"^(Examples/vapor-service/README\.md|Integrations/EnvironmentsVapor/.*\.docc/)", r"^(sudo )?(systemctl|journalctl) ",
+    (r"^(Examples/vapor-service/README\.md|Sources/EnvironmentsVapor/.*\.docc/)", r"^(sudo )?(systemctl|journalctl) ",
      ("ci", "scripts/test.sh: end-to-end: Vapor example (run_vapor_e2e.py: systemctl start, reload applied and rejected, "
             "the journal, stop)")),
     # Tests/EndToEnd/README.md
@@ -144,7 +138,7 @@ COMMANDS = [
     (r"\.docc/", r"^envctl (get|set) 'Upstreams\.\"api\.example\.com\"\.Port'",
      ("ci", "swift test: EnvctlLiteralKeyTests (the same key path, get and set, on such a file)")),
     (r"\.docc/", r"^(envctl (publish|show) --etcd-endpoints|example-fleet-daemon --etcd-endpoints)",
-     ("ci", E2E + ", scenario 14 (etcd in the container), and the etcd integration's swift test: PublishTests")),
+     ("ci", E2E + ", scenario 14 (etcd in the container), and the fleet's swift test: PublishTests")),
     (r"\.docc/", r"^sudo envctl credential (set|list) ",
      ("ci", E2E + ", scenario 15 (the containers' systemd-creds), and swift test: EnvctlCredentialTests")),
     (r"\.docc/", r"^varlinkctl ", ("ci", E2E + ", scenarios 4, 6 and 10 (systemd 257's varlinkctl)")),
@@ -169,8 +163,8 @@ COMMANDS = [
      ("ci", ".ci/run: scripts/build-release.sh (the same graph)")),
     ("Benchmarks/README.md", r"^\$B/fleet-benchmark --watchers \d+ --changes \d+ --idle-seconds \d+( --status)?( --envctl \$B/envctl)?$",
      ("run", "fleet")),
-    ("Benchmarks/README.md", r"^swift test (--package-path Integrations/EnvironmentsEtcd )?--filter stalledMember",
-     ("ci", "scripts/test.sh: etcd integration: swift test (FleetLiveTests)")),
+    ("Benchmarks/README.md", r"^swift test --traits Fleet --filter stalledMember",
+     ("ci", "scripts/test.sh: swift test (the fleet, on etcd): FleetLiveTests")),
     ("Benchmarks/README.md", r"^Benchmarks/(plist-parsers|json-encoders)\.sh( \[RUNS\])?$", ("run", "scripts")),
     ("Benchmarks/README.md", r"^Benchmarks/fleet-status-history\.py( \[HOSTS \[ROUNDS\]\])?$", ("run", "scripts")),
     ("Benchmarks/README.md", r"^Benchmarks/count-instructions\.sh", ("run", "instructions")),
@@ -206,8 +200,8 @@ class Runner:
         self.failures = []
         self.local = threading.local()
         self.work = tempfile.mkdtemp(prefix="documented-commands-")
-        # envctl and example-daemon of this package's build first; then the etcd integration's
-        # programs: envctl finds envctl-fleet there (on PATH, as where a package installs it).
+        # envctl, example-daemon and the fleet's programs of this package's debug build (every
+        # trait) first: envctl finds envctl-fleet beside it.
         self.env = dict(os.environ, PATH=f"{debug_bin}:{etcd_bin}:{os.environ['PATH']}")
         for key in ("CONFIGURATION_DIRECTORY", "RUNTIME_DIRECTORY", "CREDENTIALS_DIRECTORY", "NOTIFY_SOCKET",
                     "JOURNAL_STREAM", "INVOCATION_ID", "WATCHDOG_USEC", "WATCHDOG_PID"):
@@ -472,14 +466,13 @@ def main():
 
     debug_bin = subprocess.run(["swift", "build", "--scratch-path", scratch_path("debug"), "--show-bin-path"], cwd=ROOT,
                                capture_output=True, text=True, check=True).stdout.strip()
-    etcd_bin = subprocess.run(["swift", "build", "--package-path", "Integrations/EnvironmentsEtcd", "--scratch-path",
-                               scratch_path("etcd"), "--show-bin-path"], cwd=ROOT,
-                              capture_output=True, text=True, check=True).stdout.strip()
+    # The debug build has every trait: the fleet's programs are beside envctl.
+    etcd_bin = debug_bin
     release_bin = arguments.release_bin or subprocess.run(
         ["scripts/build-release.sh", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
     # The fleet's programs, where the runners that use them look (see Runner).
     needed = {"fleet_quickstart": (etcd_bin, ("envctl-fleet", "example-fleet-daemon"),
-                                   "swift build --build-tests --package-path Integrations/EnvironmentsEtcd"),
+                                   "swift build --build-tests --enable-all-traits"),
               "fleet": (release_bin, ("envctl", "envctl-fleet"), "scripts/build-release.sh"),
               "foreign_keys": (release_bin, ("envctl", "envctl-fleet"), "scripts/build-release.sh")}
     for name, (folder, programs, build) in needed.items():

@@ -13,7 +13,7 @@ Usage:
   scripts/long-functions.py [--over N] [--fail-over M] [PATH ...]
 
 PATH is a Swift file or a folder searched for *.swift; without one, the library's and tools'
-sources: Sources, Integrations/*/Sources and Examples. Prints how many bodies run over 60 and
+sources: Sources and Examples. Prints how many bodies run over 60 and
 over 80 lines, then every body over N (default 60), longest first, as
 `LINES  NAME  FILE:LINE`. Exit status 0, or 1 with --fail-over M when a body runs over M lines.
 
@@ -27,7 +27,7 @@ import re
 import sys
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_PATHS = ["Sources", "Integrations/*/Sources", "Examples"]
+DEFAULT_PATHS = ["Sources", "Examples"]
 SKIPPED_FOLDERS = {".build", ".git", ".swiftpm", "Packages"}
 
 

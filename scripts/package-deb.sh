@@ -6,7 +6,7 @@
 #                                        example-daemon@.service, the journal catalog, the sample
 #                                        configuration in /etc/example-daemon (conffiles), man
 #                                        pages and bash, zsh and fish completions
-#   environments-fleet_VERSION_ARCH.deb  fleet mode (Integrations/EnvironmentsEtcd): envctl-fleet,
+#   environments-fleet_VERSION_ARCH.deb  fleet mode (the trait Fleet): envctl-fleet,
 #                                        which `envctl publish` and `envctl fleet status` run, and
 #                                        example-fleet-daemon in /usr/bin, their man pages, and
 #                                        example-daemon-fleet.service as an example; it depends
@@ -19,11 +19,9 @@
 #   --bin-dir DIR     package the release builds in DIR (CI passes
 #                     `scripts/build-release.sh --show-bin-path`, which has all four) instead of
 #                     building them with `swift build -c release --static-swift-stdlib --product
-#                     ...`: example-daemon and envctl in .build-release (or
-#                     $SWIFT_ENVIRONMENTS_SCRATCH/release-tools), envctl-fleet and
-#                     example-fleet-daemon with --package-path Integrations/EnvironmentsEtcd in
-#                     Integrations/EnvironmentsEtcd/.build-release (or
-#                     $SWIFT_ENVIRONMENTS_SCRATCH/release-tools-etcd). A DIR without
+#                     ...` and the trait Fleet (which envctl-fleet and
+#                     example-fleet-daemon need; example-daemon and envctl are the same without
+#                     it) in .build-release (or $SWIFT_ENVIRONMENTS_SCRATCH/release-tools). A DIR without
 #                     envctl-fleet and example-fleet-daemon makes example-daemon alone (said on
 #                     stderr); a DIR with one of them is refused.
 #   --output-dir DIR  where the .debs go (default: .build-deb)
@@ -85,17 +83,10 @@ arch="$(dpkg --print-architecture)"
 fleet_tools=(envctl-fleet example-fleet-daemon)
 if [ -z "$bin_dir" ]; then
     scratch="${SWIFT_ENVIRONMENTS_SCRATCH:+${SWIFT_ENVIRONMENTS_SCRATCH}/release-tools}"
-    build=(swift build -c release --static-swift-stdlib --scratch-path "${scratch:-.build-release}")
-    "${build[@]}" --product example-daemon >&2
-    "${build[@]}" --product envctl >&2
+    build=(swift build -c release --static-swift-stdlib --traits Fleet --scratch-path "${scratch:-.build-release}")
+    for tool in example-daemon envctl "${fleet_tools[@]}"; do "${build[@]}" --product "$tool" >&2; done
     bin_dir="$("${build[@]}" --show-bin-path)"
-    # The fleet's package, in a scratch path of its own (its graph has swift-nio, BoringSSL and
-    # AsyncHTTPClient, which this package's has not).
-    scratch="${SWIFT_ENVIRONMENTS_SCRATCH:+${SWIFT_ENVIRONMENTS_SCRATCH}/release-tools-etcd}"
-    build=(swift build -c release --static-swift-stdlib --package-path Integrations/EnvironmentsEtcd
-        --scratch-path "${scratch:-Integrations/EnvironmentsEtcd/.build-release}")
-    for tool in "${fleet_tools[@]}"; do "${build[@]}" --product "$tool" >&2; done
-    fleet_bin_dir="$("${build[@]}" --show-bin-path)"
+    fleet_bin_dir="$bin_dir"
     fleet=1
 else
     fleet_bin_dir="$bin_dir"

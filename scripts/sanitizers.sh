@@ -20,26 +20,22 @@
 #     small in the tests kept; the fuzzers run the parsers and interpolation under
 #     AddressSanitizer (Fuzz/run.sh).
 #
-# The integrations (Integrations/, packages of their own) need builds of their own: each
-# compiles this package's libraries again, and its own dependencies, instrumented.
-#   - The etcd package (Integrations/EnvironmentsEtcd) runs under ThreadSanitizer only, after
-#     this package's tests, in a scratch path of its own (tsan-etcd, scripts/lib/scratch.sh), with
-#     envctl and example-daemon of that build (its suites run them): the fleet's client and its
-#     watches (FleetLayoutTests), its failover, stalls and restarts (FleetLiveTests: a minute of
-#     waiting on etcd's timeouts), fleet status (FleetStatusTests), the client's lifetime and
-#     the fleet's key layout. Left out there: the suites of TLS, users, `envctl publish` and
-#     staged publishes (processes, which wait on etcd). Not under AddressSanitizer (--all runs
-#     it there too, in asan-etcd): that would be one more instrumented build of swift-nio,
-#     BoringSSL and AsyncHTTPClient (8 minutes or more on two cores with the build cache
-#     empty) for a client in Swift without unsafe memory, whose concurrency ThreadSanitizer
-#     covers; BoringSSL and NIO run their own sanitizer CI.
-#   - The swift-configuration provider (Integrations/EnvironmentsConfiguration) is not run
-#     under a sanitizer: about 340 lines of adapter (its SnapshotFeed over `Locked` and an
-#     Environment observer, which this package's suites run under both sanitizers), for which an
-#     instrumented build would compile this package's libraries and swift-configuration again,
-#     twice. scripts/test.sh runs its tests.
-#   - The Vapor integration is not either (a build of Vapor and SwiftNIO for each sanitizer).
-# scripts/test.sh runs every test of every package, without a sanitizer.
+# The package's traits (scripts/lib/scratch.sh's build_traits):
+#   - ThreadSanitizer builds with the trait Fleet, so the fleet's client and its watches
+#     (FleetLayoutTests), its failover, stalls and restarts (FleetLiveTests: a minute of waiting
+#     on etcd's timeouts), fleet status (FleetStatusTests), the client's lifetime and the fleet's
+#     key layout run instrumented, in the same build and test run as the rest. Left out there:
+#     the suites of TLS, users, `envctl publish` and staged publishes (processes, which wait on
+#     etcd).
+#   - AddressSanitizer builds with no trait: the fleet there would be one more instrumented
+#     build of swift-nio, BoringSSL and AsyncHTTPClient (8 minutes or more on two cores with the
+#     build cache empty) for a client in Swift without unsafe memory, whose concurrency
+#     ThreadSanitizer covers; BoringSSL and NIO run their own sanitizer CI.
+#   - Neither builds the trait SwiftConfiguration: about 340 lines of adapter (its SnapshotFeed
+#     over `Locked` and an Environment observer, which the core's suites run under both
+#     sanitizers), for which an instrumented build would compile swift-configuration twice more.
+#   - Nor the trait Vapor (a build of Vapor and SwiftNIO for each sanitizer).
+# scripts/test.sh runs every test with every trait, without a sanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/scratch.sh
@@ -57,9 +53,8 @@ sanitizers=("$@")
 # Swift Testing identifiers (Module.Type/function) that --skip leaves out; see above.
 processes="EnvironmentsDaemonTests\.(BrokenDeployDaemonTests|DeterminismDaemonTests|DuplicateKeyDaemonTests|HostileInterpolationTests|InotifyLimitTests|KeyPathDaemonTests|PathsAndNamesTests|SecretLeakTests|TerminalOutputTests|VariableOverrideDaemonTests)/|EnvctlTests\.(EnvctlConcurrencyTests|EnvctlConventionsTests|EnvctlEditingTests|EnvctlEffectTests|EnvctlFleetToolTests|EnvctlKeyIdentityTests|EnvctlLiteralKeyTests|EnvctlMigrateTests|EnvctlOperatorTests|EnvctlPeerTrustTests|EnvctlSchemaTests|EnvctlUnderChangeTests|EnvctlXMLCharacterTests|FileTransactionTests)/|EmbedInfoPlistToolTests\.EmbedInfoPlistToolTests/"
 sizes="EnvironmentsDaemonTests\.LargeConfigurationTests/|EnvironmentsTests\.InterpolationLimitTests/(chainsHundredThousandDeep|cycleHundredThousandLong|chainEndingInAMissingKey|wideFanOutAndFanIn)|EnvironmentsTests\.BinaryPropertyListTests/foundationFilesLoad"
-# The etcd package's (under ThreadSanitizer; with --all, under AddressSanitizer too).
+# The fleet's (ThreadSanitizer's build only has the trait Fleet).
 etcd="EnvironmentsEtcdTests\.(FleetSecurityTests|PublishTests|StagedPublishTests)/"
-etcd_package=(--package-path Integrations/EnvironmentsEtcd)
 
 for sanitizer in "${sanitizers[@]}"; do
     case "$sanitizer" in
@@ -71,16 +66,12 @@ for sanitizer in "${sanitizers[@]}"; do
     esac
 done
 
-# Builds one package under one sanitizer, with its tests and the products named.
-build() { # sanitizer scratch swift-build-options... [-- product...]
-    local sanitizer="$1" scratch="$2" options=() products=() product
+# Builds the package under one sanitizer, with its tests (and its executables, which the
+# suites run as processes).
+build() { # sanitizer scratch swift-build-options...
+    local sanitizer="$1" scratch="$2"
     shift 2
-    while [ $# -gt 0 ] && [ "$1" != -- ]; do options+=("$1") && shift; done
-    [ $# -gt 0 ] && shift && products=("$@")
-    swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" "${options[@]}"
-    for product in "${products[@]}"; do
-        swift build --product "$product" --sanitize="$sanitizer" --scratch-path "$scratch" "${options[@]}"
-    done
+    swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" "$@"
 }
 
 # Runs one package's tests under one sanitizer; fails on any report.
@@ -121,19 +112,10 @@ run_tests() { # sanitizer scratch skip-pattern swift-test-options...
 for sanitizer in "${sanitizers[@]}"; do
     flavor="$([ "$sanitizer" = thread ] && echo tsan || echo asan)"
     scratch="$(scratch_path "$flavor")"
-    echo "== swift test --sanitize=$sanitizer (--scratch-path $scratch)"
-    build "$sanitizer" "$scratch"
-    # The etcd package: under ThreadSanitizer; under AddressSanitizer with --all only (see above).
-    etcd_scratch=""
-    if [ "$sanitizer" = thread ] || [ "$all" = 1 ]; then
-        etcd_scratch="$(scratch_path "$flavor-etcd")"
-        echo "== etcd integration: swift test --sanitize=$sanitizer (--scratch-path $etcd_scratch)"
-        build "$sanitizer" "$etcd_scratch" "${etcd_package[@]}" -- envctl example-daemon
-    fi
+    read -r -a traits <<<"$(build_traits "$flavor")"
+    echo "== swift test --sanitize=$sanitizer ${traits[*]} (--scratch-path $scratch)"
+    build "$sanitizer" "$scratch" "${traits[@]}"
     [ "$build_only" = 1 ] && continue
-    run_tests "$sanitizer" "$scratch" "$processes|$sizes"
-    if [ -n "$etcd_scratch" ]; then
-        run_tests "$sanitizer" "$etcd_scratch" "$etcd" "${etcd_package[@]}"
-    fi
+    run_tests "$sanitizer" "$scratch" "$processes|$sizes|$etcd" "${traits[@]}"
     echo "   $sanitizer: no report"
 done

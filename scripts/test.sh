@@ -6,31 +6,24 @@
 # (systemd 252 and 257 in containers; see Tests/EndToEnd/README.md), "Getting started" walked
 # command by command (scripts/walk-getting-started.py), and the Debian package
 # (scripts/package-deb.sh and lintian), installed, reloaded and purged with apt under 257 and 252.
-# The integrations are packages of their own under Integrations/ (so that no user of
-# swift-environments resolves or builds what they need), each built in a scratch path of its own
-# (scripts/lib/scratch.sh) and tested with `swift test` after the package's own tests:
-#   - EnvironmentsEtcd (fleet mode, envctl-fleet, example-fleet-daemon; swift-nio, BoringSSL,
-#     AsyncHTTPClient): its suites start real etcd clusters (etcd-server, scripts/install-packages.sh),
-#     and run envctl and the example daemons as processes: the etcd package's build of them
-#     (envctl runs envctl-fleet from beside it);
-#   - EnvironmentsConfiguration (a ConfigProvider for swift-configuration);
-#   - EnvironmentsVapor (a real Vapor application on real files and its control socket).
+# The debug build has every package trait (scripts/lib/scratch.sh's build_traits): the fleet
+# (EnvironmentsEtcd, envctl-fleet, example-fleet-daemon: its suites start real etcd clusters,
+# etcd-server from scripts/install-packages.sh, and run envctl and the example daemons of the
+# same build as processes; envctl runs envctl-fleet from beside it), the swift-configuration
+# provider and the Vapor integration (a real Vapor application on real files and its control
+# socket) are built and tested in one graph with the rest.
 #
 # Work that waits overlaps work that computes, on two cores: the release build, then the
-# containers, run beside the debug build and the unit tests; the integrations compile beside the
-# package's build and tests, and the etcd suites (minutes of waiting on etcd) beside the
-# Vapor integration's build. The output of what runs beside something else goes to a log,
-# printed when it ends (a build's only if it fails). A table of each step's wall time ends the
-# run.
+# containers, run beside the debug build and the unit tests. The output of what runs beside
+# something else goes to a log, printed when it ends (a build's only if it fails). A table of
+# each step's wall time ends the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 standalone=$([ -z "${STEPS_FILE:-}" ] && echo 1 || echo 0)
 source scripts/lib/steps.sh
 source scripts/lib/scratch.sh
 debug_scratch="$(scratch_path debug)"
-etcd_scratch="$(scratch_path etcd)"
-configuration_scratch="$(scratch_path configuration)"
-vapor_scratch="$(scratch_path vapor)"
+read -r -a debug_traits <<<"$(build_traits debug)"
 logs="$(mktemp -d)"
 background=()
 # Stops a process and everything it started.
@@ -117,54 +110,19 @@ systemd_chain >"$logs/systemd.log" 2>&1 &
 chain=$!
 background+=("$chain")
 
-# The etcd package's build starts now, beside the package's (its first build compiles swift-nio,
-# BoringSSL and AsyncHTTPClient: 3 to 5 minutes on two cores, which the package's own debug
-# build no longer does), at a lower priority (nice 10): it takes what the package's build and
-# then the Swift tests leave. With its tests: envctl and example-daemon of the same graph, which
-# the suites run as processes (SwiftPM builds a dependency's executables only when asked to).
-etcd_build() {
-    local package=(--package-path Integrations/EnvironmentsEtcd --scratch-path "$etcd_scratch")
-    nice -n 10 swift build --build-tests "${package[@]}" &&
-        nice -n 10 swift build --product envctl "${package[@]}" &&
-        nice -n 10 swift build --product example-daemon "${package[@]}"
-}
-step "etcd integration: swift build --build-tests" logged "$logs/etcd-build.log" etcd_build &
-etcd_build=$!
-background+=("$etcd_build")
-
-step "swift build --build-tests" swift build --build-tests --scratch-path "$debug_scratch"
-# The swift-configuration provider's and the Vapor integration's builds compile beside the
-# Swift tests, which mostly wait (on daemons, sockets), one after the other at nice 10; then
-# their own tests. Their builds also hold the modules that their articles' snippets compile
-# against.
-integration_builds() {
-    step "configuration integration: swift build --build-tests" nice -n 10 swift build --build-tests \
-        --package-path Integrations/EnvironmentsConfiguration --scratch-path "$configuration_scratch" &&
-        step "Vapor integration: swift build --build-tests" nice -n 10 swift build --build-tests \
-            --package-path Integrations/EnvironmentsVapor --scratch-path "$vapor_scratch"
-}
-echo "== configuration and Vapor integrations: swift build --build-tests (beside the tests)"
-logged "$logs/integration-builds.log" integration_builds &
-integration_builds=$!
-background+=("$integration_builds")
-step "swift test" swift test --skip-build --scratch-path "$debug_scratch"
-# The fleet's suites, on real etcd clusters: minutes of waiting on etcd (elections, leases,
-# timeouts), beside the Vapor integration's build when it has not ended yet.
-wait_for "$etcd_build" "$logs/etcd-build.log"
-step "etcd integration: swift test" swift test --skip-build \
-    --package-path Integrations/EnvironmentsEtcd --scratch-path "$etcd_scratch"
-wait_for "$integration_builds" "$logs/integration-builds.log"
-step "configuration integration: swift test" swift test --skip-build \
-    --package-path Integrations/EnvironmentsConfiguration --scratch-path "$configuration_scratch"
-step "Vapor integration: swift test" swift test --skip-build \
-    --package-path Integrations/EnvironmentsVapor --scratch-path "$vapor_scratch"
+step "swift build --build-tests ${debug_traits[*]}" swift build --build-tests "${debug_traits[@]}" \
+    --scratch-path "$debug_scratch"
+# Every suite but the fleet's, then the fleet's on real etcd clusters (minutes of waiting on etcd:
+# elections, leases, timeouts), each run on its own as when the fleet was a package of its own.
+step "swift test" swift test --skip-build "${debug_traits[@]}" --scratch-path "$debug_scratch" \
+    --skip EnvironmentsEtcdTests
+step "swift test (the fleet, on etcd)" swift test --skip-build "${debug_traits[@]}" --scratch-path "$debug_scratch" \
+    --filter EnvironmentsEtcdTests
 # Real property lists from public repositories (Tests/PlistCorpus), read by our loader and by
 # Python's plistlib, compared value by value; differences must be listed exceptions.
 step "plist corpus against plistlib" python3 scripts/plist-corpus-compare.py --scratch-path "$debug_scratch"
 # Every Swift snippet of the README and the DocC articles, type-checked against that build.
-step "snippets of the README and the articles" python3 scripts/check-snippets.py --scratch-path "$debug_scratch" \
-    --etcd-scratch-path "$etcd_scratch" --configuration-scratch-path "$configuration_scratch" \
-    --vapor-scratch-path "$vapor_scratch"
+step "snippets of the README and the articles" python3 scripts/check-snippets.py --scratch-path "$debug_scratch"
 wait_for "$chain" "$logs/systemd.log"
 cat "$logs/systemd.log"
 rm -rf "$logs"

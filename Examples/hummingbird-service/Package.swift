@@ -12,9 +12,8 @@ let package = Package(
     // build, in the Benchmarks package: scripts/build-release.sh).
     products: [.executable(name: "hummingbird-service", targets: ["hummingbird-service"])],
     dependencies: [
-        .package(name: "swift-environments", path: "../.."),
-        // The swift-configuration provider, a package of its own (Integrations/EnvironmentsConfiguration).
-        .package(name: "swift-environments-configuration", path: "../../Integrations/EnvironmentsConfiguration"),
+        // With the swift-configuration provider (EnvironmentsConfiguration), behind its trait.
+        .package(name: "swift-environments", path: "../..", traits: ["SwiftConfiguration"]),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
         .package(
             url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1",
@@ -30,7 +29,7 @@ let package = Package(
             name: "hummingbird-service",
             dependencies: [
                 .product(name: "Environments", package: "swift-environments"),
-                .product(name: "EnvironmentsConfiguration", package: "swift-environments-configuration"),
+                .product(name: "EnvironmentsConfiguration", package: "swift-environments"),
                 .product(name: "EnvironmentsDaemon", package: "swift-environments"),
                 .product(name: "SystemdSupport", package: "swift-environments"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

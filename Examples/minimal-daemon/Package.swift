@@ -11,7 +11,7 @@ import PackageDescription
 // path of a clone beside the copy, which resolves with no tag, or, once your clone has the
 // release's tag, by the URL you clone it from (a placeholder here: replace it):
 //     .package(path: "../swift-environments"),
-//     .package(url: "https://git.example/swift-environments.git", from: "0.3.0"),
+//     .package(url: "https://git.example/swift-environments.git", from: "0.4.0"),
 let package = Package(
     name: "minimal-daemon",
     platforms: [.macOS(.v15)],

@@ -2,7 +2,7 @@
 import PackageDescription
 
 // A Vapor 4 service whose settings come from Environments, kept live under systemd by the
-// EnvironmentsVapor integration (Integrations/EnvironmentsVapor).
+// EnvironmentsVapor integration (swift-environments' trait "Vapor").
 //
 //     CONFIGURATION_DIRECTORY=etc/vapor-service swift run --package-path Examples/vapor-service vapor-service serve
 let package = Package(
@@ -12,8 +12,7 @@ let package = Package(
     // build, in the Benchmarks package: scripts/build-release.sh).
     products: [.executable(name: "vapor-service", targets: ["vapor-service"])],
     dependencies: [
-        .package(name: "swift-environments", path: "../.."),
-        .package(name: "swift-environments-vapor", path: "../../Integrations/EnvironmentsVapor"),
+        .package(name: "swift-environments", path: "../..", traits: ["Vapor"]),
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
@@ -25,7 +24,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Environments", package: "swift-environments"),
                 .product(name: "SystemdSupport", package: "swift-environments"),
-                .product(name: "EnvironmentsVapor", package: "swift-environments-vapor"),
+                .product(name: "EnvironmentsVapor", package: "swift-environments"),
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

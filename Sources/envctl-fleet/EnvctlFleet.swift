@@ -7,7 +7,7 @@ import TextEscaping
 /// `envctl-fleet`: the fleet's commands of envctl. `envctl publish …` and `envctl fleet …` run
 /// it (found beside envctl, else on `PATH`, as git and kubectl find their plugins), and
 /// `envctl show` and its kin run `envctl-fleet documents` for the fleet's documents when etcd
-/// options are given. It lives in the swift-environments-etcd package (the Debian package
+/// options are given. It is built with the package trait Fleet (the Debian package
 /// `environments-fleet`), so that envctl itself links no etcd client.
 @main
 struct EnvctlFleet: ParsableCommand {

@@ -22,7 +22,7 @@ struct EnvCtl: ParsableCommand {
             shows as <credential NAME: not readable here>. With etcd options (--etcd-endpoints, --etcd-prefix, \
             TLS and a user: envctl fleet status --help lists them) or $ENVIRONMENTS_ETCD_ENDPOINTS, the fleet's \
             documents are read below the files. The fleet's commands, publish and fleet, and those reads are \
-            envctl-fleet's (the swift-environments-etcd package), which envctl runs from beside itself or from PATH.
+            envctl-fleet's (built with the package trait Fleet), which envctl runs from beside itself or from PATH.
             """,
         version: LibraryVersion.current,
         subcommands: [

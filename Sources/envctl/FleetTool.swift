@@ -2,7 +2,7 @@ import ArgumentParser
 import Environments
 import Foundation
 
-/// `envctl-fleet`, the program of the swift-environments-etcd package that holds envctl's fleet
+/// `envctl-fleet`, the program (built with the package trait Fleet) that holds envctl's fleet
 /// commands, so that envctl itself links no etcd client (swift-nio, BoringSSL,
 /// AsyncHTTPClient).
 ///
@@ -21,8 +21,8 @@ enum FleetTool {
 
     /// What to install when it is not found.
     static let provider =
-        "it is in the Debian package environments-fleet, or build it from the swift-environments-etcd package "
-        + "(Integrations/EnvironmentsEtcd: swift build -c release --product envctl-fleet) and put it beside envctl or on PATH"
+        "it is in the Debian package environments-fleet, or build it with swift-environments' trait Fleet "
+        + "(swift build -c release --traits Fleet --product envctl-fleet) and put it beside envctl or on PATH"
 
     /// The subcommands that are envctl-fleet's.
     static let subcommands: Set<String> = ["publish", "fleet"]
@@ -161,7 +161,7 @@ struct Publish: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Validate property-list files as the fleet's configuration and write them to etcd (envctl-fleet).",
         discussion:
-            "Runs envctl-fleet publish, from the swift-environments-etcd package: envctl publish --help shows its options."
+            "Runs envctl-fleet publish, built with the package trait Fleet: envctl publish --help shows its options."
     )
 
     @Argument(parsing: .allUnrecognized) var arguments: [String] = []
@@ -176,7 +176,7 @@ struct Fleet: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Ask a fleet in etcd what its hosts run: envctl fleet status (envctl-fleet).",
         discussion:
-            "Runs envctl-fleet, from the swift-environments-etcd package: envctl fleet status --help shows its options."
+            "Runs envctl-fleet, built with the package trait Fleet: envctl fleet status --help shows its options."
     )
 
     @Argument(parsing: .allUnrecognized) var arguments: [String] = []

@@ -67,37 +67,21 @@ FLEET_PRODUCTS = ("envctl-fleet", "example-fleet-daemon")
 
 
 def build_binaries(fleet=False):
-    """Release builds of example-daemon and envctl (this package, in .build-release): the
-    directory they are in. With `fleet`, also envctl-fleet and example-fleet-daemon
-    (Integrations/EnvironmentsEtcd, in its .build-release), and all four linked from one
-    directory, .build-e2e/bin, as scripts/build-release.sh has them in one."""
-    packages = [(".", ("example-daemon", "envctl"))]
-    if fleet:
-        packages.append((os.path.join("Integrations", "EnvironmentsEtcd"), FLEET_PRODUCTS))
-    bin_paths = []
-    for package, products in packages:
-        scratch = os.path.normpath(os.path.join(package, ".build-release"))
-        common = ["swift", "build", "-c", "release", "--static-swift-stdlib", "--package-path", os.path.join(ROOT, package),
-                  "--scratch-path", os.path.join(ROOT, scratch)]
-        for product in products:
-            log(f"  swift build -c release --static-swift-stdlib --package-path {package} --product {product} --scratch-path {scratch}")
-            result = subprocess.run(common + ["--product", product], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            if result.returncode != 0:
-                print(result.stdout[-6000:])
-                raise RuntimeError(f"building {product} failed (exit {result.returncode})")
-        result = subprocess.run(common + ["--show-bin-path"], cwd=ROOT, stdout=subprocess.PIPE, text=True, check=True)
-        bin_paths.append((result.stdout.strip(), products))
-    if not fleet:
-        return bin_paths[0][0]
-    binaries = os.path.join(ROOT, ".build-e2e", "bin")
-    os.makedirs(binaries, exist_ok=True)
-    for bin_path, products in bin_paths:
-        for product in products:
-            link = os.path.join(binaries, product)
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(link)
-            os.symlink(os.path.join(bin_path, product), link)
-    return binaries
+    """Release builds of example-daemon and envctl (in .build-release): the directory they are
+    in. With `fleet`, with the trait Fleet, and envctl-fleet and example-fleet-daemon beside
+    them, as scripts/build-release.sh has all four in one directory."""
+    products = ("example-daemon", "envctl") + (FLEET_PRODUCTS if fleet else ())
+    traits = ["--traits", "Fleet"] if fleet else []
+    common = ["swift", "build", "-c", "release", "--static-swift-stdlib", *traits,
+              "--scratch-path", os.path.join(ROOT, ".build-release")]
+    for product in products:
+        log(f"  swift build -c release --static-swift-stdlib {' '.join(traits)} --product {product} --scratch-path .build-release")
+        result = subprocess.run(common + ["--product", product], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if result.returncode != 0:
+            print(result.stdout[-6000:])
+            raise RuntimeError(f"building {product} failed (exit {result.returncode})")
+    result = subprocess.run(common + ["--show-bin-path"], cwd=ROOT, stdout=subprocess.PIPE, text=True, check=True)
+    return result.stdout.strip()
 
 
 

@@ -2,25 +2,37 @@ import Foundation
 import TestSupport
 import Testing
 
-/// envctl's fleet commands are envctl-fleet's (the swift-environments-etcd package): `publish`
+/// envctl's fleet commands are envctl-fleet's (built with the package trait Fleet): `publish`
 /// and `fleet` run it in envctl's place, readers given etcd options run `envctl-fleet
 /// documents`, and without it envctl names the package that provides it. Against the built
-/// envctl and a stand-in envctl-fleet (a shell script on `PATH` that records its arguments and
-/// answers from a file); the etcd package's PublishTests run the real one against etcd.
+/// envctl (a copy, alone in a directory: the build's own envctl has the real envctl-fleet beside
+/// it when the trait Fleet is on) and a stand-in envctl-fleet (a shell script on `PATH` that
+/// records its arguments and answers from a file); the fleet's PublishTests run the real one
+/// against etcd.
 @Suite("envctl and envctl-fleet", .blocking)
 struct EnvctlFleetToolTests {
     /// A directory for the stand-in and its records, and a host's configuration directory.
     private struct Stage {
         let tools: URL
         let host: URL
+        /// A copy of the built envctl, in a directory of its own.
+        let envctl: URL
 
         init() throws {
             let root = FileManager.default.temporaryDirectory
                 .appendingPathComponent("envctl-fleet-tool-\(UUID().uuidString)")
             tools = root.appendingPathComponent("bin")
             host = root.appendingPathComponent("host")
-            for directory in [tools, host] {
+            envctl = root.appendingPathComponent("envctl-alone").appendingPathComponent("envctl")
+            for directory in [tools, host, envctl.deletingLastPathComponent()] {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            }
+            // A hard link where the file system allows one (no copy of a debug build's envctl).
+            let built = URL(fileURLWithPath: BuiltProducts.envctl)
+            do {
+                try FileManager.default.linkItem(at: built, to: envctl)
+            } catch {
+                try FileManager.default.copyItem(at: built, to: envctl)
             }
             try plistDocument(
                 """
@@ -58,7 +70,7 @@ struct EnvctlFleetToolTests {
         func envctl(_ arguments: [String], _ extra: [String: String] = [:]) throws -> FinishedProcess {
             var environment = operatorEnvironment(extra)
             environment["PATH"] = tools.path
-            return try runToEnd(BuiltProducts.envctl, arguments, environment: environment, separately: true)
+            return try runToEnd(envctl.path, arguments, environment: environment, separately: true)
         }
     }
 
@@ -92,7 +104,7 @@ struct EnvctlFleetToolTests {
         #expect(finished.status == 1)
         #expect(finished.standardError.contains("needs envctl-fleet, which is not installed"))
         #expect(finished.standardError.contains("Debian package environments-fleet"))
-        #expect(finished.standardError.contains("Integrations/EnvironmentsEtcd"))
+        #expect(finished.standardError.contains("--traits Fleet --product envctl-fleet"))
     }
 
     @Test("publish and fleet run envctl-fleet in envctl's place, with every argument and its exit status")

@@ -27,17 +27,14 @@ import Testing
             ?? []
     }
 
-    /// The README, the DocC articles (the integrations' too), the examples' manifests and
-    /// READMEs, the end-to-end README.
+    /// The README, the DocC articles (those of the modules behind traits too), the examples'
+    /// manifests and READMEs, the end-to-end README.
     static func documents() throws -> [String] {
         var paths = ["README.md", "Tests/EndToEnd/README.md"]
-        let sources = ["Sources"] + contents(of: "Integrations").map { "Integrations/\($0)/Sources" }
-        for directory in sources {
-            for module in contents(of: directory) {
-                for catalog in contents(of: "\(directory)/\(module)") where catalog.hasSuffix(".docc") {
-                    let catalogPath = "\(directory)/\(module)/\(catalog)"
-                    paths += contents(of: catalogPath).filter { $0.hasSuffix(".md") }.map { "\(catalogPath)/\($0)" }
-                }
+        for module in contents(of: "Sources") {
+            for catalog in contents(of: "Sources/\(module)") where catalog.hasSuffix(".docc") {
+                let catalogPath = "Sources/\(module)/\(catalog)"
+                paths += contents(of: catalogPath).filter { $0.hasSuffix(".md") }.map { "\(catalogPath)/\($0)" }
             }
         }
         for example in contents(of: "Examples") {

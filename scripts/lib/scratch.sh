@@ -1,24 +1,20 @@
 # Where SwiftPM builds (its --scratch-path): sourced, not run.
 #
-#   scratch_path FLAVOR   prints the scratch path of one build: debug (the package, with tests),
-#                         tsan, asan (the package under a sanitizer), release (the Benchmarks
-#                         package's release graph, scripts/build-release.sh), and the packages of
-#                         Integrations/, each with its tests: etcd (EnvironmentsEtcd: fleet mode,
-#                         envctl-fleet, example-fleet-daemon), configuration
-#                         (EnvironmentsConfiguration), vapor (EnvironmentsVapor); tsan-etcd,
-#                         asan-etcd (the etcd package under a sanitizer, scripts/sanitizers.sh);
-#                         walk (not a scratch path but the fixed directory in which
+#   scratch_path FLAVOR   prints the scratch path of one build: debug (the package with every
+#                         trait, with tests), tsan (the package under ThreadSanitizer, with the
+#                         trait Fleet), asan (under AddressSanitizer, no trait: scripts/sanitizers.sh
+#                         says why), release (the Benchmarks package's release graph,
+#                         scripts/build-release.sh), consumers (scripts/check-consumers.sh's
+#                         scratch packages), walk (not a scratch path but the fixed directory in which
 #                         scripts/walk-getting-started.py builds the guide's greeter and envctl,
 #                         each package with its own .build, so that they stay warm between runs)
 #   use_build_cache DIR   (.ci/run) builds in DIR/KEY/FLAVOR from now on, when DIR can be locked
 #
 # By default every build is in the clone: .build, .build-tsan, .build-asan, Benchmarks/.build,
-# Integrations/EnvironmentsEtcd/.build (and .build-tsan, .build-asan there),
-# Integrations/EnvironmentsConfiguration/.build, Integrations/EnvironmentsVapor/.build, and
-# .build-walk.
+# .build-consumers and .build-walk.
 #
 # The build cache: a fresh clone compiles its dependencies (swift-nio, BoringSSL and
-# AsyncHTTPClient for the etcd package, swift-configuration, Hummingbird, Vapor...) once per
+# AsyncHTTPClient for the trait Fleet, swift-configuration, Hummingbird, Vapor...) once per
 # build, and that is two thirds of a debug build's time (measured: 315 s in an empty scratch
 # path, 101 s in one a clone at another path had used). Scratch paths outside the clone, in
 # DIR/KEY, keep the dependencies compiled between runs on one machine: the checkouts are at the
@@ -30,8 +26,7 @@
 # One run at a time: a run that shared the scratch paths of another could test the other's
 # build. use_build_cache holds DIR/lock (flock) on file descriptor 9 for the rest of the run;
 # when another run holds it for more than ${SCRATCH_LOCK_WAIT:-60} s, this run builds in the
-# clone instead, as without a cache. Remove DIR to drop the cache (it holds about 5 GB, and 1.1 GB
-# more for the Vapor integration's debug build).
+# clone instead, as without a cache. Remove DIR to drop the cache (it holds about 6 GB).
 
 : "${SWIFT_ENVIRONMENTS_SCRATCH:=}"
 export SWIFT_ENVIRONMENTS_SCRATCH
@@ -47,13 +42,10 @@ scratch_path() { # FLAVOR
     debug) echo "$root/.build" ;;
     tsan | asan) echo "$root/.build-$1" ;;
     release) echo "$root/Benchmarks/.build" ;;
-    etcd) echo "$root/Integrations/EnvironmentsEtcd/.build" ;;
-    tsan-etcd | asan-etcd) echo "$root/Integrations/EnvironmentsEtcd/.build-${1%-etcd}" ;;
-    configuration) echo "$root/Integrations/EnvironmentsConfiguration/.build" ;;
-    vapor) echo "$root/Integrations/EnvironmentsVapor/.build" ;;
+    consumers) echo "$root/.build-consumers" ;;
     walk) echo "$root/.build-walk" ;;
     *)
-        echo "scratch_path: unknown build '$1' (debug, tsan, asan, release, etcd, tsan-etcd, asan-etcd, configuration, vapor, walk)" >&2
+        echo "scratch_path: unknown build '$1' (debug, tsan, asan, release, consumers, walk)" >&2
         return 2
         ;;
     esac
@@ -77,4 +69,17 @@ use_build_cache() { # DIR
     mkdir -p "$dir/$key"
     SWIFT_ENVIRONMENTS_SCRATCH="$dir/$key"
     echo "== build cache: scratch paths in $SWIFT_ENVIRONMENTS_SCRATCH (toolchain: $(swift --version 2>&1 | head -1))" >&2
+}
+
+# The package traits of one build, as swift build's flags (one place for every script):
+#   debug: every trait (the fleet, the swift-configuration provider, Vapor: all their tests);
+#   tsan: Fleet (the fleet's client, watches and status under ThreadSanitizer;
+#     scripts/sanitizers.sh says why not the others); asan, release, walk, consumers: none (the
+#     release graph, the Benchmarks package, names the traits it needs on its own .package line).
+build_traits() { # FLAVOR
+    case "$1" in
+    debug) echo "--enable-all-traits" ;;
+    tsan) echo "--traits Fleet" ;;
+    *) echo "" ;;
+    esac
 }

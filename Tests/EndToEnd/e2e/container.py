@@ -166,8 +166,8 @@ class Container:
 
         for product in ("example-daemon", "envctl"):
             place(os.path.join(binaries, product), f"/usr/local/bin/{product}", 0o755)
-        # The fleet's programs, when they were built (scripts/build-release.sh builds both, from
-        # Integrations/EnvironmentsEtcd): the fleet scenario's daemon, and envctl-fleet beside
+        # The fleet's programs, when they were built (scripts/build-release.sh builds both, with
+        # the trait Fleet): the fleet scenario's daemon, and envctl-fleet beside
         # envctl, which runs it for `envctl publish` and `envctl fleet status`.
         for product in ("example-fleet-daemon", "envctl-fleet"):
             if os.path.exists(os.path.join(binaries, product)):
