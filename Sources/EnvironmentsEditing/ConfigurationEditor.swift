@@ -193,10 +193,12 @@ public struct ConfigurationEditor: Sendable {
 extension ConfigurationEditError {
     /// The public form of the engine's failure `error`, during a change that writes `written`.
     init(_ error: any Error, writing written: [String]) {
-        guard let failure = error as? Failure else {
-            // The engine throws its failures only; anything else is a file it could not use.
-            self.init(.fileUnwritable, "\(error); nothing was written")
-            return
+        let failure: Failure
+        switch error {
+        case let error as Failure: failure = error
+        case let error as EnvironmentError: failure = Failure(loading: error, environment: nil)
+        // The engine throws its failures; anything else is a file it could not use.
+        default: failure = Failure(.fileUnwritable, "\(error); nothing was written")
         }
         var code = failure.code ?? .invalidConfiguration
         var hint: String?
