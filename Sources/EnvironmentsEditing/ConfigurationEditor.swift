@@ -208,7 +208,7 @@ extension ConfigurationEditError {
             written.contains(where: { (try? SettingPath(parsing: $0).components) == refused })
         {
             code = .rejectedValue
-            hint = "envctl explain \(key) describes the values it accepts"
+            hint = "Nothing was written; envctl explain \(key) describes the values it accepts"
         }
         self.init(
             code, failure.description, key: failure.key, environment: failure.environment, file: failure.file,

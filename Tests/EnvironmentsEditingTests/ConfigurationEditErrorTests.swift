@@ -129,7 +129,7 @@ import Testing
         var matched: String?
         do {
             _ = try editor.set("Port", to: .integer(70000))
-        } catch where error.code == .rejectedValue {
+        } catch  where error.code == .rejectedValue {
             matched = error.key
         } catch {
             Issue.record("not rejectedValue: \(error)")
