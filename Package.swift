@@ -151,7 +151,7 @@ let package = Package(
         // with its owner, mode and ACLs; changes across files in one transaction. envctl's set,
         // unset, edit, migrate and credential set write through it; other tools through
         // ConfigurationEditor.
-        .target(name: "EnvironmentsEditing", dependencies: ["Environments", logging, system]),
+        .target(name: "EnvironmentsEditing", dependencies: ["Environments", "TextEscaping", logging, system]),
         .executableTarget(
             name: "envctl",
             dependencies: [

@@ -7,26 +7,31 @@ import Foundation
 ///
 /// Each change takes the drop-in directory's lock (the one `envctl` takes, so the two never
 /// lose each other's changes), builds the configuration with the new drop-in for every
-/// environment the files define, and refuses the change, writing nothing, when any of them
+/// environment the files define, as the daemon builds it (with the declaration: its types,
+/// bounds, rules and required keys), and refuses the change, writing nothing, when any of them
 /// fails to build (the error names the file and line), when a key written is outweighed
 /// somewhere (a later drop-in, an environment's or instance's section, an `APP_` variable of
 /// `EnvironmentOptions.processEnvironment`), when a key written holds a character that other
-/// property-list readers refuse, or, with a declaration, when a key written is not declared
-/// (with the declared key spelled nearly the same). Only then the drop-in is replaced
-/// atomically, keeping its owner, group, mode and access control lists.
+/// property-list readers refuse, or, with a declaration, when a value written is not one it
+/// accepts or a key written is not declared (with the declared key spelled nearly the same).
+/// Only then the drop-in is replaced atomically, keeping its owner, group, mode and access
+/// control lists.
 ///
 /// ```swift
 /// let editor = try ConfigurationEditor(
-///     options: EnvironmentOptions(applicationName: "orders", configDirectory: "/etc/orders"))
+///     options: EnvironmentOptions(applicationName: "orders", configDirectory: "/etc/orders"),
+///     declaration: Settings.declaration)
 /// let edit = try editor.set("LogLevel", to: .string("debug"), environment: "Staging")
 /// print("changed \(edit.keys) in \(edit.file)")
 /// ```
 ///
 /// The daemon applies the new file on its next reload (its file watcher, or
 /// `systemctl reload`). The editor checks the files alone: the running daemon's own
-/// validation, which `envctl` asks over its control socket, is not part of it. Its methods
-/// block (files, a lock held by another change): call them off Swift's cooperative pool.
-/// A refusal is an `Error` whose description says what is wrong and that nothing was written.
+/// validation, which `envctl` asks over its control socket, is not part of it (pass its
+/// declaration, and its `EnvironmentOptions.validate`, in `options`). Its methods block
+/// (files, a lock held by another change): call them off Swift's cooperative pool. Every
+/// refusal is a ``ConfigurationEditError``, whose ``ConfigurationEditError/code`` says what
+/// kind it is; nothing was written.
 public struct ConfigurationEditor: Sendable {
     /// The drop-in this editor changes, absolute:
     /// `<configuration directory>/Environments.plist.d/<name>.plist`.
@@ -44,18 +49,31 @@ public struct ConfigurationEditor: Sendable {
     /// - Parameters:
     ///   - options: What locates the configuration and builds it, as the daemon's options do.
     ///   - dropIn: The drop-in's name; `nil`: `90-local`.
-    ///   - declaration: The application's settings, to refuse keys that nothing reads; `nil`:
-    ///     keys are not checked against a declaration.
-    /// - Throws: When `dropIn` cannot be a file's name.
-    public init(options: EnvironmentOptions, dropIn: String? = nil, declaration: SettingsDeclaration? = nil) throws {
+    ///   - declaration: The application's settings: a value written must be one they accept
+    ///     (type, bounds, rules), and a key written one they declare. `nil`:
+    ///     `options.declaration`, if any.
+    /// - Throws: ``ConfigurationEditError/Code/invalidName`` when `dropIn` cannot be a file's
+    ///   name.
+    public init(options: EnvironmentOptions, dropIn: String? = nil, declaration: SettingsDeclaration? = nil)
+        throws(ConfigurationEditError)
+    {
         var options = options.anchoringPaths()
         // A credential this process cannot read is checked by the daemon, which has it.
         options.unreadableCredentialsAsPlaceholders = true
+        // Every build is checked against the declaration, as the daemon's load is.
+        let declared = declaration ?? options.declaration
+        options.declaration = declared
+        let directory = ConfigurationLocation(options: options).directory
         self.options = options
-        self.directory = ConfigurationLocation(options: options).directory
+        self.directory = directory
         self.dropIn = dropIn
-        self.declaration = declaration.map { KnownDeclaration($0, source: "the declaration given") }
-        self.dropInPath = try Self.engine(directory, dropIn, options).path
+        self.declaration = declared.map {
+            KnownDeclaration(
+                $0, source: declaration == nil ? "EnvironmentOptions.declaration" : "the declaration given")
+        }
+        self.dropInPath = try Self.refusing(writing: []) { [options] in
+            try Self.engine(directory, dropIn, options).path
+        }
     }
 
     /// Sets `key` (a dotted path reaches nested dictionaries: `Database.Host`) to `value`, in
@@ -67,60 +85,78 @@ public struct ConfigurationEditor: Sendable {
     ///   - environment: The environment whose dictionary to write into; `nil`: `Common`.
     ///   - allowShadowed: Write the key even where something else outweighs it (said in
     ///     ``ConfigurationEdit/notes``).
-    ///   - allowUndeclared: Write a key the declaration does not cover all the same.
-    /// - Throws: The refusal; nothing was written.
+    ///   - allowUndeclared: Write a key the declaration does not cover all the same (its value
+    ///     is not checked, as the daemon does not check it).
+    /// - Throws: The refusal; nothing was written. ``ConfigurationEditError/Code/rejectedValue``
+    ///   when the declaration (or the application's validation) refuses `value`.
     public func set(
         _ key: String, to value: SettingValue, environment: String? = nil, allowShadowed: Bool = false,
         allowUndeclared: Bool = false
-    ) throws -> ConfigurationEdit {
-        let components = try DropInDocument.components(key)
-        let typed = value.anyValue
-        try XMLCharacters.check(key: key, value: typed)
-        if !allowUndeclared,
-            let refusal = declaration?.refusal(
-                key, components: components, verb: "set", override: "pass allowUndeclared: true")
-        {
-            throw refusal
+    ) throws(ConfigurationEditError) -> ConfigurationEdit {
+        let section = environment ?? "Common"
+        return try Self.refusing(writing: [key]) {
+            let components = try DropInDocument.components(key)
+            let typed = value.anyValue
+            try XMLCharacters.check(key: key, value: typed)
+            if !allowUndeclared,
+                let refusal = declaration?.refusal(
+                    key, components: components, verb: "set", override: "pass allowUndeclared: true")
+            {
+                throw refusal
+            }
+            let outcome = try engine().set(
+                key, components: components, to: typed, in: section, allowShadowed: allowShadowed)
+            return ConfigurationEdit(file: dropInPath, outcome: outcome)
         }
-        let outcome = try engine().set(
-            key, components: components, to: typed, in: environment ?? "Common", allowShadowed: allowShadowed)
-        return ConfigurationEdit(file: dropInPath, outcome: outcome)
     }
 
     /// Removes `keys` from `Common` or from `environment`'s dictionary of the drop-in.
     ///
-    /// - Throws: The refusal (a key the drop-in does not set, one whose value was in effect
-    ///   nowhere unless `allowShadowed`); nothing was written.
-    public func unset(_ keys: [String], environment: String? = nil, allowShadowed: Bool = false) throws
-        -> ConfigurationEdit
+    /// - Throws: The refusal (``ConfigurationEditError/Code/keyNotSet``: a key the drop-in does
+    ///   not set; ``ConfigurationEditError/Code/shadowedKey``: one whose value was in effect
+    ///   nowhere, unless `allowShadowed`); nothing was written.
+    public func unset(_ keys: [String], environment: String? = nil, allowShadowed: Bool = false)
+        throws(ConfigurationEditError) -> ConfigurationEdit
     {
-        let outcome = try engine().unset(keys, in: environment ?? "Common", allowShadowed: allowShadowed)
-        return ConfigurationEdit(file: dropInPath, outcome: outcome)
+        try Self.refusing(writing: []) {
+            let outcome = try engine().unset(keys, in: environment ?? "Common", allowShadowed: allowShadowed)
+            return ConfigurationEdit(file: dropInPath, outcome: outcome)
+        }
     }
 
     /// Replaces the drop-in with `contents` (an XML or binary property list, as an operator
     /// edited it), if it still holds `expected` (`nil`: it does not exist): what `envctl edit`
     /// installs, for an editor in another tool (a web console's text area).
     ///
-    /// - Throws: The refusal, with the line in `contents` where one is known, or that the
-    ///   drop-in changed since `expected` was read; nothing was written.
+    /// - Throws: The refusal, with the line in `contents` where one is known
+    ///   (``ConfigurationEditError/Code/rejectedValue`` for a value it writes that the
+    ///   declaration refuses), or ``ConfigurationEditError/Code/conflict`` when the drop-in
+    ///   changed since `expected` was read; nothing was written.
     public func install(
         _ contents: Data, replacing expected: Data?, allowShadowed: Bool = false, allowUndeclared: Bool = false
-    ) throws -> ConfigurationEdit {
-        let outcome: Result<DropInEditor.Outcome, Failure>
-        do {
-            outcome = try engine().install(
-                contents, over: expected, allowShadowed: allowShadowed,
-                declaration: allowUndeclared ? nil : declaration, override: "pass allowUndeclared: true")
-        } catch is DropInFile.Changed {
-            throw Failure(
-                "\(dropInPath) no longer holds what the edit began with (someone else changed it); nothing was written")
+    ) throws(ConfigurationEditError) -> ConfigurationEdit {
+        let path = dropInPath
+        let written = Self.writtenKeys(contents, replacing: expected, path: path)
+        return try Self.refusing(writing: written) {
+            let outcome: Result<DropInEditor.Outcome, Failure>
+            do {
+                outcome = try engine().install(
+                    contents, over: expected, allowShadowed: allowShadowed,
+                    declaration: allowUndeclared ? nil : declaration, override: "pass allowUndeclared: true")
+            } catch is DropInFile.Changed {
+                throw Failure(
+                    .conflict,
+                    "\(path) no longer holds what the edit began with (someone else changed it); nothing was written",
+                    file: path)
+            }
+            return ConfigurationEdit(file: path, outcome: try outcome.get())
         }
-        return ConfigurationEdit(file: dropInPath, outcome: try outcome.get())
     }
 
     private func engine() throws -> DropInEditor {
-        try Self.engine(directory, dropIn, options)
+        var engine = try Self.engine(directory, dropIn, options)
+        engine.declaration = options.declaration
+        return engine
     }
 
     private static func engine(_ directory: String, _ dropIn: String?, _ options: EnvironmentOptions) throws
@@ -128,6 +164,55 @@ public struct ConfigurationEditor: Sendable {
     {
         try DropInEditor(
             directory: directory, dropIn: dropIn, origin: "the drop-in's name", options: { options })
+    }
+
+    /// The keys `contents` writes that `expected` did not hold as they are (`Staging.Port`
+    /// as `Port`), for telling a refused value from another problem; empty when either is
+    /// not a property list.
+    private static func writtenKeys(_ contents: Data, replacing expected: Data?, path: String) -> [String] {
+        guard let old = try? DropInDocument.root(expected, path: path),
+            let new = try? DropInDocument.root(contents, path: path)
+        else { return [] }
+        return ChangedKey.differences(old: old, new: new).filter { $0.kind == .written }.map(\.key)
+    }
+
+    /// `body`'s result, or its failure as a ``ConfigurationEditError``: a value refused by the
+    /// declaration (or the application's validation) is ``ConfigurationEditError/Code/rejectedValue``
+    /// when it is one of `written`.
+    private static func refusing<Result>(writing written: [String], _ body: () throws -> Result)
+        throws(ConfigurationEditError) -> Result
+    {
+        do {
+            return try body()
+        } catch {
+            throw ConfigurationEditError(error, writing: written)
+        }
+    }
+}
+
+extension ConfigurationEditError {
+    /// The public form of the engine's failure `error`, during a change that writes `written`.
+    init(_ error: any Error, writing written: [String]) {
+        let failure: Failure
+        switch error {
+        case let error as Failure: failure = error
+        case let error as EnvironmentError: failure = Failure(loading: error, environment: nil)
+        // The engine throws its failures; anything else is a file it could not use.
+        default: failure = Failure(.fileUnwritable, "\(error); nothing was written")
+        }
+        var code = failure.code ?? .invalidConfiguration
+        var hint: String?
+        if code == .invalidConfiguration, let loaded = failure.configurationError,
+            loaded.code == .validationFailed || loaded.code == .typeMismatch, let key = loaded.key,
+            let refused = try? SettingPath(parsing: key).components,
+            written.contains(where: { (try? SettingPath(parsing: $0).components) == refused })
+        {
+            code = .rejectedValue
+            hint = "Nothing was written; envctl explain \(key) describes the values it accepts"
+        }
+        self.init(
+            code, failure.description, key: failure.key, environment: failure.environment, file: failure.file,
+            line: failure.line, hint: hint, configurationError: failure.configurationError)
     }
 }
 

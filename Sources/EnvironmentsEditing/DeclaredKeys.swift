@@ -32,7 +32,7 @@ package struct KnownDeclaration: Sendable {
             " Nothing was written: "
             + (miss.suggestion.map { "\(verb) '\($0)' instead, or " } ?? "")
             + "\(override) to write it all the same"
-        return Failure(message)
+        return Failure(.undeclaredKey, message, key: key)
     }
 
     /// The refusal of every key that `changes` write and the declaration does not cover, in
@@ -42,6 +42,6 @@ package struct KnownDeclaration: Sendable {
             refusal($0.key, components: $0.components, section: $0.section, verb: verb, override: override)
         }
         guard !refusals.isEmpty else { return nil }
-        return Failure(refusals.map(\.description).joined(separator: " "))
+        return Failure(.undeclaredKey, refusals.map(\.description).joined(separator: " "), key: refusals[0].key)
     }
 }

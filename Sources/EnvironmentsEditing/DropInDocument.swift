@@ -9,14 +9,17 @@ package enum DropInDocument {
         do {
             guard let root = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
             else {
-                throw Failure("\(path): the root is not a dictionary; fix it with envctl edit")
+                throw Failure(
+                    .malformedFile, "\(path): the root is not a dictionary; fix it with envctl edit", file: path)
             }
             return root
         } catch let failure as Failure {
             throw failure
         } catch {
             throw Failure(
-                "\(path): not a property list (\((error as NSError).localizedDescription)); fix it with envctl edit")
+                .malformedFile,
+                "\(path): not a property list (\((error as NSError).localizedDescription)); fix it with envctl edit",
+                file: path)
         }
     }
 
@@ -27,7 +30,7 @@ package enum DropInDocument {
         do {
             return try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0)
         } catch {
-            throw Failure("cannot write the property list: \(error)")
+            throw Failure(.fileUnwritable, "cannot write the property list: \(error)")
         }
     }
 
@@ -37,7 +40,7 @@ package enum DropInDocument {
         do {
             return try SettingPath(parsing: key).components
         } catch {
-            throw Failure("\(error.message). \(error.hint ?? "")")
+            throw Failure(.invalidKey, "\(error.message). \(error.hint ?? "")", key: key)
         }
     }
 
@@ -63,7 +66,8 @@ package enum DropInDocument {
             child = existing
         case let other?:
             throw Failure(
-                "'\(here)' is \(typeName(other)), not a dictionary: the key path cannot go through it")
+                .invalidKey, "'\(here)' is \(typeName(other)), not a dictionary: the key path cannot go through it",
+                key: here)
         }
         let changed = try setting(value, at: path.dropFirst(), in: child, trail: here)
         // An emptied dictionary goes too, so that unset leaves no empty shells behind.

@@ -30,15 +30,17 @@ extension DropInEditor {
                     if case .dictionary = found.value { continue }
                     let article = "aeiou".contains(found.value.typeName.prefix(1)) ? "an" : "a"
                     throw Failure(
-                        "'\(prefix)' is \(article) \(found.value.typeName) (set by \(found.source)), not a dictionary: '\(key)' cannot go through it"
-                    )
+                        .invalidKey,
+                        "'\(prefix)' is \(article) \(found.value.typeName) (set by \(found.source)), not a dictionary: '\(key)' cannot go through it",
+                        key: key)
                 }
             }
             var root = try DropInDocument.root(old, path: path)
             let sectionValue = root[section] ?? [String: Any]()
             guard let dictionary = sectionValue as? [String: Any] else {
                 throw Failure(
-                    "'\(section)' in \(path) is \(DropInDocument.typeName(sectionValue)), not a dictionary")
+                    .malformedFile,
+                    "'\(section)' in \(path) is \(DropInDocument.typeName(sectionValue)), not a dictionary", file: path)
             }
             root[section] = try DropInDocument.setting(value, at: components[...], in: dictionary, trail: "")
             let new = try DropInDocument.data(root)
@@ -58,16 +60,20 @@ extension DropInEditor {
         -> Outcome
     {
         try update { old in
-            guard old != nil else { throw Failure("\(path) does not exist; nothing to unset\(hint)") }
+            guard old != nil else {
+                throw Failure(.keyNotSet, "\(path) does not exist; nothing to unset\(hint)", file: path)
+            }
             var root = try DropInDocument.root(old, path: path)
             guard var dictionary = root[section] as? [String: Any] else {
-                throw Failure("\(path) has no '\(section)' dictionary; nothing to unset\(hint)")
+                throw Failure(.keyNotSet, "\(path) has no '\(section)' dictionary; nothing to unset\(hint)", file: path)
             }
             var changes: [ChangedKey] = []
             for key in keys {
                 let components = try DropInDocument.components(key)
                 guard DropInDocument.contains(components[...], in: dictionary) else {
-                    throw Failure("\(path) does not set \(section).\(key); nothing was changed\(hint)")
+                    throw Failure(
+                        .keyNotSet, "\(path) does not set \(section).\(key); nothing was changed\(hint)", key: key,
+                        file: path)
                 }
                 dictionary = try DropInDocument.setting(nil, at: components[...], in: dictionary, trail: "")
                 changes.append(ChangedKey(section: section, components: components, kind: .removed))

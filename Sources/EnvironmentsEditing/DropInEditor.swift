@@ -67,7 +67,7 @@ package struct DropInEditor {
         do {
             _ = try PathComponentName(base, kind: .dropIn, from: origin)
         } catch {
-            throw Failure("\(error)")
+            throw Failure(.invalidName, "\(error)")
         }
         return base + ".plist"
     }
@@ -115,6 +115,7 @@ package struct DropInEditor {
         let report = effect.shadowReport(dropIn: path)
         if !report.isEmpty, !allowShadowed {
             throw Failure(
+                .shadowedKey,
                 report.joined(separator: ". ")
                     + ". Nothing was written: change the value in effect where it is set, or write where it wins (a drop-in that sorts later: --drop-in NAME), or pass --allow-shadowed to make this change all the same"
             )
@@ -175,11 +176,13 @@ package struct DropInEditor {
                     }
                 }
                 throw Failure(
+                    .conflict,
                     "\(path) kept changing while envctl checked a change to it (something writes it without envctl's lock); nothing was written"
                 )
             }
         } catch let changed as DaemonChanged {
             throw Failure(
+                .conflict,
                 "\(changed.description); nothing was written. Run the command again to check it against what runs now"
             )
         }
@@ -214,7 +217,8 @@ package struct DropInEditor {
             var texts: [String: String] = [:]
             for (file, contents) in candidates {
                 guard let text = String(data: contents, encoding: .utf8) else {
-                    throw Failure("\(file): not UTF-8 text; the daemon checks XML property lists")
+                    throw Failure(
+                        .malformedFile, "\(file): not UTF-8 text; the daemon checks XML property lists", file: file)
                 }
                 texts[relativePath(of: file)] = text
             }
@@ -258,7 +262,7 @@ package struct DropInEditor {
             do {
                 unreadable.formUnion(try Environment(options: options).snapshot.unreadableCredentials.values.joined())
             } catch {
-                throw Failure("environment \(name): \(error)")
+                throw Failure(loading: error, environment: name, prefix: "environment \(name): ")
             }
         }
         return (names, unreadable.sorted())
@@ -272,7 +276,7 @@ package struct DropInEditor {
         do {
             names = try Environment.definedEnvironments(base)
         } catch {
-            throw Failure("\(error)")
+            throw Failure(loading: error, environment: nil)
         }
         return names.isEmpty ? [BuildInfo().defaultEnvironment] : names
     }

@@ -3,7 +3,7 @@ import Foundation
 import SystemPackage
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// One drop-in on disk, as `set`, `unset` and `edit` change it: read with its owner, group,
@@ -102,16 +102,21 @@ package struct DropInFile {
             if error == ELOOP {
                 let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
                 throw Failure(
-                    "\(path) is a symbolic link (to \(target)); envctl replaces files, not links: change \(target) itself, or replace the link with a file"
+                    .fileUnreadable,
+                    "\(path) is a symbolic link (to \(target)); envctl replaces files, not links: change \(target) itself, or replace the link with a file",
+                    file: path
                 )
             }
-            throw Failure("cannot read \(path): \(Self.describe(error))")
+            throw Failure(.fileUnreadable, "cannot read \(path): \(Self.describe(error))", file: path)
         }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw Failure("cannot read \(path): \(Self.describe(errno))") }
+        guard fstat(descriptor, &status) == 0 else {
+            throw Failure(.fileUnreadable, "cannot read \(path): \(Self.describe(errno))", file: path)
+        }
         guard status.st_mode & S_IFMT == S_IFREG else {
-            throw Failure("\(path) is not a regular file; remove it, or pass another --drop-in")
+            throw Failure(
+                .fileUnreadable, "\(path) is not a regular file; remove it, or pass another --drop-in", file: path)
         }
         var contents = Data()
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
@@ -119,13 +124,15 @@ package struct DropInFile {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                throw Failure("cannot read \(path): \(Self.describe(errno))")
+                throw Failure(.fileUnreadable, "cannot read \(path): \(Self.describe(errno))", file: path)
             }
             if count == 0 { break }
             contents.append(contentsOf: buffer[..<count])
             guard contents.count <= Self.maximumSize else {
                 throw Failure(
-                    "\(path) is larger than \(Self.maximumSize >> 20) MiB, which no configuration file needs (the daemon does not read it either)"
+                    .fileUnreadable,
+                    "\(path) is larger than \(Self.maximumSize >> 20) MiB, which no configuration file needs (the daemon does not read it either)",
+                    file: path
                 )
             }
         }
@@ -139,28 +146,33 @@ package struct DropInFile {
         name: String, value: [UInt8]
     )] {
         guard let list = ExtendedAttributeCalls.list(), let get = ExtendedAttributeCalls.get() else {
-            throw Failure("cannot list the extended attributes of \(path): the C library has no flistxattr")
+            throw Failure(
+                .fileUnreadable, "cannot list the extended attributes of \(path): the C library has no flistxattr")
         }
         var size = list(descriptor, nil, 0)
         if size < 0 {
             if errno == ENOTSUP { return [] }
-            throw Failure("cannot list the extended attributes of \(path): \(describe(errno))")
+            throw Failure(.fileUnreadable, "cannot list the extended attributes of \(path): \(describe(errno))")
         }
         var names = [CChar](repeating: 0, count: size + 1)
         size = list(descriptor, &names, size)
-        guard size >= 0 else { throw Failure("cannot list the extended attributes of \(path): \(describe(errno))") }
+        guard size >= 0 else {
+            throw Failure(.fileUnreadable, "cannot list the extended attributes of \(path): \(describe(errno))")
+        }
         var result: [(name: String, value: [UInt8])] = []
         for raw in names[..<size].split(separator: 0) {
             let name = String(decoding: raw.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let length = get(descriptor, name, nil, 0)
             guard length >= 0 else {
                 if errno == ENODATA { continue }  // removed meanwhile
-                throw Failure("cannot read the extended attribute \(name) of \(path): \(describe(errno))")
+                throw Failure(
+                    .fileUnreadable, "cannot read the extended attribute \(name) of \(path): \(describe(errno))")
             }
             var value = [UInt8](repeating: 0, count: length)
             let read = value.withUnsafeMutableBytes { get(descriptor, name, $0.baseAddress, length) }
             guard read >= 0 else {
-                throw Failure("cannot read the extended attribute \(name) of \(path): \(describe(errno))")
+                throw Failure(
+                    .fileUnreadable, "cannot read the extended attribute \(name) of \(path): \(describe(errno))")
             }
             result.append((name, Array(value[..<read])))
         }
@@ -196,18 +208,24 @@ package struct DropInFile {
         var status = stat()
         if stat(directory, &status) == 0 {
             guard status.st_mode & S_IFMT == S_IFDIR else {
-                throw Failure("\(directory) is not a directory; remove it, or make it a directory of *.plist files")
+                throw Failure(
+                    .fileUnwritable,
+                    "\(directory) is not a directory; remove it, or make it a directory of *.plist files")
             }
             return false
         }
-        guard errno == ENOENT else { throw Failure("cannot use \(directory): \(Self.describe(errno))") }
+        guard errno == ENOENT else {
+            throw Failure(.fileUnwritable, "cannot use \(directory): \(Self.describe(errno))")
+        }
         let parent = (directory as NSString).deletingLastPathComponent
         guard FileManager.default.fileExists(atPath: parent) else {
-            throw Failure("the configuration directory \(parent) does not exist; make it first (mkdir -p \(parent))")
+            throw Failure(
+                .fileUnwritable,
+                "the configuration directory \(parent) does not exist; make it first (mkdir -p \(parent))")
         }
         guard mkdir(directory, directoryMode) == 0 else {
             if errno == EEXIST { return false }  // another envctl made it meanwhile
-            throw Failure("cannot make \(directory): \(Self.describe(errno))")
+            throw Failure(.fileUnwritable, "cannot make \(directory): \(Self.describe(errno))")
         }
         // 0755 whatever the umask, as before; on the directory this process made, never
         // through a link put in its place.
@@ -258,13 +276,14 @@ package struct DropInFile {
             let error = errno
             guard error == EWOULDBLOCK || error == EINTR else {
                 close(lock.descriptor)
-                throw Failure("cannot lock \(lockPath): \(Self.describe(error))")
+                throw Failure(.lockUnavailable, "cannot lock \(lockPath): \(Self.describe(error))")
             }
             let waited = ContinuousClock.now - start
             if waited >= Self.lockWaitLimit {
                 let holder = lockHolder(lock.descriptor)
                 close(lock.descriptor)
                 throw Failure(
+                    .lockUnavailable,
                     "another envctl\(holder) has been changing \(directory) for over \(Self.lockWaitLimit.components.seconds) s (it holds \(lockPath)); nothing was written. Try again when it is done."
                 )
             }
@@ -312,7 +331,7 @@ package struct DropInFile {
                     guard fstat(descriptor, &status) == 0 else {
                         error = errno
                         close(descriptor)
-                        throw Failure("cannot open the lock \(lockPath): \(Self.describe(error))")
+                        throw Failure(.lockUnavailable, "cannot open the lock \(lockPath): \(Self.describe(error))")
                     }
                     if status.st_mode & S_IFMT != S_IFREG || status.st_nlink > 1 {
                         close(descriptor)
@@ -320,6 +339,7 @@ package struct DropInFile {
                             status.st_mode & S_IFMT != S_IFREG
                             ? "not a regular file" : "a file with \(status.st_nlink) names (hard links)"
                         throw Failure(
+                            .lockUnavailable,
                             "\(lockPath) is \(what), not a lock file envctl made: envctl does not use it, and nothing was written. Look at what it is, remove it (rm \(lockPath)), and try again"
                         )
                     }
@@ -329,6 +349,7 @@ package struct DropInFile {
                 if error == ENOENT { continue }  // its holder removed it meanwhile
                 if error == EACCES {
                     throw Failure(
+                        .lockUnavailable,
                         "cannot open the lock \(lockPath): \(Self.describe(error)) (another user's lock file, which envctl needs to read: run envctl as that user or as root, or remove it once no envctl runs)"
                     )
                 }
@@ -336,14 +357,15 @@ package struct DropInFile {
             if error == ELOOP {
                 let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: lockPath)) ?? "?"
                 throw Failure(
+                    .lockUnavailable,
                     "\(lockPath) is a symbolic link (to \(target)), not a lock file envctl made: envctl does not follow it, and nothing was written. Remove the link (rm \(lockPath)) and try again"
                 )
             }
             // The directory went away with the last holder (it had made it): make it again.
             if error == ENOENT, (try? makeDirectory()) != nil { continue }
-            throw Failure("cannot open the lock \(lockPath): \(Self.describe(error))")
+            throw Failure(.lockUnavailable, "cannot open the lock \(lockPath): \(Self.describe(error))")
         }
-        throw Failure("cannot open the lock \(lockPath): the directory keeps disappearing")
+        throw Failure(.lockUnavailable, "cannot open the lock \(lockPath): the directory keeps disappearing")
     }
 
     /// ` (process N)`, from the open lock file, or nothing (when it names no live process).
@@ -396,7 +418,7 @@ package struct DropInFile {
             // The drop-in may have changed while the new file was written.
             guard try read()?.contents == expected else { throw Changed() }
             guard rename(temporary, path) == 0 else {
-                throw Failure("cannot replace \(path): \(Self.describe(errno))")
+                throw Failure(.fileUnwritable, "cannot replace \(path): \(Self.describe(errno))", file: path)
             }
         } catch {
             unlink(temporary)
@@ -422,11 +444,13 @@ package struct DropInFile {
                 try give(fixedNewFilePermissions ?? newFilePermissions(), to: descriptor)
             }
             guard fsync(descriptor) == 0 else {
-                throw Failure("cannot write \(temporary.path): \(Self.describe(errno))")
+                throw Failure(.fileUnwritable, "cannot write \(temporary.path): \(Self.describe(errno))")
             }
             let closed = close(descriptor)
             descriptor = -1
-            guard closed == 0 else { throw Failure("cannot write \(temporary.path): \(Self.describe(errno))") }
+            guard closed == 0 else {
+                throw Failure(.fileUnwritable, "cannot write \(temporary.path): \(Self.describe(errno))")
+            }
         } catch {
             if descriptor >= 0 { close(descriptor) }
             unlink(temporary.path)
@@ -453,9 +477,11 @@ package struct DropInFile {
                 ".\(name).\(drawTemporaryPart())\(suffix)")
             let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if descriptor >= 0 { return (path, descriptor) }
-            guard errno == EEXIST else { throw Failure("cannot write in \(directory): \(Self.describe(errno))") }
+            guard errno == EEXIST else {
+                throw Failure(.fileUnwritable, "cannot write in \(directory): \(Self.describe(errno))")
+            }
         }
-        throw Failure("cannot write in \(directory): no free temporary name")
+        throw Failure(.fileUnwritable, "cannot write in \(directory): no free temporary name")
     }
 
     /// Eight random letters and digits.
@@ -478,6 +504,7 @@ package struct DropInFile {
             // system.* holds the access control lists: without them, the file's readers change.
             if name.hasPrefix("system.") {
                 throw Failure(
+                    .fileUnwritable,
                     "cannot give the new \(path) the access control list (\(name)) of the file it replaces: \(Self.describe(error)); nothing was written"
                 )
             }
@@ -507,6 +534,7 @@ package struct DropInFile {
         if fchown(descriptor, permissions.owner, permissions.group) != 0 {
             guard fchown(descriptor, uid_t.max, permissions.group) == 0 else {
                 throw Failure(
+                    .fileUnwritable,
                     "cannot give \(path) the group \(Self.groupName(permissions.group)) of \(permissions.from ?? "its siblings"): \(Self.describe(errno)); nothing was written (run envctl as root, or as a member of that group)"
                 )
             }
@@ -517,7 +545,8 @@ package struct DropInFile {
             }
         }
         guard fchmod(descriptor, permissions.mode) == 0 else {
-            throw Failure("cannot set the mode of the new \(path): \(Self.describe(errno)); nothing was written")
+            throw Failure(
+                .fileUnwritable, "cannot set the mode of the new \(path): \(Self.describe(errno)); nothing was written")
         }
     }
 
@@ -551,7 +580,7 @@ package struct DropInFile {
         do {
             try FileDescriptor(rawValue: descriptor).writeAll(contents)
         } catch {
-            throw Failure("cannot write \(path): \(error)")
+            throw Failure(.fileUnwritable, "cannot write \(path): \(error)")
         }
     }
 

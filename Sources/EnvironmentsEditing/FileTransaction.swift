@@ -2,7 +2,7 @@ import Environments
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A change to several files that lands whole or not at all: what `migrate` and
@@ -121,6 +121,7 @@ package struct FileTransaction {
                     try? write(journal)
                     Self.complete(journal, in: journalDirectory)
                     throw Failure(
+                        .fileUnwritable,
                         "cannot replace \(entry.target): \(DropInFile.describe(error)); the files replaced before it have their old contents again, nothing was changed"
                     )
                 }
@@ -144,7 +145,7 @@ package struct FileTransaction {
         guard rename(temporary, path) == 0 else {
             let error = errno
             unlink(temporary)
-            throw Failure("cannot write \(path): \(DropInFile.describe(error)); nothing was changed")
+            throw Failure(.fileUnwritable, "cannot write \(path): \(DropInFile.describe(error)); nothing was changed")
         }
         DropInFile.syncDirectory(journalDirectory)
     }
@@ -159,7 +160,7 @@ package struct FileTransaction {
         do {
             journal = try TransactionJournal.read(in: directory)
         } catch {
-            throw Failure("\(error); nothing was written")
+            throw Failure(.fileUnreadable, "\(error); nothing was written")
         }
         guard let journal else { return }
         let files = journal.entries.map(\.target).joined(separator: ", ")

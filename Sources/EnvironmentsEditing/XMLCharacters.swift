@@ -90,6 +90,7 @@ package enum XMLCharacters {
 
     private static func keyFailure(_ key: String, _ scalar: Unicode.Scalar) -> Failure {
         Failure(
+            .unwritableCharacter,
             "the key '\(key)' holds \(describe(scalar)), which envctl does not write into a property list: "
                 + "\(reason(scalar)); nothing was written. Use a key without it (one the drop-in holds "
                 + "already: remove it with envctl unset, or envctl edit)")
@@ -97,6 +98,7 @@ package enum XMLCharacters {
 
     private static func valueFailure(_ key: String, _ scalar: Unicode.Scalar) -> Failure {
         Failure(
+            .unwritableCharacter,
             "the value for '\(key)' holds \(describe(scalar)), which envctl does not write into a property list: "
                 + "\(reason(scalar)); nothing was written. Leave it out, or write the bytes as data "
                 + "(--type data with their base64); one the drop-in holds already: set it anew, or envctl edit")

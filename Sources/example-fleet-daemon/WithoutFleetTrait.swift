@@ -15,7 +15,7 @@ enum WithoutTrait {
             or, in a package that depends on swift-environments, add traits: ["Fleet"] to its .package line.
 
             """
-        fputs(message, stderr)
+        _ = message.withCString { write(2, $0, strlen($0)) }
         exit(1)
     }
 }
