@@ -87,7 +87,7 @@ package struct FleetHostStatus: Codable, Sendable, Hashable {
 
     package init(
         host: String, revision: Int64, fingerprint: String, generation: UInt64, environment: String, last: Change?,
-        version: String?, library: String, renewed: Date, ttl: Int, refresh: Int
+        version: String?, library: String = LibraryVersion.current, renewed: Date, ttl: Int, refresh: Int
     ) {
         self.host = host
         self.revision = revision
