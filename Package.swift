@@ -275,7 +275,7 @@ let package = Package(
         // systemd credentials mount them, through a real EnvironmentService.
         .testTarget(
             name: "SourceSeamTests",
-            dependencies: ["Environments", "EnvironmentsDaemon", logging, serviceLifecycle]
+            dependencies: ["Environments", "EnvironmentsDaemon", "SystemdSupport", logging]
         ),
         // The editing engine through its API (ConfigurationEditor) and its parts, on real files.
         .testTarget(

@@ -65,6 +65,11 @@ import Testing
         func remove() { try? FileManager.default.removeItem(at: root) }
     }
 
+    /// The reports an observer received.
+    final class Reports: Sendable {
+        let reports = Mutex<[ReloadReport]>([])
+    }
+
     /// A service inside the test process: no systemd, no control socket, no state file, files
     /// not watched (the source's reloads are the subject).
     static func service(_ environment: Environment) -> EnvironmentService {
@@ -125,8 +130,8 @@ import Testing
         let source = await KeyPerFileSource.open(directory: fixture.volume)
         let environment = try Environment(options: fixture.options(source))
         let service = Self.service(environment)
-        let seen = Mutex<[ReloadReport]>([])
-        await service.onReload { report in seen.withLock { $0.append(report) } }
+        let seen = Reports()
+        await service.onReload { report in seen.reports.withLock { $0.append(report) } }
         let next = fixture
         try await Self.whileRunning(service) {
             var fixture = next
@@ -142,7 +147,7 @@ import Testing
             #expect(again.outcome == .unchanged)
             #expect(again.generation == report.generation)
         }
-        let reports = seen.withLock { $0 }
+        let reports = seen.reports.withLock { $0 }
         #expect(reports.map(\.outcome) == [.loaded, .applied, .unchanged])
         #expect(reports.map(\.trigger) == ["start", "keyfiles", "keyfiles"])
     }

@@ -399,7 +399,7 @@ struct SnapshotBuilder {
         return identities
     }
 
-    /// The host's files. With a base layer, a missing main file is no error (and the built-in
+    /// The host's files. With a source, a missing main file is no error (and the built-in
     /// configuration is not used: the layer is the configuration).
     ///
     /// Only a main file that is not there at all is missing: one that cannot be read (a

@@ -9,7 +9,7 @@ import EnvironmentsControl
 /// so what a source reports elsewhere (a fleet host's status key) cannot disagree with them.
 public struct ReloadReport: Sendable, Hashable {
     /// What a load or reload came to.
-    public enum Outcome: String, Sendable, Hashable {
+    public enum Outcome: Sendable, Hashable {
         /// The configuration loaded when the service started.
         case loaded
         /// A reload applied a new configuration.
