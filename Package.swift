@@ -193,7 +193,7 @@ let package = Package(
             name: "EnvironmentsEtcd",
             dependencies: [
                 "Environments", "EnvironmentsControl", "EnvironmentsDaemon", "EtcdFleetClient", "Locking", logging,
-                serviceLifecycle,
+                serviceLifecycle, .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         // The etcd options, declared once for every program that takes them (envctl-fleet and
@@ -269,6 +269,13 @@ let package = Package(
                 "Varlink",
                 logging,
             ]
+        ),
+        // A source of configuration written against the public API alone, as another package
+        // writes one (no @testable, no package symbol): key-per-file values, as Kubernetes and
+        // systemd credentials mount them, through a real EnvironmentService.
+        .testTarget(
+            name: "SourceSeamTests",
+            dependencies: ["Environments", "EnvironmentsDaemon", "SystemdSupport", logging]
         ),
         // The editing engine through its API (ConfigurationEditor) and its parts, on real files.
         .testTarget(

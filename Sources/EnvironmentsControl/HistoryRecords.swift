@@ -63,7 +63,7 @@ package struct ReloadHistoryRecord: Codable, Sendable, Hashable {
     /// What started the attempt, in words: `start`, `signal`, `file`, `systemctl reload
     /// (ExecReload=, uid 62506)` (a control call from `daemonUnit`, the daemon's own unit),
     /// `control from uid 0 in backup.service`... (another caller; `control by the application`
-    /// without one), `fleet revision 42`. The names of entries written before 0.2.0
+    /// without one), `fleet revision 42` (another source's: `NAME revision 42`). The names of entries written before 0.2.0
     /// (`file-change`, `api`, `etcd`) read as today's.
     package func triggerDescription(daemonUnit: String? = nil) -> String {
         switch trigger {
@@ -75,7 +75,7 @@ package struct ReloadHistoryRecord: Codable, Sendable, Hashable {
             return "control from uid \(callerUID)" + (callerUnit.map { " in \($0)" } ?? "")
         case "fleet", "etcd": return fleetRevision.map { "fleet revision \($0)" } ?? "fleet"
         case "file", "file-change": return "file"
-        default: return trigger
+        default: return fleetRevision.map { "\(trigger) revision \($0)" } ?? trigger
         }
     }
 }

@@ -46,8 +46,8 @@ public final class EtcdFleet: Sendable {
     /// Cache writes happen here, off the tasks' threads, newest state only.
     private let cacheQueue = DispatchQueue(label: "EtcdFleet.cache")
     private let pendingCache = Locked<FleetState?>(nil)
-    /// The application's version from the options the fleet was applied to.
-    private let applicationVersion = Locked<String?>(nil)
+    /// The application's version and the instance from the options the fleet was applied to.
+    private let applied = Locked<(version: String?, instance: String?)>((nil, nil))
 
     /// Puts the fleet's documents below the host's own files in `options`: an environment made
     /// with them reads the fleet's `Environments.plist` and drop-ins first, then the host's
@@ -62,10 +62,11 @@ public final class EtcdFleet: Sendable {
     /// The application's version this host reports in its status key is the build's
     /// (`BuildInfo`'s, from the embedded Info.plist's `CFBundleShortVersionString`).
     public func apply(to options: inout EnvironmentOptions) {
-        options.baseLayer = layer
-        layer.setHost(configuration.status.resolvedHostID(instance: options.selectedInstance))
+        if !options.sources.contains(where: { ($0 as? FleetLayer) === layer }) { options.sources.append(layer) }
+        let instance = options.selectedInstance
+        layer.setHost(configuration.status.resolvedHostID(instance: instance))
         let version = options.build.version
-        applicationVersion.withLock { $0 = version }
+        applied.withLock { $0 = (version, instance) }
     }
 
     private init(
@@ -189,24 +190,23 @@ public final class EtcdFleet: Sendable {
     /// fleet change (with the rejection's error, secrets redacted), its versions and when it last
     /// renewed, for `envctl fleet status` (<doc:FleetStatus>).
     public func service(for environmentService: EnvironmentService) async -> some Service {
-        let reloader = environmentService.reloader
         if startedFromCache {
-            await reloader.setStatusNote(
+            await environmentService.setStatusNote(
                 "fleet configuration from the local cache at revision \(layer.revision) (etcd unreachable)",
-                for: "etcd")
+                from: layer)
         } else {
             cacheLater(layer.current)
         }
         var status: FleetStatusReporter?
         if configuration.status.isEnabled {
             var options = configuration.status
-            options.applicationVersion = options.applicationVersion ?? applicationVersion.withLock { $0 }
-            let reporter = FleetStatusReporter(
-                fleet: self, instance: reloader.environment.snapshot.instanceName, options: options)
-            await reloader.addRenderer { reporter.render($0) }
+            let (version, instance) = applied.withLock { $0 }
+            options.applicationVersion = options.applicationVersion ?? version
+            let reporter = FleetStatusReporter(fleet: self, instance: instance, options: options)
+            await environmentService.onReload { reporter.render($0) }
             status = reporter
         }
-        return FleetWatch(fleet: self, reloader: reloader, status: status)
+        return FleetWatch(fleet: self, service: environmentService, status: status)
     }
 }
 #endif

@@ -3,14 +3,14 @@ import Environments
 import EtcdFleetClient
 import Locking
 
-/// The fleet's documents as a `ConfigurationLayer` below the host's files: what
+/// The fleet's documents as a `ConfigurationSource` below the host's files: what
 /// ``EtcdFleet`` last read from etcd (or from its cache), held in memory so that every reload
 /// takes them at once.
 ///
 /// While a staged publish is in progress, a host in its stage runs the candidate's documents
 /// (``FleetState/effective(forHost:limits:)``): which host this is, the fleet learns when it is
 /// applied to the environment's options (the instance is part of the host id).
-package final class FleetLayer: ConfigurationLayer {
+package final class FleetLayer: ConfigurationSource {
     private struct Held {
         /// Everything read: the documents, and a staged publish's record and candidate.
         var state: FleetState
@@ -34,6 +34,10 @@ package final class FleetLayer: ConfigurationLayer {
                 identity: (effective.configurationRevision, effective.fingerprint)))
     }
 
+    /// `fleet`: the trigger of the reloads a fleet change starts, and the topic of its
+    /// `STATUS=` note.
+    package var name: String { "fleet" }
+
     /// The documents, lowest first: the main document, then the drop-ins by name.
     ///
     /// - Throws: `EnvironmentError` (`fileUnreadable`) naming the key, when the documents
@@ -41,9 +45,9 @@ package final class FleetLayer: ConfigurationLayer {
     package func documents() throws(EnvironmentError) -> [ConfigurationDocument] {
         let (documents, violation) = held.withLock { ($0.effective.documents, $0.effective.violation) }
         if let violation {
-            throw EnvironmentError(
-                .fileUnreadable, "the fleet exceeds its limit on \(violation.limit): \(violation.message)",
-                file: "etcd:\(violation.key)", hint: violation.hint)
+            throw EnvironmentError.unreadable(
+                "etcd:\(violation.key)",
+                reason: "the fleet exceeds its limit on \(violation.limit): \(violation.message)", hint: violation.hint)
         }
         return documents
     }

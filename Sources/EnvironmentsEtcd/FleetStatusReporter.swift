@@ -9,7 +9,7 @@ import Logging
 import ServiceLifecycle
 
 /// Keeps this host's status key (``FleetHostStatus``, `PREFIX/.status/HOST`) up to date: one
-/// more output of the reload record (``ConfigurationReloader/addRenderer(_:)``), written by a
+/// more output of the reload record (`EnvironmentService.onReload(_:)`), written by a
 /// task of its own so that reporting never holds up a reload.
 ///
 /// - The key is attached to a lease of ``FleetStatusOptions/ttl`` (30 s), renewed every third
@@ -55,21 +55,27 @@ final class FleetStatusReporter: Sendable {
     func render(_ report: ReloadReport) {
         let attempted = layer.documentsIdentity
         let now = Date()
+        // As a verdict tells it: the load at start reads applied; an abandoned reload, rejected.
+        var outcome: ReloadOutcomeRecord =
+            switch report.outcome {
+            case .loaded, .applied: .applied
+            case .unchanged: .unchanged
+            case .rejected, .abandoned: .rejected
+            }
         pending.withLock { pending in
-            let rejected = report.verdict.outcome == .rejected
+            let rejected = outcome == .rejected
             if !rejected || pending.running == nil { pending.running = attempted }
             var last = pending.status?.last
-            if report.fleetRevision != nil {
-                var outcome = report.verdict.outcome
+            if report.trigger == layer.name, report.revision != nil {
                 if outcome == .applied, !report.pendingRestart.isEmpty { outcome = .pendingRestart }
                 last = FleetHostStatus.Change(
                     outcome: outcome, revision: attempted.revision, fingerprint: attempted.fingerprint,
-                    rejection: rejected ? report.rejection.map(FleetRejection.init) ?? .abandoned : nil, at: now)
+                    rejection: rejected ? report.error.map(FleetRejection.init) ?? .abandoned : nil, at: now)
             }
             pending.status = FleetHostStatus(
                 host: host, revision: pending.running!.revision, fingerprint: pending.running!.fingerprint,
-                generation: report.verdict.generation, environment: report.environment, last: last,
-                version: options.applicationVersion, library: LibraryVersion.current, renewed: now,
+                generation: report.generation, environment: report.environment, last: last,
+                version: options.applicationVersion, renewed: now,
                 ttl: options.ttlSeconds, refresh: Int(options.refresh.components.seconds))
             pending.dirty = true
         }

@@ -1,5 +1,5 @@
 #if Fleet
-import EnvironmentsControl
+import CoreMetrics
 import EnvironmentsDaemon
 import EtcdFleetClient
 import Logging
@@ -8,7 +8,8 @@ import ServiceLifecycle
 /// Watches the fleet's documents and reloads the environment on every change of them.
 struct FleetWatch: Service, CustomStringConvertible {
     let fleet: EtcdFleet
-    let reloader: ConfigurationReloader
+    /// The service whose configuration the fleet's documents are part of.
+    let service: EnvironmentService
     /// Keeps this host's status key, unless reporting is off.
     var status: FleetStatusReporter?
 
@@ -46,6 +47,11 @@ struct FleetWatch: Service, CustomStringConvertible {
         var inSync = true
     }
 
+    /// `environments_fleet_revision_lag`: how many etcd revisions the configuration in use is
+    /// behind the newest one the watch saw (0 when every change is applied; more after a
+    /// rejected one), through the metrics factory the process bootstrapped.
+    private static var revisionLag: Gauge { Gauge(label: "environments_fleet_revision_lag") }
+
     /// Applies every change of the fleet's documents until the service stops.
     private func watch() async {
         let state = fleet.layer.current
@@ -80,7 +86,7 @@ struct FleetWatch: Service, CustomStringConvertible {
     private func record(_ progress: inout WatchProgress, applied: Bool?) {
         if let applied { progress.inSync = applied }
         if progress.inSync { progress.appliedRevision = progress.state.revision }
-        reloader.metrics.fleetRevisionLag(progress.state.revision - progress.appliedRevision)
+        Self.revisionLag.record(Double(max(progress.state.revision - progress.appliedRevision, 0)))
     }
 
     /// Takes `state` as the fleet's documents: reloads when this host's changed, else keeps it
@@ -112,7 +118,7 @@ struct FleetWatch: Service, CustomStringConvertible {
                 logger.notice(
                     "etcd reachable again; the fleet configuration is live",
                     metadata: ["etcd_endpoint": "\(endpoint)", "etcd_revision": "\(progress.state.revision)"])
-                await reloader.setStatusNote(nil, for: "etcd")
+                await service.setStatusNote(nil, from: fleet.layer)
             }
             await handle(update, &progress)
             if progress.needsFullRead { break }
@@ -157,8 +163,8 @@ struct FleetWatch: Service, CustomStringConvertible {
             ])
         if !progress.offline {
             progress.offline = true
-            await reloader.setStatusNote(
-                "etcd unreachable, fleet configuration at revision \(progress.state.revision)", for: "etcd")
+            await service.setStatusNote(
+                "etcd unreachable, fleet configuration at revision \(progress.state.revision)", from: fleet.layer)
         }
         try? await Task.sleep(for: progress.delay)
         progress.delay = min(progress.delay * 2, .seconds(2))
@@ -175,8 +181,8 @@ struct FleetWatch: Service, CustomStringConvertible {
     /// the configuration in use now comes from them (`false` when the reload was rejected).
     private func apply(_ state: FleetState) async -> Bool {
         fleet.layer.update(state)
-        let record = await reloader.reload(trigger: .fleet, fleetRevision: state.revision)
-        guard record.outcome != .rejected else { return false }
+        let report = await service.reload(from: fleet.layer, revision: state.revision)
+        guard report.outcome != .rejected, report.outcome != .abandoned else { return false }
         fleet.cacheLater(state)
         return true
     }

@@ -1,4 +1,5 @@
 #if Fleet
+import Environments
 import EnvironmentsControl
 import Foundation
 
@@ -87,7 +88,7 @@ package struct FleetHostStatus: Codable, Sendable, Hashable {
 
     package init(
         host: String, revision: Int64, fingerprint: String, generation: UInt64, environment: String, last: Change?,
-        version: String?, library: String, renewed: Date, ttl: Int, refresh: Int
+        version: String?, library: String = LibraryVersion.current, renewed: Date, ttl: Int, refresh: Int
     ) {
         self.host = host
         self.revision = revision

@@ -60,7 +60,8 @@ struct FleetOptions: ParsableArguments {
 }
 
 /// Documents held in memory, as the fleet layer of a configuration envctl builds.
-struct FixedDocuments: ConfigurationLayer {
+struct FixedDocuments: ConfigurationSource {
+    var name: String { "fleet" }
     var held: [ConfigurationDocument]
     func documents() throws(EnvironmentError) -> [ConfigurationDocument] { held }
 }

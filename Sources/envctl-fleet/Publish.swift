@@ -235,7 +235,7 @@ struct Publish: ParsableCommand {
         for name in names {
             var options = EnvironmentOptions(
                 applicationName: "envctl", environment: name, configDirectory: empty.path)
-            options.baseLayer = FixedDocuments(held: state.documents)
+            options.sources = [FixedDocuments(held: state.documents)]
             options.instance = instance
             options.declaration = declaration
             options.warningsAreErrors = strict

@@ -287,7 +287,7 @@ struct LocationOptions: ParsableArguments {
     ) throws -> EnvironmentOptions {
         var options = try localOptions(processEnvironment, directory: directory)
         if FleetTool.isRequested(processEnvironment) {
-            options.baseLayer = FixedDocuments(held: try FleetTool.documents())
+            options.sources = [FixedDocuments(held: try FleetTool.documents())]
         }
         return options
     }

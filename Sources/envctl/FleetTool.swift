@@ -150,7 +150,8 @@ enum FleetTool {
 }
 
 /// Documents held in memory, as the fleet layer of a configuration envctl builds.
-struct FixedDocuments: ConfigurationLayer {
+struct FixedDocuments: ConfigurationSource {
+    var name: String { "fleet" }
     var held: [ConfigurationDocument]
     func documents() throws(EnvironmentError) -> [ConfigurationDocument] { held }
 }

@@ -124,7 +124,7 @@ struct ConfigurationReporterTests {
         #expect(entry.contains { $0 == ("CONFIG_CALLER_UID", "4242") })
         #expect(entry.contains { $0 == ("CONFIG_CALLER_UNIT", "example.service") })
 
-        let unchanged = await reloader.reload(trigger: .fleet, fleetRevision: 77)
+        let unchanged = await reloader.reload(trigger: .fleet, revision: 77)
         #expect(unchanged.outcome == .unchanged)
         let same = try fixture.nextEntry()
         #expect(same.contains { $0 == ("MESSAGE_ID", ConfigurationMessageID.unchanged) })

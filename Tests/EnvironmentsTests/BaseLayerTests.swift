@@ -2,10 +2,11 @@ import Environments
 import Foundation
 import Testing
 
-/// Documents of a ``ConfigurationLayer`` (a fleet configuration) sit below the host's files.
+/// Documents of a ``ConfigurationSource`` (a fleet configuration) sit below the host's files.
 @Suite struct BaseLayerTests {
     /// A layer holding fixed documents, as a fleet layer holds the last ones it read.
-    private struct FixedLayer: ConfigurationLayer {
+    private struct FixedLayer: ConfigurationSource {
+        var name: String { "fleet" }
         var held: [ConfigurationDocument]
         func documents() throws(EnvironmentError) -> [ConfigurationDocument] { held }
     }
@@ -24,7 +25,7 @@ import Testing
 
     private func options(_ directory: TemporaryDirectory, _ documents: [ConfigurationDocument]) -> EnvironmentOptions {
         var options = directory.options()
-        options.baseLayer = FixedLayer(held: documents)
+        options.sources = [FixedLayer(held: documents)]
         return options
     }
 

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// Broken deploys are errors, never "no file": only a path that truly does not exist is absent.
@@ -14,7 +14,8 @@ import Testing
 @Suite struct BrokenDeployTests {
     private let builtIn: [String: SettingValue] = ["Debug": ["Value": "built-in"]]
 
-    private struct FixedLayer: ConfigurationLayer {
+    private struct FixedLayer: ConfigurationSource {
+        var name: String { "fleet" }
         var held: [ConfigurationDocument]
         func documents() throws(EnvironmentError) -> [ConfigurationDocument] { held }
     }
@@ -137,10 +138,12 @@ import Testing
 
             // With a base layer (fleet mode) too: the host's overrides would be silently lost.
             var fleet = explicit
-            fleet.baseLayer = FixedLayer(held: [
-                ConfigurationDocument(
-                    origin: "etcd:/fleet/Environments.plist", data: Data(Plist.xml(["Debug": [:]]).utf8))
-            ])
+            fleet.sources = [
+                FixedLayer(held: [
+                    ConfigurationDocument(
+                        origin: "etcd:/fleet/Environments.plist", data: Data(Plist.xml(["Debug": [:]]).utf8))
+                ])
+            ]
             expectFailure(fleet, naming: typo, saying: "does not exist")
 
             // $CONFIGURATION_DIRECTORY: each directory searched must exist...

@@ -26,8 +26,9 @@ public struct BuildInfo: Sendable, Hashable {
     package var defaultEnvironment: String
     /// The environments that may be selected, or `nil` for any that the files define.
     package var allowedEnvironments: [String]?
-    /// The application's version, if it gives one.
-    package var version: String?
+    /// The application's version, if it gives one (`CFBundleShortVersionString`): a source that
+    /// reports this host's state elsewhere (the fleet's status key) names it.
+    public var version: String?
 
     /// Creates build information.
     ///

@@ -1,6 +1,6 @@
 extension Environment {
     /// The environments the configuration that `options` describe defines: every top-level
-    /// dictionary other than the reserved keys, in the base layer's documents, the main file
+    /// dictionary other than the reserved keys, in the sources' documents, the main file
     /// (or the built-in configuration) and the drop-ins, sorted.
     ///
     /// What `envctl check` checks when no environment is named.

@@ -87,9 +87,10 @@ public struct EnvironmentOptions: Sendable {
     /// swift-log's levels: `trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical`.
     /// `nil` turns the check off.
     public var logLevelKey: String? = "LogLevel"
-    /// Documents below the host's files, such as a fleet configuration from etcd
-    /// (`EnvironmentsEtcd`); `nil` for none. With a layer, the host's own files are optional.
-    package var baseLayer: (any ConfigurationLayer)?
+    /// Sources of documents below the host's files, lowest first, such as a fleet
+    /// configuration from etcd (`EnvironmentsEtcd`); none by default. With a source, the
+    /// host's own files are optional. See ``ConfigurationSource``.
+    public var sources: [any ConfigurationSource] = []
     /// The application's own check of a new configuration: throw to reject it. It runs on
     /// every load and reload, after interpolation and before the new snapshot is swapped in.
     /// It may read the environment (which still serves the current snapshot), but must not
@@ -114,8 +115,10 @@ public struct EnvironmentOptions: Sendable {
     /// from whatever `LoggingSystem` holds when the options are made.
     public var logger = Logger(label: "Environments")
 
-    /// The instance selected: ``instance``, else ``instanceVariable``'s value; `nil` for none.
-    package var selectedInstance: String? {
+    /// The instance selected: ``instance``, else the value of the `APP_INSTANCE` variable (as
+    /// ``instance`` describes); `nil` for none. A source whose documents differ by
+    /// host reads it.
+    public var selectedInstance: String? {
         if let instance, !instance.isEmpty { return instance }
         if let value = processEnvironment[instanceVariable], !value.isEmpty { return value }
         return nil

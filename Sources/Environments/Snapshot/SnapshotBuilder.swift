@@ -259,7 +259,7 @@ struct SnapshotBuilder {
         return (running, pending)
     }
 
-    /// Every file the configuration is built from, in the order they apply: the base layer's
+    /// Every file the configuration is built from, in the order they apply: the sources'
     /// documents, then the host's files (or the built-in configuration).
     ///
     /// - Parameter location: Where the host's files are; `nil` for the built-in configuration alone.
@@ -269,8 +269,8 @@ struct SnapshotBuilder {
         _ location: ConfigurationLocation?, previous: EnvironmentSnapshot?, warnings: inout [ConfigurationWarning]
     ) throws(EnvironmentError) -> [EnvironmentsFile] {
         var files: [EnvironmentsFile] = []
-        if let layer = options.baseLayer {
-            for document in try layer.documents() {
+        for source in options.sources {
+            for document in try source.documents() {
                 files.append(
                     try EnvironmentsFile(
                         PropertyListDocument(data: document.data, file: document.origin), isDropIn: false))
@@ -278,7 +278,7 @@ struct SnapshotBuilder {
         }
         if let location {
             try checkDirectoryIsStillThere(previous: previous)
-            files += try readConsistentFiles(location, hasBaseLayer: options.baseLayer != nil, warnings: &warnings)
+            files += try readConsistentFiles(location, hasBaseLayer: !options.sources.isEmpty, warnings: &warnings)
         } else {
             files.append(try EnvironmentsFile(root: options.builtInConfiguration ?? [:], label: builtInLabel))
         }
@@ -399,7 +399,7 @@ struct SnapshotBuilder {
         return identities
     }
 
-    /// The host's files. With a base layer, a missing main file is no error (and the built-in
+    /// The host's files. With a source, a missing main file is no error (and the built-in
     /// configuration is not used: the layer is the configuration).
     ///
     /// Only a main file that is not there at all is missing: one that cannot be read (a

@@ -1,7 +1,7 @@
 /// Where an effective value came from: which layer, and which file if any.
 ///
-/// Layers apply lowest first: ``Layer/defaults``; then, file by file (any base layer such as
-/// etcd's documents, the main file, then each drop-in), ``Layer/common``,
+/// Layers apply lowest first: ``Layer/defaults``; then, file by file (the documents of each
+/// ``ConfigurationSource`` such as etcd's, the main file, then each drop-in), ``Layer/common``,
 /// ``Layer/environment`` and ``Layer/instance``; then ``Layer/environmentVariable``; and last
 /// ``Layer/override``.
 public struct ValueSource: Sendable, Hashable {

@@ -166,7 +166,7 @@ package struct ConfigurationReporter: Sendable {
         entry.append("CONFIG_TRIGGER", record.triggerName)
         if let uid = record.cause?.callerUID { entry.append("CONFIG_CALLER_UID", String(uid)) }
         if let unit = record.cause?.callerUnit { entry.append("CONFIG_CALLER_UNIT", unit) }
-        if let revision = record.cause?.fleetRevision { entry.append("CONFIG_FLEET_REVISION", String(revision)) }
+        if let revision = record.cause?.revision { entry.append("CONFIG_FLEET_REVISION", String(revision)) }
     }
 
     /// A rejected reload, with the file, line and key the error names.

@@ -248,18 +248,30 @@ package actor ConfigurationReloader {
     ///   - callerUID: A control call's caller, for the history and the journal.
     ///   - callerUnit: The systemd service unit the caller runs in, for the history and the
     ///     journal.
-    ///   - fleetRevision: A fleet change's etcd revision, for the history and the journal.
+    ///   - revision: The revision of a source's documents (etcd's, for the fleet), for the
+    ///     history and the journal.
     /// - Returns: The verdict, as the state file and the control socket's `Reload` give it.
     @discardableResult
     package func reload(
-        trigger: ReloadTrigger, callerUID: UInt32? = nil, callerUnit: String? = nil, fleetRevision: Int64? = nil
+        trigger: ReloadTrigger, callerUID: UInt32? = nil, callerUnit: String? = nil, revision: Int64? = nil
     ) async
         -> ReloadState.LastReload
     {
+        ReloadState.LastReload(
+            await reloadRecord(
+                ReloadCause(trigger: trigger, callerUID: callerUID, callerUnit: callerUnit, revision: revision)))
+    }
+
+    /// Reloads as ``reload(trigger:callerUID:callerUnit:revision:)`` does, for a source
+    /// (``EnvironmentService/reload(from:revision:)``): the report a source sees.
+    package func reload(from source: some ConfigurationSource, revision: Int64?) async -> ReloadReport {
+        ReloadReport(await reloadRecord(ReloadCause(trigger: ReloadTrigger(source), revision: revision)))
+    }
+
+    /// One reload in its turn, announced: the record of it.
+    private func reloadRecord(_ cause: ReloadCause) async -> ReloadRecord {
         await takeTurn()
         defer { endTurn() }
-        let cause = ReloadCause(
-            trigger: trigger, callerUID: callerUID, callerUnit: callerUnit, fleetRevision: fleetRevision)
         let started = MonotonicClock.nowMicroseconds()
         let built: Result<ReloadOutcome, EnvironmentError>?
         // Before READY=1 (a control call or a file change while the application starts),
@@ -268,14 +280,14 @@ package actor ConfigurationReloader {
         if builds.isAbandoned {
             built = nil
         } else {
-            if tellsSystemd { notifier.reloading(status: SystemdStatus.reloading(trigger)) }
+            if tellsSystemd { notifier.reloading(status: SystemdStatus.reloading(cause.trigger)) }
             built = await builds.reload(environment)
         }
         guard let built else {
             let record = ReloadRecord(
                 .abandoned, configuration: environment.snapshot, cause: cause, startedMonotonicMicroseconds: started)
             announce(record)
-            return ReloadState.LastReload(record)
+            return record
         }
         let record = ReloadRecord(
             built, keeping: environment.snapshot, cause: cause, startedMonotonicMicroseconds: started)
@@ -283,7 +295,7 @@ package actor ConfigurationReloader {
         // After the state file: a script that reads it once `systemctl reload` returns (systemd
         // waits for this READY=1) reads this reload's verdict.
         if tellsSystemd { notifier.ready(status: SystemdStatus.text(after: record, notes: statusNotes)) }
-        return ReloadState.LastReload(record)
+        return record
     }
 
     /// Renders `record` everywhere: the log level, the log, the journal, the history, the last
@@ -305,10 +317,10 @@ package actor ConfigurationReloader {
         for renderer in renderers { renderer(report) }
     }
 
-    /// Adds an output of every load and reload (a fleet's status key): `renderer` is called
-    /// with each one's ``ReloadReport`` once it is announced, and at once with the last one
-    /// announced before. It runs on the reloader and must return at once: hand the report to
-    /// a task of your own.
+    /// Adds an output of every load and reload (``EnvironmentService/onReload(_:)``): `renderer`
+    /// is called with each one's ``ReloadReport`` once it is announced, and at once with the
+    /// last one announced before. It runs on the reloader and must return at once: hand the
+    /// report to a task of your own.
     package func addRenderer(_ renderer: @escaping @Sendable (ReloadReport) -> Void) {
         renderers.append(renderer)
         if let lastAnnounced { renderer(lastAnnounced) }

@@ -39,7 +39,7 @@ package struct ReloadHistory: Sendable {
             environment: record.configuration.environmentName, instance: record.configuration.instanceName,
             trigger: record.triggerName, callerUID: record.cause?.callerUID.map(Int.init),
             callerUnit: record.cause?.callerUnit,
-            fleetRevision: record.cause?.fleetRevision.map(Int.init), pid: Int(getpid()))
+            fleetRevision: record.cause?.revision.map(Int.init), pid: Int(getpid()))
         if let change = record.change {
             let kept = Self.changes(of: change.changedKeys, from: change.previous, to: change.current)
             entry.changes = kept.changes

@@ -8,13 +8,13 @@ import Foundation
 ///
 /// | metric | type | meaning |
 /// | --- | --- | --- |
-/// | `environments_reloads_total{result, trigger}` | counter | reloads by result (`applied`, `unchanged`, `rejected`) and trigger (`file`, `signal`, `control`, `fleet`) |
+/// | `environments_reloads_total{result, trigger}` | counter | reloads by result (`applied`, `unchanged`, `rejected`) and trigger (`file`, `signal`, `control`, or a source's name: `fleet`) |
 /// | `environments_last_reload_successful` | gauge | 1 when the last load or reload was good, 0 after a rejected one |
 /// | `environments_last_reload_success_timestamp_seconds` | gauge | Unix time of the last good load or reload |
 /// | `environments_generation` | gauge | the configuration generation in use |
 /// | `environments_reload_duration_seconds` | timer | how long reloads take, each result |
 /// | `environments_watch_polling` | gauge | 1 while the file watcher polls (inotify unavailable) |
-/// | `environments_fleet_revision_lag` | gauge | fleet mode: etcd revisions between the newest seen and the one in use |
+/// | `environments_fleet_revision_lag` | gauge | fleet mode: etcd revisions between the newest seen and the one in use (kept by EnvironmentsEtcd, with the process's factory) |
 package struct ReloadMetrics: Sendable {
     private let factory: any MetricsFactory
     private let lastSuccessful: Gauge
@@ -22,7 +22,6 @@ package struct ReloadMetrics: Sendable {
     private let generation: Gauge
     private let duration: CoreMetrics.Timer
     private let watchPolling: Gauge
-    private let fleetRevisionLag: Gauge
 
     /// Metrics made by `factory`, or by the factory the process bootstrapped.
     init(factory: (any MetricsFactory)? = nil) {
@@ -33,7 +32,6 @@ package struct ReloadMetrics: Sendable {
         generation = Gauge(label: "environments_generation", factory: factory)
         duration = CoreMetrics.Timer(label: "environments_reload_duration_seconds", factory: factory)
         watchPolling = Gauge(label: "environments_watch_polling", factory: factory)
-        fleetRevisionLag = Gauge(label: "environments_fleet_revision_lag", factory: factory)
     }
 
     /// Records `record`: the load at start sets the gauges (good, at its generation, not
@@ -68,19 +66,13 @@ package struct ReloadMetrics: Sendable {
         }
     }
 
-    /// Fleet mode: how many etcd revisions the configuration in use is behind the newest one
-    /// the watch saw (0 when every change is applied; more after a rejected one).
-    package func fleetRevisionLag(_ revisions: Int64) {
-        fleetRevisionLag.record(Double(max(revisions, 0)))
-    }
-
     /// Whether the file watcher polls.
     func polling(_ isPolling: Bool) {
         watchPolling.record(isPolling ? 1 : 0)
     }
 
     /// The `trigger` label: `file`, `signal`, `control` (the control socket, or the application)
-    /// or `fleet`.
+    /// or a source's name (`fleet`).
     static func label(of trigger: ReloadTrigger) -> String {
         trigger.rawValue
     }

@@ -1,19 +1,36 @@
+import Environments
+
 /// What started a reload: one word, the same in the journal (`CONFIG_TRIGGER=`), the state
-/// file, the history, the control socket and the metrics' `trigger` label. Journal entries
-/// written before 0.2.0 said `file-change`, `api` and `etcd` for `file`, `control` and
-/// `fleet`; `envctl history` reads both.
-package enum ReloadTrigger: String, Sendable, Hashable {
+/// file, the history, the control socket, `STATUS=` and the metrics' `trigger` label: the
+/// daemon's own `signal`, `file` and `control`, or a ``ConfigurationSource``'s name (`fleet`
+/// for the etcd fleet). Journal entries written before 0.2.0 said `file-change`, `api` and
+/// `etcd` for `file`, `control` and `fleet`; `envctl history` reads both.
+package struct ReloadTrigger: RawRepresentable, Sendable, Hashable {
+    /// The word.
+    package var rawValue: String
+
+    /// The trigger named `rawValue`.
+    package init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// A reload that `source` asked for: its name, or `source` for a name outside the rules
+    /// (``ConfigurationSource/name``).
+    package init(_ source: some ConfigurationSource) {
+        rawValue = source.triggerName
+    }
+
     /// `SIGHUP`: `kill -HUP`, or `systemctl reload` of a unit without `ExecReload=`
     /// (`Type=notify-reload`).
-    case signal
+    package static let signal = ReloadTrigger(rawValue: "signal")
     /// A configuration file or drop-in changed on disk.
-    case file
-    /// The application called ``ConfigurationReloader/reload(trigger:callerUID:callerUnit:fleetRevision:)``
+    package static let file = ReloadTrigger(rawValue: "file")
+    /// The application called ``ConfigurationReloader/reload(trigger:callerUID:callerUnit:revision:)``
     /// itself, or a control call did (`envctl reload`, so `systemctl reload` with it as
     /// `ExecReload=`).
-    case control
-    /// The fleet configuration in etcd changed (`EnvironmentsEtcd`).
-    case fleet
+    package static let control = ReloadTrigger(rawValue: "control")
+    /// The etcd fleet's source (`EnvironmentsEtcd`), by its name.
+    package static let fleet = ReloadTrigger(rawValue: "fleet")
 }
 
 /// What started a reload, and who or what asked: the history (`envctl history`) and the
@@ -27,8 +44,10 @@ package struct ReloadCause: Sendable, Hashable {
     /// The systemd service unit a control call's caller runs in (its control group): the
     /// daemon's own for its `ExecReload=` (`systemctl reload`).
     package var callerUnit: String?
-    /// A fleet change's etcd revision.
-    package var fleetRevision: Int64?
+    /// The revision of a source's documents (etcd's, for the fleet): `CONFIG_FLEET_REVISION`
+    /// in the journal and `fleetRevision` in the history, names kept from when the fleet was
+    /// the one source (other versions read them).
+    package var revision: Int64?
 
     /// The trigger of the load at start, in the history and the journal.
     package static let startTrigger = "start"
