@@ -62,7 +62,13 @@ struct ThreadBridgeTests {
                 return ready == 1 ? "woken" : "timed out"
             }
         }
-        #expect(isReadable(started, waitingMilliseconds: 60_000))
+        // Waited for on a thread of its own: a poll(2) here would hold one of the cooperative
+        // pool's threads (two on a 2-core machine), and with another test blocking the other,
+        // the task above could not start its thread at all (a 60 s timeout under load).
+        let didStart = await DedicatedThread.run(named: "bridge-cancel-wait", onCancel: {}) {
+            isReadable(started, waitingMilliseconds: 60_000)
+        }
+        #expect(didStart)
         task.cancel()
         #expect(await task.value == "woken")
     }
