@@ -104,22 +104,23 @@ line() { # traits
     fi
 }
 
-# Writes consumer $1's package: Package.swift from standard input's `dependencies:` and
-# `targets:` lines, and Sources/$1/main.swift from $2.
+# Writes consumer $1's package, `$1-consumer` (a package named as one of its dependencies, vapor,
+# would be taken for it), with one executable target of the same name: Package.swift from
+# standard input's `dependencies:` and `targets:` lines, and its main.swift from $2.
 package() { # consumer main.swift-text
-    local path="$dir/$1"
-    mkdir -p "$path/Sources/$1"
+    local path="$dir/$1-consumer"
+    mkdir -p "$path/Sources/$1-consumer"
     {
         echo "$tools"
         echo "import PackageDescription"
         echo
         echo "let package = Package("
-        echo "    name: \"$1\","
+        echo "    name: \"$1-consumer\","
         echo "    platforms: [.macOS(.v15)],"
         cat
         echo ")"
     } >"$path/Package.swift"
-    printf '%s\n' "$2" >"$path/Sources/$1/main.swift"
+    printf '%s\n' "$2" >"$path/Sources/$1-consumer/main.swift"
     rm -f "$path/Package.resolved"
 }
 
@@ -128,7 +129,7 @@ summary=()
 scratch() { if [[ $1 == twice ]]; then echo "$dir/scratch-fleet"; else echo "$dir/scratch-$1"; fi; }
 # Resolves consumer $1 (in its scratch path) and prints what it resolved; sets $resolved_pins.
 resolve() { # consumer
-    local path="$dir/$1" start end
+    local path="$dir/$1-consumer" start end
     start=$EPOCHREALTIME
     if ! swift package --package-path "$path" --scratch-path "$(scratch "$1")" resolve >"$dir/$1.resolve.log" 2>&1; then
         tail -30 "$dir/$1.resolve.log" >&2
@@ -141,7 +142,7 @@ resolve() { # consumer
 }
 # Builds consumer $1; $2 = fail when the build is expected to fail. Sets $build_seconds.
 build() { # consumer [fail]
-    local path="$dir/$1" start end status=0
+    local path="$dir/$1-consumer" start end status=0
     start=$EPOCHREALTIME
     swift build --package-path "$path" --scratch-path "$(scratch "$1")" >"$dir/$1.build.log" 2>&1 || status=$?
     end=$EPOCHREALTIME
@@ -169,7 +170,7 @@ print(Environment.shared.fetch("APIBaseUrl") as? String ?? "(no value)")' <<EOF
         $(line "")
     ],
     targets: [
-        .executableTarget(name: "core", dependencies: [
+        .executableTarget(name: "core-consumer", dependencies: [
             .product(name: "Environments", package: "swift-environments"),
         ]),
     ]
@@ -209,7 +210,7 @@ if CommandLine.arguments.contains("serve") {
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
     ],
     targets: [
-        .executableTarget(name: "vapor", dependencies: [
+        .executableTarget(name: "vapor-consumer", dependencies: [
             .product(name: "Environments", package: "swift-environments"),
             .product(name: "EnvironmentsVapor", package: "swift-environments"),
             .product(name: "Vapor", package: "vapor"),
@@ -240,7 +241,7 @@ fleet() {
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
-        .executableTarget(name: "fleet", dependencies: [
+        .executableTarget(name: "fleet-consumer", dependencies: [
             .product(name: "EnvironmentsEtcd", package: "swift-environments"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -264,7 +265,7 @@ print(reader.string(forKey: "Greeting", default: "(no value)"))' <<EOF
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
     ],
     targets: [
-        .executableTarget(name: "configuration", dependencies: [
+        .executableTarget(name: "configuration-consumer", dependencies: [
             .product(name: "Environments", package: "swift-environments"),
             .product(name: "EnvironmentsConfiguration", package: "swift-environments"),
             .product(name: "Configuration", package: "swift-configuration"),
@@ -274,7 +275,7 @@ EOF
     resolve configuration
     build configuration
     local output
-    output="$("$(scratch configuration)/debug/configuration" 2>&1)" || fail "configuration: the program fails: $output"
+    output="$("$(scratch configuration)/debug/configuration-consumer" 2>&1)" || fail "configuration: the program fails: $output"
     [[ $(tail -1 <<<"$output") == hello ]] || fail "configuration: the program read '$output', not 'hello'"
     echo "   configuration: runs, reads hello through ConfigReader"
     record configuration 'EnvironmentsConfiguration, traits: ["SwiftConfiguration"]'
@@ -318,7 +319,7 @@ import Environments" 'print(greeting(in: try Environment(values: ["Greeting": .s
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
-        .executableTarget(name: "twice", dependencies: [
+        .executableTarget(name: "twice-consumer", dependencies: [
             .product(name: "Environments", package: "swift-environments"),
             .product(name: "EnvironmentsEtcd", package: "swift-environments"),
             .product(name: "CoreUser", package: "core-user"),
@@ -329,7 +330,7 @@ EOF
     resolve twice
     build twice
     local output
-    output="$("$(scratch twice)/debug/twice" 2>&1)" || fail "twice: the program fails: $output"
+    output="$("$(scratch twice)/debug/twice-consumer" 2>&1)" || fail "twice: the program fails: $output"
     [[ $(tail -1 <<<"$output") == twice ]] || fail "twice: the program printed '$output', not 'twice' last"
     echo "   twice: runs (the fleet's types and the second package's read in one program)"
     record twice 'traits: ["Fleet"] + a package on the core, no trait'
@@ -342,7 +343,7 @@ untraited() {
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
-        .executableTarget(name: "untraited", dependencies: [
+        .executableTarget(name: "untraited-consumer", dependencies: [
             .product(name: "EnvironmentsEtcd", package: "swift-environments"),
             .product(name: "Logging", package: "swift-log"),
         ]),
