@@ -24,8 +24,10 @@
 #                 `ConfigReader` over an `EnvironmentProvider` and reads through it; built, run.
 #   twice         a graph that asks for swift-environments twice: the consumer with
 #                 traits: ["Fleet"] and a local package (a library on `Environments`, by the same
-#                 URL, no trait) that it depends on by path. SwiftPM enables the union of the
-#                 traits asked for; resolved and built, and the program runs.
+#                 URL, no trait) that it depends on by path. As written, SwiftPM 6.3.1 cannot
+#                 resolve it (the trait's dependencies unresolved): checked, and said when a
+#                 SwiftPM can. Then with the README's workaround (the consumer names
+#                 async-http-client, swift-nio and swift-nio-ssl too): resolved, built, run.
 #   untraited     `EnvironmentsEtcd` without the trait: the build must fail with the module's
 #                 own message, which names the line to write (`traits: ["Fleet"]`).
 #
@@ -41,10 +43,14 @@
 # .build-consumers in this repository. SwiftPM's shared package cache is used (the clone's own
 # entry is removed at exit).
 #
-# Time, on this project's 2-core VM (Swift 6.3.1), with other builds running beside it:
-#   cold (empty CHECK_CONSUMERS_DIR, packages in SwiftPM's cache): see the figures at the end
-#   of this comment; warm (a second run, one commit later): see the same.
-# MEASURED-TIMES
+# Time, measured 2026-12-02 on this project's 2-core VM (Swift 6.3.1), load 9 to 12 from other
+# builds beside it. Cold (empty CHECK_CONSUMERS_DIR, packages already in SwiftPM's cache), about
+# 55 minutes: core 5-15 s (resolve only), untraited 283 s, configuration 163 s, fleet 1142 s,
+# vapor 1635 s (Vapor's graph: 2,500 build steps), twice a minute or two in fleet's scratch path.
+# Warm, one commit later (each scratch path recompiles swift-environments' modules only):
+# fleet 120 s, core 5 s; expect 2-3 minutes for vapor and a minute or two for each other one.
+# In CI, give it the build cache (.ci/run's use_build_cache does: $SWIFT_ENVIRONMENTS_SCRATCH),
+# or every run is a cold one.
 set -euo pipefail
 export LC_NUMERIC=C
 cd "$(dirname "$0")/.."
@@ -313,7 +319,9 @@ public func greeting(in environment: Environment) -> String {
 EOF
     # As a user writes it; then, if SwiftPM cannot resolve that, with the README's workaround.
     twice_package ""
-    if swift package --package-path "$dir/twice-consumer" --scratch-path "$(scratch twice)" resolve \
+    # In a scratch path of its own: a failed resolution in fleet's removes fleet's checkouts, and
+    # the build then compiles swift-nio and BoringSSL again.
+    if swift package --package-path "$dir/twice-consumer" --scratch-path "$dir/scratch-twice-as-written" resolve \
         >"$dir/twice.plain.log" 2>&1; then
         twice_plain="resolves as written"
         echo "   twice: resolves as written (the README's workaround for SwiftPM 6.3 is no longer needed)"
