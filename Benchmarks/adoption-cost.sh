@@ -4,8 +4,10 @@
 # package cache:
 #
 #   1. resolve: the packages SwiftPM resolves for a new package that depends on the
-#      `Environments` product alone (by path, so no tag is needed), and how long
-#      `swift package resolve` takes.
+#      `Environments` product alone (by path, so no tag is needed; no `traits:`, so none of the
+#      package's traits, Fleet, SwiftConfiguration and Vapor, and none of their dependencies),
+#      and how long `swift package resolve` takes. (scripts/check-consumers.sh counts the same
+#      by URL from a tagged clone, with swift-environments among the pins.)
 #   2. run: the README's first command, `swift run example-daemon`, in a fresh clone: seconds
 #      from its start to the daemon's first log line, and the packages SwiftPM fetched for it.
 #      The daemon is then stopped (SIGTERM to its process group).
@@ -20,7 +22,7 @@
 #
 # Environment: ADOPTION_COST_TIMEOUT (seconds, default 1200) bounds each part;
 # ADOPTION_COST_MAX_PACKAGES=N fails the resolve part when more than N packages besides
-# swift-environments are resolved (.ci/run: 7);
+# swift-environments are resolved (.ci/run: 7, so at most 8 with swift-environments itself);
 # ADOPTION_COST_KEEP=1 keeps the temporary directory.
 set -euo pipefail
 export LC_NUMERIC=C
@@ -184,7 +186,8 @@ EOF
     if [[ -n ${ADOPTION_COST_MAX_PACKAGES:-} ]] && ((n > ADOPTION_COST_MAX_PACKAGES)); then
         echo "adoption-cost.sh: a package that uses Environments alone resolves $n packages besides swift-environments," \
             "more than ADOPTION_COST_MAX_PACKAGES=$ADOPTION_COST_MAX_PACKAGES: a dependency of the root package" \
-            "that users of Environments do not need belongs in a package of its own under Integrations/" >&2
+            "that users of Environments do not need belongs behind a package trait (Package.swift's traits:," \
+            "and .when(traits: [\"TRAIT\"]) on the products that use it)" >&2
         exit 1
     fi
 }

@@ -17,7 +17,9 @@
 #      written (the clone is at ../swift-environments from the scratch package) and
 #      `.package(url:, branch:)` with its placeholder URL replaced: `swift package resolve`.
 # Fails with a message that names the line that did not resolve or build. It asserts no count of
-# resolved packages (Benchmarks does that). About a minute with a warm package cache: the
+# resolved packages (Benchmarks does that). The README's snippet is the core's, no `traits:`;
+# scripts/check-consumers.sh builds the lines with traits (Vapor, Fleet, SwiftConfiguration) the
+# same way. About a minute with a warm package cache: the
 # build compiles swift-log and the core. (4 min at load 8, 2026-11-28, while the root package
 # still declared swift-nio and the etcd client's other dependencies: each of the three
 # resolutions fetched them.)
