@@ -4,6 +4,7 @@ import EnvironmentsEditing
 import Foundation
 import TextEscaping
 import ThreadBridge
+import Varlink
 
 #if canImport(Glibc)
     import Glibc
@@ -164,6 +165,8 @@ struct CredentialSet: ParsableCommand {
         store.fixedNewFilePermissions = .init(owner: geteuid(), group: getegid(), mode: 0o600, from: nil)
         store.directoryMode = 0o700
         store.note = { printError($0) }
+        store.journalScope = CredentialFiles.journalScope(
+            store: unitOptions.credentialStore, unitDirectory: unitOptions.unitDirectory)
 
         let dropInPath = ((unitOptions.unitDirectory as NSString).appendingPathComponent(unit + ".d") as NSString)
             .appendingPathComponent("90-credential-\(name).conf")
@@ -374,6 +377,23 @@ enum CredentialFiles {
             throw Failure(
                 "\(files.map(\.file.path).joined(separator: " or ")) kept changing while envctl wrote them (something writes them without envctl's lock); nothing was written"
             )
+        }
+    }
+
+    /// What a journal in the credential store may name (``JournalScope``): a credential in the
+    /// store itself (a name that is not hidden), or a unit drop-in `credential set` writes
+    /// (`UNIT.d/90-credential-NAME.conf` in the unit directory).
+    static func journalScope(store: String, unitDirectory: String) -> JournalScope {
+        let resolvedStore = DirectorySafety.realPath(store) ?? store
+        let resolvedUnits = DirectorySafety.realPath(unitDirectory) ?? unitDirectory
+        return JournalScope(
+            description: "a credential in \(store) or a unit drop-in 90-credential-*.conf that credential set writes"
+        ) { path in
+            let directory = (path as NSString).deletingLastPathComponent
+            let name = (path as NSString).lastPathComponent
+            if directory == resolvedStore { return !name.hasPrefix(".") }
+            return (directory as NSString).deletingLastPathComponent == resolvedUnits
+                && directory.hasSuffix(".d") && name.hasPrefix("90-credential-") && name.hasSuffix(".conf")
         }
     }
 
