@@ -130,9 +130,8 @@ struct SetValue: ParsableCommand {
         let change = try DropInChange(location: location, dropIn: dropIn)
         // A key no declaration covers is a key nothing reads: refused before the lock, as a
         // shadowed one is (--allow-undeclared writes it).
-        try declared.check(
-            key, components: path,
-            against: DeclaredKeyOptions.known(schema: schema, location: location, daemon: change.client))
+        let known = try DeclaredKeyOptions.known(schema: schema, location: location, daemon: change.client)
+        try declared.check(key, components: path, against: known)
         let outcome = try change.set(
             key, components: path, to: typed, in: section, allowShadowed: shadow.allowShadowed)
         let (old, checked, notes) = (outcome.old, outcome.checked, outcome.notes)
@@ -145,6 +144,7 @@ struct SetValue: ParsableCommand {
         let isSecret =
             snapshots.isEmpty
             || snapshots.contains { $0.configuredValue(forKey: key)?.isSecret ?? false || $0.coversAsSecret(key) }
+            || EnvironmentSnapshot.covers(DeclaredSecrets.keys(of: known?.declaration), key)
         let shown = isSecret ? ConfiguredValue.redacted : value
         printLine("\(change.path): \(section).\(key) = \(shown) (\(checked))")
     }
