@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// One rule for "is this value secret" (issue 53 item 3): a key listed in a file's `Secrets`, or
@@ -52,7 +52,8 @@ import Testing
             #expect(ran.status == 0, "\(what): \(ran.output)", sourceLocation: sourceLocation)
         }
         for secret in secrets {
-            #expect(!ran.output.contains(secret), "\(what) prints a secret: \(ran.output)", sourceLocation: sourceLocation)
+            #expect(
+                !ran.output.contains(secret), "\(what) prints a secret: \(ran.output)", sourceLocation: sourceLocation)
         }
     }
 
