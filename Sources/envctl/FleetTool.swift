@@ -118,7 +118,8 @@ enum FleetTool {
         } else if status.st_mode & S_IWOTH != 0 || (status.st_mode & S_IWGRP != 0 && status.st_gid != 0) {
             why = "others can write it (mode \(String(status.st_mode & 0o7777, radix: 8)))"
         } else {
-            let safety = DirectorySafety(owners: [0, geteuid()], ancestorOwners: [0, geteuid()], allowsStickyAncestors: true)
+            let trusted: Set<UInt32> = [0, geteuid()]
+            let safety = DirectorySafety(owners: trusted, ancestorOwners: trusted, allowsStickyAncestors: true)
             why = safety.problem(with: (path as NSString).deletingLastPathComponent)
         }
         guard let why else { return }
