@@ -63,9 +63,8 @@ import Glibc
             ["set", "ListenPort", "70000", "--type", "integer"] + location, files.configDirectory, "out of bounds")
         try Self.expectRefused(["set", "ListenPort", "eighty"] + location, files.configDirectory, "a string")
         try Self.expectRefused(["set", "Mode", "medium"] + location, files.configDirectory, "not one of")
-        try Self.expectRefused(
-            ["set", "--environment", "Staging", "ListenPort", "0", "--type", "integer"] + location, files.configDirectory,
-            "out of bounds in Staging")
+        let staging = ["set", "--environment", "Staging", "ListenPort", "0", "--type", "integer"]
+        try Self.expectRefused(staging + location, files.configDirectory, "out of bounds in Staging")
 
         // An edit that writes one: refused, nothing installed.
         let edited = files.root + "/edited.plist"
