@@ -436,7 +436,7 @@ struct SnapshotBuilder {
             }
             do {
                 return try self.document(path, before: [path: old])
-            } catch where error.code == .fileNotFound && journal?.rollingBack == true && old != nil {
+            } catch  where error.code == .fileNotFound && journal?.rollingBack == true && old != nil {
                 // Being undone: a file whose old copy is gone has its old contents back.
                 return try self.document(path)
             }
