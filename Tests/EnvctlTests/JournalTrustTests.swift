@@ -156,6 +156,19 @@ import Glibc
         #expect(FileManager.default.fileExists(atPath: files.dropIn))
     }
 
+    @Test("credential set's journal may name a credential in the store and its unit drop-in, and nothing else")
+    func credentialScope() {
+        let scope = CredentialFiles.journalScope(store: "/nonexistent/store", unitDirectory: "/nonexistent/units")
+        #expect(scope.mayName("/nonexistent/store/app.db-password"))
+        #expect(scope.mayName("/nonexistent/units/app.service.d/90-credential-db-password.conf"))
+        for outside in [
+            "/nonexistent/store/.hidden", "/etc/shadow", "/nonexistent/units/app.service.d/override.conf",
+            "/nonexistent/units/app.service", "/nonexistent/store/sub/app.db-password",
+        ] {
+            #expect(!scope.mayName(outside), "\(outside)")
+        }
+    }
+
     // MARK: Killed at every step
 
     /// What a load reads: `Salutation` and `Greeting` in Production.

@@ -156,4 +156,39 @@ import Glibc
             #expect(extra.isEmpty, "\(arguments[0]): envctl-fleet inherited \(extra)")
         }
     }
+    @Test("the systemd-creds that credential set runs inherits no descriptor envctl opened")
+    func credentialToolInheritsNothing() throws {
+        let stage = try Stage()
+        defer { try? FileManager.default.removeItem(atPath: stage.root) }
+        let tools = stage.root + "/tools"
+        try FileManager.default.createDirectory(atPath: tools, withIntermediateDirectories: true)
+        // A stand-in that records its descriptors and encrypts nothing.
+        let script = """
+            #!/bin/sh
+            ( /bin/ls -l /proc/$$/fd ) > '\(stage.record)'
+            /bin/cat > /dev/null
+            printf 'encrypted'
+
+            """
+        try script.write(toFile: tools + "/systemd-creds", atomically: true, encoding: .utf8)
+        chmod(tools + "/systemd-creds", 0o755)
+        try "secret".write(toFile: stage.root + "/secret", atomically: true, encoding: .utf8)
+        let arguments = [
+            "credential", "set", "db-password", "--from-file", stage.root + "/secret", "--with-key", "host",
+            "--no-reload", "--config-dir", stage.host, "--unit", "example-daemon", "--unit-dir", stage.root + "/units",
+            "--credstore", stage.root + "/credstore",
+        ]
+        let ran = try stage.envctl(arguments, path: tools + ":/usr/bin:/bin")
+        let record = try #require(stage.recorded(), "systemd-creds did not run: \(ran.output)")
+        let extra = record.split(separator: "\n").compactMap { line -> String? in
+            guard let arrow = line.range(of: " -> ") else { return nil }
+            let number = line[..<arrow.lowerBound].split(separator: " ").last.map(String.init) ?? ""
+            let target = String(line[arrow.upperBound...])
+            if ["0", "1", "2"].contains(number) || target == tools + "/systemd-creds" || target.hasPrefix("/proc/") {
+                return nil
+            }
+            return "\(number) -> \(target)"
+        }
+        #expect(extra.isEmpty, "systemd-creds inherited \(extra)")
+    }
 }
