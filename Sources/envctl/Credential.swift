@@ -304,17 +304,29 @@ enum Command {
         }
     }
 
+    /// The first regular executable file named `program` on `PATH`, then in the system's
+    /// directories (a directory of that name is passed over).
     static func path(of program: String) -> String? {
         let directories =
             (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
             + ["/usr/bin", "/bin", "/usr/sbin", "/sbin"]
         return directories.lazy.map { ($0 as NSString).appendingPathComponent(program) }
-            .first { access($0, X_OK) == 0 }
+            .first { path in
+                var status = stat()
+                return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && access(path, X_OK) == 0
+            }
     }
 
     static func run(_ program: String, _ arguments: [String], input: Data? = nil) throws -> Result {
         guard let executable = path(of: program) else {
             throw Failure("\(program) is not installed (it comes with systemd; Debian: apt-get install systemd)")
+        }
+        // As root, only a program only root can change (it is given the secret).
+        var status = stat()
+        if geteuid() == 0, stat(executable, &status) == 0 {
+            try ProgramSafety.refuseUnsafe(
+                executable, status, relative: !executable.hasPrefix("/"),
+                entry: (executable as NSString).deletingLastPathComponent)
         }
         // A child that ends before it read its input must not end envctl with SIGPIPE.
         signal(SIGPIPE, SIG_IGN)

@@ -101,31 +101,10 @@ enum FleetTool {
             guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, access(path, X_OK) == 0 else {
                 continue
             }
-            if asRoot { try refuseUnsafe(path, status, relative: relative, entry: directory) }
+            if asRoot { try ProgramSafety.refuseUnsafe(path, status, relative: relative, entry: directory) }
             return path
         }
         return nil
-    }
-
-    /// Fails when root would run `path` (a regular executable file, `status` its `stat`) though
-    /// someone else could have put it there or changed it.
-    private static func refuseUnsafe(_ path: String, _ status: stat, relative: Bool, entry: String) throws {
-        let why: String?
-        if relative {
-            why = "it was found through the PATH entry '\(entry)', which is the working directory, not a fixed one"
-        } else if status.st_uid != 0 && status.st_uid != geteuid() {
-            why = "it belongs to uid \(status.st_uid), not to root"
-        } else if status.st_mode & S_IWOTH != 0 || (status.st_mode & S_IWGRP != 0 && status.st_gid != 0) {
-            why = "others can write it (mode \(String(status.st_mode & 0o7777, radix: 8)))"
-        } else {
-            let trusted: Set<UInt32> = [0, geteuid()]
-            let safety = DirectorySafety(owners: trusted, ancestorOwners: trusted, allowsStickyAncestors: true)
-            why = safety.problem(with: (path as NSString).deletingLastPathComponent)
-        }
-        guard let why else { return }
-        throw Failure(
-            "refusing to run \(path) as root: \(why); envctl runs as root only a \(programName) that only root can change. Install it in a directory only root can write (/usr/bin, or beside envctl), or remove it from PATH"
-        )
     }
 
     /// The program, or a failure that says which package provides it and why it was needed.
@@ -215,6 +194,31 @@ extension FleetTool {
         if tooLong { throw Failure("\(path) documents wrote more than \(maximumDocumentBytes >> 20) MiB: not read") }
         // WIFEXITED and WEXITSTATUS, which Swift does not import.
         return (status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f), data)
+    }
+}
+
+/// Which programs envctl runs as root: only one that only root can change (the rule for
+/// sockets, in the article Trust and identity).
+enum ProgramSafety {
+    /// Fails when root would run `path` (a regular executable file, `status` its `stat`) though
+    /// someone else could have put it there or changed it.
+    static func refuseUnsafe(_ path: String, _ status: stat, relative: Bool, entry: String) throws {
+        let why: String?
+        if relative {
+            why = "it was found through the PATH entry '\(entry)', which is the working directory, not a fixed one"
+        } else if status.st_uid != 0 && status.st_uid != geteuid() {
+            why = "it belongs to uid \(status.st_uid), not to root"
+        } else if status.st_mode & S_IWOTH != 0 || (status.st_mode & S_IWGRP != 0 && status.st_gid != 0) {
+            why = "others can write it (mode \(String(status.st_mode & 0o7777, radix: 8)))"
+        } else {
+            let trusted: Set<UInt32> = [0, geteuid()]
+            let safety = DirectorySafety(owners: trusted, ancestorOwners: trusted, allowsStickyAncestors: true)
+            why = safety.problem(with: (path as NSString).deletingLastPathComponent)
+        }
+        guard let why else { return }
+        throw Failure(
+            "refusing to run \(path) as root: \(why); envctl runs as root only a program that only root can change. Install it in a directory only root can write (/usr/bin), or remove that directory from PATH"
+        )
     }
 }
 

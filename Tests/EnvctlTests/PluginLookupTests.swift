@@ -190,5 +190,15 @@ import Glibc
             return "\(number) -> \(target)"
         }
         #expect(extra.isEmpty, "systemd-creds inherited \(extra)")
+
+        // As root, one in a directory others can write is refused: the secret is not given to it.
+        if geteuid() == 0 {
+            unlink(stage.record)
+            chmod(tools, 0o777)
+            let refused = try stage.envctl(arguments, path: tools + ":/usr/bin:/bin")
+            #expect(refused.status != 0, "\(refused.output)")
+            #expect(refused.output.contains("refusing to run \(tools)/systemd-creds as root"), "\(refused.output)")
+            #expect(stage.recorded() == nil)
+        }
     }
 }
