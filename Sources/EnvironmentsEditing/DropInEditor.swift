@@ -40,6 +40,12 @@ package struct DropInEditor {
     /// A settings declaration to check the files against (`migrate`'s), besides the daemon's
     /// own check; `nil`: none.
     package var declaration: SettingsDeclaration?
+    /// The application's declaration (the running daemon's, an installed schema), against
+    /// which the value of every key a change writes is checked in each environment envctl
+    /// checks: a value of the wrong type, out of bounds or failing a rule is refused before
+    /// anything is written. Only the keys written: a required key that the unit's environment
+    /// gives, and no file, blocks no change. `nil`: none.
+    package var valueDeclaration: SettingsDeclaration?
     /// Where notes go (``DropInFile/note``).
     package var note: NoteSink = EditingNotes.log
 
@@ -234,6 +240,18 @@ package struct DropInEditor {
         return file.hasPrefix(prefix) ? String(file.dropFirst(prefix.count)) : file
     }
 
+    /// The key paths `candidates` write (set or change), in any section, compared with the
+    /// files as they are now.
+    private func writtenPaths(_ candidates: [String: Data]) throws -> [[String]] {
+        var paths: [[String]] = []
+        for (file, contents) in candidates {
+            let old = try DropInDocument.root(FileManager.default.contents(atPath: file), path: file)
+            let new = try DropInDocument.root(contents, path: file)
+            paths += ChangedKey.differences(old: old, new: new).filter { $0.kind == .written }.map(\.components)
+        }
+        return paths
+    }
+
     /// The configuration the files give now, for every environment they define (or
     /// ``onlyEnvironment`` only); environments that do not build are left out.
     package func currentSnapshots() throws -> [EnvironmentSnapshot] {
@@ -255,14 +273,23 @@ package struct DropInEditor {
         // The daemon's environment is the daemon's to check, with its own defaults, credentials
         // and validation (``check(_:)``); envctl checks the others, which no daemon here runs.
         let names = try environmentNames(base).filter { $0 != daemon?.environment }
+        let written = valueDeclaration == nil ? [] : try writtenPaths(candidates)
         var unreadable: Set<String> = []
         for name in names {
             var options = base
             options.environment = name
+            let snapshot: EnvironmentSnapshot
             do {
-                unreadable.formUnion(try Environment(options: options).snapshot.unreadableCredentials.values.joined())
+                snapshot = try Environment(options: options).snapshot
             } catch {
                 throw Failure(loading: error, environment: name, prefix: "environment \(name): ")
+            }
+            unreadable.formUnion(snapshot.unreadableCredentials.values.joined())
+            if let valueDeclaration, let problem = valueDeclaration.problems(writing: written, in: snapshot).first {
+                var refusal = Failure(loading: problem, environment: name, prefix: "environment \(name): ")
+                refusal.code = .rejectedValue
+                refusal.description += "; nothing was written"
+                throw refusal
             }
         }
         return (names, unreadable.sorted())

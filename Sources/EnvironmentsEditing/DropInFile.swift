@@ -33,7 +33,7 @@ import Glibc
 /// left by a killed `envctl` is read or starts a reload; the next change removes such
 /// leftovers while it holds the lock: regular files with one name only, by name (`unlink`
 /// follows no link). Before that, it completes a change that spans files which a killed
-/// `envctl` left unfinished in the directory (``FileTransaction/recover(in:)``): until then its
+/// `envctl` left unfinished in the directory (``FileTransaction/recover(in:scope:note:)``): until then its
 /// new files and the copies of old ones (`.NAME.XXXXXXXX.envctl-old`) are not leftovers.
 package struct DropInFile {
     /// The drop-in's path.
@@ -48,6 +48,9 @@ package struct DropInFile {
     package var fixedNewFilePermissions: Permissions?
     /// The mode of the directory when it is made.
     package var directoryMode: mode_t = 0o755
+    /// Which files a journal left in the directory may name for `envctl` to follow it; `nil`:
+    /// the configuration's (``JournalScope/configuration(mainFile:dropInDirectory:)``).
+    package var journalScope: JournalScope?
     /// Where notes go: a lock waited for, an owner or an extended attribute not kept, a change
     /// left unfinished and completed.
     package var note: NoteSink = EditingNotes.log
@@ -198,7 +201,9 @@ package struct DropInFile {
         }
         // A change that spans files left unfinished by a killed envctl is completed first
         // (its new files are leftovers' names until then).
-        try FileTransaction.recover(in: directory, note: note)
+        try FileTransaction.recover(
+            in: directory,
+            scope: journalScope ?? .configuration(mainFile: mainFile, dropInDirectory: directory), note: note)
         removeLeftovers()
         return try body()
     }

@@ -27,7 +27,7 @@ import Glibc
 ///
 /// **Interrupted.** An `envctl` killed after step 2 leaves the journal; the kernel releases its
 /// lock. The next `envctl` that takes the lock (`set`, `unset`, `edit`, `migrate`,
-/// `migrate --resume`, `credential set`) completes the change first (``recover(in:)``): every
+/// `migrate --resume`, `credential set`) completes the change first (``recover(in:scope:note:)``): every
 /// new file still there is renamed over its file, and the rest of step 4 follows; a change
 /// that was being undone is undone. Meanwhile a loader reads each file the journal names as it
 /// was before the change: the daemon never applies a state in between. One killed before
@@ -100,10 +100,12 @@ package struct FileTransaction {
                 let current = try change.file.read()
                 guard current?.contents == change.expected else { throw Changed(path: change.file.path) }
                 let new = try change.file.writeTemporaryFile(change.contents, keeping: current)
+                FaultInjection.step()
                 entries.append(TransactionJournal.Entry(target: change.file.path, new: new, old: nil))
                 if let current {
                     entries[entries.count - 1].old = try change.file.writeTemporaryFile(
                         current.contents, keeping: current, suffix: TransactionJournal.oldSuffix)
+                    FaultInjection.step()
                 }
             }
             // A file may have changed while the others were written.
@@ -112,19 +114,23 @@ package struct FileTransaction {
             }
             // 2. The journal.
             var journal = TransactionJournal(command: command, process: getpid(), entries: entries)
+            FaultInjection.step()
             try write(journal)
+            FaultInjection.step()
             // 3. The renames.
             for (index, entry) in entries.enumerated() {
-                guard rename(entry.new, entry.target) == 0 else {
-                    let error = errno
+                guard FaultInjection.failsRename(index) == false, rename(entry.new, entry.target) == 0 else {
+                    let error = FaultInjection.failsRename(index) ? EACCES : errno
                     journal.rollingBack = true
                     try? write(journal)
+                    FaultInjection.step()
                     Self.complete(journal, in: journalDirectory)
                     throw Failure(
                         .fileUnwritable,
                         "cannot replace \(entry.target): \(DropInFile.describe(error)); the files replaced before it have their old contents again, nothing was changed"
                     )
                 }
+                FaultInjection.step()
                 afterRename(index)
             }
             // 4. Done.
@@ -142,6 +148,7 @@ package struct FileTransaction {
         file.note = note
         file.fixedNewFilePermissions = .init(owner: geteuid(), group: getegid(), mode: 0o644, from: nil)
         let temporary = try file.writeTemporaryFile(try journal.encoded(), keeping: nil)
+        FaultInjection.step()
         guard rename(temporary, path) == 0 else {
             let error = errno
             unlink(temporary)
@@ -154,15 +161,38 @@ package struct FileTransaction {
     /// killed (or undoes it, when it was being undone), and says so on stderr. Call it holding
     /// the directory's lock: no other `envctl` then makes a change there.
     ///
-    /// - Throws: A ``Failure`` when the journal cannot be read.
-    package static func recover(in directory: String, note: NoteSink = EditingNotes.log) throws {
-        let journal: TransactionJournal?
+    /// The journal is an instruction that `envctl`, often root, follows: it is followed only
+    /// when it belongs to root or to `envctl`'s own user (whom `envctl` trusts to write a
+    /// directory, as for sockets and configuration directories), and when every file it names
+    /// is one `mayName` accepts (for a configuration, its `Environments.plist` and drop-ins:
+    /// ``JournalScope``). Otherwise nothing is touched.
+    ///
+    /// - Throws: A ``Failure`` that names the journal when it cannot be read, belongs to another
+    ///   user or names another file; nothing was written then.
+    package static func recover(
+        in directory: String, scope: JournalScope, note: NoteSink = EditingNotes.log
+    ) throws {
+        let path = TransactionJournal.path(in: directory)
+        let found: (journal: TransactionJournal, owner: uid_t)?
         do {
-            journal = try TransactionJournal.read(in: directory)
+            found = try TransactionJournal.readWithOwner(in: directory)
         } catch {
-            throw Failure(.fileUnreadable, "\(error); nothing was written")
+            throw Failure(.fileUnreadable, "\(error); nothing was written", file: path)
         }
-        guard let journal else { return }
+        guard let (journal, owner) = found else { return }
+        let trusted: Set<uid_t> = [0, geteuid()]
+        guard trusted.contains(owner) else {
+            throw Failure(
+                .fileUnreadable,
+                "refusing the journal \(path): it belongs to uid \(owner), not to \(trusted.sorted().map { $0 == 0 ? "root" : "uid \($0)" }.joined(separator: " or ")), who alone may write one that envctl follows; nothing was written. Look at what it holds, remove it, and check every file it names (envctl check)",
+                file: path)
+        }
+        if let outside = journal.fileOutside(scope.mayName) {
+            throw Failure(
+                .fileUnreadable,
+                "refusing the journal \(path): it names \(outside), which is not \(scope.description); nothing was written. Look at what it holds, remove it, and check every file it names (envctl check)",
+                file: path)
+        }
         let files = journal.entries.map(\.target).joined(separator: ", ")
         complete(journal, in: directory)
         note(
@@ -174,6 +204,11 @@ package struct FileTransaction {
 
     /// Steps 3 and 4 for what is left of them, or undoes the change when the journal says so;
     /// each step can be repeated.
+    ///
+    /// Undoing keeps every old copy until the journal is gone: a file gets its old contents
+    /// back through a second name of its copy (`link(2)`), renamed over it, so that a load
+    /// while the journal is there always finds the copy (a kill at any step leaves the state
+    /// before the change, whole).
     private static func complete(_ journal: TransactionJournal, in directory: String) {
         var directories: [String] = []
         for entry in journal.entries {
@@ -182,20 +217,45 @@ package struct FileTransaction {
             if journal.rollingBack {
                 if access(entry.new, F_OK) == 0 {
                     unlink(entry.new)  // never renamed: the file is as it was
+                    FaultInjection.step()
                 } else if let old = entry.old {
-                    rename(old, entry.target)  // replaced: back (a second time finds no copy)
+                    restore(old, over: entry.target)  // replaced: back (the copy stays)
                 } else {
                     unlink(entry.target)  // created by the change: not there before it
+                    FaultInjection.step()
                 }
             } else if access(entry.new, F_OK) == 0 {
                 rename(entry.new, entry.target)
+                FaultInjection.step()
             }
         }
         for entryDirectory in directories { DropInFile.syncDirectory(entryDirectory) }
+        FaultInjection.step()
         unlink(TransactionJournal.path(in: directory))
+        FaultInjection.step()
         DropInFile.syncDirectory(directory)
         for entry in journal.entries {
-            if let old = entry.old { unlink(old) }
+            if let old = entry.old {
+                unlink(old)
+                FaultInjection.step()
+            }
         }
+    }
+
+    /// Puts the old contents in `old` back at `target`, keeping `old`: a second name for it
+    /// (hidden, ending in ``TransactionJournal/newSuffix``, so a leftover when a kill leaves
+    /// it), renamed over `target`. Where the file system has no hard links, `old` itself is
+    /// renamed (a loader then reads the target, which holds the old contents again).
+    private static func restore(_ old: String, over target: String) {
+        guard access(old, F_OK) == 0 else { return }  // restored and removed: done before
+        let second = old + TransactionJournal.newSuffix
+        unlink(second)
+        if link(old, second) == 0 {
+            FaultInjection.step()
+            rename(second, target)
+        } else {
+            rename(old, target)
+        }
+        FaultInjection.step()
     }
 }

@@ -73,7 +73,9 @@ struct Check: ParsableCommand {
         base.warningsAreErrors = strict
         if let (declaration, file) = try schema.declaration(applicationName: location.applicationName) {
             base.declaration = declaration
-            printLine("checking against the \(declaration.settings.count) settings declared in \(file)")
+            printLine(
+                "checking against the \(declaration.settings.count) setting\(declaration.settings.count == 1 ? "" : "s") declared in \(file)"
+            )
         }
         if location.environment != nil {
             let snapshot: EnvironmentSnapshot
@@ -132,7 +134,8 @@ struct Check: ParsableCommand {
     }
 
     private func summary(_ snapshot: EnvironmentSnapshot) -> String {
-        var summary = "OK: environment \(snapshot.environmentName), \(snapshot.leafCount) settings from "
+        var summary =
+            "OK: environment \(snapshot.environmentName), \(snapshot.leafCount) setting\(snapshot.leafCount == 1 ? "" : "s") from "
         summary += snapshot.files.isEmpty ? "the built-in configuration" : snapshot.files.joined(separator: ", ")
         let unreadable = Set(snapshot.unreadableCredentials.values.joined()).sorted()
         if !unreadable.isEmpty {

@@ -4,6 +4,7 @@ import EnvironmentsEditing
 import Foundation
 import TextEscaping
 import ThreadBridge
+import Varlink
 
 #if canImport(Glibc)
     import Glibc
@@ -164,6 +165,8 @@ struct CredentialSet: ParsableCommand {
         store.fixedNewFilePermissions = .init(owner: geteuid(), group: getegid(), mode: 0o600, from: nil)
         store.directoryMode = 0o700
         store.note = { printError($0) }
+        store.journalScope = CredentialFiles.journalScope(
+            store: unitOptions.credentialStore, unitDirectory: unitOptions.unitDirectory)
 
         let dropInPath = ((unitOptions.unitDirectory as NSString).appendingPathComponent(unit + ".d") as NSString)
             .appendingPathComponent("90-credential-\(name).conf")
@@ -301,46 +304,116 @@ enum Command {
         }
     }
 
+    /// The first regular executable file named `program` on `PATH`, then in the system's
+    /// directories (a directory of that name is passed over).
     static func path(of program: String) -> String? {
         let directories =
             (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
             + ["/usr/bin", "/bin", "/usr/sbin", "/sbin"]
         return directories.lazy.map { ($0 as NSString).appendingPathComponent(program) }
-            .first { access($0, X_OK) == 0 }
+            .first { path in
+                var status = stat()
+                return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && access(path, X_OK) == 0
+            }
     }
 
     static func run(_ program: String, _ arguments: [String], input: Data? = nil) throws -> Result {
         guard let executable = path(of: program) else {
             throw Failure("\(program) is not installed (it comes with systemd; Debian: apt-get install systemd)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let error = Pipe()
-        let inputPipe = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = input == nil ? FileHandle(forReadingAtPath: "/dev/null") : inputPipe
+        // As root, only a program only root can change (it is given the secret).
+        var status = stat()
+        if geteuid() == 0, stat(executable, &status) == 0 {
+            try ProgramSafety.refuseUnsafe(
+                executable, status, relative: !executable.hasPrefix("/"),
+                entry: (executable as NSString).deletingLastPathComponent)
+        }
         // A child that ends before it read its input must not end envctl with SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
-        do {
-            try process.run()
-        } catch {
-            throw Failure("cannot run \(executable): \(error)")
+        return try Spawned.run(executable, [program] + arguments, input: input)
+    }
+}
+
+/// A program run directly (`posix_spawn(3)`), not through Foundation's `Process`, which leaves a
+/// socket of its own open in the child: the child gets its standard input, output and error
+/// from envctl's pipes, and no other descriptor (every one envctl opens is close-on-exec).
+enum Spawned {
+    /// A pipe whose two ends are close-on-exec (the child gets its end through `dup2`).
+    private static func pipeEnds() throws -> (read: Int32, write: Int32) {
+        var descriptors: [Int32] = [-1, -1]
+        guard pipe(&descriptors) == 0 else { throw Failure("cannot make a pipe: \(String(cString: strerror(errno)))") }
+        for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        return (descriptors[0], descriptors[1])
+    }
+
+    /// Reads `descriptor` to its end, then closes it.
+    private static func readToEnd(_ descriptor: Int32) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            data.append(contentsOf: buffer[..<count])
         }
-        if let input {
-            try? inputPipe.fileHandleForWriting.write(contentsOf: input)
-            try? inputPipe.fileHandleForWriting.close()
+        close(descriptor)
+        return data
+    }
+
+    /// Runs `executable` with `argv` (its name first), `input` on its standard input (else
+    /// `/dev/null`), and returns its exit status (128 plus a signal's number when one ended it),
+    /// standard output and standard error.
+    static func run(_ executable: String, _ argv: [String], input: Data?) throws -> Command.Result {
+        let output = try pipeEnds()
+        let error = try pipeEnds()
+        let standardInput: (read: Int32, write: Int32)
+        if input != nil {
+            standardInput = try pipeEnds()
+        } else {
+            standardInput = (open("/dev/null", O_RDONLY | O_CLOEXEC), -1)
         }
-        // Standard error is read on a thread of its own beside standard output, so that
-        // neither pipe can fill up and stop the program.
-        let errorHandle = error.fileHandleForReading
-        let errorReader = DedicatedThread.start(named: "envctl-stderr") { errorHandle.readDataToEndOfFile() }
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, standardInput.read, STDIN_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, output.write, STDOUT_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, error.write, STDERR_FILENO)
+        var arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { for argument in arguments { free(argument) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, executable, &actions, nil, &arguments, environ)
+        for descriptor in [standardInput.read, output.write, error.write] { close(descriptor) }
+        guard spawned == 0 else {
+            for descriptor in [standardInput.write, output.read, error.read] where descriptor >= 0 { close(descriptor) }
+            throw Failure("cannot run \(executable): \(String(cString: strerror(spawned)))")
+        }
+        // Input, standard error and standard output each on a thread of their own, so that
+        // no pipe can fill up and stop the program.
+        let writing = standardInput.write
+        let writer = DedicatedThread.start(named: "envctl-stdin") { [input] in
+            if let input, writing >= 0 {
+                input.withUnsafeBytes { bytes in
+                    var offset = 0
+                    while offset < bytes.count {
+                        let written = write(writing, bytes.baseAddress! + offset, bytes.count - offset)
+                        if written < 0 && errno == EINTR { continue }
+                        if written <= 0 { break }
+                        offset += written
+                    }
+                }
+                close(writing)
+            }
+        }
+        let errorDescriptor = error.read
+        let errorReader = DedicatedThread.start(named: "envctl-stderr") { readToEnd(errorDescriptor) }
+        let outputData = readToEnd(output.read)
         let errorData = errorReader.join()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, output: outputData, error: errorData)
+        writer.join()
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        // WIFEXITED and WEXITSTATUS, which Swift does not import.
+        let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return Command.Result(status: code, output: outputData, error: errorData)
     }
 }
 
@@ -374,6 +447,23 @@ enum CredentialFiles {
             throw Failure(
                 "\(files.map(\.file.path).joined(separator: " or ")) kept changing while envctl wrote them (something writes them without envctl's lock); nothing was written"
             )
+        }
+    }
+
+    /// What a journal in the credential store may name (``JournalScope``): a credential in the
+    /// store itself (a name that is not hidden), or a unit drop-in `credential set` writes
+    /// (`UNIT.d/90-credential-NAME.conf` in the unit directory).
+    static func journalScope(store: String, unitDirectory: String) -> JournalScope {
+        let resolvedStore = DirectorySafety.realPath(store) ?? store
+        let resolvedUnits = DirectorySafety.realPath(unitDirectory) ?? unitDirectory
+        return JournalScope(
+            description: "a credential in \(store) or a unit drop-in 90-credential-*.conf that credential set writes"
+        ) { path in
+            let directory = (path as NSString).deletingLastPathComponent
+            let name = (path as NSString).lastPathComponent
+            if directory == resolvedStore { return !name.hasPrefix(".") }
+            return (directory as NSString).deletingLastPathComponent == resolvedUnits
+                && directory.hasSuffix(".d") && name.hasPrefix("90-credential-") && name.hasSuffix(".conf")
         }
     }
 

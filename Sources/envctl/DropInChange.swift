@@ -48,9 +48,16 @@ extension DropInEditor {
                 )
             }
         }
+        // The daemon's declared secrets are secret in every load of the change (DeclaredSecrets).
+        let daemonSecrets = DeclaredSecrets.daemon(daemon?.client)
         try self.init(
             directory: directory, dropIn: dropIn, origin: "--drop-in", onlyEnvironment: location.environment,
-            daemon: daemon, options: { try location.options(directory: directory) })
+            daemon: daemon,
+            options: {
+                var options = try location.options(directory: directory)
+                options.secretKeys.formUnion(daemonSecrets)
+                return options
+            })
         note = { printError($0) }
         verifyDaemon = { try DaemonLink.verify(daemon, location: location, directory: directory) }
     }

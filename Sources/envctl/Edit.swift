@@ -45,9 +45,12 @@ struct Edit: ParsableCommand {
 
     func run() throws {
         try location.refuseDaemon(with: schema)
-        let change = try DropInChange(location: location, dropIn: dropIn)
+        var change = try DropInChange(location: location, dropIn: dropIn)
         // Before the editor opens: what the edited keys are checked against, as for set.
         let declaration = try DeclaredKeyOptions.known(schema: schema, location: location, daemon: change.client)
+        // A value the application's declaration refuses is never written (in any environment
+        // envctl checks; the daemon checks its own).
+        change.valueDeclaration = declaration?.declaration
         let original = try change.current()
         let start = original ?? Data(Self.template(change).utf8)
         let scratch = try Self.scratchFile(named: change.name, contents: start)

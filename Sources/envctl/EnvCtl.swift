@@ -306,6 +306,8 @@ struct LocationOptions: ParsableArguments {
         options.environmentOrigin = "selected with --environment"
         options.instance = instance
         options.unreadableCredentialsAsPlaceholders = true
+        // What the application declares secret is secret in every output (DeclaredSecrets).
+        options.secretKeys.formUnion(DeclaredSecrets.installed(applicationName))
         return options
     }
 
@@ -330,8 +332,10 @@ struct LocationOptions: ParsableArguments {
             printError("\(failure.description): reading the files in \(directory) instead")
             return try options(processEnvironment: processEnvironment)
         }
-        return try options(
+        var options = try options(
             processEnvironment: processEnvironment, directory: try daemonDirectory(reply, of: daemon))
+        options.secretKeys.formUnion(DeclaredSecrets.daemon(daemon))
+        return options
     }
 
     /// The configuration the files give.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Environments
 import Foundation
+import Varlink
 
 /// `envctl-fleet`, the program (built with the package trait Fleet) that holds envctl's fleet
 /// commands, so that envctl itself links no etcd client (swift-nio, BoringSSL,
@@ -71,23 +72,44 @@ enum FleetTool {
         !commandLine.etcd.isEmpty || !(processEnvironment[endpointsVariable] ?? "").isEmpty
     }
 
-    /// The path of `envctl-fleet`: beside this executable, else the first on `PATH`.
-    static func locate(_ processEnvironment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    /// The path of `envctl-fleet`: beside this executable, else the first on `PATH` that is a
+    /// regular executable file (a directory of that name is passed over, as `execvp(3)`, git
+    /// and kubectl do).
+    ///
+    /// As root, the program envctl runs must be one only root can change (the rule for
+    /// sockets, in the article Trust and identity): one in a directory that others can write,
+    /// or that belongs to another user (or any directory above it, but for sticky ones such as
+    /// `/tmp`), one that another user owns or others can write, and one found through `.`, an
+    /// empty `PATH` entry or another relative one, is refused, naming its path; the search
+    /// does not go on past it.
+    ///
+    /// - Throws: A ``Failure`` that names the program refused and why.
+    static func locate(_ processEnvironment: [String: String] = ProcessInfo.processInfo.environment) throws -> String? {
         var directories: [String] = []
         if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             directories.append((executable as NSString).deletingLastPathComponent)
         }
-        directories += (processEnvironment["PATH"] ?? "").split(separator: ":").map(String.init)
-        for directory in directories where !directory.isEmpty {
-            let path = (directory as NSString).appendingPathComponent(programName)
-            if access(path, X_OK) == 0 { return path }
+        let asRoot = geteuid() == 0
+        // An empty entry is the working directory (POSIX): envctl as root never runs from there.
+        directories += (processEnvironment["PATH"] ?? "").split(separator: ":", omittingEmptySubsequences: false)
+            .map(String.init)
+        for directory in directories {
+            let relative = !directory.hasPrefix("/")
+            if relative && !asRoot && directory.isEmpty { continue }
+            let path = directory.isEmpty ? programName : (directory as NSString).appendingPathComponent(programName)
+            var status = stat()
+            guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, access(path, X_OK) == 0 else {
+                continue
+            }
+            if asRoot { try ProgramSafety.refuseUnsafe(path, status, relative: relative, entry: directory) }
+            return path
         }
         return nil
     }
 
     /// The program, or a failure that says which package provides it and why it was needed.
     static func require(for purpose: String) throws -> String {
-        guard let path = locate() else {
+        guard let path = try locate() else {
             throw Failure("\(purpose) needs \(programName), which is not installed: \(provider)")
         }
         return path
@@ -106,33 +128,10 @@ enum FleetTool {
     /// options of envctl's command line (and the `$ENVIRONMENTS_ETCD_*` variables it inherits).
     static func documents() throws -> [ConfigurationDocument] {
         let path = try require(for: "reading the fleet's documents from etcd (etcd options, or $\(endpointsVariable))")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["documents"] + commandLine.etcd
-        let output = Pipe()
-        process.standardOutput = output
-        // Its errors (etcd unreachable, a limit, a bad option) reach the operator as they are.
-        process.standardError = FileHandle.standardError
-        do {
-            try process.run()
-        } catch {
-            throw Failure("cannot run \(path): \(error.localizedDescription)")
-        }
-        var data = Data()
-        let reader = output.fileHandleForReading
-        while let chunk = try? reader.read(upToCount: 1 << 20), !chunk.isEmpty {
-            data.append(chunk)
-            if data.count > maximumDocumentBytes {
-                process.terminate()
-                process.waitUntilExit()
-                throw Failure("\(path) documents wrote more than \(maximumDocumentBytes >> 20) MiB: not read")
-            }
-        }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let (status, data) = try spawnReading(path, ["documents"] + commandLine.etcd)
+        guard status == 0 else {
             throw Failure(
-                "the fleet's documents could not be read (\(programName) documents exited with status \(process.terminationStatus))"
-            )
+                "the fleet's documents could not be read (\(programName) documents exited with status \(status))")
         }
         guard let list = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [[String: Any]]
         else {
@@ -146,6 +145,80 @@ enum FleetTool {
             }
             return ConfigurationDocument(origin: origin, data: bytes)
         }
+    }
+}
+
+extension FleetTool {
+    /// Runs `path` with `arguments` and reads its standard output (at most
+    /// ``maximumDocumentBytes``); its standard input and error are envctl's. Returns its exit
+    /// status (a signal's number plus 128 when one ended it) and output.
+    ///
+    /// Spawned directly (`posix_spawn(3)`), not through Foundation's `Process`, which leaves a
+    /// socket of its own open in the child: the child inherits standard input, output and error,
+    /// and nothing else (every descriptor envctl opens is close-on-exec).
+    static func spawnReading(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: Data) {
+        var descriptors: [Int32] = [-1, -1]
+        guard pipe(&descriptors) == 0 else { throw Failure("cannot run \(path): \(String(cString: strerror(errno)))") }
+        for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        let (reading, writing) = (descriptors[0], descriptors[1])
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, writing, STDOUT_FILENO)
+        var argv: [UnsafeMutablePointer<CChar>?] = ([programName] + arguments).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, path, &actions, nil, &argv, environ)
+        close(writing)
+        guard spawned == 0 else {
+            close(reading)
+            throw Failure("cannot run \(path): \(String(cString: strerror(spawned)))")
+        }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var tooLong = false
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(reading, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            data.append(contentsOf: buffer[..<count])
+            if data.count > maximumDocumentBytes {
+                tooLong = true
+                kill(pid, SIGTERM)
+                break
+            }
+        }
+        close(reading)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        if tooLong { throw Failure("\(path) documents wrote more than \(maximumDocumentBytes >> 20) MiB: not read") }
+        // WIFEXITED and WEXITSTATUS, which Swift does not import.
+        return (status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f), data)
+    }
+}
+
+/// Which programs envctl runs as root: only one that only root can change (the rule for
+/// sockets, in the article Trust and identity).
+enum ProgramSafety {
+    /// Fails when root would run `path` (a regular executable file, `status` its `stat`) though
+    /// someone else could have put it there or changed it.
+    static func refuseUnsafe(_ path: String, _ status: stat, relative: Bool, entry: String) throws {
+        let why: String?
+        if relative {
+            why = "it was found through the PATH entry '\(entry)', which is the working directory, not a fixed one"
+        } else if status.st_uid != 0 && status.st_uid != geteuid() {
+            why = "it belongs to uid \(status.st_uid), not to root"
+        } else if status.st_mode & S_IWOTH != 0 || (status.st_mode & S_IWGRP != 0 && status.st_gid != 0) {
+            why = "others can write it (mode \(String(status.st_mode & 0o7777, radix: 8)))"
+        } else {
+            let trusted: Set<UInt32> = [0, geteuid()]
+            let safety = DirectorySafety(owners: trusted, ancestorOwners: trusted, allowsStickyAncestors: true)
+            why = safety.problem(with: (path as NSString).deletingLastPathComponent)
+        }
+        guard let why else { return }
+        throw Failure(
+            "refusing to run \(path) as root: \(why); envctl runs as root only a program that only root can change. Install it in a directory only root can write (/usr/bin), or remove that directory from PATH"
+        )
     }
 }
 

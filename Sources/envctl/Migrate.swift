@@ -133,7 +133,7 @@ struct Migrate: ParsableCommand {
     }
 
     /// `--resume`: takes the drop-in directory's lock, which completes a change that spans
-    /// files left unfinished there (``FileTransaction/recover(in:)``), and says what it found.
+    /// files left unfinished there (``FileTransaction/recover(in:scope:note:)``), and says what it found.
     private func resumeInterrupted() throws {
         guard !dryRun else { throw Failure("--resume writes what an interrupted migrate left; not with --dry-run") }
         let change = try DropInChange(location: location, dropIn: nil)

@@ -127,12 +127,14 @@ struct SetValue: ParsableCommand {
         // that other property-list readers would refuse is never written.
         try XMLCharacters.check(key: key, value: typed)
         try location.refuseDaemon(with: schema)
-        let change = try DropInChange(location: location, dropIn: dropIn)
+        var change = try DropInChange(location: location, dropIn: dropIn)
         // A key no declaration covers is a key nothing reads: refused before the lock, as a
         // shadowed one is (--allow-undeclared writes it).
-        try declared.check(
-            key, components: path,
-            against: DeclaredKeyOptions.known(schema: schema, location: location, daemon: change.client))
+        let known = try DeclaredKeyOptions.known(schema: schema, location: location, daemon: change.client)
+        try declared.check(key, components: path, against: known)
+        // A value the application's declaration refuses is never written (in any environment
+        // envctl checks; the daemon checks its own).
+        change.valueDeclaration = known?.declaration
         let outcome = try change.set(
             key, components: path, to: typed, in: section, allowShadowed: shadow.allowShadowed)
         let (old, checked, notes) = (outcome.old, outcome.checked, outcome.notes)
@@ -145,6 +147,7 @@ struct SetValue: ParsableCommand {
         let isSecret =
             snapshots.isEmpty
             || snapshots.contains { $0.configuredValue(forKey: key)?.isSecret ?? false || $0.coversAsSecret(key) }
+            || EnvironmentSnapshot.covers(DeclaredSecrets.keys(of: known?.declaration), key)
         let shown = isSecret ? ConfiguredValue.redacted : value
         printLine("\(change.path): \(section).\(key) = \(shown) (\(checked))")
     }

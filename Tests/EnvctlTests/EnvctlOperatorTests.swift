@@ -177,11 +177,16 @@ struct EnvctlOperatorTests {
         #expect(check.status == 0, "\(check.output)")
         #expect(check.output.contains("OK: environment Staging"), "\(check.output)")
 
-        // The daemon's check decides: the files alone accept this, the daemon's validation does not.
+        // The daemon's declaration decides: the files alone accept this, the declaration does
+        // not; envctl refuses it with the daemon's declaration in Production, the environment it
+        // checks itself, before asking the daemon (issue 52.4).
         let refused = try daemon.envctl(
             ["set", "APIBaseUrl", "ftp://files.example.com", "--pid", pid], extraEnvironment: shell)
         #expect(refused.status == 1, "\(refused.output)")
-        #expect(refused.output.contains("the running daemon rejects it"), "\(refused.output)")
+        #expect(
+            refused.output.contains("the running daemon rejects it")
+                || refused.output.contains("is not a URL with the scheme http or https"), "\(refused.output)")
+        #expect(refused.output.contains("nothing was written"), "\(refused.output)")
 
         for output in [set.output, diff.output, check.output, refused.output] {
             #expect(!output.contains(Self.secret), "\(output)")

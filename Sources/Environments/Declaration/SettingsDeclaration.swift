@@ -25,7 +25,7 @@ public struct SettingsDeclaration: Sendable {
     /// load (a load then copies no ``SettingDeclaration``): the declared defaults with their
     /// paths, the secret and restart-only keys, and every key and former name.
     let defaults: [(path: [String], value: SettingValue)]
-    let secretKeys: Set<String>
+    package let secretKeys: Set<String>
     let restartOnlyKeys: Set<String>
     let keysAndFormerNames: Set<String>
 

@@ -96,28 +96,74 @@ package struct TransactionJournal: Codable, Sendable, Equatable {
     package static func read(in directory: String) throws(EnvironmentError)
         -> TransactionJournal?
     {
+        try readWithOwner(in: directory)?.journal
+    }
+
+    /// The journal in `directory` and the user it belongs to, or `nil` when there is none: read
+    /// through one descriptor (a symbolic link is not followed), so the owner is the owner of
+    /// what was read.
+    ///
+    /// - Throws: As ``read(in:)``; also when it is a symbolic link or not a regular file.
+    package static func readWithOwner(in directory: String) throws(EnvironmentError)
+        -> (journal: TransactionJournal, owner: uid_t)?
+    {
         let path = path(in: directory)
         // Nothing there, or a drop-in directory that cannot be looked into (not a directory, no
         // permission): the drop-in directory's listing reports that, not the journal.
         var status = stat()
         guard lstat(path, &status) == 0 else { return nil }
-        let data: Data
-        do {
-            data = try PropertyListDocument.readRegularFile(path)
-        } catch  where error.code == .fileNotFound {
-            return nil  // removed meanwhile: the change is complete
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }  // removed meanwhile: the change is complete
+            throw notAJournal(path)
+        }
+        defer { close(descriptor) }
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= maximumSize
+        else { throw notAJournal(path) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while data.count <= maximumSize {
+            let count = buffer.withUnsafeMutableBytes { readBytes(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR || errno == EAGAIN { continue }
+            guard count >= 0 else { throw notAJournal(path) }
+            if count == 0 { break }
+            data.append(contentsOf: buffer[..<count])
         }
         guard data.count <= maximumSize,
             let journal = try? JSONDecoder().decode(TransactionJournal.self, from: data), journal.version == 1,
             journal.entries.allSatisfy(\.isWellFormed)
-        else {
-            throw EnvironmentError(
-                .fileUnreadable, "is not the journal of a change that envctl makes", file: path,
-                hint:
-                    "A change that spans files was under way; look at what the file holds, remove it, and check every file it names (envctl check)"
-            )
+        else { throw notAJournal(path) }
+        return (journal, status.st_uid)
+    }
+
+    private static func notAJournal(_ path: String) -> EnvironmentError {
+        EnvironmentError(
+            .fileUnreadable, "is not the journal of a change that envctl makes", file: path,
+            hint:
+                "A change that spans files was under way; look at what the file holds, remove it, and check every file it names (envctl check)"
+        )
+    }
+
+    /// The first file the journal names that `mayName` refuses (each target with its
+    /// directory's symbolic links resolved, ``resolved(_:)``), or `nil` when it names only
+    /// files `mayName` accepts. The new and old files are beside their targets
+    /// (``Entry/isWellFormed``).
+    package func fileOutside(_ mayName: (String) -> Bool) -> String? {
+        entries.first { !mayName(Self.resolved($0.target)) }?.target
+    }
+
+    /// Whether `path` (resolved, ``resolved(_:)``) is one of the configuration's files: its
+    /// main file, or a drop-in (`*.plist`, not hidden) directly in its drop-in directory. What a
+    /// configuration's journal may name.
+    package static func isConfigurationFile(_ path: String, mainFile: String, dropInDirectory: String) -> Bool {
+        if path == resolved(mainFile) { return true }
+        let directory = (path as NSString).deletingLastPathComponent
+        let resolvedDropIns = realpath(dropInDirectory, nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
         }
-        return journal
+        return (directory == resolvedDropIns || directory == dropInDirectory)
+            && ConfigurationLocation.isDropInFileName((path as NSString).lastPathComponent)
     }
 
     /// `path` with its directory's symbolic links resolved (`realpath(3)`), or as it is when
@@ -147,4 +193,9 @@ package struct TransactionJournal: Codable, Sendable, Equatable {
                 "If no envctl runs, \(completion) completes it (or any envctl set, unset or edit of this configuration)"
         )
     }
+}
+
+/// `read(2)`, by a name no member of ``TransactionJournal`` hides.
+private func readBytes(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
 }

@@ -159,6 +159,13 @@ public final class EnvironmentSnapshot: Sendable {
     /// the options: `key` or a key above it is listed, ignoring case (``KeyIdentity/folded(_:)``),
     /// as a value the next load sets there will be.
     package func coversAsSecret(_ key: String) -> Bool {
+        Self.covers(secretKeys, key)
+    }
+
+    /// Whether a value at `key` is secret when `secretKeys` are (a `Secrets` list, or the keys a
+    /// declaration marks secret): `key` or a key above it is one of them, ignoring case as
+    /// ``coversAsSecret(_:)`` does.
+    package static func covers(_ secretKeys: Set<String>, _ key: String) -> Bool {
         let canonical = SettingPath.canonical(key) ?? key
         return Interpolator.isSecret(canonical, in: Interpolator.folded(secretKeys))
     }

@@ -350,6 +350,18 @@ struct SnapshotBuilder {
     ) throws(EnvironmentError) -> [EnvironmentsFile] {
         for _ in 0..<Self.consistentReadAttempts {
             let journal = try TransactionJournal.read(in: location.dropInDirectory)
+            if let outside = journal?.fileOutside({
+                TransactionJournal.isConfigurationFile(
+                    $0, mainFile: location.mainFile, dropInDirectory: location.dropInDirectory)
+            }) {
+                throw EnvironmentError(
+                    .fileUnreadable,
+                    "is not the journal of a change that envctl makes: it names \(outside), which is not a file of this configuration",
+                    file: TransactionJournal.path(in: location.dropInDirectory),
+                    hint:
+                        "A journal names only the configuration's Environments.plist and its drop-ins; look at what the file holds, remove it, and check every file it names (envctl check)"
+                )
+            }
             let identities = Self.fileIdentities(location, except: journal)
             let files: [EnvironmentsFile]
             do {
@@ -422,7 +434,12 @@ struct SnapshotBuilder {
             guard !before.isEmpty, let old = before[TransactionJournal.resolved(path)] else {
                 return try self.document(path)
             }
-            return try self.document(path, before: [path: old])
+            do {
+                return try self.document(path, before: [path: old])
+            } catch  where error.code == .fileNotFound && journal?.rollingBack == true && old != nil {
+                // Being undone: a file whose old copy is gone has its old contents back.
+                return try self.document(path)
+            }
         }
         var main: EnvironmentsFile?
         do {
