@@ -3,7 +3,7 @@ import Foundation
 import SystemPackage
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One drop-in on disk, as `set`, `unset` and `edit` change it: read with its owner, group,

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Fault injection for tests that kill `envctl` between two system calls of a change that
@@ -20,29 +20,29 @@ package enum FaultInjection {
     package static let failRenameVariable = "ENVCTL_TEST_FAIL_RENAME"
 
     #if DEBUG
-    private static let steps = Atomic<Int>(0)
-    private static let killAt: Int? = ProcessInfo.processInfo.environment[killVariable].flatMap { Int($0) }
-    private static let failingRename: Int? = ProcessInfo.processInfo.environment[failRenameVariable].flatMap {
-        Int($0)
-    }
+        private static let steps = Atomic<Int>(0)
+        private static let killAt: Int? = ProcessInfo.processInfo.environment[killVariable].flatMap { Int($0) }
+        private static let failingRename: Int? = ProcessInfo.processInfo.environment[failRenameVariable].flatMap {
+            Int($0)
+        }
     #endif
 
     /// A point between two system calls: the process kills itself here when it is the step
     /// ``killVariable`` names.
     package static func step() {
         #if DEBUG
-        guard let killAt else { return }
-        let step = steps.add(1, ordering: .relaxed).newValue
-        if step == killAt { kill(getpid(), SIGKILL) }
+            guard let killAt else { return }
+            let step = steps.add(1, ordering: .relaxed).newValue
+            if step == killAt { kill(getpid(), SIGKILL) }
         #endif
     }
 
     /// Whether the rename of the file at `index` is to fail.
     package static func failsRename(_ index: Int) -> Bool {
         #if DEBUG
-        return failingRename == index
+            return failingRename == index
         #else
-        return false
+            return false
         #endif
     }
 }

@@ -2,7 +2,7 @@ import Environments
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A change to several files that lands whole or not at all: what `migrate` and

@@ -1,12 +1,31 @@
 #if !Fleet
-// Built without the trait "Fleet": this module is empty but for these names, which
-// say which trait to enable wherever a program uses them.
+    // Built without the trait "Fleet": this module is empty but for these names, which
+    // say which trait to enable wherever a program uses them.
 
-/// Needs the package trait `Fleet`: `.package(url: …, traits: ["Fleet"])`.
-@available(*, unavailable, message: "EtcdFleetClient is built without the trait \"Fleet\": enable it on the package line, .package(url: \"…/swift-environments.git\", from: \"0.4.0\", traits: [\"Fleet\"]) (or swift build --traits Fleet in this package)")
-public struct EtcdConfiguration {}
+    /// Needs the package trait `Fleet`: `.package(url: …, traits: ["Fleet"])`.
+    @available(
+        *, unavailable,
+        message:
+            "EtcdFleetClient is built without the trait \"Fleet\": enable it on the package line, .package(url: \"…/swift-environments.git\", from: \"…\", traits: [\"Fleet\"]) (or swift build --traits Fleet in this package)"
+    )
+    public struct EtcdConfiguration {
+        /// Needs the package trait `Fleet`.
+        @available(
+            *, unavailable,
+            message:
+                "EtcdFleetClient is built without the trait \"Fleet\": enable it on the package line, .package(url: \"…/swift-environments.git\", from: \"…\", traits: [\"Fleet\"])"
+        )
+        public init(
+            endpoints: [String], prefix: String, userName: String? = nil, password: String? = nil, tls: Never? = nil,
+            cacheDirectory: String? = nil, requestTimeout: Duration = .seconds(5)
+        ) {}
+    }
 
-/// Needs the package trait `Fleet`: `.package(url: …, traits: ["Fleet"])`.
-@available(*, unavailable, message: "EtcdFleetClient is built without the trait \"Fleet\": enable it on the package line, .package(url: \"…/swift-environments.git\", from: \"0.4.0\", traits: [\"Fleet\"]) (or swift build --traits Fleet in this package)")
-public struct EtcdError {}
+    /// Needs the package trait `Fleet`: `.package(url: …, traits: ["Fleet"])`.
+    @available(
+        *, unavailable,
+        message:
+            "EtcdFleetClient is built without the trait \"Fleet\": enable it on the package line, .package(url: \"…/swift-environments.git\", from: \"…\", traits: [\"Fleet\"]) (or swift build --traits Fleet in this package)"
+    )
+    public struct EtcdError {}
 #endif

@@ -1,22 +1,22 @@
 #if !Fleet
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+    #if canImport(Glibc)
+        import Glibc
+    #elseif canImport(Musl)
+        import Musl
+    #endif
 
-// Built without the trait "Fleet": example-fleet-daemon says so and exits with status 1.
-@main
-enum WithoutTrait {
-    static func main() {
-        let message = """
-            example-fleet-daemon: this build has no fleet mode (the package trait "Fleet" was not enabled). \
-            Build it with: swift build --traits Fleet --product example-fleet-daemon; \
-            or, in a package that depends on swift-environments, add traits: ["Fleet"] to its .package line.
+    // Built without the trait "Fleet": example-fleet-daemon says so and exits with status 1.
+    @main
+    enum WithoutTrait {
+        static func main() {
+            let message = """
+                example-fleet-daemon: this build has no fleet mode (the package trait "Fleet" was not enabled). \
+                Build it with: swift build --traits Fleet --product example-fleet-daemon; \
+                or, in a package that depends on swift-environments, add traits: ["Fleet"] to its .package line.
 
-            """
-        _ = message.withCString { write(2, $0, strlen($0)) }
-        exit(1)
+                """
+            _ = message.withCString { write(2, $0, strlen($0)) }
+            exit(1)
+        }
     }
-}
 #endif

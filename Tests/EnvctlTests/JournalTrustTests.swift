@@ -7,7 +7,7 @@ import Testing
 @testable import envctl
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The journal of a change that spans files is an instruction that envctl, often root, follows

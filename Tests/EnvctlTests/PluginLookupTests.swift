@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// envctl's lookup of `envctl-fleet` is as careful as its lookup of a socket (issue 53 item 4):

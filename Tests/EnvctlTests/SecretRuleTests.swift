@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One rule for "is this value secret" (issue 53 item 3): a key listed in a file's `Secrets`, or

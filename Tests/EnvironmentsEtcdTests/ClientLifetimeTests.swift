@@ -1,27 +1,27 @@
 #if Fleet
-import EtcdFleetClient
-import Testing
+    import EtcdFleetClient
+    import Testing
 
-/// A client that its owner drops without `shutdown()` — a test or a command that threw before
-/// it got there — closes itself: a debug build's HTTP client traps in its `deinit` otherwise,
-/// which took the whole test process down when an etcd test failed under load.
-@Suite struct ClientLifetimeTests {
-    @Test func aClientDroppedWithoutShutdownDoesNotTrap() async throws {
-        for _ in 0..<3 {
-            // No etcd needed: nothing is asked of it.
-            var client: EtcdClient? = try EtcdClient(
-                configuration: EtcdConfiguration(endpoints: ["http://localhost:1"], prefix: "/lifetime/"))
-            #expect(client != nil)
-            client = nil
+    /// A client that its owner drops without `shutdown()` — a test or a command that threw before
+    /// it got there — closes itself: a debug build's HTTP client traps in its `deinit` otherwise,
+    /// which took the whole test process down when an etcd test failed under load.
+    @Suite struct ClientLifetimeTests {
+        @Test func aClientDroppedWithoutShutdownDoesNotTrap() async throws {
+            for _ in 0..<3 {
+                // No etcd needed: nothing is asked of it.
+                var client: EtcdClient? = try EtcdClient(
+                    configuration: EtcdConfiguration(endpoints: ["http://localhost:1"], prefix: "/lifetime/"))
+                #expect(client != nil)
+                client = nil
+            }
+            // The background shutdowns finish; the process is still here to say so.
+            try await Task.sleep(for: .milliseconds(200))
         }
-        // The background shutdowns finish; the process is still here to say so.
-        try await Task.sleep(for: .milliseconds(200))
-    }
 
-    @Test func aClientShutDownAndThenDroppedIsFine() async throws {
-        let client = try EtcdClient(
-            configuration: EtcdConfiguration(endpoints: ["http://localhost:1"], prefix: "/lifetime/"))
-        await client.shutdown()
+        @Test func aClientShutDownAndThenDroppedIsFine() async throws {
+            let client = try EtcdClient(
+                configuration: EtcdConfiguration(endpoints: ["http://localhost:1"], prefix: "/lifetime/"))
+            await client.shutdown()
+        }
     }
-}
 #endif
