@@ -5,7 +5,7 @@
 #   scripts/install-docs.sh [PREFIX]      PREFIX defaults to /usr/local; DESTDIR is honoured.
 #
 # Installs:
-#   PREFIX/share/man/man1/envctl.1, example-daemon.1       (the generate-manual plugin)
+#   PREFIX/share/man/man1/envctl.1, example-daemon.1       (swift-argument-parser's generate-manual)
 #   PREFIX/share/bash-completion/completions/envctl, example-daemon
 #   PREFIX/share/zsh/site-functions/_envctl, _example-daemon
 #   PREFIX/share/fish/vendor_completions.d/envctl.fish, example-daemon.fish
@@ -20,20 +20,22 @@ root="${DESTDIR:-}${prefix}"
 configuration="${SWIFT_CONFIGURATION:-debug}"
 tools=(envctl example-daemon)
 
-scratch=(--scratch-path "$(scratch_path debug)")
-swift build "${scratch[@]}" -c "$configuration" --product envctl >&2
-swift build "${scratch[@]}" -c "$configuration" --product example-daemon >&2
-bin="$(swift build "${scratch[@]}" -c "$configuration" --show-bin-path)"
+# The debug scratch path with its own traits (scripts/lib/scratch.sh): a build with other traits
+# there would recompile the package for nothing.
+read -r -a traits <<<"$(build_traits debug)"
+build=(swift build --scratch-path "$(scratch_path debug)" "${traits[@]}" -c "$configuration")
+for product in "${tools[@]}" generate-manual; do "${build[@]}" --product "$product" >&2; done
+bin="$("${build[@]}" --show-bin-path)"
 
 man="$root/share/man/man1"
 mkdir -p "$man" "$root/share/bash-completion/completions" "$root/share/zsh/site-functions" \
     "$root/share/fish/vendor_completions.d"
 generated="$(mktemp -d)"
 trap 'rm -rf "$generated"' EXIT
-# The plugin writes a page for every executable product; only the tools' pages are installed.
-swift package "${scratch[@]}" --allow-writing-to-directory "$generated" generate-manual --configuration "$configuration" \
-    --output-directory "$generated" >&2
+# What swift-argument-parser's generate-manual plugin runs, on the tools alone: the plugin
+# builds the package again without its traits and runs every executable, the fleet's too.
 for tool in "${tools[@]}"; do
+    "$bin/generate-manual" "$bin/$tool" --output-directory "$generated" >&2
     test -f "$generated/$tool.1" || { echo "install-docs: no man page was generated for $tool" >&2; exit 1; }
     # An empty line in a command's discussion is a paragraph break: .Pp in mdoc (groff warns
     # about empty input lines).

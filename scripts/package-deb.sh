@@ -45,11 +45,9 @@
 # adds or removes a file there. Needs dpkg-dev, debhelper and lintian
 # (scripts/install-packages.sh installs them).
 #
-# The man pages of envctl and example-daemon come from scripts/install-docs.sh (the
-# generate-manual plugin of swift-argument-parser, on this package's debug build); the plugin
-# only sees this package's executables, so those of envctl-fleet and example-fleet-daemon come
-# from the same plugin's tool, generate-manual (built in the same debug scratch path: seconds,
-# ArgumentParser is already built there), run on the binaries being packaged.
+# The man pages of envctl and example-daemon come from scripts/install-docs.sh (the tool
+# generate-manual of swift-argument-parser, on this package's debug build); those of
+# envctl-fleet and example-fleet-daemon from the same tool, run on the binaries being packaged.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/scratch.sh
@@ -171,7 +169,8 @@ if [ "$fleet" = 1 ]; then
     # The fleet's man pages: generate-manual (what the plugin runs) on the packaged binaries,
     # which it asks for --experimental-dump-help.
     SECONDS=0
-    debug_build=(swift build --scratch-path "$(scratch_path debug)")
+    read -r -a debug_traits <<<"$(build_traits debug)"
+    debug_build=(swift build --scratch-path "$(scratch_path debug)" "${debug_traits[@]}")
     "${debug_build[@]}" --product generate-manual >&2
     generate_manual="$("${debug_build[@]}" --show-bin-path)/generate-manual"
     mkdir -p "$work/man"
