@@ -26,7 +26,7 @@
 #                 traits: ["Fleet"] and a local package (a library on `Environments`, by the same
 #                 URL, no trait) that it depends on by path. As written, SwiftPM 6.3.1 cannot
 #                 resolve it (the trait's dependencies unresolved): checked, and said when a
-#                 SwiftPM can. Then with the README's workaround (the consumer names
+#                 SwiftPM can. Then with PackageTraits.md's workaround (the consumer names
 #                 async-http-client, swift-nio and swift-nio-ssl too): resolved, built, run.
 #   untraited     `EnvironmentsEtcd` without the trait: the build must fail with the module's
 #                 own message, which names the line to write (`traits: ["Fleet"]`).
@@ -319,24 +319,24 @@ public func greeting(in environment: Environment) -> String {
     environment.get("Greeting", default: "hello")
 }
 EOF
-    # As a user writes it; then, if SwiftPM cannot resolve that, with the README's workaround.
+    # As a user writes it; then, if SwiftPM cannot resolve that, with PackageTraits.md's workaround.
     twice_package ""
     # In a scratch path of its own: a failed resolution in fleet's removes fleet's checkouts, and
     # the build then compiles swift-nio and BoringSSL again.
     if swift package --package-path "$dir/twice-consumer" --scratch-path "$dir/scratch-twice-as-written" resolve \
         >"$dir/twice.plain.log" 2>&1; then
         twice_plain="resolves as written"
-        echo "   twice: resolves as written (the README's workaround for SwiftPM 6.3 is no longer needed)"
+        echo "   twice: resolves as written (PackageTraits.md's workaround for SwiftPM 6.3 is no longer needed)"
     else
         grep -q 'exhausted attempts to resolve the dependencies graph' "$dir/twice.plain.log" || {
             tail -20 "$dir/twice.plain.log" >&2
-            fail "twice: as written, the graph fails to resolve other than as the README says (log above)"
+            fail "twice: as written, the graph fails to resolve other than as PackageTraits.md says (log above)"
         }
         local unresolved
         unresolved="$(sed -n "s/^\* '\([^']*\)'.*/\1/p" "$dir/twice.plain.log" | tr '\n' ' ' | sed 's/ $//')"
         twice_plain="as written, unresolved: $unresolved"
         echo "   twice: as written, SwiftPM cannot resolve it ($unresolved unresolved: the trait's" \
-            "dependencies); with the README's workaround, the consumer names them too:"
+            "dependencies); with PackageTraits.md's workaround, the consumer names them too:"
         twice_package "$fleet_packages"
     fi
     resolve twice
@@ -348,7 +348,7 @@ EOF
     record twice "traits: [\"Fleet\"] + a package on the core, no trait ($twice_plain)"
 }
 
-# The fleet trait's dependencies, as Package.swift names them (the README's workaround for a graph
+# The fleet trait's dependencies, as Package.swift names them (PackageTraits.md's workaround for a graph
 # that asks for swift-environments with and without the trait).
 fleet_packages='
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
