@@ -334,3 +334,21 @@ let package = Package(
         ),
     ]
 )
+
+// Every Swift target: imports say what each file uses, a public API cannot leak another module's
+// types by accident (InternalImportsByDefault, MemberImportVisibility), and existential types
+// are spelled `any` (ExistentialAny), as swift-configuration and Hummingbird build.
+// (The fleet's targets follow once its gRPC client lands: issue 54.)
+let fleetTargets: Set = [
+    "EtcdFleetClient", "EnvironmentsEtcd", "EtcdFleetArguments", "envctl-fleet", "example-fleet-daemon",
+    "EtcdTestSupport", "EnvironmentsEtcdTests", "EtcdFleetClientTests", "EtcdFleetArgumentsTests",
+]
+for target in package.targets
+where target.type != .system && target.type != .plugin && !fleetTargets.contains(target.name) {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("InternalImportsByDefault"),
+            .enableUpcomingFeature("MemberImportVisibility"),
+            .enableUpcomingFeature("ExistentialAny"),
+        ]
+}

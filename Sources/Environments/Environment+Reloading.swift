@@ -1,6 +1,7 @@
-import Foundation
+package import Foundation
 import Locking
 import Logging
+import Synchronization
 
 extension Environment {
     // MARK: - Reloading

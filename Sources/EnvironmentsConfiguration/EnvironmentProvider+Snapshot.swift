@@ -1,6 +1,6 @@
 #if SwiftConfiguration
-    import Configuration
-    import Environments
+    package import Configuration
+    package import Environments
 
     extension EnvironmentProvider {
         /// One generation of the environment as a swift-configuration `ConfigSnapshot`.

@@ -1,6 +1,6 @@
 #if SwiftConfiguration
-    import Configuration
-    import Environments
+    public import Configuration
+    public import Environments
 
     /// A live `ConfigProvider` for apple/swift-configuration over an `Environment`.
     ///

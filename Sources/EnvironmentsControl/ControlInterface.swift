@@ -1,5 +1,5 @@
 import Foundation
-import Varlink
+package import Varlink
 
 /// The varlink interface a daemon built with Environments serves on its control socket.
 ///

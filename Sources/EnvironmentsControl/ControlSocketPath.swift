@@ -1,4 +1,4 @@
-import Environments
+package import Environments
 import Foundation
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import Environments
+package import Environments
 
 /// A settings declaration in a JSON Schema file that a command line names: `--schema FILE` of
 /// `envctl check` and of `envctl publish` (envctl-fleet), or the schema a package installs

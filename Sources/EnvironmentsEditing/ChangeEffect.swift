@@ -1,5 +1,5 @@
 import Environments
-import Foundation
+package import Foundation
 
 /// One key that a change to a drop-in writes or removes, in one of its sections.
 package struct ChangedKey: Hashable {

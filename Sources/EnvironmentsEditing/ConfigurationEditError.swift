@@ -1,4 +1,4 @@
-import Environments
+public import Environments
 import TextEscaping
 
 /// A change that ``ConfigurationEditor`` refused or could not make; nothing was written.

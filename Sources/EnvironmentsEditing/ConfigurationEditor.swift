@@ -1,5 +1,5 @@
-import Environments
-import Foundation
+public import Environments
+public import Foundation
 
 /// Changes an application's configuration as safely as `envctl set`, `unset` and `edit` do:
 /// in one drop-in (`Environments.plist.d/NAME.plist`), only when the whole resulting

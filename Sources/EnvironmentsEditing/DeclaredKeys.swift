@@ -1,4 +1,4 @@
-import Environments
+package import Environments
 
 /// A settings declaration that keys written are checked against, and where it came from: a
 /// key it does not cover is a key nothing reads (a typo, most often), so a change that writes

@@ -1,5 +1,5 @@
 import Environments
-import Foundation
+package import Foundation
 
 /// Reads and rewrites a drop-in's property list for `set` and `unset`.
 package enum DropInDocument {

@@ -1,5 +1,5 @@
 import Environments
-import Foundation
+package import Foundation
 
 extension DropInEditor {
     /// What a change did, for the lines that confirm it.

@@ -1,5 +1,5 @@
-import Environments
-import Foundation
+package import Environments
+package import Foundation
 
 /// A change to one drop-in, checked before it is installed: the whole resulting configuration
 /// is built as the daemon would build it, and only then the file is replaced (a temporary file

@@ -1,5 +1,5 @@
 import Environments
-import Foundation
+package import Foundation
 import SystemPackage
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import Environments
+package import Environments
 import Logging
 
 /// A change that was refused or failed, in a sentence: what is wrong, where (file and line when

@@ -1,5 +1,5 @@
 import Environments
-import Foundation
+package import Foundation
 
 /// Renames settings written under a former name (a declaration's `formerNames`) to their name
 /// now, in the main file and every drop-in: `envctl migrate`'s engine. The text of each file

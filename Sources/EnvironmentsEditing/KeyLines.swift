@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Keys in an XML property list's text, for messages and for edits that keep the rest of the
 /// text (comments among it): `<key>path[0]</key>`, then the first `<key>path[1]</key>` after

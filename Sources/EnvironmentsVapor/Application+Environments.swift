@@ -1,7 +1,7 @@
 #if Vapor
-    import Environments
+    public import Environments
     import EnvironmentsDaemon
-    import Vapor
+    public import Vapor
 
     extension Application {
         private struct EnvironmentsKey: StorageKey {

@@ -1,6 +1,6 @@
 #if Vapor
-    import Environments
-    import Vapor
+    public import Environments
+    public import Vapor
 
     extension Request {
         private struct SnapshotKey: StorageKey {

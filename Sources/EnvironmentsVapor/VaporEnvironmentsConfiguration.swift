@@ -1,8 +1,8 @@
 #if Vapor
-    import Environments
-    import EnvironmentsDaemon
-    import Foundation
-    import Vapor
+    public import Environments
+    public import EnvironmentsDaemon
+    public import Foundation
+    public import Vapor
 
     /// How a Vapor application runs its configuration: which of our environments each of Vapor's
     /// environment names selects, how the configuration service behaves, and whether `SIGHUP`

@@ -1,4 +1,4 @@
-import Environments
+package import Environments
 
 /// The configuration the daemon runs on when no Environments.plist exists: the same shape
 /// as `etc/example-daemon/Environments.plist`, without the credential.

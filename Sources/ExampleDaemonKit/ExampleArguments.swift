@@ -1,5 +1,5 @@
 import ArgumentParser
-import Environments
+package import Environments
 import Foundation
 
 /// The command-line options both example daemons take, and the options they bootstrap with.

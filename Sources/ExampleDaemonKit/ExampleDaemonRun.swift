@@ -1,9 +1,10 @@
 import ArgumentParser
-import Environments
-import EnvironmentsDaemon
-import Logging
-import ServiceLifecycle
+package import Environments
+package import EnvironmentsDaemon
+package import Logging
+package import ServiceLifecycle
 import SystemdSupport
+import UnixSignals
 
 /// The start and the run that both example daemons share, around what differs between them:
 /// where the configuration comes from besides the files, and the services beside the worker.

@@ -1,5 +1,5 @@
-import Environments
-import Foundation
+package import Environments
+package import Foundation
 
 /// The example daemons' settings, declared once: every load checks the configuration against
 /// them (types, bounds, required, unknown keys), `envctl schema` and `envctl explain` describe

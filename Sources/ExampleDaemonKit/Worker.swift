@@ -1,5 +1,5 @@
-import Environments
-import Logging
+package import Environments
+package import Logging
 import ServiceLifecycle
 
 /// The example daemons' "work": report the configuration they run with, and a debug heartbeat.

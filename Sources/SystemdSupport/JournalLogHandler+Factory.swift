@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 
 extension JournalLogHandler {
     /// A factory for `LoggingSystem.bootstrap(_:)`.

@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 
 /// A swift-log `LogHandler` for systemd services: structured journal entries, or
 /// `<N>`-prefixed or readable lines on standard error.

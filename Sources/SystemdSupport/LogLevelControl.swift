@@ -1,4 +1,4 @@
-import Logging
+package import Logging
 import Synchronization
 
 /// A log level shared by many loggers, changeable at any time from any thread.

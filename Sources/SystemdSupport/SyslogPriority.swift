@@ -1,4 +1,4 @@
-import Logging
+package import Logging
 
 /// The syslog priority levels that journald stores in `PRIORITY=` and reads from `<N>`
 /// line prefixes.

@@ -1,4 +1,4 @@
-import Logging
+package import Logging
 
 #if os(Linux)
     import CSystemd

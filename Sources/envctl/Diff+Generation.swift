@@ -1,5 +1,6 @@
 import Environments
 import EnvironmentsControl
+import EnvironmentsEditing
 import Foundation
 import SystemdSupport
 

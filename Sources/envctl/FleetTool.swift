@@ -1,5 +1,6 @@
 import ArgumentParser
 import Environments
+import EnvironmentsEditing
 import Foundation
 import Varlink
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Environments
 import EnvironmentsControl
+import EnvironmentsEditing
 import Foundation
 import TextEscaping
 import Varlink

@@ -1,5 +1,6 @@
 import ArgumentParser
 import EnvironmentsControl
+import EnvironmentsEditing
 import Foundation
 import TextEscaping
 

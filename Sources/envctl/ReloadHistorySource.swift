@@ -1,4 +1,5 @@
 import EnvironmentsControl
+import EnvironmentsEditing
 import Foundation
 import SystemdSupport
 import Varlink

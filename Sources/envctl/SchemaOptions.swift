@@ -1,6 +1,7 @@
 import ArgumentParser
 import Environments
 import EnvironmentsControl
+import EnvironmentsEditing
 import Foundation
 
 /// `--schema FILE`: the application's settings declaration, as `envctl schema` prints it and

@@ -4,6 +4,7 @@ import EnvironmentsControl
 import FileWatching
 import Foundation
 import TextEscaping
+import Varlink
 
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -5,6 +5,7 @@ import Foundation
 import Locking
 import TestSupport
 import Testing
+import Varlink
 
 /// The daemon's builds of the configuration (files, credentials, the application's `validate`)
 /// block, so they run where blocking is allowed: never on the few threads of Swift's

@@ -1,4 +1,6 @@
+import Environments
 import EnvironmentsControl
+import EnvironmentsDaemon
 import Foundation
 import TestSupport
 import Testing

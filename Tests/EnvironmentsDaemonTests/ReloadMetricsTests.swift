@@ -6,6 +6,7 @@ import Logging
 import MetricsTestKit
 import TestSupport
 import Testing
+import Varlink
 
 /// The reload metrics of an `EnvironmentService`, read with swift-metrics' test kit: reloads by
 /// result and trigger, the last reload's success and time, the generation, the durations.

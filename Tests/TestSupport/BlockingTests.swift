@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Testing
+package import Testing
 
 /// Runs a suite's tests off Swift's cooperative thread pool, on threads that may block.
 ///

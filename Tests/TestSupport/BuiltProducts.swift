@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Where the package's executables are: beside the test bundle in the build directory.
 package enum BuiltProducts {

@@ -1,9 +1,9 @@
-import Environments
-import EnvironmentsControl
-import EnvironmentsDaemon
+package import Environments
+package import EnvironmentsControl
+package import EnvironmentsDaemon
 import Foundation
 import Logging
-import Varlink
+package import Varlink
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
-import EnvironmentsDaemon
+package import EnvironmentsDaemon
+import SystemdSupport
 
 extension EnvironmentService.Configuration {
     /// A service run inside a test's process: no systemd notifications, watchdog or state file,

@@ -1,4 +1,4 @@
-import EnvironmentsDaemon
+package import EnvironmentsDaemon
 
 extension EnvironmentService {
     /// Runs the service while `body` runs, once it is ready (its files watched, its socket

@@ -1,5 +1,5 @@
-import Environments
-import Foundation
+package import Environments
+package import Foundation
 
 /// The effective configuration of `snapshot` as the JSON document its declaration's schema
 /// describes (keys sorted): dates in ISO 8601, data in Base64.

@@ -1,4 +1,4 @@
-import Logging
+package import Logging
 import Synchronization
 
 /// What a logger was asked to log, kept in memory for a test to read, as swift-log's own tests

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// A JSON Schema document that cannot be read back as a ``SettingsDeclaration``: what is
 /// wrong, and where in the document (a JSON pointer).

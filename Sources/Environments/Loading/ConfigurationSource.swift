@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A source of configuration besides the host's own files: a fleet's shared configuration in
 /// etcd, a directory of mounted Kubernetes secrets, a key-value store.

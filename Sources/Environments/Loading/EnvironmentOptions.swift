@@ -1,5 +1,5 @@
-import Foundation
-import Logging
+package import Foundation
+public import Logging
 
 /// How an ``Environment`` finds, selects and checks its configuration.
 ///

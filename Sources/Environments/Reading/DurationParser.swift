@@ -1,5 +1,7 @@
 /// Parses durations written with systemd's time units (`systemd.time(7)`): `500ms`, `1.5s`,
 /// `2min`, `1h 30min`, `100us`; a bare number is seconds.
+import Foundation
+
 package enum DurationParser {
     private static let units: [(names: [String], nanoseconds: Double)] = [
         (["ns", "nsec"], 1),

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A type that typed reads can convert a ``SettingValue`` into.
 ///

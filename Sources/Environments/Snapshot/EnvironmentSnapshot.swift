@@ -1,5 +1,5 @@
-import Foundation
-import Logging
+package import Foundation
+package import Logging
 
 /// One complete, immutable configuration: every effective value with its source, for one
 /// environment, at one generation.

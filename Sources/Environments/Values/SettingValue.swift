@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One configuration value, as a property list can express it.
 ///

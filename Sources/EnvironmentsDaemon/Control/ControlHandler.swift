@@ -1,6 +1,7 @@
 import Environments
 import EnvironmentsControl
 import Foundation
+import Logging
 import SystemdSupport
 import Varlink
 

@@ -1,5 +1,6 @@
 import Environments
 import EnvironmentsControl
+import FoundationEssentials
 import Varlink
 
 /// `Describe`'s answer, encoded one part at a time as the client takes them (varlink's `more`),

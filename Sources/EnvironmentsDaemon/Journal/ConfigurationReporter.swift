@@ -1,7 +1,7 @@
 import Environments
 import EnvironmentsControl
-import Logging
-import SystemdSupport
+package import Logging
+package import SystemdSupport
 import TextEscaping
 
 /// Writes each load and reload (``ReloadRecord``) to the journal: the effective settings after

@@ -1,5 +1,5 @@
-import Foundation
-import Logging
+package import Foundation
+package import Logging
 
 /// A log level set at run time through `io.systemd.service.SetLogLevel` (what
 /// `varlinkctl call SOCKET io.systemd.service.SetLogLevel '{"level":7}'` sends): it wins over

@@ -1,9 +1,9 @@
-import CoreMetrics
-import Environments
-import EnvironmentsControl
+package import CoreMetrics
+package import Environments
+package import EnvironmentsControl
 import Foundation
-import Logging
-import SystemdSupport
+package import Logging
+package import SystemdSupport
 
 /// Runs the load at start and the reloads one at a time, and tells everyone about each.
 ///

@@ -1,6 +1,6 @@
-import Environments
-import EnvironmentsControl
-import Foundation
+package import Environments
+package import EnvironmentsControl
+package import Foundation
 
 /// The daemon's last loads and reloads, for the control socket's `History` (and
 /// `envctl history` where there is no journal): oldest first, bounded in count and in size.

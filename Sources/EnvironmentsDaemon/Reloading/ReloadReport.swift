@@ -1,4 +1,4 @@
-import Environments
+public import Environments
 import EnvironmentsControl
 
 /// One load or reload, as a ``ConfigurationSource`` learns of it: what

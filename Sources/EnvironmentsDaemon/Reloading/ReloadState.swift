@@ -1,6 +1,6 @@
 import Environments
-import EnvironmentsControl
-import Foundation
+package import EnvironmentsControl
+package import Foundation
 
 /// What a running daemon publishes in a file about its configuration and its last reload, for
 /// scripts and monitoring that read files (the control socket answers the same questions).

@@ -1,4 +1,4 @@
-import Environments
+package import Environments
 
 /// What started a reload: one word, the same in the journal (`CONFIG_TRIGGER=`), the state
 /// file, the history, the control socket, `STATUS=` and the metrics' `trigger` label: the

@@ -1,4 +1,4 @@
-import Environments
+public import Environments
 import TextEscaping
 
 /// What a ``ConfigurationSource`` asks of the running service: a reload when its documents

@@ -1,11 +1,12 @@
-import CoreMetrics
-import Environments
+package import CoreMetrics
+public import Environments
 import EnvironmentsControl
 import FileWatching
 import Foundation
-import Logging
-import ServiceLifecycle
-import SystemdSupport
+public import Logging
+public import ServiceLifecycle
+public import SystemdSupport
+import UnixSignals
 
 /// A swift-service-lifecycle `Service` that keeps an `Environment` live under
 /// systemd: reload on `SIGHUP` and on file change, `sd_notify` readiness, reload and stop
