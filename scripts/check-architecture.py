@@ -22,6 +22,7 @@ when:
 - an entry of either list names a type that Sources/ does not declare, or declares in another
   module than the entry says ("- `Type` (module `Module`): ...").
 
+C sources (Sources/*/*.c, .h) are read too, each file as one unit, listed by its file name.
 A type counts when it, or a type around it, is the one listed (`DedicatedThread` covers its
 nested `Handoff`). Comments and strings are not read. Standard library only; well under a second.
 """
@@ -149,6 +150,15 @@ def users(pattern):
                 names += scope.name.split(".")
             where = f"{os.path.relpath(path, ROOT)}:{source.line_of(match.start())}"
             found.append((names or [os.path.basename(path)], module, where, re.sub(r"[\s({]+$", "", match.group(0))))
+    # C sources: the file is the unit (listed by its name, `EarlySignals.c`), comments dropped.
+    for directory, _, files in os.walk(os.path.join(ROOT, "Sources")):
+        for name in sorted(f for f in files if f.endswith((".c", ".h", ".cpp"))):
+            path = os.path.join(directory, name)
+            code = re.sub(r"//[^\n]*|/\*.*?\*/", " ", open(path, encoding="utf-8", errors="replace").read(), flags=re.S)
+            module = os.path.relpath(path, os.path.join(ROOT, "Sources")).split(os.sep)[0]
+            for match in pattern.finditer(code):
+                where = f"{os.path.relpath(path, ROOT)}:{code.count(chr(10), 0, match.start()) + 1}"
+                found.append(([name], module, where, re.sub(r"[\s({]+$", "", match.group(0))))
     return found
 
 
@@ -156,7 +166,10 @@ def check_list(problems, section, heading, pattern, what, exempt, declared):
     entries = listed(section)
     for name, module in sorted(entries.items()):
         root = name.split(".")[0]
-        if root not in declared:
+        if name.endswith((".c", ".h", ".cpp")):
+            if not module or not os.path.exists(os.path.join(ROOT, "Sources", module, name)):
+                problems.append(f"{heading} of {ARTICLE} lists {name}, which is not Sources/{module}/{name}")
+        elif root not in declared:
             problems.append(f"{heading} of {ARTICLE} lists {name}, which no file of Sources/ declares")
         elif module and module not in declared[root]:
             problems.append(
