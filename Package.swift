@@ -88,11 +88,14 @@ let package = Package(
         // Escapes control characters in text for terminals, log lines and the journal's stream.
         .target(name: "TextEscaping"),
         // The one lock type (`Locked`, a pthread mutex that ThreadSanitizer follows, fork-safe
-        // on request): every module that shares state between threads uses it.
+        // on request): every module that shares state between threads uses it. The only other
+        // mutex is here too: `ForkSafeLocks`' own, held across fork() (see Architecture).
         .target(name: "Locking"),
-        // The one way work crosses between blocking threads and async code: a thread of its own
+        // The general bridges between blocking threads and async code: a thread of its own
         // awaited or joined (`DedicatedThread`), async work waited for from synchronous code
-        // (`TaskWaiter`), and the pipe that wakes a thread blocked in poll(2) (`WakeupPipe`).
+        // (`TaskWaiter`), the pipe that wakes a thread blocked in poll(2) (`WakeupPipe`), and
+        // blocking jobs in order on a serial queue, each awaited (`SerialWorker`). The article
+        // Architecture lists the few others, each made for one hand-off (`BatchMailbox`...).
         .target(name: "ThreadBridge", dependencies: ["Locking"]),
         // The portable core: Environments.plist, layering, interpolation, snapshots.
         .target(
@@ -125,7 +128,8 @@ let package = Package(
         // that wrote a state file still runs. Shared by the daemon and envctl, without the rest
         // of either (the core for its names and errors).
         .target(name: "EnvironmentsControl", dependencies: ["Environments", "Varlink"]),
-        // Blocks SIGHUP before main, so a reload during start-up never kills a daemon.
+        // Counts SIGHUP from before main (a handler a C constructor installs; nothing blocks
+        // it), so a reload during start-up never kills a daemon, and it reloads once when ready.
         .target(name: "CEarlySignals"),
         // Ties it together for long-running services: reloads, signals, a Service.
         .target(

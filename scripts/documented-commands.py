@@ -99,6 +99,8 @@ COMMANDS = [
      ("run", "readme_daemon")),
     ("README.md", r"^\./scripts/test\.sh$", ("ci", ".ci/run: scripts/test.sh")),
     (".ci/README.md", r"^\.ci/run$", ("ci", "this run")),
+    (".ci/README.md", r"^scripts/check-architecture\.py$", ("ci", ".ci/run: scripts/check-architecture.py")),
+    (".ci/README.md", r"^scripts/expectation-less-tests\.py$", ("ci", ".ci/run: scripts/expectation-less-tests.py")),
     # api/README.md: the public API's digest, checked after scripts/test.sh (its debug build).
     ("api/README.md", r"^(swift build --enable-all-traits|scripts/api-digest\.py( --scratch-path DIR)?)$",
      ("ci", ".ci/run: scripts/api-digest.py --scratch-path (the debug build scripts/test.sh leaves)")),

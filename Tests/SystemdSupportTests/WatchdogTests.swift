@@ -45,8 +45,30 @@
                 }
             }
 
-            @Test func runReturnsAtOnceWithoutInterval() async {
-                await Watchdog(interval: nil).run()
+            /// Without an interval (no `WATCHDOG_USEC`, or not a positive one), `run()` returns at
+            /// once and pings nothing, even with `NOTIFY_SOCKET` set. A `run()` that loops instead
+            /// fails here by the bounded wait (it races a 30 s sleep), not by hanging; the time
+            /// limit is the last resort.
+            @Test(.timeLimit(.minutes(1)), arguments: [nil, .zero, .seconds(-1)] as [Duration?])
+            func runReturnsAtOnceWithoutInterval(interval: Duration?) async throws {
+                let receiver = try DatagramReceiver()
+                let returned = await ProcessEnvironment.with(["NOTIFY_SOCKET": receiver.path]) {
+                    await withTaskGroup(of: Bool.self) { group in
+                        group.addTask {
+                            await Watchdog(interval: interval).run()
+                            return true
+                        }
+                        group.addTask {
+                            try? await Task.sleep(for: .seconds(30))
+                            return false
+                        }
+                        let first = await group.next() ?? false
+                        group.cancelAll()
+                        return first
+                    }
+                }
+                #expect(returned, "run() with interval \(String(describing: interval)) did not return within 30 s")
+                #expect(receiver.receiveText(timeout: .zero) == nil, "run() without an interval pinged the watchdog")
             }
 
             @Test func runPingsUntilCancelled() async throws {

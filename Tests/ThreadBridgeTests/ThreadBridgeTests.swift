@@ -92,17 +92,31 @@ struct ThreadBridgeTests {
         #expect(results.allSatisfy { $0.value == $0.key * $0.key })
     }
 
-    @Test("start and join: synchronous code does something else, then joins the thread's result")
-    func startAndJoin() async {
-        let joined = await DedicatedThread.run(named: "bridge-caller", onCancel: {}) { () -> (Int, Int) in
-            let slow = DedicatedThread.start(named: "bridge-slow") { () -> Int in
-                usleep(50_000)
-                return 42
+    @Test(
+        "start and join: synchronous code does something else while the thread runs, then joins its result",
+        .timeLimit(.minutes(1)))
+    func startAndJoin() async throws {
+        let started = try WakeupPipe()
+        let go = try WakeupPipe()
+        let joined = await DedicatedThread.run(named: "bridge-caller", onCancel: {}) {
+            () -> (caller: Int, sawStart: Bool, thread: Int, sawCaller: Bool) in
+            let caller = Self.threadID()
+            // The thread tells that it runs, then waits for the caller's word: it can only get
+            // that word while the caller is between start() and join(), so a start() that ran
+            // the body itself, or a join() that did, would time out instead (60 s, a failure).
+            let slow = DedicatedThread.start(named: "bridge-slow") { () -> (Int, Bool) in
+                started.signal()
+                return (Self.threadID(), isReadable(go, waitingMilliseconds: 60_000))
             }
-            let meanwhile = 7 * 6
-            return (meanwhile, slow.join())
+            // Meanwhile: the caller sees the thread running before it joins, and lets it end.
+            let sawStart = isReadable(started, waitingMilliseconds: 60_000)
+            go.signal()
+            let (thread, sawCaller) = slow.join()
+            return (caller, sawStart, thread, sawCaller)
         }
-        #expect(joined == (42, 42))
+        #expect(joined.sawStart, "the thread did not run while the caller waited before join()")
+        #expect(joined.sawCaller, "the thread did not hear from the caller before join(): no overlap")
+        #expect(joined.thread != joined.caller, "the body ran on the caller's thread")
     }
 
     @Test("TaskWaiter: synchronous code waits for async work, its value or its error")
