@@ -259,6 +259,10 @@
                 "--heartbeat-interval", "50", "--election-timeout", "500", "--log-level", "warn",
                 // Cheap password hashing: authentication tests add users.
                 "--bcrypt-cost", "4",
+                // A progress notification every second on an idle watch (etcd's default is 10
+                // minutes): below half of every request timeout the tests use, as a fleet's
+                // members should run.
+                "--experimental-watch-progress-notify-interval", "1s",
             ]
             if let tls {
                 process.arguments! += ["--cert-file", tls.certificate, "--key-file", tls.key]
@@ -303,7 +307,7 @@
             }
         }
 
-        private static func takesConnections(_ port: Int) -> Bool {
+        package static func takesConnections(_ port: Int) -> Bool {
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard descriptor >= 0 else { return false }
             defer { close(descriptor) }
@@ -344,7 +348,7 @@
         /// from that range, where every outgoing connection (the tests' clients among them) takes
         /// its local port too, so one could take a member's port between this check and etcd's own
         /// bind.
-        private static func freePorts(_ count: Int) throws -> [Int] {
+        package static func freePorts(_ count: Int) throws -> [Int] {
             let ephemeralLow =
                 (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
                 .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32_768
