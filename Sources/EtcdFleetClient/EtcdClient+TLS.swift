@@ -77,9 +77,16 @@
                     check
                 )
             }
-            if text.contains("ALERT_BAD_CERTIFICATE") || text.contains("ALERT_UNKNOWN_CA")
+            let refused =
+                text.contains("ALERT_BAD_CERTIFICATE") || text.contains("ALERT_UNKNOWN_CA")
                 || text.contains("ALERT_CERTIFICATE_REQUIRED") || text.contains("ALERT_CERTIFICATE_EXPIRED")
-            {
+            if refused, endpoint.hasPrefix("https://"), !presentsCertificate {
+                return (
+                    "TLS: the member refused the connection: it may require a client certificate, and none was given (\(text))",
+                    "etcd's --client-cert-auth wants a client certificate (--etcd-cert, --etcd-key) signed by its --trusted-ca-file"
+                )
+            }
+            if refused {
                 return (
                     "TLS: the member refused this client's certificate (\(text))",
                     "etcd's --client-cert-auth wants a client certificate (--etcd-cert, --etcd-key) signed by its --trusted-ca-file"

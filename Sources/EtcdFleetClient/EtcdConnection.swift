@@ -37,13 +37,26 @@
                 if url.scheme == "https" { .tls(tls ?? .defaults) } else { .plaintext }
             do {
                 let transport = try Transport(
-                    target: .dns(host: host, port: port), transportSecurity: security,
+                    target: Self.target(host: host, port: port), transportSecurity: security,
                     config: .defaults { $0.backoff = Self.backoff })
                 grpc = GRPCClient(transport: transport)
             } catch {
                 throw EtcdError(
                     operation: operation, endpoint: endpoint, message: "cannot set up the connection: \(error)")
             }
+        }
+
+        /// Where to connect: an IP address as it is (the certificate is then checked against the
+        /// address, with no name sent), a name through DNS (sent as the TLS server name, and
+        /// checked against the certificate).
+        private static func target(host: String, port: Int) -> any ResolvableTarget {
+            let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            let parts = bare.split(separator: ".", omittingEmptySubsequences: false)
+            if parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) {
+                return ResolvableTargets.IPv4.ipv4(address: bare, port: port)
+            }
+            if bare.contains(":") { return ResolvableTargets.IPv6.ipv6(address: bare, port: port) }
+            return ResolvableTargets.DNS.dns(host: host, port: port)
         }
 
         /// etcd's key-value service on this connection.
