@@ -31,7 +31,8 @@
             _ request: Etcdserverpb_RangeRequest, operation: String,
             maximumResponseSize: Int = EtcdClient.maximumResponseSize
         ) async throws(EtcdError) -> Etcdserverpb_RangeResponse {
-            try await call(operation, maximumResponseSize: maximumResponseSize) { [request] connection, metadata, options in
+            try await call(operation, maximumResponseSize: maximumResponseSize) {
+                [request] connection, metadata, options in
                 try await connection.kv.range(request, metadata: metadata, options: options)
             }
         }

@@ -164,6 +164,44 @@
             }
         }
 
+        @Test(
+            "the member watched loses its leader (the two others killed): its status says so, and the watch is left within 6 request timeouts"
+        )
+        func memberWithoutLeader() async throws {
+            let cluster = try await EtcdCluster(size: 3)
+            defer { cluster.stop() }
+            // One endpoint: the watch has nowhere else to go, and ends with the reason.
+            let client = try cluster.client(endpoints: [cluster.endpoints[0]])
+            let timeout = Duration.seconds(1)
+            let watcher = try EtcdClient(
+                configuration: EtcdConfiguration(
+                    endpoints: [cluster.endpoints[0]], prefix: "/fleet/", requestTimeout: timeout))
+            let revision = try await client.range(prefix: "/fleet/").revision
+            await client.shutdown()
+            let watch = watcher.watch(prefix: "/fleet/", from: revision + 1)
+            try await Task.sleep(for: .milliseconds(500))
+            cluster.kill(1)
+            cluster.kill(2)
+            let killed = ContinuousClock.now
+            let failure = await FleetSecurityTests.failure {
+                _ = try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { for try await _ in watch {} }
+                    group.addTask {
+                        try await Task.sleep(for: .seconds(30))
+                        throw EtcdError(operation: "wait for the watch to end", message: "still watching after 30 s")
+                    }
+                    defer { group.cancelAll() }
+                    try await group.next()
+                }
+            }
+            let noticed = ContinuousClock.now - killed
+            await watcher.shutdown()
+            #expect(failure.contains("has no leader"), "\(failure)")
+            // The leader check runs every 6 request timeouts; the member notices its lost leader
+            // after its election timeout (0.5 s here).
+            #expect(noticed < timeout * EtcdClient.leaderCheckPeriods + .seconds(3), "\(noticed)")
+        }
+
         @Test("the whole cluster stopped and restarted: the daemon keeps its configuration and catches up")
         func wholeClusterRestarted() async throws {
             try await FleetHarness.withFleet(publishing: ["Version": "1"]) { fleet in
