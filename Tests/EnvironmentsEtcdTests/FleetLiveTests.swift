@@ -164,6 +164,27 @@
             }
         }
 
+        @Test("an idle daemon sends no reads: its watch hears the members' progress notifications")
+        func idleWithoutReads() async throws {
+            try await FleetHarness.withFleet(publishing: ["Version": "1"]) { fleet in
+                let cluster = fleet.cluster
+                try await fleet.start(requestTimeout: .seconds(2))
+                try await fleet.publish(common: ["Version": "2"])
+                #expect(await fleet.waitFor("Version", "2"))
+                func calls(_ method: String) throws -> Int {
+                    try cluster.members.indices.reduce(0) { $0 + (try cluster.startedCalls(method, member: $1)) }
+                }
+                let (ranges, statuses) = (try calls("Range"), try calls("Status"))
+                // Five request timeouts: the keepalive reads of before would have sent five.
+                try await Task.sleep(for: .seconds(10))
+                #expect(try calls("Range") == ranges)
+                // Nor was the watch left for a silent member: the same watch, on the same member.
+                #expect(try calls("Watch") == 1, "\(cluster.log)")
+                // The leader check, every 6 request timeouts (12 s here): at most once.
+                #expect(try calls("Status") - statuses <= 1)
+            }
+        }
+
         @Test(
             "the member watched loses its leader (the two others killed): its status says so, and the watch is left within 6 request timeouts"
         )

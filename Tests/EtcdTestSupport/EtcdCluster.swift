@@ -242,6 +242,20 @@
             try etcdctl(["compaction", "--physical", String(revision)])
         }
 
+        /// How many calls of the gRPC method `method` (`Range`, `Watch`, `Status`, ...) the member
+        /// at `index` has started, from its metrics (`grpc_server_started_total`; plain HTTP only).
+        package func startedCalls(_ method: String, member index: Int) throws -> Int {
+            let url = "http://127.0.0.1:\(members[index].clientPort)/metrics"
+            let (status, text) = try runTool("/usr/bin/curl", ["-sf", url])
+            guard status == 0 else {
+                throw EtcdError(operation: "read \(url)", message: "curl exited with \(status): \(text)")
+            }
+            return text.split(separator: "\n").filter {
+                $0.hasPrefix("grpc_server_started_total{") && $0.contains("grpc_method=\"\(method)\"")
+            }
+            .compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }.reduce(0, +)
+        }
+
         /// The members' log, for failure messages.
         package var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
