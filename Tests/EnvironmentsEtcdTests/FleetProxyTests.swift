@@ -42,31 +42,60 @@
             }
         }
 
-        @Test("a member behind grpc-proxy stalls (SIGSTOP): the host behind the proxy still gets every change")
+        @Test(
+            "the member behind grpc-proxy stalls (SIGSTOP): the host hears nothing, leaves the proxy for the next endpoint it lists, and gets every change"
+        )
         func memberBehindProxyStalls() async throws {
+            try await withStalledMemberBehindProxy(listingMembers: true, timeout: .seconds(60))
+        }
+
+        @Test(
+            "a proxy as the only endpoint: etcd 3.4's grpc-proxy keeps watching on the stalled member, so changes wait for it"
+        )
+        func onlyTheProxyWhileItsMemberStalls() async throws {
+            await withKnownIssue(
+                "etcd 3.4's grpc-proxy does not leave a stopped member: the host notices the silence every requestTimeout, but has nowhere else to go"
+            ) {
+                try await withStalledMemberBehindProxy(listingMembers: false, timeout: .seconds(20))
+            }
+        }
+
+        /// A host behind a proxy (and the members after it, if `listingMembers`), and the member
+        /// the proxy watches on stopped while 5 changes are published: every change must arrive
+        /// within `timeout`.
+        private func withStalledMemberBehindProxy(listingMembers: Bool, timeout: Duration) async throws {
             try await FleetHarness.withFleet(publishing: ["Counter": "0"]) { host in
                 let cluster = host.cluster
                 let proxy = try await EtcdGRPCProxy(
                     members: cluster.endpoints, log: cluster.root.appendingPathComponent("proxy.log"))
                 defer { proxy.kill() }
-                try await host.start(endpoints: [proxy.endpoint], requestTimeout: .seconds(5))
+                // The proxy where this host's machine id makes it start, the members around it.
+                var endpoints = listingMembers ? cluster.endpoints : []
+                endpoints.insert(proxy.endpoint, at: EtcdClient.firstEndpoint(among: endpoints.count + 1))
+                try await host.start(endpoints: endpoints, requestTimeout: .seconds(5))
+                #expect(host.fleet?.client.currentEndpoint == proxy.endpoint)
                 let (seen, observation) = FleetLiveTests.observeCounter(host)
                 defer { observation?.cancel() }
                 try await host.publish(common: ["Counter": "1"])
                 #expect(await host.waitFor("Counter", "1"), "\(cluster.log)")
 
-                // The proxy's first member: the one its client starts with.
-                cluster.pause(0)
-                defer { cluster.resume(0) }
-                let writer = try cluster.client(endpoints: Array(cluster.endpoints.dropFirst()))
+                // The member the proxy watches on: the one whose metrics count a Watch stream (the
+                // host's watch reaches the members through the proxy alone).
+                let watched = try #require(
+                    try cluster.members.indices.first { try cluster.startedCalls("Watch", member: $0) > 0 })
+                cluster.pause(watched)
+                defer { cluster.resume(watched) }
+                let writer = try cluster.client(
+                    endpoints: cluster.endpoints.enumerated().filter { $0.offset != watched }.map(\.element))
                 for counter in 2...6 {
                     try await host.publish(common: ["Counter": "\(counter)"], through: writer)
                     try await Task.sleep(for: .milliseconds(50))
                 }
-                #expect(await host.waitFor("Counter", "6", timeout: .seconds(60)), "\(cluster.log)")
-                try await FleetLiveTests.expectInOrder(seen, endingAt: 6)
-                cluster.resume(0)
+                let arrived = await host.waitFor("Counter", "6", timeout: timeout)
+                cluster.resume(watched)
                 await writer.shutdown()
+                #expect(arrived, "\(cluster.log)")
+                if arrived { try await FleetLiveTests.expectInOrder(seen, endingAt: 6) }
             }
         }
     }
