@@ -59,7 +59,8 @@ let package = Package(
         .trait(
             name: "Fleet",
             description: "Fleet mode: one configuration in etcd below each host's files (EnvironmentsEtcd, "
-                + "envctl-fleet, example-fleet-daemon); resolves swift-nio, swift-nio-ssl and AsyncHTTPClient."),
+                + "envctl-fleet, example-fleet-daemon); resolves grpc-swift 2, its NIO transport, swift-protobuf, "
+                + "swift-nio and swift-nio-ssl."),
         .trait(
             name: "SwiftConfiguration",
             description: "EnvironmentsConfiguration, a live ConfigProvider for apple/swift-configuration."),
@@ -75,8 +76,12 @@ let package = Package(
         // `FileDescriptor.writeAll` for SystemdSupport's and envctl's whole writes. Not for
         // Environments: the core needs nothing but swift-log.
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
-        // Trait "Fleet" only.
-        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // Trait "Fleet" only: etcd's gRPC API (the code generated from its .proto files is
+        // committed: scripts/generate-etcd-grpc.sh).
+        .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // Trait "SwiftConfiguration" only; none of its own traits (the provider needs none).
@@ -180,17 +185,21 @@ let package = Package(
         // The README's first command: the library, systemd and its control socket, no fleet.
         exampleDaemon("example-daemon", dependencies: ["ExampleDaemonKit"]),
         // Fleet mode (trait "Fleet"; without it these modules are empty and the executables say
-        // which trait to enable). etcd's v3 JSON gateway (AsyncHTTPClient), the fleet's key
+        // which trait to enable). etcd's v3 gRPC API (grpc-swift 2), the fleet's key
         // layout and its local cache: what the daemon's fleet mode and envctl-fleet share.
         .target(
             name: "EtcdFleetClient",
             dependencies: [
                 "Environments", "EnvironmentsControl", "Locking", logging,
-                only("Fleet", "AsyncHTTPClient", "async-http-client"),
+                only("Fleet", "GRPCCore", "grpc-swift-2"),
+                only("Fleet", "GRPCNIOTransportHTTP2Posix", "grpc-swift-nio-transport"),
+                only("Fleet", "GRPCProtobuf", "grpc-swift-protobuf"),
+                only("Fleet", "SwiftProtobuf", "swift-protobuf"),
                 only("Fleet", "NIOCore", "swift-nio"),
-                only("Fleet", "NIOHTTP1", "swift-nio"),
                 only("Fleet", "NIOSSL", "swift-nio-ssl"),
-            ]
+            ],
+            // etcd's .proto files, trimmed to what the client calls: the source of Generated/*.swift.
+            exclude: ["Generated/Protos"]
         ),
         // Fleet configuration from etcd below the host's files, live through a watch.
         .target(

@@ -27,7 +27,8 @@
 #                 URL, no trait) that it depends on by path. As written, SwiftPM 6.3.1 cannot
 #                 resolve it (the trait's dependencies unresolved): checked, and said when a
 #                 SwiftPM can. Then with PackageTraits.md's workaround (the consumer names
-#                 async-http-client, swift-nio and swift-nio-ssl too): resolved, built, run.
+#                 grpc-swift-2, grpc-swift-nio-transport, grpc-swift-protobuf, swift-protobuf,
+#                 swift-nio and swift-nio-ssl too): resolved, built, run.
 #   untraited     `EnvironmentsEtcd` without the trait: the build must fail with the module's
 #                 own message, which names the line to write (`traits: ["Fleet"]`).
 #
@@ -37,7 +38,7 @@
 #
 # The consumers and their one scratch path are kept between runs. One scratch path for all: a
 # dependency's checkout stays at the same path whichever consumer is built, so what one consumer
-# compiled (vapor: swift-nio, swift-nio-ssl, Vapor; fleet: AsyncHTTPClient) the next reuses, and
+# compiled (vapor: swift-nio, swift-nio-ssl, Vapor; fleet: grpc-swift, swift-protobuf) the next reuses, and
 # each compiles only swift-environments with its traits and itself (measured: the fleet consumer
 # in the vapor consumer's scratch path, 85 s instead of 1142 s). Only twice as written resolves
 # in a scratch path of its own: a failed resolution removes the checkouts of the one it ran in. In CHECK_CONSUMERS_DIR, by default
@@ -351,7 +352,10 @@ EOF
 # The fleet trait's dependencies, as Package.swift names them (PackageTraits.md's workaround for a graph
 # that asks for swift-environments with and without the trait).
 fleet_packages='
-        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),'
 # twice's package, with $1 added to its dependencies.
@@ -391,7 +395,7 @@ EOF
     local pin
     for pin in "${resolved_pins[@]}"; do
         case $pin in
-            swift-nio | swift-nio-ssl | async-http-client)
+            swift-nio | swift-nio-ssl | grpc-swift-2 | grpc-swift-nio-transport | grpc-swift-protobuf | swift-protobuf)
                 fail "untraited: resolves $pin without the trait Fleet" ;;
         esac
     done

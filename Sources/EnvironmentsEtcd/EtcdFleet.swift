@@ -22,10 +22,11 @@
     ///   on this host with the usual error, and the last good configuration stays.
     /// - Only the layout's keys are read and watched (`PREFIX/Environments.plist`,
     ///   `PREFIX/Environments.plist.d/NAME.plist`), within limits named when exceeded.
-    /// - When the member in use fails, or stalls (noticed within one and a half
-    ///   `EtcdConfiguration.requestTimeout`, 7.5 s by default), the next endpoint takes over and the
-    ///   watch resumes from the last revision applied, so no update is lost; a compacted revision
-    ///   leads to a full read.
+    /// - etcd's gRPC API, with one watch that asks for progress notifications: no reads while
+    ///   nothing is published. When the member in use fails, stalls (silent for
+    ///   `EtcdConfiguration.requestTimeout`, 5 s by default) or has no leader (looked at every 30 s
+    ///   by default), the next endpoint takes over and the watch resumes from the last revision
+    ///   applied, so no update is lost; a compacted revision leads to a full read.
     /// - The last good fleet configuration is cached on local disk. A daemon that starts while
     ///   etcd is unreachable starts from the cache, says so in the journal and in `STATUS=`, and
     ///   catches up when etcd returns; with no cache either, ``connect(_:logger:)`` fails.

@@ -58,14 +58,15 @@
             let prefix = configuration.prefix
             let limits = configuration.limits
             let mainKey = FleetState.mainKey(prefix: prefix)
-            let listing: RangeResponse
+            var request = Etcdserverpb_RangeRequest()
+            request.key = mainKey.etcdKey
+            request.rangeEnd = rangeEnd(ofPrefix: FleetState.dropInDirectory(prefix: prefix))
+            request.limit = Int64(FleetLimits.listedKeys)
+            request.keysOnly = true
+            let listing: Etcdserverpb_RangeResponse
             do {
-                listing = try await call(
-                    "/v3/kv/range",
-                    RangeRequest(
-                        key: mainKey.base64, range_end: rangeEnd(ofPrefix: FleetState.dropInDirectory(prefix: prefix)),
-                        limit: String(FleetLimits.listedKeys), keys_only: true),
-                    operation: "list the fleet's documents under \(prefix)",
+                listing = try await range(
+                    request, operation: "list the fleet's documents under \(prefix)",
                     maximumResponseSize: FleetLimits.listedBytes)
             } catch  where error.responseTooLarge {
                 return .pastLimit(
@@ -73,9 +74,9 @@
                         prefix: prefix, revision: 0, keyValues: [],
                         violation: .listedKeys(key: FleetState.dropInDirectory(prefix: prefix), prefix: prefix)))
             }
-            let revision = listing.header?.revisionNumber ?? 0
-            let listed = (listing.kvs ?? []).compactMap { $0.decoded() }
-            if listing.more == true {
+            let revision = listing.header.revision
+            let listed = listing.kvs.map(EtcdKeyValue.init)
+            if listing.more {
                 return .pastLimit(
                     FleetState(
                         prefix: prefix, revision: revision, keyValues: [],
@@ -143,15 +144,15 @@
         {
             let first = run.first!.key
             let last = run.last!.key
+            var request = Etcdserverpb_RangeRequest()
+            request.key = first.etcdKey
+            request.rangeEnd = Data(Array(last.utf8) + [0])
+            request.revision = revision
             do {
-                let response: RangeResponse = try await call(
-                    "/v3/kv/range",
-                    RangeRequest(
-                        key: first.base64, range_end: Data(Array(last.utf8) + [0]).base64EncodedString(),
-                        revision: String(revision)),
-                    operation: run.count == 1 ? "range \(first)" : "range \(first) to \(last)",
+                let response = try await range(
+                    request, operation: run.count == 1 ? "range \(first)" : "range \(first) to \(last)",
                     maximumResponseSize: Self.encodedSize(values: budget, keys: run.map(\.key)))
-                return (response.kvs ?? []).compactMap { $0.decoded() }
+                return response.kvs.map(EtcdKeyValue.init)
             } catch  where error.responseTooLarge {
                 return nil
             }
@@ -167,15 +168,16 @@
             let staged = listed.filter { FleetRollout.isRolloutKey($0.key, prefix: prefix) }
             guard !staged.isEmpty else { return [] }
             let directory = FleetRollout.directory(prefix: prefix)
+            var request = Etcdserverpb_RangeRequest()
+            request.key = directory.etcdKey
+            request.rangeEnd = rangeEnd(ofPrefix: directory)
+            request.revision = revision
             do {
-                let response: RangeResponse = try await call(
-                    "/v3/kv/range",
-                    RangeRequest(
-                        key: directory.base64, range_end: rangeEnd(ofPrefix: directory), revision: String(revision)),
-                    operation: "range \(directory)",
+                let response = try await range(
+                    request, operation: "range \(directory)",
                     maximumResponseSize: Self.encodedSize(
                         values: configuration.limits.totalBytes + FleetRollout.maximumBytes, keys: staged.map(\.key)))
-                return (response.kvs ?? []).compactMap { $0.decoded() }
+                return response.kvs.map(EtcdKeyValue.init)
             } catch  where error.responseTooLarge {
                 logger.warning(
                     "the staged publish under \(directory) is larger than the fleet may be; this host keeps the fleet's own documents",
@@ -185,10 +187,9 @@
         }
 
         /// The most bytes of a range answer that holds `keys` with `values` bytes of values in all:
-        /// base64 of both, and room for each key's other fields and the header.
+        /// both, and room for each key's other fields and the header.
         private static func encodedSize(values: Int, keys: [String]) -> Int {
-            func base64(_ count: Int) -> Int { (count / 3 + 1) * 4 }
-            return base64(min(values, Int.max / 2)) + keys.reduce(4096) { $0 + base64($1.utf8.count) + 256 }
+            min(values, Int.max / 2) + keys.reduce(4096) { $0 + $1.utf8.count + 64 }
         }
     }
 #endif

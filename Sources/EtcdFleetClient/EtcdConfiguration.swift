@@ -23,10 +23,14 @@
         /// Where the last good fleet configuration is cached on local disk (a daemon that starts
         /// while etcd is unreachable starts from it); `nil` for no cache.
         package var cacheDirectory: String?
-        /// How long one request may take (5 s by default). A watch that hears nothing for half of
-        /// it asks its member for a sign of life; when the member does not answer within it, or
-        /// the watch lags behind what the member answered, the next endpoint takes over: a stalled
-        /// member is noticed within one and a half of it (7.5 s by default).
+        /// How long one request may take (5 s by default), and how long a watch may hear nothing
+        /// from its member. Watches ask for etcd's progress notifications: with the members'
+        /// `--experimental-watch-progress-notify-interval` below half of it, an idle watch hears
+        /// one in time and the client sends nothing; a watch that hears nothing for half of it asks
+        /// its member for one (a progress request on the watch's stream, no read), and when nothing
+        /// comes by the end of it the next endpoint takes over: a stalled member is left within
+        /// it. Every 6 of it (30 s by default) a watch looks at its member's status, and leaves a
+        /// member cut off from its cluster's leader.
         public var requestTimeout: Duration
         /// What the fleet's documents may hold; from `$ENVIRONMENTS_ETCD_MAX_DOCUMENTS`,
         /// `$ENVIRONMENTS_ETCD_MAX_DOCUMENT_BYTES` and `$ENVIRONMENTS_ETCD_MAX_TOTAL_BYTES` with

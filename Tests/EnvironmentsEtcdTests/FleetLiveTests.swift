@@ -164,6 +164,65 @@
             }
         }
 
+        @Test("an idle daemon sends no reads: its watch hears the members' progress notifications")
+        func idleWithoutReads() async throws {
+            try await FleetHarness.withFleet(publishing: ["Version": "1"]) { fleet in
+                let cluster = fleet.cluster
+                try await fleet.start(requestTimeout: .seconds(2))
+                try await fleet.publish(common: ["Version": "2"])
+                #expect(await fleet.waitFor("Version", "2"))
+                func calls(_ method: String) throws -> Int {
+                    try cluster.members.indices.reduce(0) { $0 + (try cluster.startedCalls(method, member: $1)) }
+                }
+                let (ranges, statuses) = (try calls("Range"), try calls("Status"))
+                // Five request timeouts: the keepalive reads of before would have sent five.
+                try await Task.sleep(for: .seconds(10))
+                #expect(try calls("Range") == ranges)
+                // Nor was the watch left for a silent member: the same watch, on the same member.
+                #expect(try calls("Watch") == 1, "\(cluster.log)")
+                // The leader check, every 6 request timeouts (12 s here): at most once.
+                #expect(try calls("Status") - statuses <= 1)
+            }
+        }
+
+        @Test(
+            "the member watched loses its leader (the two others killed): its status says so, and the watch is left within 6 request timeouts"
+        )
+        func memberWithoutLeader() async throws {
+            let cluster = try await EtcdCluster(size: 3)
+            defer { cluster.stop() }
+            // One endpoint: the watch has nowhere else to go, and ends with the reason.
+            let client = try cluster.client(endpoints: [cluster.endpoints[0]])
+            let timeout = Duration.seconds(1)
+            let watcher = try EtcdClient(
+                configuration: EtcdConfiguration(
+                    endpoints: [cluster.endpoints[0]], prefix: "/fleet/", requestTimeout: timeout))
+            let revision = try await client.range(prefix: "/fleet/").revision
+            await client.shutdown()
+            let watch = watcher.watch(prefix: "/fleet/", from: revision + 1)
+            try await Task.sleep(for: .milliseconds(500))
+            cluster.kill(1)
+            cluster.kill(2)
+            let killed = ContinuousClock.now
+            let failure = await FleetSecurityTests.failure {
+                _ = try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { for try await _ in watch {} }
+                    group.addTask {
+                        try await Task.sleep(for: .seconds(30))
+                        throw EtcdError(operation: "wait for the watch to end", message: "still watching after 30 s")
+                    }
+                    defer { group.cancelAll() }
+                    try await group.next()
+                }
+            }
+            let noticed = ContinuousClock.now - killed
+            await watcher.shutdown()
+            #expect(failure.contains("has no leader"), "\(failure)")
+            // The leader check runs every 6 request timeouts; the member notices its lost leader
+            // after its election timeout (0.5 s here).
+            #expect(noticed < timeout * EtcdClient.leaderCheckPeriods + .seconds(3), "\(noticed)")
+        }
+
         @Test("the whole cluster stopped and restarted: the daemon keeps its configuration and catches up")
         func wholeClusterRestarted() async throws {
             try await FleetHarness.withFleet(publishing: ["Version": "1"]) { fleet in

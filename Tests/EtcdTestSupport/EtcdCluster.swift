@@ -242,6 +242,20 @@
             try etcdctl(["compaction", "--physical", String(revision)])
         }
 
+        /// How many calls of the gRPC method `method` (`Range`, `Watch`, `Status`, ...) the member
+        /// at `index` has started, from its metrics (`grpc_server_started_total`; plain HTTP only).
+        package func startedCalls(_ method: String, member index: Int) throws -> Int {
+            let url = "http://127.0.0.1:\(members[index].clientPort)/metrics"
+            let (status, text) = try runTool("/usr/bin/curl", ["-sf", url])
+            guard status == 0 else {
+                throw EtcdError(operation: "read \(url)", message: "curl exited with \(status): \(text)")
+            }
+            return text.split(separator: "\n").filter {
+                $0.hasPrefix("grpc_server_started_total{") && $0.contains("grpc_method=\"\(method)\"")
+            }
+            .compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }.reduce(0, +)
+        }
+
         /// The members' log, for failure messages.
         package var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
@@ -259,6 +273,10 @@
                 "--heartbeat-interval", "50", "--election-timeout", "500", "--log-level", "warn",
                 // Cheap password hashing: authentication tests add users.
                 "--bcrypt-cost", "4",
+                // A progress notification every second on an idle watch (etcd's default is 10
+                // minutes): below half of every request timeout the tests use, as a fleet's
+                // members should run.
+                "--experimental-watch-progress-notify-interval", "1s",
             ]
             if let tls {
                 process.arguments! += ["--cert-file", tls.certificate, "--key-file", tls.key]
@@ -303,7 +321,7 @@
             }
         }
 
-        private static func takesConnections(_ port: Int) -> Bool {
+        package static func takesConnections(_ port: Int) -> Bool {
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard descriptor >= 0 else { return false }
             defer { close(descriptor) }
@@ -344,7 +362,7 @@
         /// from that range, where every outgoing connection (the tests' clients among them) takes
         /// its local port too, so one could take a member's port between this check and etcd's own
         /// bind.
-        private static func freePorts(_ count: Int) throws -> [Int] {
+        package static func freePorts(_ count: Int) throws -> [Int] {
             let ephemeralLow =
                 (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
                 .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32_768

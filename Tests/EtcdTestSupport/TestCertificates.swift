@@ -29,8 +29,9 @@
         ///   - file: The files' name: `FILE.pem` and `FILE.key`.
         ///   - names: Its subjectAltName entries, such as `DNS:localhost` or `IP:127.0.0.1`.
         ///   - expired: Valid until yesterday.
-        ///   - commonName: Whether its subject has a CN (`CN=FILE`), else only `O=FILE`: with
-        ///     authentication on, etcd 3.4's JSON gateway refuses a client certificate with a CN.
+        ///   - commonName: Whether its subject has a CN (`CN=FILE`), else only `O=FILE` (with
+        ///     authentication on, etcd 3.4's JSON gateway refused a client certificate with a CN;
+        ///     its gRPC API takes the user's token first).
         package func issue(_ file: String, names: [String], expired: Bool = false, commonName: Bool = true) throws -> (
             certificate: String, key: String
         ) {
