@@ -28,7 +28,7 @@ import sys
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_PATHS = ["Sources", "Examples"]
-SKIPPED_FOLDERS = {".build", ".git", ".swiftpm", "Packages"}
+SKIPPED_FOLDERS = {".build", ".git", ".swiftpm", "Packages", "Generated"}  # Generated: protoc's code
 
 
 def blank_comments_and_strings(text):

@@ -18,10 +18,15 @@
             try await Task.sleep(for: .milliseconds(200))
         }
 
-        @Test func aClientShutDownAndThenDroppedIsFine() async throws {
+        /// `shutdown()` returns (the time limit, not a hang, is what fails otherwise), and a call
+        /// after it is refused with an error that says so, without connecting anywhere.
+        @Test(.timeLimit(.minutes(1)))
+        func aClientShutDownAndThenDroppedIsFine() async throws {
             let client = try EtcdClient(
                 configuration: EtcdConfiguration(endpoints: ["http://localhost:1"], prefix: "/lifetime/"))
             await client.shutdown()
+            let error = await #expect(throws: EtcdError.self) { _ = try await client.range(prefix: "/lifetime/") }
+            #expect(error?.description.contains("the client was shut down") == true, "\(String(describing: error))")
         }
     }
 #endif
