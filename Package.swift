@@ -181,7 +181,9 @@ let package = Package(
             ]
         ),
         // What the two example daemons share: their options, rules, built-in configuration, start and work.
-        .target(name: "ExampleDaemonKit", dependencies: daemonProgram),
+        .target(
+            name: "ExampleDaemonKit",
+            dependencies: daemonProgram + [.product(name: "UnixSignals", package: "swift-service-lifecycle")]),
         // The README's first command: the library, systemd and its control socket, no fleet.
         exampleDaemon("example-daemon", dependencies: ["ExampleDaemonKit"]),
         // Fleet mode (trait "Fleet"; without it these modules are empty and the executables say
@@ -223,7 +225,8 @@ let package = Package(
         ),
         // The example daemon in fleet mode.
         exampleDaemon(
-            "example-fleet-daemon", dependencies: ["ExampleDaemonKit", "EnvironmentsEtcd", "EtcdFleetArguments"]),
+            "example-fleet-daemon",
+            dependencies: ["ExampleDaemonKit", "EnvironmentsEtcd", "EtcdFleetArguments", "EtcdFleetClient"]),
         // A live ConfigProvider for apple/swift-configuration (trait "SwiftConfiguration").
         .target(
             name: "EnvironmentsConfiguration",
@@ -254,10 +257,10 @@ let package = Package(
             name: "SystemdSupportTests",
             dependencies: ["SystemdSupport", "TestSupport", "TextEscaping", logging]
         ),
-        .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching", "Locking", "ThreadBridge"]),
+        .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching", "Locking", "ThreadBridge", logging]),
         // The lock type and the escaping of control characters, each on its own.
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
-        .testTarget(name: "ThreadBridgeTests", dependencies: ["ThreadBridge"]),
+        .testTarget(name: "ThreadBridgeTests", dependencies: ["ThreadBridge", "Locking"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
         // The example daemons' shared kit: command line, options, built-in configuration.
         .testTarget(
@@ -313,8 +316,8 @@ let package = Package(
         .testTarget(
             name: "EnvironmentsEtcdTests",
             dependencies: [
-                "EnvironmentsEtcd", "EtcdFleetClient", "EtcdTestSupport", "Environments", "EnvironmentsDaemon",
-                "Locking", "TestSupport", logging, serviceLifecycle,
+                "EnvironmentsEtcd", "EtcdFleetClient", "EtcdTestSupport", "Environments", "EnvironmentsControl",
+                "EnvironmentsDaemon", "Locking", "SystemdSupport", "TestSupport", logging, serviceLifecycle,
             ]
         ),
         // The provider, with swift-configuration's own compatibility suite.
@@ -341,7 +344,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Environments", "EnvironmentsControl", "EnvironmentsDaemon", "Varlink", logging,
+                "Environments", "EnvironmentsControl", "EnvironmentsDaemon", "SystemdSupport", "Varlink", logging,
             ],
             path: "Tests/TestSupport"
         ),
@@ -351,13 +354,8 @@ let package = Package(
 // Every Swift target: imports say what each file uses, a public API cannot leak another module's
 // types by accident (InternalImportsByDefault, MemberImportVisibility), and existential types
 // are spelled `any` (ExistentialAny), as swift-configuration and Hummingbird build.
-// (The fleet's targets follow once its gRPC client lands: issue 54.)
-let fleetTargets: Set = [
-    "EtcdFleetClient", "EnvironmentsEtcd", "EtcdFleetArguments", "envctl-fleet", "example-fleet-daemon",
-    "EtcdTestSupport", "EnvironmentsEtcdTests", "EtcdFleetClientTests", "EtcdFleetArgumentsTests",
-]
 for target in package.targets
-where target.type != .system && target.type != .plugin && !fleetTargets.contains(target.name) {
+where target.type != .system && target.type != .plugin {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
             .enableUpcomingFeature("InternalImportsByDefault"),

@@ -180,11 +180,11 @@ PY
 rm -f "$out"/*.swift
 # The messages of both files; the clients of rpc.proto's services (kv.proto has none).
 protoc --proto_path="$protos" --plugin=protoc-gen-swift="$plugins/protoc-gen-swift" \
-    --swift_out="$work" --swift_opt=Visibility=Package,FileNaming=DropPath \
+    --swift_out="$work" --swift_opt=Visibility=Package,UseAccessLevelOnImports=true,FileNaming=DropPath \
     "$protos/kv.proto" "$protos/rpc.proto"
 protoc --proto_path="$protos" --plugin=protoc-gen-grpc-swift="$plugins/protoc-gen-grpc-swift-2" \
     --grpc-swift_out="$work" \
-    --grpc-swift_opt=Visibility=Package,Server=false,Client=true,FileNaming=DropPath \
+    --grpc-swift_opt=Visibility=Package,UseAccessLevelOnImports=true,Server=false,Client=true,FileNaming=DropPath \
     "$protos/rpc.proto"
 
 # Every file of the module builds only with the trait "Fleet".

@@ -1,11 +1,11 @@
 #if Fleet
     import Dispatch
-    import Environments
-    import EnvironmentsDaemon
-    import EtcdFleetClient
+    public import Environments
+    public import EnvironmentsDaemon
+    public import EtcdFleetClient
     import Locking
-    import Logging
-    import ServiceLifecycle
+    public import Logging
+    public import ServiceLifecycle
 
     /// A fleet configuration in etcd, below the host's own files and live through a watch.
     ///

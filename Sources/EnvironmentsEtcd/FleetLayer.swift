@@ -1,5 +1,5 @@
 #if Fleet
-    import Environments
+    package import Environments
     import EtcdFleetClient
     import Locking
 

@@ -1,6 +1,6 @@
 #if Fleet
-    import ArgumentParser
-    import EtcdFleetClient
+    package import ArgumentParser
+    package import EtcdFleetClient
     import Foundation
 
     /// The command-line options that say where a fleet's configuration lives in etcd and how to

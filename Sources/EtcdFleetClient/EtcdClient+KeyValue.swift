@@ -1,5 +1,5 @@
 #if Fleet
-    import Foundation
+    package import Foundation
 
     /// Reads and writes: ranges, puts and the fleet's transactions.
     extension EtcdClient {

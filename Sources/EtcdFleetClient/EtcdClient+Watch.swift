@@ -1,5 +1,5 @@
 #if Fleet
-    import Foundation
+    package import Foundation
     import GRPCCore
     import Locking
     import Logging

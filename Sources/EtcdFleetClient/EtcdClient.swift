@@ -3,7 +3,7 @@
     import GRPCCore
     import GRPCNIOTransportHTTP2Posix
     import Locking
-    import Logging
+    package import Logging
 
     /// A client for etcd's v3 gRPC API (KV, Watch, Lease, Auth, Maintenance), over grpc-swift 2
     /// and HTTP/2 (with TLS from swift-nio-ssl).

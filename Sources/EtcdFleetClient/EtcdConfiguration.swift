@@ -1,5 +1,5 @@
 #if Fleet
-    import Foundation
+    public import Foundation
 
     /// Where a fleet configuration lives in etcd, and how to reach it.
     ///

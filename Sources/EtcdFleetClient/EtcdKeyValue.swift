@@ -1,5 +1,5 @@
 #if Fleet
-    import Foundation
+    package import Foundation
 
     /// A key and its value at a revision.
     package struct EtcdKeyValue: Sendable, Hashable {

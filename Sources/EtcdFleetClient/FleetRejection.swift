@@ -1,5 +1,5 @@
 #if Fleet
-    import Environments
+    package import Environments
 
     /// Why a host rejected a fleet change, in the only form that may leave the host: where (file,
     /// line, key) and what kind of error (its code), never a message.

@@ -1,5 +1,5 @@
 #if Fleet
-    import Foundation
+    package import Foundation
 
     /// A staged publish in progress: which validated documents (the candidate) go to which hosts.
     ///

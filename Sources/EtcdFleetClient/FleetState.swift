@@ -1,6 +1,6 @@
 #if Fleet
-    import Environments
-    import Foundation
+    package import Environments
+    package import Foundation
 
     /// The fleet's documents as read from etcd at one revision.
     ///

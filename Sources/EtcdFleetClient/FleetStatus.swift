@@ -1,7 +1,7 @@
 #if Fleet
     import Environments
-    import EnvironmentsControl
-    import Foundation
+    package import EnvironmentsControl
+    package import Foundation
 
     /// What one daemon of a fleet reports about itself under `PREFIX/.status/HOST`: the revision
     /// of the fleet's documents its configuration was built from, the outcome of the last fleet

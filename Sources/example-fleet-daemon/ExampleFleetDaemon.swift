@@ -3,7 +3,9 @@
     import Environments
     import EnvironmentsEtcd
     import EtcdFleetArguments
+    import EtcdFleetClient
     import ExampleDaemonKit
+    import ServiceLifecycle
 
     /// The example daemon in fleet mode: the shared configuration in etcd (or its local cache)
     /// below this host's files, applied live through a watch.

@@ -5,6 +5,8 @@
     import Foundation
     import Logging
     import Testing
+    import Environments
+    import TestSupport
 
     /// Hosts behind `etcd grpc-proxy` (Debian's etcd 3.4 binary), which serves gRPC only: the
     /// proxy killed and started again, and a member behind it stalled.
@@ -53,8 +55,12 @@
             "a proxy as the only endpoint: etcd 3.4's grpc-proxy keeps watching on the stalled member, so changes wait for it"
         )
         func onlyTheProxyWhileItsMemberStalls() async throws {
+            // Intermittent: in one CI rehearsal every change arrived (2.8 s), so the member the
+            // test stopped was not always the one the proxy watched on: the member is picked by
+            // its metrics' count of Watch streams, which other watches can raise too.
             await withKnownIssue(
-                "etcd 3.4's grpc-proxy does not leave a stopped member: the host notices the silence every requestTimeout, but has nowhere else to go"
+                "etcd 3.4's grpc-proxy does not leave a stopped member: the host notices the silence every requestTimeout, but has nowhere else to go",
+                isIntermittent: true
             ) {
                 try await withStalledMemberBehindProxy(listingMembers: false, timeout: .seconds(20))
             }

@@ -1,7 +1,7 @@
 #if Fleet
-    import EtcdFleetClient
-    import Foundation
-    import Logging
+    package import EtcdFleetClient
+    package import Foundation
+    package import Logging
 
     #if canImport(Glibc)
         import Glibc

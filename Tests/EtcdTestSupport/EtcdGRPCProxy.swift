@@ -1,5 +1,5 @@
 #if Fleet
-    import Foundation
+    package import Foundation
 
     #if canImport(Glibc)
         import Glibc

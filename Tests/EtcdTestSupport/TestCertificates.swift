@@ -1,5 +1,5 @@
 #if Fleet
-    import Foundation
+    package import Foundation
 
     /// A certificate authority and the certificates it signs, made with `openssl` in a directory
     /// (P-256 keys): for etcd members that speak TLS and clients that present a certificate.

@@ -9,6 +9,7 @@
     import Logging
     import ServiceLifecycle
     import Testing
+    import SystemdSupport
 
     /// A daemon's configuration core in this process: an ``EtcdFleet`` on a prefix of its own, an
     /// ``Environment`` with the fleet below a host directory, and the ``EnvironmentService`` and
