@@ -315,8 +315,11 @@ def compiler_flags(scratch, package=ROOT):
         sys.exit(f"check-snippets: no debug build in {scratch} (run swift build --build-tests first)")
     flags = ["-I", modules, "-swift-version", "6"]
     # Clang modules: those SwiftPM generated for C targets, and our own module maps.
+    # Not those of `NAME-tool.build`: the same C module built again for a plugin's tool (grpc-swift-protobuf's
+    # CGRPCProtobuf), which clang reads as a redefinition.
     for modulemap in sorted(glob.glob(os.path.join(scratch, "debug", "*.build", "module.modulemap"))):
-        flags += ["-Xcc", f"-fmodule-map-file={modulemap}"]
+        if not os.path.basename(os.path.dirname(modulemap)).endswith("-tool.build"):
+            flags += ["-Xcc", f"-fmodule-map-file={modulemap}"]
     sources = sorted({os.path.join(ROOT, "Sources"), os.path.join(os.path.abspath(package), "Sources")})
     for directory in sources:
         for modulemap in sorted(glob.glob(os.path.join(directory, "*", "module.modulemap"))):
