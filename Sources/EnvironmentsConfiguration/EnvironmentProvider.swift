@@ -57,7 +57,7 @@
             self.providerName = providerName
         }
 
-        /// The path (``SettingPath``'s text, `Database.Host`) that a key's components name, each
+        /// The path (`SettingPath`'s text, `Database.Host`) that a key's components name, each
         /// component literal: `["Upstreams", "api.example.com"]` is `Upstreams."api.example.com"`.
         static func path(of key: AbsoluteConfigKey) -> String {
             let components = key.components

@@ -26,7 +26,7 @@ import Foundation
 package enum ControlSocketPath {
     /// The daemon's socket path, or `nil` when there is no runtime directory to put it in.
     ///
-    /// - Throws: ``EnvironmentError/Code/invalidName`` for a name that cannot be a directory.
+    /// - Throws: `EnvironmentError.Code.invalidName` for a name that cannot be a directory.
     package static func forDaemon(
         applicationName: String, instance: String? = nil, processEnvironment: [String: String],
         isRoot: Bool = geteuid() == 0
@@ -49,7 +49,7 @@ package enum ControlSocketPath {
 
     /// The socket of the daemon called `applicationName`, by convention (`RuntimeDirectory=NAME`).
     ///
-    /// - Throws: ``EnvironmentError/Code/invalidName`` for a name that cannot be a directory.
+    /// - Throws: `EnvironmentError.Code.invalidName` for a name that cannot be a directory.
     package static func forApplication(
         _ applicationName: String, instance: String? = nil, processEnvironment: [String: String],
         isRoot: Bool = geteuid() == 0

@@ -10,7 +10,7 @@ package struct ChangedKey: Hashable {
         case removed
     }
 
-    /// `Common`, an environment's name, or `Instances.NAME`, as ``ValueSource/section`` names it.
+    /// `Common`, an environment's name, or `Instances.NAME`, as `ValueSource.section` names it.
     package var section: String
     /// The key path's components.
     package var components: [String]
@@ -22,7 +22,7 @@ package struct ChangedKey: Hashable {
         self.kind = kind
     }
 
-    /// The key path as the configuration spells it (``SettingPath``).
+    /// The key path as the configuration spells it (`SettingPath`).
     package var key: String {
         (try? SettingPath(components: components).description) ?? components.joined(separator: ".")
     }

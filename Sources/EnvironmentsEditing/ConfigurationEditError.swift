@@ -88,8 +88,8 @@ public struct ConfigurationEditError: Error, Sendable, Hashable {
     public var line: Int?
     /// What to do, naming a tool the operator has, when ``message`` does not say it already.
     public var hint: String?
-    /// The error of the configuration's load with the change, for ``Code/rejectedValue`` and
-    /// ``Code/invalidConfiguration``: its own code, key, file and line.
+    /// The error of the configuration's load with the change, for `Code.rejectedValue` and
+    /// `Code.invalidConfiguration`: its own code, key, file and line.
     public var configurationError: EnvironmentError?
 
     init(

@@ -34,7 +34,7 @@ package enum DropInDocument {
         }
     }
 
-    /// The key path's components (``SettingPath``: `Upstreams."api.example.com".Port`); a
+    /// The key path's components (`SettingPath`: `Upstreams."api.example.com".Port`); a
     /// malformed path, or one past its bounds, is an error.
     package static func components(_ key: String) throws -> [String] {
         do {

@@ -8,7 +8,7 @@
     /// fleet, while an error's message may quote a value from this host's own files, variables or
     /// credentials (a declaration's bounds error quotes the value; an application's validation
     /// message says what it likes). So the status holds this type, which can only be made from an
-    /// ``EnvironmentError``'s code and location or as ``abandoned``: no initializer takes text, and
+    /// `EnvironmentError`'s code and location or as ``abandoned``: no initializer takes text, and
     /// no path can put a message, or a value in it, into the fleet. The host's journal has the
     /// whole error.
     package struct FleetRejection: Sendable, Hashable, CustomStringConvertible {

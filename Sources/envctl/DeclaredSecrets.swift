@@ -8,7 +8,7 @@ import Varlink
 /// declares it `secret: true`, in the running daemon's declaration (`Schema`) or in the schema
 /// its package installed (`/usr/share/<app-name>/schema.json`), or in `--schema`'s.
 ///
-/// Each load envctl makes takes the declared keys as ``EnvironmentOptions/secretKeys``, so that
+/// Each load envctl makes takes the declared keys as `EnvironmentOptions.secretKeys`, so that
 /// every value it lists, prints or compares is redacted by the same rule the daemon's own
 /// load applies (the Trust and identity article, "What leaves a host").
 enum DeclaredSecrets {

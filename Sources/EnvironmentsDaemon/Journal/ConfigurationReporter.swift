@@ -212,7 +212,7 @@ package struct ConfigurationReporter: Sendable {
     /// in one more entry.
     static let maximumWarningEntries = 20
 
-    /// What the configuration now in effect should fix (``EnvironmentSnapshot/warnings``):
+    /// What the configuration now in effect should fix (`EnvironmentSnapshot.warnings`):
     /// one entry each, with `CONFIG_WARNING_CODE`, `CONFIG_FILE`, `CONFIG_LINE` and `CONFIG_KEY`
     /// where known, at most ``maximumWarningEntries``.
     private func warnings(_ snapshot: EnvironmentSnapshot) {

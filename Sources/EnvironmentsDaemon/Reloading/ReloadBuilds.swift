@@ -26,7 +26,7 @@ final class ReloadBuilds: Sendable {
     /// Whether ``abandon()`` was called.
     var isAbandoned: Bool { worker.isAbandoned }
 
-    /// Reloads `environment` (``Environment/reload()``) on the worker and waits for the result.
+    /// Reloads `environment` (`Environment.reload()`) on the worker and waits for the result.
     ///
     /// - Returns: The environment's outcome or the error that rejected the build, or `nil` if
     ///   the builds were abandoned before it was published (nothing changed then).
@@ -47,7 +47,7 @@ final class ReloadBuilds: Sendable {
     typealias CheckOutcome = (current: EnvironmentSnapshot, built: Result<EnvironmentSnapshot, EnvironmentError>)
 
     /// Builds the configuration as a reload would, with `candidates` read in place of the files
-    /// at their paths (``Environment/check(candidates:)``), on the worker, and waits for it: the
+    /// at their paths (`Environment.check(candidates:)`), on the worker, and waits for it: the
     /// control socket's `Check`. Nothing is published, so nothing is abandoned either.
     func check(_ environment: Environment, candidates: [String: Data]) async -> CheckOutcome {
         await worker.run { () -> CheckOutcome in

@@ -1,7 +1,7 @@
 public import Environments
 import EnvironmentsControl
 
-/// One load or reload, as a ``ConfigurationSource`` learns of it: what
+/// One load or reload, as a `ConfigurationSource` learns of it: what
 /// ``EnvironmentService/reload(from:revision:)`` returns, and what an observer added with
 /// ``EnvironmentService/onReload(_:)`` receives.
 ///
@@ -26,7 +26,7 @@ public struct ReloadReport: Sendable, Hashable {
     /// What it came to.
     public var outcome: Outcome
     /// What started it, as the journal's `CONFIG_TRIGGER` says: `start` for the load at start,
-    /// `signal`, `file`, `control`, or a source's ``ConfigurationSource/name``.
+    /// `signal`, `file`, `control`, or a source's `ConfigurationSource.name`.
     public var trigger: String
     /// The revision the source that started it gave (``EnvironmentService/reload(from:revision:)``).
     public var revision: Int64?
@@ -39,8 +39,8 @@ public struct ReloadReport: Sendable, Hashable {
     public var pendingRestart: [String]
     /// Why the reload was rejected, as the journal has it: with its file, line and key, secret
     /// values redacted. It may quote values that are not secret: what a source sends off the
-    /// host should be made of its ``EnvironmentError/code``, ``EnvironmentError/file``,
-    /// ``EnvironmentError/line`` and ``EnvironmentError/key`` alone.
+    /// host should be made of its `EnvironmentError.code`, `EnvironmentError.file`,
+    /// `EnvironmentError.line` and `EnvironmentError.key` alone.
     public var error: EnvironmentError?
 
     init(_ record: ReloadRecord) {

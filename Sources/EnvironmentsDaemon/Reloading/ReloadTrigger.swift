@@ -2,7 +2,7 @@ package import Environments
 
 /// What started a reload: one word, the same in the journal (`CONFIG_TRIGGER=`), the state
 /// file, the history, the control socket, `STATUS=` and the metrics' `trigger` label: the
-/// daemon's own `signal`, `file` and `control`, or a ``ConfigurationSource``'s name (`fleet`
+/// daemon's own `signal`, `file` and `control`, or a `ConfigurationSource`'s name (`fleet`
 /// for the etcd fleet). Journal entries written before 0.2.0 said `file-change`, `api` and
 /// `etcd` for `file`, `control` and `fleet`; `envctl history` reads both.
 package struct ReloadTrigger: RawRepresentable, Sendable, Hashable {
@@ -15,7 +15,7 @@ package struct ReloadTrigger: RawRepresentable, Sendable, Hashable {
     }
 
     /// A reload that `source` asked for: its name, or `source` for a name outside the rules
-    /// (``ConfigurationSource/name``).
+    /// (`ConfigurationSource.name`).
     package init(_ source: some ConfigurationSource) {
         rawValue = source.triggerName
     }

@@ -1,7 +1,7 @@
 public import Environments
 import TextEscaping
 
-/// What a ``ConfigurationSource`` asks of the running service: a reload when its documents
+/// What a `ConfigurationSource` asks of the running service: a reload when its documents
 /// changed, a note in `STATUS=`, and the outcome of every load and reload. The article "Adding
 /// a source" in the Environments documentation walks through one.
 extension EnvironmentService {
@@ -11,14 +11,14 @@ extension EnvironmentService {
     /// It is the same reload as one a file change starts (`RELOADING=1` and `READY=1` once the
     /// service is ready, the journal's entry, the history, the state file, the metrics,
     /// observers), one at a time with the others; only its trigger differs:
-    /// `source`'s ``ConfigurationSource/name`` (`CONFIG_TRIGGER=fleet`,
+    /// `source`'s `ConfigurationSource.name` (`CONFIG_TRIGGER=fleet`,
     /// `Reloading configuration (fleet)`, `environments_reloads_total{trigger="fleet"}`).
-    /// The build (every source's ``ConfigurationSource/documents()``, the files, the
+    /// The build (every source's `ConfigurationSource.documents()`, the files, the
     /// validation) runs on a thread of the library's own, never on Swift's cooperative pool.
     ///
     /// - Parameters:
     ///   - source: The source whose documents changed; it need not be the only one, nor even
-    ///     one of the environment's (``EnvironmentOptions/sources``), but that is what it is for.
+    ///     one of the environment's (`EnvironmentOptions.sources`), but that is what it is for.
     ///   - revision: What identifies the new documents, if the source has such a number (etcd's
     ///     revision): the journal's `CONFIG_FLEET_REVISION`, the history's `fleetRevision` and
     ///     ``ReloadReport/revision`` (the first two named when the fleet was the one source).
