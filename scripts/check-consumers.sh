@@ -36,15 +36,20 @@
 # included) and the seconds its resolve and its build took. A consumer that does not resolve or
 # build (or, untraited, does not fail as it should) fails the script, with its log's end.
 #
-# The consumers and their one scratch path are kept between runs. One scratch path for all: a
-# dependency's checkout stays at the same path whichever consumer is built, so what one consumer
-# compiled (vapor: swift-nio, swift-nio-ssl, Vapor; fleet: grpc-swift, swift-protobuf) the next reuses, and
-# each compiles only swift-environments with its traits and itself (measured: the fleet consumer
-# in the vapor consumer's scratch path, 85 s instead of 1142 s). Only twice as written resolves
-# in a scratch path of its own: a failed resolution removes the checkouts of the one it ran in. In CHECK_CONSUMERS_DIR, by default
+# The consumers and their scratch paths are kept between runs, in CHECK_CONSUMERS_DIR: by default
 # $SWIFT_ENVIRONMENTS_SCRATCH/consumers when it is set (.ci/run's build cache), else
-# .build-consumers in this repository. SwiftPM's shared package cache is used (the clone's own
-# entry is removed at exit).
+# .build-consumers in this repository. One scratch path per set of checkouts, so that each graph
+# finds every run what it left: in one scratch path for all (until 2026-12-02), resolving one
+# consumer's graph removed checkouts another's uses, a checkout made again is compiled again
+# whole, and every CI run compiled Vapor's graph (499 s in that day's landing run) and the
+# fleet's (twice: 333 s, after configuration) again.
+#   scratch                vapor (swift-nio, BoringSSL, AsyncHTTPClient, Vapor)
+#   scratch-fleet          fleet and twice (swift-nio, BoringSSL, grpc-swift, swift-protobuf)
+#   scratch-configuration  configuration (swift-configuration)
+#   scratch-light          core and untraited (the core's 7 packages)
+# Twice as written resolves in a scratch path of its own (scratch-twice-as-written): its failed
+# resolution would remove the fleet's checkouts. SwiftPM's shared package cache is used (the
+# clone's own entry is removed at exit).
 #
 # Time, measured 2026-12-02 on this project's 2-core VM (Swift 6.3.1), load 9 to 12 from other
 # builds beside it. Cold (empty CHECK_CONSUMERS_DIR, packages already in SwiftPM's cache), about
@@ -134,8 +139,15 @@ package() { # consumer main.swift-text
 }
 
 summary=()
-# Consumer $1's scratch path: the one all share.
-scratch() { echo "$dir/scratch"; }
+# Consumer $1's scratch path: one per set of checkouts (above).
+scratch() { # consumer
+    case "$1" in
+    vapor) echo "$dir/scratch" ;;
+    fleet | twice) echo "$dir/scratch-fleet" ;;
+    configuration) echo "$dir/scratch-configuration" ;;
+    *) echo "$dir/scratch-light" ;;
+    esac
+}
 # Resolves consumer $1 (in its scratch path) and prints what it resolved; sets $resolved_pins.
 resolve() { # consumer
     local path="$dir/$1-consumer" start end
