@@ -10,7 +10,7 @@
 # Targets (each is Fuzz/<target>/*.swift; its first comment says what it checks):
 #   varlink        the control socket's framer and decoder (Sources/Varlink)
 #   plist          the fast XML property-list parser, differential against Foundation
-#   bplist         the bounds on a binary property list (values by reference, nesting) before Foundation parses it
+#   bplist         the bounds on a binary property list (values by reference, nesting), and the parser after them, against Foundation
 #   interpolation  ${...} interpolation, against a reference model
 #   duration       the duration parser (500ms, 1h 30min), against exact arithmetic
 #   logline        the <N> stderr log line and control-character escaping: one record, no forged <N>
@@ -73,10 +73,14 @@ build() {
             Sources/Varlink/*.swift Fuzz/varlink/*.swift -o "$out/varlink-fuzzer"
         ;;
     bplist)
-        # The walk that bounds a binary property list before Foundation parses it.
+        # The walk that bounds a binary property list, and the parser that decodes what it
+        # lets through (with SettingValue, the duplicate-key list and the rule for which keys are
+        # the same), differential against Foundation.
         "${swiftc_fuzzer[@]}" -module-name BinaryPlistFuzz -package-name BinaryPlistFuzz \
-            Sources/Environments/Loading/BinaryPropertyListBounds.swift Sources/Environments/Loading/DuplicateKeys.swift \
-            Fuzz/bplist/*.swift -o "$out/bplist-fuzzer"
+            Sources/Environments/Loading/BinaryPropertyListBounds.swift \
+            Sources/Environments/Loading/BinaryPropertyListParser.swift Sources/Environments/Values/SettingValue.swift \
+            Sources/Environments/Loading/DuplicateKeys.swift Sources/Environments/Keys/KeyIdentity.swift \
+            Fuzz/bplist/*.swift Fuzz/shared/*.swift -o "$out/bplist-fuzzer"
         ;;
     plist)
         # The parser needs only SettingValue, the duplicate-key list and the rule for which keys
@@ -84,7 +88,7 @@ build() {
         "${swiftc_fuzzer[@]}" -module-name PlistFuzz -package-name PlistFuzz \
             Sources/Environments/Loading/XMLPropertyListParser.swift Sources/Environments/Values/SettingValue.swift \
             Sources/Environments/Loading/DuplicateKeys.swift Sources/Environments/Keys/KeyIdentity.swift \
-            Fuzz/plist/*.swift -o "$out/plist-fuzzer"
+            Fuzz/plist/*.swift Fuzz/shared/*.swift -o "$out/plist-fuzzer"
         ;;
     interpolation)
         # The interpolator uses the options, errors and trees: all of Environments, and Logging.

@@ -124,6 +124,5 @@ import Testing
         let inspection = BinaryPropertyListBounds.inspect(data)
         #expect(inspection.problem == nil)
         #expect(inspection.duplicates.count == 0)
-        #expect(inspection.lastCopiesFirst == nil)
     }
 }

@@ -1,12 +1,12 @@
 import Foundation
 
-/// What a binary property list expands to, measured before Foundation parses it.
+/// What a binary property list expands to, measured before ``BinaryPropertyListParser`` decodes it.
 ///
 /// A binary property list refers to its values by number, so one array or dictionary can be
 /// referred to many times: 40 arrays that each hold the one before it twice are 2^40 values in
-/// 300 bytes, and Foundation's parser, which builds every reference as a value of its own, never
-/// finishes. A file that refers to a value many times is not a configuration file; this walks
-/// the references as Foundation would, counting, and stops as soon as either bound is passed:
+/// 300 bytes, and a parser that builds every reference as a value of its own (ours, and
+/// Foundation's) never finishes. A file that refers to a value many times is not a configuration
+/// file; this walks the references as a parser would, counting, and stops as soon as either bound is passed:
 ///
 /// - at most ``valueBudget(forSize:)`` values, counting a value once for every reference to it:
 ///   as many as the file has bytes, or 4,096 for a smaller file. Every reference takes at least
@@ -54,46 +54,32 @@ enum BinaryPropertyListBounds {
         data.starts(with: Array("bplist".utf8))
     }
 
-    /// Checks a binary property list; `nil` when Foundation may parse it.
+    /// Checks a binary property list; `nil` when it may be decoded.
     static func problem(in data: Data) -> Problem? {
         inspect(data).problem
     }
 
     /// What the walk of a binary property list finds.
     struct Inspection: Sendable {
-        /// Why Foundation must not parse the file, or `nil` when it may.
+        /// Why the file must not be decoded, or `nil` when it may.
         var problem: Problem?
         /// Keys written more than once in one dictionary (binary files have no lines).
         var duplicates = PropertyListDuplicateKeys()
-        /// When a dictionary has duplicate keys, a copy of the file in which the first copy of
-        /// each refers to the last copy's value. Foundation's binary reader keeps the first copy
-        /// of a duplicate key; its XML reader, Apple's, and Python's `plistlib` keep the last,
-        /// and so does Foundation given this copy. `nil` when no key repeats.
-        var lastCopiesFirst: Data?
     }
 
     /// Checks a binary property list and finds the keys written more than once in one
     /// dictionary (each dictionary is examined once, however often it is referred to).
     static func inspect(_ data: Data) -> Inspection {
-        let (problem, duplicates, patches) = data.withUnsafeBytes { buffer in
+        data.withUnsafeBytes { buffer in
             var reader = Reader(bytes: buffer)
             let problem = reader.check()
-            return (problem, reader.duplicates, reader.patches)
+            return Inspection(problem: problem, duplicates: reader.duplicates)
         }
-        var inspection = Inspection(problem: problem, duplicates: duplicates)
-        if problem == nil, !patches.isEmpty {
-            var copy = data
-            for patch in patches {
-                copy.replaceSubrange(
-                    (copy.startIndex + patch.offset)..<(copy.startIndex + patch.offset + patch.size),
-                    with: data[(data.startIndex + patch.from)..<(data.startIndex + patch.from + patch.size)])
-            }
-            inspection.lastCopiesFirst = copy
-        }
-        return inspection
     }
 
-    private struct Reader {
+    /// Reads the structure of a binary property list: its trailer, its objects' kinds and
+    /// counts, and its strings (``BinaryPropertyListParser`` decodes values with it too).
+    struct Reader {
         let bytes: UnsafeRawBufferPointer
         var offsetSize = 0
         var referenceSize = 0
@@ -103,9 +89,6 @@ enum BinaryPropertyListBounds {
         var end = 0
         /// Keys written more than once in one dictionary.
         var duplicates = PropertyListDuplicateKeys()
-        /// References to copy (`size` bytes from `from` to `offset`) so that Foundation, which
-        /// keeps a duplicate key's first copy, reads the last copy's value.
-        var patches: [(offset: Int, from: Int, size: Int)] = []
         /// The dictionaries already examined for duplicate keys.
         private var examined: Set<Int> = []
         /// The key strings decoded so far, by object.
@@ -140,12 +123,7 @@ enum BinaryPropertyListBounds {
         /// makes them, but turning them into Swift values can crash (a set as a dictionary's key
         /// did).
         func entry(_ object: Int) throws(ProblemThrown) -> Entry {
-            guard object >= 0, object < objectCount,
-                let offset = integer(at: offsetTable + object * offsetSize, size: offsetSize)
-            else { throw ProblemThrown(.malformed("a reference to object \(object), which the offset table lacks")) }
-            guard offset >= 8, offset < end else {
-                throw ProblemThrown(.malformed("object \(object) is said to be at \(offset), outside the objects"))
-            }
+            let offset = try self.offset(of: object)
             let marker = bytes[offset]
             let kind = marker >> 4
             switch kind {
@@ -171,6 +149,17 @@ enum BinaryPropertyListBounds {
             return .container(start: start, references: references.partialValue, keys: kind == 0xD ? count : 0)
         }
 
+        /// Where the object numbered `object` starts.
+        func offset(of object: Int) throws(ProblemThrown) -> Int {
+            guard object >= 0, object < objectCount,
+                let offset = integer(at: offsetTable + object * offsetSize, size: offsetSize)
+            else { throw ProblemThrown(.malformed("a reference to object \(object), which the offset table lacks")) }
+            guard offset >= 8, offset < end else {
+                throw ProblemThrown(.malformed("object \(object) is said to be at \(offset), outside the objects"))
+            }
+            return offset
+        }
+
         /// The count of the object at `offset` and where its content starts: the low nibble of
         /// its marker, or (when that is 0xF) the integer that follows.
         func count(at offset: Int, object: Int) throws(ProblemThrown) -> (count: Int, start: Int) {
@@ -194,28 +183,41 @@ enum BinaryPropertyListBounds {
         /// The string a dictionary's key refers to (ASCII or UTF-16), decoded once.
         mutating func keyName(_ object: Int) throws(ProblemThrown) -> String {
             if let name = keyNames[object] { return name }
-            guard case .string = try entry(object),
-                let offset = integer(at: offsetTable + object * offsetSize, size: offsetSize)
-            else { throw ProblemThrown(.malformed("a dictionary has a key that is not a string (object \(object))")) }
-            let (count, start) = try self.count(at: offset, object: object)
-            let utf16 = bytes[offset] >> 4 == 0x6
-            let (length, overflow) = count.multipliedReportingOverflow(by: utf16 ? 2 : 1)
-            guard !overflow, start <= end, length <= end - start else {
-                throw ProblemThrown(.malformed("string \(object) runs past the objects"))
+            guard case .string = try entry(object) else {
+                throw ProblemThrown(.malformed("a dictionary has a key that is not a string (object \(object))"))
             }
-            let content = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)])
-            let name =
-                utf16
-                ? String(
-                    decoding: (0..<count).map { UInt16(content[2 * $0]) << 8 | UInt16(content[2 * $0 + 1]) },
-                    as: UTF16.self)
-                : String(decoding: content, as: Unicode.ASCII.self)
+            let name = try string(object)
             keyNames[object] = name
             return name
         }
 
+        /// The string object `object` (ASCII or UTF-16, big-endian), which must be one.
+        func string(_ object: Int) throws(ProblemThrown) -> String {
+            let offset = try self.offset(of: object)
+            let (count, start) = try self.count(at: offset, object: object)
+            let utf16 = bytes[offset] >> 4 == 0x6
+            let content = try self.content(object, start: start, count: count, unit: utf16 ? 2 : 1)
+            return utf16
+                ? String(
+                    decoding: (0..<count).map { UInt16(content[2 * $0]) << 8 | UInt16(content[2 * $0 + 1]) },
+                    as: UTF16.self)
+                // Bytes above 0x7F, which no writer puts in an "ASCII" string, read as Latin-1
+                // (U+0080 to U+00FF), as Foundation reads them.
+                : String(String.UnicodeScalarView(content.map { Unicode.Scalar($0) }))
+        }
+
+        /// The `count` units of `unit` bytes from `start` that object `object` holds, which must
+        /// end before the offset table.
+        func content(_ object: Int, start: Int, count: Int, unit: Int) throws(ProblemThrown) -> UnsafeRawBufferPointer {
+            let (length, overflow) = count.multipliedReportingOverflow(by: unit)
+            guard !overflow, start <= end, length <= end - start else {
+                throw ProblemThrown(.malformed("object \(object) runs past the objects"))
+            }
+            return UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)])
+        }
+
         /// Records the duplicate keys of the dictionary `object` (once), whose keys start at
-        /// `start`, and the references to copy so that the last copy of each is read.
+        /// `start`.
         mutating func examine(
             dictionary object: Int, start: Int, keys: Int, path: [String]
         ) throws(ProblemThrown) -> [String] {
@@ -229,7 +231,7 @@ enum BinaryPropertyListBounds {
             }
             guard examined.insert(object).inserted else { return names }
             // The copies of each key, one per ``KeyIdentity`` (canonically equivalent spellings
-            // are one key; Foundation compares code units, and keeps the first copy).
+            // are one key; Foundation compares code units). The parser keeps the last copy.
             var copies: [String: [Int]] = [:]
             for (index, name) in names.enumerated() {
                 if let index = copies.index(forKey: name) {
@@ -240,17 +242,6 @@ enum BinaryPropertyListBounds {
                                 ? nil : copies.keys[index]))
                 }
                 copies[name, default: []].append(index)
-            }
-            // Every earlier copy refers to the last copy's key and value: Foundation, which
-            // keeps the first copy, reads the last one's spelling and value.
-            let values = start + keys * referenceSize
-            for (_, indices) in copies where indices.count > 1 {
-                let later = indices[indices.count - 1]
-                for earlier in indices.dropLast() {
-                    patches.append((start + earlier * referenceSize, start + later * referenceSize, referenceSize))
-                    patches.append(
-                        (values + earlier * referenceSize, values + later * referenceSize, referenceSize))
-                }
             }
             return names
         }
@@ -268,7 +259,7 @@ enum BinaryPropertyListBounds {
 
         /// Takes the sizes and the offset table's place from the trailer; returns the top
         /// object, or `nil` when the trailer does not describe the file.
-        private mutating func readTrailer() -> Int? {
+        mutating func readTrailer() -> Int? {
             let trailer = bytes.count - 32
             guard let offsetSize = integer(at: trailer + 6, size: 1),
                 let referenceSize = integer(at: trailer + 7, size: 1),
@@ -333,7 +324,7 @@ enum BinaryPropertyListBounds {
         }
     }
 
-    private struct ProblemThrown: Error {
+    struct ProblemThrown: Error {
         let problem: Problem
         init(_ problem: Problem) { self.problem = problem }
     }

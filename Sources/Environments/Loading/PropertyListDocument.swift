@@ -10,8 +10,9 @@ import Foundation
 
 /// A property list parsed into a root dictionary, with errors that name the file and line.
 ///
-/// XML property lists go through ``XMLPropertyListParser`` first; anything it does not fully
-/// understand, and every binary property list, is parsed by Foundation's `PropertyListSerialization`,
+/// Binary property lists are checked by ``BinaryPropertyListBounds`` and decoded by
+/// ``BinaryPropertyListParser``. XML property lists go through ``XMLPropertyListParser``;
+/// anything it does not fully understand is parsed by Foundation's `PropertyListSerialization`,
 /// which also reports the errors.
 ///
 /// A key written more than once in one dictionary keeps its last copy, in XML and binary files
@@ -67,6 +68,14 @@ struct PropertyListDocument: Sendable {
             self.unlistedDuplicateKeyCount = duplicates.unlisted
             return
         }
+        if BinaryPropertyListBounds.isBinaryPropertyList(data) {
+            let (root, duplicates) = try PropertyListDocument.binaryRoot(data, file: file)
+            self.root = root
+            self.text = nil
+            self.duplicateKeys = duplicates.listed
+            self.unlistedDuplicateKeyCount = duplicates.unlisted
+            return
+        }
         let (parsed, duplicates) = try PropertyListDocument.preparedForFoundation(data, file: file)
         self.duplicateKeys = duplicates.listed
         self.unlistedDuplicateKeyCount = duplicates.unlisted
@@ -80,20 +89,25 @@ struct PropertyListDocument: Sendable {
         self.text = text
     }
 
-    /// What Foundation parses: the file, or a copy in which a duplicate key's last copy comes
-    /// first (binary), or empty `<data/>` is written `<data></data>` and every copy of a key is
-    /// spelled as its last (XML); and the keys written twice.
+    /// What Foundation parses: the file, or a copy in which empty `<data/>` is written
+    /// `<data></data>` and every copy of a key is spelled as its last; and the keys written
+    /// twice.
     private static func preparedForFoundation(_ data: Data, file: String) throws(EnvironmentError)
         -> (Data, PropertyListDuplicateKeys)
     {
-        guard BinaryPropertyListBounds.isBinaryPropertyList(data) else {
-            let scan = XMLPropertyListParser.scan(data)
-            let prepared = XMLPropertyListParser.preparedForFoundation(
-                data, emptyData: scan.emptyData, keyRewrites: scan.keyRewrites)
-            return (prepared ?? data, scan.duplicates)
-        }
-        // Foundation builds every reference of a binary property list as a value of its own:
-        // a few hundred bytes that refer to one array 2^40 times would never finish.
+        let scan = XMLPropertyListParser.scan(data)
+        let prepared = XMLPropertyListParser.preparedForFoundation(
+            data, emptyData: scan.emptyData, keyRewrites: scan.keyRewrites)
+        return (prepared ?? data, scan.duplicates)
+    }
+
+    /// The root dictionary of a binary property list, and the keys written twice in one of its
+    /// dictionaries (``BinaryPropertyListParser``).
+    private static func binaryRoot(_ data: Data, file: String) throws(EnvironmentError)
+        -> ([String: SettingValue], PropertyListDuplicateKeys)
+    {
+        // Checked before anything is built: a few hundred bytes can refer to one array 2^40
+        // times, and a parser that builds every reference as a value of its own never finishes.
         let inspection = BinaryPropertyListBounds.inspect(data)
         if let problem = inspection.problem {
             throw EnvironmentError(
@@ -102,7 +116,31 @@ struct PropertyListDocument: Sendable {
                     "Check where this file came from; `plutil -p` shows a sound one, and `plutil -convert xml1` makes it readable"
             )
         }
-        return (inspection.lastCopiesFirst ?? data, inspection.duplicates)
+        let value: SettingValue
+        do {
+            value = try BinaryPropertyListParser.parse(data)
+        } catch {
+            switch error {
+            case .unsupportedValue(let path, let reason):
+                let key = path.reduce("") { $1.hasPrefix("[") ? $0 + $1 : SettingPath.joined($0, $1) }
+                throw EnvironmentError(
+                    .malformedFile, "'\(key)' holds \(reason)", key: key, file: file,
+                    hint: "Write it as a <string> (or a <real>, if an approximation will do)")
+            case .malformed(let problem):
+                throw EnvironmentError(
+                    .malformedFile, "not a usable binary property list: \(problem.reason)", file: file,
+                    hint:
+                        "Check where this file came from; `plutil -p` shows a sound one, and `plutil -convert xml1` makes it readable"
+                )
+            }
+        }
+        guard case .dictionary(let root) = value else {
+            throw EnvironmentError(
+                .invalidRoot,
+                "the root of the property list is \(value.typeName.withArticle), expected a dictionary (<dict>)",
+                file: file, hint: "Put `Common` and one dictionary per environment inside a top-level <dict>")
+        }
+        return (root, inspection.duplicates)
     }
 
     /// `parsed` read by Foundation, which must make a dictionary; errors name lines of `data`,
