@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func withoutALayerAMissingFileIsStillAnError() throws {
-        try withTemporaryDirectory { directory in
+        _ = try withTemporaryDirectory { directory in
             #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
         }
     }

@@ -43,7 +43,7 @@ import Testing
                 var n = 0
                 while !stop.load(ordering: .relaxed) {
                     n += 1
-                    try? environment.setOverride(.integer(n), forKey: "N")
+                    _ = try? environment.setOverride(.integer(n), forKey: "N")
                     published.store(n, ordering: .releasing)
                 }
             }

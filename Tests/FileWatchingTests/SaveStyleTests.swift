@@ -110,7 +110,7 @@
                 Save(
                     testDescription: "a ConfigMap's ..data swapped alone",
                     layout: { directory, _ in
-                        try makeConfigMapVolume(in: directory, generation: "..1")
+                        _ = try makeConfigMapVolume(in: directory, generation: "..1")
                         try addConfigMapGeneration("..2", contents: "v2", in: directory)
                     }
                 ) { directory, _ in
