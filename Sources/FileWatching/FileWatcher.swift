@@ -1,7 +1,9 @@
 package import Logging
 import ThreadBridge
 
-#if os(Linux)
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#elseif os(Linux)
     import Foundation
 #endif
 

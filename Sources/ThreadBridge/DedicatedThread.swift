@@ -1,5 +1,13 @@
-import Foundation
+import Dispatch
 import Locking
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Blocking work on a thread of its own, never on Swift's cooperative pool, and its result
 /// handed back: to async code (``run(named:onCancel:_:)``) or to synchronous code
@@ -18,9 +26,7 @@ package enum DedicatedThread {
         named name: String, onCancel: @escaping @Sendable () -> Void, _ body: @escaping @Sendable () -> Result
     ) async -> Result {
         let handoff = Handoff<Result>()
-        let thread = Thread { handoff.finish(body()) }
-        thread.name = name
-        thread.start()
+        spawn(named: name) { handoff.finish(body()) }
         return await withTaskCancellationHandler {
             await handoff.value()
         } onCancel: {
@@ -34,10 +40,40 @@ package enum DedicatedThread {
         named name: String, _ body: @escaping @Sendable () -> Result
     ) -> Joinable<Result> {
         let joinable = Joinable<Result>()
-        let thread = Thread { joinable.finish(body()) }
-        thread.name = name
-        thread.start()
+        spawn(named: name) { joinable.finish(body()) }
         return joinable
+    }
+
+    /// Starts `body` on a new POSIX thread, detached, named `name` (its first 15 bytes, the
+    /// kernel's limit), with the process's default stack size, as Foundation's `Thread` does.
+    /// A thread that cannot be created (the process's or the system's thread limit) is a
+    /// precondition failure, as it is for `Thread`.
+    private static func spawn(named name: String, _ body: @escaping @Sendable () -> Void) {
+        let start = Unmanaged.passRetained(ThreadStart(name: name, body: body)).toOpaque()
+        var thread = pthread_t()
+        let status = pthread_create(&thread, nil, runThreadStart, start)
+        precondition(status == 0, "cannot start the thread '\(name)': pthread_create failed (\(status))")
+        pthread_detach(thread)
+    }
+
+    /// Names the calling thread (`ps -L`, `top -H`, a core dump): its first 15 bytes, the
+    /// kernel's limit, cut at a character. On Linux through `/proc/thread-self/comm`, as
+    /// `pthread_setname_np` does (which Glibc's Swift module leaves out).
+    fileprivate static func nameCurrentThread(_ name: String) {
+        var bytes: [UInt8] = []
+        for scalar in name.unicodeScalars {
+            let encoded = Array(String(scalar).utf8)
+            guard bytes.count + encoded.count <= 15 else { break }
+            bytes += encoded
+        }
+        #if canImport(Darwin)
+            _ = pthread_setname_np(String(decoding: bytes, as: UTF8.self))
+        #else
+            let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { return }
+            _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            close(descriptor)
+        #endif
     }
 
     /// A thread's result, awaited once by one task.
@@ -75,6 +111,25 @@ package enum DedicatedThread {
                 return result
             }
         }
+    }
+}
+
+/// A new thread's entry point: names the thread and runs the ``ThreadStart`` it is given.
+private func runThreadStart(_ argument: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    let start = Unmanaged<ThreadStart>.fromOpaque(argument!).takeRetainedValue()
+    DedicatedThread.nameCurrentThread(start.name)
+    start.body()
+    return nil
+}
+
+/// What a new thread runs, handed to it through `pthread_create`'s argument.
+private final class ThreadStart: Sendable {
+    let name: String
+    let body: @Sendable () -> Void
+
+    init(name: String, body: @escaping @Sendable () -> Void) {
+        self.name = name
+        self.body = body
     }
 }
 

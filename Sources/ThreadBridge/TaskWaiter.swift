@@ -1,4 +1,4 @@
-import Foundation
+import Dispatch
 import Locking
 
 /// Async work run from synchronous code that must wait for it: a command-line tool's

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encodes an `Encodable` value straight into a ``JSONValue``, with no JSON text in between.
 ///

@@ -1,11 +1,9 @@
-package import Foundation
-
 #if canImport(Glibc)
-    import Glibc
+    package import Glibc
 #elseif canImport(Musl)
-    import Musl
+    package import Musl
 #elseif canImport(Darwin)
-    import Darwin
+    package import Darwin
 #endif
 
 /// Small helpers over the POSIX socket calls both ends of the control socket use.

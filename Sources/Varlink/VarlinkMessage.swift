@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A varlink method call: `{"method": "interface.Method", "parameters": {...}}`.
 ///

@@ -49,6 +49,19 @@ struct ThreadBridgeTests {
         #expect(sum == 500_500)
     }
 
+    @Test("a thread carries its name, cut to the kernel's 15 bytes at a character")
+    func threadsAreNamed() async throws {
+        let comm = "/proc/thread-self/comm"
+        let read: @Sendable () -> String? = {
+            (try? String(contentsOfFile: comm, encoding: .utf8))?.trimmingCharacters(in: .newlines)
+        }
+        let short = await DedicatedThread.run(named: "bridge-test", onCancel: {}, read)
+        #expect(short == "bridge-test")
+        // 14 bytes, then a 2-byte character that does not fit whole.
+        let long = DedicatedThread.start(named: "fourteen-bytes" + "é-and-more", read).join()
+        #expect(long == "fourteen-bytes")
+    }
+
     @Test("run: cancelling the task calls onCancel, and the thread is still awaited to its end")
     func runCancels() async throws {
         let pipe = try WakeupPipe()
