@@ -165,7 +165,8 @@ COMMANDS = [
      ("ci", ".ci/run: scripts/build-release.sh (the same graph)")),
     # The full run (10,000 hosts, about 8 minutes) is matched, not run: the runner below runs its
     # short form.
-    ("Benchmarks/README.md", r"^\$B/fleet-benchmark --hosts \d+ --services \d+ --changes \d+ --idle-seconds \d+ --proxies \d+$",
+    ("Benchmarks/README.md", r"^\$B/fleet-benchmark --hosts \d+ --services \d+ --changes \d+ --idle-seconds \d+ --proxies \d+"
+     r"( --request-timeout \d+ --progress-notify-interval \d+)?$",
      ("run", "fleet")),
     ("Benchmarks/README.md", r"^swift test --traits Fleet --filter stalledMember",
      ("ci", "scripts/test.sh: swift test (the fleet, on etcd): FleetLiveTests")),

@@ -104,7 +104,8 @@ struct FleetBenchmark: AsyncParsableCommand {
         /// `services` of them whole environments; the warm-up and measured changes; the idle time.
         func phase(
             _ name: String, _ kind: Watches.Kind?, services: Int = 0, proxied: Bool,
-            endpoints hostEndpoints: @escaping @Sendable (_ index: Int, _ members: [String], _ proxies: [String]) -> [String]
+            endpoints hostEndpoints:
+                @escaping @Sendable (_ index: Int, _ members: [String], _ proxies: [String]) -> [String]
         ) async throws -> Report.Phase {
             let count = kind == nil ? 0 : hosts
             progress("\(name): a \(members)-member etcd cluster\(proxied ? " and \(proxies) grpc-proxy" : "")")
@@ -178,7 +179,8 @@ struct FleetBenchmark: AsyncParsableCommand {
         }
         // The bare watches on the member this client's watches used (the one this machine's id
         // picks: every simulated host here has the same).
-        let used = client.full.connections.indices.max { client.full.connections[$0] < client.full.connections[$1] } ?? 0
+        let used =
+            client.full.connections.indices.max { client.full.connections[$0] < client.full.connections[$1] } ?? 0
         let bare = try await phase("bare gRPC watches, direct", .bare, proxied: false) { _, members, _ in
             [members[used]]
         }
@@ -186,7 +188,9 @@ struct FleetBenchmark: AsyncParsableCommand {
         if proxies > 0 {
             // Host i lists the proxies from number i on, as if hosts' machine ids spread them.
             phases.append(
-                try await phase("this client, through \(proxies) grpc-proxy", .client, services: services, proxied: true) {
+                try await phase(
+                    "this client, through \(proxies) grpc-proxy", .client, services: services, proxied: true
+                ) {
                     index, _, proxies in (0..<proxies.count).map { proxies[(index + $0) % proxies.count] }
                 })
             phases.append(

@@ -14,7 +14,9 @@ actor FleetWriter {
     private var revision: Int64
 
     init(endpoints: [String], prefix: String, logger: Logger) async throws {
-        guard let configuration = try EtcdConfiguration.resolve(endpoints: endpoints.joined(separator: ","), prefix: prefix)
+        guard
+            let configuration = try EtcdConfiguration.resolve(
+                endpoints: endpoints.joined(separator: ","), prefix: prefix)
         else { throw BenchmarkFailure("no etcd endpoints") }
         writer = try FleetBenchmarkSupport.Writer(configuration, logger: logger)
         key = prefix + "Environments.plist"

@@ -81,7 +81,8 @@ final class LocalEtcdCluster: Sendable {
         self.processes = processes
         self.members = members
         let deadline = ContinuousClock.now + .seconds(30)
-        guard let configuration = try EtcdConfiguration.resolve(endpoints: members[0].endpoint, prefix: "/health-check/")
+        guard
+            let configuration = try EtcdConfiguration.resolve(endpoints: members[0].endpoint, prefix: "/health-check/")
         else { throw BenchmarkFailure("no endpoint") }
         let writer = try FleetBenchmarkSupport.Writer(configuration, logger: Logger(label: "fleet-benchmark"))
         defer { Task { await writer.shutdown() } }

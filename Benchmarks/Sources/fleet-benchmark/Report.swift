@@ -84,7 +84,9 @@ struct Report {
     /// absolute bound.
     func goals(client: Phase, bare: Phase) -> [Goal] {
         let cpu = (cpuPerPublishAndWatch(client), cpuPerPublishAndWatch(bare))
-        let memory = (memoryPerWatch(client) + proxyMemoryPerWatch(client), memoryPerWatch(bare) + proxyMemoryPerWatch(bare))
+        let memory = (
+            memoryPerWatch(client) + proxyMemoryPerWatch(client), memoryPerWatch(bare) + proxyMemoryPerWatch(bare)
+        )
         let last = (client.lastArrival.percentile(99), bare.lastArrival.percentile(99))
         let idleGrowth = idleCores(client) - idleCores(phases[0])
         let rangesPerHost = (client.idleRanges ?? .nan) / client.idle.seconds / Double(max(client.hosts, 1))
@@ -96,7 +98,8 @@ struct Report {
             Goal(
                 name: "memory per watch (members and proxies) within 2x the bare watches'",
                 met: memory.0 <= 2 * max(memory.1, 1),
-                measured: String(format: "%.1f KiB against %.1f KiB", memory.0, memory.1) + " (\(ratio(memory.0, memory.1)))"),
+                measured: String(format: "%.1f KiB against %.1f KiB", memory.0, memory.1)
+                    + " (\(ratio(memory.0, memory.1)))"),
             Goal(
                 name: "idle: no reads per host", met: (client.idleRanges ?? 1) == 0,
                 measured: String(
@@ -109,7 +112,8 @@ struct Report {
                 measured: String(
                     format: "%.3f cores against %.3f (+%.3f)", idleCores(client), idleCores(phases[0]), idleGrowth)),
             Goal(
-                name: "publish to the last of \(client.hosts), p99, within 2x the bare watches'", met: last.0 <= 2 * last.1,
+                name: "publish to the last of \(client.hosts), p99, within 2x the bare watches'",
+                met: last.0 <= 2 * last.1,
                 measured: String(format: "%.0f ms against %.0f ms", last.0, last.1) + " (\(ratio(last.0, last.1)))"),
         ]
     }
@@ -144,7 +148,9 @@ struct Report {
         }
         row("publish to last arrival p50 / p99 / max ms", phases.map { $0.hosts == 0 ? "-" : ms($0.lastArrival) })
         row("member CPU per publish, all members, ms", phases.map { String(format: "%.1f", cpuPerPublish($0)) })
-        row("  and proxies, per watch beyond the publish, µs", phases.map { String(format: "%.2f", cpuPerPublishAndWatch($0)) })
+        row(
+            "  and proxies, per watch beyond the publish, µs",
+            phases.map { String(format: "%.2f", cpuPerPublishAndWatch($0)) })
         row("proxy CPU per publish, ms", phases.map { String(format: "%.1f", proxyCPUPerPublish($0)) })
         row(
             "member VmRSS growth per watch, KiB",
@@ -152,7 +158,10 @@ struct Report {
         row("proxy VmRSS growth per watch, KiB", phases.map { String(format: "%.1f", proxyMemoryPerWatch($0)) })
         row(
             "members' VmRSS with the hosts, MiB",
-            phases.map { $0.full.members.map { String(format: "%.0f", Double($0?.residentKiB ?? 0) / 1024) }.joined(separator: ",") })
+            phases.map {
+                $0.full.members.map { String(format: "%.0f", Double($0?.residentKiB ?? 0) / 1024) }.joined(
+                    separator: ",")
+            })
         row("members idle CPU, cores", phases.map { String(format: "%.3f", idleCores($0)) })
         row("proxies idle CPU, cores", phases.map { String(format: "%.3f", idleProxyCores($0)) })
         row(
@@ -166,7 +175,9 @@ struct Report {
                     ($0.idleStatuses ?? .nan) / $0.idle.seconds)
             })
         row("connections by member", phases.map { $0.full.connections.map(String.init).joined(separator: ",") })
-        row("watches in place at the end (etcd)", phases.map { $0.watchers.isEmpty ? "-" : String(Int($0.watchers.reduce(0, +))) })
+        row(
+            "watches in place at the end (etcd)",
+            phases.map { $0.watchers.isEmpty ? "-" : String(Int($0.watchers.reduce(0, +))) })
         row("watchers by member (etcd)", phases.map { $0.watchers.map { String(Int($0)) }.joined(separator: ",") })
         row(
             "this process: CPU per publish ms, VmRSS MiB",

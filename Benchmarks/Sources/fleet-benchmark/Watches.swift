@@ -56,7 +56,9 @@ final class Watches: Sendable {
                                     try await FleetBenchmarkSupport.bareWatch(
                                         endpoint: list[0], prefix: prefix, from: last.withLock { $0 } + 1,
                                         created: {
-                                            if announced.withLock({ done in defer { done = true }; return !done }) {
+                                            if announced.withLock({ done in
+                                                defer { done = true }; return !done
+                                            }) {
                                                 arrivals.created()
                                             }
                                         },
@@ -82,7 +84,8 @@ final class Watches: Sendable {
                     guard ContinuousClock.now < deadline else {
                         tasks.forEach { $0.cancel() }
                         throw BenchmarkFailure(
-                            "\(arrivals.createdCount - base) of \(started) \(kind.rawValue) watches in place after 60 s")
+                            "\(arrivals.createdCount - base) of \(started) \(kind.rawValue) watches in place after 60 s"
+                        )
                     }
                     try await Task.sleep(for: .milliseconds(5))
                 }
