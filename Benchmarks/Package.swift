@@ -35,9 +35,6 @@ let package = Package(
         // depends on swift-configuration without traits (behind its trait SwiftConfiguration), and SwiftPM 6.3 then fails to add the
         // trait's dependencies while resolving ("exhausted attempts ... 'swift-metrics'").
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.7.0"),
-        // fleet-benchmark's own etcd calls (its instrument and its floor): the JSON gateway.
-        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // glibc's count of heap bytes in use, which Swift's Glibc module does not export.
@@ -74,9 +71,11 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
-        // Fleet mode: ms from a publish in etcd until N environments applied it, beside a bare
-        // watch, on a local etcd cluster it starts (README.md). Public API only: its own etcd
-        // calls go through the JSON gateway with AsyncHTTPClient.
+        // Fleet mode at scale: thousands of hosts' watches (this client's, a sample of them whole
+        // EnvironmentServices, and bare gRPC ones) on a local etcd cluster and grpc-proxy it
+        // starts (README.md). Beyond the public API it uses EtcdFleetClient's
+        // @_spi(Benchmarks) FleetBenchmarkSupport: the fleet's watch alone, a bare watch made with
+        // the generated stubs, the publishing transaction.
         .executableTarget(
             name: "fleet-benchmark",
             dependencies: [
@@ -84,8 +83,6 @@ let package = Package(
                 .product(name: "Environments", package: "swift-environments"),
                 .product(name: "EnvironmentsDaemon", package: "swift-environments"),
                 .product(name: "EnvironmentsEtcd", package: "swift-environments"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,79 +1,77 @@
-import BenchmarkFixtures
 import Synchronization
 
-/// When each watching environment applied each change, and when each bare watch received it.
-///
-/// Environments record the `Counter` they applied, from their `onChange` observer; bare
-/// watches record the revision of each message, which the writer learns from its transaction.
+/// When the hosts of one phase got each change: the light watches and the bare watches by the
+/// revision of each message, the whole environments by the `Counter` they applied (the writer may
+/// learn a change's revision after the first host has it).
 final class Arrivals: Sendable {
+    /// How many hosts got one change, and when the last of them did.
+    private struct Slot {
+        var count = 0
+        var last: ContinuousClock.Instant?
+
+        mutating func note(_ instant: ContinuousClock.Instant) {
+            count += 1
+            last = max(last ?? instant, instant)
+        }
+    }
+
     private struct State {
-        /// By watcher: when it applied each counter (the first time).
-        var applied: [[Int: ContinuousClock.Instant]]
-        /// By bare watch: when it received each revision (the first time).
-        var delivered: [[Int64: ContinuousClock.Instant]]
-        /// By counter: how many environments applied it; by revision: how many bare watches
-        /// received it (so that waiting does not look through every watcher's arrivals).
-        var appliedCount: [Int: Int] = [:]
-        var deliveredCount: [Int64: Int] = [:]
+        var byRevision: [Int64: Slot] = [:]
+        var byCounter: [Int: Slot] = [:]
+        var created = 0
     }
 
-    private let state: Mutex<State>
-    init(environments: Int, bareWatches: Int) {
-        state = Mutex(
-            State(
-                applied: Array(repeating: [:], count: environments),
-                delivered: Array(repeating: [:], count: bareWatches)))
+    private let state = Mutex(State())
+    /// Watches that record revisions (light and bare), and environments that record counters.
+    let watches: Int
+    let environments: Int
+
+    init(watches: Int, environments: Int) {
+        self.watches = watches
+        self.environments = environments
     }
 
-    /// Environment `watcher` applied `counter` at `instant`.
-    func applied(watcher: Int, counter: Int, at instant: ContinuousClock.Instant) {
-        state.withLock { state in
-            if state.applied[watcher][counter] == nil {
-                state.applied[watcher][counter] = instant
-                state.appliedCount[counter, default: 0] += 1
-            }
-        }
+    /// A watch is in place.
+    func created() {
+        state.withLock { $0.created += 1 }
     }
 
-    /// Bare watch `watch` received a message with `revision` at `instant`.
-    func delivered(watch: Int, revision: Int64, at instant: ContinuousClock.Instant) {
-        state.withLock { state in
-            if state.delivered[watch][revision] == nil {
-                state.delivered[watch][revision] = instant
-                state.deliveredCount[revision, default: 0] += 1
-            }
-        }
+    /// How many watches are in place.
+    var createdCount: Int { state.withLock { $0.created } }
+
+    /// A watch received a message with `revision` at `instant`.
+    func delivered(revision: Int64, at instant: ContinuousClock.Instant) {
+        state.withLock { $0.byRevision[revision, default: Slot()].note(instant) }
     }
 
-    /// What arrived for one change.
+    /// An environment applied `counter` at `instant`.
+    func applied(counter: Int, at instant: ContinuousClock.Instant) {
+        state.withLock { $0.byCounter[counter, default: Slot()].note(instant) }
+    }
+
+    /// What arrived of one change.
     struct Change {
-        /// By watcher: when it applied the change; `nil` if it did not within the timeout.
-        var applied: [ContinuousClock.Instant?]
-        /// By bare watch: when it received it; `nil` if it did not within the timeout.
-        var delivered: [ContinuousClock.Instant?]
-
-        var isComplete: Bool { !delivered.contains(nil) && !applied.contains(nil) }
+        /// Hosts that did not get it in time.
+        var missing: Int
+        /// When the last host got it (`nil` if none has).
+        var last: ContinuousClock.Instant?
     }
 
-    /// The arrivals of the change that wrote `counter` at `revision`, once every environment
-    /// and every bare watch have it or `deadline` has passed. With `revision` `nil` (a publish
-    /// whose revision this process does not learn in time), the bare watches are not waited for.
-    func wait(counter: Int, revision: Int64?, until deadline: ContinuousClock.Instant) async -> Change {
+    /// The arrivals of the change that wrote `counter` at `revision`, once every host has it or
+    /// `deadline` has passed.
+    func wait(counter: Int, revision: Int64, until deadline: ContinuousClock.Instant) async -> Change {
         while true {
-            // Polled: the instants are taken by the observers themselves, so how often this
-            // looks only decides when the next change is written, not what is measured.
-            let complete = state.withLock { state in
-                state.appliedCount[counter, default: 0] == state.applied.count
-                    && (revision.map { state.deliveredCount[$0, default: 0] == state.delivered.count } ?? true)
+            // Polled: the instants are taken by the watches themselves, so how often this looks
+            // only decides when the next change is written, not what is measured.
+            let change = state.withLock { state in
+                let watched = state.byRevision[revision] ?? Slot()
+                let applied = state.byCounter[counter] ?? Slot()
+                let last = [watched.last, applied.last].compactMap { $0 }.max()
+                return Change(
+                    missing: max(watches - watched.count, 0) + max(environments - applied.count, 0), last: last)
             }
-            if complete || ContinuousClock.now >= deadline {
-                return state.withLock { state in
-                    Change(
-                        applied: state.applied.map { $0[counter] },
-                        delivered: revision.map { revision in state.delivered.map { $0[revision] } } ?? [])
-                }
-            }
-            try? await Task.sleep(for: .milliseconds(1))
+            if change.missing == 0 || ContinuousClock.now >= deadline { return change }
+            try? await Task.sleep(for: .milliseconds(2))
         }
     }
 }

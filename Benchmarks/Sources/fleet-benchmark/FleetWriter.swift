@@ -1,45 +1,62 @@
+@_spi(Benchmarks) import EtcdFleetClient
 import Foundation
+import Logging
 
 /// Writes the fleet's main document as `envctl publish` does: one transaction that succeeds only
-/// if none of the fleet's documents changed after the revision last seen (the main document
-/// still at its revision, nothing under `Environments.plist.d/` newer), so that etcd does the
-/// same work for a measured change as for a publish. envctl reads the fleet first and validates
-/// it; that happens before its transaction, and this writer skips it (it knows the revision it
-/// wrote last, and reads again only when someone else wrote since).
+/// if none of the fleet's documents changed after the revision last seen, so that etcd does the
+/// same work for a measured change as for a publish (envctl's read and validation before it are
+/// not timed). Through this client's own code (`FleetBenchmarkSupport.Writer`, gRPC).
 actor FleetWriter {
-    private let gateway: EtcdGateway
-    private let prefix: String
+    private let writer: FleetBenchmarkSupport.Writer
     /// The fleet's main document, `PREFIX/Environments.plist`.
     let key: String
     /// The revision the main document was last written at, as far as this writer knows.
     private var revision: Int64
 
-    init(gateway: EtcdGateway, prefix: String) async throws {
-        self.gateway = gateway
-        self.prefix = prefix
+    init(endpoints: [String], prefix: String, logger: Logger) async throws {
+        guard
+            let configuration = try EtcdConfiguration.resolve(
+                endpoints: endpoints.joined(separator: ","), prefix: prefix)
+        else { throw BenchmarkFailure("no etcd endpoints") }
+        writer = try FleetBenchmarkSupport.Writer(configuration, logger: logger)
         key = prefix + "Environments.plist"
-        revision = try await gateway.put(key, FleetDocument.data(counter: 0))
+        revision = try await writer.put(key, FleetDocument.data(counter: 0))
     }
 
-    /// Writes `document`; returns its revision and the instant just before the transaction
-    /// that wrote it was sent (after a read, when someone else wrote since).
+    /// The cluster's revision now.
+    func storeRevision() async throws -> Int64 {
+        try await writer.revisions().store
+    }
+
+    /// Writes `document`; returns its revision and the instant just before the transaction that
+    /// wrote it was sent.
     func publish(_ document: Data) async throws -> (revision: Int64, start: ContinuousClock.Instant) {
         for _ in 0..<3 {
             let start = ContinuousClock.now
-            if let written = try await gateway.publish(
-                key, document, ifAt: revision, unchangedPrefix: prefix + "Environments.plist.d/")
-            {
+            if let written = try await writer.publish(document, ifUnchangedSince: revision) {
                 revision = written
                 return (written, start)
             }
-            // Someone else (envctl) published: read, as envctl does before its transaction.
-            try await refresh()
+            revision = try await writer.revisions().document
         }
-        throw BenchmarkFailure("the transaction failed three times: someone else keeps writing under \(prefix)")
+        throw BenchmarkFailure("the transaction failed three times: someone else keeps writing")
     }
 
-    /// Reads the main document's revision again (after a publish by another process).
-    func refresh() async throws {
-        revision = try await gateway.modRevision(of: key).key
+    /// Writes `count` status keys (`PREFIX/.status/bench-N`) of a daemon's size, `concurrency` at
+    /// a time: the status reports' write load.
+    func writeStatus(count: Int, prefix: String, concurrency: Int) async throws {
+        let value = Data(String(repeating: "x", count: 600).utf8)
+        let writer = writer
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<count {
+                if index >= concurrency { try await group.next() }
+                group.addTask { try await writer.put("\(prefix).status/bench-\(index)", value) }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    func shutdown() async {
+        await writer.shutdown()
     }
 }

@@ -1,58 +1,37 @@
 import BenchmarkFixtures
 import Foundation
 
-/// Writes changes one at a time and times their arrival.
+/// Publishes changes one at a time and times their arrival at every host of a phase.
 struct Measurement {
     /// Writes the fleet's main document, in a transaction as `envctl publish` does.
     let writer: FleetWriter
     let arrivals: Arrivals
-    /// How long a change may take to reach every environment and bare watch.
-    var timeout: Duration = .seconds(10)
+    /// How long a change may take to reach every host.
+    var timeout: Duration = .seconds(30)
     /// The pause after each change, so that changes do not pile up.
-    var pause: Duration = .milliseconds(20)
+    var pause: Duration = .milliseconds(100)
 
-    /// What one change took, in ms from just before its transaction.
-    struct Sample {
-        /// By environment: until it applied the change.
-        var applied: [Double]
-        /// By bare watch: until it received the change.
-        var delivered: [Double]
-    }
-
-    /// The samples of the changes numbered `counters`, and a line for each that failed.
-    func run(_ counters: some Sequence<Int>) async -> (samples: [Sample], failures: [String]) {
-        var samples: [Sample] = []
+    /// By change: ms from just before its transaction until the last host got it; and a line for
+    /// each change that did not reach every host.
+    func run(_ counters: some Sequence<Int>) async -> (lastArrival: [Double], failures: [String]) {
+        var samples: [Double] = []
         var failures: [String] = []
         for counter in counters {
-            let document = FleetDocument.data(counter: counter)
             let revision: Int64
             let start: ContinuousClock.Instant
             do {
-                (revision, start) = try await writer.publish(document)
+                (revision, start) = try await writer.publish(FleetDocument.data(counter: counter))
             } catch {
                 failures.append("change \(counter): the transaction failed: \(error)")
                 continue
             }
             let change = await arrivals.wait(counter: counter, revision: revision, until: start + timeout)
-            if change.isComplete {
-                samples.append(
-                    Sample(
-                        applied: change.applied.map { ($0! - start).milliseconds },
-                        delivered: change.delivered.map { ($0! - start).milliseconds }))
+            if change.missing == 0 {
+                samples.append(change.last.map { ($0 - start).milliseconds } ?? 0)
             } else {
-                let missing = change.applied.indices.filter { change.applied[$0] == nil }
-                var what: [String] = []
-                if !missing.isEmpty {
-                    what.append(
-                        "\(missing.count) of \(change.applied.count) environments did not apply it "
-                            + "(\(missing.map { "#\($0)" }.joined(separator: ", ")))")
-                }
-                let undelivered = change.delivered.filter { $0 == nil }.count
-                if undelivered > 0 {
-                    what.append("\(undelivered) of \(change.delivered.count) bare watches did not receive it")
-                }
                 failures.append(
-                    "change \(counter) (revision \(revision)): within \(timeout), \(what.joined(separator: "; "))")
+                    "change \(counter) (revision \(revision)): \(change.missing) of \(arrivals.watches + arrivals.environments) hosts did not get it within \(timeout)"
+                )
             }
             try? await Task.sleep(for: pause)
         }

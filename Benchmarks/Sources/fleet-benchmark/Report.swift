@@ -1,280 +1,221 @@
 import BenchmarkFixtures
 import Foundation
 
-/// What one run measured, printed as a table or as one JSON object.
+/// What one run measured, and the goals of issue 54 against it.
 struct Report {
-    var watchers: Int
+    /// One phase: so many hosts of one kind watching, the changes, the idle time.
+    struct Phase {
+        var name: String
+        var hosts: Int
+        /// Of them, whole environments.
+        var services: Int
+        /// By change: ms from just before the transaction until the last host had it.
+        var lastArrival: Statistics
+        /// Over the measured changes.
+        var changes: UsageDelta
+        /// Over the idle time.
+        var idle: UsageDelta
+        /// Before the hosts started, and after the idle time with every host watching.
+        var empty: UsageSample
+        var full: UsageSample
+        /// Range and Maintenance.Status calls the members handled while idle.
+        var idleRanges: Double?
+        var idleStatuses: Double?
+        /// By member: watchers etcd counts, at the end of the idle time.
+        var watchers: [Double] = []
+
+        /// Resident memory of all members, then of all proxies, from before the hosts started
+        /// until after the idle time, in KiB.
+        var memberMemoryGrowth: Double { Self.resident(full.members) - Self.resident(empty.members) }
+        var proxyMemoryGrowth: Double { Self.resident(full.proxies) - Self.resident(empty.proxies) }
+
+        private static func resident(_ usages: [ProcessUsage?]) -> Double {
+            usages.reduce(0) { $0 + Double($1?.residentKiB ?? 0) }
+        }
+    }
+
+    var hosts: Int
+    var services: Int
     var changes: Int
     var members: Int
-    /// Whether each fleet wrote its cache on every change.
-    var fleetCache: Bool
-    /// Whether each service watched its host directory with inotify.
-    var watchHostFiles: Bool
-    /// Until the slowest of the environments applied each change.
-    var slowest: Statistics
-    /// Until the fastest of the environments applied each change.
-    var fastest: Statistics
-    /// Until half of the environments applied each change (the median environment's time).
-    var median: Statistics
-    /// Until the bare watch received each change, while the environments ran.
-    var floor: Statistics
-    /// Until the bare watch received each change, with no environment running.
-    var floorAlone: Statistics
-    /// Until the slowest of as many bare watches as environments received each change, with
-    /// no environment running: etcd's fan-out and the watch streams alone.
-    var bareSlowest: Statistics
-    /// etcd's and this process's use over the measured changes, with the environments.
-    var usage: UsageDelta
-    /// The same with as many bare watches and no environment.
-    var bareUsage: UsageDelta
-    /// etcd's counters at the end of the measured changes (curl), with the environments.
-    var metrics: EtcdMetrics?
-    var bareMetrics: EtcdMetrics?
-    /// With every environment watching and nothing published (--idle-seconds).
-    var idle: UsageDelta?
-    /// For as long, before any watcher started: etcd's own idle CPU.
-    var idleBaseline: UsageDelta?
-    /// Range calls etcd handled in that time: the watches' keepalive probes.
-    var idleRanges: Double?
-    /// Puts, lease keepalives and revisions over the measured changes, and while idle (curl).
-    var operations: (puts: Double, leaseKeepAlives: Double, revisions: Double)?
-    var idleOperations: (puts: Double, leaseKeepAlives: Double, revisions: Double)?
-    /// Whether each environment reported its status (--status).
-    var status: Bool
-    /// With --envctl: ms from the launch of `envctl publish` until every environment applied
-    /// the change, and until envctl exited.
-    var envctlApplied: Statistics
-    var envctlExited: Statistics
-    /// This process's soft limit on open files (raised to the hard limit).
+    var proxies: Int
+    var idleSeconds: Int
+    var progressNotifyInterval: Double
+    var requestTimeout: Double
+    /// The member this client's direct watches used (the bare ones used it too).
+    var usedMember: Int
+    /// No watch, this client direct, bare direct, then through the proxies if any.
+    var phases: [Phase]
+    /// `hosts` status puts, all members.
+    var statusPuts: UsageDelta
+    /// This process's soft limit on open files.
     var openFileLimit: UInt64 = 0
     var failures: [String]
 
-    /// The target on the ratio: p99 within this many times the floor's p99.
-    static let ratioTarget = 2.0
-    /// The target on the environments' p99, in ms.
-    static let p99Target = 50.0
-
-    var ratio: Double { slowest.percentile(99) / floor.percentile(99) }
-    var ratioToFloorAlone: Double { slowest.percentile(99) / floorAlone.percentile(99) }
-    var ratioToBareSlowest: Double { slowest.percentile(99) / bareSlowest.percentile(99) }
-    var ratioMet: Bool { ratio <= Self.ratioTarget }
-    var p99Met: Bool { slowest.percentile(99) < Self.p99Target }
-
-    func table() -> String {
-        func label(_ text: String) -> String { text.padding(toLength: 46, withPad: " ", startingAt: 0) }
-        func row(_ name: String, _ statistics: Statistics) -> String {
-            label(name)
-                + [statistics.percentile(50), statistics.percentile(99), statistics.max].map {
-                    String(format: "%9.2f", $0)
-                }.joined() + String(format: "%8d", statistics.count)
-        }
-        func met(_ met: Bool) -> String { met ? "met: yes" : "met: no" }
-        var lines = [
-            "fleet-benchmark: \(watchers) watching environments in one process, \(changes) changes, "
-                + "\(members)-member etcd cluster" + (fleetCache ? "" : ", no fleet cache")
-                + (watchHostFiles ? "" : ", host directories not watched")
-                + (status ? ", status reported" : ""),
-            "each change is one transaction, as envctl publish writes it (after envctl's read and validation)",
-            "",
-            label("ms from the transaction until") + "   p50 ms   p99 ms   max ms changes",
-            row("\(watchers) environments applied (slowest)", slowest),
-            row("\(watchers) environments applied (median)", median),
-            row("\(watchers) environments applied (fastest)", fastest),
-            row("bare watch delivered (floor)", floor),
-            row("bare watch alone, no environments", floorAlone),
-            row("slowest of \(watchers) bare watches, no environments", bareSlowest),
-            "",
-            String(format: "p99 / floor p99: %.2fx", ratio),
-            String(
-                format: "(p99 / p99 of the bare watch alone: %.2fx; of the slowest of \(watchers) bare watches: %.2fx)",
-                ratioToFloorAlone, ratioToBareSlowest),
-            label(String(format: "target: p99 within %.0fx the floor", Self.ratioTarget)) + met(ratioMet),
-            label(String(format: "target: p99 under %.0f ms", Self.p99Target)) + met(p99Met),
-        ]
-        if envctlApplied.count > 0 {
-            lines += [
-                "",
-                label("ms from the launch of envctl publish until") + "   p50 ms   p99 ms   max ms changes",
-                row("\(watchers) environments applied (slowest)", envctlApplied),
-                row("envctl exited", envctlExited),
-            ]
-        }
-        lines += [""] + resources()
-        lines.append("failures (timeouts, failed transactions): \(failures.count)")
-        lines += failures.map { "  \($0)" }
-        return lines.joined(separator: "\n")
+    /// Member CPU per publish, all members, in ms.
+    func cpuPerPublish(_ phase: Phase) -> Double { phase.changes.clusterCPU / Double(changes) * 1000 }
+    func proxyCPUPerPublish(_ phase: Phase) -> Double { phase.changes.proxiesCPU / Double(changes) * 1000 }
+    /// Member CPU per publish and watch beyond the publish alone (the phase without watches), µs;
+    /// through proxies, the proxies' CPU counts too (they do the fan-out).
+    func cpuPerPublishAndWatch(_ phase: Phase) -> Double {
+        guard phase.hosts > 0 else { return .nan }
+        return (cpuPerPublish(phase) + proxyCPUPerPublish(phase) - cpuPerPublish(phases[0])) * 1000
+            / Double(phase.hosts)
+    }
+    /// Members' CPU while idle, in cores (CPU seconds a second).
+    func idleCores(_ phase: Phase) -> Double { phase.idle.clusterCPU / phase.idle.seconds }
+    func idleProxyCores(_ phase: Phase) -> Double { phase.idle.proxiesCPU / phase.idle.seconds }
+    /// Member memory per watch, KiB; with the proxies' too.
+    func memoryPerWatch(_ phase: Phase) -> Double {
+        phase.hosts > 0 ? phase.memberMemoryGrowth / Double(phase.hosts) : .nan
+    }
+    func proxyMemoryPerWatch(_ phase: Phase) -> Double {
+        phase.hosts > 0 ? phase.proxyMemoryGrowth / Double(phase.hosts) : .nan
     }
 
-    /// The lines on etcd's and this process's CPU, memory and connections.
-    private func resources() -> [String] {
-        func mib(_ kib: Int?) -> String {
-            guard let kib else { return "-" }
-            return String(format: "%.1f", Double(kib) / 1024)
-        }
-        func cpu(_ delta: UsageDelta, per count: Double, _ unit: String, _ what: String) -> String {
-            let members: [String] = delta.memberCPU.map { String(format: "%.3f", $0) }
-            let total = String(format: "%.3f s in %.1f s", delta.clusterCPU, delta.seconds)
-            let per = String(format: "%.2f ms", delta.clusterCPU * 1000 / count)
-            return "etcd CPU \(what): \(total) (by member: \(members.joined(separator: ", "))); \(per) per \(unit)"
-        }
-        var memory: [String] = []
-        for index in usage.before.members.indices {
-            let before = mib(usage.before.members[index]?.residentKiB)
-            let after = mib(usage.after.members[index]?.residentKiB)
-            let peak = mib(usage.after.members[index]?.peakResidentKiB)
-            memory.append("\(before) -> \(after) (\(peak))")
-        }
-        let connections: [String] = usage.after.connections.map { String($0) }
-        let perWatcher = usage.clusterCPU * 1e6 / Double(changes * watchers)
-        var lines: [String] = [
-            cpu(usage, per: Double(changes), "change", "over the measured changes with \(watchers) environments"),
-            String(format: "  per change and watcher: %.1f µs", perWatcher),
+    /// One goal of issue 54: met or not, with the figures.
+    struct Goal {
+        var name: String
+        var met: Bool
+        var measured: String
+    }
+
+    /// The goals, this client's watches against the bare ones (`client`, `bare`), or against an
+    /// absolute bound.
+    func goals(client: Phase, bare: Phase) -> [Goal] {
+        let cpu = (cpuPerPublishAndWatch(client), cpuPerPublishAndWatch(bare))
+        let memory = (
+            memoryPerWatch(client) + proxyMemoryPerWatch(client), memoryPerWatch(bare) + proxyMemoryPerWatch(bare)
+        )
+        let last = (client.lastArrival.percentile(99), bare.lastArrival.percentile(99))
+        let idleGrowth = idleCores(client) - idleCores(phases[0])
+        let rangesPerHost = (client.idleRanges ?? .nan) / client.idle.seconds / Double(max(client.hosts, 1))
+        return [
+            Goal(
+                name: "member CPU per publish and watch within 2x the bare watches'",
+                met: cpu.0 <= 2 * max(cpu.1, 1),
+                measured: String(format: "%.1f µs against %.1f µs", cpu.0, cpu.1) + " (\(ratio(cpu.0, cpu.1)))"),
+            Goal(
+                name: "memory per watch (members and proxies) within 2x the bare watches'",
+                met: memory.0 <= 2 * max(memory.1, 1),
+                measured: String(format: "%.1f KiB against %.1f KiB", memory.0, memory.1)
+                    + " (\(ratio(memory.0, memory.1)))"),
+            Goal(
+                name: "idle: no reads per host", met: (client.idleRanges ?? 1) == 0,
+                measured: String(
+                    format: "%.0f Range calls in %.0f s (%.5f a second per host); Status calls %.0f (%.1f/s)",
+                    client.idleRanges ?? .nan, client.idle.seconds, rangesPerHost, client.idleStatuses ?? .nan,
+                    (client.idleStatuses ?? .nan) / client.idle.seconds)),
+            Goal(
+                name: "idle: members' CPU with \(client.hosts) watching within 0.5 core of none",
+                met: idleGrowth <= 0.5,
+                measured: String(
+                    format: "%.3f cores against %.3f (+%.3f)", idleCores(client), idleCores(phases[0]), idleGrowth)),
+            Goal(
+                name: "publish to the last of \(client.hosts), p99, within 2x the bare watches'",
+                met: last.0 <= 2 * last.1,
+                measured: String(format: "%.0f ms against %.0f ms", last.0, last.1) + " (\(ratio(last.0, last.1)))"),
         ]
-        if let operations {
-            lines.append(
-                String(
-                    format: "  puts (status writes) %.0f, lease keepalives %.0f, revisions %.0f: %.1f puts per change",
-                    operations.puts, operations.leaseKeepAlives, operations.revisions,
-                    operations.puts / Double(changes)))
-        }
-        lines += [
-            cpu(bareUsage, per: Double(changes), "change", "over the measured changes with \(watchers) bare watches"),
-            "etcd memory by member, MiB (VmRSS before -> after the measured changes (VmHWM after)): "
-                + memory.joined(separator: ", "),
-            "connections to each member's client port: " + connections.joined(separator: ", "),
-        ]
-        if let metrics {
-            let watchers: [String] = metrics.watchers.map { String(Int($0)) }
-            let streams: [String] = metrics.watchStreams.map { String(Int($0)) }
-            lines.append(
-                "etcd watchers by member: \(watchers.joined(separator: ", ")); "
-                    + "watch streams: \(streams.joined(separator: ", "))")
-        }
-        let processCPU = String(
-            format: "%.3f s over the measured changes (%.2f ms per change)", usage.benchmarkCPU,
-            usage.benchmarkCPU * 1000 / Double(changes))
-        let rss = mib(usage.after.benchmark?.residentKiB)
-        let hwm = mib(usage.after.benchmark?.peakResidentKiB)
+    }
+
+    /// `a / b` as "1.23x", or "-" when `b` is too small to divide by (the CPU clock's ticks are
+    /// 10 ms: at a few hundred hosts a watch's share rounds to 0).
+    private func ratio(_ a: Double, _ b: Double) -> String {
+        b > 0.5 ? String(format: "%.2fx", a / b) : "-"
+    }
+
+    func text() -> String {
+        var lines: [String] = []
         lines.append(
-            "this process: CPU \(processCPU), VmRSS \(rss) MiB, VmHWM \(hwm) MiB; open files limit \(openFileLimit)")
-        if let idle {
-            lines.append(cpu(idle, per: idle.seconds, "s", "idle (nothing published) with \(watchers) environments"))
-            // The watchers' share: what etcd used idle beyond its own idle CPU with no watcher.
-            var extra = idle.clusterCPU
-            if let idleBaseline {
-                lines.append(cpu(idleBaseline, per: idleBaseline.seconds, "s", "idle with no watcher"))
-                extra -= idleBaseline.clusterCPU / idleBaseline.seconds * idle.seconds
-                lines.append(
-                    String(
-                        format: "  the watchers' share: %.2f ms per s, %.1f µs per s and watcher",
-                        extra * 1000 / idle.seconds, extra * 1e6 / idle.seconds / Double(watchers)))
-            }
-            if let idleRanges {
-                lines.append(
-                    String(
-                        format: "  reads (keepalive probes) meanwhile: %.0f, %.1f/s; %.1f µs of etcd CPU per read%@",
-                        idleRanges, idleRanges / idle.seconds, extra * 1e6 / max(idleRanges, 1),
-                        status ? " (the status writes and renewals included)" : ""))
-            }
-            if let idleOperations {
-                lines.append(
-                    String(
-                        format: "  puts (status writes) %.0f (%.2f/s), lease keepalives %.0f (%.2f/s), revisions %.0f",
-                        idleOperations.puts, idleOperations.puts / idle.seconds, idleOperations.leaseKeepAlives,
-                        idleOperations.leaseKeepAlives / idle.seconds, idleOperations.revisions))
-            }
-            lines.append(String(format: "  this process idle: %.3f s CPU in %.1f s", idle.benchmarkCPU, idle.seconds))
-            let idleConnections: [String] = idle.after.connections.map { String($0) }
-            lines.append("  connections to each member's client port, idle: " + idleConnections.joined(separator: ", "))
-            let idleMemory: [String] = idle.after.members.map { mib($0?.residentKiB) }
-            lines.append("  etcd VmRSS by member after the idle time, MiB: " + idleMemory.joined(separator: ", "))
+            "fleet-benchmark: \(hosts) hosts a phase (\(services) of this client's whole EnvironmentServices), "
+                + "\(changes) changes after \(FleetBenchmark.warmUpChanges) warm-up, \(members) members (etcd 3.4), "
+                + "\(proxies) grpc-proxy, progress notifications every \(progressNotifyInterval) s, request timeout \(requestTimeout) s, idle \(idleSeconds) s, "
+                + "open files \(openFileLimit)")
+        lines.append("direct watches on member \(usedMember + 1) (the one this machine's id picks)")
+        let width = 22
+        func row(_ label: String, _ values: [String]) {
+            let cells = values.map { $0.count >= width ? $0 : String(repeating: " ", count: width - $0.count) + $0 }
+            lines.append(label.padding(toLength: 50, withPad: " ", startingAt: 0) + cells.joined(separator: " "))
         }
-        return lines
-    }
+        let phases = self.phases
+        let short = ["no watch", "client direct", "bare direct", "client proxy", "bare proxy"]
+        row("", phases.indices.map { short[$0] })
+        func ms(_ statistics: Statistics) -> String {
+            statistics.count == 0
+                ? "-"
+                : String(
+                    format: "%.0f / %.0f / %.0f", statistics.median, statistics.percentile(99), statistics.max)
+        }
+        row("publish to last arrival p50 / p99 / max ms", phases.map { $0.hosts == 0 ? "-" : ms($0.lastArrival) })
+        row("member CPU per publish, all members, ms", phases.map { String(format: "%.1f", cpuPerPublish($0)) })
+        row(
+            "  and proxies, per watch beyond the publish, µs",
+            phases.map { String(format: "%.2f", cpuPerPublishAndWatch($0)) })
+        row("proxy CPU per publish, ms", phases.map { String(format: "%.1f", proxyCPUPerPublish($0)) })
+        row(
+            "member VmRSS growth per watch, KiB",
+            phases.map { String(format: "%.1f", memoryPerWatch($0)) })
+        row("proxy VmRSS growth per watch, KiB", phases.map { String(format: "%.1f", proxyMemoryPerWatch($0)) })
+        row(
+            "members' VmRSS with the hosts, MiB",
+            phases.map {
+                $0.full.members.map { String(format: "%.0f", Double($0?.residentKiB ?? 0) / 1024) }.joined(
+                    separator: ",")
+            })
+        row("members idle CPU, cores", phases.map { String(format: "%.3f", idleCores($0)) })
+        row("proxies idle CPU, cores", phases.map { String(format: "%.3f", idleProxyCores($0)) })
+        row(
+            "this process idle CPU, cores (the simulated hosts)",
+            phases.map { String(format: "%.3f", $0.idle.benchmarkCPU / $0.idle.seconds) })
+        row(
+            "idle Range / Status calls a second",
+            phases.map {
+                String(
+                    format: "%.1f / %.1f", ($0.idleRanges ?? .nan) / $0.idle.seconds,
+                    ($0.idleStatuses ?? .nan) / $0.idle.seconds)
+            })
+        row("connections by member", phases.map { $0.full.connections.map(String.init).joined(separator: ",") })
+        row(
+            "watches in place at the end (etcd)",
+            phases.map { $0.watchers.isEmpty ? "-" : String(Int($0.watchers.reduce(0, +))) })
+        row("watchers by member (etcd)", phases.map { $0.watchers.map { String(Int($0)) }.joined(separator: ",") })
+        row(
+            "this process: CPU per publish ms, VmRSS MiB",
+            phases.map {
+                String(
+                    format: "%.0f, %.0f", $0.changes.benchmarkCPU / Double(changes) * 1000,
+                    Double($0.full.benchmark?.residentKiB ?? 0) / 1024)
+            })
 
-    func json() throws -> String {
-        func figures(_ statistics: Statistics) -> [String: Any] {
-            [
-                "p50": rounded(statistics.percentile(50)), "p99": rounded(statistics.percentile(99)),
-                "max": rounded(statistics.max), "count": statistics.count,
-            ]
-        }
-        var object: [String: Any] = [
-            "watchers": watchers, "changes": changes, "members": members, "fleet_cache": fleetCache,
-            "environments_applied_slowest_ms": figures(slowest),
-            "environments_applied_fastest_ms": figures(fastest),
-            "bare_watch_floor_ms": figures(floor),
-            "bare_watch_alone_ms": figures(floorAlone),
-            "bare_watches_slowest_ms": figures(bareSlowest),
-            "ratio_p99_to_floor_p99": rounded(ratio),
-            "ratio_p99_to_floor_alone_p99": rounded(ratioToFloorAlone),
-            "ratio_p99_to_bare_watches_slowest_p99": rounded(ratioToBareSlowest),
-            "targets": [
-                "p99_within_2x_floor": ratioMet, "p99_under_50_ms": p99Met,
-            ],
-            "failures": failures,
-            "transaction_like_envctl_publish": true,
-            "watch_host_files": watchHostFiles,
-            "environments_applied_median_ms": figures(median),
-            "etcd": usageObject(usage, bareUsage, metrics: metrics),
-            "status": status,
-            "open_file_limit": openFileLimit,
-        ]
-        if let idle {
-            var idleObject: [String: Any] = [
-                "seconds": rounded(idle.seconds), "cpu_s": rounded(idle.clusterCPU),
-                "cpu_s_by_member": idle.memberCPU.map(rounded), "benchmark_cpu_s": rounded(idle.benchmarkCPU),
-            ]
-            if let idleRanges { idleObject["ranges"] = idleRanges }
-            if let idleOperations {
-                idleObject["puts"] = idleOperations.puts
-                idleObject["lease_keepalives"] = idleOperations.leaseKeepAlives
-                idleObject["revisions"] = idleOperations.revisions
-            }
-            idleObject["vmhwm_kib_after"] = idle.after.members.map { $0?.peakResidentKiB ?? -1 }
-            idleObject["connections"] = idle.after.connections
-            idleObject["vmrss_kib_after"] = idle.after.members.map { $0?.residentKiB ?? -1 }
-            if let idleBaseline {
-                idleObject["baseline_cpu_s"] = rounded(idleBaseline.clusterCPU)
-                idleObject["baseline_seconds"] = rounded(idleBaseline.seconds)
-            }
-            object["idle"] = idleObject
-        }
-        if envctlApplied.count > 0 {
-            object["envctl_publish_launch_to_applied_ms"] = figures(envctlApplied)
-            object["envctl_publish_launch_to_exit_ms"] = figures(envctlExited)
-        }
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        return String(decoding: data, as: UTF8.self)
-    }
+        let perPut = statusPuts.clusterCPU / Double(hosts) * 1000
+        lines.append("")
+        lines.append(
+            String(
+                format:
+                    "status keys: %d puts of 600 bytes took the members %.2f s of CPU (%.3f ms a put, all members). "
+                    + "At %d hosts a daemon writes after each change and every 60 s, and renews its lease every 10 s: "
+                    + "%d puts a publish (%.1f s of member CPU), %.0f puts and %.0f keepalives a second idle (%.3f cores for the puts)",
+                hosts, statusPuts.clusterCPU, perPut, hosts, hosts, perPut * Double(hosts) / 1000, Double(hosts) / 60,
+                Double(hosts) / 10, perPut * Double(hosts) / 60 / 1000))
 
-    private func usageObject(_ usage: UsageDelta, _ bare: UsageDelta, metrics: EtcdMetrics?) -> [String: Any] {
-        var object: [String: Any] = [
-            "cpu_s": rounded(usage.clusterCPU), "cpu_s_by_member": usage.memberCPU.map(rounded),
-            "cpu_ms_per_change": rounded(usage.clusterCPU * 1000 / Double(changes)),
-            "bare_watches_cpu_s": rounded(bare.clusterCPU),
-            "vmrss_kib_before": usage.before.members.map { $0?.residentKiB ?? -1 },
-            "vmrss_kib_after": usage.after.members.map { $0?.residentKiB ?? -1 },
-            "vmhwm_kib_after": usage.after.members.map { $0?.peakResidentKiB ?? -1 },
-            "connections": usage.after.connections,
-            "benchmark_cpu_s": rounded(usage.benchmarkCPU),
-            "benchmark_vmrss_kib": usage.after.benchmark?.residentKiB ?? -1,
-            "benchmark_vmhwm_kib": usage.after.benchmark?.peakResidentKiB ?? -1,
-        ]
-        if let operations {
-            object["puts"] = operations.puts
-            object["lease_keepalives"] = operations.leaseKeepAlives
-            object["revisions"] = operations.revisions
+        lines.append("")
+        if phases.count >= 3 {
+            lines.append("Goals (issue 54), this client direct against bare gRPC watches direct:")
+            for goal in goals(client: phases[1], bare: phases[2]) {
+                lines.append("  \(goal.met ? "PASS" : "MISS")  \(goal.name): \(goal.measured)")
+            }
         }
-        if let metrics {
-            object["watchers"] = metrics.watchers
-            object["watch_streams"] = metrics.watchStreams
+        if phases.count >= 5 {
+            lines.append("The same through grpc-proxy (for information):")
+            for goal in goals(client: phases[3], bare: phases[4]) {
+                lines.append("  \(goal.met ? "PASS" : "MISS")  \(goal.name): \(goal.measured)")
+            }
         }
-        return object
-    }
-
-    /// Three decimals; NaN (no samples) becomes -1, which JSON can hold.
-    private func rounded(_ value: Double) -> Double {
-        value.isFinite ? (value * 1000).rounded() / 1000 : -1
+        if !failures.isEmpty {
+            lines.append("")
+            lines.append("FAILURES:")
+            lines += failures.map { "  \($0)" }
+        }
+        return lines.joined(separator: "\n")
     }
 }

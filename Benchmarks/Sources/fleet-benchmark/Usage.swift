@@ -45,15 +45,18 @@ struct UsageSample: Sendable {
     var instant: ContinuousClock.Instant
     /// By member, in the cluster's order; `nil` for a member that is not running.
     var members: [ProcessUsage?]
+    /// The grpc-proxy processes given, in their order.
+    var proxies: [ProcessUsage?]
     /// This process.
     var benchmark: ProcessUsage?
     /// By member: TCP connections established to its client port (from `/proc/net/tcp`).
     var connections: [Int]
 
-    init(_ cluster: LocalEtcdCluster) {
+    init(_ cluster: LocalEtcdCluster, proxies: [LocalEtcdCluster.Proxy] = []) {
         instant = .now
         let members = cluster.members
         self.members = members.map { ProcessUsage(pid: String($0.processIdentifier)) }
+        self.proxies = proxies.map { ProcessUsage(pid: String($0.processIdentifier)) }
         benchmark = ProcessUsage(pid: "self")
         let established = Self.establishedLocalPorts()
         connections = members.map { established[$0.clientPort, default: 0] }
@@ -82,6 +85,8 @@ struct UsageDelta: Sendable {
     var seconds: Double
     /// By member: CPU seconds used between the samples.
     var memberCPU: [Double]
+    /// By proxy: CPU seconds used between the samples.
+    var proxyCPU: [Double]
     var benchmarkCPU: Double
     var before: UsageSample
     var after: UsageSample
@@ -94,11 +99,17 @@ struct UsageDelta: Sendable {
             guard let old, let new else { return .nan }
             return new.cpuSeconds - old.cpuSeconds
         }
+        proxyCPU = zip(before.proxies, after.proxies).map { old, new in
+            guard let old, let new else { return .nan }
+            return new.cpuSeconds - old.cpuSeconds
+        }
         benchmarkCPU = (after.benchmark?.cpuSeconds ?? .nan) - (before.benchmark?.cpuSeconds ?? .nan)
     }
 
     /// CPU seconds of all members together.
     var clusterCPU: Double { memberCPU.reduce(0, +) }
+    /// CPU seconds of all proxies together.
+    var proxiesCPU: Double { proxyCPU.reduce(0, +) }
 }
 
 /// etcd's own counters, from each member's `/metrics` (read with curl, when it is installed).
@@ -107,14 +118,15 @@ struct EtcdMetrics: Sendable {
     var watchers: [Double]
     /// By member: watch streams (`etcd_debugging_mvcc_watch_stream_total`).
     var watchStreams: [Double]
-    /// By member: Range calls handled (`grpc_server_handled_total{grpc_method="Range"}`, the
-    /// gateway's included).
+    /// By member: Range calls handled (`grpc_server_handled_total{grpc_method="Range"}`).
     var ranges: [Double]
+    /// By member: Maintenance.Status calls handled (the watches' look at their member's leader).
+    var statuses: [Double]
     /// By member: Put calls received (`grpc_server_msg_received_total{grpc_method="Put"}`): the
     /// status reports' writes.
     var puts: [Double]
     /// By member: lease keepalive messages received (`grpc_method="LeaseKeepAlive"`): the
-    /// status leases' renewals, one per `POST /v3/lease/keepalive`.
+    /// status leases' renewals.
     var leaseKeepAlives: [Double]
     /// The cluster's revision (`etcd_debugging_mvcc_current_revision`, the highest of the
     /// members').
@@ -126,7 +138,7 @@ struct EtcdMetrics: Sendable {
     static func read(_ cluster: LocalEtcdCluster) -> EtcdMetrics? {
         guard FileManager.default.isExecutableFile(atPath: curl) else { return nil }
         var metrics = EtcdMetrics(
-            watchers: [], watchStreams: [], ranges: [], puts: [], leaseKeepAlives: [], revision: 0)
+            watchers: [], watchStreams: [], ranges: [], statuses: [], puts: [], leaseKeepAlives: [], revision: 0)
         for member in cluster.members {
             guard let text = fetch(member.endpoint + "/metrics") else { return nil }
             func value(_ prefix: String, _ containing: String = "") -> Double {
@@ -140,6 +152,7 @@ struct EtcdMetrics: Sendable {
             metrics.watchers.append(value("etcd_debugging_mvcc_watcher_total "))
             metrics.watchStreams.append(value("etcd_debugging_mvcc_watch_stream_total "))
             metrics.ranges.append(value("grpc_server_handled_total{", "grpc_method=\"Range\""))
+            metrics.statuses.append(value("grpc_server_handled_total{", "grpc_method=\"Status\""))
             metrics.puts.append(value("grpc_server_msg_received_total{", "grpc_method=\"Put\""))
             metrics.leaseKeepAlives.append(
                 value("grpc_server_msg_received_total{", "grpc_method=\"LeaseKeepAlive\""))
@@ -188,13 +201,20 @@ func readProcFile(_ path: String) -> String? {
     return String(decoding: bytes, as: UTF8.self)
 }
 
-/// Raises this process's soft limit on open files to its hard limit (etcd members started
-/// afterwards inherit it): each watcher holds a watch connection and one for its probes, so
-/// 500 watchers need about 1,000 descriptors here and as many in the member they use.
+/// Raises this process's limit on open files to `wanted` (etcd members and proxies started
+/// afterwards inherit it): each host holds one connection, so 10,000 hosts need 10,000
+/// descriptors here and as many in the member or proxy they use. Raising the hard limit needs
+/// root (CAP_SYS_RESOURCE); otherwise the soft limit goes up to the hard one (`ulimit -n`).
 /// Returns the soft limit in force.
-func raiseOpenFileLimit() -> UInt64 {
+func raiseOpenFileLimit(to wanted: UInt64) -> UInt64 {
     var limit = rlimit()
     guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+    if limit.rlim_max < rlim_t(wanted) {
+        var raised = limit
+        raised.rlim_cur = rlim_t(wanted)
+        raised.rlim_max = rlim_t(wanted)
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { return wanted }
+    }
     if limit.rlim_cur < limit.rlim_max {
         var raised = limit
         raised.rlim_cur = limit.rlim_max

@@ -27,15 +27,17 @@ final class WatchingEnvironments: Sendable {
         self.running = running
     }
 
-    /// Connects `count` fleets, starts their services and returns once every one is ready.
-    /// Each environment's `onChange` records in `arrivals` the `Counter` it applied. With
+    /// Connects `count` fleets, fleet `index` to `endpoints(index)`, starts their services and
+    /// returns once every one is ready. Each environment's `onChange` records in `arrivals` the
+    /// `Counter` it applied. With
     /// `fleetCache`, each fleet caches its documents in a directory of its own. With
     /// `watchFiles`, each service watches its (empty) host directory with inotify, as a daemon
     /// does; inotify instances are limited per user (`fs.inotify.max_user_instances`, 128 by
     /// default), so hundreds of services in one process go without (one per host does not).
     static func start(
-        count: Int, endpoints: [String], prefix: String, root: URL, fleetCache: Bool, status: Bool, watchFiles: Bool,
-        arrivals: Arrivals, logger: Logger, progress: (String) -> Void
+        count: Int, endpoints: (Int) -> [String], prefix: String, requestTimeout: Duration, root: URL, fleetCache: Bool,
+        status: Bool,
+        watchFiles: Bool, arrivals: Arrivals, logger: Logger, progress: (String) -> Void
     ) async throws -> WatchingEnvironments {
         var environments: [Environment] = []
         var observations: [ObserverToken] = []
@@ -52,9 +54,10 @@ final class WatchingEnvironments: Sendable {
             ]
             if fleetCache { variables["CACHE_DIRECTORY"] = cache.path }
             guard
-                let etcd = try EtcdConfiguration.resolve(
-                    endpoints: endpoints.joined(separator: ","), prefix: prefix, processEnvironment: variables)
+                var etcd = try EtcdConfiguration.resolve(
+                    endpoints: endpoints(index).joined(separator: ","), prefix: prefix, processEnvironment: variables)
             else { throw BenchmarkFailure("no etcd endpoints") }
+            etcd.requestTimeout = requestTimeout
             let fleet = try await EtcdFleet.connect(etcd, logger: logger)
             var options = EnvironmentOptions(
                 applicationName: "fleet-benchmark", configDirectory: host.path,
@@ -70,7 +73,7 @@ final class WatchingEnvironments: Sendable {
                 else {
                     return
                 }
-                arrivals.applied(watcher: index, counter: counter, at: now)
+                arrivals.applied(counter: counter, at: now)
             }
             var configuration = EnvironmentService.Configuration()
             configuration.systemdNotifications = false
