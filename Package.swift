@@ -45,6 +45,7 @@ let package = Package(
         .library(name: "EnvironmentsEtcd", targets: ["EnvironmentsEtcd", "EtcdFleetClient"]),
         .executable(name: "envctl-fleet", targets: ["envctl-fleet"]),
         .executable(name: "example-fleet-daemon", targets: ["example-fleet-daemon"]),
+        .executable(name: "fleet-benchmark", targets: ["fleet-benchmark"]),
         // Behind the trait "SwiftConfiguration": a live ConfigProvider for apple/swift-configuration.
         .library(name: "EnvironmentsConfiguration", targets: ["EnvironmentsConfiguration"]),
         // Behind the trait "Vapor": Vapor 4 applications.
@@ -227,6 +228,19 @@ let package = Package(
         exampleDaemon(
             "example-fleet-daemon",
             dependencies: ["ExampleDaemonKit", "EnvironmentsEtcd", "EtcdFleetArguments", "EtcdFleetClient"]),
+        // Fleet mode at scale (Benchmarks/README.md): thousands of hosts' watches (this client's,
+        // a sample of them whole EnvironmentServices, and bare gRPC ones) on a local etcd cluster
+        // and the grpc-proxies it starts. In this package, not the Benchmarks package, because
+        // it drives the client's package API (FleetBenchmarkSupport): the fleet's watch alone, a
+        // bare watch made with the generated stubs, the publishing transaction. The Benchmarks
+        // package builds it by name from its release graph.
+        .executableTarget(
+            name: "fleet-benchmark",
+            dependencies: [
+                "Environments", "EnvironmentsDaemon", "EnvironmentsEtcd", "EtcdFleetClient", "Locking",
+                "SystemdSupport", argumentParser, logging, serviceLifecycle,
+            ]
+        ),
         // A live ConfigProvider for apple/swift-configuration (trait "SwiftConfiguration").
         .target(
             name: "EnvironmentsConfiguration",

@@ -6,7 +6,6 @@ import PackageDescription
 // graph of CI (scripts/build-release.sh).
 //
 //     swift run -c release --package-path Benchmarks environment-benchmarks [--json]
-//     swift run -c release --package-path Benchmarks fleet-benchmark [--json]
 let package = Package(
     name: "swift-environments-benchmarks",
     platforms: [.macOS(.v15)],
@@ -69,23 +68,6 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // Not imported: named so that the Reloading trait's dependency is in the graph.
                 .product(name: "Metrics", package: "swift-metrics"),
-            ]
-        ),
-        // Fleet mode at scale: thousands of hosts' watches (this client's, a sample of them whole
-        // EnvironmentServices, and bare gRPC ones) on a local etcd cluster and grpc-proxy it
-        // starts (README.md). Beyond the public API it uses EtcdFleetClient's
-        // @_spi(Benchmarks) FleetBenchmarkSupport: the fleet's watch alone, a bare watch made with
-        // the generated stubs, the publishing transaction.
-        .executableTarget(
-            name: "fleet-benchmark",
-            dependencies: [
-                "BenchmarkFixtures",
-                .product(name: "Environments", package: "swift-environments"),
-                .product(name: "EnvironmentsDaemon", package: "swift-environments"),
-                .product(name: "EnvironmentsEtcd", package: "swift-environments"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ]

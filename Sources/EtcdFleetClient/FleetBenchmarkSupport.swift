@@ -1,14 +1,13 @@
 #if Fleet
-    public import Foundation
+    package import Foundation
     import GRPCCore
-    public import Logging
+    package import Logging
 
-    /// What `fleet-benchmark` (the Benchmarks package, a package of its own) needs of this client
-    /// beyond its public API: the fleet's watch on its own, as a daemon's `EtcdFleet` makes it but
-    /// without an environment to apply it to; a bare watch made with the generated gRPC client, to
-    /// compare with; and the publishing transaction. Not API (`@_spi(Benchmarks)`): it may change
-    /// with the benchmark.
-    @_spi(Benchmarks) public enum FleetBenchmarkSupport {
+    /// What `fleet-benchmark` needs of this client beyond its public API: the fleet's watch on its
+    /// own, as a daemon's `EtcdFleet` makes it but without an environment to apply it to; a bare
+    /// watch made with the generated gRPC client, to compare with; and the publishing
+    /// transaction. Package API: it changes with the benchmark.
+    package enum FleetBenchmarkSupport {
         /// Watches the fleet's documents under `configuration`'s prefix from `revision` on, as a
         /// daemon's fleet does: a client of its own (one HTTP/2 connection, to the endpoint this
         /// host's machine id picks), ``EtcdClient/watchFleet(from:)`` with progress notifications,
@@ -16,7 +15,7 @@
         /// next endpoint and resumes after the last revision, as the fleet does. Calls `created`
         /// once, when the first watch is in place, and `arrived` with the revision of each change.
         /// Returns when the calling task is cancelled, with the connection closed.
-        public static func watchFleet(
+        package static func watchFleet(
             _ configuration: EtcdConfiguration, from revision: Int64, logger: Logger,
             created: @escaping @Sendable () -> Void, arrived: @escaping @Sendable (Int64) -> Void
         ) async throws {
@@ -62,7 +61,7 @@
         /// and nothing decoded past the protobuf message: `arrived` gets the revision of the last
         /// event of each message. Calls `created` when etcd has created the watch; returns when the
         /// calling task is cancelled; throws when the stream fails.
-        public static func bareWatch(
+        package static func bareWatch(
             endpoint: String, prefix: String, from revision: Int64, created: @escaping @Sendable () -> Void,
             arrived: @escaping @Sendable (Int64) -> Void
         ) async throws {
@@ -97,40 +96,40 @@
         }
 
         /// Writes the fleet's documents as `envctl publish` does, with a client of its own.
-        public final class Writer: Sendable {
+        package final class Writer: Sendable {
             private let client: EtcdClient
             private let prefix: String
 
             /// A writer under `configuration`'s prefix; nothing is sent until the first call.
-            public init(_ configuration: EtcdConfiguration, logger: Logger) throws {
+            package init(_ configuration: EtcdConfiguration, logger: Logger) throws {
                 client = try EtcdClient(configuration: configuration, logger: logger)
                 prefix = configuration.prefix
             }
 
             /// Writes `key` unconditionally; returns the revision.
             @discardableResult
-            public func put(_ key: String, _ value: Data) async throws -> Int64 {
+            package func put(_ key: String, _ value: Data) async throws -> Int64 {
                 try await client.put(key, value)
             }
 
             /// Writes the main document `PREFIX/Environments.plist` in one transaction that succeeds
             /// only if none of the fleet's documents changed after `revision`, as `envctl publish`
             /// writes; returns the revision written, or `nil` if someone else wrote since.
-            public func publish(_ document: Data, ifUnchangedSince revision: Int64) async throws -> Int64? {
+            package func publish(_ document: Data, ifUnchangedSince revision: Int64) async throws -> Int64? {
                 try await client.commit(
                     puts: [(FleetState.mainKey(prefix: prefix), document)], deletes: [], prefix: prefix,
                     ifUnchangedSince: revision)
             }
 
             /// The revision the main document was last written at, and the cluster's revision.
-            public func revisions() async throws -> (document: Int64, store: Int64) {
+            package func revisions() async throws -> (document: Int64, store: Int64) {
                 let read = try await client.range(prefix: FleetState.mainKey(prefix: prefix))
                 let document = read.keyValues.first { $0.key == FleetState.mainKey(prefix: prefix) }
                 return (document?.modRevision ?? 0, read.revision)
             }
 
             /// Closes the connection.
-            public func shutdown() async {
+            package func shutdown() async {
                 await client.shutdown()
             }
         }
