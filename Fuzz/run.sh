@@ -48,6 +48,7 @@ swiftc_fuzzer=(swiftc -O -swift-version 6 -sanitize=fuzzer,address -use-ld=lld -
 # build_logging, build_text_escaping and build_locking: the modules some targets link, built
 # with plain swiftc into $out (scripts/lib/modules.sh).
 source scripts/lib/modules.sh
+swiftc_fuzzer+=("${package_features[@]}")
 
 # Builds $out/TARGET-fuzzer as module MODULE from all of Environments' sources (compiled in,
 # so that the fuzzer reaches its internals) and Fuzz/TARGET: build_with_environments MODULE TARGET.

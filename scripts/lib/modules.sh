@@ -6,6 +6,14 @@
 # flags every module is compiled with (a sanitizer, say). Each function leaves a module and a
 # static library in a folder of $out; link with -I DIR -L DIR -lNAME.
 
+# The upcoming features Package.swift turns on for every target of this package: the package's
+# modules below, and whatever compiles their sources into a module of its own (Fuzz/run.sh),
+# are compiled with them too, or their `package import`s read as ambiguous.
+package_features=(
+    -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature MemberImportVisibility
+    -enable-upcoming-feature ExistentialAny
+)
+
 # swift-log's Logging module, for the interpolation target (the whole Environments module
 # imports it). Its sources come from a checkout SwiftPM already made, else from a resolve of
 # our own (into .build-fuzz-spm, leaving .build alone).
@@ -34,7 +42,7 @@ build_logging() {
 # is `package`), into $out/textescaping-<package name>/.
 build_text_escaping() {
     mkdir -p "$out/textescaping-$1"
-    swiftc "${module_flags[@]:--O}" -swift-version 6 -parse-as-library -module-name TextEscaping -package-name "$1" \
+    swiftc "${module_flags[@]:--O}" -swift-version 6 -parse-as-library -module-name TextEscaping -package-name "$1" "${package_features[@]}" \
         -emit-module -emit-module-path "$out/textescaping-$1/TextEscaping.swiftmodule" \
         -emit-library -static -o "$out/textescaping-$1/libTextEscaping.a" Sources/TextEscaping/*.swift
 }
@@ -42,7 +50,7 @@ build_text_escaping() {
 # The package's Locking module (its API is `package` too), into $out/locking-<package name>/.
 build_locking() {
     mkdir -p "$out/locking-$1"
-    swiftc "${module_flags[@]:--O}" -swift-version 6 -parse-as-library -module-name Locking -package-name "$1" \
+    swiftc "${module_flags[@]:--O}" -swift-version 6 -parse-as-library -module-name Locking -package-name "$1" "${package_features[@]}" \
         -emit-module -emit-module-path "$out/locking-$1/Locking.swiftmodule" \
         -emit-library -static -o "$out/locking-$1/libLocking.a" Sources/Locking/*.swift
 }
@@ -52,7 +60,7 @@ build_locking() {
 # Logging and that package's TextEscaping and Locking (build_locking).
 build_environments() {
     mkdir -p "$out/environments-$1"
-    swiftc "${module_flags[@]:--O}" -swift-version 6 -parse-as-library -module-name Environments -package-name "$1" \
+    swiftc "${module_flags[@]:--O}" -swift-version 6 -parse-as-library -module-name Environments -package-name "$1" "${package_features[@]}" \
         -I "$out/logging" -I "$out/textescaping-$1" -I "$out/locking-$1" \
         -emit-module -emit-module-path "$out/environments-$1/Environments.swiftmodule" \
         -emit-library -static -o "$out/environments-$1/libEnvironments.a" \
