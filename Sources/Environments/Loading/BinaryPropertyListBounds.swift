@@ -230,18 +230,19 @@ enum BinaryPropertyListBounds {
                 names.append(try keyName(reference))
             }
             guard examined.insert(object).inserted else { return names }
-            // The copies of each key, one per ``KeyIdentity`` (canonically equivalent spellings
-            // are one key; Foundation compares code units). The parser keeps the last copy.
-            var copies: [String: [Int]] = [:]
-            for (index, name) in names.enumerated() {
-                if let index = copies.index(forKey: name) {
+            // The first spelling of each key, one per ``KeyIdentity`` (canonically equivalent
+            // spellings are one key; Foundation compares code units). The parser keeps the last
+            // copy.
+            var first: [String: String] = [:]
+            for name in names {
+                if let spelling = first[name] {
                     duplicates.append(
                         PropertyListDuplicateKey(
                             path: path, key: name, firstLine: nil, line: nil,
-                            firstSpelling: copies.keys[index].utf16.elementsEqual(name.utf16)
-                                ? nil : copies.keys[index]))
+                            firstSpelling: spelling.utf16.elementsEqual(name.utf16) ? nil : spelling))
+                } else {
+                    first[name] = name
                 }
-                copies[name, default: []].append(index)
             }
             return names
         }
