@@ -93,6 +93,9 @@ let package = Package(
     targets: [
         // Escapes control characters in text for terminals, log lines and the journal's stream.
         .target(name: "TextEscaping"),
+        // JSON values and their text (RFC 8259), read and written without full Foundation: the
+        // varlink parameters, `envctl --json`, and the JSON Schema of a declaration.
+        .target(name: "JSONText", dependencies: ["TextEscaping"]),
         // The one lock type (`Locked`, a pthread mutex that ThreadSanitizer follows, fork-safe
         // on request): every module that shares state between threads uses it. The only other
         // mutex is here too: `ForkSafeLocks`' own, held across fork() (see Architecture).
@@ -106,7 +109,7 @@ let package = Package(
         // The portable core: Environments.plist, layering, interpolation, snapshots.
         .target(
             name: "Environments",
-            dependencies: ["Locking", "TextEscaping", logging]
+            dependencies: ["Locking", "TextEscaping", "JSONText", logging]
         ),
         // libsystemd (sd_notify, sd_journal_sendv), Linux only.
         .systemLibrary(
@@ -126,14 +129,14 @@ let package = Package(
             dependencies: ["Locking", "ThreadBridge", logging]
         ),
         // Varlink (systemd's IPC) over Unix sockets, knowing nothing of configuration: messages,
-        // their NUL framing, the JSON tree of their parameters and its encoder, the peer's
+        // their NUL framing, the encoder of their parameters into JSON trees, the peer's
         // credentials (SO_PEERCRED), and a blocking client for command-line tools.
-        .target(name: "Varlink", dependencies: ["TextEscaping"]),
+        .target(name: "Varlink", dependencies: ["TextEscaping", "JSONText"]),
         // The control interface (io.swiftenvironments.Configuration): its description and the
         // records of its calls and replies, where a daemon's socket is, and whether the daemon
         // that wrote a state file still runs. Shared by the daemon and envctl, without the rest
         // of either (the core for its names and errors).
-        .target(name: "EnvironmentsControl", dependencies: ["Environments", "Varlink"]),
+        .target(name: "EnvironmentsControl", dependencies: ["Environments", "Varlink", "JSONText"]),
         // Counts SIGHUP from before main (a handler a C constructor installs; nothing blocks
         // it), so a reload during start-up never kills a daemon, and it reloads once when ready.
         .target(name: "CEarlySignals"),
@@ -149,6 +152,7 @@ let package = Package(
                 "ThreadBridge",
                 "CEarlySignals",
                 "Varlink",
+                "JSONText",
                 "TextEscaping",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 logging,
@@ -177,6 +181,7 @@ let package = Package(
                 "TextEscaping",
                 "ThreadBridge",
                 "Varlink",
+                "JSONText",
                 argumentParser,
                 system,
             ]
@@ -285,6 +290,7 @@ let package = Package(
             dependencies: [
                 "EnvironmentsDaemon", "Environments", "EnvironmentsControl", "Locking", "SystemdSupport", "TestSupport",
                 "Varlink",
+                "JSONText",
                 logging, serviceLifecycle,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
@@ -297,6 +303,7 @@ let package = Package(
                 "envctl", "Environments", "EnvironmentsControl", "EnvironmentsDaemon", "EnvironmentsEditing",
                 "TestSupport",
                 "Varlink",
+                "JSONText",
                 logging,
             ]
         ),
@@ -311,9 +318,9 @@ let package = Package(
         .testTarget(
             name: "EnvironmentsEditingTests", dependencies: ["EnvironmentsEditing", "Environments", "TestSupport"]),
         // Messages, framing and the JSON tree, against Foundation's JSON.
-        .testTarget(name: "VarlinkTests", dependencies: ["Varlink"]),
+        .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "JSONText"]),
         // The control interface's text against its records.
-        .testTarget(name: "EnvironmentsControlTests", dependencies: ["EnvironmentsControl", "Varlink"]),
+        .testTarget(name: "EnvironmentsControlTests", dependencies: ["EnvironmentsControl", "Varlink", "JSONText"]),
         // The Info.plist tool as the plugin runs it.
         .testTarget(name: "EmbedInfoPlistToolTests", dependencies: ["EmbedInfoPlistTool", "TestSupport"]),
         // A real etcd cluster on loopback ports, with TLS and users, for the etcd tests.
@@ -358,7 +365,8 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Environments", "EnvironmentsControl", "EnvironmentsDaemon", "SystemdSupport", "Varlink", logging,
+                "Environments", "EnvironmentsControl", "EnvironmentsDaemon", "SystemdSupport", "Varlink",
+                "JSONText", logging,
             ],
             path: "Tests/TestSupport"
         ),

@@ -55,10 +55,12 @@ swiftc_fuzzer+=("${package_features[@]}")
 build_with_environments() {
     build_logging
     build_text_escaping "$1"
+    build_json_text "$1"
     build_locking "$1"
     "${swiftc_fuzzer[@]}" -module-name "$1" -package-name "$1" \
         -I "$out/logging" -L "$out/logging" -lLogging \
         -I "$out/textescaping-$1" -L "$out/textescaping-$1" -lTextEscaping \
+        -I "$out/jsontext-$1" -L "$out/jsontext-$1" -lJSONText \
         -I "$out/locking-$1" -L "$out/locking-$1" -lLocking \
         $(find Sources/Environments -name '*.swift' | sort) Fuzz/"$2"/*.swift -o "$out/$2-fuzzer"
 }
@@ -67,10 +69,12 @@ build_with_environments() {
 build() {
     case "$1" in
     varlink)
-        # All of Varlink's sources, and the one module they use: TextEscaping.
+        # All of Varlink's sources, and the modules they use: TextEscaping and JSONText.
         build_text_escaping VarlinkFuzz
+        build_json_text VarlinkFuzz
         "${swiftc_fuzzer[@]}" -module-name VarlinkFuzz -package-name VarlinkFuzz \
             -I "$out/textescaping-VarlinkFuzz" -L "$out/textescaping-VarlinkFuzz" -lTextEscaping \
+            -I "$out/jsontext-VarlinkFuzz" -L "$out/jsontext-VarlinkFuzz" -lJSONText \
             Sources/Varlink/*.swift Fuzz/varlink/*.swift -o "$out/varlink-fuzzer"
         ;;
     bplist)
@@ -101,7 +105,8 @@ build() {
         ;;
     duration)
         "${swiftc_fuzzer[@]}" -module-name DurationFuzz -package-name DurationFuzz \
-            Sources/Environments/Reading/DurationParser.swift Fuzz/duration/*.swift -o "$out/duration-fuzzer"
+            Sources/Environments/Reading/DurationParser.swift Sources/Environments/Support/String+Editing.swift \
+            Fuzz/duration/*.swift -o "$out/duration-fuzzer"
         ;;
     mountinfo)
         # The mount table parser alone.

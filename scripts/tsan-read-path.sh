@@ -19,11 +19,13 @@ mkdir -p "$out"
 echo "== building the read path with -O -sanitize=thread"
 build_logging
 build_text_escaping ReadPathStress
+build_json_text ReadPathStress
 build_locking ReadPathStress
 build_environments ReadPathStress
 # Static libraries: each before the ones it uses.
 swiftc -O -sanitize=thread -swift-version 6 -module-name ReadPathStress -package-name ReadPathStress \
     -I "$out/environments-ReadPathStress" -L "$out/environments-ReadPathStress" -lEnvironments \
+    -I "$out/jsontext-ReadPathStress" -L "$out/jsontext-ReadPathStress" -lJSONText \
     -I "$out/textescaping-ReadPathStress" -L "$out/textescaping-ReadPathStress" -lTextEscaping \
     -I "$out/locking-ReadPathStress" -L "$out/locking-ReadPathStress" -lLocking \
     -I "$out/logging" -L "$out/logging" -lLogging \

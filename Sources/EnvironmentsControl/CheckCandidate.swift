@@ -1,5 +1,9 @@
 import Environments
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A file for `Check` to read in place of the one on disk, or as a new drop-in: what
 /// `envctl edit`, `set` and `unset` send before they install the file.
@@ -26,6 +30,6 @@ package struct CheckCandidate: Codable, Sendable, Hashable {
             parts.count == 2 && parts[0] == fileName + ".d" && parts[1].hasSuffix(".plist")
             && PathComponentName.isValid(String(parts[1].dropLast(".plist".count)), kind: .dropIn)
         guard isMain || isDropIn else { return nil }
-        return (directory as NSString).appendingPathComponent(relative)
+        return PathNames.join(directory, relative)
     }
 }

@@ -1,5 +1,10 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 package import Varlink
+package import JSONText
 
 /// The varlink interface a daemon built with Environments serves on its control socket.
 ///

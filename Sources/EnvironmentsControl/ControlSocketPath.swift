@@ -1,5 +1,9 @@
 package import Environments
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -40,7 +44,7 @@ package enum ControlSocketPath {
         else { return nil }
         // Below /run, only root may make a directory: another user's daemon serves there only
         // in one an administrator made for it.
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathNames.directory(of: path)
         if !isRoot, path.hasPrefix("/run/"), !path.hasPrefix("/run/user/"), access(directory, W_OK | X_OK) != 0 {
             return nil
         }
@@ -100,8 +104,7 @@ package enum ControlSocketPath {
         if let runtime = runtimeDirectory(in: processEnvironment) {
             return join(runtime, ControlInterface.socketFileName)
         }
-        guard let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return nil }
-        let name = comm.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let name = KernelFile.line("/proc/\(pid)/comm") else { return nil }
         return name.isEmpty ? nil : try? forApplication(name, processEnvironment: processEnvironment)
     }
 
@@ -124,9 +127,7 @@ package enum ControlSocketPath {
         }
         // Read to its end: `String(contentsOfFile:)` stops after the kernel's first page (about
         // 48 sockets), and a host has hundreds. Bounded (about 300,000 sockets' lines).
-        guard !inodes.isEmpty, let handle = FileHandle(forReadingAtPath: "/proc/net/unix") else { return nil }
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: socketTableLimit) else { return nil }
+        guard !inodes.isEmpty, let data = KernelFile.bytes("/proc/net/unix", limit: socketTableLimit) else { return nil }
         let table = String(decoding: data, as: UTF8.self)
         let suffix = "/" + ControlInterface.socketFileName
         for line in table.split(separator: "\n").dropFirst() {
@@ -152,6 +153,6 @@ package enum ControlSocketPath {
     }
 
     private static func join(_ directory: String, _ name: String) -> String {
-        (directory as NSString).appendingPathComponent(name)
+        PathNames.join(directory, name)
     }
 }

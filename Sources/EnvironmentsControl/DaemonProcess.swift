@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -7,6 +11,7 @@ import Foundation
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import Environments
 
 /// A process as a daemon's state file records it, so that a reader can tell whether the daemon
 /// that wrote the file still runs: its id, when it started (a reused id starts later), and the
@@ -36,10 +41,7 @@ package struct DaemonProcess: Sendable, Hashable {
 
     /// The current boot's id, or `nil` where there is none (not Linux).
     package static var currentBootID: String? {
-        guard let text = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8) else {
-            return nil
-        }
-        let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let id = KernelFile.line("/proc/sys/kernel/random/boot_id") else { return nil }
         return id.isEmpty ? nil : id
     }
 
@@ -62,7 +64,7 @@ package struct DaemonProcess: Sendable, Hashable {
             var processStartTime: UInt64?
             var bootID: String?
         }
-        let path = (directory as NSString).appendingPathComponent(stateFileName)
+        let path = PathNames.join(directory, stateFileName)
         guard let data = FileManager.default.contents(atPath: path),
             let recorded = try? JSONDecoder().decode(Recorded.self, from: data)
         else { return nil }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `HistoryEntry` in the interface: one load or reload attempt of a running daemon, as
 /// `envctl history` lists it. The daemon keeps its last ones (`History`); the journal keeps the

@@ -1,6 +1,10 @@
 import ArgumentParser
 package import Environments
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The command-line options both example daemons take, and the options they bootstrap with.
 package struct ExampleArguments: ParsableArguments {

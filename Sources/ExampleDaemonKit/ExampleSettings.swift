@@ -1,5 +1,9 @@
 package import Environments
-package import Foundation
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 /// The example daemons' settings, declared once: every load checks the configuration against
 /// them (types, bounds, required, unknown keys), `envctl schema` and `envctl explain` describe

@@ -3,6 +3,7 @@
 #else
     import Foundation
 #endif
+package import JSONText
 
 extension JSONValue {
     /// A record's members as varlink parameters.

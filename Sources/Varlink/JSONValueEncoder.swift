@@ -3,6 +3,7 @@
 #else
     import Foundation
 #endif
+package import JSONText
 
 /// Encodes an `Encodable` value straight into a ``JSONValue``, with no JSON text in between.
 ///

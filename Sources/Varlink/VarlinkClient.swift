@@ -11,6 +11,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import JSONText
 
 /// Why a call to the control socket did not get an answer.
 package struct VarlinkClientError: Error, CustomStringConvertible, Sendable {

@@ -3,6 +3,7 @@
 #else
     import Foundation
 #endif
+package import JSONText
 
 /// A varlink method call: `{"method": "interface.Method", "parameters": {...}}`.
 ///

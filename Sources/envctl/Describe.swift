@@ -2,6 +2,7 @@ import EnvironmentsControl
 import EnvironmentsEditing
 import Foundation
 import Varlink
+import JSONText
 
 extension VarlinkClient {
     /// The daemon's `Describe`, asked for in parts (varlink's `more`) so that a configuration of

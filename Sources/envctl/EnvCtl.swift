@@ -5,6 +5,7 @@ import EnvironmentsEditing
 import Foundation
 import TextEscaping
 import Varlink
+import JSONText
 
 /// `envctl`: inspect, check and reload the configuration of a daemon that uses Environments.
 @main

@@ -4,6 +4,7 @@ import EnvironmentsControl
 import EnvironmentsEditing
 import Foundation
 import Varlink
+import JSONText
 
 struct Explain: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -5,6 +5,7 @@ import EnvironmentsEditing
 import Foundation
 import TextEscaping
 import Varlink
+import JSONText
 
 struct Get: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -5,6 +5,7 @@ import FileWatching
 import Foundation
 import TextEscaping
 import Varlink
+import JSONText
 
 /// What `show` prints, from the files or from a running daemon.
 struct Listing {

@@ -3,6 +3,7 @@ import EnvironmentsEditing
 import Foundation
 import SystemdSupport
 import Varlink
+import JSONText
 
 /// Where `envctl history` and `envctl diff --generation` find a daemon's loads and reloads:
 /// the journal entries the daemon wrote (they outlive it), else the daemon's own last ones

@@ -5,6 +5,7 @@ import FileWatching
 import Foundation
 import TextEscaping
 import Varlink
+import JSONText
 
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(

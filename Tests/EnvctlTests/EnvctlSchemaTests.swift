@@ -8,6 +8,7 @@ import Varlink
 #if canImport(Glibc)
     import Glibc
 #endif
+import JSONText
 
 /// The declaration for operators without the application's code: the control socket's
 /// `Schema`, `envctl schema`, `envctl check --schema FILE` and `envctl explain`, through the

@@ -10,6 +10,7 @@ import Varlink
 #if canImport(Glibc)
     import Glibc
 #endif
+import JSONText
 
 /// Hostile local users against the control socket: clients run as other users (uid 65534 and
 /// neighbours, through `setpriv`) hold, trickle, flood and never read, while root still

@@ -10,6 +10,7 @@ import Varlink
 #if canImport(Glibc)
     import Glibc
 #endif
+import JSONText
 
 /// The control socket of an `EnvironmentService` running in this process, asked over a real
 /// unix socket: by `VarlinkClient`, by raw bytes, and by `envctl` run as another user.

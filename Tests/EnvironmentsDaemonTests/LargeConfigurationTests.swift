@@ -9,6 +9,7 @@ import Varlink
 #if canImport(Glibc)
     import Glibc
 #endif
+import JSONText
 
 /// A configuration of about a hundred thousand keys, in drop-ins each well under the per-file
 /// cap: the daemon runs with it, and envctl shows, gets, diffs and sets against it (the

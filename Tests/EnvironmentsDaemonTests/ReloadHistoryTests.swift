@@ -10,6 +10,7 @@ import Varlink
 #if canImport(Glibc)
     import Glibc
 #endif
+import JSONText
 
 /// The daemon's history of loads and reloads: its limits, the control socket's `History`, and
 /// `envctl history` and `envctl diff --generation` reading it from a service in this process.

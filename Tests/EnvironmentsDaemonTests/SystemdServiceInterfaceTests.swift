@@ -11,6 +11,7 @@ import Varlink
 #if canImport(Glibc)
     import Glibc
 #endif
+import JSONText
 
 /// systemd's `io.systemd.service` on the control socket of an `EnvironmentService` running in
 /// this process: `Ping`, `Reload`, `SetLogLevel` and `GetEnvironment`, over a real unix socket.

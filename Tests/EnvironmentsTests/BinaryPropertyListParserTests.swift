@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Environments
+import TestSupport
 
 /// Binary property lists are decoded by our own parser (``BinaryPropertyListParser``), not
 /// Foundation's `PropertyListSerialization`: every value a writer makes reads as Foundation
@@ -58,7 +59,7 @@ struct BinaryPropertyListParserTests {
             }
             let data = try PropertyListSerialization.data(fromPropertyList: root, format: .binary, options: 0)
             let foundation = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
-            let expected = try #require(SettingValue(propertyList: foundation), "seed \(seed)")
+            let expected = try #require(SettingValue(foundationObject: foundation), "seed \(seed)")
             let document = try PropertyListDocument(data: data, file: "seed-\(seed).plist")
             #expect(SettingValue.dictionary(document.root) == expected, "seed \(seed)")
             #expect(document.text == nil)

@@ -32,7 +32,7 @@ import Testing
         guard let object = try? PropertyListSerialization.propertyList(from: prepared, options: [], format: nil) else {
             return nil
         }
-        return SettingValue(propertyList: object)
+        return SettingValue(foundationObject: object)
     }
 
     /// Parses `data` and checks that the result, if any, equals Foundation's.
@@ -42,9 +42,15 @@ import Testing
         if let fast {
             let expected = foundation(data)
             #expect(expected != nil, "Foundation rejects what the parser accepts", sourceLocation: sourceLocation)
-            #expect(fast == expected, sourceLocation: sourceLocation)
+            #expect(fast == expected || Self.bothNaN(fast, expected), sourceLocation: sourceLocation)
         }
         return fast
+    }
+
+    /// Whether both are `nan` (`<real>nan</real>`), which is not equal to itself.
+    private static func bothNaN(_ one: SettingValue, _ other: SettingValue?) -> Bool {
+        guard case .real(let a) = one, case .real(let b)? = other else { return false }
+        return a.isNaN && b.isNaN
     }
 
     /// Checks that the parser returns a value for `data`, equal to Foundation's.
@@ -270,12 +276,6 @@ import Testing
         "<!DOCTYPE plist \"a>b\"><plist version=\"1.0\"><dict/></plist>",
         "<plist version=\"1>0\"><dict/></plist>",
         "<plist version=\"1.0/>\"><dict/></plist>",
-        // Foundation drops a U+FEFF from the start of every string and key, however written.
-        "<plist><string>\u{FEFF}x</string></plist>",
-        "<plist><string>&#xFEFF;x</string></plist>",
-        "<plist><string><![CDATA[\u{FEFF}x]]></string></plist>",
-        "<plist><string>\u{FEFF}</string></plist>",
-        "<plist><dict><key>\u{FEFF}Database</key><string>x</string></dict></plist>",
         // `=` inside base64's last group decodes differently in Foundation's parser.
         "<plist><data>aGVsbG=8</data></plist>",
         "<plist><data>aGVsbA=a</data></plist>",
@@ -290,6 +290,21 @@ import Testing
         let data = Data(text.utf8)
         #expect(XMLPropertyListParser.parse(data) == nil)
         Self.agree(data)
+    }
+
+    /// Foundation drops one U+FEFF from the start of every string and key, however written; so
+    /// does the parser.
+    @Test(arguments: [
+        "<plist><string>\u{FEFF}x</string></plist>",
+        "<plist><string>\u{FEFF}\u{FEFF}x</string></plist>",
+        "<plist><string>&#xFEFF;x</string></plist>",
+        "<plist><string><![CDATA[\u{FEFF}x]]></string></plist>",
+        "<plist><string>\u{FEFF}</string></plist>",
+        "<plist><dict><key>\u{FEFF}Database</key><string>x</string></dict></plist>",
+        "<?xml-stylesheet href=\"x\"?><plist version=\"1.0\"><dict/></plist>",
+    ])
+    func readsWhatFoundationReadsAtTheStartOfText(text: String) {
+        Self.accepts(Data(text.utf8))
     }
 
     @Test func acceptsEmptyCommentsAfterTheRootBegins() {
@@ -350,7 +365,6 @@ import Testing
         "<plist version=\"1.0\"/>",
         "<?xml version=\"1.0\" encoding=\"UTF-16\"?><plist version=\"1.0\"><dict/></plist>",
         "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><plist version=\"1.0\"><dict/></plist>",
-        "<?xml-stylesheet href=\"x\"?><plist version=\"1.0\"><dict/></plist>",
         "<!DOCTYPE plist [<!ENTITY x \"y\">]><plist version=\"1.0\"><dict/></plist>",
         "<!-- unterminated <plist version=\"1.0\"><dict/></plist>",
         "bplist00",
@@ -405,14 +419,14 @@ import Testing
     }
 
     @Test func emptyDataIsZeroBytesWhereFoundationParses() throws {
-        // `<true></true>` leaves the file to Foundation; the `<data/>` in CDATA is text, kept as is.
+        // `<true></true>` once left the file to Foundation; the `<data/>` in CDATA is text, kept as is.
         let data = Self.document(
             """
             <dict><key>Blob</key><data/><key>Flag</key><true></true>
             <key>List</key><array><data/><data>AAE=</data></array>
             <key>Text</key><string><![CDATA[<data/>]]></string></dict>
             """)
-        #expect(XMLPropertyListParser.parse(data) == nil)
+        #expect(XMLPropertyListParser.parse(data) != nil)
         #expect(XMLPropertyListParser.scan(data).emptyData.count == 2)
         let document = try PropertyListDocument(data: data, file: "test.plist")
         #expect(

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import TextEscaping
 
 /// The check of a configuration against a ``SettingsDeclaration``, at every load.
@@ -90,7 +94,7 @@ struct DeclarationCheck {
                     .validationFailed, "the settings declaration is wrong: \(mistake)",
                     hint: "Fix the program's SettingsDeclaration"))
         }
-        var patterns: [String: NSRegularExpression?] = [:]
+        var patterns: [String: Regex<AnyRegexOutput>?] = [:]
         let settings = declaration.settings
         // By index: a `for in` loop would copy each declaration (a dozen references) to read it.
         for index in settings.indices {
@@ -161,7 +165,7 @@ struct DeclarationCheck {
     /// What is wrong with `value` for `type` and `bounds`: `nil` when nothing is.
     private func check(
         _ value: SettingValue, type: SettingType, bounds: SettingBounds,
-        patterns: inout [String: NSRegularExpression?]
+        patterns: inout [String: Regex<AnyRegexOutput>?]
     ) -> String? {
         switch type {
         case .array(let element):
@@ -221,7 +225,7 @@ struct DeclarationCheck {
 
     private func outOfBounds(
         _ value: SettingValue, _ normalized: SettingValue, _ type: SettingType, _ bounds: SettingBounds,
-        patterns: inout [String: NSRegularExpression?]
+        patterns: inout [String: Regex<AnyRegexOutput>?]
     ) -> String? {
         if bounds.minimum != nil || bounds.maximum != nil {
             let number: Double? =
@@ -245,14 +249,14 @@ struct DeclarationCheck {
         }
         if let pattern = bounds.pattern, case .string(let text) = normalized {
             if patterns[pattern] == nil {
-                patterns[pattern] = .some(try? NSRegularExpression(pattern: pattern))
+                // Unicode scalar semantics, as ICU's (NSRegularExpression's) code points: `.`
+                // matches one scalar, not a whole character.
+                patterns[pattern] = .some((try? Regex(pattern))?.matchingSemantics(.unicodeScalar))
             }
             guard let expression = patterns[pattern] ?? nil else {
                 return "cannot be checked: the declared pattern '\(pattern)' is not a valid regular expression"
             }
-            let range = NSRange(text.startIndex..., in: text)
-            let match = expression.firstMatch(in: text, options: [.anchored], range: range)
-            if match?.range != range {
+            if (try? expression.wholeMatch(in: text)) == nil {
                 return "does not match the pattern '\(pattern)'\(quoted(value))"
             }
         }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The type a declared setting holds, in the words a configuration file uses.
 ///
@@ -108,7 +112,10 @@ public struct SettingBounds: Sendable, Hashable {
     /// The only values accepted, if not empty; compared after conversion to the setting's
     /// type (so `"8080"` equals `8080` for an integer).
     package var allowedValues: [SettingValue]
-    /// A regular expression (ICU syntax, as `NSRegularExpression`) a string must match whole.
+    /// A regular expression a string must match whole, in the syntax of Swift's `Regex` (the
+    /// Perl- and ICU-style syntax most tools share), matched on Unicode scalars as ICU does:
+    /// `.` matches one scalar. A pattern `Regex` cannot read makes every value fail the check,
+    /// with an error that says so.
     package var pattern: String?
     /// The schemes a URL may have (compared ignoring case), if not empty.
     package var urlSchemes: [String]

@@ -1,4 +1,9 @@
-package import Foundation
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
+import JSONText
 
 /// A JSON Schema document that cannot be read back as a ``SettingsDeclaration``: what is
 /// wrong, and where in the document (a JSON pointer).
@@ -65,10 +70,8 @@ extension SettingsDeclaration {
         document["$schema"] = Self.jsonSchemaDialect
         if let title { document["title"] = title }
         document["type"] = "object"
-        let data = try? JSONSerialization.data(
-            withJSONObject: document, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-        // Every value put in the document is a JSON type: this does not fail.
-        return data ?? Data("{}".utf8)
+        // Every value put in the document is a JSON type: nothing is left out.
+        return Data(JSONValue(jsonObject: document).jsonText(pretty: true))
     }
 
     /// The declaration as the text of a JSON Schema document (draft 2020-12), pretty-printed
@@ -103,9 +106,9 @@ extension SettingsDeclaration {
     package init(jsonSchema data: Data) throws(SettingsSchemaError) {
         let object: Any
         do {
-            object = try JSONSerialization.jsonObject(with: data)
+            object = try JSONValue(jsonText: data).jsonObject
         } catch {
-            throw SettingsSchemaError("not JSON: \(error.localizedDescription)")
+            throw SettingsSchemaError("not JSON: \(error.reason)")
         }
         guard let document = object as? [String: Any] else {
             throw SettingsSchemaError("the document is not a JSON object")
@@ -302,7 +305,7 @@ private enum SchemaReader {
                 let setting = try declaration(
                     child, key: SettingPath.text(of: childPath), required: requiredHere.contains(name),
                     pointer: childPointer)
-                declarations.append(((child["x-order"] as? NSNumber)?.intValue, setting))
+                declarations.append((JSONValue.integer(child["x-order"]), setting))
             }
             try readLevel(child, path: childPath, pointer: childPointer, into: &declarations)
         }
@@ -357,10 +360,10 @@ private enum SchemaReader {
 
     static func flag(_ schema: [String: Any], _ name: String, _ pointer: String) throws(SettingsSchemaError) -> Bool {
         guard let value = schema[name] else { return false }
-        guard let number = value as? NSNumber, isBoolean(number) else {
+        guard let flag = JSONValue.boolean(value) else {
             throw SettingsSchemaError("\(name) is not true or false", at: pointer)
         }
-        return number.boolValue
+        return flag
     }
 
     /// The type a schema describes, and the bounds on it (or, for an array or a map, on its
@@ -463,19 +466,10 @@ private enum SchemaReader {
 
     static func number(_ value: Any?, _ name: String, _ pointer: String) throws(SettingsSchemaError) -> Double? {
         guard let value else { return nil }
-        guard let number = value as? NSNumber, !isBoolean(number) else {
+        guard let number = JSONValue.number(value) else {
             throw SettingsSchemaError("\(name) is not a number", at: pointer)
         }
-        return number.doubleValue
-    }
-
-    static func isBoolean(_ number: NSNumber) -> Bool {
-        #if canImport(Darwin)
-            return CFGetTypeID(number) == CFBooleanGetTypeID()
-        #else
-            return number === NSNumber(value: true) || number === NSNumber(value: false)
-                || String(cString: number.objCType) == "c" || String(cString: number.objCType) == "B"
-        #endif
+        return number
     }
 
     /// A JSON value as a setting of `type`: the inverse of ``SchemaWriter/json(_:)``.
@@ -504,13 +498,12 @@ private enum SchemaReader {
             }
             return .dictionary(values)
         case .integer:
-            guard let number = value as? NSNumber, !isBoolean(number) else { return plain(value) }
-            let double = number.doubleValue
+            guard let double = JSONValue.number(value) else { return plain(value) }
             if double.rounded() == double, abs(double) < 9.2e18 { return .integer(Int(double)) }
             return .real(double)
         case .real:
-            guard let number = value as? NSNumber, !isBoolean(number) else { return plain(value) }
-            return .real(number.doubleValue)
+            guard let double = JSONValue.number(value) else { return plain(value) }
+            return .real(double)
         default:
             return plain(value)
         }
@@ -520,14 +513,9 @@ private enum SchemaReader {
     static func plain(_ value: Any) -> SettingValue? {
         switch value {
         case let text as String: return .string(text)
-        case let number as NSNumber:
-            if isBoolean(number) { return .bool(number.boolValue) }
-            let double = number.doubleValue
-            let type = String(cString: number.objCType)
-            if type != "d" && type != "f", double.rounded() == double, abs(double) < 9.2e18 {
-                return .integer(Int(double))
-            }
-            return .real(double)
+        case let flag as Bool where type(of: value) == Bool.self: return .bool(flag)
+        case let integer as Int where type(of: value) == Int.self: return .integer(integer)
+        case let real as Double where type(of: value) == Double.self: return .real(real)
         case let list as [Any]:
             var values: [SettingValue] = []
             for item in list {
@@ -548,6 +536,6 @@ private enum SchemaReader {
 
     /// A property name in a JSON pointer (RFC 6901).
     static func escaped(_ name: String) -> String {
-        name.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+        name.replacingEvery("~", with: "~0").replacingEvery("/", with: "~1")
     }
 }

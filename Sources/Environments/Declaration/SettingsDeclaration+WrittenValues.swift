@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension SettingsDeclaration {
     /// The problems this declaration finds with the values of the settings that cover `paths`

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a binary property list expands to, measured before ``BinaryPropertyListParser`` decodes it.
 ///

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Decodes a binary property list (`bplist00`) into setting values, without Foundation's
 /// `PropertyListSerialization`.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What the binary knows about itself from its build: the default environment, optionally which
 /// environments may be selected, and the application's version.
@@ -85,7 +89,7 @@ public struct BuildInfo: Sendable, Hashable {
     private static func text(_ value: SettingValue?, key: String) throws -> String? {
         switch value {
         case .string(let text)?:
-            let text = text.trimmingCharacters(in: .whitespaces)
+            let text = text.trimmingWhitespace()
             return text.isEmpty || text.hasPrefix("$(") ? nil : text
         case nil:
             return nil

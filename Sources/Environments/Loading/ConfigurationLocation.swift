@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where the configuration files are: the main file and its drop-in directory.
 ///
@@ -31,7 +35,7 @@ package struct ConfigurationLocation: Sendable, Hashable {
 
     private init(directory: String, fileName: String, searched: [String]) {
         self.directory = directory
-        mainFile = (directory as NSString).appendingPathComponent(fileName)
+        mainFile = PathNames.join(directory, fileName)
         dropInDirectory = mainFile + ".d"
         searchedDirectories = searched
     }
@@ -56,7 +60,7 @@ package struct ConfigurationLocation: Sendable, Hashable {
             }
         }
         candidates.append(
-            ((options.systemConfigurationRoot as NSString).appendingPathComponent(options.applicationName), nil))
+            (PathNames.join(options.systemConfigurationRoot, options.applicationName), nil))
         return candidates
     }
 
@@ -100,7 +104,7 @@ package struct ConfigurationLocation: Sendable, Hashable {
                     )
                 )
             case .present(isDirectory: true):
-                let mainFile = (directory as NSString).appendingPathComponent(options.fileName)
+                let mainFile = PathNames.join(directory, options.fileName)
                 if !FileAccess.isAbsent(mainFile) || options.candidateDocuments[mainFile] != nil {
                     return (location(directory), nil)
                 }
@@ -137,6 +141,6 @@ package struct ConfigurationLocation: Sendable, Hashable {
             names
             .filter(Self.isDropInFileName)
             .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-            .map { (dropInDirectory as NSString).appendingPathComponent($0) }
+            .map { PathNames.join(dropInDirectory, $0) }
     }
 }

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A source of configuration besides the host's own files: a fleet's shared configuration in
 /// etcd, a directory of mounted Kubernetes secrets, a key-value store.

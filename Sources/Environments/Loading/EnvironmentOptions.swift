@@ -1,4 +1,16 @@
-package import Foundation
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 public import Logging
 
 /// How an ``Environment`` finds, selects and checks its configuration.
@@ -203,7 +215,7 @@ public struct EnvironmentOptions: Sendable {
     @usableFromInline
     package static var executableName: String {
         let path = CommandLine.arguments.first ?? "app"
-        let name = (path as NSString).lastPathComponent
+        let name = PathNames.lastComponent(of: path)
         return name.isEmpty ? "app" : name
     }
 }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -11,9 +15,8 @@ import Foundation
 /// A property list parsed into a root dictionary, with errors that name the file and line.
 ///
 /// Binary property lists are checked by ``BinaryPropertyListBounds`` and decoded by
-/// ``BinaryPropertyListParser``. XML property lists go through ``XMLPropertyListParser``;
-/// anything it does not fully understand is parsed by Foundation's `PropertyListSerialization`,
-/// which also reports the errors.
+/// ``BinaryPropertyListParser``; XML property lists by ``XMLPropertyListParser``, whose
+/// failures become errors with the file's line. No Foundation parser is involved.
 ///
 /// A key written more than once in one dictionary keeps its last copy, in XML and binary files
 /// alike (as Apple's XML reader and Python's `plistlib` do), and every such duplicate is listed
@@ -58,16 +61,6 @@ struct PropertyListDocument: Sendable {
     /// Parses property-list bytes; `file` names them in errors.
     init(data: Data, file: String) throws(EnvironmentError) {
         self.file = file
-        // The common case, an XML file, without Foundation's slower round trip; anything the
-        // fast parser does not fully understand (or that is malformed) takes the path below.
-        if let (value, duplicates) = XMLPropertyListParser.parseWithDuplicates(data), case .dictionary(let root) = value
-        {
-            self.root = root
-            self.text = PropertyListDocument.xmlText(of: data)
-            self.duplicateKeys = duplicates.listed
-            self.unlistedDuplicateKeyCount = duplicates.unlisted
-            return
-        }
         if BinaryPropertyListBounds.isBinaryPropertyList(data) {
             let (root, duplicates) = try PropertyListDocument.binaryRoot(data, file: file)
             self.root = root
@@ -76,29 +69,53 @@ struct PropertyListDocument: Sendable {
             self.unlistedDuplicateKeyCount = duplicates.unlisted
             return
         }
-        let (parsed, duplicates) = try PropertyListDocument.preparedForFoundation(data, file: file)
-        self.duplicateKeys = duplicates.listed
-        self.unlistedDuplicateKeyCount = duplicates.unlisted
-        let dictionary = try PropertyListDocument.foundationDictionary(parsing: parsed, of: data, file: file)
-        let text = PropertyListDocument.xmlText(of: data)
-        guard case .dictionary(let root)? = SettingValue(propertyList: dictionary) else {
-            throw PropertyListDocument.unsupportedValueError(in: dictionary, file: file, text: text)
+        if data.isEmpty {
+            throw EnvironmentError(
+                .malformedFile, "not a valid property list: the file is empty", file: file,
+                hint: "Fix the file, then run `envctl check`: it validates the whole configuration as the daemon will")
         }
-        if text != nil { try PropertyListDocument.checkNothingFollowsRoot(data, file: file) }
-        self.root = root
-        self.text = text
+        switch XMLPropertyListParser.read(data) {
+        case .success(let (value, duplicates)):
+            guard case .dictionary(let root) = value else {
+                throw EnvironmentError(
+                    .invalidRoot,
+                    "the root of the property list is \(value.typeName.withArticle), expected a dictionary (<dict>)",
+                    file: file, hint: "Put `Common` and one dictionary per environment inside a top-level <dict>")
+            }
+            self.root = root
+            self.text = PropertyListDocument.xmlText(of: data)
+            self.duplicateKeys = duplicates.listed
+            self.unlistedDuplicateKeyCount = duplicates.unlisted
+        case .failure(let failure):
+            throw PropertyListDocument.error(failure, in: data, file: file)
+        }
     }
 
-    /// What Foundation parses: the file, or a copy in which empty `<data/>` is written
-    /// `<data></data>` and every copy of a key is spelled as its last; and the keys written
-    /// twice.
-    private static func preparedForFoundation(_ data: Data, file: String) throws(EnvironmentError)
-        -> (Data, PropertyListDuplicateKeys)
-    {
-        let scan = XMLPropertyListParser.scan(data)
-        let prepared = XMLPropertyListParser.preparedForFoundation(
-            data, emptyData: scan.emptyData, keyRewrites: scan.keyRewrites)
-        return (prepared ?? data, scan.duplicates)
+    /// The error for an XML document the parser refused: what it found, with the line, and
+    /// the key when a value is at fault.
+    private static func error(_ failure: XMLPropertyListParser.Failure, in data: Data, file: String) -> EnvironmentError {
+        let offset = min(max(failure.offset, 0), data.count)
+        let line = data[data.startIndex..<(data.startIndex + offset)].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+        if failure.isTrailingContent {
+            let rest = data[(data.startIndex + offset)...]
+            let what =
+                rest.starts(with: Array("<plist".utf8)) || rest.starts(with: Array("<?xml ".utf8))
+                ? "a second property list follows the first" : "text follows the end of the property list"
+            return EnvironmentError(
+                .malformedFile, "\(what); only whitespace and comments may follow </plist>", file: file, line: line,
+                hint: "Remove everything after the first </plist>, then run `envctl check`")
+        }
+        let key = failure.path.isEmpty
+            ? nil : failure.path.reduce("") { $1.hasPrefix("[") ? $0 + $1 : SettingPath.joined($0, $1) }
+        if let key, failure.reason.hasPrefix("the integer ") {
+            return EnvironmentError(
+                .malformedFile, "'\(key)' holds \(failure.reason.dropFirst(4))", key: key, file: file, line: line,
+                hint: "Write it as a <string> (or a <real>, if an approximation will do)")
+        }
+        return EnvironmentError(
+            .malformedFile, "not a valid property list: \(failure.reason)" + (key.map { " (in '\($0)')" } ?? ""),
+            key: key, file: file, line: line,
+            hint: "Fix the file, then run `envctl check`: it validates the whole configuration as the daemon will")
     }
 
     /// The root dictionary of a binary property list, and the keys written twice in one of its
@@ -143,104 +160,22 @@ struct PropertyListDocument: Sendable {
         return (root, inspection.duplicates)
     }
 
-    /// `parsed` read by Foundation, which must make a dictionary; errors name lines of `data`,
-    /// the file as written.
-    private static func foundationDictionary(parsing parsed: Data, of data: Data, file: String)
-        throws(EnvironmentError) -> [String: Any]
-    {
-        let object: Any
-        do {
-            object = try PropertyListSerialization.propertyList(from: parsed, options: [], format: nil)
-        } catch {
-            let (reason, line) = PropertyListDocument.describe(parseError: error, data: data)
-            throw EnvironmentError(
-                .malformedFile, "not a valid property list: \(reason)", file: file, line: line,
-                hint: "Fix the file, then run `envctl check`: it validates the whole configuration as the daemon will")
-        }
-        guard let dictionary = object as? [String: Any] else {
-            let kind = SettingValue(propertyList: object)?.typeName ?? String(describing: type(of: object))
-            throw EnvironmentError(
-                .invalidRoot, "the root of the property list is \(kind.withArticle), expected a dictionary (<dict>)",
-                file: file,
-                hint: "Put `Common` and one dictionary per environment inside a top-level <dict>")
-        }
-        return dictionary
-    }
-
-    /// Foundation stops at the end of the root element and ignores whatever follows: a stray
-    /// edit, a merge leftover, a second document. None of it is configuration.
-    private static func checkNothingFollowsRoot(_ data: Data, file: String) throws(EnvironmentError) {
-        guard let offset = XMLPropertyListParser.offsetOfTrailingContent(data) else { return }
-        let rest = data[(data.startIndex + offset)...]
-        let what =
-            rest.starts(with: Array("<plist".utf8)) || rest.starts(with: Array("<?xml ".utf8))
-            ? "a second property list follows the first" : "text follows the end of the property list"
-        throw EnvironmentError(
-            .malformedFile, "\(what); only whitespace and comments may follow </plist>", file: file,
-            line: data[data.startIndex..<(data.startIndex + offset)].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 },
-            hint: "Remove everything after the first </plist>, then run `envctl check`")
-    }
-
-    /// The error for a parsed property list that holds a value no setting can hold: the first
-    /// such value's key path, and why.
-    private static func unsupportedValueError(in dictionary: [String: Any], file: String, text: String?)
-        -> EnvironmentError
-    {
-        let document = PropertyListDocument(root: [:], file: file, text: text)
-        guard let (path, reason) = firstUnsupportedValue(in: dictionary, path: []) else {
-            return EnvironmentError(.malformedFile, "the property list holds values of unsupported types", file: file)
-        }
-        let key = path.reduce("") { $1.hasPrefix("[") ? $0 + $1 : SettingPath.joined($0, $1) }
-        let last = path.last { !$0.hasPrefix("[") }
-        return EnvironmentError(
-            .malformedFile, "'\(key)' holds \(reason)", key: key, file: file,
-            line: last.flatMap(document.line(ofKey:)),
-            hint: "Write it as a <string> (or a <real>, if an approximation will do)")
-    }
-
-    /// The key path of the first value (in key order) that ``SettingValue/init(propertyList:)``
-    /// refuses, with the reason; array elements appear as `[index]`.
-    private static func firstUnsupportedValue(in value: Any, path: [String]) -> ([String], String)? {
-        switch value {
-        case let dictionary as [String: Any]:
-            for key in dictionary.keys.sorted() {
-                if let found = dictionary[key].flatMap({ firstUnsupportedValue(in: $0, path: path + [key]) }) {
-                    return found
-                }
-            }
-            return nil
-        case let array as [Any]:
-            for (index, element) in array.enumerated() {
-                if let found = firstUnsupportedValue(in: element, path: path + ["[\(index)]"]) { return found }
-            }
-            return nil
-        default:
-            guard SettingValue(propertyList: value) == nil else { return nil }
-            if let number = value as? NSNumber {
-                return (
-                    path, "the integer \(number), outside the range of a setting's integers (\(Int.min) to \(Int.max))"
-                )
-            }
-            return (path, "a value of an unsupported type (\(type(of: value)))")
-        }
-    }
-
     /// The text of an XML property list (`nil` for a binary one, which starts with `bplist`).
     private static func xmlText(of data: Data) -> String? {
-        data.first == UInt8(ascii: "b") ? nil : String(data: data, encoding: .utf8)
+        data.first == UInt8(ascii: "b") ? nil : String(validating: data, as: UTF8.self)
     }
 
     /// The line of the first `<key>name</key>` in an XML file, to point errors at it.
     func line(ofKey name: String) -> Int? {
         guard let text else { return nil }
         let needle = "<key>\(name)</key>"
-        guard let range = text.range(of: needle) else { return nil }
+        guard let range = text.firstRange(of: needle) else { return nil }
         return text[..<range.lowerBound].reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
     }
 
     /// The line of the first occurrence of `needle` in an XML file (`nil` for a binary one).
     func line(ofText needle: String) -> Int? {
-        guard let text, let range = text.range(of: needle) else { return nil }
+        guard let text, let range = text.firstRange(of: needle) else { return nil }
         return text[..<range.lowerBound].reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
     }
 
@@ -252,8 +187,7 @@ struct PropertyListDocument: Sendable {
         var found: Range<String.Index>?
         for name in path {
             guard
-                let range = text.range(
-                    of: "<key>\(name)</key>", range: (found?.upperBound ?? text.startIndex)..<text.endIndex)
+                let range = text[(found?.upperBound ?? text.startIndex)...].firstRange(of: "<key>\(name)</key>")
             else { return nil }
             found = range
         }
@@ -309,16 +243,5 @@ struct PropertyListDocument: Sendable {
             }
         }
         return data
-    }
-
-    private static func describe(parseError: any Error, data: Data) -> (String, Int?) {
-        if data.isEmpty { return ("the file is empty", nil) }
-        let nsError = parseError as NSError
-        let debug = nsError.userInfo[NSDebugDescriptionErrorKey] as? String ?? nsError.localizedDescription
-        var line: Int?
-        if let range = debug.range(of: #"line (\d+)"#, options: .regularExpression) {
-            line = Int(debug[range].dropFirst(5))
-        }
-        return (debug, line)
     }
 }

@@ -1,11 +1,15 @@
-package import Foundation
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 #if canImport(Glibc)
-    import Glibc
+    package import Glibc
 #elseif canImport(Musl)
-    import Musl
+    package import Musl
 #elseif canImport(Darwin)
-    import Darwin
+    package import Darwin
 #endif
 
 /// The journal of a change that spans files (`envctl migrate`, `envctl credential set`): which
@@ -54,10 +58,10 @@ package struct TransactionJournal: Codable, Sendable, Equatable {
         /// hidden beside the target with their suffixes. A journal with any other entry is
         /// not followed.
         var isWellFormed: Bool {
-            let directory = (target as NSString).deletingLastPathComponent
+            let directory = PathNames.directory(of: target)
             func beside(_ path: String, suffix: String) -> Bool {
-                let name = (path as NSString).lastPathComponent
-                return (path as NSString).deletingLastPathComponent == directory && name.hasPrefix(".")
+                let name = PathNames.lastComponent(of: path)
+                return PathNames.directory(of: path) == directory && name.hasPrefix(".")
                     && name.hasSuffix(suffix) && !name.contains("/")
             }
             return target.hasPrefix("/") && !target.contains("/../") && !target.hasSuffix("/..")
@@ -86,7 +90,7 @@ package struct TransactionJournal: Codable, Sendable, Equatable {
 
     /// The journal's path in `directory`.
     package static func path(in directory: String) -> String {
-        (directory as NSString).appendingPathComponent(fileName)
+        PathNames.join(directory, fileName)
     }
 
     /// The journal in `directory`, or `nil` when there is none.
@@ -157,23 +161,23 @@ package struct TransactionJournal: Codable, Sendable, Equatable {
     /// configuration's journal may name.
     package static func isConfigurationFile(_ path: String, mainFile: String, dropInDirectory: String) -> Bool {
         if path == resolved(mainFile) { return true }
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathNames.directory(of: path)
         let resolvedDropIns = realpath(dropInDirectory, nil).map { pointer in
             defer { free(pointer) }
             return String(cString: pointer)
         }
         return (directory == resolvedDropIns || directory == dropInDirectory)
-            && ConfigurationLocation.isDropInFileName((path as NSString).lastPathComponent)
+            && ConfigurationLocation.isDropInFileName(PathNames.lastComponent(of: path))
     }
 
     /// `path` with its directory's symbolic links resolved (`realpath(3)`), or as it is when
     /// the directory cannot be resolved: how a loader matches the journal's targets to its
     /// files.
     package static func resolved(_ path: String) -> String {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathNames.directory(of: path)
         guard let real = realpath(directory.isEmpty ? "." : directory, nil) else { return path }
         defer { free(real) }
-        return (String(cString: real) as NSString).appendingPathComponent((path as NSString).lastPathComponent)
+        return PathNames.join(String(cString: real), PathNames.lastComponent(of: path))
     }
 
     /// The journal as written: JSON, one object.

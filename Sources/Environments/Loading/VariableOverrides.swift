@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Settings from the process environment: with the prefix `APP_`, `APP_Database__Port=6432`
 /// sets `Database.Port` (`__` for each level of nesting), as .NET's configuration and
@@ -255,13 +259,15 @@ struct VariableOverrides {
         }
         func isLink(_ text: String) -> Bool {
             // tcp://ADDRESS:PORT (an IPv6 address in brackets)
-            guard let scheme = text.range(of: "://") else { return false }
+            guard let scheme = text.firstRange(of: "://") else { return false }
             let kind = text[..<scheme.lowerBound]
             guard isProtocol(Substring(kind.uppercased())), kind == kind.lowercased() else { return false }
             let rest = text[scheme.upperBound...]
             guard let colon = rest.lastIndex(of: ":") else { return false }
-            let host = rest[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-            return isAddress(Substring(host)) && isNumber(rest[rest.index(after: colon)...])
+            var host = rest[..<colon]  // an IPv6 address without its brackets
+            while let first = host.first, first == "[" || first == "]" { host = host.dropFirst() }
+            while let last = host.last, last == "[" || last == "]" { host = host.dropLast() }
+            return isAddress(host) && isNumber(rest[rest.index(after: colon)...])
         }
         switch parts.count {
         case 1 where parts[0] == "PORT": return isLink(value)
@@ -285,20 +291,20 @@ struct VariableOverrides {
     private func typed(
         _ text: String, like existing: SettingNode?, key: String, variable: String, environment: String, isSecret: Bool
     ) throws(EnvironmentError) -> SettingValue {
-        let literal = text.replacingOccurrences(of: "${", with: "$${")
+        let literal = text.replacingEvery("${", with: "$${")
         guard let existing else { return .string(literal) }
         let value: SettingValue?
         switch existing.value {
         case .string: value = .string(literal)
-        case .integer: value = Int(text.trimmingCharacters(in: .whitespaces)).map(SettingValue.integer)
-        case .real: value = Double(text.trimmingCharacters(in: .whitespaces)).map(SettingValue.real)
+        case .integer: value = Int(text.trimmingWhitespace()).map(SettingValue.integer)
+        case .real: value = Double(text.trimmingWhitespace()).map(SettingValue.real)
         case .bool:
-            switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+            switch text.trimmingWhitespace().lowercased() {
             case "true", "yes", "1": value = .bool(true)
             case "false", "no", "0": value = .bool(false)
             default: value = nil
             }
-        case .date: value = ISO8601DateFormatter().date(from: text).map(SettingValue.date)
+        case .date: value = (try? Date(text, strategy: .iso8601)).map(SettingValue.date)
         case .data: value = Data(base64Encoded: text).map(SettingValue.data)
         case .array, .dictionary:
             let kind = existing.value.typeName
@@ -308,7 +314,7 @@ struct VariableOverrides {
                     + "a variable sets one value",
                 key: key, environment: environment,
                 hint: kind == "dictionary"
-                    ? "Set its keys one by one (\(prefix)\(key.replacingOccurrences(of: ".", with: "__"))__NAME), or unset $\(Interpolator.shown(variable))"
+                    ? "Set its keys one by one (\(prefix)\(key.replacingEvery(".", with: "__"))__NAME), or unset $\(Interpolator.shown(variable))"
                     : "Set the array in a drop-in (envctl set), or unset $\(Interpolator.shown(variable))")
         }
         guard let value else {

@@ -1,38 +1,66 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
-/// A fast, single-pass parser for the XML property lists that `Environments.plist` files are,
-/// straight into ``SettingValue``s.
+/// The parser of XML property lists (`Environments.plist` files), single-pass, straight from
+/// UTF-8 bytes into ``SettingValue``s, without Foundation.
 ///
-/// It is purely an accelerator. On Linux, Foundation's `PropertyListSerialization` parses with
-/// CoreFoundation, bridges the result to `[String: Any]`, and ``SettingValue/init(propertyList:)``
-/// then converts it again with dynamic casts; for large files that dominates loading and grows
-/// faster than the file. This parser reads the UTF-8 bytes once and builds the values directly.
+/// It is the only XML reader of the package: what it refuses is refused, with a ``Failure``
+/// that says what was found, where (a byte offset, which `PropertyListDocument` turns into a
+/// line) and, for a value, at which key. It reads what property-list writers produce and
+/// people write by hand, as Foundation's `PropertyListSerialization` reads it: decimal and
+/// hexadecimal (`0x1F`) integers with a sign, reals in decimal or exponent notation and
+/// `inf`, `infinity` and `nan` in any case, `<true/>` and `<true></true>`, attributes on any
+/// element (ignored), entity and character references, CDATA, a UTF-8 byte-order mark, and
+/// one U+FEFF at the start of a string dropped. It refuses, where Foundation is lenient or
+/// reads something else: other encodings than UTF-8, base64 that is not strict (Foundation
+/// skips what it cannot decode), dates in any other form than `yyyy-MM-ddTHH:mm:ssZ`
+/// (Foundation reads `2020-13-01` as a day of 2021), the character reference `&#0;`, nesting
+/// deeper than ``maximumDepth``, and anything after the root element.
 ///
-/// It understands only the well-formed subset that property-list writers produce (and people
-/// write by hand): anything else, such as binary property lists, other encodings, unusual
-/// number or date forms, or any malformed input, makes it return `nil`, and the caller falls
-/// back to `PropertyListSerialization`, which is authoritative and reports errors with line
-/// numbers. Whenever it does return a value, that value equals what `PropertyListSerialization`
-/// and ``SettingValue/init(propertyList:)`` give for the same bytes once every empty `<data/>`
-/// is written `<data></data>` (``expandingEmptyData(_:)``): both are zero bytes for Apple's
-/// and Python's readers, and Foundation on Linux refuses the first.
+/// Whenever both accept a document, its values equal what `PropertyListSerialization` and
+/// `SettingValue(foundationObject:)` give for the same bytes once every empty `<data/>` is
+/// written `<data></data>` (``expandingEmptyData(_:)``): both are zero bytes for Apple's and
+/// Python's readers, and Foundation on Linux refuses the first. The `plist` fuzzer checks it.
 ///
 /// It records every key written more than once in a dictionary (the last copy wins, as in
 /// Foundation), with the lines of both copies; ``scan(_:)`` finds them in documents it leaves
 /// to Foundation.
 struct XMLPropertyListParser {
-    /// Parses an XML property list; `nil` if the bytes are not one this parser fully understands
-    /// (the caller then uses `PropertyListSerialization`, which also explains any error).
+    /// Why a document was refused: where the parser stopped and what it found there.
+    struct Failure: Error, Sendable, Equatable {
+        /// The byte offset where the problem starts.
+        var offset: Int
+        /// What is wrong, as a phrase: "unknown element <strin>", "'eighty' is not an integer".
+        var reason: String
+        /// The keys (and `[index]`es) of the value at fault, outermost first, when a value is.
+        var path: [String] = []
+        /// Whether the root element is whole and something other than whitespace and comments
+        /// follows it (at ``offset``).
+        var isTrailingContent = false
+    }
+
+    /// Parses an XML property list; `nil` if the bytes are not one (``read(_:)`` says why).
     static func parse(_ data: Data) -> SettingValue? {
         parseWithDuplicates(data)?.value
     }
 
     /// ``parse(_:)``, with the keys written more than once in a dictionary.
     static func parseWithDuplicates(_ data: Data) -> (value: SettingValue, duplicates: PropertyListDuplicateKeys)? {
+        try? read(data).get()
+    }
+
+    /// Parses an XML property list, with the keys written more than once in a dictionary, or
+    /// the ``Failure`` that says why it is not one.
+    static func read(_ data: Data) -> Result<(value: SettingValue, duplicates: PropertyListDuplicateKeys), Failure> {
         data.withUnsafeBytes { raw in
             var parser = XMLPropertyListParser(bytes: raw.assumingMemoryBound(to: UInt8.self))
-            guard let value = parser.parseDocument() else { return nil }
-            return (value, parser.resolvedDuplicates())
+            guard let value = parser.parseDocument() else {
+                return .failure(parser.failure ?? Failure(offset: parser.position, reason: "markup that is no property list's"))
+            }
+            return .success((value, parser.resolvedDuplicates()))
         }
     }
 
@@ -118,13 +146,15 @@ struct XMLPropertyListParser {
         ("&quot;", UInt8(ascii: "\"")), ("&apos;", UInt8(ascii: "'")),
     ]
 
-    /// Deeper nesting than this is left to Foundation rather than risking the stack.
-    private static let maximumDepth = 128
+    /// Deeper nesting than this is refused rather than risking the stack.
+    static let maximumDepth = 128
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
     /// Reused for text that needs decoding (entities, CDATA, base64 without its whitespace).
     private var scratch: [UInt8] = []
+    /// Where the last opening tag read starts.
+    private var tagStart = 0
 
     /// The keys read so far in every open dictionary, innermost last, with their offsets.
     private var openKeys: [(key: String, offset: Int)] = []
@@ -138,6 +168,47 @@ struct XMLPropertyListParser {
     private var emptyData: [Int] = []
     /// Key elements to rewrite for Foundation (``scan(_:)`` only).
     private var keyRewrites: [KeyRewrite] = []
+    /// The first problem met, the innermost: callers that give up after it keep it.
+    private var failure: Failure?
+
+    /// Records `reason` at `offset` (the current position by default) unless a problem was
+    /// recorded already, and returns `nil`.
+    private mutating func fail<T>(_ reason: String, at offset: Int? = nil) -> T? {
+        if failure == nil { failure = Failure(offset: offset ?? position, reason: reason, path: currentPath) }
+        return nil
+    }
+
+    /// ``fail(_:at:)`` for the functions that answer with a `Bool`: returns `false`.
+    private mutating func failed(_ reason: String, at offset: Int? = nil) -> Bool {
+        let _: Bool? = fail(reason, at: offset)
+        return false
+    }
+
+    /// The keys and indexes of ``path``.
+    private var currentPath: [String] {
+        path.map { step in
+            switch step {
+            case .key(let index): openKeys[index].key
+            case .index(let index): "[\(index)]"
+            }
+        }
+    }
+
+    /// A text from the file as a message shows it: whole if it is short, else its start and its
+    /// length, so that no message is as long as a file.
+    private static func shown(_ text: String) -> String {
+        guard text.utf8.count > 64 else { return text }
+        return String(decoding: text.utf8.prefix(48), as: UTF8.self) + "... (\(text.utf8.count) bytes)"
+    }
+
+    /// What starts at the current position, for a message: up to 24 bytes, escaped.
+    private var found: String {
+        guard position < bytes.count else { return "the end of the file" }
+        let end = min(bytes.count, position + 24)
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<end]), as: UTF8.self)
+        let shown = text.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? String($0) : $0.escaped(asASCII: true) }.joined()
+        return "'\(shown)\(end < bytes.count ? "..." : "")'"
+    }
 
     private enum PathStep {
         /// The value of `openKeys[index]`.
@@ -161,12 +232,22 @@ struct XMLPropertyListParser {
     private mutating func skipProlog() -> Bool {
         // An optional UTF-8 byte-order mark.
         if hasPrefix([0xEF, 0xBB, 0xBF]) { position += 3 }
+        guard !hasPrefix([0xFE, 0xFF]), !hasPrefix([0xFF, 0xFE]), !hasPrefix([0x3C, 0x00]), !hasPrefix([0x00, 0x3C]) else {
+            return failed("the file is UTF-16; only UTF-8 is read (convert it: iconv -f UTF-16 -t UTF-8)")
+        }
         while true {
             guard skipMisc(inProlog: true) else { return false }
-            if hasPrefix("<?") {
+            if hasPrefix("<?xml"), position + 5 < bytes.count, Self.isWhitespace(bytes[position + 5]) {
                 guard skipDeclaration() else { return false }
+            } else if hasPrefix("<?") {
+                // Another processing instruction (`<?xml-stylesheet ...?>`): nothing to read.
+                let start = position
+                guard skip(past: "?>") else { return failed("a processing instruction that is never closed (?>)", at: start) }
             } else if hasPrefix("<!DOCTYPE") {
-                guard skipDoctype() else { return false }
+                let start = position
+                guard skipDoctype() else {
+                    return failed("a document type that is not closed, or has an internal subset ([...])", at: start)
+                }
             } else {
                 return true
             }
@@ -174,22 +255,50 @@ struct XMLPropertyListParser {
     }
 
     private mutating func parseDocument() -> SettingValue? {
-        guard skipProlog(), let (tag, isEmpty) = readOpenTag() else { return nil }
+        guard skipProlog() else { return nil }
+        if position == bytes.count { return fail("the file holds no element") }
+        guard let (tag, isEmpty) = readOpenTag() else { return nil }
         let root: SettingValue
         if tag == .plist {
             // `<plist/>` and `<plist></plist>` are errors for Foundation; so is more than one value.
-            guard !isEmpty, skipMisc(), let value = parseValue(depth: 0), skipMisc(), skipClose("</plist>")
-            else { return nil }
+            let start = position
+            guard !isEmpty, skipMisc() else { return fail("<plist> holds no value; it must hold one <dict>", at: start) }
+            if hasPrefix("</plist>") { return fail("<plist> holds no value; it must hold one <dict>") }
+            guard let value = parseValue(depth: 0), skipMisc() else { return nil }
+            guard skipClose("</plist>") else { return fail("expected </plist> after the root value, found \(found)") }
             root = value
         } else {
             // Foundation also accepts a bare value as the root element.
             guard let value = parseValue(tag: tag, isEmpty: isEmpty, depth: 0) else { return nil }
             root = value
         }
-        // Only whitespace and comments may follow. (Foundation ignores anything after the root;
-        // we let it handle such files.)
-        guard skipMisc(), position == bytes.count else { return nil }
+        // Only whitespace and comments may follow (Foundation ignores anything after the root).
+        let end = position
+        guard skipMisc(), position == bytes.count else {
+            position = end
+            failure = Failure(offset: Self.trailingOffset(bytes, from: end), reason: "trailing", isTrailingContent: true)
+            return nil
+        }
         return root
+    }
+
+    /// Where the trailing content starts after the root element ends at `end`: the first byte
+    /// that is neither whitespace nor part of a closed comment.
+    private static func trailingOffset(_ bytes: UnsafeBufferPointer<UInt8>, from end: Int) -> Int {
+        var parser = XMLPropertyListParser(bytes: bytes)
+        parser.position = end
+        while parser.position < bytes.count {
+            if isWhitespace(bytes[parser.position]) {
+                parser.position += 1
+            } else if parser.hasPrefix("<!--") {
+                let start = parser.position
+                parser.position += 4
+                guard parser.skip(past: "-->") else { return start }
+            } else {
+                break
+            }
+        }
+        return parser.position
     }
 
     /// Parses the element that starts at `position`.
@@ -212,17 +321,22 @@ struct XMLPropertyListParser {
             guard let text = readText(close: "</string>") else { return nil }
             return .string(text)
         case .true, .false:
-            // `<true></true>` works in Foundation too, but nobody writes it.
-            guard isEmpty else { return nil }
+            // `<true></true>` too, as in Foundation; nothing between the tags.
+            guard isEmpty || skipClose(tag == .true ? "</true>" : "</false>") else {
+                return fail("<\(tag == .true ? "true" : "false")> holds something; write <\(tag == .true ? "true" : "false")/>")
+            }
             return .bool(tag == .true)
         case .integer:
-            guard !isEmpty, let value = readInteger() else { return nil }
+            if isEmpty { return fail("an empty <integer/>") }
+            guard let value = readInteger() else { return nil }
             return .integer(value)
         case .real:
-            guard !isEmpty, let value = readReal() else { return nil }
+            if isEmpty { return fail("an empty <real/>") }
+            guard let value = readReal() else { return nil }
             return .real(value)
         case .date:
-            guard !isEmpty, let value = readDate() else { return nil }
+            if isEmpty { return fail("an empty <date/>") }
+            guard let value = readDate() else { return nil }
             return .date(value)
         case .data:
             // `<data/>` is zero bytes for Apple's and Python's readers (Foundation on Linux
@@ -230,13 +344,17 @@ struct XMLPropertyListParser {
             if isEmpty { return .data(Data()) }
             guard let value = readData() else { return nil }
             return .data(value)
-        case .key, .plist:
-            return nil
+        case .key:
+            return fail("a <key> where a value was expected (a key without a value before it?)", at: tagStart)
+        case .plist:
+            return fail("a <plist> inside the property list", at: tagStart)
         }
     }
 
     private mutating func parseDictionary(depth: Int) -> SettingValue? {
-        guard depth <= Self.maximumDepth else { return nil }
+        guard depth <= Self.maximumDepth else {
+            return fail("dictionaries and arrays nested deeper than \(Self.maximumDepth) levels")
+        }
         var dictionary: [String: SettingValue] = [:]
         let firstKey = openKeys.count
         while true {
@@ -249,7 +367,11 @@ struct XMLPropertyListParser {
             guard let key = readKey() else { return nil }
             openKeys.append((key, keyOffset))
             path.append(.key(openKeys.count - 1))
-            guard skipMisc(), let value = parseValue(depth: depth) else { return nil }
+            guard skipMisc() else { return nil }
+            if hasPrefix("</dict>") || hasPrefix("<key>") || hasPrefix("<key/>") {
+                return fail("the key '\(Self.shown(key))' has no value")
+            }
+            guard let value = parseValue(depth: depth) else { return nil }
             path.removeLast()
             if dictionary.updateValue(value, forKey: key) != nil, let index = dictionary.index(forKey: key) {
                 // The same key (``KeyIdentity``) again: the last copy is read, its value and, when
@@ -266,7 +388,9 @@ struct XMLPropertyListParser {
 
     /// Reads `<key>...</key>` or `<key/>`.
     private mutating func readKey() -> String? {
-        guard let (tag, isEmpty) = readOpenTag(), tag == .key else { return nil }
+        guard hasPrefix("<key"), let (tag, isEmpty) = readOpenTag(), tag == .key else {
+            return fail("expected <key> or </dict>, found \(found)")
+        }
         return isEmpty ? "" : readText(close: "</key>")
     }
 
@@ -320,7 +444,9 @@ struct XMLPropertyListParser {
     }
 
     private mutating func parseArray(depth: Int) -> SettingValue? {
-        guard depth <= Self.maximumDepth else { return nil }
+        guard depth <= Self.maximumDepth else {
+            return fail("dictionaries and arrays nested deeper than \(Self.maximumDepth) levels")
+        }
         var array: [SettingValue] = []
         while true {
             guard skipMisc() else { return nil }
@@ -440,14 +566,23 @@ struct XMLPropertyListParser {
         return false
     }
 
-    /// Reads `<name>` or `<name/>` for a property-list element. Only `<plist>` may carry
-    /// attributes; anything unusual is `nil`.
+    /// Reads `<name>` or `<name/>` for a property-list element, with attributes (which are
+    /// ignored, as Foundation ignores them); a failure for anything else.
     private mutating func readOpenTag() -> (Tag, isEmpty: Bool)? {
-        guard position < bytes.count, bytes[position] == UInt8(ascii: "<") else { return nil }
+        tagStart = position
+        guard position < bytes.count else { return fail("the file ends where an element was expected") }
+        guard bytes[position] == UInt8(ascii: "<") else { return fail("text where an element was expected: \(found)") }
         let nameStart = position + 1
         var nameEnd = nameStart
         while nameEnd < bytes.count, Self.isLetter(bytes[nameEnd]) { nameEnd += 1 }
-        guard nameEnd < bytes.count, let tag = tag(from: nameStart, to: nameEnd) else { return nil }
+        guard nameEnd < bytes.count, nameEnd > nameStart, let tag = tag(from: nameStart, to: nameEnd) else {
+            if hasPrefix("</") { return fail("an unexpected closing tag: \(found)") }
+            if nameEnd > nameStart {
+                let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[nameStart..<nameEnd]), as: UTF8.self)
+                return fail("unknown element <\(Self.shown(name))>")
+            }
+            return fail("markup where an element was expected: \(found)")
+        }
         position = nameEnd
         if bytes[position] == UInt8(ascii: ">") {
             position += 1
@@ -457,10 +592,12 @@ struct XMLPropertyListParser {
             position += 2
             return (tag, true)
         }
-        guard tag == .plist, Self.isWhitespace(bytes[position]) else { return nil }
+        guard Self.isWhitespace(bytes[position]) else { return fail("a malformed tag: \(found)", at: tagStart) }
         // `<plist version="1.0">`: skip the attributes.
-        guard skipPastTagEnd(rejecting: [UInt8(ascii: "<")]) else { return nil }
-        return bytes[position - 2] == UInt8(ascii: "/") ? nil : (tag, false)
+        guard skipPastTagEnd(rejecting: [UInt8(ascii: "<")]) else {
+            return fail("a tag that is never closed (>)", at: tagStart)
+        }
+        return (tag, bytes[position - 2] == UInt8(ascii: "/"))
     }
 
     /// Moves past the first `>`, which ends the current markup; `false` (the input is left to
@@ -513,13 +650,16 @@ struct XMLPropertyListParser {
             if byte == UInt8(ascii: "<") || byte == UInt8(ascii: "&") { break }
             position += 1
         }
-        guard position < bytes.count else { return nil }
+        guard position < bytes.count else { return fail("the file ends inside a <string> or <key>", at: start) }
         if bytes[position] == UInt8(ascii: "<"), hasPrefix(close) {
             // The common case: plain text, made into a string straight from the bytes.
-            let content = UnsafeBufferPointer(rebasing: bytes[start..<position])
-            guard !Self.startsWithByteOrderMark(content) else { return nil }
+            var content = UnsafeBufferPointer(rebasing: bytes[start..<position])
+            if Self.startsWithByteOrderMark(content) { content = UnsafeBufferPointer(rebasing: content.dropFirst(3)) }
+            guard let text = String(validating: content, as: UTF8.self) else {
+                return fail("text that is not valid UTF-8", at: start)
+            }
             position += close.utf8CodeUnitCount
-            return String(validating: content, as: UTF8.self)
+            return text
         }
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<position]))
@@ -529,9 +669,12 @@ struct XMLPropertyListParser {
                 guard appendReference() else { return nil }
             } else if byte == UInt8(ascii: "<") {
                 if hasPrefix(close) {
-                    guard !Self.startsWithByteOrderMark(scratch) else { return nil }
                     position += close.utf8CodeUnitCount
-                    return String(validating: scratch, as: UTF8.self)
+                    let text = Self.startsWithByteOrderMark(scratch) ? scratch.dropFirst(3) : scratch[...]
+                    guard let text = String(validating: text, as: UTF8.self) else {
+                        return fail("text that is not valid UTF-8", at: start)
+                    }
+                    return text
                 }
                 guard appendCDATA() else { return nil }
             } else {
@@ -539,24 +682,26 @@ struct XMLPropertyListParser {
                 position += 1
             }
         }
-        return nil
+        return fail("the file ends inside a <string> or <key>", at: start)
     }
 
-    /// Whether decoded text starts with U+FEFF, which Foundation drops from the start of every
-    /// string and key (however it was written: raw, `&#xFEFF;` or in CDATA); such text is left
-    /// to it.
+    /// Whether decoded text starts with U+FEFF, which Foundation drops (once) from the start of
+    /// every string and key, however it was written: raw, `&#xFEFF;` or in CDATA.
     private static func startsWithByteOrderMark(_ text: some Collection<UInt8>) -> Bool {
         text.starts(with: [0xEF, 0xBB, 0xBF])
     }
 
     /// Decodes `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&#NNN;` or `&#xHH;` into `scratch`.
     private mutating func appendReference() -> Bool {
+        let start = position
         for (name, byte) in Self.entities where hasPrefix(name) {
             scratch.append(byte)
             position += name.utf8CodeUnitCount
             return true
         }
-        guard hasPrefix("&#") else { return false }
+        guard hasPrefix("&#") else {
+            return failed("an unknown entity \(found) (write & as &amp;)", at: start)
+        }
         position += 2
         var radix: UInt32 = 10
         if position < bytes.count, bytes[position] == UInt8(ascii: "x") {
@@ -569,20 +714,28 @@ struct XMLPropertyListParser {
             value = value * radix + digit
             digits += 1
             position += 1
-            // Longer references are unusual; leave them to Foundation (this also bounds `value`).
-            guard digits <= 7 else { return false }
+            // Longer references are unusual (this also bounds `value`).
+            guard digits <= 7 else { return failed("a character reference with too many digits", at: start) }
         }
-        guard digits > 0, position < bytes.count, bytes[position] == UInt8(ascii: ";") else { return false }
+        guard digits > 0, position < bytes.count, bytes[position] == UInt8(ascii: ";") else {
+            position = start
+            return failed("a malformed character reference \(found)", at: start)
+        }
         position += 1
-        // NUL and surrogates are rejected or unusual in Foundation too; leave them to it.
-        guard value != 0, let scalar = Unicode.Scalar(value) else { return false }
+        // NUL and surrogates are no characters of a document (Foundation reads `&#0;` as a space).
+        guard value != 0, let scalar = Unicode.Scalar(value) else {
+            return failed("a character reference to no character (NUL, a surrogate, or beyond U+10FFFF)", at: start)
+        }
         scratch.append(contentsOf: UTF8.encode(scalar)!)
         return true
     }
 
     /// Copies the content of a `<![CDATA[ ... ]]>` section into `scratch`.
     private mutating func appendCDATA() -> Bool {
-        guard hasPrefix("<![CDATA[") else { return false }
+        guard hasPrefix("<![CDATA[") else {
+            return failed("markup inside a <string> or <key>: \(found) (write < as &lt;)")
+        }
+        let start = position
         position += 9
         while position < bytes.count {
             if hasPrefix("]]>") {
@@ -592,14 +745,17 @@ struct XMLPropertyListParser {
             scratch.append(bytes[position])
             position += 1
         }
-        return false
+        return failed("a CDATA section that is never closed (]]>)", at: start)
     }
 
     /// The bytes up to the next `<`, which must start the closing tag `close`; consumes both.
     private mutating func readContent(close: StaticString) -> UnsafeBufferPointer<UInt8>? {
         let start = position
         while position < bytes.count, bytes[position] != UInt8(ascii: "<") { position += 1 }
-        guard hasPrefix(close) else { return nil }
+        guard hasPrefix(close) else {
+            let element = String(decoding: UnsafeRawBufferPointer(start: close.utf8Start + 2, count: close.utf8CodeUnitCount - 3), as: UTF8.self)
+            return fail("expected \(close) to close <\(element)>, found \(found)")
+        }
         let content = UnsafeBufferPointer(rebasing: bytes[start..<position])
         position += close.utf8CodeUnitCount
         return content
@@ -607,33 +763,70 @@ struct XMLPropertyListParser {
 
     // MARK: - Numbers, dates and data
 
-    /// A decimal integer with an optional sign that fits in `Int`; anything else is `nil`.
+    /// A decimal or hexadecimal (`0x1F`) integer with an optional sign, as Foundation reads
+    /// them; one beyond `Int` is refused, with its key (a setting's integers are `Int`s).
     private mutating func readInteger() -> Int? {
-        guard let content = readContent(close: "</integer>"), !content.isEmpty else { return nil }
+        let start = position
+        guard let content = readContent(close: "</integer>") else { return nil }
+        guard !content.isEmpty else { return fail("an empty <integer>", at: start) }
+        let text = Self.shown(String(decoding: content, as: UTF8.self))
         var index = 0
         var negative = false
         if content[0] == UInt8(ascii: "-") || content[0] == UInt8(ascii: "+") {
             negative = content[0] == UInt8(ascii: "-")
             index = 1
         }
-        guard index < content.count else { return nil }
-        // Accumulated negatively, so that `Int.min` fits.
-        var value = 0
+        var radix: UInt32 = 10
+        if index + 1 < content.count, content[index] == UInt8(ascii: "0"),
+            content[index + 1] == UInt8(ascii: "x") || content[index + 1] == UInt8(ascii: "X")
+        {
+            radix = 16
+            index += 2
+        }
+        guard index < content.count else { return fail("'\(text)' is not an integer", at: start) }
+        var magnitude: UInt64 = 0
+        var overflow = false
         while index < content.count {
-            guard let digit = Self.digitValue(content[index], radix: 10) else { return nil }
-            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflow2) = shifted.subtractingReportingOverflow(Int(digit))
-            guard !overflow1, !overflow2 else { return nil }
-            value = next
+            guard let digit = Self.digitValue(content[index], radix: radix) else {
+                return fail(
+                    "'\(text)' is not an integer (digits, with a sign or 0x for hexadecimal; no spaces)", at: start)
+            }
+            let (shifted, overflow1) = magnitude.multipliedReportingOverflow(by: UInt64(radix))
+            let (next, overflow2) = shifted.addingReportingOverflow(UInt64(digit))
+            overflow = overflow || overflow1 || overflow2
+            magnitude = next
             index += 1
         }
-        if negative { return value }
-        return value == Int.min ? nil : -value
+        let limit = negative ? UInt64(Int.max) + 1 : UInt64(Int.max)
+        guard !overflow, magnitude <= limit else {
+            failure = nil  // this problem, not an earlier one, with the value's key
+            return fail(
+                "the integer \(text), outside the range of a setting's integers (\(Int.min) to \(Int.max))",
+                at: start)
+        }
+        return negative ? Int(truncatingIfNeeded: 0 &- magnitude) : Int(magnitude)
     }
 
-    /// A finite real in plain decimal or exponent notation (`1`, `-0.5`, `.5`, `1.5e-3`).
+    /// The longest `<real>` read: longer is no number anyone writes (it bounds the conversion).
+    private static let maximumRealLength = 1024
+
+    /// A real in decimal or exponent notation (`1`, `-0.5`, `.5`, `1.`, `1.5e-3`; beyond
+    /// `Double`'s range it is infinite), or `inf`, `infinity` or `nan` in any case with an
+    /// optional sign (not for `nan`), as Foundation reads them.
     private mutating func readReal() -> Double? {
-        guard let content = readContent(close: "</real>"), !content.isEmpty, content.count <= 64 else { return nil }
+        let start = position
+        guard let content = readContent(close: "</real>") else { return nil }
+        guard !content.isEmpty else { return fail("an empty <real>", at: start) }
+        guard content.count <= Self.maximumRealLength else {
+            return fail("a <real> of \(content.count) characters, more than \(Self.maximumRealLength)", at: start)
+        }
+        let text = String(decoding: content, as: UTF8.self)
+        switch text.lowercased() {
+        case "nan": return .nan
+        case "inf", "+inf", "infinity", "+infinity": return .infinity
+        case "-inf", "-infinity": return -.infinity
+        default: break
+        }
         var index = 0
         func skipDigits() -> Int {
             let start = index
@@ -646,22 +839,35 @@ struct XMLPropertyListParser {
             index += 1
             mantissaDigits += skipDigits()
         }
-        guard mantissaDigits > 0 else { return nil }
-        if index < content.count, content[index] == UInt8(ascii: "e") || content[index] == UInt8(ascii: "E") {
+        var valid = mantissaDigits > 0
+        if valid, index < content.count, content[index] == UInt8(ascii: "e") || content[index] == UInt8(ascii: "E") {
             index += 1
             if index < content.count, content[index] == UInt8(ascii: "-") || content[index] == UInt8(ascii: "+") {
                 index += 1
             }
-            guard skipDigits() > 0 else { return nil }
+            valid = skipDigits() > 0
         }
-        guard index == content.count, let value = Double(String(decoding: content, as: UTF8.self)), value.isFinite
-        else { return nil }
+        guard valid, index == content.count, let value = Double(text) else {
+            return fail(
+                "'\(Self.shown(text))' is not a real number (1.5, -2, 1e-3, inf or nan; no spaces)", at: start)
+        }
         return value
     }
 
     /// A date written as `yyyy-MM-ddTHH:mm:ssZ`, the only form property-list writers use.
     private mutating func readDate() -> Date? {
-        guard let content = readContent(close: "</date>"), content.count == 20 else { return nil }
+        let start = position
+        guard let content = readContent(close: "</date>") else { return nil }
+        guard let date = Self.date(content) else {
+            let text = Self.shown(String(decoding: content, as: UTF8.self))
+            return fail("'\(text)' is not a date (write yyyy-MM-ddTHH:mm:ssZ, in UTC)", at: start)
+        }
+        return date
+    }
+
+    /// `content` as a date, if it is one in the form `yyyy-MM-ddTHH:mm:ssZ`.
+    private static func date(_ content: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard content.count == 20 else { return nil }
         func number(_ offset: Int, _ length: Int) -> Int? {
             var value = 0
             for index in offset..<(offset + length) {
@@ -681,7 +887,7 @@ struct XMLPropertyListParser {
         else { return nil }
         // Days since 2001-01-01 in the proleptic Gregorian calendar, as CoreFoundation counts.
         let seconds =
-            Self.daysFromCivil(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60
+            daysFromCivil(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60
             + second
         return Date(timeIntervalSinceReferenceDate: TimeInterval(seconds))
     }
@@ -689,7 +895,16 @@ struct XMLPropertyListParser {
     /// Base64, possibly wrapped over lines; `nil` unless it is strictly valid once the
     /// whitespace is removed (Foundation's decoder is more lenient with broken input).
     private mutating func readData() -> Data? {
+        let start = position
         guard let content = readContent(close: "</data>") else { return nil }
+        guard let data = base64(content) else {
+            return fail("the <data> is not valid base64 (A-Z, a-z, 0-9, + and /, in groups of 4, = only at the end)", at: start)
+        }
+        return data
+    }
+
+    /// Strict base64 once whitespace is removed, into `scratch`.
+    private mutating func base64(_ content: UnsafeBufferPointer<UInt8>) -> Data? {
         scratch.removeAll(keepingCapacity: true)
         for byte in content where !Self.isWhitespace(byte) { scratch.append(byte) }
         guard scratch.count % 4 == 0 else { return nil }
@@ -811,9 +1026,10 @@ struct XMLPropertyListParser {
             if Self.isWhitespace(bytes[position]) {
                 position += 1
             } else if hasPrefix("<!--") {
+                let start = position
                 position += inProlog ? 5 : 4
                 while position < bytes.count, !hasPrefix("-->") { position += 1 }
-                guard position < bytes.count else { return false }
+                guard position < bytes.count else { return failed("a comment that is never closed (-->)", at: start) }
                 position += 3
             } else {
                 break
@@ -830,7 +1046,7 @@ struct XMLPropertyListParser {
         }
         let start = position
         while position < bytes.count, !hasPrefix("?>") { position += 1 }
-        guard position < bytes.count else { return false }
+        guard position < bytes.count else { return failed("the XML declaration is never closed (?>)", at: start) }
         let declaration = UnsafeBufferPointer(rebasing: bytes[start..<position])
         position += 2
         // Find `encoding = "..."`.
@@ -843,18 +1059,25 @@ struct XMLPropertyListParser {
         else { return true }
         var index = found + name.count
         while index < declaration.count, isWhitespace(declaration[index]) { index += 1 }
-        guard index < declaration.count, declaration[index] == UInt8(ascii: "=") else { return false }
+        let malformed = "a malformed encoding in the XML declaration"
+        guard index < declaration.count, declaration[index] == UInt8(ascii: "=") else { return failed(malformed, at: start) }
         index += 1
         while index < declaration.count, isWhitespace(declaration[index]) { index += 1 }
-        guard index < declaration.count else { return false }
+        guard index < declaration.count else { return failed(malformed, at: start) }
         let quote = declaration[index]
-        guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else { return false }
+        guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else { return failed(malformed, at: start) }
         let valueStart = index + 1
         guard let valueEnd = (valueStart..<declaration.count).first(where: { declaration[$0] == quote }) else {
-            return false
+            return failed(malformed, at: start)
         }
         let value = String(decoding: UnsafeBufferPointer(rebasing: declaration[valueStart..<valueEnd]), as: UTF8.self)
-        return value.lowercased() == "utf-8"
+        guard value.lowercased() == "utf-8" else {
+            let shown = Self.shown(value)
+            return failed(
+                "the file declares the encoding \(shown); only UTF-8 is read (convert it: iconv -f \(shown) -t UTF-8)",
+                at: start)
+        }
+        return true
 
         func isWhitespace(_ byte: UInt8) -> Bool { Self.isWhitespace(byte) }
     }

@@ -1,6 +1,10 @@
 /// Parses durations written with systemd's time units (`systemd.time(7)`): `500ms`, `1.5s`,
 /// `2min`, `1h 30min`, `100us`; a bare number is seconds.
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 package enum DurationParser {
     private static let units: [(names: [String], nanoseconds: Double)] = [
@@ -15,7 +19,7 @@ package enum DurationParser {
     ]
 
     package static func parse(_ text: String) -> Duration? {
-        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
+        var rest = Substring(text.trimmingWhitespace())
         guard !rest.isEmpty else { return nil }
         var total = 0.0
         while !rest.isEmpty {

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A type that typed reads can convert a ``SettingValue`` into.
 ///
@@ -69,7 +73,7 @@ extension Int: SettingValueConvertible, BuiltInSettingType {
             guard value.rounded() == value, let exact = Int(exactly: value) else { return nil }
             self = exact
         case .string(let text):
-            guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else { return nil }
+            guard let value = Int(text.trimmingWhitespace()) else { return nil }
             self = value
         default: return nil
         }
@@ -87,7 +91,7 @@ extension Double: SettingValueConvertible, BuiltInSettingType {
         case .real(let value): self = value
         case .integer(let value): self = Double(value)
         case .string(let text):
-            guard let value = Double(text.trimmingCharacters(in: .whitespaces)) else { return nil }
+            guard let value = Double(text.trimmingWhitespace()) else { return nil }
             self = value
         default: return nil
         }
@@ -106,7 +110,7 @@ extension Bool: SettingValueConvertible, BuiltInSettingType {
         case .integer(0): self = false
         case .integer(1): self = true
         case .string(let text):
-            switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+            switch text.trimmingWhitespace().lowercased() {
             case "true", "yes", "on", "1": self = true
             case "false", "no", "off", "0": self = false
             default: return nil

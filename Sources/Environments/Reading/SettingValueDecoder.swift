@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A `Decoder` over a ``SettingValue``, used by ``ConfigurationReading/decode(_:from:)``.
 ///
@@ -20,7 +24,7 @@ struct SettingValueDecoder: Decoder {
 
     /// `parts` (a path's canonical text first, then quoted keys and `[N]` indices) as one path.
     static func describe(_ parts: [String]) -> String {
-        parts.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+        parts.joined(separator: ".").replacingEvery(".[", with: "[")
     }
 
     func mismatch(_ expected: String, _ found: SettingValue) -> EnvironmentError {

@@ -1,4 +1,8 @@
-package import Foundation
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 package import Logging
 
 /// One complete, immutable configuration: every effective value with its source, for one

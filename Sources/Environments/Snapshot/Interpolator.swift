@@ -1,4 +1,16 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Expands `${Key}`, `${env:VAR}` and `${credential:NAME}` in string values, after layering.
 ///
@@ -404,25 +416,6 @@ struct Interpolator {
         return (chain.prefix(count) + ["... (\(elided) more)"] + chain.suffix(count)).joined(separator: " -> ")
     }
 
-    /// `text` without the white space at its ends: what `trimmingCharacters(in: .whitespaces)`
-    /// returns (tab and the space separators, Unicode's Zs), without its detour through
-    /// NSString, which cost more than all the rest of following a reference.
-    static func trimmingWhitespace(_ text: String) -> String {
-        func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
-            if scalar.isASCII { return scalar == " " || scalar == "\t" }
-            return scalar.properties.generalCategory == .spaceSeparator
-        }
-        let scalars = text.unicodeScalars
-        guard let first = scalars.first, let last = scalars.last, isWhitespace(first) || isWhitespace(last) else {
-            return text
-        }
-        var start = scalars.startIndex
-        var end = scalars.endIndex
-        while start < end, isWhitespace(scalars[start]) { start = scalars.index(after: start) }
-        while end > start, isWhitespace(scalars[scalars.index(before: end)]) { end = scalars.index(before: end) }
-        return String(scalars[start..<end])
-    }
-
     /// A name from a file (a key, a variable, a credential) as an error shows it: whole if it
     /// is short, else its start and its length, so that no error is as long as a file.
     static func shown(_ name: String) -> String {
@@ -441,7 +434,7 @@ struct Interpolator {
         if reference.hasPrefix("credential:") {
             return try credentialPiece(String(reference.dropFirst(11)), in: frame)
         }
-        let key = Interpolator.trimmingWhitespace(reference)
+        let key = reference.trimmingWhitespace()
         if inChain.contains(key) {
             // The keys being expanded, outermost first.
             let chain = stack.filter(\.isKey).map(\.path)
@@ -585,8 +578,8 @@ struct Interpolator {
                 path: path, file: file,
                 hint: Interpolator.credentialHint(shownName, givesNone: true))
         }
-        let credentialFile = (directory as NSString).appendingPathComponent(name)
-        let shownFile = (directory as NSString).appendingPathComponent(shownName)
+        let credentialFile = PathNames.join(directory, name)
+        let shownFile = PathNames.join(directory, shownName)
         if usesPlaceholders, access(credentialFile, R_OK) != 0, errno == EACCES || errno == EPERM {
             unreadableNames.insert(name)
             return nil

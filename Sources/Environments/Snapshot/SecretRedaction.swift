@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension EnvironmentError {
     /// An error that rejects the value of one key, for ``EnvironmentOptions/validate``: it names
@@ -69,7 +73,7 @@ extension EnvironmentSnapshot {
     func redactingSecrets(in text: String) -> String {
         var text = text
         for secret in secretTexts where text.contains(secret) {
-            text = text.replacingOccurrences(of: secret, with: ConfiguredValue.redacted)
+            text = text.replacingEvery(secret, with: ConfiguredValue.redacted)
         }
         return text
     }

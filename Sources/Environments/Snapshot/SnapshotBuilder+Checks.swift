@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The checks of a build: each throws the error that rejects the configuration, or returns.
 extension SnapshotBuilder {

@@ -1,4 +1,16 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Builds a complete snapshot: read, select, merge, interpolate, apply restart-only rules,
 /// validate. Nothing is swapped here; a thrown error leaves everything as it was.
@@ -457,14 +469,14 @@ struct SnapshotBuilder {
             throw EnvironmentError(
                 .fileNotFound, "no \(options.fileName) found",
                 searchedFiles: location.searchedDirectories.map {
-                    ($0 as NSString).appendingPathComponent(options.fileName)
+                    PathNames.join($0, options.fileName)
                 },
                 hint: "Create it, or point --config-dir or $CONFIGURATION_DIRECTORY at the directory that holds it")
         }
         var dropIns = try location.dropInFiles()
         for path in candidates.keys.sorted()
-        where (path as NSString).deletingLastPathComponent == location.dropInDirectory
-            && ConfigurationLocation.isDropInFileName((path as NSString).lastPathComponent) && !dropIns.contains(path)
+        where PathNames.directory(of: path) == location.dropInDirectory
+            && ConfigurationLocation.isDropInFileName(PathNames.lastComponent(of: path)) && !dropIns.contains(path)
         {
             dropIns.append(path)
         }

@@ -1,11 +1,15 @@
-package import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
-    import Glibc
+    package import Glibc
 #elseif canImport(Musl)
-    import Musl
+    package import Musl
 #elseif canImport(Darwin)
-    import Darwin
+    package import Darwin
 #endif
 
 /// Replaces a file so that a reader sees the old contents or the new, never part of either.
@@ -24,9 +28,9 @@ package enum AtomicFile {
     package static func replace(
         _ path: String, with bytes: some Collection<UInt8>, mode: mode_t = 0o666
     ) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
-        let temporary = ((directory.isEmpty ? "." : directory) as NSString).appendingPathComponent(
+        let directory = PathNames.directory(of: path)
+        let name = PathNames.lastComponent(of: path)
+        let temporary = PathNames.join((directory.isEmpty ? "." : directory), 
             ".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp")
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw currentError() }

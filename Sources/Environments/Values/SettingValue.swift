@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// One configuration value, as a property list can express it.
 ///
@@ -62,24 +66,35 @@ public enum SettingValue: Sendable, Hashable {
         }
     }
 
-    /// Converts a value returned by `PropertyListSerialization` (or written by hand in a
-    /// Swift dictionary literal) into a ``SettingValue``.
+    /// Converts a Swift value (written by hand in a dictionary literal, say) into a
+    /// ``SettingValue``: `String`, `Int`, `Double`, `Bool`, `Date`, `Data`, `URL` (its absolute
+    /// string), `[Any]` and `[String: Any]` of them, or a ``SettingValue``.
     ///
-    /// Returns `nil` for values a property list cannot hold.
+    /// Returns `nil` for values a property list cannot hold. The objects of Foundation's
+    /// `PropertyListSerialization` (`NSNumber`) go through `init?(foundationObject:)`, which
+    /// tells a boolean from an integer and refuses integers beyond `Int`.
     package init?(propertyList value: Any) {
+        self.init(propertyList: value, leaf: { _ in nil })
+    }
+
+    /// `init(propertyList:)`, with `leaf` asked first for every value that is no array or
+    /// dictionary (Foundation's `NSNumber`, where Foundation is linked).
+    package init?(propertyList value: Any, leaf: (Any) -> SettingValue??) {
+        if let converted = leaf(value) {
+            guard let converted else { return nil }
+            self = converted
+            return
+        }
         switch value {
         case let value as SettingValue:
             self = value
         case let value as String:
             self = .string(value)
-        case let flag as Bool where SettingValue.isBoolean(value):
+        case let flag as Bool where type(of: value) == Bool.self:
             self = .bool(flag)
-        case let value as NSNumber:
-            guard let number = SettingValue(number: value) else { return nil }
-            self = number
-        case let value as Int:
+        case let value as Int where type(of: value) == Int.self:
             self = .integer(value)
-        case let value as Double:
+        case let value as Double where type(of: value) == Double.self:
             self = .real(value)
         case let value as Date:
             self = .date(value)
@@ -91,7 +106,7 @@ public enum SettingValue: Sendable, Hashable {
             var converted: [SettingValue] = []
             converted.reserveCapacity(values.count)
             for element in values {
-                guard let value = SettingValue(propertyList: element) else { return nil }
+                guard let value = SettingValue(propertyList: element, leaf: leaf) else { return nil }
                 converted.append(value)
             }
             self = .array(converted)
@@ -99,62 +114,12 @@ public enum SettingValue: Sendable, Hashable {
             var converted: [String: SettingValue] = [:]
             converted.reserveCapacity(values.count)
             for (key, element) in values {
-                guard let value = SettingValue(propertyList: element) else { return nil }
+                guard let value = SettingValue(propertyList: element, leaf: leaf) else { return nil }
                 converted[key] = value
             }
             self = .dictionary(converted)
         default:
             return nil
-        }
-    }
-
-    /// Whether `value` is a boolean, not a number that merely casts to `Bool`: `as Bool` also
-    /// matches the NSNumbers 0 and 1 that `<integer>` and `<real>` parse into.
-    private static func isBoolean(_ value: Any) -> Bool {
-        // Linux Foundation returns native `Bool`s; Darwin returns the CFBoolean singletons.
-        if type(of: value) == Bool.self { return true }
-        #if canImport(Darwin)
-            if let number = value as? NSNumber { return CFGetTypeID(number) == CFBooleanGetTypeID() }
-        #endif
-        return false
-    }
-
-    /// `nil` for an integer outside `Int`'s range: Foundation parses `<integer>` up to
-    /// `UInt64.max` (and binary property lists hold 128-bit integers), which `intValue` would
-    /// silently wrap (`UInt64.max` reads as -1).
-    private init?(number: NSNumber) {
-        let type = String(cString: number.objCType)
-        switch type {
-        case "c", "B":
-            // `char` is how CoreFoundation reports a boolean NSNumber.
-            if number.intValue == 0 || number.intValue == 1, type == "B" {
-                self = .bool(number.boolValue)
-            } else {
-                self = .integer(number.intValue)
-            }
-        case "f", "d":
-            self = .real(number.doubleValue)
-        case "Q", "L", "I", "S", "C":
-            guard let exact = Int(exactly: number.uint64Value) else { return nil }
-            self = .integer(exact)
-        case "q", "l", "i", "s":
-            self = .integer(Int(number.int64Value))
-        default:
-            // Anything else (CoreFoundation's 128-bit integers, say) only if `int64Value` holds
-            // it exactly.
-            let value = number.int64Value
-            guard NSNumber(value: value) == number else { return nil }
-            self = .integer(Int(value))
-        }
-    }
-
-    /// A property-list object for this value, suitable for `PropertyListSerialization`.
-    package var propertyListObject: Any {
-        switch self {
-        case .array(let values): values.map(\.propertyListObject) as NSArray
-        case .dictionary(let values):
-            NSDictionary(dictionary: values.mapValues(\.propertyListObject))
-        default: anyValue
         }
     }
 }

@@ -1,8 +1,13 @@
 import Environments
 import EnvironmentsControl
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import SystemdSupport
 import Varlink
+import JSONText
 
 /// `io.systemd.service`, the interface systemd's own daemons serve on their varlink sockets,
 /// so that `varlinkctl call SOCKET io.systemd.service.SetLogLevel '{"level":7}'` works for a

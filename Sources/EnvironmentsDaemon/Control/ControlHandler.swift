@@ -1,9 +1,22 @@
 import Environments
 import EnvironmentsControl
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import Logging
 import SystemdSupport
 import Varlink
+import JSONText
 
 /// Answers the control socket's calls from the environment and its reloader.
 ///

@@ -1,6 +1,10 @@
 import Environments
 import EnvironmentsControl
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import Locking
 import Logging
 import Synchronization
@@ -12,6 +16,7 @@ import Varlink
 #elseif canImport(Musl)
     import Musl
 #endif
+import JSONText
 
 /// The control socket's server: one thread that accepts, reads, writes and enforces the
 /// limits with `poll(2)`, and handlers that run as tasks, so that neither readers of the
@@ -540,7 +545,7 @@ final class ControlServer: Sendable {
         guard let address = UnixSocket.address(path) else {
             throw ControlServerError("'\(path)' is too long for a unix socket path")
         }
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathNames.directory(of: path)
         if !FileManager.default.fileExists(atPath: directory) {
             try? FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])

@@ -1,4 +1,8 @@
-package import Foundation
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 package import Logging
 
 /// A log level set at run time through `io.systemd.service.SetLogLevel` (what

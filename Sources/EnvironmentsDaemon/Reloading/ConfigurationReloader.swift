@@ -1,7 +1,11 @@
 package import CoreMetrics
 package import Environments
 package import EnvironmentsControl
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 package import Logging
 package import SystemdSupport
 

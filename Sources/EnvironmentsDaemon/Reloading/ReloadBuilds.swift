@@ -1,5 +1,9 @@
 import Environments
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import ThreadBridge
 
 /// Runs the daemon's builds of the configuration (reading, parsing, merging and interpolating

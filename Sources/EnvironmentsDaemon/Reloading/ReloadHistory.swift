@@ -1,6 +1,18 @@
 package import Environments
 package import EnvironmentsControl
-package import Foundation
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The daemon's last loads and reloads, for the control socket's `History` (and
 /// `envctl history` where there is no journal): oldest first, bounded in count and in size.

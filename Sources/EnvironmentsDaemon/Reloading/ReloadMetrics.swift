@@ -1,6 +1,10 @@
 import CoreMetrics
 import EnvironmentsControl
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The reload metrics, through swift-metrics, so that any backend an application bootstraps
 /// (`MetricsSystem.bootstrap`, swift-prometheus, swift-otel) gets them. The names follow

@@ -1,6 +1,10 @@
 import Environments
 import EnvironmentsControl
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import SystemdSupport
 
 /// One load or reload attempt, built once when it ends: everything the daemon tells about it

@@ -1,6 +1,18 @@
 import Environments
 package import EnvironmentsControl
-package import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    package import Foundation
+#endif
+
+#if canImport(Glibc)
+    package import Glibc
+#elseif canImport(Musl)
+    package import Musl
+#elseif canImport(Darwin)
+    package import Darwin
+#endif
 
 /// What a running daemon publishes in a file about its configuration and its last reload, for
 /// scripts and monitoring that read files (the control socket answers the same questions).
@@ -131,7 +143,7 @@ package struct ReloadState: Codable, Sendable, Hashable {
         else {
             return nil
         }
-        return (String(runtime) as NSString).appendingPathComponent(defaultFileName)
+        return PathNames.join(String(runtime), defaultFileName)
     }
 
     /// Reads a state file.

@@ -2,7 +2,11 @@ package import CoreMetrics
 public import Environments
 import EnvironmentsControl
 import FileWatching
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 public import Logging
 public import ServiceLifecycle
 public import SystemdSupport
