@@ -59,8 +59,8 @@ build_with_environments() {
     build_locking "$1"
     "${swiftc_fuzzer[@]}" -module-name "$1" -package-name "$1" \
         -I "$out/logging" -L "$out/logging" -lLogging \
-        -I "$out/textescaping-$1" -L "$out/textescaping-$1" -lTextEscaping \
         -I "$out/jsontext-$1" -L "$out/jsontext-$1" -lJSONText \
+        -I "$out/textescaping-$1" -L "$out/textescaping-$1" -lTextEscaping \
         -I "$out/locking-$1" -L "$out/locking-$1" -lLocking \
         $(find Sources/Environments -name '*.swift' | sort) Fuzz/"$2"/*.swift -o "$out/$2-fuzzer"
 }
@@ -73,8 +73,8 @@ build() {
         build_text_escaping VarlinkFuzz
         build_json_text VarlinkFuzz
         "${swiftc_fuzzer[@]}" -module-name VarlinkFuzz -package-name VarlinkFuzz \
-            -I "$out/textescaping-VarlinkFuzz" -L "$out/textescaping-VarlinkFuzz" -lTextEscaping \
             -I "$out/jsontext-VarlinkFuzz" -L "$out/jsontext-VarlinkFuzz" -lJSONText \
+            -I "$out/textescaping-VarlinkFuzz" -L "$out/textescaping-VarlinkFuzz" -lTextEscaping \
             Sources/Varlink/*.swift Fuzz/varlink/*.swift -o "$out/varlink-fuzzer"
         ;;
     bplist)

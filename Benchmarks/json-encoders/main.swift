@@ -3,6 +3,7 @@
 // Foundation's JSONEncoder with sorted keys (the same text). Built and run by
 // Benchmarks/json-encoders.sh; prints medians and ratios.
 import Foundation
+import JSONText
 
 struct Source: Codable { var layer: String; var file: String?; var section: String? }
 struct Setting: Codable { var key: String; var value: String?; var type: String; var secret: Bool; var source: Source }

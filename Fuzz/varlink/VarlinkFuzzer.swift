@@ -3,7 +3,9 @@
 // then the decoded call is encoded and decoded again and must come back equal (numbers as the
 // reals they denote: JSON has no integer type, so a real with an integral value,
 // `2.4444444444444444e+18`, may come back as an integer).
-// Built by Fuzz/run.sh together with Sources/Varlink/*.swift.
+// Built by Fuzz/run.sh together with Sources/Varlink/*.swift, linked with JSONText.
+
+import JSONText
 
 /// libFuzzer calls this with each input; a failed check ends the process.
 @_cdecl("LLVMFuzzerTestOneInput")

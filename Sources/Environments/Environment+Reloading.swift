@@ -1,3 +1,7 @@
+import Locking
+import Logging
+import Synchronization
+
 #if canImport(FoundationEssentials)
     package import FoundationEssentials
 #else
@@ -11,9 +15,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Locking
-import Logging
-import Synchronization
 
 extension Environment {
     // MARK: - Reloading

@@ -1,11 +1,12 @@
+import Locking
+import Logging
+import Synchronization
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import Locking
-import Logging
-import Synchronization
 
 /// Per-environment configuration for a program: `Environment.shared.fetch("APIBaseUrl")`.
 ///

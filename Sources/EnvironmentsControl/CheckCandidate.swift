@@ -1,4 +1,5 @@
 import Environments
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

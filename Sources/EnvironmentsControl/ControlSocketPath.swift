@@ -1,4 +1,5 @@
 package import Environments
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -127,7 +128,9 @@ package enum ControlSocketPath {
         }
         // Read to its end: `String(contentsOfFile:)` stops after the kernel's first page (about
         // 48 sockets), and a host has hundreds. Bounded (about 300,000 sockets' lines).
-        guard !inodes.isEmpty, let data = KernelFile.bytes("/proc/net/unix", limit: socketTableLimit) else { return nil }
+        guard !inodes.isEmpty, let data = KernelFile.bytes("/proc/net/unix", limit: socketTableLimit) else {
+            return nil
+        }
         let table = String(decoding: data, as: UTF8.self)
         let suffix = "/" + ControlInterface.socketFileName
         for line in table.split(separator: "\n").dropFirst() {

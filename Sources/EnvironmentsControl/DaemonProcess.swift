@@ -1,3 +1,5 @@
+import Environments
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -11,7 +13,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Environments
 
 /// A process as a daemon's state file records it, so that a reader can tell whether the daemon
 /// that wrote the file still runs: its id, when it started (a reused id starts later), and the

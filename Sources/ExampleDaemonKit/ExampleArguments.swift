@@ -1,5 +1,6 @@
 import ArgumentParser
 package import Environments
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

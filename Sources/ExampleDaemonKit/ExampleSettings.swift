@@ -1,4 +1,5 @@
 package import Environments
+
 #if canImport(FoundationEssentials)
     package import FoundationEssentials
 #else

@@ -1,9 +1,10 @@
+package import JSONText
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-package import JSONText
 
 extension JSONValue {
     /// A record's members as varlink parameters.

@@ -1,9 +1,10 @@
+package import JSONText
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-package import JSONText
 
 /// Encodes an `Encodable` value straight into a ``JSONValue``, with no JSON text in between.
 ///

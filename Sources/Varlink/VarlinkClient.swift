@@ -1,3 +1,5 @@
+import JSONText
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -11,7 +13,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import JSONText
 
 /// Why a call to the control socket did not get an answer.
 package struct VarlinkClientError: Error, CustomStringConvertible, Sendable {

@@ -1,9 +1,10 @@
+package import JSONText
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-package import JSONText
 
 /// A varlink method call: `{"method": "interface.Method", "parameters": {...}}`.
 ///

@@ -1,8 +1,8 @@
 import EnvironmentsControl
 import EnvironmentsEditing
 import Foundation
-import Varlink
 import JSONText
+import Varlink
 
 extension VarlinkClient {
     /// The daemon's `Describe`, asked for in parts (varlink's `more`) so that a configuration of

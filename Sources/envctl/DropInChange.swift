@@ -2,8 +2,8 @@ import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
 import Foundation
-import Varlink
 import JSONText
+import Varlink
 
 /// A change to one drop-in that `edit`, `set`, `unset` and `migrate` check before they install
 /// it: the engine's ``DropInEditor``, in the directory that the command line names, checked by

@@ -3,9 +3,9 @@ import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
 import Foundation
+import JSONText
 import TextEscaping
 import Varlink
-import JSONText
 
 /// `envctl`: inspect, check and reload the configuration of a daemon that uses Environments.
 @main

@@ -3,9 +3,9 @@ import EnvironmentsControl
 import EnvironmentsEditing
 import FileWatching
 import Foundation
+import JSONText
 import TextEscaping
 import Varlink
-import JSONText
 
 /// What `show` prints, from the files or from a running daemon.
 struct Listing {

@@ -1,9 +1,9 @@
 import EnvironmentsControl
 import EnvironmentsEditing
 import Foundation
+import JSONText
 import SystemdSupport
 import Varlink
-import JSONText
 
 /// Where `envctl history` and `envctl diff --generation` find a daemon's loads and reloads:
 /// the journal entries the daemon wrote (they outlive it), else the daemon's own last ones

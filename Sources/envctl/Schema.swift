@@ -3,8 +3,8 @@ import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
 import Foundation
-import Varlink
 import JSONText
+import Varlink
 
 struct Schema: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,9 +3,9 @@ import Environments
 import EnvironmentsControl
 import FileWatching
 import Foundation
+import JSONText
 import TextEscaping
 import Varlink
-import JSONText
 
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(

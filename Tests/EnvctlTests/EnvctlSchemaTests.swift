@@ -1,6 +1,7 @@
 import Environments
 import EnvironmentsControl
 import Foundation
+import JSONText
 import TestSupport
 import Testing
 import Varlink
@@ -8,7 +9,6 @@ import Varlink
 #if canImport(Glibc)
     import Glibc
 #endif
-import JSONText
 
 /// The declaration for operators without the application's code: the control socket's
 /// `Schema`, `envctl schema`, `envctl check --schema FILE` and `envctl explain`, through the

@@ -1,8 +1,8 @@
 import EnvironmentsControl
 import Foundation
+import JSONText
 import Testing
 import Varlink
-import JSONText
 
 /// The interface text that the daemon serves (`ControlInterface.description`) against the
 /// records that travel on the socket: each record has exactly the fields of the type it stands

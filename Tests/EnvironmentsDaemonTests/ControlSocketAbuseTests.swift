@@ -2,6 +2,7 @@ import Environments
 import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation
+import JSONText
 import Logging
 import TestSupport
 import Testing
@@ -10,7 +11,6 @@ import Varlink
 #if canImport(Glibc)
     import Glibc
 #endif
-import JSONText
 
 /// Hostile local users against the control socket: clients run as other users (uid 65534 and
 /// neighbours, through `setpriv`) hold, trickle, flood and never read, while root still

@@ -2,6 +2,7 @@ import Environments
 import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation
+import JSONText
 import Synchronization
 import TestSupport
 import Testing
@@ -10,7 +11,6 @@ import Varlink
 #if canImport(Glibc)
     import Glibc
 #endif
-import JSONText
 
 /// The control socket of an `EnvironmentService` running in this process, asked over a real
 /// unix socket: by `VarlinkClient`, by raw bytes, and by `envctl` run as another user.

@@ -2,6 +2,7 @@ import Environments
 import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation
+import JSONText
 import TestSupport
 import Testing
 import Varlink
@@ -9,7 +10,6 @@ import Varlink
 #if canImport(Glibc)
     import Glibc
 #endif
-import JSONText
 
 /// A configuration of about a hundred thousand keys, in drop-ins each well under the per-file
 /// cap: the daemon runs with it, and envctl shows, gets, diffs and sets against it (the

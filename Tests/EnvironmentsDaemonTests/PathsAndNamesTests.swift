@@ -1,6 +1,7 @@
 import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation
+import JSONText
 import TestSupport
 import Testing
 import Varlink
@@ -8,7 +9,6 @@ import Varlink
 #if canImport(Glibc)
     import Glibc
 #endif
-import JSONText
 
 /// Paths mean what they say, through the real daemon and envctl: a relative `--config-dir` is
 /// the daemon's directory wherever envctl runs; a name that becomes a path (an instance, an

@@ -2,6 +2,7 @@ import Environments
 import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation
+import JSONText
 import Logging
 import TestSupport
 import Testing
@@ -10,7 +11,6 @@ import Varlink
 #if canImport(Glibc)
     import Glibc
 #endif
-import JSONText
 
 /// The daemon's history of loads and reloads: its limits, the control socket's `History`, and
 /// `envctl history` and `envctl diff --generation` reading it from a service in this process.
@@ -191,7 +191,7 @@ struct ReloadHistoryTests {
                 })
             #expect(lines.contains("    Greeting: hello -> bonjour"))
             #expect(lines.contains { $0.contains("generation 2  rejected  control from uid \(getuid())") })
-            #expect(lines.contains { $0.hasPrefix("    ") && $0.contains(fixture.mainFile) && $0.contains("line 3") })
+            #expect(lines.contains { $0.hasPrefix("    ") && $0.contains(fixture.mainFile + ":3: ") }, "\(lines)")
             #expect(!history.output.contains("hunter2"))
 
             let automatic = try runToEnd(

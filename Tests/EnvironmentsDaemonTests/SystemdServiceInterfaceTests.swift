@@ -2,6 +2,7 @@ import Environments
 import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation
+import JSONText
 import Logging
 import SystemdSupport
 import TestSupport
@@ -11,7 +12,6 @@ import Varlink
 #if canImport(Glibc)
     import Glibc
 #endif
-import JSONText
 
 /// systemd's `io.systemd.service` on the control socket of an `EnvironmentService` running in
 /// this process: `Ping`, `Reload`, `SetLogLevel` and `GetEnvironment`, over a real unix socket.

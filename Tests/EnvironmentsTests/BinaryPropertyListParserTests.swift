@@ -1,8 +1,8 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Environments
-import TestSupport
 
 /// Binary property lists are decoded by our own parser (``BinaryPropertyListParser``), not
 /// Foundation's `PropertyListSerialization`: every value a writer makes reads as Foundation

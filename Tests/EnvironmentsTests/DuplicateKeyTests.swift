@@ -1,8 +1,8 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Environments
-import TestSupport
 
 /// Keys written more than once in one dictionary (issue 31.3): the last copy is read, in XML and
 /// binary files alike, as Apple's and Python's readers do, and every duplicate is recorded with

@@ -8,8 +8,11 @@ import Testing
 @Suite struct PropertyListErrorTests {
     /// The document's lines: 1 the declaration, 2 `<plist>`, 3 `<dict>`, 4 `<key>Common</key>`,
     /// 5 `<dict>`, 6 the body's first line.
-    private static func document(_ body: String, prolog: String = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>") -> String {
-        prolog + "\n<plist version=\"1.0\">\n<dict>\n<key>Common</key>\n<dict>\n" + body + "\n</dict>\n</dict>\n</plist>\n"
+    private static func document(_ body: String, prolog: String = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
+        -> String
+    {
+        prolog + "\n<plist version=\"1.0\">\n<dict>\n<key>Common</key>\n<dict>\n" + body
+            + "\n</dict>\n</dict>\n</plist>\n"
     }
 
     private static func error(_ text: String) throws -> EnvironmentError? {
@@ -53,7 +56,10 @@ import Testing
     }
 
     @Test(arguments: [
-        ("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>", "only UTF-8 is read (convert it: iconv -f ISO-8859-1 -t UTF-8)"),
+        (
+            "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>",
+            "only UTF-8 is read (convert it: iconv -f ISO-8859-1 -t UTF-8)"
+        ),
         ("<?xml version=\"1.0\" encoding=\"UTF-8\"", "the XML declaration is never closed"),
         ("<!DOCTYPE plist [<!ENTITY x \"y\">]>", "internal subset"),
     ])
@@ -67,7 +73,9 @@ import Testing
     @Test func utf16IsRefusedWithTheCommandThatConvertsIt() throws {
         try withTemporaryDirectory { directory in
             let text = Self.document("<key>A</key><string>x</string>").replacing("UTF-8", with: "UTF-16")
-            try directory.write("Environments.plist", data: Data([0xFE, 0xFF] + text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }))
+            try directory.write(
+                "Environments.plist",
+                data: Data([0xFE, 0xFF] + text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }))
             let error = #expect(throws: EnvironmentError.self) { try Environment(options: directory.options()) }
             #expect(error?.code == .malformedFile)
             #expect(error?.description.contains("iconv -f UTF-16 -t UTF-8") == true, "\(error as Any)")
@@ -76,7 +84,8 @@ import Testing
 
     @Test func nestingDeeperThanTheLimitIsAnError() throws {
         let depth = 200
-        let body = "<key>Deep</key>" + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
+        let body =
+            "<key>Deep</key>" + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
         let error = try Self.error(Self.document(body))
         #expect(error?.code == .malformedFile)
         #expect(error?.description.contains("nested deeper than 128 levels") == true, "\(error as Any)")

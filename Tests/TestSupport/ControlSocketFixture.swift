@@ -2,13 +2,13 @@ package import Environments
 package import EnvironmentsControl
 package import EnvironmentsDaemon
 import Foundation
+package import JSONText
 import Logging
 package import Varlink
 
 #if canImport(Glibc)
     import Glibc
 #endif
-package import JSONText
 
 /// A configuration directory and a runtime directory for an `EnvironmentService` in the test
 /// process and its control socket (world-readable, so another user's envctl can reach the socket).

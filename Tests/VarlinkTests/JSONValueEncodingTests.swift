@@ -1,7 +1,7 @@
 import Foundation
+import JSONText
 import Testing
 import Varlink
-import JSONText
 
 /// `JSONValueEncoder` and `JSONValue.jsonText` against Foundation: encoding a record straight
 /// into a `JSONValue` must give what `JSONEncoder` followed by a decode gives, and the text

@@ -1,9 +1,10 @@
+import TextEscaping
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import TextEscaping
 
 /// The check of a configuration against a ``SettingsDeclaration``, at every load.
 ///

@@ -1,9 +1,10 @@
+import Logging
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import Logging
 
 /// A declared setting that is read by its declaration, so that its key and its type are
 /// written once in a program.

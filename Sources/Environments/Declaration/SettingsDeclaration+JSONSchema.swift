@@ -1,9 +1,10 @@
+import JSONText
+
 #if canImport(FoundationEssentials)
     package import FoundationEssentials
 #else
     package import Foundation
 #endif
-import JSONText
 
 /// A JSON Schema document that cannot be read back as a ``SettingsDeclaration``: what is
 /// wrong, and where in the document (a JSON pointer).
@@ -71,7 +72,18 @@ extension SettingsDeclaration {
         if let title { document["title"] = title }
         document["type"] = "object"
         // Every value put in the document is a JSON type: nothing is left out.
-        return Data(JSONValue(jsonObject: document).jsonText(pretty: true))
+        return Data(Self.integralRealsAsIntegers(JSONValue(jsonObject: document)).jsonText(pretty: true))
+    }
+
+    /// `value` with every integral real written as an integer (`2`, not `2.0`), as JSON Schema
+    /// documents write their bounds; the reader takes either.
+    private static func integralRealsAsIntegers(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .double(let real): Int(exactly: real).map(JSONValue.int) ?? value
+        case .array(let values): .array(values.map(integralRealsAsIntegers))
+        case .object(let members): .object(members.mapValues(integralRealsAsIntegers))
+        default: value
+        }
     }
 
     /// The declaration as the text of a JSON Schema document (draft 2020-12), pretty-printed

@@ -1,3 +1,5 @@
+public import Logging
+
 #if canImport(FoundationEssentials)
     package import FoundationEssentials
 #else
@@ -11,7 +13,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-public import Logging
 
 /// How an ``Environment`` finds, selects and checks its configuration.
 ///

@@ -93,7 +93,8 @@ struct PropertyListDocument: Sendable {
 
     /// The error for an XML document the parser refused: what it found, with the line, and
     /// the key when a value is at fault.
-    private static func error(_ failure: XMLPropertyListParser.Failure, in data: Data, file: String) -> EnvironmentError {
+    private static func error(_ failure: XMLPropertyListParser.Failure, in data: Data, file: String) -> EnvironmentError
+    {
         let offset = min(max(failure.offset, 0), data.count)
         let line = data[data.startIndex..<(data.startIndex + offset)].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
         if failure.isTrailingContent {
@@ -105,7 +106,8 @@ struct PropertyListDocument: Sendable {
                 .malformedFile, "\(what); only whitespace and comments may follow </plist>", file: file, line: line,
                 hint: "Remove everything after the first </plist>, then run `envctl check`")
         }
-        let key = failure.path.isEmpty
+        let key =
+            failure.path.isEmpty
             ? nil : failure.path.reduce("") { $1.hasPrefix("[") ? $0 + $1 : SettingPath.joined($0, $1) }
         if let key, failure.reason.hasPrefix("the integer ") {
             return EnvironmentError(

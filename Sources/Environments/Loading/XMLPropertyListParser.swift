@@ -58,7 +58,8 @@ struct XMLPropertyListParser {
         data.withUnsafeBytes { raw in
             var parser = XMLPropertyListParser(bytes: raw.assumingMemoryBound(to: UInt8.self))
             guard let value = parser.parseDocument() else {
-                return .failure(parser.failure ?? Failure(offset: parser.position, reason: "markup that is no property list's"))
+                return .failure(
+                    parser.failure ?? Failure(offset: parser.position, reason: "markup that is no property list's"))
             }
             return .success((value, parser.resolvedDuplicates()))
         }
@@ -206,7 +207,9 @@ struct XMLPropertyListParser {
         guard position < bytes.count else { return "the end of the file" }
         let end = min(bytes.count, position + 24)
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<end]), as: UTF8.self)
-        let shown = text.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? String($0) : $0.escaped(asASCII: true) }.joined()
+        let shown = text.unicodeScalars.map {
+            $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? String($0) : $0.escaped(asASCII: true)
+        }.joined()
         return "'\(shown)\(end < bytes.count ? "..." : "")'"
     }
 
@@ -232,7 +235,8 @@ struct XMLPropertyListParser {
     private mutating func skipProlog() -> Bool {
         // An optional UTF-8 byte-order mark.
         if hasPrefix([0xEF, 0xBB, 0xBF]) { position += 3 }
-        guard !hasPrefix([0xFE, 0xFF]), !hasPrefix([0xFF, 0xFE]), !hasPrefix([0x3C, 0x00]), !hasPrefix([0x00, 0x3C]) else {
+        guard !hasPrefix([0xFE, 0xFF]), !hasPrefix([0xFF, 0xFE]), !hasPrefix([0x3C, 0x00]), !hasPrefix([0x00, 0x3C])
+        else {
             return failed("the file is UTF-16; only UTF-8 is read (convert it: iconv -f UTF-16 -t UTF-8)")
         }
         while true {
@@ -242,7 +246,9 @@ struct XMLPropertyListParser {
             } else if hasPrefix("<?") {
                 // Another processing instruction (`<?xml-stylesheet ...?>`): nothing to read.
                 let start = position
-                guard skip(past: "?>") else { return failed("a processing instruction that is never closed (?>)", at: start) }
+                guard skip(past: "?>") else {
+                    return failed("a processing instruction that is never closed (?>)", at: start)
+                }
             } else if hasPrefix("<!DOCTYPE") {
                 let start = position
                 guard skipDoctype() else {
@@ -262,7 +268,9 @@ struct XMLPropertyListParser {
         if tag == .plist {
             // `<plist/>` and `<plist></plist>` are errors for Foundation; so is more than one value.
             let start = position
-            guard !isEmpty, skipMisc() else { return fail("<plist> holds no value; it must hold one <dict>", at: start) }
+            guard !isEmpty, skipMisc() else {
+                return fail("<plist> holds no value; it must hold one <dict>", at: start)
+            }
             if hasPrefix("</plist>") { return fail("<plist> holds no value; it must hold one <dict>") }
             guard let value = parseValue(depth: 0), skipMisc() else { return nil }
             guard skipClose("</plist>") else { return fail("expected </plist> after the root value, found \(found)") }
@@ -276,7 +284,8 @@ struct XMLPropertyListParser {
         let end = position
         guard skipMisc(), position == bytes.count else {
             position = end
-            failure = Failure(offset: Self.trailingOffset(bytes, from: end), reason: "trailing", isTrailingContent: true)
+            failure = Failure(
+                offset: Self.trailingOffset(bytes, from: end), reason: "trailing", isTrailingContent: true)
             return nil
         }
         return root
@@ -323,7 +332,8 @@ struct XMLPropertyListParser {
         case .true, .false:
             // `<true></true>` too, as in Foundation; nothing between the tags.
             guard isEmpty || skipClose(tag == .true ? "</true>" : "</false>") else {
-                return fail("<\(tag == .true ? "true" : "false")> holds something; write <\(tag == .true ? "true" : "false")/>")
+                return fail(
+                    "<\(tag == .true ? "true" : "false")> holds something; write <\(tag == .true ? "true" : "false")/>")
             }
             return .bool(tag == .true)
         case .integer:
@@ -753,7 +763,9 @@ struct XMLPropertyListParser {
         let start = position
         while position < bytes.count, bytes[position] != UInt8(ascii: "<") { position += 1 }
         guard hasPrefix(close) else {
-            let element = String(decoding: UnsafeRawBufferPointer(start: close.utf8Start + 2, count: close.utf8CodeUnitCount - 3), as: UTF8.self)
+            let element = String(
+                decoding: UnsafeRawBufferPointer(start: close.utf8Start + 2, count: close.utf8CodeUnitCount - 3),
+                as: UTF8.self)
             return fail("expected \(close) to close <\(element)>, found \(found)")
         }
         let content = UnsafeBufferPointer(rebasing: bytes[start..<position])
@@ -898,7 +910,8 @@ struct XMLPropertyListParser {
         let start = position
         guard let content = readContent(close: "</data>") else { return nil }
         guard let data = base64(content) else {
-            return fail("the <data> is not valid base64 (A-Z, a-z, 0-9, + and /, in groups of 4, = only at the end)", at: start)
+            return fail(
+                "the <data> is not valid base64 (A-Z, a-z, 0-9, + and /, in groups of 4, = only at the end)", at: start)
         }
         return data
     }
@@ -1060,7 +1073,9 @@ struct XMLPropertyListParser {
         var index = found + name.count
         while index < declaration.count, isWhitespace(declaration[index]) { index += 1 }
         let malformed = "a malformed encoding in the XML declaration"
-        guard index < declaration.count, declaration[index] == UInt8(ascii: "=") else { return failed(malformed, at: start) }
+        guard index < declaration.count, declaration[index] == UInt8(ascii: "=") else {
+            return failed(malformed, at: start)
+        }
         index += 1
         while index < declaration.count, isWhitespace(declaration[index]) { index += 1 }
         guard index < declaration.count else { return failed(malformed, at: start) }

@@ -1,9 +1,10 @@
+import Logging
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import Logging
 
 /// Read access to configuration, shared by ``Environment`` and ``EnvironmentSnapshot``.
 ///

@@ -1,9 +1,10 @@
+package import Logging
+
 #if canImport(FoundationEssentials)
     package import FoundationEssentials
 #else
     package import Foundation
 #endif
-package import Logging
 
 /// One complete, immutable configuration: every effective value with its source, for one
 /// environment, at one generation.

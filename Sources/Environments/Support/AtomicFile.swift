@@ -30,7 +30,8 @@ package enum AtomicFile {
     ) throws {
         let directory = PathNames.directory(of: path)
         let name = PathNames.lastComponent(of: path)
-        let temporary = PathNames.join((directory.isEmpty ? "." : directory), 
+        let temporary = PathNames.join(
+            (directory.isEmpty ? "." : directory),
             ".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp")
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw currentError() }

@@ -34,7 +34,9 @@ package enum PathNames {
 
     private static func withoutTrailingSlashes(_ path: String) -> String {
         var end = path.utf8.endIndex
-        while end > path.utf8.index(after: path.utf8.startIndex), path.utf8[path.utf8.index(before: end)] == UInt8(ascii: "/") {
+        while end > path.utf8.index(after: path.utf8.startIndex),
+            path.utf8[path.utf8.index(before: end)] == UInt8(ascii: "/")
+        {
             end = path.utf8.index(before: end)
         }
         return path.isEmpty ? path : String(path[..<end])

@@ -1,13 +1,14 @@
 import Environments
 import EnvironmentsControl
+import JSONText
+import SystemdSupport
+import Varlink
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import SystemdSupport
-import Varlink
-import JSONText
 
 /// `io.systemd.service`, the interface systemd's own daemons serve on their varlink sockets,
 /// so that `varlinkctl call SOCKET io.systemd.service.SetLogLevel '{"level":7}'` works for a

@@ -1,5 +1,10 @@
 import Environments
 import EnvironmentsControl
+import JSONText
+import Logging
+import SystemdSupport
+import Varlink
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -13,10 +18,6 @@ import EnvironmentsControl
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Logging
-import SystemdSupport
-import Varlink
-import JSONText
 
 /// Answers the control socket's calls from the environment and its reloader.
 ///

@@ -1,22 +1,23 @@
 import Environments
 import EnvironmentsControl
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import JSONText
 import Locking
 import Logging
 import Synchronization
 import ThreadBridge
 import Varlink
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
 #endif
-import JSONText
 
 /// The control socket's server: one thread that accepts, reads, writes and enforces the
 /// limits with `poll(2)`, and handlers that run as tasks, so that neither readers of the

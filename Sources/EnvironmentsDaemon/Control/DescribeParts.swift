@@ -1,8 +1,8 @@
 import Environments
 import EnvironmentsControl
 import FoundationEssentials
-import Varlink
 import JSONText
+import Varlink
 
 /// `Describe`'s answer, encoded one part at a time as the client takes them (varlink's `more`),
 /// so that a configuration of any size can be described with no more than one part in memory

@@ -1,9 +1,10 @@
+package import Logging
+
 #if canImport(FoundationEssentials)
     package import FoundationEssentials
 #else
     package import Foundation
 #endif
-package import Logging
 
 /// A log level set at run time through `io.systemd.service.SetLogLevel` (what
 /// `varlinkctl call SOCKET io.systemd.service.SetLogLevel '{"level":7}'` sends): it wins over

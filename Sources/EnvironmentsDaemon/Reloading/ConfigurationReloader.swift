@@ -1,13 +1,14 @@
 package import CoreMetrics
 package import Environments
 package import EnvironmentsControl
+package import Logging
+package import SystemdSupport
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-package import Logging
-package import SystemdSupport
 
 /// Runs the load at start and the reloads one at a time, and tells everyone about each.
 ///

@@ -1,10 +1,11 @@
 import Environments
+import ThreadBridge
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import ThreadBridge
 
 /// Runs the daemon's builds of the configuration (reading, parsing, merging and interpolating
 /// the files, reading credential files, and the application's `validate`) on a serial queue of

@@ -1,5 +1,6 @@
 package import Environments
 package import EnvironmentsControl
+
 #if canImport(FoundationEssentials)
     package import FoundationEssentials
 #else

@@ -1,5 +1,6 @@
 import CoreMetrics
 import EnvironmentsControl
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

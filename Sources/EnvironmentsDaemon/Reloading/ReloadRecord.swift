@@ -1,11 +1,12 @@
 import Environments
 import EnvironmentsControl
+import SystemdSupport
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import SystemdSupport
 
 /// One load or reload attempt, built once when it ends: everything the daemon tells about it
 /// (the log, the journal, the history, the state file, the metrics, `STATUS=` and the control

@@ -1,5 +1,6 @@
 import Environments
 package import EnvironmentsControl
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

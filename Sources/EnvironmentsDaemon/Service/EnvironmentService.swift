@@ -2,15 +2,16 @@ package import CoreMetrics
 public import Environments
 import EnvironmentsControl
 import FileWatching
+public import Logging
+public import ServiceLifecycle
+public import SystemdSupport
+import UnixSignals
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-public import Logging
-public import ServiceLifecycle
-public import SystemdSupport
-import UnixSignals
 
 /// A swift-service-lifecycle `Service` that keeps an `Environment` live under
 /// systemd: reload on `SIGHUP` and on file change, `sd_notify` readiness, reload and stop
