@@ -1,7 +1,7 @@
 // Cold parses of generated Environments.plist files of N keys, side by side in one process:
 // the package's XMLPropertyListParser against Foundation's PropertyListSerialization followed by
-// SettingValue(propertyList:leaf:) (the path every file took before the parser was the only one). Built and run
-// by Benchmarks/plist-parsers.sh; prints the median of several runs for each size and a ratio.
+// SettingValue(propertyList:leaf:) (the path files took before our parser was the only one).
+// Built and run by Benchmarks/plist-parsers.sh; prints the median of several runs per size.
 import Foundation
 
 func document(keys: Int) -> Data {
