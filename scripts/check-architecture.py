@@ -20,7 +20,11 @@ when:
   `AsyncStream` or `AsyncThrowingStream`) and is neither in the article's "### Where work
   crosses threads" list nor in NOT_BRIDGES below with its reason;
 - an entry of either list names a type that Sources/ does not declare, or declares in another
-  module than the entry says ("- `Type` (module `Module`): ...").
+  module than the entry says ("- `Type` (module `Module`): ...");
+- a module of Sources/ imports more of Foundation than the table's Foundation column says
+  ("none", "Essentials": `FoundationEssentials` where it exists, full Foundation only in the
+  `#else` of `#if canImport(FoundationEssentials)`), or says "full" and imports no more than
+  Essentials (issue 55: a daemon that reads plists links no ICU data).
 
 C sources (Sources/*/*.c, .h) are read too, each file as one unit, listed by its file name.
 A type counts when it, or a type around it, is the one listed (`DedicatedThread` covers its
@@ -118,6 +122,37 @@ def check_modules(problems, table):
                 )
 
 
+FULL_IMPORT = re.compile(r"^\s*(@preconcurrency )?(public |package |internal )?import Foundation(Networking|XML)?\s*$")
+ESSENTIALS_IMPORT = re.compile(r"^\s*(public |package |internal )?import FoundationEssentials\s*$")
+
+
+def check_foundation(problems, table):
+    """Each module's imports of Foundation against the table's Foundation column."""
+    said = dict(re.findall(r"^\| `([\w-]+)` \|[^|]*\|[^|]*\| (none|Essentials|full)\b[^|]*\|$", table, re.M))
+    imports = {}
+    for module, swift_file in sources():
+        lines = open(swift_file.path, encoding="utf-8").read().split("\n")
+        for index, line in enumerate(lines):
+            previous = lines[index - 1].strip() if index else ""
+            if FULL_IMPORT.match(line) and not previous.startswith(("#else", "#elseif")):
+                imports[module] = "full"
+            elif ESSENTIALS_IMPORT.match(line) and imports.get(module) != "full":
+                imports[module] = "Essentials"
+    modules, _ = targets()
+    for module in sorted(modules):
+        if not os.path.isdir(os.path.join(ROOT, "Sources", module)):
+            continue
+        found, claim = imports.get(module, "none"), said.get(module)
+        if claim is None:
+            problems.append(f"the row of {module} in the Modules table of {ARTICLE} has no Foundation column")
+        elif found == "full" and claim != "full":
+            problems.append(f"{module} imports full Foundation, but its row in {ARTICLE} says {claim}")
+        elif claim == "full" and found != "full":
+            problems.append(f"{module} imports no more than {found}, but its row in {ARTICLE} says full")
+        elif claim == "none" and found == "Essentials":
+            problems.append(f"{module} imports FoundationEssentials, but its row in {ARTICLE} says none")
+
+
 _SOURCES = []
 
 
@@ -193,6 +228,7 @@ def main():
     if problems:
         fail(problems)
     check_modules(problems, table)
+    check_foundation(problems, table)
     declared = declarations()
     check_list(problems, locks, "the list \"### Locks\"", LOCK, "holds a lock of its own", {}, declared)
     check_list(
