@@ -1,4 +1,5 @@
 import CoreMetrics
+import Environments
 import EnvironmentsControl
 import Foundation
 
@@ -34,35 +35,34 @@ package struct ReloadMetrics: Sendable {
         watchPolling = Gauge(label: "environments_watch_polling", factory: factory)
     }
 
-    /// Records `record`: the load at start sets the gauges (good, at its generation, not
+    /// Records `report`: the load at start sets the gauges (good, at its generation, not
     /// polling); a reload also counts by result and trigger, and times the reload. An abandoned
     /// reload, which changed nothing, records nothing.
-    func record(_ record: ReloadRecord) {
-        switch record.outcome {
+    func record(_ report: ReloadReport) {
+        switch report.outcome {
         case .loaded:
             lastSuccessful.record(1)
-            lastSuccessTimestamp.record(record.finished.timeIntervalSince1970)
-            generation.record(Double(record.generation))
+            lastSuccessTimestamp.record(report.finished.timeIntervalSince1970)
+            generation.record(Double(report.generation))
             watchPolling.record(0)
             return
         case .abandoned: return
-        case .applied, .pendingRestart, .unchanged, .rejected: break
+        case .applied, .unchanged, .rejected: break
         }
-        guard let trigger = record.cause?.trigger else { return }  // a reload has one
         // `applied`, `unchanged` or `rejected`: the verdict's wire string.
         Counter(
             label: "environments_reloads_total",
-            dimensions: [("result", record.outcome.verdict.rawValue), ("trigger", Self.label(of: trigger))],
+            dimensions: [("result", report.verdict.wireName), ("trigger", Self.label(of: report.trigger))],
             factory: factory
         ).increment()
-        let microseconds = record.finishedMonotonicMicroseconds &- record.startedMonotonicMicroseconds
+        let microseconds = report.finishedMonotonicMicroseconds &- report.startedMonotonicMicroseconds
         duration.recordNanoseconds(Int64(clamping: microseconds) &* 1_000)
-        generation.record(Double(record.generation))
-        if record.outcome.verdict == .rejected {
+        generation.record(Double(report.generation))
+        if report.verdict == .rejected {
             lastSuccessful.record(0)
         } else {
             lastSuccessful.record(1)
-            lastSuccessTimestamp.record(record.finished.timeIntervalSince1970)
+            lastSuccessTimestamp.record(report.finished.timeIntervalSince1970)
         }
     }
 
@@ -73,7 +73,7 @@ package struct ReloadMetrics: Sendable {
 
     /// The `trigger` label: `file`, `signal`, `control` (the control socket, or the application)
     /// or a source's name (`fleet`).
-    static func label(of trigger: ReloadTrigger) -> String {
-        trigger.rawValue
+    static func label(of trigger: String) -> String {
+        trigger
     }
 }
