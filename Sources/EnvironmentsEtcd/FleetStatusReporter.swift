@@ -57,15 +57,12 @@
             let now = Date()
             pending.withLock { pending in
                 if report.verdict != .rejected || pending.running == nil { pending.running = attempted }
-                var last = pending.status?.last
-                // A fleet change's report: one this source started, with the revision it gave.
-                if report.trigger == layer.name, report.revision != nil {
-                    last = FleetHostStatus.Change(
-                        report, revision: attempted.revision, fingerprint: attempted.fingerprint, at: now)
-                }
+                let last =
+                    FleetHostStatus.Change(
+                        report, of: layer.name, revision: attempted.revision, fingerprint: attempted.fingerprint, at: now)
+                    ?? pending.status?.last
                 pending.status = FleetHostStatus(
-                    host: host, revision: pending.running!.revision, fingerprint: pending.running!.fingerprint,
-                    generation: report.generation, environment: report.environment, last: last,
+                    after: report, host: host, running: pending.running!, last: last,
                     version: options.applicationVersion, renewed: now,
                     ttl: options.ttlSeconds, refresh: Int(options.refresh.components.seconds))
                 pending.dirty = true

@@ -59,11 +59,14 @@
             }
 
             /// The fleet change that `report` tells of, judged at `at`, of the documents of `revision`
-            /// and `fingerprint`: its outcome as a verdict tells it (the load at start reads
-            /// `applied`, an abandoned reload `rejected`), `pending-restart` when applied with
-            /// keys waiting for a restart, and a rejection's ``FleetRejection`` (never its message).
-            /// The report's other fields are not shown here: `ReloadReportSurfaceTests` lists them.
-            package init(_ report: ReloadReport, revision: Int64, fingerprint: String, at: Date) {
+            /// and `fingerprint`; `nil` when `report` is of no change of the source named `source`
+            /// (another trigger, or no revision given). Its outcome as a verdict tells it (the load
+            /// at start reads `applied`, an abandoned reload `rejected`), `pending-restart` when
+            /// applied with keys waiting for a restart, and a rejection's ``FleetRejection``
+            /// (never its message). The report's other fields are not shown here:
+            /// `ReloadReportSurfaceTests` lists them.
+            package init?(_ report: ReloadReport, of source: String, revision: Int64, fingerprint: String, at: Date) {
+                guard report.trigger == source, report.revision != nil else { return nil }
                 let rejected = report.verdict == .rejected
                 self.init(
                     outcome: report.verdict, waitsForRestart: report.verdict == .applied && !report.pendingRestart.isEmpty,
@@ -152,6 +155,18 @@
             self.renewed = renewed
             self.ttl = ttl
             self.refresh = refresh
+        }
+
+        /// The status after `report`: the configuration's generation and environment, built from the
+        /// documents of `running`; `last`, the last fleet change (``Change``, of `report` when it is one).
+        package init(
+            after report: ReloadReport, host: String, running: (revision: Int64, fingerprint: String), last: Change?,
+            version: String?, renewed: Date, ttl: Int, refresh: Int
+        ) {
+            self.init(
+                host: host, revision: running.revision, fingerprint: running.fingerprint, generation: report.generation,
+                environment: report.environment, last: last, version: version, renewed: renewed, ttl: ttl,
+                refresh: refresh)
         }
 
         /// The most bytes of a status value: 4 KiB.

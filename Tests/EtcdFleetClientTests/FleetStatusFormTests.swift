@@ -41,7 +41,9 @@
             let report = ReloadReport(
                 outcome: .applied, trigger: "fleet", revision: 7, generation: 3, environment: "Production",
                 pendingRestart: ["Port"])
-            let change = FleetHostStatus.Change(report, revision: 7, fingerprint: "f", at: Date(timeIntervalSince1970: 0))
+            let change = try #require(
+                FleetHostStatus.Change(
+                    report, of: "fleet", revision: 7, fingerprint: "f", at: Date(timeIntervalSince1970: 0)))
             let status = FleetHostStatus(
                 host: "web-1", revision: 7, fingerprint: "f", generation: 3, environment: "Production", last: change,
                 version: nil, library: "0", renewed: Date(timeIntervalSince1970: 0), ttl: 30, refresh: 60)

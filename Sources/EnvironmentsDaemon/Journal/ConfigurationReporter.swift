@@ -1,4 +1,4 @@
-import Environments
+package import Environments
 import EnvironmentsControl
 package import Logging
 package import SystemdSupport
@@ -46,7 +46,7 @@ package struct ConfigurationReporter: Sendable {
     ///
     /// Every entry carries the report's environment, instance and generation, and (but the
     /// warnings) its trigger, caller and revision (``append(_:to:)``).
-    func report(_ report: ReloadReport, configuration: EnvironmentSnapshot, previous: EnvironmentSnapshot?) {
+    package func report(_ report: ReloadReport, configuration: EnvironmentSnapshot, previous: EnvironmentSnapshot?) {
         switch report.outcome {
         case .loaded, .applied:
             applied(report, configuration, previous: previous)

@@ -1,6 +1,6 @@
-import Environments
+package import Environments
 import EnvironmentsControl
-import Logging
+package import Logging
 
 extension Logger {
     /// Logs `report`, after which `snapshot` is in use (`previous` was, before an applied
@@ -9,7 +9,9 @@ extension Logger {
     /// a rejection at `error` with the file, line and key it names, an abandoned reload at
     /// `notice`. A reload that changed nothing is not logged here: the journal tells it (or,
     /// without a journal, ``ConfigurationReporter`` logs it).
-    func log(_ report: ReloadReport, configuration snapshot: EnvironmentSnapshot, previous: EnvironmentSnapshot?) {
+    package func log(
+        _ report: ReloadReport, configuration snapshot: EnvironmentSnapshot, previous: EnvironmentSnapshot?
+    ) {
         switch report.outcome {
         case .loaded:
             info(
@@ -22,7 +24,7 @@ extension Logger {
             logChange(report, snapshot, previous: previous)
             for key in report.pendingRestart {
                 let current = snapshot.configuredValue(forKey: key)?.displayValue() ?? "<unset>"
-                let waiting = snapshot.pendingRestart[key]!.displayValue()
+                let waiting = snapshot.pendingRestart[key].map { $0.displayValue() } ?? "<unset>"
                 warning(
                     "'\(key)' changed to \(waiting) but can only change on restart; keeping \(current) (pending restart)",
                     metadata: ["config_key": "\(key)"])

@@ -1,5 +1,5 @@
-import CoreMetrics
-import Environments
+package import CoreMetrics
+package import Environments
 import EnvironmentsControl
 import Foundation
 
@@ -25,7 +25,7 @@ package struct ReloadMetrics: Sendable {
     private let watchPolling: Gauge
 
     /// Metrics made by `factory`, or by the factory the process bootstrapped.
-    init(factory: (any MetricsFactory)? = nil) {
+    package init(factory: (any MetricsFactory)? = nil) {
         let factory = factory ?? MetricsSystem.factory
         self.factory = factory
         lastSuccessful = Gauge(label: "environments_last_reload_successful", factory: factory)
@@ -38,7 +38,7 @@ package struct ReloadMetrics: Sendable {
     /// Records `report`: the load at start sets the gauges (good, at its generation, not
     /// polling); a reload also counts by result and trigger, and times the reload. An abandoned
     /// reload, which changed nothing, records nothing.
-    func record(_ report: ReloadReport) {
+    package func record(_ report: ReloadReport) {
         switch report.outcome {
         case .loaded:
             lastSuccessful.record(1)

@@ -1,5 +1,5 @@
 package import Environments
-import EnvironmentsControl
+package import EnvironmentsControl
 package import Foundation
 
 /// What a running daemon publishes in a file about its configuration and its last reload, for
@@ -49,17 +49,17 @@ package struct ReloadState: Codable, Sendable, Hashable {
     /// The state after `report`: `snapshot`, the configuration in use, `lastReload` (the last
     /// reload, which is `report` unless it is the load at start), the options the daemon runs
     /// with and its `process`.
-    init(
+    package init(
         _ report: ReloadReport, configuration snapshot: EnvironmentSnapshot, lastReload: ReloadReport?,
         options: EnvironmentOptions?, process: DaemonProcess
     ) {
         pid = process.pid
         applicationName = options?.applicationName ?? "app"
-        environment = snapshot.environmentName
-        instance = snapshot.instanceName
+        environment = report.environment
+        instance = report.instance
         configDirectory = options?.configDirectory
         resolvedDirectory = snapshot.location?.directory
-        generation = snapshot.generation
+        generation = report.generation
         files = snapshot.files
         pendingRestart = report.pendingRestart
         self.lastReload = lastReload

@@ -1,7 +1,7 @@
-import Environments
+package import Environments
 
 /// The `STATUS=` texts sent to systemd, which `systemctl status` shows.
-enum SystemdStatus {
+package enum SystemdStatus {
     /// `Environment <name>[, instance <name>], configuration generation <n>`, then each note
     /// (by topic: how files are watched, where the fleet configuration comes from), in the
     /// order of their topics.
@@ -14,7 +14,7 @@ enum SystemdStatus {
     /// After `report`: the configuration in use (its environment, instance and generation) and
     /// the notes and, after a rejected reload, why. The report's other fields are not shown:
     /// `ReloadReportSurfaceTests` lists them.
-    static func text(after report: ReloadReport, notes: [String: String]) -> String {
+    package static func text(after report: ReloadReport, notes: [String: String]) -> String {
         var text = text(
             environment: report.environment, instance: report.instance, generation: report.generation, notes: notes)
         if let error = report.error { text += "; reload rejected: \(error)" }
