@@ -356,7 +356,7 @@ package struct DescribeReply: Codable, Sendable, Hashable {
     package var loadedAt: String
     package var settings: [SettingRecord]
     package var pendingRestart: [PendingRestartRecord]
-    /// In `ReloadVerdict`'s form (``ReloadReport/verdictJSON``).
+    /// In `ReloadVerdict`'s form (`ReloadReport/verdictJSON`).
     package var lastReload: ReloadReport?
     package var logLevelOverride: LogLevelOverrideRecord?
     /// In the first part only; `nil` for none.

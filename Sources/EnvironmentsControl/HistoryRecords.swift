@@ -25,7 +25,7 @@ package struct SettingChangeRecord: Codable, Sendable, Hashable {
     }
 }
 
-/// The output of `History`: its entries in `HistoryEntry`'s form (``ReloadReport/historyJSON``).
+/// The output of `History`: its entries in `HistoryEntry`'s form (`ReloadReport/historyJSON`).
 package struct HistoryReply: Codable, Sendable, Hashable {
     /// Oldest first.
     package var entries: [ReloadReport]

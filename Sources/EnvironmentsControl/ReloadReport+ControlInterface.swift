@@ -2,13 +2,13 @@ package import Environments
 package import Foundation
 package import Varlink
 
-/// The control interface's forms of a ``ReloadReport``: `ReloadVerdict` (the answer to `Reload`,
+/// The control interface's forms of a `ReloadReport`: `ReloadVerdict` (the answer to `Reload`,
 /// and `Describe`'s `lastReload`) and `HistoryEntry` (`History`), written by the daemon and read
 /// back by `envctl`. Other versions read and write them, so their members never change:
 /// `Tests/EnvironmentsControlTests` holds them to the interface's text and to what 0.3.0 wrote.
 ///
 /// Which fields each form carries, and why the others are left out, is
-/// `ReloadReportSurfaceTests`' table; a field added to ``ReloadReport`` fails that test until
+/// `ReloadReportSurfaceTests`' table; a field added to `ReloadReport` fails that test until
 /// it is placed.
 extension ReloadReport.Outcome {
     /// The outcome's name on every wire (the control interface, the state file, the journal's
@@ -88,6 +88,12 @@ extension ReloadReport {
     package init(historyEntry object: [String: JSONValue]) throws {
         let members = WireMembers(object, of: "HistoryEntry")
         let changes = try members.changes("changes")
+        var previousValues: [String: String] = [:]
+        var values: [String: String] = [:]
+        for change in changes {
+            previousValues[change.key] = change.previous
+            values[change.key] = change.value
+        }
         self.init(
             outcome: try members.outcome("outcome"), trigger: try members.string("trigger"),
             revision: try members.optionalInt("fleetRevision").map(Int64.init),
@@ -95,11 +101,7 @@ extension ReloadReport {
             error: try members.error("error"), instance: try members.optionalString("instance"),
             callerUID: try members.optionalInt("callerUID").flatMap(UInt32.init(exactly:)),
             callerUnit: try members.optionalString("callerUnit"), changedKeys: changes.map(\.key),
-            changedKeyCount: try members.int("changedKeyCount"),
-            previousValues: Dictionary(changes.compactMap { change in change.previous.map { (change.key, $0) } }) {
-                first, _ in first
-            },
-            values: Dictionary(changes.compactMap { change in change.value.map { (change.key, $0) } }) { first, _ in first },
+            changedKeyCount: try members.int("changedKeyCount"), previousValues: previousValues, values: values,
             valuesOmitted: try members.bool("valuesOmitted"), finished: try members.time("time"),
             pid: try members.optionalInt("pid").flatMap(Int32.init(exactly:)))
     }

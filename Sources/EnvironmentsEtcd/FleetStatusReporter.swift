@@ -59,7 +59,8 @@
                 if report.verdict != .rejected || pending.running == nil { pending.running = attempted }
                 let last =
                     FleetHostStatus.Change(
-                        report, of: layer.name, revision: attempted.revision, fingerprint: attempted.fingerprint, at: now)
+                        report, of: layer.name, revision: attempted.revision, fingerprint: attempted.fingerprint,
+                        at: now)
                     ?? pending.status?.last
                 pending.status = FleetHostStatus(
                     after: report, host: host, running: pending.running!, last: last,

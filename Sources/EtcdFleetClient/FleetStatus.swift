@@ -69,7 +69,8 @@
                 guard report.trigger == source, report.revision != nil else { return nil }
                 let rejected = report.verdict == .rejected
                 self.init(
-                    outcome: report.verdict, waitsForRestart: report.verdict == .applied && !report.pendingRestart.isEmpty,
+                    outcome: report.verdict,
+                    waitsForRestart: report.verdict == .applied && !report.pendingRestart.isEmpty,
                     revision: revision, fingerprint: fingerprint,
                     rejection: rejected ? report.error.map(FleetRejection.init) ?? .abandoned : nil, at: at)
             }

@@ -68,7 +68,10 @@ extension Diff {
         -> (String, [String: Side])
     {
         let history = try source.daemonHistory()
-        guard let start = history.entries.firstIndex(where: { Int($0.generation) == generation && $0.outcome != .rejected })
+        guard
+            let start = history.entries.firstIndex(where: {
+                Int($0.generation) == generation && $0.outcome != .rejected
+            })
         else {
             throw Failure(
                 "generation \(generation) is older than the daemon's history (its last \(history.limit) loads and reloads) "

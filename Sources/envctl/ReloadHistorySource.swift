@@ -102,7 +102,8 @@ struct ReloadHistorySource {
 
     /// The record of a journal entry the daemon wrote; `nil` for another entry.
     static func record(_ entry: JournalReader.Entry) -> ReloadReport? {
-        guard let id = entry.value("MESSAGE_ID"), let generation = entry.value("CONFIG_GENERATION").flatMap(UInt64.init),
+        guard let id = entry.value("MESSAGE_ID"),
+            let generation = entry.value("CONFIG_GENERATION").flatMap(UInt64.init),
             let environment = entry.value("CONFIG_ENVIRONMENT")
         else { return nil }
         let trigger = entry.value("CONFIG_TRIGGER")

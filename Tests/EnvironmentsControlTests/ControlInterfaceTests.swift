@@ -180,7 +180,8 @@ struct ControlInterfaceTests {
         let encoded = try mapping.encode(decoded)
         #expect(encoded == object, "\(mapping.name) read \(object) and wrote \(encoded)")
         if let handWritten = mapping.handWritten {
-            #expect(handWritten(decoded) == .object(object), "\(mapping.name).jsonValue differs from JSONValueEncoder's")
+            #expect(
+                handWritten(decoded) == .object(object), "\(mapping.name).jsonValue differs from JSONValueEncoder's")
         }
     }
 

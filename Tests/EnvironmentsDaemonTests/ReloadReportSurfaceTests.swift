@@ -53,7 +53,8 @@ struct ReloadReportSurfaceTests {
             "previousValues": "the history keeps the values",
             "values": "the history keeps the values",
             "valuesOmitted": "the history keeps the values",
-            "finished": "the verdict's times are monotonic (startedMonotonicUSec, finishedMonotonicUSec); the history's time is the wall clock",
+            "finished":
+                "the verdict's times are monotonic (startedMonotonicUSec, finishedMonotonicUSec); the history's time is the wall clock",
             "pid": "the caller asked the process; the history and the state file name it",
         ],
         render: { ReloadReportWireForm.text($0.verdictJSON) },
@@ -62,8 +63,10 @@ struct ReloadReportSurfaceTests {
     static let history = Surface(
         name: "the control socket's HistoryEntry (History; envctl history)",
         notShown: [
-            "pendingRestart": "Describe and the state file list the keys waiting now; the journal's entry of each reload",
-            "startedMonotonicMicroseconds": "an entry has the wall clock's time; the verdict and the state file the monotonic times",
+            "pendingRestart":
+                "Describe and the state file list the keys waiting now; the journal's entry of each reload",
+            "startedMonotonicMicroseconds":
+                "an entry has the wall clock's time; the verdict and the state file the monotonic times",
             "finishedMonotonicMicroseconds": "as startedMonotonicMicroseconds",
         ],
         render: { ReloadReportWireForm.text($0.historyJSON) },
@@ -90,7 +93,8 @@ struct ReloadReportSurfaceTests {
             "callerUID": "the journal and the history tell it",
             "callerUnit": "the journal and the history tell it",
             "changedKeyCount": "lastReload lists every changed key",
-            "previousValues": "the file has the running values of keys that wait for a restart (runningValues), not a reload's",
+            "previousValues":
+                "the file has the running values of keys that wait for a restart (runningValues), not a reload's",
             "values": "as previousValues",
             "valuesOmitted": "as previousValues",
             "finished": "the file has the monotonic times, which a script that signalled the daemon compares",
@@ -119,7 +123,8 @@ struct ReloadReportSurfaceTests {
         name: "the journal (CONFIG_* fields, MESSAGE_ID; envctl history reads it back)",
         notShown: [
             "changedKeyCount": "the applied entry counts the changed keys it lists (CONFIG_CHANGED_COUNT)",
-            "previousValues": "the entry lists the values before and after from the snapshots, within its own bounds (CONFIG_PREVIOUS_SETTING, CONFIG_SETTING)",
+            "previousValues":
+                "the entry lists the values before and after from the snapshots, within its own bounds (CONFIG_PREVIOUS_SETTING, CONFIG_SETTING)",
             "values": "as previousValues",
             "valuesOmitted": "as previousValues",
             "startedMonotonicMicroseconds": "the journal stamps each entry with its own clocks",
@@ -227,7 +232,8 @@ struct ReloadReportSurfaceTests {
             }
         }
         for name in surface.notShown.keys {
-            #expect(ReloadReportSamples.fieldNames.contains(name), "\(surface.name) lists \(name), no field of the report")
+            #expect(
+                ReloadReportSamples.fieldNames.contains(name), "\(surface.name) lists \(name), no field of the report")
         }
     }
 

@@ -18,7 +18,8 @@ package enum ReloadReportSamples {
             error: EnvironmentError(
                 .validationFailed, "message-m4", key: "Error.Key-k5", file: "/etc/app/file-f6.plist", line: 977,
                 hint: "hint-h7"),
-            instance: "instance-i8", callerUID: 61_001, callerUnit: "caller-u9.service", changedKeys: ["Changed.Key-c10"],
+            instance: "instance-i8", callerUID: 61_001, callerUnit: "caller-u9.service",
+            changedKeys: ["Changed.Key-c10"],
             changedKeyCount: 1, previousValues: ["Changed.Key-c10": "previous-v11"],
             values: ["Changed.Key-c10": "value-v12"], valuesOmitted: false, startedMonotonicMicroseconds: 1_000_113,
             finishedMonotonicMicroseconds: 5_000_114, finished: Date(timeIntervalSince1970: 1_790_000_000.125),

@@ -205,7 +205,8 @@ package struct ConfigurationReporter: Sendable {
         var entry = Self.entry(message, id: ConfigurationMessageID.pendingRestart, priority: .warning, report)
         for key in keys {
             entry.append(
-                "CONFIG_PENDING_RESTART", "\(key)=\(snapshot.pendingRestart[key].map { $0.displayValue() } ?? "<unset>")")
+                "CONFIG_PENDING_RESTART",
+                "\(key)=\(snapshot.pendingRestart[key].map { $0.displayValue() } ?? "<unset>")")
         }
         send(entry, level: .warning, text: message)
     }

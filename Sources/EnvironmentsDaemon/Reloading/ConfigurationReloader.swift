@@ -232,7 +232,8 @@ package actor ConfigurationReloader {
         if case .success(.unchanged) = built { return }
         let kept = environment.snapshot
         announce(
-            ReloadReport(built, keeping: kept, cause: ReloadCause(trigger: .file), startedMonotonicMicroseconds: started),
+            ReloadReport(
+                built, keeping: kept, cause: ReloadCause(trigger: .file), startedMonotonicMicroseconds: started),
             configuration: built.configuration(keeping: kept), change: built.change)
     }
 
@@ -322,7 +323,7 @@ package actor ConfigurationReloader {
     }
 
     /// Adds an output of every load and reload (``EnvironmentService/onReload(_:)``): `renderer`
-    /// is called with each one's ``ReloadReport`` once it is announced, and at once with the
+    /// is called with each one's `ReloadReport` once it is announced, and at once with the
     /// last one announced before. It runs on the reloader and must return at once: hand the
     /// report to a task of your own.
     package func addRenderer(_ renderer: @escaping @Sendable (ReloadReport) -> Void) {

@@ -10,8 +10,8 @@ import EnvironmentsControl
 /// - at most about ``maximumBytes`` in all (the entries' text, estimated); the oldest go first,
 ///   and the newest entry always stays;
 /// - each entry's changes at most about ``maximumEntryBytes``: beyond, only the changed keys are
-///   kept (``ReloadReport/valuesOmitted``, left out when the report was made), then only as many
-///   of them as fit (``ReloadReport/changedKeyCount`` still counts them all).
+///   kept (`ReloadReport/valuesOmitted`, left out when the report was made), then only as many
+///   of them as fit (`ReloadReport/changedKeyCount` still counts them all).
 package struct ReloadHistory: Sendable {
     /// How many entries are kept.
     package static let maximumEntries = 100
@@ -21,7 +21,7 @@ package struct ReloadHistory: Sendable {
     static let maximumEntryBytes = ReloadReport.maximumValueBytes
 
     /// The entries, oldest first: each a load or reload's report, written as `HistoryEntry`
-    /// (``ReloadReport/historyJSON``).
+    /// (`ReloadReport/historyJSON`).
     package private(set) var entries: [ReloadReport] = []
     /// How many older entries were dropped.
     package private(set) var dropped = 0
@@ -31,7 +31,7 @@ package struct ReloadHistory: Sendable {
     package init() {}
 
     /// Adds the entry of `report`, the newest (an abandoned reload has none: it changed nothing
-    /// and only the log tells of it). When the report left out its values (``ReloadReport/valuesOmitted``),
+    /// and only the log tells of it). When the report left out its values (`ReloadReport/valuesOmitted`),
     /// the entry keeps as many of its changed keys as fit ``maximumEntryBytes``.
     package mutating func append(_ report: ReloadReport) {
         guard report.outcome != .abandoned else { return }

@@ -2,7 +2,7 @@ package import Environments
 import Foundation
 import SystemdSupport
 
-/// How the daemon makes the one ``ReloadReport`` of each attempt, when it ends: every output
+/// How the daemon makes the one `ReloadReport` of each attempt, when it ends: every output
 /// (the log, the journal, the history, the state file, the metrics, `STATUS=`, the control
 /// socket's verdict, a source's observers) renders this value, so they cannot disagree.
 extension ReloadReport {

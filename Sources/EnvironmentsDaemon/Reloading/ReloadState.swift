@@ -36,7 +36,7 @@ package struct ReloadState: Codable, Sendable, Hashable {
     /// Restart-only keys whose new values wait for a restart.
     package var pendingRestart: [String]
     /// The last reload attempt, or `nil` before the first, in the state file's form
-    /// (``ReloadReport/encodeStateFileForm(to:)``).
+    /// (`ReloadReport/encodeStateFileForm(to:)`).
     package var lastReload: ReloadReport?
     /// The daemon's `$CREDENTIALS_DIRECTORY` (systemd's `LoadCredential=`), so that a reload
     /// command checks `${credential:...}` exactly as the daemon will: systemd 257 does not set
@@ -141,7 +141,8 @@ extension ReloadState {
         lastReload =
             try container.contains(.lastReload) && !container.decodeNil(forKey: .lastReload)
             ? ReloadReport(
-                stateFileForm: try container.nestedContainer(keyedBy: ReloadReport.StateFileKey.self, forKey: .lastReload),
+                stateFileForm: try container.nestedContainer(
+                    keyedBy: ReloadReport.StateFileKey.self, forKey: .lastReload),
                 environment: environment, instance: instance) : nil
         credentialsDirectory = try container.decodeIfPresent(String.self, forKey: .credentialsDirectory)
         runningValues = try container.decodeIfPresent([String: String].self, forKey: .runningValues)
@@ -170,7 +171,7 @@ extension ReloadState {
 }
 
 /// The state file's form of a reload, `lastReload`: what it came to as a verdict tells it
-/// (``ReloadReport/verdict``), its monotonic times, trigger, generation and changed keys, and a
+/// (`ReloadReport/verdict`), its monotonic times, trigger, generation and changed keys, and a
 /// rejection's error in six members (an abandoned reload's: `error` alone). Scripts and other
 /// versions read it, so its members never change.
 extension ReloadReport {
