@@ -1,5 +1,6 @@
 #if Fleet
     import ArgumentParser
+    import Environments
     import EnvironmentsControl
     import EtcdFleetClient
     import Foundation

@@ -37,7 +37,8 @@ package enum ReloadReportSamples {
         "revision": { $0.revision = 515_151 },
         "generation": { $0.generation = 2_222 },
         "environment": { $0.environment = "Env-other" },
-        "pendingRestart": { $0.pendingRestart.append("Pending.Other") },
+        // Emptied: a surface may tell only whether keys wait (a fleet host's `pending-restart`).
+        "pendingRestart": { $0.pendingRestart = [] },
         "error": {
             $0.error = EnvironmentError(
                 .malformedFile, "other-message", key: "Other.Key", file: "/etc/app/other.plist", line: 12,
