@@ -327,9 +327,11 @@ let package = Package(
         .target(
             name: "EtcdTestSupport", dependencies: ["EtcdFleetClient", "TestSupport", logging],
             path: "Tests/EtcdTestSupport"),
-        // The fleet's key layout and documents, without etcd.
+        // The fleet's key layout and documents, without etcd (TestSupport: the sample reload
+        // reports that every surface of a reload is held to).
         .testTarget(
-            name: "EtcdFleetClientTests", dependencies: ["EtcdFleetClient", "Environments", "EnvironmentsControl"]),
+            name: "EtcdFleetClientTests",
+            dependencies: ["EtcdFleetClient", "Environments", "EnvironmentsControl", "TestSupport"]),
         // The etcd options, as a command line gives them.
         .testTarget(
             name: "EtcdFleetArgumentsTests", dependencies: ["EtcdFleetArguments", "EtcdFleetClient", argumentParser]),

@@ -8,77 +8,77 @@ import TextEscaping
 public struct EnvironmentError: Error, Sendable, Hashable {
     /// What kind of failure this is.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Kind: String, Sendable {
-            case fileNotFound, fileUnreadable, malformedFile, invalidRoot, invalidSection
-            case invalidDropIn, unknownEnvironment, unknownInstance, disallowedEnvironment, missingKey, typeMismatch
-            case interpolationCycle, unresolvedReference, missingEnvironmentVariable
-            case missingCredential, invalidInterpolation, interpolationLimitExceeded, validationFailed
-            case decodingFailed, invalidName, alreadyBootstrapped, invalidKey, strictWarning, reentrantChange
-        }
-        private let kind: Kind
-        private init(_ kind: Kind) { self.kind = kind }
+        /// The code's name: one of the constants below, or one another version of the library
+        /// named (an error read back from a daemon's answer or its journal).
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// The code named `name`, for example `malformedFile`: an error as another process told
+        /// it (the control socket's `ConfigurationError`, the journal's `CONFIG_ERROR_CODE`),
+        /// whose code may be one this version does not know.
+        package init(named name: String) { self.name = name }
 
         /// No configuration file where it was looked for.
-        public static let fileNotFound = Code(.fileNotFound)
+        public static let fileNotFound = Code("fileNotFound")
         /// A file exists but cannot be read.
-        public static let fileUnreadable = Code(.fileUnreadable)
+        public static let fileUnreadable = Code("fileUnreadable")
         /// A file is not a valid property list.
-        public static let malformedFile = Code(.malformedFile)
+        public static let malformedFile = Code("malformedFile")
         /// A file's root is not a dictionary.
-        public static let invalidRoot = Code(.invalidRoot)
+        public static let invalidRoot = Code("invalidRoot")
         /// `Common`, an environment section, `Secrets` or `RestartRequired` has the wrong type.
-        public static let invalidSection = Code(.invalidSection)
+        public static let invalidSection = Code("invalidSection")
         /// A drop-in file is wrong in a way that is specific to drop-ins.
-        public static let invalidDropIn = Code(.invalidDropIn)
+        public static let invalidDropIn = Code("invalidDropIn")
         /// The selected environment is not defined in any file.
-        public static let unknownEnvironment = Code(.unknownEnvironment)
+        public static let unknownEnvironment = Code("unknownEnvironment")
         /// The selected instance is named in no file's `Instances`, and the application
         /// requires a known one (``EnvironmentOptions/requiresKnownInstance``).
-        public static let unknownInstance = Code(.unknownInstance)
+        public static let unknownInstance = Code("unknownInstance")
         /// The selected environment is not in the build's `AllowedEnvironments`.
-        public static let disallowedEnvironment = Code(.disallowedEnvironment)
+        public static let disallowedEnvironment = Code("disallowedEnvironment")
         /// A required key has no value.
-        public static let missingKey = Code(.missingKey)
+        public static let missingKey = Code("missingKey")
         /// A key holds a value of another type than requested.
-        public static let typeMismatch = Code(.typeMismatch)
+        public static let typeMismatch = Code("typeMismatch")
         /// `${Key}` references form a cycle.
-        public static let interpolationCycle = Code(.interpolationCycle)
+        public static let interpolationCycle = Code("interpolationCycle")
         /// `${Key}` names a key that has no value, or one that is not a scalar.
-        public static let unresolvedReference = Code(.unresolvedReference)
+        public static let unresolvedReference = Code("unresolvedReference")
         /// `${env:VAR}` names an unset environment variable.
-        public static let missingEnvironmentVariable = Code(.missingEnvironmentVariable)
+        public static let missingEnvironmentVariable = Code("missingEnvironmentVariable")
         /// `${credential:NAME}` names a credential that is not there.
-        public static let missingCredential = Code(.missingCredential)
+        public static let missingCredential = Code("missingCredential")
         /// A `${` without its `}`, or an unknown `${kind:...}`.
-        public static let invalidInterpolation = Code(.invalidInterpolation)
+        public static let invalidInterpolation = Code("invalidInterpolation")
         /// Interpolation would build a value longer than 1 MiB, or more than 16 MiB for the
         /// whole configuration (what keys that repeat each other, `A2 = ${A1}${A1}`, reach in a
         /// few lines), or a credential is longer than 1 MiB. The error names the key and its file.
-        public static let interpolationLimitExceeded = Code(.interpolationLimitExceeded)
+        public static let interpolationLimitExceeded = Code("interpolationLimitExceeded")
         /// The application's validation rejected the configuration.
-        public static let validationFailed = Code(.validationFailed)
+        public static let validationFailed = Code("validationFailed")
         /// A section could not be decoded into the requested type.
-        public static let decodingFailed = Code(.decodingFailed)
+        public static let decodingFailed = Code("decodingFailed")
         /// A name that becomes part of a path (an application name, an instance, a drop-in's
         /// name) is not a valid one: it could name a file elsewhere.
-        public static let invalidName = Code(.invalidName)
+        public static let invalidName = Code("invalidName")
         /// ``Environment/bootstrap(_:)`` was called after an earlier call had succeeded.
-        public static let alreadyBootstrapped = Code(.alreadyBootstrapped)
+        public static let alreadyBootstrapped = Code("alreadyBootstrapped")
         /// A key path is malformed (an empty component: a leading, trailing or doubled `.`; a
         /// quote not closed) or past a bound of ``SettingPath`` (depth, length). The error names
         /// the key as written and, for a file, the file and the line.
-        public static let invalidKey = Code(.invalidKey)
+        public static let invalidKey = Code("invalidKey")
         /// A ``ConfigurationWarning`` (a key written twice in one dictionary) in a load that asks
         /// for strictness (``EnvironmentOptions/warningsAreErrors``, `envctl check --strict`).
-        public static let strictWarning = Code(.strictWarning)
+        public static let strictWarning = Code("strictWarning")
         /// ``EnvironmentOptions/validate`` called ``Environment/reload()``,
         /// ``Environment/setOverride(_:forKey:)``, ``Environment/removeAllOverrides()``,
         /// a check or ``Environment/bootstrap(_:)`` for the environment whose
         /// change it is judging: that change is still being made, and would wait for itself.
-        public static let reentrantChange = Code(.reentrantChange)
+        public static let reentrantChange = Code("reentrantChange")
 
         /// The code's name, for example `malformedFile`.
-        public var description: String { kind.rawValue }
+        public var description: String { name }
     }
 
     /// What kind of failure this is.
@@ -97,6 +97,11 @@ public struct EnvironmentError: Error, Sendable, Hashable {
     public var searchedFiles: [String]
     /// What to do about it.
     public var hint: String?
+    /// The whole error on one line as another process wrote it (the control socket's
+    /// `ConfigurationError.description`, the journal's `CONFIG_ERROR`), which ``description``
+    /// returns as it was: its hint and details are in it, not in the fields above. `nil` for
+    /// an error made in this process.
+    package var toldDescription: String?
 
     /// Creates an error (an application rejects a value with ``rejected(key:in:reason:hint:)``).
     package init(
@@ -135,6 +140,7 @@ extension EnvironmentError: CustomStringConvertible {
     /// escaped as Swift writes them in string literals (`\n`, `\u{1B}`, `\0`), so the line
     /// stays one line and cannot drive a terminal.
     public var description: String {
+        if let toldDescription { return toldDescription }
         var text = location.isEmpty ? message : "\(location): \(message)"
         var details: [String] = []
         if let key, !message.contains("'\(key)'") { details.append("key '\(key)'") }

@@ -1,11 +1,11 @@
-package import JSONText
-package import Varlink
-
+package import Environments
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
+package import Varlink
+package import JSONText
 
 /// The varlink interface a daemon built with Environments serves on its control socket.
 ///
@@ -333,34 +333,6 @@ package struct ConfigurationErrorRecord: Codable, Sendable, Hashable {
     }
 }
 
-/// `ReloadVerdict` in the interface.
-package struct ReloadVerdictRecord: Codable, Sendable, Hashable {
-    /// `applied`, `unchanged` or `rejected` (``ReloadOutcomeRecord/verdict``).
-    package var outcome: ReloadOutcomeRecord
-    package var environment: String
-    package var trigger: String
-    package var generation: Int
-    package var changedKeys: [String]
-    package var error: ConfigurationErrorRecord?
-    package var startedMonotonicUSec: Int
-    package var finishedMonotonicUSec: Int
-
-    package init(
-        outcome: ReloadOutcomeRecord, environment: String, trigger: String, generation: Int, changedKeys: [String],
-        error: ConfigurationErrorRecord?,
-        startedMonotonicUSec: Int, finishedMonotonicUSec: Int
-    ) {
-        self.outcome = outcome
-        self.environment = environment
-        self.trigger = trigger
-        self.generation = generation
-        self.changedKeys = changedKeys
-        self.error = error
-        self.startedMonotonicUSec = startedMonotonicUSec
-        self.finishedMonotonicUSec = finishedMonotonicUSec
-    }
-}
-
 /// `LogLevelOverride` in the interface.
 package struct LogLevelOverrideRecord: Codable, Sendable, Hashable {
     package var key: String
@@ -389,7 +361,8 @@ package struct DescribeReply: Codable, Sendable, Hashable {
     package var loadedAt: String
     package var settings: [SettingRecord]
     package var pendingRestart: [PendingRestartRecord]
-    package var lastReload: ReloadVerdictRecord?
+    /// In `ReloadVerdict`'s form (`ReloadReport/verdictJSON`).
+    package var lastReload: ReloadReport?
     package var logLevelOverride: LogLevelOverrideRecord?
     /// In the first part only; `nil` for none.
     package var warnings: [String]?
@@ -398,7 +371,7 @@ package struct DescribeReply: Codable, Sendable, Hashable {
         applicationName: String, environment: String, instance: String? = nil, configDirectory: String? = nil,
         generation: Int, files: [String],
         loadedAt: String, settings: [SettingRecord], pendingRestart: [PendingRestartRecord],
-        lastReload: ReloadVerdictRecord?
+        lastReload: ReloadReport?
     ) {
         self.applicationName = applicationName
         self.environment = environment
@@ -414,6 +387,46 @@ package struct DescribeReply: Codable, Sendable, Hashable {
 }
 
 extension DescribeReply {
+    private enum CodingKeys: String, CodingKey {
+        case applicationName, environment, instance, configDirectory, generation, files, loadedAt, settings
+        case pendingRestart, lastReload, logLevelOverride, warnings
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            applicationName: try container.decode(String.self, forKey: .applicationName),
+            environment: try container.decode(String.self, forKey: .environment),
+            instance: try container.decodeIfPresent(String.self, forKey: .instance),
+            configDirectory: try container.decodeIfPresent(String.self, forKey: .configDirectory),
+            generation: try container.decode(Int.self, forKey: .generation),
+            files: try container.decode([String].self, forKey: .files),
+            loadedAt: try container.decode(String.self, forKey: .loadedAt),
+            settings: try container.decode([SettingRecord].self, forKey: .settings),
+            pendingRestart: try container.decode([PendingRestartRecord].self, forKey: .pendingRestart),
+            lastReload: try container.decodeIfPresent([String: JSONValue].self, forKey: .lastReload).map {
+                try ReloadReport(verdict: $0)
+            })
+        logLevelOverride = try container.decodeIfPresent(LogLevelOverrideRecord.self, forKey: .logLevelOverride)
+        warnings = try container.decodeIfPresent([String].self, forKey: .warnings)
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(applicationName, forKey: .applicationName)
+        try container.encode(environment, forKey: .environment)
+        try container.encodeIfPresent(instance, forKey: .instance)
+        try container.encodeIfPresent(configDirectory, forKey: .configDirectory)
+        try container.encode(generation, forKey: .generation)
+        try container.encode(files, forKey: .files)
+        try container.encode(loadedAt, forKey: .loadedAt)
+        try container.encode(settings, forKey: .settings)
+        try container.encode(pendingRestart, forKey: .pendingRestart)
+        try container.encodeIfPresent(lastReload?.verdictJSON, forKey: .lastReload)
+        try container.encodeIfPresent(logLevelOverride, forKey: .logLevelOverride)
+        try container.encodeIfPresent(warnings, forKey: .warnings)
+    }
+
     /// Adds a later part of a `Describe` called with `more`: its settings and restart-only keys.
     ///
     /// - Throws: When the part is from another generation or environment than the first.

@@ -25,6 +25,13 @@ package struct DaemonProcess: Sendable, Hashable {
     /// `/proc/sys/kernel/random/boot_id` when it ran; `nil` if unknown.
     package var bootID: String?
 
+    /// The process `pid`, started at `startTime` in the boot `bootID`.
+    package init(pid: Int32, startTime: UInt64?, bootID: String?) {
+        self.pid = pid
+        self.startTime = startTime
+        self.bootID = bootID
+    }
+
     /// This process.
     package static var current: DaemonProcess {
         let pid = getpid()

@@ -55,26 +55,15 @@
         func render(_ report: ReloadReport) {
             let attempted = layer.documentsIdentity
             let now = Date()
-            // As a verdict tells it: the load at start reads applied; an abandoned reload, rejected.
-            var outcome: ReloadOutcomeRecord =
-                switch report.outcome {
-                case .loaded, .applied: .applied
-                case .unchanged: .unchanged
-                case .rejected, .abandoned: .rejected
-                }
             pending.withLock { pending in
-                let rejected = outcome == .rejected
-                if !rejected || pending.running == nil { pending.running = attempted }
-                var last = pending.status?.last
-                if report.trigger == layer.name, report.revision != nil {
-                    if outcome == .applied, !report.pendingRestart.isEmpty { outcome = .pendingRestart }
-                    last = FleetHostStatus.Change(
-                        outcome: outcome, revision: attempted.revision, fingerprint: attempted.fingerprint,
-                        rejection: rejected ? report.error.map(FleetRejection.init) ?? .abandoned : nil, at: now)
-                }
+                if report.verdict != .rejected || pending.running == nil { pending.running = attempted }
+                let last =
+                    FleetHostStatus.Change(
+                        report, of: layer.name, revision: attempted.revision, fingerprint: attempted.fingerprint,
+                        at: now)
+                    ?? pending.status?.last
                 pending.status = FleetHostStatus(
-                    host: host, revision: pending.running!.revision, fingerprint: pending.running!.fingerprint,
-                    generation: report.generation, environment: report.environment, last: last,
+                    after: report, host: host, running: pending.running!, last: last,
                     version: options.applicationVersion, renewed: now,
                     ttl: options.ttlSeconds, refresh: Int(options.refresh.components.seconds))
                 pending.dirty = true

@@ -1,5 +1,6 @@
 #if Fleet
     import CoreMetrics
+    import Environments
     import EnvironmentsDaemon
     import EtcdFleetClient
     import Logging

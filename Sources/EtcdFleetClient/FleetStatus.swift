@@ -1,6 +1,6 @@
 #if Fleet
-    import Environments
-    package import EnvironmentsControl
+    package import Environments
+    import EnvironmentsControl
     package import Foundation
 
     /// What one daemon of a fleet reports about itself under `PREFIX/.status/HOST`: the revision
@@ -19,17 +19,19 @@
     /// | `fingerprint` | the fingerprint of those documents (``FleetState/fingerprint``) |
     /// | `generation` | the configuration's generation on this host |
     /// | `environment` | the environment the daemon runs |
-    /// | `last` | the last fleet change: `outcome` (`applied`, `unchanged`, `pending-restart`, `rejected`), its `revision` and `fingerprint`, `error` (rejected only; where and what kind, never a message or a value: ``FleetRejection``; at most 1 KiB), `at` |
+    /// | `last` | the last fleet change (``Change``, made of a `ReloadReport`): `outcome` (`applied`, `unchanged`, `pending-restart`, `rejected`), its `revision` and `fingerprint`, `error` (rejected only; where and what kind, never a message or a value: ``FleetRejection``; at most 1 KiB), `at` |
     /// | `version`, `library` | the application's version (when it gives one) and this library's |
     /// | `renewed` | when the value was last written |
     /// | `ttl`, `refresh` | the lease's TTL and how often the value is rewritten, in seconds |
     package struct FleetHostStatus: Codable, Sendable, Hashable {
-        /// The last fleet change a host saw.
+        /// The last fleet change a host saw: the fleet's form of a `ReloadReport`.
         package struct Change: Codable, Sendable, Hashable {
-            /// What it came to: `applied`, `unchanged`, `pending-restart` (applied, and
-            /// restart-only settings wait for a restart) or `rejected` (the host keeps its last good
-            /// configuration).
-            package var outcome: ReloadOutcomeRecord
+            /// What it came to, as a verdict tells it: `applied`, `unchanged` or `rejected` (the
+            /// host keeps its last good configuration).
+            package var outcome: ReloadReport.Outcome
+            /// Whether restart-only settings wait for a restart after it was applied: the value
+            /// says `pending-restart` then, where it would say `applied`.
+            package var waitsForRestart: Bool
             /// Its fleet revision.
             package var revision: Int64
             /// Its documents' fingerprint.
@@ -43,15 +45,68 @@
 
             /// The change `outcome`, with its `rejection` for a rejected one.
             package init(
-                outcome: ReloadOutcomeRecord, revision: Int64, fingerprint: String, rejection: FleetRejection?, at: Date
+                outcome: ReloadReport.Outcome, waitsForRestart: Bool = false, revision: Int64, fingerprint: String,
+                rejection: FleetRejection?, at: Date
             ) {
                 self.outcome = outcome
+                self.waitsForRestart = waitsForRestart
                 self.revision = revision
                 self.fingerprint = fingerprint
                 self.error = rejection.map {
                     FleetHostStatus.truncated($0.description, to: FleetHostStatus.maximumErrorBytes)
                 }
                 self.at = at
+            }
+
+            /// The fleet change that `report` tells of, judged at `at`, of the documents of `revision`
+            /// and `fingerprint`; `nil` when `report` is of no change of the source named `source`
+            /// (another trigger, or no revision given). Its outcome as a verdict tells it (the load
+            /// at start reads `applied`, an abandoned reload `rejected`), `pending-restart` when
+            /// applied with keys waiting for a restart, and a rejection's ``FleetRejection``
+            /// (never its message). The report's other fields are not shown here:
+            /// `ReloadReportSurfaceTests` lists them.
+            package init?(_ report: ReloadReport, of source: String, revision: Int64, fingerprint: String, at: Date) {
+                guard report.trigger == source, report.revision != nil else { return nil }
+                let rejected = report.verdict == .rejected
+                self.init(
+                    outcome: report.verdict,
+                    waitsForRestart: report.verdict == .applied && !report.pendingRestart.isEmpty,
+                    revision: revision, fingerprint: fingerprint,
+                    rejection: rejected ? report.error.map(FleetRejection.init) ?? .abandoned : nil, at: at)
+            }
+
+            /// The outcome's word in the value: `applied`, `unchanged`, `pending-restart` or
+            /// `rejected`.
+            package var outcomeWord: String { waitsForRestart ? Self.pendingRestartWord : outcome.wireName }
+
+            private static let pendingRestartWord = "pending-restart"
+
+            private enum CodingKeys: String, CodingKey {
+                case outcome, revision, fingerprint, error, at
+            }
+
+            package init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                let word = try container.decode(String.self, forKey: .outcome)
+                waitsForRestart = word == Self.pendingRestartWord
+                guard let outcome = waitsForRestart ? .applied : ReloadReport.Outcome(wireName: word) else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .outcome, in: container, debugDescription: "last.outcome is '\(word)'")
+                }
+                self.outcome = outcome
+                revision = try container.decode(Int64.self, forKey: .revision)
+                fingerprint = try container.decode(String.self, forKey: .fingerprint)
+                error = try container.decodeIfPresent(String.self, forKey: .error)
+                at = try container.decode(Date.self, forKey: .at)
+            }
+
+            package func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(outcomeWord, forKey: .outcome)
+                try container.encode(revision, forKey: .revision)
+                try container.encode(fingerprint, forKey: .fingerprint)
+                try container.encodeIfPresent(error, forKey: .error)
+                try container.encode(at, forKey: .at)
             }
 
             /// Cuts ``error`` to at most `bytes` UTF-8 bytes.
@@ -101,6 +156,18 @@
             self.renewed = renewed
             self.ttl = ttl
             self.refresh = refresh
+        }
+
+        /// The status after `report`: the configuration's generation and environment, built from the
+        /// documents of `running`; `last`, the last fleet change (``Change``, of `report` when it is one).
+        package init(
+            after report: ReloadReport, host: String, running: (revision: Int64, fingerprint: String), last: Change?,
+            version: String?, renewed: Date, ttl: Int, refresh: Int
+        ) {
+            self.init(
+                host: host, revision: running.revision, fingerprint: running.fingerprint, generation: report.generation,
+                environment: report.environment, last: last, version: version, renewed: renewed, ttl: ttl,
+                refresh: refresh)
         }
 
         /// The most bytes of a status value: 4 KiB.

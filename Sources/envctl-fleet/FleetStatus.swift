@@ -1,5 +1,6 @@
 #if Fleet
     import ArgumentParser
+    import Environments
     import EnvironmentsControl
     import EtcdFleetClient
     import Foundation
@@ -167,7 +168,7 @@
             let header = ["HOST", "REVISION", "GENERATION", "LAST CHANGE", "VERSION", "RENEWED", "STATE"]
             var lines = [header]
             for row in report.hosts {
-                let last = row.last.map { "\($0.outcome.rawValue) @\($0.revision)" } ?? "-"
+                let last = row.last.map { "\($0.outcomeWord) @\($0.revision)" } ?? "-"
                 let version = [row.version, row.library.map { "lib \($0)" }].compactMap { $0 }.joined(separator: ", ")
                 var state = row.current ? "current" : (row.unreadable != nil ? "unreadable" : "behind")
                 if row.staged { state += ", staged" }

@@ -1,4 +1,5 @@
 #if Fleet
+    import Environments
     import EnvironmentsControl
     import EtcdFleetClient
     import Foundation

@@ -68,7 +68,10 @@ extension Diff {
         -> (String, [String: Side])
     {
         let history = try source.daemonHistory()
-        guard let start = history.entries.firstIndex(where: { $0.generation == generation && $0.outcome != .rejected })
+        guard
+            let start = history.entries.firstIndex(where: {
+                Int($0.generation) == generation && $0.outcome != .rejected
+            })
         else {
             throw Failure(
                 "generation \(generation) is older than the daemon's history (its last \(history.limit) loads and reloads) "
@@ -76,13 +79,13 @@ extension Diff {
         }
         var past = now
         for entry in history.entries[(start + 1)...].reversed() where entry.outcome == .applied {
-            guard !entry.valuesOmitted, entry.changes.count == entry.changedKeyCount else {
+            guard !entry.valuesOmitted, entry.changedKeys.count == entry.changedKeyCount else {
                 throw Failure(
                     "generation \(entry.generation) changed more than the daemon's history keeps values of, "
                         + "so generation \(generation) cannot be rebuilt; the journal has it when the daemon runs under systemd"
                 )
             }
-            for change in entry.changes {
+            for change in entry.settingChanges {
                 guard let previous = change.previous else {
                     past[change.key] = nil
                     continue

@@ -1,8 +1,11 @@
 import ArgumentParser
+import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
 import Foundation
 import TextEscaping
+import Varlink
+import JSONText
 
 struct History: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -42,7 +45,7 @@ struct History: ParsableCommand {
 
     func run() throws {
         let source = try ReloadHistorySource(location: location, unit: unit)
-        var entries: [ReloadHistoryRecord] = []
+        var entries: [ReloadReport] = []
         var origin = ""
         var note: String?
         if from != .daemon {
@@ -66,10 +69,12 @@ struct History: ParsableCommand {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             struct Output: Encodable {
                 var readFrom: String
-                var entries: [ReloadHistoryRecord]
+                /// In `HistoryEntry`'s form.
+                var entries: [[String: JSONValue]]
             }
             let text = String(
-                decoding: try encoder.encode(Output(readFrom: origin, entries: entries)), as: UTF8.self)
+                decoding: try encoder.encode(Output(readFrom: origin, entries: entries.map(\.historyJSON))),
+                as: UTF8.self)
             print(ControlCharacters.escapedJSON(text))
             return
         }
@@ -81,20 +86,21 @@ struct History: ParsableCommand {
 
     /// One entry as text: a line, then one line per changed key, or the rejection. A control
     /// call from `daemonUnit` (the daemon's own unit) was its `ExecReload=`.
-    static func printEntry(_ entry: ReloadHistoryRecord, daemonUnit: String?) {
-        var line = "\(entry.time)  generation \(entry.generation)  \(entry.outcome.rawValue)"
+    static func printEntry(_ entry: ReloadReport, daemonUnit: String?) {
+        var line =
+            "\(ReloadReport.timestamp(entry.finished))  generation \(entry.generation)  \(entry.outcome.wireName)"
         switch entry.outcome {
         case .loaded:
             line += " at start" + (entry.pid.map { ", pid \($0)" } ?? "")
             line += ", environment \(entry.environment)" + (entry.instance.map { ", instance \($0)" } ?? "")
-        case .applied, .pendingRestart, .unchanged, .rejected, .abandoned:
+        case .applied, .unchanged, .rejected, .abandoned:
             line += "  \(entry.triggerDescription(daemonUnit: daemonUnit))"
             if entry.outcome == .applied {
                 line += entry.changedKeyCount == 1 ? ": 1 key changed" : ": \(entry.changedKeyCount) keys changed"
             }
         }
         printLine(line)
-        for change in entry.changes {
+        for change in entry.settingChanges {
             if entry.valuesOmitted {
                 printLine("    \(change.key)")
             } else {
@@ -102,8 +108,8 @@ struct History: ParsableCommand {
             }
         }
         if entry.valuesOmitted { printLine("    (values too large to keep in the daemon's history)") }
-        if entry.changes.count < entry.changedKeyCount {
-            printLine("    ... and \(entry.changedKeyCount - entry.changes.count) more keys")
+        if entry.changedKeys.count < entry.changedKeyCount {
+            printLine("    ... and \(entry.changedKeyCount - entry.changedKeys.count) more keys")
         }
         if let error = entry.error { printLine("    \(error.description)") }
     }

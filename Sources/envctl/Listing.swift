@@ -29,7 +29,7 @@ struct Listing {
     var files: [String]
     var rows: [Row]
     var pendingRestart: [String]
-    var lastReload: ReloadVerdictRecord?
+    var lastReload: ReloadReport?
     /// A log level set with `io.systemd.service.SetLogLevel`, which wins over the setting.
     var logLevelOverride: LogLevelOverrideRecord?
     /// What the configuration should fix (a key written twice in one dictionary), one line each.
@@ -142,7 +142,7 @@ struct Listing {
                     + "(\(Listing.unreadableReason())); the running daemon has them: envctl show --app-name NAME asks it"
             )
         }
-        if let lastReload, lastReload.outcome == .rejected {
+        if let lastReload, lastReload.verdict == .rejected {
             lines.append(
                 "# last reload (\(lastReload.trigger)) rejected, running generation \(lastReload.generation): "
                     + (lastReload.error?.description ?? "no reason given"))
@@ -200,7 +200,8 @@ struct Listing {
         var settings: [String: SettingDocument]
         var pendingRestart: [String]
         var readFrom: [String: JSONValue]?
-        var lastReload: ReloadVerdictRecord?
+        /// In `ReloadVerdict`'s form.
+        var lastReload: [String: JSONValue]?
         var logLevelOverride: LogLevelOverrideRecord?
         var warnings: [String]?
     }
@@ -222,7 +223,7 @@ struct Listing {
         return try Listing.jsonText(
             Document(
                 environment: environment, instance: instance, generation: generation, files: files, settings: settings,
-                pendingRestart: pendingRestart, readFrom: readFrom, lastReload: lastReload,
+                pendingRestart: pendingRestart, readFrom: readFrom, lastReload: lastReload?.verdictJSON,
                 logLevelOverride: logLevelOverride, warnings: warnings.isEmpty ? nil : warnings))
     }
 

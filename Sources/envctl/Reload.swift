@@ -40,10 +40,11 @@ struct Reload: ParsableCommand {
             throw Failure("no daemon to reload: pass --pid, --app-name or --socket")
         }
         let reply = try client.ask(.reload)
-        guard let verdict = try? JSONValue.record(ReloadVerdictRecord.self, from: reply["verdict"]?.objectValue)
-        else { throw Failure("the daemon's answer cannot be read") }
-        switch verdict.outcome {
-        case .applied, .loaded, .pendingRestart:
+        guard let object = reply["verdict"]?.objectValue, let verdict = try? ReloadReport(verdict: object) else {
+            throw Failure("the daemon's answer cannot be read")
+        }
+        switch verdict.verdict {
+        case .applied, .loaded:
             // At most 20 keys: under `ExecReload=` this line goes to the journal, one line.
             let keys = verdict.changedKeys
             let changed =

@@ -1,3 +1,4 @@
+import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
 import Foundation
@@ -101,13 +102,14 @@ struct ReloadHistorySource {
     }
 
     /// The record of a journal entry the daemon wrote; `nil` for another entry.
-    static func record(_ entry: JournalReader.Entry) -> ReloadHistoryRecord? {
-        guard let id = entry.value("MESSAGE_ID"), let generation = entry.value("CONFIG_GENERATION").flatMap(Int.init),
+    static func record(_ entry: JournalReader.Entry) -> ReloadReport? {
+        guard let id = entry.value("MESSAGE_ID"),
+            let generation = entry.value("CONFIG_GENERATION").flatMap(UInt64.init),
             let environment = entry.value("CONFIG_ENVIRONMENT")
         else { return nil }
         let trigger = entry.value("CONFIG_TRIGGER")
         let changedKeys = entry.values("CONFIG_CHANGED_KEY").sorted()
-        let outcome: ReloadOutcomeRecord
+        let outcome: ReloadReport.Outcome
         switch id {
         case ConfigurationMessageID.applied:
             // Before CONFIG_TRIGGER, a load at start was the entry without changed keys.
@@ -119,29 +121,28 @@ struct ReloadHistorySource {
         case ConfigurationMessageID.unchanged: outcome = .unchanged
         default: return nil
         }
-        let time = Date(timeIntervalSince1970: Double(entry.realtimeMicroseconds) / 1_000_000)
-        var record = ReloadHistoryRecord(
-            time: time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)), outcome: outcome,
-            generation: generation, environment: environment, instance: entry.value("CONFIG_INSTANCE"),
-            trigger: trigger ?? (outcome == .loaded ? "start" : "unknown"),
-            callerUID: entry.value("CONFIG_CALLER_UID").flatMap(Int.init),
+        var report = ReloadReport(
+            outcome: outcome, trigger: trigger ?? (outcome == .loaded ? ReloadReport.startTrigger : "unknown"),
+            revision: entry.value("CONFIG_FLEET_REVISION").flatMap(Int64.init), generation: generation,
+            environment: environment, instance: entry.value("CONFIG_INSTANCE"),
+            callerUID: entry.value("CONFIG_CALLER_UID").flatMap(UInt32.init),
             callerUnit: entry.value("CONFIG_CALLER_UNIT"),
-            fleetRevision: entry.value("CONFIG_FLEET_REVISION").flatMap(Int.init),
-            changedKeyCount: changedKeys.count, pid: entry.value("_PID").flatMap(Int.init))
+            finished: Date(timeIntervalSince1970: Double(entry.realtimeMicroseconds) / 1_000_000),
+            pid: entry.value("_PID").flatMap(Int32.init))
         if outcome == .applied {
-            let current = settings(entry.values("CONFIG_SETTING"), keys: changedKeys)
-            let previous = settings(entry.values("CONFIG_PREVIOUS_SETTING"), keys: changedKeys)
-            record.changes = changedKeys.map {
-                SettingChangeRecord(key: $0, previous: previous[$0], value: current[$0])
-            }
+            report.changedKeys = changedKeys
+            report.changedKeyCount = changedKeys.count
+            report.values = settings(entry.values("CONFIG_SETTING"), keys: changedKeys)
+            report.previousValues = settings(entry.values("CONFIG_PREVIOUS_SETTING"), keys: changedKeys)
         }
         if outcome == .rejected, let description = entry.value("CONFIG_ERROR") {
-            record.error = ConfigurationErrorRecord(
-                code: entry.value("CONFIG_ERROR_CODE") ?? "unknown", message: description, description: description,
-                key: entry.value("CONFIG_KEY"), file: entry.value("CONFIG_FILE"),
-                line: entry.value("CONFIG_LINE").flatMap(Int.init))
+            report.error = EnvironmentError(
+                ConfigurationErrorRecord(
+                    code: entry.value("CONFIG_ERROR_CODE") ?? "unknown", message: description, description: description,
+                    key: entry.value("CONFIG_KEY"), file: entry.value("CONFIG_FILE"),
+                    line: entry.value("CONFIG_LINE").flatMap(Int.init)))
         }
-        return record
+        return report
     }
 
     /// `Key=value` fields as a dictionary. A key is what comes before the first `=`, unless

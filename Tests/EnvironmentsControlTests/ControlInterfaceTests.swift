@@ -1,3 +1,4 @@
+import Environments
 import EnvironmentsControl
 import Foundation
 import JSONText
@@ -11,25 +12,51 @@ import Varlink
 /// For each record: a JSON object is made from the text (every field, then each optional field
 /// left out, then each required one left out) and decoded into the record. Every version with
 /// the required fields must decode, and encode back to the same object; one without a required
-/// field must not decode; and the record's stored properties must be the text's fields.
+/// field must not decode; and the record's stored properties must be the text's fields. A
+/// reload's forms (`ReloadVerdict`, `HistoryEntry`) are encodings of the one `ReloadReport`,
+/// which holds more than either: they are held to the same round trips, and
+/// `ReloadReportSurfaceTests` says which of the report's fields each carries.
 @Suite("the control interface's text and its records")
 struct ControlInterfaceTests {
-    /// A record and the part of the interface it stands for.
+    /// A record (or a form of `ReloadReport`) and the part of the interface it stands for.
     struct Mapping: Sendable, CustomTestStringConvertible {
         /// `type NAME`, or a method's output.
         var part: String
-        var record: any (Codable & Sendable).Type
+        var name: String
+        /// Reads an object of the part.
+        var decode: @Sendable ([String: JSONValue]) throws -> Any
+        /// Writes what ``decode`` read back as an object.
+        var encode: @Sendable (Any) throws -> [String: JSONValue]
+        /// Whether the value's stored properties must be the part's fields (a record's; not the
+        /// report's, of which a form carries some fields).
+        var propertiesAreFields: Bool
         /// The record's own JSON writer, where it has one beside `JSONValueEncoder`.
         var handWritten: (@Sendable (Any) -> JSONValue?)?
 
-        var testDescription: String { "\(part): \(record)" }
+        var testDescription: String { "\(part): \(name)" }
 
-        init(
-            _ part: String, _ record: any (Codable & Sendable).Type, handWritten: (@Sendable (Any) -> JSONValue?)? = nil
+        init<Record: Codable & Sendable>(
+            _ part: String, _ record: Record.Type, handWritten: (@Sendable (Any) -> JSONValue?)? = nil
         ) {
             self.part = part
-            self.record = record
+            name = "\(record)"
+            decode = { try JSONValue.record(Record.self, from: $0) }
+            encode = { try JSONValue.parameters(of: $0 as! Record) }
+            propertiesAreFields = true
             self.handWritten = handWritten
+        }
+
+        /// A form of `ReloadReport`: `decode` reads it, `encode` writes it.
+        init(
+            _ part: String, report decode: @escaping @Sendable ([String: JSONValue]) throws -> ReloadReport,
+            encode: @escaping @Sendable (ReloadReport) -> [String: JSONValue]
+        ) {
+            self.part = part
+            name = "ReloadReport"
+            self.decode = decode
+            self.encode = { encode($0 as! ReloadReport) }
+            propertiesAreFields = false
+            handWritten = nil
         }
     }
 
@@ -39,11 +66,11 @@ struct ControlInterfaceTests {
         Mapping(
             "type PendingRestart", PendingRestartRecord.self, handWritten: { ($0 as? PendingRestartRecord)?.jsonValue }),
         Mapping("type ConfigurationError", ConfigurationErrorRecord.self),
-        Mapping("type ReloadVerdict", ReloadVerdictRecord.self),
+        Mapping("type ReloadVerdict", report: { try ReloadReport(verdict: $0) }, encode: \.verdictJSON),
         Mapping("type LogLevelOverride", LogLevelOverrideRecord.self),
         Mapping("type Candidate", CheckCandidate.self),
         Mapping("type SettingChange", SettingChangeRecord.self),
-        Mapping("type HistoryEntry", ReloadHistoryRecord.self),
+        Mapping("type HistoryEntry", report: { try ReloadReport(historyEntry: $0) }, encode: \.historyJSON),
         Mapping("Describe ->", DescribeReply.self),
         Mapping("Check ->", CheckReply.self),
         Mapping("History ->", HistoryReply.self),
@@ -52,7 +79,7 @@ struct ControlInterfaceTests {
 
     /// Methods whose output no record describes: their handlers build the parameters member by
     /// member (Get: `setting`, `restartOnly`, `pendingRestart`; Reload: `verdict`, a
-    /// ``ReloadVerdictRecord``).
+    /// `ReloadReport`'s `verdictJSON`).
     static let outputsWithoutRecord: Set<String> = ["Get", "Reload"]
 
     static func interface() throws -> InterfaceDefinition { try InterfaceDefinition(ControlInterface.description) }
@@ -94,7 +121,7 @@ struct ControlInterfaceTests {
     func recordMatchesTheText(_ mapping: Mapping) throws {
         let interface = try Self.interface()
         let fields = try Self.fields(of: mapping.part, in: interface)
-        try Self.check(mapping.record, fields: fields, interface: interface, handWritten: mapping.handWritten)
+        try Self.check(mapping, fields: fields, interface: interface)
     }
 
     private static func fields(of part: String, in interface: InterfaceDefinition) throws -> [InterfaceDefinition.Field]
@@ -111,60 +138,71 @@ struct ControlInterfaceTests {
         return method.output
     }
 
-    private static func check<Record: Codable>(
-        _ record: Record.Type, fields: [InterfaceDefinition.Field], interface: InterfaceDefinition,
-        handWritten: (@Sendable (Any) -> JSONValue?)?
+    private static func check(
+        _ mapping: Mapping, fields: [InterfaceDefinition.Field], interface: InterfaceDefinition
     ) throws {
         // The record's stored properties are the fields (a property the text lacks, even an
         // optional one that a decode leaves nil, is a difference).
         let full = try sample(fields, variant: 0, interface)
-        let decoded = try JSONValue.record(Record.self, from: full)
-        let properties = Set(Mirror(reflecting: decoded).children.compactMap(\.label))
-        let names = Set(fields.map(\.name))
-        #expect(
-            properties == names,
-            "\(Record.self) has \(properties.subtracting(names).sorted()) beyond the text, lacks \(names.subtracting(properties).sorted())"
-        )
+        if mapping.propertiesAreFields {
+            let decoded = try mapping.decode(full)
+            let properties = Set(Mirror(reflecting: decoded).children.compactMap(\.label))
+            let names = Set(fields.map(\.name))
+            #expect(
+                properties == names,
+                "\(mapping.name) has \(properties.subtracting(names).sorted()) beyond the text, lacks \(names.subtracting(properties).sorted())"
+            )
+        }
         // Every field present, once for each value of the enums among them.
         let variants = max(1, fields.map { enumerationCount($0.type, interface) }.max() ?? 1)
         for variant in 0..<variants {
             let object = try sample(fields, variant: variant, interface)
-            try roundTrip(Record.self, object, handWritten: handWritten)
+            try roundTrip(mapping, object)
         }
         // Each field left out: an optional one must decode without it, a required one must not.
         for field in fields {
             var object = full
             object[field.name] = nil
             if case .optional = field.type {
-                try roundTrip(Record.self, object, handWritten: handWritten)
+                try roundTrip(mapping, object)
             } else {
                 #expect(
-                    throws: (any Error).self, "\(Record.self) decodes without \(field.name), which the text requires"
+                    throws: (any Error).self, "\(mapping.name) decodes without \(field.name), which the text requires"
                 ) {
-                    try JSONValue.record(Record.self, from: object)
+                    try mapping.decode(object)
                 }
             }
         }
     }
 
-    /// Decodes `object` into `Record` and checks that it encodes back to `object`.
-    private static func roundTrip<Record: Codable>(
-        _ record: Record.Type, _ object: [String: JSONValue], handWritten: (@Sendable (Any) -> JSONValue?)?
-    ) throws {
-        let decoded = try JSONValue.record(Record.self, from: object)
-        let encoded = try JSONValue.parameters(of: decoded)
-        #expect(encoded == object, "\(Record.self) read \(object) and wrote \(encoded)")
-        if let handWritten {
-            #expect(handWritten(decoded) == .object(object), "\(Record.self).jsonValue differs from JSONValueEncoder's")
+    /// Decodes `object` and checks that it encodes back to `object`.
+    private static func roundTrip(_ mapping: Mapping, _ object: [String: JSONValue]) throws {
+        let decoded = try mapping.decode(object)
+        let encoded = try mapping.encode(decoded)
+        #expect(encoded == object, "\(mapping.name) read \(object) and wrote \(encoded)")
+        if let handWritten = mapping.handWritten {
+            #expect(
+                handWritten(decoded) == .object(object), "\(mapping.name).jsonValue differs from JSONValueEncoder's")
         }
     }
+
+    /// Samples for string fields whose text has a form of its own: a history entry's `time`.
+    private static let formattedStrings: [String: @Sendable (Int) -> String] = [
+        "time": { "2026-11-28T22:00:0\($0 % 10).000Z" }
+    ]
 
     /// A JSON object with every field of `fields`, each a value of its type.
     private static func sample(
         _ fields: [InterfaceDefinition.Field], variant: Int, _ interface: InterfaceDefinition
     ) throws -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
-        for field in fields { object[field.name] = try sample(field.type, variant: variant, interface) }
+        for field in fields {
+            if let formatted = formattedStrings[field.name] {
+                object[field.name] = .string(formatted(variant))
+            } else {
+                object[field.name] = try sample(field.type, variant: variant, interface)
+            }
+        }
         return object
     }
 

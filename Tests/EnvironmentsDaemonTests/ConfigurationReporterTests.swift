@@ -171,16 +171,16 @@ struct ConfigurationReporterTests {
         #expect(
             history.entries[1].triggerDescription(daemonUnit: "example.service")
                 == "systemctl reload (ExecReload=, uid 4242)")
-        #expect(history.entries[2].fleetRevision == 77)
+        #expect(history.entries[2].revision == 77)
         #expect(
-            history.entries[1].changes == [
+            history.entries[1].settingChanges == [
                 SettingChangeRecord(
                     key: "APIBaseUrl", previous: "https://one.example.com/v1", value: "https://two.example.com/v1"),
                 SettingChangeRecord(key: "Host", previous: "one.example.com", value: "two.example.com"),
             ])
-        #expect(history.entries[3].error?.code == "malformedFile")
+        #expect(history.entries[3].error?.code == .malformedFile)
         #expect(history.entries[3].error?.line == 3)
-        #expect(history.entries.allSatisfy { $0.pid == Int(getpid()) })
+        #expect(history.entries.allSatisfy { $0.pid == getpid() })
         #expect(history.dropped == 0)
     }
 

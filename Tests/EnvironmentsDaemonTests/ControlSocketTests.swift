@@ -61,8 +61,7 @@ struct ControlSocketTests {
 
             // Reload applies it and answers with the verdict.
             let reload = try await ControlSocketFixture.call(fixture.socket, .reload)
-            let verdict = try JSONValue.record(
-                ReloadVerdictRecord.self, from: reload.parameters?["verdict"]?.objectValue)
+            let verdict = try ReloadReport(verdict: try #require(reload.parameters?["verdict"]?.objectValue))
             #expect(verdict.outcome == .applied)
             #expect(verdict.changedKeys == ["Greeting"])
             #expect(verdict.generation == 2)

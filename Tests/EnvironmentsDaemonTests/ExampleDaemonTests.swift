@@ -1,3 +1,4 @@
+import Environments
 import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation

@@ -17,16 +17,18 @@ import Varlink
 /// (The end-to-end suite reads the journal's entries under systemd.)
 @Suite("reload history", .serialized, .timeLimit(.minutes(10)), .blocking)
 struct ReloadHistoryTests {
-    static func record(_ generation: Int, changes: [SettingChangeRecord] = []) -> ReloadHistoryRecord {
-        ReloadHistoryRecord(
-            time: ReloadHistory.timestamp(), outcome: .applied, generation: generation, environment: "Production",
-            trigger: "signal", changes: changes, changedKeyCount: changes.count)
+    static func record(_ generation: UInt64, changes: [SettingChangeRecord] = []) -> ReloadReport {
+        ReloadReport(
+            outcome: .applied, trigger: "signal", generation: generation, environment: "Production",
+            changedKeys: changes.map(\.key),
+            previousValues: Dictionary(changes.map { ($0.key, $0.previous!) }) { first, _ in first },
+            values: Dictionary(changes.map { ($0.key, $0.value!) }) { first, _ in first }, finished: Date())
     }
 
     @Test("at most 100 entries, about 768 KiB in all, the newest always kept; dropped ones counted")
     func limits() {
         var history = ReloadHistory()
-        for generation in 1...150 { history.append(Self.record(generation)) }
+        for generation: UInt64 in 1...150 { history.append(Self.record(generation)) }
         #expect(history.entries.count == ReloadHistory.maximumEntries)
         #expect(history.entries.first?.generation == 51)
         #expect(history.entries.last?.generation == 150)
@@ -36,7 +38,7 @@ struct ReloadHistoryTests {
         let big = (0..<1000).map {
             SettingChangeRecord(key: "Key\($0)", previous: String(repeating: "a", count: 30), value: "b")
         }
-        for generation in 151...170 { history.append(Self.record(generation, changes: big)) }
+        for generation: UInt64 in 151...170 { history.append(Self.record(generation, changes: big)) }
         let text = try? JSONEncoder().encode(HistoryReply(entries: history.entries, limit: 100, dropped: 0))
         #expect((text?.count ?? .max) <= ReloadHistory.maximumBytes + (64 << 10))
         #expect(history.entries.last?.generation == 170)
@@ -65,22 +67,33 @@ struct ReloadHistoryTests {
         }
         let before = try environment(value: String(repeating: "a", count: 100), count: 2000)
         let after = try environment(value: String(repeating: "b", count: 100), count: 2000)
-        let keys = before.leafKeys
-        let kept = ReloadHistory.changes(of: keys, from: before, to: after)
-        #expect(kept.valuesOmitted)
-        #expect(kept.changes.count == 2000)
-        #expect(kept.changes.allSatisfy { $0.previous == nil && $0.value == nil })
+        func report(_ keys: [String]) -> ReloadReport {
+            ReloadReport(
+                .applied, configuration: after, cause: ReloadCause(trigger: .file), startedMonotonicMicroseconds: 0,
+                change: EnvironmentChange(previous: before, current: after, changedKeys: keys))
+        }
+        func entry(_ keys: [String]) -> ReloadReport? {
+            var history = ReloadHistory()
+            history.append(report(keys))
+            return history.entries.first
+        }
+        let all = try #require(entry(before.leafKeys))
+        #expect(all.valuesOmitted)
+        #expect(all.changedKeyCount == 2000)
+        #expect(all.settingChanges.count == 2000)
+        #expect(all.settingChanges.allSatisfy { $0.previous == nil && $0.value == nil })
 
-        let small = ReloadHistory.changes(of: ["Key1", "Key0"], from: before, to: after)
+        let small = try #require(entry(["Key1", "Key0"]))
         #expect(!small.valuesOmitted)
-        #expect(small.changes.map(\.key) == ["Key0", "Key1"])
-        #expect(small.changes[0].previous == String(repeating: "a", count: 100))
+        #expect(small.settingChanges.map(\.key) == ["Key0", "Key1"])
+        #expect(small.settingChanges[0].previous == String(repeating: "a", count: 100))
 
         let many = (0..<20_000).map { "SomeRatherLongKeyName.\($0)" }
-        let truncated = ReloadHistory.changes(of: many, from: before, to: after)
+        let truncated = try #require(entry(many))
         #expect(truncated.valuesOmitted)
-        #expect(truncated.changes.count < many.count)
-        #expect(truncated.changes.count > 1000)
+        #expect(truncated.changedKeyCount == many.count)
+        #expect(truncated.settingChanges.count < many.count)
+        #expect(truncated.settingChanges.count > 1000)
     }
 
     /// Runs `body` while a service answers on a fixture's socket, reloaded through the socket
@@ -111,12 +124,12 @@ struct ReloadHistoryTests {
             #expect(history.entries.map(\.generation) == [1, 2, 2])
             #expect(history.entries[0].trigger == "start")
             #expect(history.entries[1].trigger == "control")
-            #expect(history.entries[1].callerUID == Int(getuid()))
+            #expect(history.entries[1].callerUID == getuid())
             #expect(
-                history.entries[1].changes == [
+                history.entries[1].settingChanges == [
                     SettingChangeRecord(key: "Greeting", previous: "hello", value: "bonjour")
                 ])
-            #expect(history.entries[2].error?.code == "malformedFile")
+            #expect(history.entries[2].error?.code == .malformedFile)
             #expect(history.entries[2].error?.file == fixture.mainFile)
             let text = String(describing: reply.parameters)
             #expect(!text.contains("hunter2"))
@@ -150,7 +163,7 @@ struct ReloadHistoryTests {
             // (a catch-up announced twice) would show here.
             #expect(history.entries.map(\.outcome) == [.loaded, .applied])
             #expect(history.entries.map(\.trigger) == ["start", "file"])
-            #expect(history.entries.last?.changes.map(\.key) == ["Greeting"])
+            #expect(history.entries.last?.settingChanges.map(\.key) == ["Greeting"])
             let describe = try await JSONValue.record(
                 DescribeReply.self,
                 from: ControlSocketFixture.call(fixture.socket, .describe).parameters)
@@ -163,7 +176,7 @@ struct ReloadHistoryTests {
             // leaves out.
             #expect(last.trigger == "file" && written.trigger == "file")
             #expect(last.generation == 2 && written.generation == 2)
-            #expect(last.outcome.rawValue == written.outcome.rawValue)
+            #expect(last.outcome == written.outcome)
             #expect(last.changedKeys == written.changedKeys)
             if last.outcome == .applied {
                 #expect(last.changedKeys == ["Greeting"])
@@ -212,10 +225,10 @@ struct ReloadHistoryTests {
             #expect(json.status == 0, "\(json.output)")
             struct Output: Decodable {
                 var readFrom: String
-                var entries: [ReloadHistoryRecord]
+                var entries: [[String: JSONValue]]
             }
             let output = try JSONDecoder().decode(Output.self, from: Data(json.standardOutput.utf8))
-            #expect(output.entries.map(\.generation) == [1, 2, 2])
+            #expect(try output.entries.map { try ReloadReport(historyEntry: $0).generation } == [1, 2, 2])
 
             let diff = try runToEnd(
                 BuiltProducts.envctl, ["diff", "--generation", "1", "--socket", fixture.socket],

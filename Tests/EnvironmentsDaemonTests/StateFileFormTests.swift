@@ -1,3 +1,4 @@
+import Environments
 import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation
@@ -55,9 +56,9 @@ struct StateFileFormTests {
     @Test(
         "each outcome reads back, and the file is written again byte for byte",
         arguments: [
-            ("applied", ReloadOutcomeRecord.applied), ("unchanged", .unchanged), ("rejected", .rejected),
+            ("applied", ReloadReport.Outcome.applied), ("unchanged", .unchanged), ("rejected", .rejected),
         ])
-    func oldStateFiles(_ outcome: String, _ expected: ReloadOutcomeRecord) throws {
+    func oldStateFiles(_ outcome: String, _ expected: ReloadReport.Outcome) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "state-file-form-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -68,7 +69,7 @@ struct StateFileFormTests {
 
         let state = try ReloadState.read(from: path)
         #expect(state.lastReload?.outcome == expected)
-        #expect(state.lastReload?.errorLine == (expected == .rejected ? 4 : nil))
+        #expect(state.lastReload?.error?.line == (expected == .rejected ? 4 : nil))
 
         let again = directory.appendingPathComponent("again.json").path
         try state.write(to: again)

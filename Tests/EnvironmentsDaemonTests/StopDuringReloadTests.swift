@@ -71,8 +71,9 @@ struct StopDuringReloadTests {
         #expect(stopped.withLock { $0 }, "the service group returned while the reload's validate still hung")
 
         let record = await reload.value
-        #expect(record.outcome == .rejected)
-        #expect(record.error?.contains("stopping") == true, "\(String(describing: record.error))")
+        #expect(record.outcome == .abandoned)
+        #expect(record.verdict == .rejected)
+        #expect(record.abandonedReason.contains("stopping"))
         #expect((try? environment.require("Greeting", as: String.self)) == "hello")
 
         // The abandoned build ends now; it must not publish. A reload made after it (which waits
@@ -99,8 +100,8 @@ struct StopDuringReloadTests {
             try fixture.write(ControlSocketFixture.plist("changed"))
             let record = await service.reloader.reload(trigger: .signal)
             #expect(record.outcome == .rejected)
-            #expect(record.errorCode == "reentrantChange")
-            #expect(record.errorMessage?.contains("validate must not call reload()") == true)
+            #expect(record.error?.code == .reentrantChange)
+            #expect(record.error?.message.contains("validate must not call reload()") == true)
             #expect(record.generation == 1)
             #expect((try? environment.require("Greeting", as: String.self)) == "hello")
         }

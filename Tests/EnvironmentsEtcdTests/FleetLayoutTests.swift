@@ -53,7 +53,7 @@
                 let layer = try #require(fleet.fleet?.layer)
                 for _ in 0..<2000 where layer.revision < last { try await Task.sleep(for: .milliseconds(10)) }
                 #expect(layer.revision == last)
-                #expect(await fleet.service?.reloader.lastReloadRecord == nil)
+                #expect(await fleet.service?.reloader.lastReloadReport == nil)
 
                 // A document changes: applied.
                 try await fleet.publish(common: ["Version": "2"])

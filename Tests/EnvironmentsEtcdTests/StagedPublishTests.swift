@@ -244,7 +244,7 @@
                 // lenient-1 ran it and goes back; lenient-2 was never in a stage.
                 #expect(await hosts["lenient-1"]!.waitFor("Limit", "10"))
                 #expect(Self.limits(hosts) == ["lenient-1": "10", "strict-1": "10", "lenient-2": "10"])
-                #expect(await hosts["lenient-2"]!.service?.reloader.lastReloadRecord == nil, "lenient-2 never reloaded")
+                #expect(await hosts["lenient-2"]!.service?.reloader.lastReloadReport == nil, "lenient-2 never reloaded")
                 let (keys, _) = try await writer.writer.range(prefix: prefix + "Environments.plist")
                 #expect(keys.map(\.key) == [prefix + "Environments.plist"], "\(keys.map(\.key))")
             }

@@ -1,4 +1,5 @@
 #if Fleet
+    import Environments
     import EnvironmentsControl
     import EtcdFleetClient
     import Foundation
@@ -9,8 +10,8 @@
     @Suite("fleet status values an earlier version wrote")
     struct FleetStatusFormTests {
         /// An earlier version's value, for each outcome of the last fleet change.
-        static let oldValues: [(String, ReloadOutcomeRecord)] = [
-            ("applied", .applied), ("unchanged", .unchanged), ("pending-restart", .pendingRestart),
+        static let oldValues: [(String, ReloadReport.Outcome)] = [
+            ("applied", .applied), ("unchanged", .unchanged), ("pending-restart", .applied),
             ("rejected", .rejected),
         ].map { outcome, expected in
             let error =
@@ -30,15 +31,19 @@
             for (old, expected) in Self.oldValues {
                 let status = try #require(FleetHostStatus.decode(Data(old.utf8)), "\(old)")
                 #expect(status.last?.outcome == expected)
+                #expect(status.last?.waitsForRestart == old.contains("pending-restart"))
                 #expect(String(decoding: status.encoded(), as: UTF8.self) == old)
             }
         }
 
         @Test("a change that was applied with keys waiting for a restart says pending-restart")
         func pendingRestartOnTheWire() throws {
-            let change = FleetHostStatus.Change(
-                outcome: .pendingRestart, revision: 7, fingerprint: "f", rejection: nil,
-                at: Date(timeIntervalSince1970: 0))
+            let report = ReloadReport(
+                outcome: .applied, trigger: "fleet", revision: 7, generation: 3, environment: "Production",
+                pendingRestart: ["Port"])
+            let change = try #require(
+                FleetHostStatus.Change(
+                    report, of: "fleet", revision: 7, fingerprint: "f", at: Date(timeIntervalSince1970: 0)))
             let status = FleetHostStatus(
                 host: "web-1", revision: 7, fingerprint: "f", generation: 3, environment: "Production", last: change,
                 version: nil, library: "0", renewed: Date(timeIntervalSince1970: 0), ttl: 30, refresh: 60)

@@ -6,6 +6,13 @@ public struct EnvironmentChange: Sendable {
     public var current: EnvironmentSnapshot
     /// The leaf keys whose values changed, added or removed.
     public var changedKeys: [String]
+
+    /// The change from `previous` to `current` of `changedKeys`.
+    package init(previous: EnvironmentSnapshot, current: EnvironmentSnapshot, changedKeys: [String]) {
+        self.previous = previous
+        self.current = current
+        self.changedKeys = changedKeys
+    }
 }
 
 /// What a reload did.

@@ -55,11 +55,11 @@ extension ControlHandler {
         case "Reload":
             guard parameters.isEmpty else { return Self.invalidParameter(parameters.keys.sorted()[0]) }
             if let denied = systemdDeny(peer) { return denied }
-            let record = await reloader.reload(
+            let report = await reloader.reload(
                 trigger: .control, callerUID: peer.uid, callerUnit: ServiceUnit.ofCaller(peer.pid, uid: peer.uid))
-            guard record.outcome == .rejected else { return VarlinkReply(parameters: [:]) }
-            return Self.reply(
-                ["verdict": Self.verdict(record, environment: environment.environmentName)],
+            guard report.verdict == .rejected else { return VarlinkReply(parameters: [:]) }
+            return VarlinkReply(
+                parameters: ["verdict": .object(report.verdictJSON)],
                 error: ControlInterface.Error.reloadRejected.qualifiedName)
         case "SetLogLevel":
             if let extra = parameters.keys.sorted().first(where: { $0 != "level" }) {

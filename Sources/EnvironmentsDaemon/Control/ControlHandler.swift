@@ -52,13 +52,7 @@ struct ControlHandler: Sendable {
         if showSecrets, let denied = deny(call, peer, reason: "secret values") { return .reply(denied) }
         let snapshot = environment.snapshot
         var lastReload: [String: JSONValue]?
-        if let record = await reloader.lastReloadRecord {
-            do {
-                lastReload = try JSONValue.parameters(of: Self.verdict(record, environment: snapshot.environmentName))
-            } catch {
-                return .reply(Self.encodingFailure(error))
-            }
-        }
+        if let report = await reloader.lastReloadReport { lastReload = report.verdictJSON }
         var logLevelOverride: [String: JSONValue]?
         if let override = await reloader.logLevelOverride {
             let record = LogLevelOverrideRecord(
@@ -194,12 +188,11 @@ struct ControlHandler: Sendable {
     /// `Reload`: reloads now and answers with the verdict (an error reply when rejected); the
     /// history names the caller and the unit it runs in.
     private func reload(from peer: PeerCredentials) async -> VarlinkReply {
-        let record = await reloader.reload(
+        let report = await reloader.reload(
             trigger: .control, callerUID: peer.uid, callerUnit: ServiceUnit.ofCaller(peer.pid, uid: peer.uid))
-        let verdict = Self.verdict(record, environment: environment.environmentName)
-        return Self.reply(
-            ["verdict": verdict],
-            error: verdict.outcome == .rejected ? ControlInterface.Error.reloadRejected.qualifiedName : nil)
+        return VarlinkReply(
+            parameters: ["verdict": .object(report.verdictJSON)],
+            error: report.verdict == .rejected ? ControlInterface.Error.reloadRejected.qualifiedName : nil)
     }
 
     /// `Schema`: the application's declaration as JSON Schema (an empty one, `declared` false,
@@ -248,20 +241,6 @@ struct ControlHandler: Sendable {
             source: SourceRecord(
                 layer: configured.source.layer.rawValue, file: configured.source.file,
                 section: configured.source.section))
-    }
-
-    static func verdict(_ record: ReloadState.LastReload, environment: String) -> ReloadVerdictRecord {
-        ReloadVerdictRecord(
-            outcome: record.outcome.verdict,
-            environment: environment,
-            trigger: record.trigger, generation: Int(record.generation), changedKeys: record.changedKeys,
-            error: record.outcome.verdict == .rejected
-                ? ConfigurationErrorRecord(
-                    code: record.errorCode ?? "unknown", message: record.errorMessage ?? record.error ?? "",
-                    description: record.error ?? "", key: record.errorKey, file: record.errorFile,
-                    line: record.errorLine) : nil,
-            startedMonotonicUSec: Int(record.startedMonotonicMicroseconds),
-            finishedMonotonicUSec: Int(record.finishedMonotonicMicroseconds))
     }
 
     /// A reply whose parameters are `record`'s members, or (with `error`) a failed call's reply

@@ -1,10 +1,10 @@
-import Environments
+package import Environments
 import EnvironmentsControl
 package import Logging
 package import SystemdSupport
 import TextEscaping
 
-/// Writes each load and reload (``ReloadRecord``) to the journal: the effective settings after
+/// Writes each load and reload (its `ReloadReport`) to the journal: the effective settings after
 /// every applied load, the warnings, pending restarts, unchanged and rejected reloads, each with
 /// its fixed `MESSAGE_ID`.
 ///
@@ -39,17 +39,21 @@ package struct ConfigurationReporter: Sendable {
         }
     }
 
-    /// Writes the entries of `record`: the configuration now in effect, its warnings and the
-    /// keys that wait for a restart (loaded or applied); nothing changed (unchanged); the
-    /// rejection (rejected); none for an abandoned reload, which only the log tells.
-    func report(_ record: ReloadRecord) {
-        switch record.outcome {
-        case .loaded, .applied, .pendingRestart:
-            applied(record)
-            warnings(record.configuration)
-            pendingRestart(record.configuration)
-        case .unchanged: unchanged(record)
-        case .rejected: rejected(record)
+    /// Writes the entries of `report`, after which `configuration` is in use (`previous` was,
+    /// before an applied reload): the configuration now in effect, its warnings and the keys
+    /// that wait for a restart (loaded or applied); nothing changed (unchanged); the rejection
+    /// (rejected); none for an abandoned reload, which only the log tells.
+    ///
+    /// Every entry carries the report's environment, instance and generation, and (but the
+    /// warnings) its trigger, caller and revision (``append(_:to:)``).
+    package func report(_ report: ReloadReport, configuration: EnvironmentSnapshot, previous: EnvironmentSnapshot?) {
+        switch report.outcome {
+        case .loaded, .applied:
+            applied(report, configuration, previous: previous)
+            warnings(report, configuration)
+            pendingRestart(report, configuration)
+        case .unchanged: unchanged(report)
+        case .rejected: rejected(report)
         case .abandoned: break
         }
     }
@@ -57,17 +61,15 @@ package struct ConfigurationReporter: Sendable {
     /// The configuration now in effect: loaded at start, or applied by a reload (with the
     /// changed keys and their previous values), its settings listed within the bounds of
     /// ``SettingsListing``.
-    private func applied(_ record: ReloadRecord) {
-        let snapshot = record.configuration
-        let what = record.outcome == .loaded ? "loaded" : "applied"
-        let listing = SettingsListing(
-            snapshot, changedKeys: record.changedKeys, previous: record.change?.previous)
+    private func applied(_ report: ReloadReport, _ snapshot: EnvironmentSnapshot, previous: EnvironmentSnapshot?) {
+        let what = report.outcome == .loaded ? "loaded" : "applied"
+        let listing = SettingsListing(snapshot, changedKeys: report.changedKeys, previous: previous)
         let summary =
-            "Configuration \(what): environment \(snapshot.environmentName)"
-            + (snapshot.instanceName.map { ", instance \($0)" } ?? "") + ", generation \(snapshot.generation), "
+            "Configuration \(what): environment \(report.environment)"
+            + (report.instance.map { ", instance \($0)" } ?? "") + ", generation \(report.generation), "
             + "\(listing.total) settings"
         let message = summary + Self.inline(listing, showCommand: showCommand)
-        var entry = Self.entry(message, id: ConfigurationMessageID.applied, priority: .informational, snapshot)
+        var entry = Self.entry(message, id: ConfigurationMessageID.applied, priority: .informational, report)
         for file in snapshot.files.prefix(SettingsListing.maximumFiles) { entry.append("CONFIG_SOURCE_FILE", file) }
         if snapshot.files.count > SettingsListing.maximumFiles {
             entry.append("CONFIG_SOURCE_FILE_COUNT", String(snapshot.files.count))
@@ -84,13 +86,13 @@ package struct ConfigurationReporter: Sendable {
         for setting in listing.settings {
             entry.append("CONFIG_SETTING", setting.text)
             entry.append("CONFIG_SETTING_SOURCE", "\(setting.key)=\(setting.source)")
-            let was = record.outcome == .applied ? previous[setting.key].map { " (was \($0))" } ?? "" : ""
+            let was = report.outcome == .applied ? previous[setting.key].map { " (was \($0))" } ?? "" : ""
             lines.append("  \(setting.text)\(was)    # \(setting.source)")
         }
         if listing.unlisted > 0 {
             lines.append("  … \(listing.unlisted) more (\(showCommand))")
         }
-        Self.append(record, to: &entry)
+        Self.append(report, to: &entry)
         for change in listing.changes {
             entry.append("CONFIG_CHANGED_KEY", change.key)
             if let previous = change.previous { entry.append("CONFIG_PREVIOUS_SETTING", previous) }
@@ -100,14 +102,14 @@ package struct ConfigurationReporter: Sendable {
         }
         // On stderr, a line per setting follows the summary (so the listing is not said twice).
         var text = summary
-        if record.outcome == .applied {
+        if report.outcome == .applied {
             let keys = listing.changes.map(\.key)
             let more = listing.changedTotal - keys.count
             text +=
                 keys.isEmpty
                 ? ", no value changed (sources or pending restarts did)"
                 : ", changed: " + keys.joined(separator: ", ") + (more > 0 ? ", and \(more) more" : "")
-            text += " (trigger: \(record.triggerName))"
+            text += " (trigger: \(report.trigger))"
         }
         send(entry, level: .info, text: text, details: lines)
     }
@@ -136,52 +138,51 @@ package struct ConfigurationReporter: Sendable {
     }
 
     /// A reload that found nothing to change.
-    private func unchanged(_ record: ReloadRecord) {
+    private func unchanged(_ report: ReloadReport) {
         let message =
-            "Configuration reloaded (\(record.triggerName)), nothing changed: generation \(record.generation)"
-        var entry = Self.entry(
-            message, id: ConfigurationMessageID.unchanged, priority: .informational, record.configuration)
-        Self.append(record, to: &entry)
+            "Configuration reloaded (\(report.trigger)), nothing changed: generation \(report.generation)"
+        var entry = Self.entry(message, id: ConfigurationMessageID.unchanged, priority: .informational, report)
+        Self.append(report, to: &entry)
         send(entry, level: .info, text: message)
     }
 
-    /// An entry's first fields: `MESSAGE`, `MESSAGE_ID`, `PRIORITY`, and the snapshot's
+    /// An entry's first fields: `MESSAGE`, `MESSAGE_ID`, `PRIORITY`, and the report's
     /// `CONFIG_ENVIRONMENT`, `CONFIG_INSTANCE` (for an instance) and `CONFIG_GENERATION`.
-    private static func entry(_ message: String, id: String, priority: SyslogPriority, _ snapshot: EnvironmentSnapshot)
+    private static func entry(_ message: String, id: String, priority: SyslogPriority, _ report: ReloadReport)
         -> JournalEntry
     {
         var entry = JournalEntry()
         entry.append("MESSAGE", message)
         entry.append("MESSAGE_ID", id)
         entry.append("PRIORITY", String(priority.rawValue))
-        entry.append("CONFIG_ENVIRONMENT", snapshot.environmentName)
-        if let instance = snapshot.instanceName { entry.append("CONFIG_INSTANCE", instance) }
-        entry.append("CONFIG_GENERATION", String(snapshot.generation))
+        entry.append("CONFIG_ENVIRONMENT", report.environment)
+        if let instance = report.instance { entry.append("CONFIG_INSTANCE", instance) }
+        entry.append("CONFIG_GENERATION", String(report.generation))
         return entry
     }
 
     /// `CONFIG_TRIGGER` (`start` for the load at start), `CONFIG_CALLER_UID`, `CONFIG_CALLER_UNIT`,
     /// `CONFIG_FLEET_REVISION`.
-    private static func append(_ record: ReloadRecord, to entry: inout JournalEntry) {
-        entry.append("CONFIG_TRIGGER", record.triggerName)
-        if let uid = record.cause?.callerUID { entry.append("CONFIG_CALLER_UID", String(uid)) }
-        if let unit = record.cause?.callerUnit { entry.append("CONFIG_CALLER_UNIT", unit) }
-        if let revision = record.cause?.revision { entry.append("CONFIG_FLEET_REVISION", String(revision)) }
+    private static func append(_ report: ReloadReport, to entry: inout JournalEntry) {
+        entry.append("CONFIG_TRIGGER", report.trigger)
+        if let uid = report.callerUID { entry.append("CONFIG_CALLER_UID", String(uid)) }
+        if let unit = report.callerUnit { entry.append("CONFIG_CALLER_UNIT", unit) }
+        if let revision = report.revision { entry.append("CONFIG_FLEET_REVISION", String(revision)) }
     }
 
     /// A rejected reload, with the file, line and key the error names.
-    private func rejected(_ record: ReloadRecord) {
-        guard let error = record.error else { return }
+    private func rejected(_ report: ReloadReport) {
+        guard let error = report.error else { return }
         let message =
-            "Configuration reload rejected, keeping generation \(record.generation): \(error)"
-        var entry = Self.entry(message, id: ConfigurationMessageID.rejected, priority: .error, record.configuration)
+            "Configuration reload rejected, keeping generation \(report.generation): \(error)"
+        var entry = Self.entry(message, id: ConfigurationMessageID.rejected, priority: .error, report)
         entry.append("CONFIG_ERROR", error.description)
         entry.append("CONFIG_ERROR_CODE", error.code.description)
         if let file = error.file { entry.append("CONFIG_FILE", file) }
         if let line = error.line { entry.append("CONFIG_LINE", String(line)) }
         if let key = error.key { entry.append("CONFIG_KEY", key) }
-        Self.append(record, to: &entry)
-        var metadata: Logger.Metadata = ["trigger": "\(record.triggerName)", "error_code": "\(error.code)"]
+        Self.append(report, to: &entry)
+        var metadata: Logger.Metadata = ["trigger": "\(report.trigger)", "error_code": "\(error.code)"]
         if let file = error.file { metadata["config_file"] = "\(file)" }
         if let line = error.line { metadata["config_line"] = "\(line)" }
         if let key = error.key { metadata["config_key"] = "\(key)" }
@@ -189,21 +190,23 @@ package struct ConfigurationReporter: Sendable {
     }
 
     /// Restart-only keys whose new values wait for a restart, if any.
-    private func pendingRestart(_ snapshot: EnvironmentSnapshot) {
-        guard !snapshot.pendingRestart.isEmpty else { return }
-        let keys = snapshot.pendingRestart.keys.sorted()
+    private func pendingRestart(_ report: ReloadReport, _ snapshot: EnvironmentSnapshot) {
+        let keys = report.pendingRestart
+        guard !keys.isEmpty else { return }
         let listed = keys.prefix(SettingsListing.maximumChangedKeys).map { key in
             let current = snapshot.configuredValue(forKey: key).map { SettingsListing.cut($0.displayValue()) }
-            let waiting = SettingsListing.cut(snapshot.pendingRestart[key]!.displayValue())
+            let waiting = SettingsListing.cut(snapshot.pendingRestart[key].map { $0.displayValue() } ?? "<unset>")
             return "'\(key)' changed to \(waiting) but keeps \(current ?? "<unset>")"
         }
         let more = keys.count - listed.count
         let message =
             "Restart required: \(listed.joined(separator: ", "))\(more > 0 ? ", and \(more) more" : "")"
             + " until the service restarts"
-        var entry = Self.entry(message, id: ConfigurationMessageID.pendingRestart, priority: .warning, snapshot)
+        var entry = Self.entry(message, id: ConfigurationMessageID.pendingRestart, priority: .warning, report)
         for key in keys {
-            entry.append("CONFIG_PENDING_RESTART", "\(key)=\(snapshot.pendingRestart[key]!.displayValue())")
+            entry.append(
+                "CONFIG_PENDING_RESTART",
+                "\(key)=\(snapshot.pendingRestart[key].map { $0.displayValue() } ?? "<unset>")")
         }
         send(entry, level: .warning, text: message)
     }
@@ -215,10 +218,10 @@ package struct ConfigurationReporter: Sendable {
     /// What the configuration now in effect should fix (`EnvironmentSnapshot.warnings`):
     /// one entry each, with `CONFIG_WARNING_CODE`, `CONFIG_FILE`, `CONFIG_LINE` and `CONFIG_KEY`
     /// where known, at most ``maximumWarningEntries``.
-    private func warnings(_ snapshot: EnvironmentSnapshot) {
+    private func warnings(_ report: ReloadReport, _ snapshot: EnvironmentSnapshot) {
         for warning in snapshot.warnings.prefix(Self.maximumWarningEntries) {
             let message = "Configuration warning: \(warning)"
-            var entry = Self.entry(message, id: ConfigurationMessageID.warning, priority: .warning, snapshot)
+            var entry = Self.entry(message, id: ConfigurationMessageID.warning, priority: .warning, report)
             entry.append("CONFIG_WARNING_CODE", warning.code.description)
             if let file = warning.file { entry.append("CONFIG_FILE", file) }
             if let line = warning.line { entry.append("CONFIG_LINE", String(line)) }
@@ -229,7 +232,7 @@ package struct ConfigurationReporter: Sendable {
         if more > 0 {
             let message = "Configuration warning: \(more) more warnings (envctl check lists them all)"
             send(
-                Self.entry(message, id: ConfigurationMessageID.warning, priority: .warning, snapshot), level: .warning,
+                Self.entry(message, id: ConfigurationMessageID.warning, priority: .warning, report), level: .warning,
                 text: message)
         }
     }

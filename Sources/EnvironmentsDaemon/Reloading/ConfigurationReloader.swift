@@ -15,10 +15,10 @@ package import SystemdSupport
 /// Each attempt follows one sequence: build (files, credentials, `validate`) on the build queue
 /// (``ReloadBuilds``), never on the actor, which is free meanwhile; swap (the environment
 /// publishes the new snapshot, unless the service is stopping); then announce: one
-/// ``ReloadRecord`` is made of the outcome, and each output renders it — the log, the journal's
+/// `ReloadReport` is made of the outcome, and each output renders it — the log, the journal's
 /// configuration entries (``ConfigurationReporter``), the history (``ReloadHistory``), the
 /// metrics (``ReloadMetrics``), the state file (``ReloadState``), systemd's `STATUS=` with
-/// `READY=1` (``SystemdStatus``), and the control socket's verdict (``ReloadState/LastReload``).
+/// `READY=1` (``SystemdStatus``), the control socket's verdict, and a source's observers.
 /// Reloads take turns, so their notifications and reports never mix. ``abandonReloads()`` lets
 /// a stopping service stop waiting for a build however long it takes.
 package actor ConfigurationReloader {
@@ -33,7 +33,7 @@ package actor ConfigurationReloader {
     /// The reload metrics (swift-metrics).
     package nonisolated let metrics: ReloadMetrics
     /// The last reload, or `nil` before the first (the load at start is none).
-    private var lastReload: ReloadRecord?
+    private var lastReload: ReloadReport?
     /// The last loads and reloads, for the control socket's `History`.
     private var history = ReloadHistory()
     /// Where the builds run.
@@ -64,7 +64,7 @@ package actor ConfigurationReloader {
     /// More outputs of each record (a fleet's status key), called on the actor: each must
     /// return at once, and do its work elsewhere.
     private var renderers: [@Sendable (ReloadReport) -> Void] = []
-    /// The last record announced, for a renderer added after it.
+    /// The last report announced, for a renderer added after it.
     private var lastAnnounced: ReloadReport?
 
     /// Creates a reloader.
@@ -113,11 +113,9 @@ package actor ConfigurationReloader {
         setStatusNote(reason.map { "watching files by polling (\($0))" }, for: "files")
     }
 
-    /// The last reload attempt as the state file and the control socket give it, or `nil`
-    /// before the first.
-    package var lastReloadRecord: ReloadState.LastReload? {
-        lastReload.map(ReloadState.LastReload.init)
-    }
+    /// The last reload attempt (the state file's `lastReload`, `Describe`'s), or `nil` before
+    /// the first.
+    package var lastReloadReport: ReloadReport? { lastReload }
 
     /// The last loads and reloads, oldest first (``ReloadHistory`` says how many).
     package var historyReply: HistoryReply {
@@ -129,8 +127,10 @@ package actor ConfigurationReloader {
     /// its files.
     package func start() {
         let now = MonotonicClock.nowMicroseconds()
+        let snapshot = environment.snapshot
         announce(
-            ReloadRecord(.loaded, configuration: environment.snapshot, cause: nil, startedMonotonicMicroseconds: now))
+            ReloadReport(.loaded, configuration: snapshot, cause: nil, startedMonotonicMicroseconds: now),
+            configuration: snapshot)
     }
 
     /// Removes the state file on a clean stop (a crash leaves it, and a reader tells it is stale
@@ -235,10 +235,11 @@ package actor ConfigurationReloader {
         let started = MonotonicClock.nowMicroseconds()
         guard let built = await builds.reload(environment) else { return }
         if case .success(.unchanged) = built { return }
+        let kept = environment.snapshot
         announce(
-            ReloadRecord(
-                built, keeping: environment.snapshot, cause: ReloadCause(trigger: .file),
-                startedMonotonicMicroseconds: started))
+            ReloadReport(
+                built, keeping: kept, cause: ReloadCause(trigger: .file), startedMonotonicMicroseconds: started),
+            configuration: built.configuration(keeping: kept), change: built.change)
     }
 
     /// Reloads the configuration and reports the result. Never throws: a rejected
@@ -255,26 +256,25 @@ package actor ConfigurationReloader {
     ///     journal.
     ///   - revision: The revision of a source's documents (etcd's, for the fleet), for the
     ///     history and the journal.
-    /// - Returns: The verdict, as the state file and the control socket's `Reload` give it.
+    /// - Returns: The report, which the state file and the control socket's `Reload` give as a
+    ///   verdict.
     @discardableResult
     package func reload(
         trigger: ReloadTrigger, callerUID: UInt32? = nil, callerUnit: String? = nil, revision: Int64? = nil
     ) async
-        -> ReloadState.LastReload
+        -> ReloadReport
     {
-        ReloadState.LastReload(
-            await reloadRecord(
-                ReloadCause(trigger: trigger, callerUID: callerUID, callerUnit: callerUnit, revision: revision)))
+        await reload(ReloadCause(trigger: trigger, callerUID: callerUID, callerUnit: callerUnit, revision: revision))
     }
 
     /// Reloads as ``reload(trigger:callerUID:callerUnit:revision:)`` does, for a source
     /// (``EnvironmentService/reload(from:revision:)``): the report a source sees.
     package func reload(from source: some ConfigurationSource, revision: Int64?) async -> ReloadReport {
-        ReloadReport(await reloadRecord(ReloadCause(trigger: ReloadTrigger(source), revision: revision)))
+        await reload(ReloadCause(trigger: ReloadTrigger(source), revision: revision))
     }
 
-    /// One reload in its turn, announced: the record of it.
-    private func reloadRecord(_ cause: ReloadCause) async -> ReloadRecord {
+    /// One reload in its turn, announced: its report.
+    private func reload(_ cause: ReloadCause) async -> ReloadReport {
         await takeTurn()
         defer { endTurn() }
         let started = MonotonicClock.nowMicroseconds()
@@ -288,42 +288,47 @@ package actor ConfigurationReloader {
             if tellsSystemd { notifier.reloading(status: SystemdStatus.reloading(cause.trigger)) }
             built = await builds.reload(environment)
         }
+        let kept = environment.snapshot
         guard let built else {
-            let record = ReloadRecord(
-                .abandoned, configuration: environment.snapshot, cause: cause, startedMonotonicMicroseconds: started)
-            announce(record)
-            return record
+            let report = ReloadReport(
+                .abandoned, configuration: kept, cause: cause, startedMonotonicMicroseconds: started)
+            announce(report, configuration: kept)
+            return report
         }
-        let record = ReloadRecord(
-            built, keeping: environment.snapshot, cause: cause, startedMonotonicMicroseconds: started)
-        announce(record)
+        let report = ReloadReport(built, keeping: kept, cause: cause, startedMonotonicMicroseconds: started)
+        announce(report, configuration: built.configuration(keeping: kept), change: built.change)
         // After the state file: a script that reads it once `systemctl reload` returns (systemd
         // waits for this READY=1) reads this reload's verdict.
-        if tellsSystemd { notifier.ready(status: SystemdStatus.text(after: record, notes: statusNotes)) }
-        return record
+        if tellsSystemd { notifier.ready(status: SystemdStatus.text(after: report, notes: statusNotes)) }
+        return report
     }
 
-    /// Renders `record` everywhere: the log level, the log, the journal, the history, the last
-    /// reload, the metrics and the state file. An abandoned reload, which changed nothing,
-    /// is only logged.
-    private func announce(_ record: ReloadRecord) {
-        if record.tookEffect { applyLogLevel(record.configuration) }
+    /// Renders `report` everywhere: the log level, the log, the journal, the history, the last
+    /// reload, the metrics, the state file and the renderers (a source's observers).
+    /// `configuration` is the configuration in use after it, and `change` an applied reload's
+    /// snapshots (the log and the journal list settings and their values before). An abandoned
+    /// reload, which changed nothing, is only logged.
+    private func announce(
+        _ report: ReloadReport, configuration: EnvironmentSnapshot, change: EnvironmentChange? = nil
+    ) {
+        if report.tookEffect { applyLogLevel(configuration) }
         // Without a journal the reporter renders the event through this same logger, with its
         // settings: the event's own line would say it a second time.
-        if !reporter.rendersThroughLogger || record.outcome == .abandoned { logger.log(record) }
-        guard record.outcome != .abandoned else { return }
-        reporter.report(record)
-        history.append(record)
-        if record.outcome != .loaded { lastReload = record }
-        metrics.record(record)
-        writeState(record)
-        let report = ReloadReport(record)
+        if !reporter.rendersThroughLogger || report.outcome == .abandoned {
+            logger.log(report, configuration: configuration, previous: change?.previous)
+        }
+        guard report.outcome != .abandoned else { return }
+        reporter.report(report, configuration: configuration, previous: change?.previous)
+        history.append(report)
+        if report.outcome != .loaded { lastReload = report }
+        metrics.record(report)
+        writeState(report, configuration: configuration)
         lastAnnounced = report
         for renderer in renderers { renderer(report) }
     }
 
     /// Adds an output of every load and reload (``EnvironmentService/onReload(_:)``): `renderer`
-    /// is called with each one's ``ReloadReport`` once it is announced, and at once with the
+    /// is called with each one's `ReloadReport` once it is announced, and at once with the
     /// last one announced before. It runs on the reloader and must return at once: hand the
     /// report to a task of your own.
     package func addRenderer(_ renderer: @escaping @Sendable (ReloadReport) -> Void) {
@@ -331,11 +336,11 @@ package actor ConfigurationReloader {
         if let lastAnnounced { renderer(lastAnnounced) }
     }
 
-    /// Writes the state file after `record`, unless the service stopped.
-    private func writeState(_ record: ReloadRecord) {
+    /// Writes the state file after `report`, unless the service stopped.
+    private func writeState(_ report: ReloadReport, configuration: EnvironmentSnapshot) {
         guard let stateFile, !isStopped else { return }
         let state = ReloadState(
-            record, lastReload: lastReload.map(ReloadState.LastReload.init), options: environment.options,
+            report, configuration: configuration, lastReload: lastReload, options: environment.options,
             process: process)
         do {
             try state.write(to: stateFile)
@@ -388,5 +393,19 @@ package actor ConfigurationReloader {
                 "log level override removed by uid \(uid); the log level is \(levelControl.level) again (\(logLevelKey))"
             )
         }
+    }
+}
+
+extension Result<ReloadOutcome, EnvironmentError> {
+    /// The configuration in use after the build: the new one, or `current` when it was rejected.
+    fileprivate func configuration(keeping current: EnvironmentSnapshot) -> EnvironmentSnapshot {
+        guard case .success(let outcome) = self else { return current }
+        return outcome.snapshot
+    }
+
+    /// An applied build's change.
+    fileprivate var change: EnvironmentChange? {
+        guard case .success(.applied(let change)) = self else { return nil }
+        return change
     }
 }

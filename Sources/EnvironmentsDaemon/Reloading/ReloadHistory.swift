@@ -1,19 +1,5 @@
 package import Environments
-package import EnvironmentsControl
-
-#if canImport(FoundationEssentials)
-    package import FoundationEssentials
-#else
-    package import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import EnvironmentsControl
 
 /// The daemon's last loads and reloads, for the control socket's `History` (and
 /// `envctl history` where there is no journal): oldest first, bounded in count and in size.
@@ -24,18 +10,19 @@ package import EnvironmentsControl
 /// - at most about ``maximumBytes`` in all (the entries' text, estimated); the oldest go first,
 ///   and the newest entry always stays;
 /// - each entry's changes at most about ``maximumEntryBytes``: beyond, only the changed keys are
-///   kept (``ReloadHistoryRecord/valuesOmitted``), then only as many of them as fit
-///   (``ReloadHistoryRecord/changedKeyCount`` still counts them all).
+///   kept (`ReloadReport/valuesOmitted`, left out when the report was made), then only as many
+///   of them as fit (`ReloadReport/changedKeyCount` still counts them all).
 package struct ReloadHistory: Sendable {
     /// How many entries are kept.
     package static let maximumEntries = 100
     /// About how many bytes of text the entries take at most.
     package static let maximumBytes = 768 << 10
     /// About how many bytes of text one entry's changes take at most.
-    static let maximumEntryBytes = 128 << 10
+    static let maximumEntryBytes = ReloadReport.maximumValueBytes
 
-    /// The entries, oldest first.
-    package private(set) var entries: [ReloadHistoryRecord] = []
+    /// The entries, oldest first: each a load or reload's report, written as `HistoryEntry`
+    /// (`ReloadReport/historyJSON`).
+    package private(set) var entries: [ReloadReport] = []
     /// How many older entries were dropped.
     package private(set) var dropped = 0
     private var sizes: [Int] = []
@@ -43,30 +30,15 @@ package struct ReloadHistory: Sendable {
 
     package init() {}
 
-    /// Adds the entry of `record`, the newest (an abandoned reload has none: it changed nothing
-    /// and only the log tells of it).
-    mutating func append(_ record: ReloadRecord) {
-        guard record.outcome != .abandoned else { return }
-        var entry = ReloadHistoryRecord(
-            time: Self.timestamp(record.finished), outcome: record.outcome, generation: Int(record.generation),
-            environment: record.configuration.environmentName, instance: record.configuration.instanceName,
-            trigger: record.triggerName, callerUID: record.cause?.callerUID.map(Int.init),
-            callerUnit: record.cause?.callerUnit,
-            fleetRevision: record.cause?.revision.map(Int.init), pid: Int(getpid()))
-        if let change = record.change {
-            let kept = Self.changes(of: change.changedKeys, from: change.previous, to: change.current)
-            entry.changes = kept.changes
-            entry.valuesOmitted = kept.valuesOmitted
-            entry.changedKeyCount = change.changedKeys.count
-        }
-        entry.error = record.error.map(ConfigurationErrorRecord.init)
-        append(entry)
-    }
-
-    /// Adds the newest entry, dropping the oldest beyond the limits.
-    package mutating func append(_ record: ReloadHistoryRecord) {
-        let size = Self.estimatedSize(of: record)
-        entries.append(record)
+    /// Adds the entry of `report`, the newest (an abandoned reload has none: it changed nothing
+    /// and only the log tells of it). When the report left out its values (`ReloadReport/valuesOmitted`),
+    /// the entry keeps as many of its changed keys as fit ``maximumEntryBytes``.
+    package mutating func append(_ report: ReloadReport) {
+        guard report.outcome != .abandoned else { return }
+        var entry = report
+        if entry.valuesOmitted { entry.changedKeys = Self.keysThatFit(report.changedKeys) }
+        let size = Self.estimatedSize(of: entry)
+        entries.append(entry)
         sizes.append(size)
         totalSize += size
         var first = 0
@@ -83,35 +55,16 @@ package struct ReloadHistory: Sendable {
         }
     }
 
-    /// The changes from `previous` to `current` of `keys`, as ``ReloadHistoryRecord`` keeps
-    /// them: values as `envctl show` prints them, within ``maximumEntryBytes``.
-    package static func changes(
-        of keys: [String], from previous: EnvironmentSnapshot?, to current: EnvironmentSnapshot
-    ) -> (changes: [SettingChangeRecord], valuesOmitted: Bool) {
-        var changes: [SettingChangeRecord] = []
+    /// As many of `keys`, in key order, as fit ``maximumEntryBytes`` without values.
+    private static func keysThatFit(_ keys: [String]) -> [String] {
+        var kept: [String] = []
         var size = 0
         for key in keys.sorted() {
-            let change = SettingChangeRecord(
-                key: key, previous: previous?.configuredValue(forKey: key)?.displayValue(),
-                value: current.configuredValue(forKey: key)?.displayValue())
-            size += estimatedSize(of: change)
-            guard size <= maximumEntryBytes else { return (keysOnly(keys), true) }
-            changes.append(change)
-        }
-        return (changes, false)
-    }
-
-    /// As many of `keys` as fit ``maximumEntryBytes``, without values.
-    private static func keysOnly(_ keys: [String]) -> [SettingChangeRecord] {
-        var changes: [SettingChangeRecord] = []
-        var size = 0
-        for key in keys.sorted() {
-            let change = SettingChangeRecord(key: key, previous: nil, value: nil)
-            size += estimatedSize(of: change)
+            size += estimatedSize(of: SettingChangeRecord(key: key, previous: nil, value: nil))
             guard size <= maximumEntryBytes else { break }
-            changes.append(change)
+            kept.append(key)
         }
-        return changes
+        return kept
     }
 
     /// About the length of the change's JSON text.
@@ -119,29 +72,15 @@ package struct ReloadHistory: Sendable {
         change.key.utf8.count + (change.previous?.utf8.count ?? 0) + (change.value?.utf8.count ?? 0) + 40
     }
 
-    /// About the length of the record's JSON text.
-    private static func estimatedSize(of record: ReloadHistoryRecord) -> Int {
-        var size = 300 + record.environment.utf8.count + (record.instance?.utf8.count ?? 0)
-        for change in record.changes { size += estimatedSize(of: change) }
-        if let error = record.error {
+    /// About the length of the entry's JSON text.
+    private static func estimatedSize(of entry: ReloadReport) -> Int {
+        var size = 300 + entry.environment.utf8.count + (entry.instance?.utf8.count ?? 0)
+        for change in entry.settingChanges { size += estimatedSize(of: change) }
+        if let error = entry.error {
             size +=
                 error.description.utf8.count + error.message.utf8.count + (error.file?.utf8.count ?? 0)
                 + (error.key?.utf8.count ?? 0) + 100
         }
         return size
-    }
-
-    /// The time of an entry: now, ISO 8601 with milliseconds, UTC.
-    package static func timestamp(_ date: Date = Date()) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
-}
-
-extension ConfigurationErrorRecord {
-    /// How the history and the control socket give `error`.
-    init(_ error: EnvironmentError) {
-        self.init(
-            code: "\(error.code)", message: error.message, description: error.description, key: error.key,
-            file: error.file, line: error.line)
     }
 }

@@ -1,4 +1,5 @@
-import CoreMetrics
+package import CoreMetrics
+package import Environments
 import EnvironmentsControl
 
 #if canImport(FoundationEssentials)
@@ -29,7 +30,7 @@ package struct ReloadMetrics: Sendable {
     private let watchPolling: Gauge
 
     /// Metrics made by `factory`, or by the factory the process bootstrapped.
-    init(factory: (any MetricsFactory)? = nil) {
+    package init(factory: (any MetricsFactory)? = nil) {
         let factory = factory ?? MetricsSystem.factory
         self.factory = factory
         lastSuccessful = Gauge(label: "environments_last_reload_successful", factory: factory)
@@ -39,35 +40,34 @@ package struct ReloadMetrics: Sendable {
         watchPolling = Gauge(label: "environments_watch_polling", factory: factory)
     }
 
-    /// Records `record`: the load at start sets the gauges (good, at its generation, not
+    /// Records `report`: the load at start sets the gauges (good, at its generation, not
     /// polling); a reload also counts by result and trigger, and times the reload. An abandoned
     /// reload, which changed nothing, records nothing.
-    func record(_ record: ReloadRecord) {
-        switch record.outcome {
+    package func record(_ report: ReloadReport) {
+        switch report.outcome {
         case .loaded:
             lastSuccessful.record(1)
-            lastSuccessTimestamp.record(record.finished.timeIntervalSince1970)
-            generation.record(Double(record.generation))
+            lastSuccessTimestamp.record(report.finished.timeIntervalSince1970)
+            generation.record(Double(report.generation))
             watchPolling.record(0)
             return
         case .abandoned: return
-        case .applied, .pendingRestart, .unchanged, .rejected: break
+        case .applied, .unchanged, .rejected: break
         }
-        guard let trigger = record.cause?.trigger else { return }  // a reload has one
         // `applied`, `unchanged` or `rejected`: the verdict's wire string.
         Counter(
             label: "environments_reloads_total",
-            dimensions: [("result", record.outcome.verdict.rawValue), ("trigger", Self.label(of: trigger))],
+            dimensions: [("result", report.verdict.wireName), ("trigger", Self.label(of: report.trigger))],
             factory: factory
         ).increment()
-        let microseconds = record.finishedMonotonicMicroseconds &- record.startedMonotonicMicroseconds
+        let microseconds = report.finishedMonotonicMicroseconds &- report.startedMonotonicMicroseconds
         duration.recordNanoseconds(Int64(clamping: microseconds) &* 1_000)
-        generation.record(Double(record.generation))
-        if record.outcome.verdict == .rejected {
+        generation.record(Double(report.generation))
+        if report.verdict == .rejected {
             lastSuccessful.record(0)
         } else {
             lastSuccessful.record(1)
-            lastSuccessTimestamp.record(record.finished.timeIntervalSince1970)
+            lastSuccessTimestamp.record(report.finished.timeIntervalSince1970)
         }
     }
 
@@ -78,7 +78,7 @@ package struct ReloadMetrics: Sendable {
 
     /// The `trigger` label: `file`, `signal`, `control` (the control socket, or the application)
     /// or a source's name (`fleet`).
-    static func label(of trigger: ReloadTrigger) -> String {
-        trigger.rawValue
+    static func label(of trigger: String) -> String {
+        trigger
     }
 }

@@ -1,4 +1,4 @@
-import Environments
+package import Environments
 package import EnvironmentsControl
 
 #if canImport(FoundationEssentials)
@@ -20,7 +20,7 @@ package import EnvironmentsControl
 ///
 /// The daemon rewrites the file atomically (write a temporary file, then rename it over) at
 /// start and after every reload attempt (but one given up because the daemon stops).
-/// ``LastReload/startedMonotonicMicroseconds`` tells a reader that signalled the daemon whether a
+/// `lastReload.startedMonotonicMicroseconds` tells a reader that signalled the daemon whether a
 /// reload started after its signal.
 package struct ReloadState: Codable, Sendable, Hashable {
     /// The daemon's process id.
@@ -48,8 +48,9 @@ package struct ReloadState: Codable, Sendable, Hashable {
     package var files: [String]
     /// Restart-only keys whose new values wait for a restart.
     package var pendingRestart: [String]
-    /// The last reload attempt, or `nil` before the first.
-    package var lastReload: LastReload?
+    /// The last reload attempt, or `nil` before the first, in the state file's form
+    /// (`ReloadReport/encodeStateFileForm(to:)`).
+    package var lastReload: ReloadReport?
     /// The daemon's `$CREDENTIALS_DIRECTORY` (systemd's `LoadCredential=`), so that a reload
     /// command checks `${credential:...}` exactly as the daemon will: systemd 257 does not set
     /// the variable for `ExecReload=` commands (252 does).
@@ -58,69 +59,22 @@ package struct ReloadState: Codable, Sendable, Hashable {
     /// redacted), so listings can show both.
     package var runningValues: [String: String]?
 
-    /// The result of one reload attempt.
-    package struct LastReload: Codable, Sendable, Hashable {
-        /// What happened, as a verdict tells it: `applied`, `unchanged` or `rejected`
-        /// (``ReloadOutcomeRecord/verdict``).
-        package var outcome: ReloadOutcomeRecord
-        /// `CLOCK_MONOTONIC` (µs) when the reload started reading files.
-        package var startedMonotonicMicroseconds: UInt64
-        /// `CLOCK_MONOTONIC` (µs) when it finished.
-        package var finishedMonotonicMicroseconds: UInt64
-        /// What triggered it: `signal`, `file`, `control`, `fleet`.
-        package var trigger: String
-        /// The generation in use afterwards.
-        package var generation: UInt64
-        /// The keys that changed, for an applied reload.
-        package var changedKeys: [String]
-        /// Why the configuration was rejected.
-        package var error: String?
-        /// The rejection's error code (`malformedFile`, `validationFailed`, ...).
-        package var errorCode: String?
-        /// The rejection's message, without file, line or hint.
-        package var errorMessage: String?
-        /// The key the rejection names, if any.
-        package var errorKey: String?
-        /// The file the rejection names, if any.
-        package var errorFile: String?
-        /// The line in ``errorFile``, where known.
-        package var errorLine: Int?
-
-        /// What `record`, a reload, says here and in the control socket's verdict: an
-        /// abandoned reload is a rejected one whose error says the service is stopping.
-        init(_ record: ReloadRecord) {
-            outcome = record.outcome.verdict
-            startedMonotonicMicroseconds = record.startedMonotonicMicroseconds
-            finishedMonotonicMicroseconds = record.finishedMonotonicMicroseconds
-            trigger = record.triggerName
-            generation = record.generation
-            changedKeys = record.changedKeys
-            if record.outcome == .abandoned { error = record.abandonedReason }
-            if let rejection = record.error {
-                error = rejection.description
-                errorCode = "\(rejection.code)"
-                errorMessage = rejection.message
-                errorKey = rejection.key
-                errorFile = rejection.file
-                errorLine = rejection.line
-            }
-        }
-    }
-
-    /// The state after `record`: its configuration, `lastReload` (the last reload, which is
-    /// `record` unless it is the load at start), the options the daemon runs with and its
-    /// `process`.
-    init(_ record: ReloadRecord, lastReload: LastReload?, options: EnvironmentOptions?, process: DaemonProcess) {
-        let snapshot = record.configuration
+    /// The state after `report`: `snapshot`, the configuration in use, `lastReload` (the last
+    /// reload, which is `report` unless it is the load at start), the options the daemon runs
+    /// with and its `process`.
+    package init(
+        _ report: ReloadReport, configuration snapshot: EnvironmentSnapshot, lastReload: ReloadReport?,
+        options: EnvironmentOptions?, process: DaemonProcess
+    ) {
         pid = process.pid
         applicationName = options?.applicationName ?? "app"
-        environment = snapshot.environmentName
-        instance = snapshot.instanceName
+        environment = report.environment
+        instance = report.instance
         configDirectory = options?.configDirectory
         resolvedDirectory = snapshot.location?.directory
-        generation = snapshot.generation
+        generation = report.generation
         files = snapshot.files
-        pendingRestart = record.pendingRestartKeys
+        pendingRestart = report.pendingRestart
         self.lastReload = lastReload
         credentialsDirectory = options?.processEnvironment[EnvironmentOptions.credentialsDirectoryVariable]
         runningValues = snapshot.pendingRestart.keys.reduce(into: [:]) { values, key in
@@ -175,5 +129,115 @@ package struct ReloadState: Codable, Sendable, Hashable {
         var text = try encoder.encode(self)
         text.append(UInt8(ascii: "\n"))
         try AtomicFile.replace(path, with: text, mode: Self.fileMode)
+    }
+}
+
+extension ReloadState {
+    private enum CodingKeys: String, CodingKey {
+        case pid, processStartTime, bootID, applicationName, environment, instance, configDirectory
+        case resolvedDirectory, generation, files, pendingRestart, lastReload, credentialsDirectory, runningValues
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        pid = try container.decode(Int32.self, forKey: .pid)
+        processStartTime = try container.decodeIfPresent(UInt64.self, forKey: .processStartTime)
+        bootID = try container.decodeIfPresent(String.self, forKey: .bootID)
+        applicationName = try container.decode(String.self, forKey: .applicationName)
+        environment = try container.decode(String.self, forKey: .environment)
+        instance = try container.decodeIfPresent(String.self, forKey: .instance)
+        configDirectory = try container.decodeIfPresent(String.self, forKey: .configDirectory)
+        resolvedDirectory = try container.decodeIfPresent(String.self, forKey: .resolvedDirectory)
+        generation = try container.decode(UInt64.self, forKey: .generation)
+        files = try container.decode([String].self, forKey: .files)
+        pendingRestart = try container.decode([String].self, forKey: .pendingRestart)
+        lastReload =
+            try container.contains(.lastReload) && !container.decodeNil(forKey: .lastReload)
+            ? ReloadReport(
+                stateFileForm: try container.nestedContainer(
+                    keyedBy: ReloadReport.StateFileKey.self, forKey: .lastReload),
+                environment: environment, instance: instance) : nil
+        credentialsDirectory = try container.decodeIfPresent(String.self, forKey: .credentialsDirectory)
+        runningValues = try container.decodeIfPresent([String: String].self, forKey: .runningValues)
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(pid, forKey: .pid)
+        try container.encodeIfPresent(processStartTime, forKey: .processStartTime)
+        try container.encodeIfPresent(bootID, forKey: .bootID)
+        try container.encode(applicationName, forKey: .applicationName)
+        try container.encode(environment, forKey: .environment)
+        try container.encodeIfPresent(instance, forKey: .instance)
+        try container.encodeIfPresent(configDirectory, forKey: .configDirectory)
+        try container.encodeIfPresent(resolvedDirectory, forKey: .resolvedDirectory)
+        try container.encode(generation, forKey: .generation)
+        try container.encode(files, forKey: .files)
+        try container.encode(pendingRestart, forKey: .pendingRestart)
+        if let lastReload {
+            var nested = container.nestedContainer(keyedBy: ReloadReport.StateFileKey.self, forKey: .lastReload)
+            try lastReload.encodeStateFileForm(to: &nested)
+        }
+        try container.encodeIfPresent(credentialsDirectory, forKey: .credentialsDirectory)
+        try container.encodeIfPresent(runningValues, forKey: .runningValues)
+    }
+}
+
+/// The state file's form of a reload, `lastReload`: what it came to as a verdict tells it
+/// (`ReloadReport/verdict`), its monotonic times, trigger, generation and changed keys, and a
+/// rejection's error in six members (an abandoned reload's: `error` alone). Scripts and other
+/// versions read it, so its members never change.
+extension ReloadReport {
+    package enum StateFileKey: String, CodingKey {
+        case outcome, startedMonotonicMicroseconds, finishedMonotonicMicroseconds, trigger, generation, changedKeys
+        case error, errorCode, errorMessage, errorKey, errorFile, errorLine
+    }
+
+    /// Writes the state file's `lastReload` members.
+    package func encodeStateFileForm(to container: inout KeyedEncodingContainer<StateFileKey>) throws {
+        try container.encode(verdict.wireName, forKey: .outcome)
+        try container.encode(startedMonotonicMicroseconds, forKey: .startedMonotonicMicroseconds)
+        try container.encode(finishedMonotonicMicroseconds, forKey: .finishedMonotonicMicroseconds)
+        try container.encode(trigger, forKey: .trigger)
+        try container.encode(generation, forKey: .generation)
+        try container.encode(changedKeys, forKey: .changedKeys)
+        if outcome == .abandoned { try container.encode(abandonedReason, forKey: .error) }
+        guard let error, outcome != .abandoned else { return }
+        try container.encode(error.description, forKey: .error)
+        try container.encode("\(error.code)", forKey: .errorCode)
+        try container.encode(error.message, forKey: .errorMessage)
+        try container.encodeIfPresent(error.key, forKey: .errorKey)
+        try container.encodeIfPresent(error.file, forKey: .errorFile)
+        try container.encodeIfPresent(error.line, forKey: .errorLine)
+    }
+
+    /// The reload a state file's `lastReload` tells of, in a daemon that runs `environment`
+    /// (and `instance`). A rejection without an error code is an abandoned reload's.
+    package init(
+        stateFileForm container: KeyedDecodingContainer<StateFileKey>, environment: String, instance: String?
+    ) throws {
+        let word = try container.decode(String.self, forKey: .outcome)
+        guard var outcome = Outcome(wireName: word) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .outcome, in: container, debugDescription: "lastReload.outcome is '\(word)'")
+        }
+        let description = try container.decodeIfPresent(String.self, forKey: .error)
+        var error: EnvironmentError?
+        if let description, let code = try container.decodeIfPresent(String.self, forKey: .errorCode) {
+            error = EnvironmentError(
+                .init(named: code), try container.decodeIfPresent(String.self, forKey: .errorMessage) ?? description,
+                key: try container.decodeIfPresent(String.self, forKey: .errorKey),
+                file: try container.decodeIfPresent(String.self, forKey: .errorFile),
+                line: try container.decodeIfPresent(Int.self, forKey: .errorLine))
+            error?.toldDescription = description
+        } else if outcome == .rejected, description != nil {
+            outcome = .abandoned
+        }
+        self.init(
+            outcome: outcome, trigger: try container.decode(String.self, forKey: .trigger),
+            generation: try container.decode(UInt64.self, forKey: .generation), environment: environment,
+            error: error, instance: instance, changedKeys: try container.decode([String].self, forKey: .changedKeys),
+            startedMonotonicMicroseconds: try container.decode(UInt64.self, forKey: .startedMonotonicMicroseconds),
+            finishedMonotonicMicroseconds: try container.decode(UInt64.self, forKey: .finishedMonotonicMicroseconds))
     }
 }

@@ -49,6 +49,11 @@ package struct ReloadCause: Sendable, Hashable {
     /// the one source (other versions read them).
     package var revision: Int64?
 
-    /// The trigger of the load at start, in the history and the journal.
-    package static let startTrigger = "start"
+    /// What `trigger` started, asked for by `callerUID` in `callerUnit`, at a source's `revision`.
+    package init(trigger: ReloadTrigger, callerUID: UInt32? = nil, callerUnit: String? = nil, revision: Int64? = nil) {
+        self.trigger = trigger
+        self.callerUID = callerUID
+        self.callerUnit = callerUnit
+        self.revision = revision
+    }
 }

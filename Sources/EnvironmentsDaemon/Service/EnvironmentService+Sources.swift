@@ -21,9 +21,9 @@ extension EnvironmentService {
     ///     one of the environment's (`EnvironmentOptions.sources`), but that is what it is for.
     ///   - revision: What identifies the new documents, if the source has such a number (etcd's
     ///     revision): the journal's `CONFIG_FLEET_REVISION`, the history's `fleetRevision` and
-    ///     ``ReloadReport/revision`` (the first two named when the fleet was the one source).
+    ///     `ReloadReport.revision` (the first two named when the fleet was the one source).
     /// - Returns: The report of the reload. After the service began to stop, its outcome is
-    ///   ``ReloadReport/Outcome/abandoned`` at once.
+    ///   `ReloadReport.Outcome.abandoned` at once.
     @discardableResult
     public func reload(from source: some ConfigurationSource, revision: Int64? = nil) async -> ReloadReport {
         await reloader.reload(from: source, revision: revision)

@@ -231,8 +231,8 @@
         /// The last reload's outcome and error, as the daemon's state file would say.
         var lastReload: (outcome: String, error: String?)? {
             get async {
-                guard let record = await service?.reloader.lastReloadRecord else { return nil }
-                return (record.outcome.rawValue, record.error)
+                guard let record = await service?.reloader.lastReloadReport else { return nil }
+                return (record.verdict.wireName, record.verdictError?.description)
             }
         }
 

@@ -1,13 +1,15 @@
+import Environments
 import EnvironmentsControl
 import Foundation
 import Testing
 import Varlink
+import JSONText
 
-/// The one reload outcome type against the forms earlier versions wrote: the control
-/// interface's `ReloadVerdict` and `HistoryEntry` (and, through the same strings, the state file
+/// A reload's forms on the control socket against the forms earlier versions wrote: the control
+/// interface's `ReloadVerdict` and `HistoryEntry` (and, through the same words, the state file
 /// and a fleet's status keys) are read by other versions, so their encoded form must not change.
-@Suite("the reload outcome's wire forms")
-struct ReloadOutcomeRecordTests {
+@Suite("the reload report's wire forms")
+struct ReloadReportWireFormTests {
     /// A `ReloadVerdict` as 0.3.0's daemon sent it in `Reload`'s reply.
     static let oldVerdict = """
         {"changedKeys":["LogLevel"],"environment":"Production","finishedMonotonicUSec":2000,\
@@ -30,46 +32,49 @@ struct ReloadOutcomeRecordTests {
         #"{"callerUID":0,"changedKeyCount":0,"changes":[],"environment":"Production","error":{"code":"validationFailed","description":"Limit: must be at most 100","key":"Limit","message":"must be at most 100"},"generation":2,"outcome":"rejected","time":"2026-11-28T22:03:00.000Z","trigger":"control","valuesOmitted":false}"#,
     ]
 
-    /// `record` encoded as the daemon encodes it (sorted keys), as text.
-    static func encoded(_ record: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(record), as: UTF8.self)
+    /// `object` as the daemon sends it (the varlink message's JSON text, keys sorted).
+    static func text(_ object: [String: JSONValue]) -> String {
+        String(decoding: JSONValue.object(object).jsonText(), as: UTF8.self)
     }
 
-    @Test("every wire string decodes to its case and encodes back unchanged")
-    func wireStrings() throws {
-        let strings: [String: ReloadOutcomeRecord] = [
+    /// `text` as a JSON object.
+    static func object(_ text: String) throws -> [String: JSONValue] {
+        try #require(try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)).objectValue)
+    }
+
+    @Test("every outcome's wire word reads back as that outcome; other words do not")
+    func wireWords() {
+        let words: [String: ReloadReport.Outcome] = [
             "loaded": .loaded, "applied": .applied, "unchanged": .unchanged, "rejected": .rejected,
-            "pending-restart": .pendingRestart,
+            "abandoned": .abandoned,
         ]
-        for (string, outcome) in strings {
-            let json = Data("[\"\(string)\"]".utf8)
-            #expect(try JSONDecoder().decode([ReloadOutcomeRecord].self, from: json) == [outcome])
-            #expect(try Self.encoded([outcome]) == "[\"\(string)\"]")
+        for (word, outcome) in words {
+            #expect(ReloadReport.Outcome(wireName: word) == outcome)
+            #expect(outcome.wireName == word)
         }
-        #expect(throws: DecodingError.self) {
-            try JSONDecoder().decode([ReloadOutcomeRecord].self, from: Data(#"["pendingRestart"]"#.utf8))
-        }
+        #expect(ReloadReport.Outcome(wireName: "pendingRestart") == nil)
+        #expect(ReloadReport.Outcome(wireName: "pending-restart") == nil, "a fleet host's status word alone")
     }
 
     @Test("an earlier version's ReloadVerdict decodes, and encodes back to the same bytes")
     func oldVerdicts() throws {
         for old in [Self.oldVerdict, Self.oldRejectedVerdict] {
-            let verdict = try JSONDecoder().decode(ReloadVerdictRecord.self, from: Data(old.utf8))
-            #expect(try Self.encoded(verdict) == old)
+            let verdict = try ReloadReport(verdict: try Self.object(old))
+            #expect(Self.text(verdict.verdictJSON) == old)
         }
-        let rejected = try JSONDecoder().decode(ReloadVerdictRecord.self, from: Data(Self.oldRejectedVerdict.utf8))
+        let rejected = try ReloadReport(verdict: try Self.object(Self.oldRejectedVerdict))
         #expect(rejected.outcome == .rejected)
         #expect(rejected.error?.line == 4)
+        #expect(rejected.error?.description == "Environments.plist:4: not a property list")
+        #expect(rejected.error?.code.description == "malformedFile")
     }
 
     @Test("an earlier version's history entries decode, and encode back to the same bytes")
     func oldHistoryEntries() throws {
-        var outcomes: [ReloadOutcomeRecord] = []
+        var outcomes: [ReloadReport.Outcome] = []
         for old in Self.oldHistoryEntries {
-            let entry = try JSONDecoder().decode(ReloadHistoryRecord.self, from: Data(old.utf8))
-            #expect(try Self.encoded(entry) == old)
+            let entry = try ReloadReport(historyEntry: try Self.object(old))
+            #expect(Self.text(entry.historyJSON) == old)
             outcomes.append(entry.outcome)
         }
         #expect(outcomes == [.loaded, .applied, .unchanged, .rejected])
@@ -86,14 +91,26 @@ struct ReloadOutcomeRecordTests {
         }
         let verdictValues = try #require(values("ReloadVerdict", "outcome"))
         #expect(verdictValues == ["applied", "unchanged", "rejected"])
-        let all: [ReloadOutcomeRecord] = [.loaded, .applied, .unchanged, .pendingRestart, .rejected, .abandoned]
-        #expect(Set(all.map(\.verdict.rawValue)) == verdictValues)
-        #expect(all.map(\.verdict) == [.applied, .applied, .unchanged, .applied, .rejected, .rejected])
+        let all: [ReloadReport.Outcome] = [.loaded, .applied, .unchanged, .rejected, .abandoned]
+        let verdicts = all.map { ReloadReport(outcome: $0, trigger: "signal", generation: 1, environment: "E").verdict }
+        #expect(Set(verdicts.map(\.wireName)) == verdictValues)
+        #expect(verdicts == [.applied, .applied, .unchanged, .rejected, .rejected])
         // Every value the interface declares for either decodes.
         let historyValues = try #require(values("HistoryEntry", "outcome"))
         #expect(historyValues == ["loaded", "applied", "unchanged", "rejected"])
         for value in historyValues.union(verdictValues) {
-            #expect(ReloadOutcomeRecord(rawValue: value) != nil, "\(value)")
+            #expect(ReloadReport.Outcome(wireName: value) != nil, "\(value)")
         }
+    }
+
+    @Test("an abandoned reload's verdict is a rejection that says the service stops")
+    func abandonedVerdict() throws {
+        let report = ReloadReport(outcome: .abandoned, trigger: "file", generation: 4, environment: "Production")
+        let verdict = report.verdictJSON
+        #expect(verdict["outcome"] == .string("rejected"))
+        let error = try #require(verdict["error"]?.objectValue)
+        #expect(error["code"] == .string("unknown"))
+        #expect(error["description"] == .string(report.abandonedReason))
+        #expect(try ReloadReport(verdict: verdict).error?.description == report.abandonedReason)
     }
 }
