@@ -232,6 +232,8 @@ import Testing
         "<true></true>",
         "<true />",
         "<dict ><key >a</key ><string>b</string></dict >",
+        "<dict><key>a</key\n><string>b</string\t></dict>",
+        "<array><integer>1</integer ><real>2</real ><date>2024-02-29T12:34:56Z</date ><data>AAE=</data ></array >",
         "<string attribute=\"x\">y</string>",
         "<string>&#0;</string>",
         "<string>\u{01}\u{1F}</string>",

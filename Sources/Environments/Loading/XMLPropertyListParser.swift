@@ -271,7 +271,7 @@ struct XMLPropertyListParser {
             guard !isEmpty, skipMisc() else {
                 return fail("<plist> holds no value; it must hold one <dict>", at: start)
             }
-            if hasPrefix("</plist>") { return fail("<plist> holds no value; it must hold one <dict>") }
+            if closingTagLength("</plist>") != nil { return fail("<plist> holds no value; it must hold one <dict>") }
             guard let value = parseValue(depth: 0), skipMisc() else { return nil }
             guard skipClose("</plist>") else { return fail("expected </plist> after the root value, found \(found)") }
             root = value
@@ -378,7 +378,7 @@ struct XMLPropertyListParser {
             openKeys.append((key, keyOffset))
             path.append(.key(openKeys.count - 1))
             guard skipMisc() else { return nil }
-            if hasPrefix("</dict>") || hasPrefix("<key>") || hasPrefix("<key/>") {
+            if closingTagLength("</dict>") != nil || hasPrefix("<key>") || hasPrefix("<key/>") {
                 return fail("the key '\(Self.shown(key))' has no value")
             }
             guard let value = parseValue(depth: depth) else { return nil }
@@ -563,8 +563,8 @@ struct XMLPropertyListParser {
     /// Moves past the closing tag `close` of text that may hold CDATA sections.
     private mutating func skipText(close: StaticString) -> Bool {
         while position < bytes.count {
-            if hasPrefix(close) {
-                position += close.utf8CodeUnitCount
+            if let length = closingTagLength(close) {
+                position += length
                 return true
             }
             if hasPrefix("<![CDATA[") {
@@ -661,14 +661,14 @@ struct XMLPropertyListParser {
             position += 1
         }
         guard position < bytes.count else { return fail("the file ends inside a <string> or <key>", at: start) }
-        if bytes[position] == UInt8(ascii: "<"), hasPrefix(close) {
+        if bytes[position] == UInt8(ascii: "<"), let length = closingTagLength(close) {
             // The common case: plain text, made into a string straight from the bytes.
             var content = UnsafeBufferPointer(rebasing: bytes[start..<position])
             if Self.startsWithByteOrderMark(content) { content = UnsafeBufferPointer(rebasing: content.dropFirst(3)) }
             guard let text = String(validating: content, as: UTF8.self) else {
                 return fail("text that is not valid UTF-8", at: start)
             }
-            position += close.utf8CodeUnitCount
+            position += length
             return text
         }
         scratch.removeAll(keepingCapacity: true)
@@ -678,8 +678,8 @@ struct XMLPropertyListParser {
             if byte == UInt8(ascii: "&") {
                 guard appendReference() else { return nil }
             } else if byte == UInt8(ascii: "<") {
-                if hasPrefix(close) {
-                    position += close.utf8CodeUnitCount
+                if let length = closingTagLength(close) {
+                    position += length
                     let text = Self.startsWithByteOrderMark(scratch) ? scratch.dropFirst(3) : scratch[...]
                     guard let text = String(validating: text, as: UTF8.self) else {
                         return fail("text that is not valid UTF-8", at: start)
@@ -762,14 +762,14 @@ struct XMLPropertyListParser {
     private mutating func readContent(close: StaticString) -> UnsafeBufferPointer<UInt8>? {
         let start = position
         while position < bytes.count, bytes[position] != UInt8(ascii: "<") { position += 1 }
-        guard hasPrefix(close) else {
+        guard let length = closingTagLength(close) else {
             let element = String(
                 decoding: UnsafeRawBufferPointer(start: close.utf8Start + 2, count: close.utf8CodeUnitCount - 3),
                 as: UTF8.self)
             return fail("expected \(close) to close <\(element)>, found \(found)")
         }
         let content = UnsafeBufferPointer(rebasing: bytes[start..<position])
-        position += close.utf8CodeUnitCount
+        position += length
         return content
     }
 
@@ -1105,9 +1105,25 @@ struct XMLPropertyListParser {
 
     /// Consumes the closing tag `close` if it comes next.
     private mutating func skipClose(_ close: StaticString) -> Bool {
-        guard hasPrefix(close) else { return false }
-        position += close.utf8CodeUnitCount
+        guard let length = closingTagLength(close) else { return false }
+        position += length
         return true
+    }
+
+    /// The length of the closing tag `close` (`</key>`) at the current position, also with
+    /// whitespace before its `>` (`</key >`, which XML allows and Foundation reads); `nil` if
+    /// it does not come next.
+    private func closingTagLength(_ close: StaticString) -> Int? {
+        let count = close.utf8CodeUnitCount
+        if hasPrefix(close) { return count }
+        let nameEnd = position + count - 1  // without the `>`
+        guard nameEnd < bytes.count else { return nil }
+        let pointer = close.utf8Start
+        for offset in 0..<(count - 1) where pointer[offset] != bytes[position + offset] { return nil }
+        var index = nameEnd
+        while index < bytes.count, Self.isWhitespace(bytes[index]) { index += 1 }
+        guard index > nameEnd, index < bytes.count, bytes[index] == UInt8(ascii: ">") else { return nil }
+        return index + 1 - position
     }
 
     private func hasPrefix(_ prefix: StaticString) -> Bool {
