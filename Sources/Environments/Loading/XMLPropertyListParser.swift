@@ -241,7 +241,9 @@ struct XMLPropertyListParser {
         }
         while true {
             guard skipMisc(inProlog: true) else { return false }
-            if hasPrefix("<?xml"), position + 5 < bytes.count, Self.isWhitespace(bytes[position + 5]) {
+            if hasPrefix("<?xml") {
+                // The declaration, or another instruction whose name starts with `xml`
+                // (`<?xml-stylesheet ...?>`): Foundation checks the encoding of both.
                 guard skipDeclaration() else { return false }
             } else if hasPrefix("<?") {
                 // Another processing instruction (`<?xml-stylesheet ...?>`): nothing to read.
@@ -1051,12 +1053,10 @@ struct XMLPropertyListParser {
         return true
     }
 
-    /// Skips `<?xml ...?>`; `false` for any other processing instruction or an encoding
-    /// other than UTF-8.
+    /// Skips `<?xml...?>` (the declaration, or an instruction whose name starts with `xml`);
+    /// `false` when it is not closed or names an encoding other than UTF-8.
     private mutating func skipDeclaration() -> Bool {
-        guard hasPrefix("<?xml"), position + 5 < bytes.count, Self.isWhitespace(bytes[position + 5]) else {
-            return false
-        }
+        guard hasPrefix("<?xml") else { return false }
         let start = position
         while position < bytes.count, !hasPrefix("?>") { position += 1 }
         guard position < bytes.count else { return failed("the XML declaration is never closed (?>)", at: start) }
