@@ -370,6 +370,7 @@ import Testing
         // Found by Fuzz/plist: no space after `<?xml`, and an encoding Foundation does not know.
         "<?xml\u{E9}version=\"1.0\" encoding=\"UT\u{C2}-8\"?><plist version=\"1.0\"><dict/></plist>",
         "<?xml-stylesheet encoding=\"latin1\"?><plist version=\"1.0\"><dict/></plist>",
+        "<?><true/>",
         "<!DOCTYPE plist [<!ENTITY x \"y\">]><plist version=\"1.0\"><dict/></plist>",
         "<!-- unterminated <plist version=\"1.0\"><dict/></plist>",
         "bplist00",

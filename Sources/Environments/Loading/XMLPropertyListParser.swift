@@ -248,6 +248,7 @@ struct XMLPropertyListParser {
             } else if hasPrefix("<?") {
                 // Another processing instruction (`<?xml-stylesheet ...?>`): nothing to read.
                 let start = position
+                position += 2  // its `?>` starts after its `<?` (`<?>` is not closed)
                 guard skip(past: "?>") else {
                     return failed("a processing instruction that is never closed (?>)", at: start)
                 }
