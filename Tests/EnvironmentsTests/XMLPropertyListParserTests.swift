@@ -447,9 +447,9 @@ import Testing
     @Test(arguments: ["<data/>", "<data/>\n\n", "<?xml version=\"1.0\"?>\n<data/>\n"])
     func bareEmptyDataRoot(text: String) throws {
         let data = Data(text.utf8)
-        let offsets = XMLPropertyListParser.scan(data).emptyData
-        #expect(offsets.count == 1)
-        #expect(offsets.allSatisfy { data.dropFirst($0).starts(with: Data("<data/>".utf8)) })
+        let elements = XMLPropertyListParser.scan(data).emptyData
+        #expect(elements.count == 1)
+        #expect(elements.allSatisfy { data[$0] == Data("<data/>".utf8) })
         let expanded = try #require(XMLPropertyListParser.expandingEmptyData(data))
         #expect(try PropertyListSerialization.propertyList(from: expanded, format: nil) as? Data == Data())
     }

@@ -74,7 +74,7 @@ struct XMLPropertyListParser {
     /// (keeping what it found) at whatever it cannot follow: markup it does not know, a key with
     /// a reference it does not decode, nesting deeper than the parser's, text in another encoding.
     static func scan(_ data: Data) -> (
-        duplicates: PropertyListDuplicateKeys, emptyData: [Int], keyRewrites: [KeyRewrite]
+        duplicates: PropertyListDuplicateKeys, emptyData: [Range<Int>], keyRewrites: [KeyRewrite]
     ) {
         data.withUnsafeBytes { raw in
             var parser = XMLPropertyListParser(bytes: raw.assumingMemoryBound(to: UInt8.self))
@@ -96,9 +96,9 @@ struct XMLPropertyListParser {
     /// The document as Foundation is given it: every empty `<data/>` written `<data></data>`
     /// (``expandingEmptyData(_:)``), and every ``KeyRewrite`` applied; `nil` when there is
     /// nothing to change.
-    static func preparedForFoundation(_ data: Data, emptyData: [Int], keyRewrites: [KeyRewrite]) -> Data? {
+    static func preparedForFoundation(_ data: Data, emptyData: [Range<Int>], keyRewrites: [KeyRewrite]) -> Data? {
         var edits: [(range: Range<Int>, bytes: Data)] =
-            emptyData.map { ($0..<($0 + "<data/>".utf8.count), Data("<data></data>".utf8)) }
+            emptyData.map { ($0, Data("<data></data>".utf8)) }
         for rewrite in keyRewrites {
             let replacement = data[
                 (data.startIndex + rewrite.replacement.lowerBound)..<(data.startIndex + rewrite.replacement.upperBound)]
@@ -165,8 +165,8 @@ struct XMLPropertyListParser {
     private var duplicates: [(path: [String], key: String, firstSpelling: String?, firstOffset: Int, offset: Int)] = []
     /// Duplicates found past ``PropertyListDuplicateKeys/maximumListed``.
     private var unlistedDuplicates = 0
-    /// Where each empty `<data/>` starts (``scan(_:)`` only).
-    private var emptyData: [Int] = []
+    /// Where each empty `<data/>` is, attributes and all (``scan(_:)`` only).
+    private var emptyData: [Range<Int>] = []
     /// Key elements to rewrite for Foundation (``scan(_:)`` only).
     private var keyRewrites: [KeyRewrite] = []
     /// The first problem met, the innermost: callers that give up after it keep it.
@@ -498,7 +498,7 @@ struct XMLPropertyListParser {
     /// in its dictionaries and its empty `<data/>` elements.
     private mutating func scanValue(tag: Tag, isEmpty: Bool, start: Int, depth: Int) -> Bool {
         if isEmpty {
-            if tag == .data { emptyData.append(start) }
+            if tag == .data { emptyData.append(start..<position) }
             return tag != .key && tag != .plist
         }
         switch tag {
@@ -960,6 +960,7 @@ struct XMLPropertyListParser {
         while true {
             guard skipMisc(inProlog: true), position < bytes.count else { return nil }
             if hasPrefix("<?") {
+                position += 2  // `?>` after `<?`, as the parser looks for it
                 guard skip(past: "?>") else { return nil }
             } else if hasPrefix("<!DOCTYPE") {
                 guard skipDoctypeWithSubset() else { return nil }
@@ -979,6 +980,7 @@ struct XMLPropertyListParser {
             } else if hasPrefix("<![CDATA[") {
                 guard skip(past: "]]>") else { return nil }
             } else if hasPrefix("<?") {
+                position += 2
                 guard skip(past: "?>") else { return nil }
             } else if hasPrefix("<!") {
                 return nil
