@@ -25,15 +25,15 @@ import Testing
     @Test(arguments: [
         ("<key>A</key><strin>x</strin>", "unknown element <strin>", 6),
         ("<key>A</key>\n<string>x</strin>", "markup inside a <string>", 7),
-        ("<key>A</key><integer>eighty</integer>", "'eighty' is not an integer", 6),
-        ("<key>A</key><integer> 5 </integer>", "' 5 ' is not an integer", 6),
+        ("<key>A</key><integer>eighty</integer>", "the <integer> is not an integer", 6),
+        ("<key>A</key><integer> 5 </integer>", "the <integer> is not an integer", 6),
         ("<key>A</key><integer></integer>", "an empty <integer>", 6),
-        ("<key>A</key><real>1.5x</real>", "'1.5x' is not a real number", 6),
+        ("<key>A</key><real>1.5x</real>", "the <real> is not a real number", 6),
         ("\n\n<key>A</key><date>2020-13-01T00:00:00Z</date>", "is not a date (write yyyy-MM-ddTHH:mm:ssZ", 8),
         ("<key>A</key><date>2020-01-01</date>", "is not a date", 6),
         ("<key>A</key><data>AAA</data>", "not valid base64", 6),
         ("<key>A</key><true>yes</true>", "<true> holds something", 6),
-        ("<key>A</key><string>a &nbsp; b</string>", "unknown entity '&nbsp;", 6),
+        ("<key>A</key><string>a &nbsp; b</string>", "unknown entity '&nbsp;'", 6),
         ("<key>A</key><string>&#0;</string>", "a character reference to no character", 6),
         ("<key>A</key><string>&#xD800;</string>", "a character reference to no character", 6),
         ("<key>A</key>\n</dict>", "the key 'A' has no value", 7),
@@ -47,6 +47,19 @@ import Testing
         #expect(error?.line == line, "\(error as Any)")
         #expect(error?.description.contains(phrase) == true, "\(error as Any)")
         #expect(error?.description.contains("envctl check") == true, "\(error as Any)")
+    }
+
+    /// A value may be a secret: no error quotes one, only the markup around it.
+    @Test(arguments: [
+        "<key>Password</key><integer>hunter2</integer>", "<key>Password</key><real>hunter2</real>",
+        "<key>Password</key><date>hunter2</date>", "<key>Password</key><data>hunter2</data>",
+        "<key>Password</key>hunter2", "<key>Password</key><string>hunter2</strin>",
+        "<key>Password</key><true>hunter2</true>",
+    ])
+    func noErrorQuotesAValue(body: String) throws {
+        let error = try Self.error(Self.document(body))
+        #expect(error?.code == .malformedFile)
+        #expect(error?.description.contains("hunter2") == false, "\(error as Any)")
     }
 
     @Test func aValueAtFaultNamesItsKey() throws {

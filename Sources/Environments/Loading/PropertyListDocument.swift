@@ -111,7 +111,7 @@ struct PropertyListDocument: Sendable {
             ? nil : failure.path.reduce("") { $1.hasPrefix("[") ? $0 + $1 : SettingPath.joined($0, $1) }
         if let key, failure.reason.hasPrefix("the integer ") {
             return EnvironmentError(
-                .malformedFile, "'\(key)' holds \(failure.reason.dropFirst(4))", key: key, file: file, line: line,
+                .malformedFile, "'\(key)' holds \(failure.reason)", key: key, file: file, line: line,
                 hint: "Write it as a <string> (or a <real>, if an approximation will do)")
         }
         return EnvironmentError(

@@ -33,7 +33,8 @@ struct XMLPropertyListParser {
     struct Failure: Error, Sendable, Equatable {
         /// The byte offset where the problem starts.
         var offset: Int
-        /// What is wrong, as a phrase: "unknown element <strin>", "'eighty' is not an integer".
+        /// What is wrong, as a phrase: "unknown element <strin>", "the <integer> is not an
+        /// integer"; never a value of the file (it may be a secret).
         var reason: String
         /// The keys (and `[index]`es) of the value at fault, outermost first, when a value is.
         var path: [String] = []
@@ -203,14 +204,27 @@ struct XMLPropertyListParser {
     }
 
     /// What starts at the current position, for a message: up to 24 bytes, escaped.
+    ///
+    /// Only markup is quoted (a tag up to its `>`, an entity up to its `;`): text may be a value,
+    /// and a value may be a secret, which no error shows. A value's own errors say what is wrong
+    /// with it without it.
     private var found: String {
         guard position < bytes.count else { return "the end of the file" }
-        let end = min(bytes.count, position + 24)
+        let terminator: UInt8
+        switch bytes[position] {
+        case UInt8(ascii: "<"): terminator = UInt8(ascii: ">")
+        case UInt8(ascii: "&"): terminator = UInt8(ascii: ";")
+        default: return "text"
+        }
+        var end = position
+        while end < min(bytes.count, position + 24), bytes[end] != terminator { end += 1 }
+        let whole = end < bytes.count && bytes[end] == terminator
+        if whole { end += 1 }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<end]), as: UTF8.self)
         let shown = text.unicodeScalars.map {
             $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? String($0) : $0.escaped(asASCII: true)
         }.joined()
-        return "'\(shown)\(end < bytes.count ? "..." : "")'"
+        return "'\(shown)\(whole ? "" : "...")'"
     }
 
     private enum PathStep {
@@ -584,7 +598,7 @@ struct XMLPropertyListParser {
     private mutating func readOpenTag() -> (Tag, isEmpty: Bool)? {
         tagStart = position
         guard position < bytes.count else { return fail("the file ends where an element was expected") }
-        guard bytes[position] == UInt8(ascii: "<") else { return fail("text where an element was expected: \(found)") }
+        guard bytes[position] == UInt8(ascii: "<") else { return fail("text where an element was expected") }
         let nameStart = position + 1
         var nameEnd = nameStart
         while nameEnd < bytes.count, Self.isLetter(bytes[nameEnd]) { nameEnd += 1 }
@@ -798,13 +812,14 @@ struct XMLPropertyListParser {
             radix = 16
             index += 2
         }
-        guard index < content.count else { return fail("'\(text)' is not an integer", at: start) }
+        guard index < content.count else { return fail("the <integer> holds no digits", at: start) }
         var magnitude: UInt64 = 0
         var overflow = false
         while index < content.count {
             guard let digit = Self.digitValue(content[index], radix: radix) else {
                 return fail(
-                    "'\(text)' is not an integer (digits, with a sign or 0x for hexadecimal; no spaces)", at: start)
+                    "the <integer> is not an integer (digits, with a sign or 0x for hexadecimal; no spaces)",
+                    at: start)
             }
             let (shifted, overflow1) = magnitude.multipliedReportingOverflow(by: UInt64(radix))
             let (next, overflow2) = shifted.addingReportingOverflow(UInt64(digit))
@@ -864,7 +879,7 @@ struct XMLPropertyListParser {
         }
         guard valid, index == content.count, let value = Double(text) else {
             return fail(
-                "'\(Self.shown(text))' is not a real number (1.5, -2, 1e-3, inf or nan; no spaces)", at: start)
+                "the <real> is not a real number (1.5, -2, 1e-3, inf or nan; no spaces)", at: start)
         }
         return value
     }
@@ -874,8 +889,7 @@ struct XMLPropertyListParser {
         let start = position
         guard let content = readContent(close: "</date>") else { return nil }
         guard let date = Self.date(content) else {
-            let text = Self.shown(String(decoding: content, as: UTF8.self))
-            return fail("'\(text)' is not a date (write yyyy-MM-ddTHH:mm:ssZ, in UTC)", at: start)
+            return fail("the <date> is not a date (write yyyy-MM-ddTHH:mm:ssZ, in UTC)", at: start)
         }
         return date
     }
