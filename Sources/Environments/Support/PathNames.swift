@@ -33,12 +33,11 @@ package enum PathNames {
     }
 
     private static func withoutTrailingSlashes(_ path: String) -> String {
-        var end = path.utf8.endIndex
-        while end > path.utf8.index(after: path.utf8.startIndex),
-            path.utf8[path.utf8.index(before: end)] == UInt8(ascii: "/")
-        {
-            end = path.utf8.index(before: end)
-        }
-        return path.isEmpty ? path : String(path[..<end])
+        let utf8 = path.utf8
+        guard var end = utf8.indices.last, utf8[end] == UInt8(ascii: "/") else { return path }
+        // Every trailing `/` but the first byte's: the root stays `/`.
+        while end > utf8.startIndex, utf8[end] == UInt8(ascii: "/") { end = utf8.index(before: end) }
+        if utf8[end] == UInt8(ascii: "/") { return "/" }
+        return String(path[...end])
     }
 }
