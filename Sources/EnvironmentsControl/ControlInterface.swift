@@ -1,11 +1,12 @@
 package import Environments
+package import JSONText
+package import Varlink
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-package import Varlink
-package import JSONText
 
 /// The varlink interface a daemon built with Environments serves on its control socket.
 ///

@@ -1,11 +1,12 @@
 package import Environments
+package import JSONText
+package import Varlink
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-package import Varlink
-package import JSONText
 
 /// `SettingChange` in the interface: one changed key, with its values as `envctl show` prints
 /// them (secrets `<redacted>`); a value is absent where the key was not set (or, with

@@ -1,11 +1,12 @@
 package import Environments
+package import JSONText
+package import Varlink
+
 #if canImport(FoundationEssentials)
     package import FoundationEssentials
 #else
     package import Foundation
 #endif
-package import Varlink
-package import JSONText
 
 /// The control interface's forms of a `ReloadReport`: `ReloadVerdict` (the answer to `Reload`,
 /// and `Describe`'s `lastReload`) and `HistoryEntry` (`History`), written by the daemon and read

@@ -3,9 +3,9 @@ import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
 import Foundation
+import JSONText
 import TextEscaping
 import Varlink
-import JSONText
 
 struct History: ParsableCommand {
     static let configuration = CommandConfiguration(

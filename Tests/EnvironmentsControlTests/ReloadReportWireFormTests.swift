@@ -1,9 +1,9 @@
 import Environments
 import EnvironmentsControl
 import Foundation
+import JSONText
 import Testing
 import Varlink
-import JSONText
 
 /// A reload's forms on the control socket against the forms earlier versions wrote: the control
 /// interface's `ReloadVerdict` and `HistoryEntry` (and, through the same words, the state file

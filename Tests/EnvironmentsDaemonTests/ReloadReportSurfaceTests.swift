@@ -2,13 +2,13 @@ import Environments
 import EnvironmentsControl
 import EnvironmentsDaemon
 import Foundation
+import JSONText
 import Logging
 import MetricsTestKit
 import SystemdSupport
 import TestSupport
 import Testing
 import Varlink
-import JSONText
 
 /// Every surface that tells of a reload, held to every field of the one value it renders
 /// (`ReloadReport`): a field added to the report fails here until each surface shows it, or

@@ -1,4 +1,6 @@
 package import Environments
+import SystemdSupport
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -12,7 +14,6 @@ package import Environments
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import SystemdSupport
 
 /// How the daemon makes the one `ReloadReport` of each attempt, when it ends: every output
 /// (the log, the journal, the history, the state file, the metrics, `STATUS=`, the control
