@@ -1,24 +1,40 @@
 #!/bin/bash
-# What adopting the package costs a new user (issue 43), from a fresh clone of REPO at REF
-# (default: the repository this script is in, at HEAD; committed state only) and an empty
-# package cache:
+# What adopting the package costs a new user (issues 43 and 55), from a fresh clone of REPO at
+# REF (default: the repository this script is in, at HEAD; committed state only):
 #
 #   1. resolve: the packages SwiftPM resolves for a new package that depends on the
 #      `Environments` product alone (by path, so no tag is needed; no `traits:`, so none of the
 #      package's traits, Fleet, SwiftConfiguration and Vapor, and none of their dependencies),
-#      and how long `swift package resolve` takes. (scripts/check-consumers.sh counts the same
-#      by URL from a tagged clone, with swift-environments among the pins.)
-#   2. run: the README's first command, `swift run example-daemon`, in a fresh clone: seconds
-#      from its start to the daemon's first log line, and the packages SwiftPM fetched for it.
-#      The daemon is then stopped (SIGTERM to its process group).
+#      and how long `swift package resolve` takes, from an empty package cache.
+#      (scripts/check-consumers.sh counts the same by URL from a tagged clone, with
+#      swift-environments among the pins.)
+#   2. run: the README's first command, `swift run example-daemon`, in a fresh clone with an
+#      empty package cache: seconds from its start to the daemon's first log line (goal: 45),
+#      and the packages SwiftPM fetched for it. The daemon is then stopped (SIGTERM to its
+#      process group).
+#   3. build: envctl's static release build (`swift build -c release --product envctl
+#      --static-swift-stdlib`) in a fresh clone whose packages are fetched already (a warm
+#      package cache; the fetch is not timed): seconds (goal: 120), the modules' compile times
+#      from the compiler's own statistics (`-stats-output-dir`) and the link, the executable's
+#      size unstripped (goal: 60 MB), its ICU and Foundation symbols; then example-daemon's
+#      static release build in the same build folder, its size (goal: 40 MB) and symbols.
+#   4. runtime: heap bytes per key at 10,000 keys (goal: 160) and the cold start (an XML plist
+#      of 10,000 and 100,000 keys to the first value read: ours, the parse alone, and
+#      swift-configuration's; goals: 5x faster than swift-configuration, within 2x of the
+#      parse alone), from `environment-benchmarks --only memory --only cold --json`, built
+#      in release from the clone's Benchmarks package (or ADOPTION_COST_BENCHMARKS=PATH, an
+#      environment-benchmarks already built from the same commit).
 #
-#     Benchmarks/adoption-cost.sh [--only resolve|run] [REPO] [REF]
+#     Benchmarks/adoption-cost.sh [--only resolve|run|build|runtime]... [REPO] [REF]
 #
-# SwiftPM's shared cache (~/.cache/org.swift.swiftpm) is never used: every SwiftPM command gets
-# `--cache-path` and `--scratch-path` pointing at new, empty directories; the flags only move
-# the caches, the commands are the user's. (`--disable-dependency-cache` alone is not enough:
-# SwiftPM still reads and writes the shared manifest cache, ~/.cache/.../manifests/manifest.db.)
+# Parts 1 and 2 never use SwiftPM's shared cache (~/.cache/org.swift.swiftpm): every SwiftPM
+# command gets `--cache-path` and `--scratch-path` pointing at new, empty directories; the flags
+# only move the caches, the commands are the user's. (`--disable-dependency-cache` alone is not
+# enough: SwiftPM still reads and writes the shared manifest cache, ~/.cache/.../manifests/manifest.db.)
+# Part 3 does the same, with the packages fetched into those directories before the clock starts.
 # The compiler's module cache (~/.cache/clang/ModuleCache) is shared; it is not a package cache.
+# Goals are printed beside the figures, never enforced: the figures depend on the machine's load
+# (printed with each part).
 #
 # Environment: ADOPTION_COST_TIMEOUT (seconds, default 1200) bounds each part;
 # ADOPTION_COST_MAX_PACKAGES=N fails the resolve part when more than N packages besides
@@ -29,19 +45,23 @@ export LC_NUMERIC=C
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
-only=""
+parts=()
 positional=()
 while (($#)); do
     case $1 in
-        --only) only=${2:?--only takes resolve or run}; shift 2 ;;
-        --only=*) only=${1#--only=}; shift ;;
+        --only) parts+=("${2:?--only takes resolve, run, build or runtime}"); shift 2 ;;
+        --only=*) parts+=("${1#--only=}"); shift ;;
         -h | --help) usage; exit 0 ;;
         -*) echo "adoption-cost.sh: unknown option $1" >&2; exit 2 ;;
         *) positional+=("$1"); shift ;;
     esac
 done
-case $only in "" | resolve | run) ;; *) echo "adoption-cost.sh: --only resolve|run" >&2; exit 2 ;; esac
-((${#positional[@]} <= 2)) || { echo "usage: adoption-cost.sh [--only resolve|run] [REPO] [REF]" >&2; exit 2; }
+for part in "${parts[@]}"; do
+    case $part in resolve | run | build | runtime) ;; *) echo "adoption-cost.sh: --only resolve|run|build|runtime" >&2; exit 2 ;; esac
+done
+((${#parts[@]})) || parts=(resolve run build runtime)
+wanted() { [[ " ${parts[*]} " == *" $1 "* ]]; }
+((${#positional[@]} <= 2)) || { echo "usage: adoption-cost.sh [--only resolve|run|build|runtime]... [REPO] [REF]" >&2; exit 2; }
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=${positional[0]:-$(git -C "$here" rev-parse --show-toplevel)}
@@ -315,10 +335,143 @@ run_part() {
         "    [cd CLONE && swift run example-daemon (+ --cache-path EMPTY --scratch-path EMPTY): $fetched packages fetched by ${t_fetched:-?} s, build done at ${t_built:-?} s]")
 }
 
+# ---------------------------------------------------------------------------------------------
+# Runs "$@" with each output line stamped with the seconds since $1 (an $EPOCHREALTIME) into
+# file $2: `stamped START LOG command...`. Returns the command's status.
+stamped() {
+    local start=$1 log=$2 line
+    shift 2
+    local status=0
+    while IFS= read -r line; do
+        printf '%7s s  %s\n' "$(seconds "$start" "$EPOCHREALTIME")" "$line"
+    done < <(timeout "$limit" "$@" 2>&1; echo "__status $?") >"$log"
+    status=$(sed -n 's/^ *[0-9.]* s  __status //p' "$log")
+    sed -i '/  __status [0-9]*$/d' "$log"
+    return "${status:-1}"
+}
+
+# ICU's symbols (ucol_open_74, icu_74::...) and the Foundation module's in executable $1.
+symbol_counts() {
+    local icu foundation
+    icu=$(nm "$1" 2>/dev/null | grep -cE ' [TtDdBbRr] (u[a-z]+|icu_[0-9]+)[_A-Za-z0-9]*_7[0-9]$' || true)
+    foundation=$(nm "$1" 2>/dev/null | grep -c ' \$s10Foundation' || true)
+    echo "$icu ICU symbols, $foundation of the Foundation module"
+}
+
+build_part() {
+    local clone_dir=$work/build/swift-environments cache=$work/build/cache scratch=$work/build/scratch
+    local stats=$work/build/stats
+    mkdir -p "$work/build" "$cache" "$scratch" "$stats"
+    clone "$clone_dir"
+    echo "== 3. static release builds of envctl and example-daemon, fresh clone, packages fetched"
+    echo "repository: $repo at $ref ($commit)"
+    # The packages fetched first, untimed: a user who has resolved once (a warm package cache).
+    (cd "$clone_dir" && timeout "$limit" swift package resolve --cache-path "$cache" --scratch-path "$scratch") \
+        >"$work/build-resolve.log" 2>&1 || { cat "$work/build-resolve.log" >&2; echo "swift package resolve failed" >&2; exit 1; }
+    local flags=(-c release --static-swift-stdlib --cache-path "$cache" --scratch-path "$scratch"
+        -Xswiftc -stats-output-dir -Xswiftc "$stats")
+    local product start end bin size
+    for product in envctl example-daemon; do
+        load
+        echo "\$ cd $clone_dir && $(quoted swift build --product "$product" "${flags[@]}")"
+        echo "(= swift build -c release --product $product --static-swift-stdlib; the stats flag makes the compiler"
+        echo " write its timers, the others move the caches)"
+        start=$EPOCHREALTIME
+        (cd "$clone_dir" && stamped "$start" "$work/build-$product.log" swift build --product "$product" "${flags[@]}") || {
+            tail -40 "$work/build-$product.log" >&2; echo "the release build of $product failed" >&2; exit 1; }
+        end=$EPOCHREALTIME
+        bin=$scratch/release/$product
+        size=$(stat -c %s "$bin")
+        local linked
+        linked=$(awk '/ Linking / { t = $1 } /Build (of product .* )?complete/ { if (t != "") printf "%.1f", $1 - t }' \
+            "$work/build-$product.log")
+        echo "built in $(seconds "$start" "$end") s (the link: ${linked:-?} s); $size bytes unstripped" \
+            "($(awk -v s="$size" 'BEGIN { printf "%.1f", s / 1e6 }') MB); $(symbol_counts "$bin")"
+        if [[ $product == envctl ]]; then
+            echo "the compiler's time by module (swift-frontend, wall, from its statistics):"
+            python3 - "$stats" <<'EOF'
+import json, os, re, sys
+walls = {}
+for name in os.listdir(sys.argv[1]):
+    with open(os.path.join(sys.argv[1], name)) as f:
+        stats = json.load(f)
+    for key, value in stats.items():
+        m = re.match(r"time\.swift-frontend\.(.+?)(-all)?-[a-z0-9_]+-o-O\.wall$", key)
+        if m:
+            walls[m.group(1)] = walls.get(m.group(1), 0.0) + value
+total = sum(walls.values())
+print(f"  {len(walls)} modules, {total:.1f} s of compiling in all (on {os.cpu_count()} cores at once)")
+for module, wall in sorted(walls.items(), key=lambda kv: -kv[1])[:12]:
+    print(f"  {wall:7.1f} s  {100 * wall / total:4.1f}%  {module}")
+EOF
+            summary+=("envctl's static release build, packages fetched: $(seconds "$start" "$end") s (goal 120), $size bytes (goal 60 MB); $(symbol_counts "$bin")"
+                "    [cd CLONE && swift build -c release --product envctl --static-swift-stdlib]")
+        else
+            summary+=("example-daemon's static release build after envctl's: $(seconds "$start" "$end") s, $size bytes (goal 40 MB); $(symbol_counts "$bin")"
+                "    [cd CLONE && swift build -c release --product example-daemon --static-swift-stdlib]")
+        fi
+        rm -rf "${stats:?}"/*
+        echo
+    done
+}
+
+# ---------------------------------------------------------------------------------------------
+runtime_part() {
+    echo "== 4. heap bytes per key and cold start (environment-benchmarks --only memory --only cold)"
+    local bench=${ADOPTION_COST_BENCHMARKS:-}
+    if [[ -z $bench ]]; then
+        local clone_dir=$work/runtime/swift-environments
+        mkdir -p "$work/runtime"
+        clone "$clone_dir"
+        echo "\$ cd $clone_dir && swift build -c release --package-path Benchmarks --product environment-benchmarks"
+        local start=$EPOCHREALTIME
+        (cd "$clone_dir" && timeout "$limit" swift build -c release --package-path Benchmarks --product environment-benchmarks) \
+            >"$work/runtime-build.log" 2>&1 || { tail -40 "$work/runtime-build.log" >&2; echo "the benchmarks' build failed" >&2; exit 1; }
+        echo "(built in $(seconds "$start" "$EPOCHREALTIME") s, not a figure)"
+        bench=$clone_dir/Benchmarks/.build/release/environment-benchmarks
+    else
+        echo "environment-benchmarks: $bench (ADOPTION_COST_BENCHMARKS)"
+    fi
+    load
+    echo "\$ $bench --only memory --only cold --json"
+    timeout "$limit" "$bench" --only memory --only cold --json >"$work/runtime.json" 2>"$work/runtime.log" || {
+        tail -40 "$work/runtime.log" >&2; echo "environment-benchmarks failed" >&2; exit 1; }
+    local lines
+    lines=$(python3 - "$work/runtime.json" <<'EOF'
+import json, re, sys
+report = json.load(open(sys.argv[1]))
+memory = report.get("memory", {})
+if memory:
+    print(f"heap bytes per key at {memory['keys']:,} keys: ours {memory['bytes_per_key_ours']:.0f} (goal 160), "
+          f"swift-configuration {memory['bytes_per_key_swift_configuration']:.0f}, "
+          f"[String: String] {memory['bytes_per_key_dictionary']:.0f}")
+cold = report.get("cold_ms", {})
+sizes = sorted({int(m.group(1)) for k in cold for m in [re.search(r"_(\d+)$", k)] if m})
+for n in sizes:
+    ours = cold.get(f"ours_{n}")
+    parts = [f"ours {ours} ms"]
+    floor = next((v for k, v in cold.items() if re.match(rf"(floor|parse\w*)_{n}$", k)), None)
+    if floor:
+        parts.append(f"the parse alone {floor} ms (ours is {ours / floor:.2f}x it; goal at most 2x)")
+    peer = cold.get(f"swift_configuration_{n}")
+    if peer:
+        parts.append(f"swift-configuration {peer} ms (ours {peer / ours:.1f}x faster; goal at least 5x)")
+    print(f"cold start, {n:,} keys (median, each in a new process): " + "; ".join(parts))
+EOF
+)
+    echo "$lines"
+    load
+    echo
+    while IFS= read -r line; do summary+=("$line"); done <<<"$lines"
+    summary+=("    [environment-benchmarks --only memory --only cold --json]")
+}
+
 echo "adoption-cost: $(date -u +%FT%TZ), $(swift --version 2>&1 | head -1)"
 echo
-[[ $only == run ]] || resolve_part
-[[ $only == resolve ]] || run_part
+wanted resolve && resolve_part
+wanted run && run_part
+wanted build && build_part
+wanted runtime && runtime_part
 
 echo "== summary: $repo at $ref (${commit:0:12}); $(load)"
 printf '%s\n' "${summary[@]}"
