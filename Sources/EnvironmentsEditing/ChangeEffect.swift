@@ -1,5 +1,10 @@
 import Environments
-package import Foundation
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 /// One key that a change to a drop-in writes or removes, in one of its sections.
 package struct ChangedKey: Hashable {

@@ -1,5 +1,10 @@
 import Environments
-package import Foundation
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 /// Reads and rewrites a drop-in's property list for `set` and `unset`.
 package enum DropInDocument {

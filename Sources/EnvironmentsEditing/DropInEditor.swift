@@ -1,5 +1,10 @@
 package import Environments
-package import Foundation
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 /// A change to one drop-in, checked before it is installed: the whole resulting configuration
 /// is built as the daemon would build it, and only then the file is replaced (a temporary file

@@ -1,6 +1,11 @@
 import Environments
-package import Foundation
 import SystemPackage
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,10 @@
 import Environments
-package import Foundation
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,10 @@
 import Environments
-package import Foundation
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 /// Renames settings written under a former name (a declaration's `formerNames`) to their name
 /// now, in the main file and every drop-in: `envctl migrate`'s engine. The text of each file

@@ -1,4 +1,9 @@
-package import Foundation
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
+
 
 /// Keys in an XML property list's text, for messages and for edits that keep the rest of the
 /// text (comments among it): `<key>path[0]</key>`, then the first `<key>path[1]</key>` after

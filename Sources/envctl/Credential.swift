@@ -1,10 +1,15 @@
 import ArgumentParser
 import Environments
 import EnvironmentsEditing
-import Foundation
 import TextEscaping
 import ThreadBridge
 import Varlink
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

@@ -1,8 +1,13 @@
 import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
-import Foundation
 import Varlink
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

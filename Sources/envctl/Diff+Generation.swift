@@ -1,8 +1,13 @@
 import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
-import Foundation
 import SystemdSupport
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Diff {
     /// `--generation N`: the running daemon's generation `N` (left) and the one it runs now.

@@ -1,8 +1,13 @@
 import ArgumentParser
 import Environments
 import EnvironmentsEditing
-import Foundation
 import Varlink
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `envctl-fleet`, the program (built with the package trait Fleet) that holds envctl's fleet
 /// commands, so that envctl itself links no etcd client (swift-nio, BoringSSL,

@@ -2,10 +2,15 @@ import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
 import FileWatching
-import Foundation
 import JSONText
 import TextEscaping
 import Varlink
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What `show` prints, from the files or from a running daemon.
 struct Listing {
