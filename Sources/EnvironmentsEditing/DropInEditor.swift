@@ -104,10 +104,10 @@ package struct DropInEditor {
     /// and that the new default sorts after it. `nil` otherwise.
     package var formerDefaultNote: String? {
         guard isDefault else { return nil }
-        let former = (directory as NSString).appendingPathComponent(
+        let former = PathNames.join(directory, 
             fileName + ".d/" + Self.formerDefaultName + ".plist")
         guard FileManager.default.fileExists(atPath: former) else { return nil }
-        let dropIns = (directory as NSString).appendingPathComponent(fileName + ".d")
+        let dropIns = PathNames.join(directory, fileName + ".d")
         let later = ((try? FileManager.default.contentsOfDirectory(atPath: dropIns)) ?? [])
             .filter {
                 ConfigurationLocation.isDropInFileName($0) && $0 > Self.formerDefaultName + ".plist" && $0 < name
@@ -138,13 +138,13 @@ package struct DropInEditor {
     /// `Environments.plist.d/NAME.plist`, relative to ``directory``.
     package var relativePath: String { fileName + ".d/" + name }
     /// The main file's absolute path.
-    package var mainFilePath: String { (directory as NSString).appendingPathComponent(fileName) }
+    package var mainFilePath: String { PathNames.join(directory, fileName) }
     /// The drop-in's absolute path.
-    package var path: String { (directory as NSString).appendingPathComponent(relativePath) }
+    package var path: String { PathNames.join(directory, relativePath) }
 
     /// The drop-in on disk: its lock, and its replacement.
     package var file: DropInFile {
-        var file = DropInFile(path: path, mainFile: (directory as NSString).appendingPathComponent(fileName))
+        var file = DropInFile(path: path, mainFile: PathNames.join(directory, fileName))
         file.note = note
         return file
     }

@@ -66,7 +66,7 @@ extension LocationOptions {
         }
         let trusted: Set<UInt32> = [0, geteuid()]
         let safety = DirectorySafety(owners: trusted, ancestorOwners: trusted, allowsStickyAncestors: true)
-        let dropIns = (directory as NSString).appendingPathComponent("Environments.plist.d")
+        let dropIns = PathNames.join(directory, "Environments.plist.d")
         let problem =
             safety.problem(with: directory)
             ?? (FileManager.default.fileExists(atPath: dropIns) ? safety.problem(with: dropIns) : nil)

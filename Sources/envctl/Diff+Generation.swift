@@ -45,7 +45,7 @@ extension Diff {
             "CONFIG_GENERATION": ["\(generation)"],
         ]
         if let boot = DaemonProcess.currentBootID {
-            matches["_BOOT_ID"] = [boot.replacingOccurrences(of: "-", with: "")]
+            matches["_BOOT_ID"] = [boot.replacingEvery("-", with: "")]
         }
         let entries: [JournalReader.Entry]
         do {

@@ -11,6 +11,10 @@ import Varlink
     import Foundation
 #endif
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Where `envctl history` and `envctl diff --generation` find a daemon's loads and reloads:
 /// the journal entries the daemon wrote (they outlive it), else the daemon's own last ones
 /// (its control socket's `History`).

@@ -41,7 +41,7 @@ struct Schema: ParsableCommand {
             }
             _ = try SchemaOptions.read(installed)
             printError("no running daemon of \(name): printing the schema its package installed, \(installed)")
-            FileHandle.standardOutput.write(data)
+            writeToStandardOutput(data)
             if data.last != UInt8(ascii: "\n") { print() }
             return
         }
