@@ -15,7 +15,7 @@ package enum DropInDocument {
         guard let data else { return [:] }
         do {
             return try PropertyListReading.root(data, file: path).mapValues(\.anyValue)
-        } catch where error.code == .invalidRoot {
+        } catch  where error.code == .invalidRoot {
             throw Failure(.malformedFile, "\(path): the root is not a dictionary; fix it with envctl edit", file: path)
         } catch {
             let place = error.line.map { "line \($0): " } ?? ""

@@ -104,8 +104,7 @@ package struct DropInEditor {
     /// and that the new default sorts after it. `nil` otherwise.
     package var formerDefaultNote: String? {
         guard isDefault else { return nil }
-        let former = PathNames.join(directory, 
-            fileName + ".d/" + Self.formerDefaultName + ".plist")
+        let former = PathNames.join(directory, fileName + ".d/" + Self.formerDefaultName + ".plist")
         guard FileManager.default.fileExists(atPath: former) else { return nil }
         let dropIns = PathNames.join(directory, fileName + ".d")
         let later = ((try? FileManager.default.contentsOfDirectory(atPath: dropIns)) ?? [])

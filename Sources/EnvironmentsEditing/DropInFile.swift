@@ -483,8 +483,7 @@ package struct DropInFile {
     /// link that was there already; a name that is taken is passed over for another.
     package func makeTemporaryFile(suffix: String = temporarySuffix) throws -> (path: String, descriptor: Int32) {
         for _ in 0..<100 {
-            let path = PathNames.join(directory, 
-                ".\(name).\(drawTemporaryPart())\(suffix)")
+            let path = PathNames.join(directory, ".\(name).\(drawTemporaryPart())\(suffix)")
             let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if descriptor >= 0 { return (path, descriptor) }
             guard errno == EEXIST else {

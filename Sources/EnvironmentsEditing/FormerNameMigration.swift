@@ -86,7 +86,9 @@ package enum FormerNameMigration {
         guard directory.hasSuffix(".d") else { return "edit \(file) by hand" }
         // The file's name without its extension (`90-local.plist` gives `90-local`).
         let fileName = PathNames.lastComponent(of: file)
-        let name = fileName.lastIndex(of: ".").map { $0 > fileName.startIndex ? String(fileName[..<$0]) : fileName } ?? fileName
+        let name =
+            fileName.lastIndex(of: ".").map { $0 > fileName.startIndex ? String(fileName[..<$0]) : fileName }
+            ?? fileName
         return "envctl unset KEY --drop-in \(name), or envctl edit --drop-in \(name)"
     }
 

@@ -6,7 +6,6 @@ import Environments
     package import Foundation
 #endif
 
-
 /// Keys in an XML property list's text, for messages and for edits that keep the rest of the
 /// text (comments among it): `<key>path[0]</key>`, then the first `<key>path[1]</key>` after
 /// it, and so on (the library's own guess for its errors' lines). `nil` for a binary property

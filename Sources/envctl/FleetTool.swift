@@ -143,7 +143,9 @@ enum FleetTool {
             throw Failure(
                 "the fleet's documents could not be read (\(programName) documents exited with status \(status))")
         }
-        guard let list = (try? PropertyListReading.value(data, file: "\(programName) documents"))?.anyValue as? [[String: Any]]
+        guard
+            let list = (try? PropertyListReading.value(data, file: "\(programName) documents"))?.anyValue
+                as? [[String: Any]]
         else {
             throw Failure(
                 "\(path) documents wrote no property list: is it the version of this envctl (\(LibraryVersion.current))?"

@@ -24,7 +24,8 @@ package enum PropertyListReading {
     package static func value(_ data: Data, file: String) throws(EnvironmentError) -> SettingValue {
         if BinaryPropertyListBounds.isBinaryPropertyList(data) {
             if let problem = BinaryPropertyListBounds.inspect(data).problem {
-                throw EnvironmentError(.malformedFile, "not a usable binary property list: \(problem.reason)", file: file)
+                throw EnvironmentError(
+                    .malformedFile, "not a usable binary property list: \(problem.reason)", file: file)
             }
             do {
                 return try BinaryPropertyListParser.parse(data)
