@@ -15,12 +15,16 @@ package enum DropInDocument {
         guard let data else { return [:] }
         do {
             return try PropertyListReading.root(data, file: path).mapValues(\.anyValue)
-        } catch  where error.code == .invalidRoot {
+        } catch let error where error.code == .invalidRoot {
             throw Failure(.malformedFile, "\(path): the root is not a dictionary; fix it with envctl edit", file: path)
         } catch {
+            // `not a valid property list: unknown element <strin>` says "not a property list" once.
+            let reason =
+                error.message.hasPrefix("not a valid property list: ")
+                ? String(error.message.dropFirst("not a valid property list: ".count)) : error.message
             let place = error.line.map { "line \($0): " } ?? ""
             throw Failure(
-                .malformedFile, "\(path): not a property list (\(place)\(error.message)); fix it with envctl edit",
+                .malformedFile, "\(path): not a property list (\(place)\(reason)); fix it with envctl edit",
                 file: path, line: error.line)
         }
     }
