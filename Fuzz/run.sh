@@ -9,7 +9,7 @@
 #
 # Targets (each is Fuzz/<target>/*.swift; its first comment says what it checks):
 #   varlink        the control socket's framer and decoder (Sources/Varlink)
-#   plist          the fast XML property-list parser, differential against Foundation
+#   plist          the fast XML property-list parser, differential against Foundation; the writer, against Foundation's and read back
 #   bplist         the bounds on a binary property list (values by reference, nesting), and the parser after them, against Foundation
 #   interpolation  ${...} interpolation, against a reference model
 #   duration       the duration parser (500ms, 1h 30min), against exact arithmetic
@@ -89,9 +89,10 @@ build() {
         ;;
     plist)
         # The parser needs only SettingValue, the duplicate-key list and the rule for which keys
-        # are the same.
+        # are the same; the writer, nothing more.
         "${swiftc_fuzzer[@]}" -module-name PlistFuzz -package-name PlistFuzz \
             Sources/Environments/Loading/XMLPropertyListParser.swift Sources/Environments/Values/SettingValue.swift \
+            Sources/Environments/Loading/XMLPropertyListWriter.swift \
             Sources/Environments/Loading/DuplicateKeys.swift Sources/Environments/Keys/KeyIdentity.swift \
             Fuzz/plist/*.swift Fuzz/shared/*.swift -o "$out/plist-fuzzer"
         ;;

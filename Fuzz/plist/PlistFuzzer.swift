@@ -7,7 +7,10 @@
 // strings and keys byte for byte, reals and dates bit for bit. libFuzzer itself catches
 // crashes, hangs (-timeout) and memory blowups (-rss_limit_mb). It also checks the scan for text
 // after the root element (offsetOfTrailingContent): nothing in what ours accepts, and text appended
-// to it found where it starts. A failed check calls fatalError,
+// to it found where it starts. And our writer (XMLPropertyListWriter, envctl's drop-ins): for
+// the tree ours read, the bytes Foundation's PropertyListSerialization writes, which ours reads
+// back as the same tree (but for what XML cannot carry: a carriage return, read as a line feed,
+// and a U+FEFF that starts a string, dropped). A failed check calls fatalError,
 // whose message -O keeps. Built by Fuzz/run.sh with XMLPropertyListParser.swift and
 // SettingValue.swift in the same module, so the internal parser is visible.
 
@@ -42,6 +45,22 @@ public func fuzzPropertyList(_ pointer: UnsafePointer<UInt8>, _ size: Int) -> In
     if let offset = XMLPropertyListParser.offsetOfTrailingContent(data) {
         fatalError("text after the root at offset \(offset) in a document ours accepts")
     }
+    let written = XMLPropertyListWriter.data(ours)
+    guard
+        let foundationWritten = try? PropertyListSerialization.data(
+            fromPropertyList: ours.anyValue, format: .xml, options: 0)
+    else { fatalError("Foundation cannot write what ours read: \(ours)") }
+    if written != foundationWritten {
+        fatalError(
+            "our writer and Foundation's differ:\n\(String(decoding: written, as: UTF8.self))\nFoundation:\n"
+                + String(decoding: foundationWritten, as: UTF8.self))
+    }
+    if WrittenTree.readsBack(ours) {
+        guard let back = XMLPropertyListParser.parse(written) else {
+            fatalError("ours refuses what our writer wrote:\n\(String(decoding: written, as: UTF8.self))")
+        }
+        if !WrittenTree.same(back, ours) { fatalError("written and read back, \(ours) is \(back)") }
+    }
     for junk in ["x", "<plist><dict/></plist>", "<?pi?>", "<!-- unterminated"] {
         let offset = XMLPropertyListParser.offsetOfTrailingContent(data + Data(junk.utf8))
         if offset != data.count {
@@ -49,4 +68,33 @@ public func fuzzPropertyList(_ pointer: UnsafePointer<UInt8>, _ size: Int) -> In
         }
     }
     return 0
+}
+
+/// What a tree written as XML reads back as.
+enum WrittenTree {
+    /// Whether every string and key of `value` reads back as written: none holds a carriage
+    /// return (XML reads it as a line feed) or starts with U+FEFF (dropped as a byte-order mark).
+    static func readsBack(_ value: SettingValue) -> Bool {
+        func text(_ string: String) -> Bool {
+            !string.utf8.contains(0x0D) && string.unicodeScalars.first != "\u{FEFF}"
+        }
+        switch value {
+        case .string(let string): return text(string)
+        case .array(let elements): return elements.allSatisfy(readsBack)
+        case .dictionary(let entries): return entries.allSatisfy { text($0.key) && readsBack($0.value) }
+        default: return true
+        }
+    }
+
+    /// `==`, but `nan` equals `nan` (zero's sign is not written: `-0.0` reads back as `0.0`,
+    /// which `==` holds equal).
+    static func same(_ one: SettingValue, _ other: SettingValue) -> Bool {
+        switch (one, other) {
+        case (.real(let a), .real(let b)): return a == b || (a.isNaN && b.isNaN)
+        case (.array(let a), .array(let b)): return a.count == b.count && zip(a, b).allSatisfy { same($0, $1) }
+        case (.dictionary(let a), .dictionary(let b)):
+            return a.count == b.count && a.allSatisfy { entry in b[entry.key].map { same(entry.value, $0) } ?? false }
+        default: return one == other
+        }
+    }
 }

@@ -1,5 +1,14 @@
 import Environments
-package import Foundation
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One key that a change to a drop-in writes or removes, in one of its sections.
 package struct ChangedKey: Hashable {
@@ -402,16 +411,16 @@ extension DropInEditor {
     /// The instances the files name in their `Instances` dictionaries, sorted.
     private func instanceNames(_ options: EnvironmentOptions) -> [String] {
         var names: Set<String> = []
-        let dropIns = (directory as NSString).appendingPathComponent(fileName + ".d")
+        let dropIns = PathNames.join(directory, fileName + ".d")
         let files =
-            [(directory as NSString).appendingPathComponent(fileName)]
+            [PathNames.join(directory, fileName)]
             + ((try? FileManager.default.contentsOfDirectory(atPath: dropIns)) ?? [])
             .filter { ConfigurationLocation.isDropInFileName($0) }
-            .map { (dropIns as NSString).appendingPathComponent($0) }
+            .map { PathNames.join(dropIns, $0) }
         for file in Set(files + [path]) {
             guard let data = options.candidateDocuments[file] ?? FileManager.default.contents(atPath: file),
-                let root = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
-                let instances = root["Instances"] as? [String: Any]
+                let root = try? PropertyListReading.root(data, file: file),
+                case .dictionary(let instances) = root["Instances"]
             else { continue }
             names.formUnion(instances.keys)
         }

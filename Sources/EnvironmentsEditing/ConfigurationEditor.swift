@@ -1,5 +1,10 @@
 public import Environments
-public import Foundation
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Changes an application's configuration as safely as `envctl set`, `unset` and `edit` do:
 /// in one drop-in (`Environments.plist.d/NAME.plist`), only when the whole resulting

@@ -1,37 +1,43 @@
 import Environments
-package import Foundation
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 /// Reads and rewrites a drop-in's property list for `set` and `unset`.
 package enum DropInDocument {
-    /// The drop-in's root dictionary (empty for a new one).
+    /// The drop-in's root dictionary (empty for a new one), read as the daemon reads it
+    /// (`PropertyListReading`): `String`, `Int`, `Double`, `Bool`, `Date`, `Data`, `[Any]` and
+    /// `[String: Any]` values.
     package static func root(_ data: Data?, path: String) throws -> [String: Any] {
         guard let data else { return [:] }
         do {
-            guard let root = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
-            else {
-                throw Failure(
-                    .malformedFile, "\(path): the root is not a dictionary; fix it with envctl edit", file: path)
-            }
-            return root
-        } catch let failure as Failure {
-            throw failure
+            return try PropertyListReading.root(data, file: path).mapValues(\.anyValue)
+        } catch let error where error.code == .invalidRoot {
+            throw Failure(.malformedFile, "\(path): the root is not a dictionary; fix it with envctl edit", file: path)
         } catch {
+            // `not a valid property list: unknown element <strin>` says "not a property list" once.
+            let reason =
+                error.message.hasPrefix("not a valid property list: ")
+                ? String(error.message.dropFirst("not a valid property list: ".count)) : error.message
+            let place = error.line.map { "line \($0): " } ?? ""
             throw Failure(
-                .malformedFile,
-                "\(path): not a property list (\((error as NSError).localizedDescription)); fix it with envctl edit",
-                file: path)
+                .malformedFile, "\(path): not a property list (\(place)\(reason)); fix it with envctl edit",
+                file: path, line: error.line)
         }
     }
 
-    /// An XML property list of `root`, which every property-list reader reads as written:
-    /// a key or string with a character that is not ``XMLCharacters/isWritable(_:)`` is refused.
+    /// An XML property list of `root`, byte for byte as Foundation's `PropertyListSerialization`
+    /// writes it (`XMLPropertyListWriter`), which every property-list reader reads as written: a
+    /// key or string with a character that is not ``XMLCharacters/isWritable(_:)`` is refused.
     package static func data(_ root: [String: Any]) throws -> Data {
         try XMLCharacters.check(root)
-        do {
-            return try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0)
-        } catch {
-            throw Failure(.fileUnwritable, "cannot write the property list: \(error)")
+        guard let value = SettingValue(propertyList: root) else {
+            throw Failure(.fileUnwritable, "cannot write the property list: it holds a value no property list holds")
         }
+        return XMLPropertyListWriter.data(value)
     }
 
     /// The key path's components (`SettingPath`: `Upstreams."api.example.com".Port`); a

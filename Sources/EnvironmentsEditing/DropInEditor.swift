@@ -1,5 +1,10 @@
 package import Environments
-package import Foundation
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 /// A change to one drop-in, checked before it is installed: the whole resulting configuration
 /// is built as the daemon would build it, and only then the file is replaced (a temporary file
@@ -99,10 +104,9 @@ package struct DropInEditor {
     /// and that the new default sorts after it. `nil` otherwise.
     package var formerDefaultNote: String? {
         guard isDefault else { return nil }
-        let former = (directory as NSString).appendingPathComponent(
-            fileName + ".d/" + Self.formerDefaultName + ".plist")
+        let former = PathNames.join(directory, fileName + ".d/" + Self.formerDefaultName + ".plist")
         guard FileManager.default.fileExists(atPath: former) else { return nil }
-        let dropIns = (directory as NSString).appendingPathComponent(fileName + ".d")
+        let dropIns = PathNames.join(directory, fileName + ".d")
         let later = ((try? FileManager.default.contentsOfDirectory(atPath: dropIns)) ?? [])
             .filter {
                 ConfigurationLocation.isDropInFileName($0) && $0 > Self.formerDefaultName + ".plist" && $0 < name
@@ -133,13 +137,13 @@ package struct DropInEditor {
     /// `Environments.plist.d/NAME.plist`, relative to ``directory``.
     package var relativePath: String { fileName + ".d/" + name }
     /// The main file's absolute path.
-    package var mainFilePath: String { (directory as NSString).appendingPathComponent(fileName) }
+    package var mainFilePath: String { PathNames.join(directory, fileName) }
     /// The drop-in's absolute path.
-    package var path: String { (directory as NSString).appendingPathComponent(relativePath) }
+    package var path: String { PathNames.join(directory, relativePath) }
 
     /// The drop-in on disk: its lock, and its replacement.
     package var file: DropInFile {
-        var file = DropInFile(path: path, mainFile: (directory as NSString).appendingPathComponent(fileName))
+        var file = DropInFile(path: path, mainFile: PathNames.join(directory, fileName))
         file.note = note
         return file
     }

@@ -1,9 +1,14 @@
 import Environments
-package import Foundation
 import SystemPackage
 
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
+
 #if canImport(Glibc)
-    import Glibc
+    package import Glibc
 #endif
 
 /// One drop-in on disk, as `set`, `unset` and `edit` change it: read with its owner, group,
@@ -74,9 +79,9 @@ package struct DropInFile {
     /// A new drop-in's mode when the configuration has no other file.
     package static let defaultMode: mode_t = 0o644
 
-    package var directory: String { (path as NSString).deletingLastPathComponent }
-    package var name: String { (path as NSString).lastPathComponent }
-    package var lockPath: String { (directory as NSString).appendingPathComponent(Self.lockName) }
+    package var directory: String { PathNames.directory(of: path) }
+    package var name: String { PathNames.lastComponent(of: path) }
+    package var lockPath: String { PathNames.join(directory, Self.lockName) }
 
     /// The drop-in as read: its bytes and what a replacement keeps.
     package struct State {
@@ -222,7 +227,7 @@ package struct DropInFile {
         guard errno == ENOENT else {
             throw Failure(.fileUnwritable, "cannot use \(directory): \(Self.describe(errno))")
         }
-        let parent = (directory as NSString).deletingLastPathComponent
+        let parent = PathNames.directory(of: directory)
         guard FileManager.default.fileExists(atPath: parent) else {
             throw Failure(
                 .fileUnwritable,
@@ -379,7 +384,7 @@ package struct DropInFile {
         let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
         guard count > 0,
             let pid = Int32(
-                String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+                String(decoding: buffer[..<count], as: UTF8.self).trimmingWhitespaceAndNewlines()),
             pid > 0, kill(pid, 0) == 0 || errno == EPERM
         else { return "" }
         return " (process \(pid))"
@@ -395,7 +400,7 @@ package struct DropInFile {
         where name.hasPrefix(".")
             && (name.hasSuffix(Self.temporarySuffix) || name.hasSuffix(TransactionJournal.oldSuffix))
         {
-            let leftover = (directory as NSString).appendingPathComponent(name)
+            let leftover = PathNames.join(directory, name)
             var status = stat()
             guard lstat(leftover, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1 else {
                 continue
@@ -478,8 +483,7 @@ package struct DropInFile {
     /// link that was there already; a name that is taken is passed over for another.
     package func makeTemporaryFile(suffix: String = temporarySuffix) throws -> (path: String, descriptor: Int32) {
         for _ in 0..<100 {
-            let path = (directory as NSString).appendingPathComponent(
-                ".\(name).\(drawTemporaryPart())\(suffix)")
+            let path = PathNames.join(directory, ".\(name).\(drawTemporaryPart())\(suffix)")
             let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if descriptor >= 0 { return (path, descriptor) }
             guard errno == EEXIST else {
@@ -566,7 +570,7 @@ package struct DropInFile {
         let dropIns = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
             .filter { ConfigurationLocation.isDropInFileName($0) && $0 != name }
             .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-            .map { (directory as NSString).appendingPathComponent($0) }
+            .map { PathNames.join(directory, $0) }
         var best: (key: [Int], permissions: Permissions)?
         for file in [mainFile] + dropIns {
             var status = stat()

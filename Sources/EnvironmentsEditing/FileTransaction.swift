@@ -1,5 +1,10 @@
 import Environments
-package import Foundation
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -212,7 +217,7 @@ package struct FileTransaction {
     private static func complete(_ journal: TransactionJournal, in directory: String) {
         var directories: [String] = []
         for entry in journal.entries {
-            let entryDirectory = (entry.target as NSString).deletingLastPathComponent
+            let entryDirectory = PathNames.directory(of: entry.target)
             if !directories.contains(entryDirectory) { directories.append(entryDirectory) }
             if journal.rollingBack {
                 if access(entry.new, F_OK) == 0 {

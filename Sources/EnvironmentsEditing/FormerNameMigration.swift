@@ -1,5 +1,10 @@
 import Environments
-package import Foundation
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 /// Renames settings written under a former name (a declaration's `formerNames`) to their name
 /// now, in the main file and every drop-in: `envctl migrate`'s engine. The text of each file
@@ -27,11 +32,11 @@ package enum FormerNameMigration {
 
     /// The main file and the drop-ins, in order.
     package static func configurationFiles(_ change: DropInEditor) -> [String] {
-        let dropIns = (change.directory as NSString).appendingPathComponent(change.fileName + ".d")
+        let dropIns = PathNames.join(change.directory, change.fileName + ".d")
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: dropIns)) ?? [])
             .filter { ConfigurationLocation.isDropInFileName($0) }
             .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-        return [change.mainFilePath] + names.map { (dropIns as NSString).appendingPathComponent($0) }
+        return [change.mainFilePath] + names.map { PathNames.join(dropIns, $0) }
     }
 
     /// The file with its former names renamed, or `nil` when it has none.
@@ -77,9 +82,13 @@ package enum FormerNameMigration {
     /// How an operator takes a key out of `file`: a drop-in is envctl's to edit; the main file
     /// (a package's conffile, say) is edited by hand.
     package static func howToRemove(in file: String) -> String {
-        let directory = (file as NSString).deletingLastPathComponent
+        let directory = PathNames.directory(of: file)
         guard directory.hasSuffix(".d") else { return "edit \(file) by hand" }
-        let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        // The file's name without its extension (`90-local.plist` gives `90-local`).
+        let fileName = PathNames.lastComponent(of: file)
+        let name =
+            fileName.lastIndex(of: ".").map { $0 > fileName.startIndex ? String(fileName[..<$0]) : fileName }
+            ?? fileName
         return "envctl unset KEY --drop-in \(name), or envctl edit --drop-in \(name)"
     }
 

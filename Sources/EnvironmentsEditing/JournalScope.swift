@@ -1,5 +1,10 @@
 import Environments
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Which files a journal of a change that spans files (``TransactionJournal``) may name for
 /// `envctl` to follow it (``FileTransaction/recover(in:scope:note:)``): the journal is an

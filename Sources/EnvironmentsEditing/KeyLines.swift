@@ -1,4 +1,10 @@
-package import Foundation
+import Environments
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 /// Keys in an XML property list's text, for messages and for edits that keep the rest of the
 /// text (comments among it): `<key>path[0]</key>`, then the first `<key>path[1]</key>` after
@@ -22,7 +28,7 @@ package enum KeyLines {
     package static func range(of elements: [String], in text: String) -> Range<String.Index>? {
         var found: Range<String.Index>?
         for element in elements {
-            guard let range = text.range(of: element, range: (found?.upperBound ?? text.startIndex)..<text.endIndex)
+            guard let range = text[(found?.upperBound ?? text.startIndex)...].firstRange(of: element)
             else { return nil }
             found = range
         }
@@ -36,7 +42,6 @@ package enum KeyLines {
     package static func stringElement(_ text: String) -> String { "<string>\(escaped(text))</string>" }
 
     package static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
+        text.replacingEvery("&", with: "&amp;").replacingEvery("<", with: "&lt;").replacingEvery(">", with: "&gt;")
     }
 }

@@ -1,5 +1,10 @@
 import Environments
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The characters a drop-in that `envctl` writes may hold, so that every property-list reader
 /// reads it as envctl and the daemon do.

@@ -2,9 +2,14 @@ import ArgumentParser
 import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
-import Foundation
 import JSONText
 import Varlink
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -129,7 +134,7 @@ struct Check: ParsableCommand {
     /// for the daemon's log) keeps only what to do, since this is that check.
     static func describe(_ error: any Error) -> String {
         guard var error = error as? EnvironmentError, let hint = error.hint,
-            let range = hint.range(of: ", then run `envctl check`")
+            let range = hint.firstRange(of: ", then run `envctl check`")
         else { return "\(error)" }
         error.hint = String(hint[..<range.lowerBound])
         return "\(error)"

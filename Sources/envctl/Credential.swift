@@ -1,10 +1,15 @@
 import ArgumentParser
 import Environments
 import EnvironmentsEditing
-import Foundation
 import TextEscaping
 import ThreadBridge
 import Varlink
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -160,7 +165,7 @@ struct CredentialSet: ParsableCommand {
         let encrypted = try SystemdCreds.encrypt(secret, name: name, key: withKey)
 
         let prefix = unit.hasSuffix(".service") ? String(unit.dropLast(8)) : unit
-        let credentialPath = (unitOptions.credentialStore as NSString).appendingPathComponent("\(prefix).\(name)")
+        let credentialPath = PathNames.join(unitOptions.credentialStore, "\(prefix).\(name)")
         var store = DropInFile(path: credentialPath, mainFile: credentialPath)
         store.fixedNewFilePermissions = .init(owner: geteuid(), group: getegid(), mode: 0o600, from: nil)
         store.directoryMode = 0o700
@@ -168,8 +173,8 @@ struct CredentialSet: ParsableCommand {
         store.journalScope = CredentialFiles.journalScope(
             store: unitOptions.credentialStore, unitDirectory: unitOptions.unitDirectory)
 
-        let dropInPath = ((unitOptions.unitDirectory as NSString).appendingPathComponent(unit + ".d") as NSString)
-            .appendingPathComponent("90-credential-\(name).conf")
+        let dropInPath = PathNames.join(
+            PathNames.join(unitOptions.unitDirectory, unit + ".d"), "90-credential-\(name).conf")
         var dropIn = DropInFile(path: dropInPath, mainFile: dropInPath)
         dropIn.fixedNewFilePermissions = .init(owner: geteuid(), group: getegid(), mode: 0o644, from: nil)
         dropIn.note = { printError($0) }
@@ -252,7 +257,7 @@ enum SecretInput {
 
     /// One line from the terminal, not echoed.
     private static func readFromTerminal(prompt: String) throws -> Data {
-        FileHandle.standardError.write(Data(prompt.utf8))
+        writeToStandardError(prompt)
         var saved = termios()
         let haveTerminal = tcgetattr(STDIN_FILENO, &saved) == 0
         if haveTerminal {
@@ -262,7 +267,7 @@ enum SecretInput {
         }
         defer {
             if haveTerminal { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
-            FileHandle.standardError.write(Data("\n".utf8))
+            writeToStandardError("\n")
         }
         var data = Data()
         var byte: UInt8 = 0
@@ -299,7 +304,7 @@ enum Command {
         var error: Data
         /// Standard error as one line (the tools' messages name no secret).
         var errorText: String {
-            let text = String(decoding: error, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = String(decoding: error, as: UTF8.self).trimmingWhitespaceAndNewlines()
             return text.isEmpty ? "no message" : text.split(separator: "\n").joined(separator: "; ")
         }
     }
@@ -310,7 +315,7 @@ enum Command {
         let directories =
             (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
             + ["/usr/bin", "/bin", "/usr/sbin", "/sbin"]
-        return directories.lazy.map { ($0 as NSString).appendingPathComponent(program) }
+        return directories.lazy.map { PathNames.join($0, program) }
             .first { path in
                 var status = stat()
                 return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && access(path, X_OK) == 0
@@ -326,7 +331,7 @@ enum Command {
         if geteuid() == 0, stat(executable, &status) == 0 {
             try ProgramSafety.refuseUnsafe(
                 executable, status, relative: !executable.hasPrefix("/"),
-                entry: (executable as NSString).deletingLastPathComponent)
+                entry: PathNames.directory(of: executable))
         }
         // A child that ends before it read its input must not end envctl with SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
@@ -459,10 +464,10 @@ enum CredentialFiles {
         return JournalScope(
             description: "a credential in \(store) or a unit drop-in 90-credential-*.conf that credential set writes"
         ) { path in
-            let directory = (path as NSString).deletingLastPathComponent
-            let name = (path as NSString).lastPathComponent
+            let directory = PathNames.directory(of: path)
+            let name = PathNames.lastComponent(of: path)
             if directory == resolvedStore { return !name.hasPrefix(".") }
-            return (directory as NSString).deletingLastPathComponent == resolvedUnits
+            return PathNames.directory(of: directory) == resolvedUnits
                 && directory.hasSuffix(".d") && name.hasPrefix("90-credential-") && name.hasSuffix(".conf")
         }
     }
@@ -562,7 +567,7 @@ enum CredentialReferences {
         }
         let root: Any
         do {
-            root = try PropertyListSerialization.propertyList(from: data, format: nil)
+            root = try PropertyListReading.value(data, file: file).anyValue
         } catch {
             throw Failure("\(file) is not a property list; run envctl check for the reason")
         }
@@ -604,7 +609,7 @@ enum CredentialReferences {
     static func names(in text: String) -> [String] {
         var names: [String] = []
         var rest = text[...]
-        while let start = rest.range(of: "${") {
+        while let start = rest.firstRange(of: "${") {
             let escaped = start.lowerBound > rest.startIndex && rest[rest.index(before: start.lowerBound)] == "$"
             let body = rest[start.upperBound...]
             guard let end = body.firstIndex(of: "}") else { break }
@@ -693,7 +698,7 @@ struct UnitCredentials {
             // A file's header: `# /path`, first or after an empty line (a comment such as
             // `# /run/app holds the socket` is no header: it has spaces, and follows text).
             if !continued, raw.hasPrefix("# /"), !raw.dropFirst(2).contains(" "),
-                previous.trimmingCharacters(in: .whitespaces).isEmpty
+                String(previous).trimmingWhitespace().isEmpty
             {
                 file = String(raw.dropFirst(2))
                 section = ""
@@ -703,15 +708,15 @@ struct UnitCredentials {
                 pending = String(line.dropLast()) + " "
                 continue
             }
-            line = line.trimmingCharacters(in: .whitespaces)
+            line = line.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if line.hasPrefix("[") {
                 section = line
                 continue
             }
             guard section == "[Service]", let equals = line.firstIndex(of: "=") else { continue }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
-            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let key = String(line[..<equals]).trimmingWhitespace()
+            let value = String(line[line.index(after: equals)...]).trimmingWhitespace()
             let family: [String]
             switch key {
             case "LoadCredential", "LoadCredentialEncrypted": family = ["LoadCredential", "LoadCredentialEncrypted"]

@@ -1,8 +1,13 @@
 import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
-import Foundation
 import Varlink
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -61,7 +66,7 @@ extension LocationOptions {
         }
         let trusted: Set<UInt32> = [0, geteuid()]
         let safety = DirectorySafety(owners: trusted, ancestorOwners: trusted, allowsStickyAncestors: true)
-        let dropIns = (directory as NSString).appendingPathComponent("Environments.plist.d")
+        let dropIns = PathNames.join(directory, "Environments.plist.d")
         let problem =
             safety.problem(with: directory)
             ?? (FileManager.default.fileExists(atPath: dropIns) ? safety.problem(with: dropIns) : nil)

@@ -2,8 +2,13 @@ import ArgumentParser
 import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
-import Foundation
 import Varlink
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `--allow-undeclared`, and the check it lifts: a key that the application's declaration
 /// does not cover is a key nothing reads (a typo, most often), so `set` refuses it where a

@@ -1,7 +1,12 @@
 import Environments
 import EnvironmentsControl
-import Foundation
 import Varlink
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The one rule for "is this value secret", as every output of envctl applies it: a value is
 /// secret when its key, or a key above it, is listed in a file's `Secrets`, or the application

@@ -1,8 +1,13 @@
 import EnvironmentsControl
 import EnvironmentsEditing
-import Foundation
 import JSONText
 import Varlink
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension VarlinkClient {
     /// The daemon's `Describe`, asked for in parts (varlink's `more`) so that a configuration of

@@ -1,8 +1,13 @@
 import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
-import Foundation
 import SystemdSupport
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Diff {
     /// `--generation N`: the running daemon's generation `N` (left) and the one it runs now.
@@ -40,7 +45,7 @@ extension Diff {
             "CONFIG_GENERATION": ["\(generation)"],
         ]
         if let boot = DaemonProcess.currentBootID {
-            matches["_BOOT_ID"] = [boot.replacingOccurrences(of: "-", with: "")]
+            matches["_BOOT_ID"] = [boot.replacingEvery("-", with: "")]
         }
         let entries: [JournalReader.Entry]
         do {

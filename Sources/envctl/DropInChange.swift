@@ -1,9 +1,14 @@
 import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
-import Foundation
 import JSONText
 import Varlink
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A change to one drop-in that `edit`, `set`, `unset` and `migrate` check before they install
 /// it: the engine's ``DropInEditor``, in the directory that the command line names, checked by

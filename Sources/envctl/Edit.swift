@@ -1,7 +1,12 @@
 import ArgumentParser
 import Environments
 import EnvironmentsEditing
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -54,7 +59,7 @@ struct Edit: ParsableCommand {
         let original = try change.current()
         let start = original ?? Data(Self.template(change).utf8)
         let scratch = try Self.scratchFile(named: change.name, contents: start)
-        let scratchDirectory = (scratch as NSString).deletingLastPathComponent
+        let scratchDirectory = PathNames.directory(of: scratch)
         // Once edited, the copy is kept whenever it cannot be installed for any reason but
         // the operator's choice to discard it.
         var keepScratch = false
@@ -86,11 +91,17 @@ struct Edit: ParsableCommand {
 
     /// The edited copy's bytes.
     private static func readEdited(_ scratch: String) throws -> Data {
-        do {
-            return try Data(contentsOf: URL(fileURLWithPath: scratch))
-        } catch {
-            throw Failure("cannot read the edited copy \(scratch): \((error as NSError).localizedDescription)")
+        guard let data = FileManager.default.contents(atPath: scratch) else {
+            let reason = access(scratch, F_OK) == 0 ? "it cannot be read" : "it no longer exists"
+            throw Failure("cannot read the edited copy \(scratch): \(reason)")
         }
+        return data
+    }
+
+    /// `$TMPDIR`, else `/tmp`, as Foundation's `NSTemporaryDirectory()` says on Linux.
+    static func temporaryDirectory(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        guard let directory = environment["TMPDIR"], !directory.isEmpty else { return "/tmp" }
+        return directory
     }
 
     /// Installs `edited`, checked, over the drop-in as it was when the editor opened (the
@@ -127,7 +138,7 @@ struct Edit: ParsableCommand {
     {
         // The check read the edited text as the drop-in: its lines are the copy's,
         // so the error names the copy, which holds them.
-        let error = failure.description.replacingOccurrences(of: change.path, with: scratch)
+        let error = failure.description.replacingEvery(change.path, with: scratch)
         guard canAskToEditAgain else {
             // No terminal to edit again on (a script as $EDITOR, a pipe): the text is
             // kept, never lost, where only its owner can read it.
@@ -172,11 +183,11 @@ struct Edit: ParsableCommand {
     /// A private copy to edit: `$TMPDIR/envctl-edit-XXXXXX/NAME.plist`, readable by its owner only.
     static func scratchFile(named name: String, contents: Data) throws -> String {
         var template = Array(
-            (NSTemporaryDirectory() as NSString).appendingPathComponent("envctl-edit-XXXXXX").utf8CString)
+            PathNames.join(temporaryDirectory(), "envctl-edit-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {
             throw Failure("cannot make a temporary directory: \(String(cString: strerror(errno)))")
         }
-        let path = (String(cString: made) as NSString).appendingPathComponent(name)
+        let path = PathNames.join(String(cString: made), name)
         guard FileManager.default.createFile(atPath: path, contents: contents, attributes: [.posixPermissions: 0o600])
         else {
             throw Failure("cannot write the temporary copy \(path)")
@@ -187,7 +198,7 @@ struct Edit: ParsableCommand {
     /// The editor command: `$VISUAL`, `$EDITOR`, else `editor` or `vi`, whichever exists.
     static func editorCommand(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         for variable in ["VISUAL", "EDITOR"] {
-            if let value = environment[variable]?.trimmingCharacters(in: .whitespaces), !value.isEmpty { return value }
+            if let value = environment[variable]?.trimmingWhitespace(), !value.isEmpty { return value }
         }
         let path = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         for name in ["editor", "vi"] where path.contains(where: { access("\($0)/\(name)", X_OK) == 0 }) {
@@ -256,7 +267,7 @@ struct Edit: ParsableCommand {
     static func shellQuoted(_ text: String) -> String {
         let plain = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@%+,")
         if !text.isEmpty, text.allSatisfy(plain.contains) { return text }
-        return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return "'" + text.replacingEvery("'", with: "'\\''") + "'"
     }
 
     /// Whether there is a terminal to ask on whether to edit again.
@@ -265,8 +276,8 @@ struct Edit: ParsableCommand {
     /// Asks on the terminal whether to edit again; `false` (discard) without a terminal.
     static func askToEditAgain() -> Bool {
         guard canAskToEditAgain else { return false }
-        FileHandle.standardError.write(Data("envctl: edit again? [Y/n, n discards] ".utf8))
-        guard let answer = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased() else {
+        writeToStandardError("envctl: edit again? [Y/n, n discards] ")
+        guard let answer = readLine(strippingNewline: true)?.trimmingWhitespace().lowercased() else {
             return false
         }
         return answer.isEmpty || answer == "y" || answer == "yes"

@@ -2,10 +2,20 @@ import ArgumentParser
 import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
-import Foundation
 import JSONText
+import SystemPackage
 import TextEscaping
 import Varlink
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `envctl`: inspect, check and reload the configuration of a daemon that uses Environments.
 @main
@@ -233,14 +243,14 @@ struct LocationOptions: ParsableArguments {
             var candidates: [String] = []
             if let found = try applicationSocket(environmentVariables) { candidates.append(found) }
             if requireDaemon, let runtime = ControlSocketPath.runtimeDirectory(in: environmentVariables) {
-                candidates.append((runtime as NSString).appendingPathComponent(ControlInterface.socketFileName))
+                candidates.append(PathNames.join(runtime, ControlInterface.socketFileName))
             }
             if let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) {
                 return .daemon(client(found))
             }
             if requireDaemon {
                 let stale = candidates.compactMap {
-                    DaemonProcess.staleStateNote(inDirectory: ($0 as NSString).deletingLastPathComponent)
+                    DaemonProcess.staleStateNote(inDirectory: PathNames.directory(of: $0))
                 }
                 throw Failure(
                     "no daemon to ask: pass --pid, --app-name or --socket"
@@ -265,7 +275,7 @@ struct LocationOptions: ParsableArguments {
         VarlinkClient(
             path: path, timeout: .milliseconds(Int64(Self.clampedTimeout(timeout) * 1000)),
             expectedProcess: expectedProcess, trust: peerTrust(),
-            unansweredNote: { DaemonProcess.staleStateNote(inDirectory: ($0 as NSString).deletingLastPathComponent) })
+            unansweredNote: { DaemonProcess.staleStateNote(inDirectory: PathNames.directory(of: $0)) })
     }
 
     /// `--timeout` between a millisecond and a day; `inf`, `nan` or `1e300` would trap in the
@@ -358,7 +368,18 @@ typealias Failure = EnvironmentsEditing.Failure
 /// Prints `message` on stderr after `envctl: `, on one line: control characters a key, value
 /// or file name may hold are escaped (`\n`, `\u{1B}`: see `ControlCharacters`).
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data(("envctl: " + ControlCharacters.escaped(message) + "\n").utf8))
+    writeToStandardError("envctl: " + ControlCharacters.escaped(message) + "\n")
+}
+
+/// Writes `text` whole on stderr, unbuffered (a prompt shows before envctl waits for input).
+func writeToStandardError(_ text: String) {
+    _ = try? FileDescriptor.standardError.writeAll(text.utf8)
+}
+
+/// Writes `bytes` whole on stdout, after what `print` has buffered there.
+func writeToStandardOutput(_ bytes: Data) {
+    fflush(nil)
+    _ = try? FileDescriptor.standardOutput.writeAll(bytes)
 }
 
 /// Prints one line on stdout with its control characters escaped, as every text output of

@@ -1,8 +1,17 @@
 import ArgumentParser
 import Environments
 import EnvironmentsEditing
-import Foundation
 import Varlink
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `envctl-fleet`, the program (built with the package trait Fleet) that holds envctl's fleet
 /// commands, so that envctl itself links no etcd client (swift-nio, BoringSSL,
@@ -88,7 +97,7 @@ enum FleetTool {
     static func locate(_ processEnvironment: [String: String] = ProcessInfo.processInfo.environment) throws -> String? {
         var directories: [String] = []
         if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            directories.append((executable as NSString).deletingLastPathComponent)
+            directories.append(PathNames.directory(of: executable))
         }
         let asRoot = geteuid() == 0
         // An empty entry is the working directory (POSIX): envctl as root never runs from there.
@@ -97,7 +106,7 @@ enum FleetTool {
         for directory in directories {
             let relative = !directory.hasPrefix("/")
             if relative && !asRoot && directory.isEmpty { continue }
-            let path = directory.isEmpty ? programName : (directory as NSString).appendingPathComponent(programName)
+            let path = directory.isEmpty ? programName : PathNames.join(directory, programName)
             var status = stat()
             guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, access(path, X_OK) == 0 else {
                 continue
@@ -134,7 +143,9 @@ enum FleetTool {
             throw Failure(
                 "the fleet's documents could not be read (\(programName) documents exited with status \(status))")
         }
-        guard let list = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [[String: Any]]
+        guard
+            let list = (try? PropertyListReading.value(data, file: "\(programName) documents"))?.anyValue
+                as? [[String: Any]]
         else {
             throw Failure(
                 "\(path) documents wrote no property list: is it the version of this envctl (\(LibraryVersion.current))?"
@@ -214,7 +225,7 @@ enum ProgramSafety {
         } else {
             let trusted: Set<UInt32> = [0, geteuid()]
             let safety = DirectorySafety(owners: trusted, ancestorOwners: trusted, allowsStickyAncestors: true)
-            why = safety.problem(with: (path as NSString).deletingLastPathComponent)
+            why = safety.problem(with: PathNames.directory(of: path))
         }
         guard let why else { return }
         throw Failure(

@@ -2,10 +2,15 @@ import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
 import FileWatching
-import Foundation
 import JSONText
 import TextEscaping
 import Varlink
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What `show` prints, from the files or from a running daemon.
 struct Listing {
@@ -158,7 +163,7 @@ struct Listing {
         let keys = rows.map { ControlCharacters.escaped($0.key) }
         let width = min(keys.map(\.count).max() ?? 0, 40)
         for (row, key) in zip(rows, keys) {
-            var line = key.padding(toLength: max(width, key.count), withPad: " ", startingAt: 0)
+            var line = key + String(repeating: " ", count: max(0, width - key.count))
             line += " = \(row.display)    # \(row.source)"
             if let confext = row.confext { line += " \(confext.note)" }
             if let next = row.pendingNext { line += " (pending restart: \(next) after restart)" }

@@ -2,7 +2,12 @@ import ArgumentParser
 import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 struct Migrate: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,9 +2,14 @@ import ArgumentParser
 import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
-import Foundation
 import JSONText
 import Varlink
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 struct Reload: ParsableCommand {
     static let configuration = CommandConfiguration(

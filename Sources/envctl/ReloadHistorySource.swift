@@ -1,10 +1,19 @@
 import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
-import Foundation
 import JSONText
 import SystemdSupport
 import Varlink
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where `envctl history` and `envctl diff --generation` find a daemon's loads and reloads:
 /// the journal entries the daemon wrote (they outlive it), else the daemon's own last ones

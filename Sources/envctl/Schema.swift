@@ -2,9 +2,14 @@ import ArgumentParser
 import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
-import Foundation
 import JSONText
 import Varlink
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 struct Schema: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,7 +41,7 @@ struct Schema: ParsableCommand {
             }
             _ = try SchemaOptions.read(installed)
             printError("no running daemon of \(name): printing the schema its package installed, \(installed)")
-            FileHandle.standardOutput.write(data)
+            writeToStandardOutput(data)
             if data.last != UInt8(ascii: "\n") { print() }
             return
         }

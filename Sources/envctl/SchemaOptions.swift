@@ -2,7 +2,12 @@ import ArgumentParser
 import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `--schema FILE`: the application's settings declaration, as `envctl schema` prints it and
 /// its package installs it (`/usr/share/<app-name>/schema.json`), for checking files without

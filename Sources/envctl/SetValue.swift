@@ -1,7 +1,12 @@
 import ArgumentParser
 import Environments
 import EnvironmentsEditing
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension DropInDocument {
     /// The section `set` and `unset` change: `Common`, or `--environment`'s.

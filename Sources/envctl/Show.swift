@@ -2,10 +2,15 @@ import ArgumentParser
 import Environments
 import EnvironmentsControl
 import FileWatching
-import Foundation
 import JSONText
 import TextEscaping
 import Varlink
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(

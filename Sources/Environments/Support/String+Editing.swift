@@ -17,6 +17,21 @@ extension String {
         if start == scalars.startIndex, end == scalars.endIndex { return self }
         return String(scalars[start..<end])
     }
+
+    /// The string without white space and line breaks at its ends: what Foundation's
+    /// `trimmingCharacters(in: .whitespacesAndNewlines)` returns (Unicode's White_Space: the
+    /// tab, U+000A to U+000D, U+0085 and the separators, Z*).
+    package func trimmingWhitespaceAndNewlines() -> String {
+        let scalars = unicodeScalars
+        var start = scalars.startIndex
+        var end = scalars.endIndex
+        while start < end, scalars[start].properties.isWhitespace { start = scalars.index(after: start) }
+        while end > start, scalars[scalars.index(before: end)].properties.isWhitespace {
+            end = scalars.index(before: end)
+        }
+        if start == scalars.startIndex, end == scalars.endIndex { return self }
+        return String(scalars[start..<end])
+    }
 }
 
 extension String {
