@@ -25,7 +25,7 @@ struct SettingLookup: @unchecked Sendable {
     /// The number of slots minus one, a power of two minus one; 0 when ``keysAreASCII`` is false.
     let mask: Int
     /// Where each key's bytes start in ``keyBytes``, and, last, where the last key's end.
-    let keyStarts: UnsafePointer<Int>
+    let keyStarts: UnsafePointer<UInt32>
     /// Every key's UTF-8 bytes, one after the other, in the order of the entries.
     let keyBytes: UnsafePointer<UInt8>
     /// The entries, in the order of the keys.
@@ -69,8 +69,8 @@ struct SettingLookup: @unchecked Sendable {
             if content == 0 { return .some(nil) }
             if content & 0xFFFF_FFFF_0000_0000 == tag {
                 let position = Int(truncatingIfNeeded: content & 0xFFFF_FFFF) - 1
-                let start = keyStarts[position]
-                if keyStarts[position + 1] - start == bytes.count
+                let start = Int(keyStarts[position])
+                if Int(keyStarts[position + 1]) - start == bytes.count
                     && (bytes.isEmpty || memcmp(keyBytes + start, bytes.baseAddress!, bytes.count) == 0)
                 {
                     return .some(position)
