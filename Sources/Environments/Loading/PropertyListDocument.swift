@@ -237,6 +237,8 @@ struct PropertyListDocument: Sendable {
                 hint: "Replace it with \(expected), or remove it (`ls -lL \(path)` shows what it is)")
         }
         var data = Data()
+        // Its size now, so that the bytes are copied once (a file that grows meanwhile still reads).
+        data.reserveCapacity(Int(min(Int64(status.st_size), Int64(maximumFileSize))) + 1)
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }

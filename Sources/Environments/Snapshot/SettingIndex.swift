@@ -14,8 +14,8 @@
 /// cost. Key paths are nearly always ASCII, where the bytes are the text. So for a table whose
 /// keys are all ASCII, and a key that is ASCII, this index hashes the key's UTF-8 bytes eight
 /// at a time (a multiply-xorshift hash, seeded at random once per process, so that which keys
-/// collide cannot be known in advance) into an open-addressing table of 8-byte slots (a
-/// 32-bit tag of the hash and the entry's position), and compares bytes. Everything else
+/// collide cannot be known in advance) into an open-addressing table of 4-byte slots (the
+/// entry's position and, in the bits it leaves, a tag of the hash), and compares bytes. Everything else
 /// keeps Swift's semantics, where two spellings of one text are one key (`"e\u{301}"` is
 /// `"é"`, and the Kelvin sign `K` is `K`): a table with a key that is not ASCII is a Swift
 /// dictionary; in a table of ASCII keys, a key that is not ASCII is found only if it is the
@@ -38,7 +38,7 @@
 /// Costs: a lookup hashes the key once and compares bytes with the keys whose tag matches; the
 /// slots are at most three-quarters full, as a Swift dictionary's are; at worst (keys that
 /// all collide) a lookup probes every slot: linear in the table's size, which the key limits
-/// bound. Memory: 8 bytes a slot, each key's bytes once with 4 bytes for where they start, and
+/// bound. Memory: 4 bytes a slot, each key's bytes once with 4 bytes for where they start, and
 /// the entries (24 bytes each). A table of ASCII keys keeps no `String` of its keys: the bytes
 /// are the keys, and iterating makes each key's `String` from them (off the read path: a
 /// reload's comparisons, listings). Keeping the keys' `String`s too cost 56 bytes a key at
@@ -86,12 +86,12 @@ final class SettingIndex: Sendable {
             }
             totalBytes += bytes
         }
-        guard allASCII, totalBytes < Int(UInt32.max) else {
+        guard allASCII, totalBytes < Int(UInt32.max), keys.count < Int(UInt32.max >> 1) else {
             fallback = Fallback(
                 keys: keys,
                 positions: Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { _, last in last }))
             lookup = SettingLookup(
-                slots: Self.allocate(1, zeroed: true), mask: 0, keyStarts: Self.allocate(1, zeroed: true),
+                slots: Self.allocate(1, zeroed: true), positionMask: 0, mask: 0, keyStarts: Self.allocate(1, zeroed: true),
                 keyBytes: Self.allocate(1, zeroed: true), entries: Self.owned(entries), seed: seed, keysAreASCII: false)
             return
         }
@@ -100,7 +100,10 @@ final class SettingIndex: Sendable {
         var capacity = 8
         while capacity * 3 < keys.count * 4 { capacity *= 2 }
         let mask = capacity - 1
-        let slots = Self.allocate(capacity, zeroed: true) as UnsafeMutablePointer<UInt64>
+        // Positions plus one, 1 to the number of keys, fit in the low bits; the rest is the tag.
+        var positionMask: UInt32 = 1
+        while UInt64(positionMask) < UInt64(keys.count) { positionMask = positionMask << 1 | 1 }
+        let slots = Self.allocate(capacity, zeroed: true) as UnsafeMutablePointer<UInt32>
         let keyStarts = Self.allocate(keys.count + 1, zeroed: false) as UnsafeMutablePointer<UInt32>
         let keyBytes = Self.allocate(Swift.max(totalBytes, 1), zeroed: false) as UnsafeMutablePointer<UInt8>
         var offset = 0
@@ -111,13 +114,14 @@ final class SettingIndex: Sendable {
                 let hash = SettingLookup.hash(UnsafeRawBufferPointer(bytes), seed: seed).value
                 var slot = Int(truncatingIfNeeded: hash) & mask
                 while slots[slot] != 0 { slot = (slot + 1) & mask }
-                slots[slot] = (hash & 0xFFFF_FFFF_0000_0000) | UInt64(position + 1)
+                slots[slot] =
+                    (UInt32(truncatingIfNeeded: hash >> 32) & ~positionMask) | UInt32(truncatingIfNeeded: position + 1)
                 offset += bytes.count
             }
         }
         keyStarts[keys.count] = UInt32(truncatingIfNeeded: offset)
         lookup = SettingLookup(
-            slots: UnsafePointer(slots), mask: mask, keyStarts: UnsafePointer(keyStarts),
+            slots: UnsafePointer(slots), positionMask: positionMask, mask: mask, keyStarts: UnsafePointer(keyStarts),
             keyBytes: UnsafePointer(keyBytes), entries: Self.owned(entries), seed: seed, keysAreASCII: true)
     }
 
