@@ -6,7 +6,9 @@ import SystemPackage
 
 /// Milliseconds from an XML property list on disk to the first value read from it: ours
 /// (`Environment(options:)` then a typed read) and swift-configuration's
-/// (`FileProvider<PropertyListSnapshot>`, `ConfigReader`, `string(forKey:)`).
+/// (`FileProvider<PropertyListSnapshot>`, `ConfigReader`, `string(forKey:)`); beside them the
+/// floor of any load: reading our file and parsing it, with nothing built from the values, by
+/// our XML parser and by Foundation's `PropertyListSerialization` (the faster is the floor).
 ///
 /// Each load runs in a new process (this executable, with `--cold-child`), so that none
 /// inherits a heap shaped by the loads before it: that is what "cold" means for a daemon that
