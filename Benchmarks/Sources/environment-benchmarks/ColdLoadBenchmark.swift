@@ -6,7 +6,9 @@ import SystemPackage
 
 /// Milliseconds from an XML property list on disk to the first value read from it: ours
 /// (`Environment(options:)` then a typed read) and swift-configuration's
-/// (`FileProvider<PropertyListSnapshot>`, `ConfigReader`, `string(forKey:)`).
+/// (`FileProvider<PropertyListSnapshot>`, `ConfigReader`, `string(forKey:)`); beside them the
+/// floor of any load: reading our file and parsing it, with nothing built from the values, by
+/// our XML parser and by Foundation's `PropertyListSerialization` (the faster is the floor).
 ///
 /// Each load runs in a new process (this executable, with `--cold-child`), so that none
 /// inherits a heap shaped by the loads before it: that is what "cold" means for a daemon that
@@ -22,11 +24,24 @@ struct ColdLoadBenchmark {
         /// The floor every loader pays: building a `[String: String]` of as many new keys and
         /// values (from the fixture's bytes), with no parsing at all, also in a new process.
         var dictionaryBuild: Statistics
+        /// Reading our file and parsing it with our XML parser alone (into its values, nothing
+        /// built from them: `BuildInfo(infoPlist:)`, which parses and looks up three keys).
+        var parse: Statistics
+        /// Reading the same file and parsing it with Foundation's `PropertyListSerialization`.
+        var foundationParse: Statistics
+
+        /// The floor of a load: reading the file and parsing it with the faster of the two
+        /// parsers, and which one that is.
+        var parseFloor: (median: Double, parser: String) {
+            foundationParse.median < parse.median
+                ? (foundationParse.median, "Foundation") : (parse.median, "ours")
+        }
     }
 
     /// Who loads, in a child process.
     enum Loader: String, CaseIterable, Sendable {
         case ours, declared = "ours-declared", swiftConfiguration = "swift-configuration", dictionary
+        case parse, foundationParse = "foundation-parse"
     }
 
     let sizes: [Int]
@@ -53,7 +68,9 @@ struct ColdLoadBenchmark {
                     keyCount: size, ours: Statistics(samples[.ours] ?? []),
                     declared: Statistics(samples[.declared] ?? []),
                     swiftConfiguration: samples[.swiftConfiguration].map(Statistics.init),
-                    dictionaryBuild: Statistics(samples[.dictionary] ?? [])))
+                    dictionaryBuild: Statistics(samples[.dictionary] ?? []),
+                    parse: Statistics(samples[.parse] ?? []),
+                    foundationParse: Statistics(samples[.foundationParse] ?? [])))
         }
         return results
     }
@@ -109,6 +126,20 @@ struct ColdLoadBenchmark {
                     filePath: FilePath(Fixtures.peerFile(in: directory))))
             value = reader.string(forKey: ConfigKey(key))
             elapsed = clock.now - start
+        case .parse:
+            let start = clock.now
+            let bytes = try readFile(directory + "/Environments.plist")
+            // Our parser alone: the document's values, and three lookups in its root.
+            _ = try BuildInfo(infoPlist: bytes)
+            elapsed = clock.now - start
+            value = expected
+        case .foundationParse:
+            let start = clock.now
+            let bytes = try readFile(directory + "/Environments.plist")
+            let root = try PropertyListSerialization.propertyList(from: Data(bytes), format: nil)
+            let common = (root as? [String: Any])?["Common"] as? [String: Any]
+            value = common?[key] as? String
+            elapsed = clock.now - start
         case .dictionary:
             let pairs = Fixtures.keys(keyCount).map { (Array($0.utf8), Array(Fixtures.value($0).utf8)) }
             let start = clock.now
@@ -121,5 +152,25 @@ struct ColdLoadBenchmark {
         }
         guard value == expected else { throw BenchmarkError("\(loader.rawValue) read \(value ?? "nil") for \(key)") }
         print(elapsed.milliseconds)
+    }
+
+    /// The bytes of the file at `path`, in one `read(2)` into an array of the file's size.
+    private static func readFile(_ path: String) throws -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw BenchmarkError("open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw BenchmarkError("fstat \(path)") }
+        let size = Int(status.st_size)
+        return try [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            var done = 0
+            while done < size {
+                let got = read(descriptor, buffer.baseAddress! + done, size - done)
+                if got < 0 && errno == EINTR { continue }
+                guard got > 0 else { throw BenchmarkError("read \(path): \(String(cString: strerror(errno)))") }
+                done += got
+            }
+            count = done
+        }
     }
 }

@@ -38,6 +38,14 @@ enum SectionKeys {
         _ values: [String: SettingValue], totalPathBytes: inout Int,
         conflict: (_ first: [String], _ second: [String], _ path: String) -> EnvironmentError
     ) throws(KeyProblem) -> [String: SettingValue] {
+        // Nearly every section's keys are plain names within the bounds: then the section is its
+        // own expansion, found in one pass without sorting (a sort of a large section's keys
+        // cost more than the rest of its load). Anything else, and any error, is decided by the
+        // pass in key order below, from the same start.
+        if let total = plainSectionPathBytes(values, startingAt: totalPathBytes) {
+            totalPathBytes = total
+            return values
+        }
         var needsInsertion = false
         var parsed: [(written: String, path: SettingPath, value: SettingValue)] = []
         parsed.reserveCapacity(values.count)
@@ -69,6 +77,31 @@ enum SectionKeys {
             }
         }
         return result
+    }
+
+    /// The total of path bytes after `values`, when each of its keys is a plain name (one
+    /// component: not empty, no `.` or `"`, at most ``SettingPath/maximumComponentBytes``) and
+    /// everything below them is within the bounds; `nil` for anything else.
+    private static func plainSectionPathBytes(_ values: [String: SettingValue], startingAt start: Int) -> Int? {
+        var total = start
+        for (key, value) in values {
+            var key = key
+            let isPlain = key.withUTF8 { bytes in
+                !bytes.isEmpty && bytes.count <= SettingPath.maximumComponentBytes
+                    && !bytes.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "\"") }
+            }
+            guard isPlain else { return nil }
+            if case .dictionary = value {
+                guard let path = try? SettingPath(components: [key]),
+                    (try? checkBounds(of: value, below: path, written: key, totalPathBytes: &total)) != nil
+                else { return nil }
+            } else {
+                total += key.utf8.count
+                if total > maximumTotalPathBytes { return nil }
+            }
+        }
+        // Totals only grow: within the bound at the end, they are within it in any order.
+        return total <= maximumTotalPathBytes ? total : nil
     }
 
     /// Checks every path in `value` (nested dictionaries, not arrays) below `path` against the

@@ -30,8 +30,14 @@ struct PropertyListDocument: Sendable {
     let file: String
     /// The root dictionary.
     let root: [String: SettingValue]
-    /// The text of an XML file, kept to locate keys for error messages.
-    let text: String?
+    /// The text of an XML file, to locate keys for error messages: made from ``xmlBytes`` when
+    /// asked (an error's line), not at every load, which would copy and validate the whole file.
+    var text: String? {
+        givenText ?? xmlBytes.flatMap(PropertyListDocument.xmlText(of:))
+    }
+    private let givenText: String?
+    /// The bytes of an XML file.
+    private let xmlBytes: Data?
     /// The keys written more than once in one dictionary, in document order: at most
     /// ``PropertyListDuplicateKeys/maximumListed`` (100); ``unlistedDuplicateKeyCount`` counts
     /// the rest. The value read is always the last copy's.
@@ -43,7 +49,8 @@ struct PropertyListDocument: Sendable {
     init(root: [String: SettingValue], file: String, text: String? = nil) {
         self.file = file
         self.root = root
-        self.text = text
+        self.givenText = text
+        self.xmlBytes = nil
         self.duplicateKeys = []
         self.unlistedDuplicateKeyCount = 0
     }
@@ -64,7 +71,8 @@ struct PropertyListDocument: Sendable {
         if BinaryPropertyListBounds.isBinaryPropertyList(data) {
             let (root, duplicates) = try PropertyListDocument.binaryRoot(data, file: file)
             self.root = root
-            self.text = nil
+            self.givenText = nil
+            self.xmlBytes = nil
             self.duplicateKeys = duplicates.listed
             self.unlistedDuplicateKeyCount = duplicates.unlisted
             return
@@ -83,7 +91,8 @@ struct PropertyListDocument: Sendable {
                     file: file, hint: "Put `Common` and one dictionary per environment inside a top-level <dict>")
             }
             self.root = root
-            self.text = PropertyListDocument.xmlText(of: data)
+            self.givenText = nil
+            self.xmlBytes = data
             self.duplicateKeys = duplicates.listed
             self.unlistedDuplicateKeyCount = duplicates.unlisted
         case .failure(let failure):
@@ -228,6 +237,8 @@ struct PropertyListDocument: Sendable {
                 hint: "Replace it with \(expected), or remove it (`ls -lL \(path)` shows what it is)")
         }
         var data = Data()
+        // Its size now, so that the bytes are copied once (a file that grows meanwhile still reads).
+        data.reserveCapacity(Int(min(Int64(status.st_size), Int64(maximumFileSize))) + 1)
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }

@@ -85,9 +85,9 @@ public final class EnvironmentSnapshot: Sendable {
         self.instanceName = instanceName
         self.generation = generation
         let table = SettingTable(tree)
-        self.table = SettingIndex(table.entries)
+        self.table = SettingIndex(keys: table.paths, entries: table.entries)
         self.sources = table.sources
-        self.leafCount = table.leaves.count
+        self.leafCount = table.leafCount
         self.files = files
         self.location = location
         self.secretKeys = secretKeys

@@ -145,37 +145,52 @@ struct Interpolator {
 
     /// Whether `text` holds a `${` (or `$${`): else interpolation leaves it as it is.
     static func hasReference(_ text: String) -> Bool {
-        var afterDollar = false
-        for byte in text.utf8 {
-            if afterDollar && byte == UInt8(ascii: "{") { return true }
-            afterDollar = byte == UInt8(ascii: "$")
+        var text = text
+        return text.withUTF8 { bytes in
+            // `${` needs a `$` first: most values have none, found by one search of the bytes.
+            guard var index = bytes.firstIndex(of: UInt8(ascii: "$")) else { return false }
+            while index + 1 < bytes.count {
+                if bytes[index + 1] == UInt8(ascii: "{") { return true }
+                index += 1
+                guard let next = bytes[index...].firstIndex(of: UInt8(ascii: "$")) else { return false }
+                index = next
+            }
+            return false
         }
-        return false
     }
 
     /// Whether any leaf below `tree` has a `$` to expand or a secrecy to change.
     private func needsResolving(_ tree: [String: SettingNode], prefix: String) -> Bool {
         for (key, node) in tree {
-            let path = SettingPath.joined(prefix, key)
             switch node {
             case .branch(let children, _):
-                if needsResolving(children, prefix: path) { return true }
+                if needsResolving(children, prefix: SettingPath.joined(prefix, key)) { return true }
             case .leaf(let configured):
-                if needsResolving(configured, at: path) { return true }
+                // Without secret paths, no path is secret: the path is not made for every key.
+                if secretPaths.isEmpty {
+                    if configured.isSecret || needsResolving(configured.value) { return true }
+                } else if needsResolving(configured, at: SettingPath.joined(prefix, key)) {
+                    return true
+                }
             }
         }
         return false
+    }
+
+    /// Whether a value has a `$` to expand (arrays and dictionaries may hold one).
+    private func needsResolving(_ value: SettingValue) -> Bool {
+        switch value {
+        case .string(let text): Interpolator.hasReference(text)
+        case .array, .dictionary: true
+        default: false
+        }
     }
 
     /// Whether the leaf at `path` has a `$` to expand (arrays and dictionaries may hold one) or
     /// a secrecy to change.
     private func needsResolving(_ configured: ConfiguredValue, at path: String) -> Bool {
         if Interpolator.isSecret(path, in: secretPaths) != configured.isSecret { return true }
-        switch configured.value {
-        case .string(let text): return Interpolator.hasReference(text)
-        case .array, .dictionary: return true
-        default: return false
-        }
+        return needsResolving(configured.value)
     }
 
     /// The node at a full key path.

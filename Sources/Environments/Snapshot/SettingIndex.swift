@@ -14,8 +14,8 @@
 /// cost. Key paths are nearly always ASCII, where the bytes are the text. So for a table whose
 /// keys are all ASCII, and a key that is ASCII, this index hashes the key's UTF-8 bytes eight
 /// at a time (a multiply-xorshift hash, seeded at random once per process, so that which keys
-/// collide cannot be known in advance) into an open-addressing table of 8-byte slots (a
-/// 32-bit tag of the hash and the entry's position), and compares bytes. Everything else
+/// collide cannot be known in advance) into an open-addressing table of 4-byte slots (the
+/// entry's position and, in the bits it leaves, a tag of the hash), and compares bytes. Everything else
 /// keeps Swift's semantics, where two spellings of one text are one key (`"e\u{301}"` is
 /// `"é"`, and the Kelvin sign `K` is `K`): a table with a key that is not ASCII is a Swift
 /// dictionary; in a table of ASCII keys, a key that is not ASCII is found only if it is the
@@ -38,15 +38,26 @@
 /// Costs: a lookup hashes the key once and compares bytes with the keys whose tag matches; the
 /// slots are at most three-quarters full, as a Swift dictionary's are; at worst (keys that
 /// all collide) a lookup probes every slot: linear in the table's size, which the key limits
-/// bound. Memory: 8 bytes a slot, and each key's bytes again with 8 bytes for where they
-/// start, beside the keys and entries (a Swift dictionary of the same keys stores each key
-/// and entry in a slot of its own: 40 bytes a slot).
+/// bound. Memory: 4 bytes a slot, each key's bytes once with 4 bytes for where they start, and
+/// the entries (24 bytes each). A table of ASCII keys keeps no `String` of its keys: the bytes
+/// are the keys, and iterating makes each key's `String` from them (off the read path: a
+/// reload's comparisons, listings). Keeping the keys' `String`s too cost 56 bytes a key at
+/// 10,000 keys (their array and, for keys longer than 15 bytes, their storage), a quarter of a
+/// snapshot's memory. A Swift dictionary of the same keys stores each key and entry in a
+/// slot of its own: 40 bytes a slot, beside each key's storage.
 final class SettingIndex: Sendable {
-    private let keys: [String]
-    /// Set when a key is not ASCII: the table then is this dictionary, of positions.
-    private let fallback: [String: Int]?
+    /// How many keys (and entries) there are.
+    let count: Int
+    /// Set when a key is not ASCII (or the keys' bytes pass 4 GiB, beyond the 32-bit offsets):
+    /// the keys, and the table as a dictionary of their positions.
+    private let fallback: Fallback?
     /// The memory a read probes, which this index owns: valid for as long as it lives.
     let lookup: SettingLookup
+
+    private struct Fallback: Sendable {
+        let keys: [String]
+        let positions: [String: Int]
+    }
 
     /// The hash's seed: random, once per process; with `SWIFT_DETERMINISTIC_HASHING` set, as
     /// for Swift's own hashing, a fixed one, so that runs that count instructions repeat.
@@ -54,62 +65,95 @@ final class SettingIndex: Sendable {
         getenv("SWIFT_DETERMINISTIC_HASHING").map { $0.pointee != 0 } == true
         ? 0x6A09_E667_F3BC_C908 : UInt64.random(in: .min ... .max)
 
-    init(_ table: [String: SettingEntry]) {
-        var keys: [String] = []
-        var entries: [SettingEntry] = []
-        keys.reserveCapacity(table.count)
-        entries.reserveCapacity(table.count)
-        var allASCII = true
-        for (key, entry) in table {
-            var key = key
-            key.makeContiguousUTF8()
-            allASCII = allASCII && key.utf8.allSatisfy { $0 < 0x80 }
-            keys.append(key)
-            entries.append(entry)
-        }
-        self.keys = keys
+    /// A table of `table`'s keys and entries.
+    convenience init(_ table: [String: SettingEntry]) {
+        self.init(keys: Array(table.keys), entries: Array(table.values))
+    }
+
+    /// A table of `keys`, each with the entry at the same position of `entries`; the keys are
+    /// distinct (as a dictionary's are: a snapshot's paths are).
+    init(keys: [String], entries: [SettingEntry]) {
+        precondition(keys.count == entries.count, "as many keys as entries")
+        count = keys.count
         let seed = Self.processSeed
-        guard allASCII else {
-            fallback = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
+        var totalBytes = 0
+        var allASCII = true
+        for var key in keys {
+            // Native strings are contiguous already; a bridged or lazily made one is copied once.
+            let bytes = key.withUTF8 { bytes in
+                allASCII = allASCII && Self.isASCII(UnsafeRawBufferPointer(bytes))
+                return bytes.count
+            }
+            totalBytes += bytes
+        }
+        guard allASCII, totalBytes < Int(UInt32.max), keys.count < Int(UInt32.max >> 1) else {
+            fallback = Fallback(
+                keys: keys,
+                positions: Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { _, last in last }))
             lookup = SettingLookup(
-                slots: Self.owned([0]), mask: 0, keyStarts: Self.owned([0]), keyBytes: Self.owned([]),
-                entries: Self.owned(entries), seed: seed, keysAreASCII: false)
+                slots: Self.allocate(1, zeroed: true), positionMask: 0, mask: 0, keyStarts: Self.allocate(1, zeroed: true),
+                keyBytes: Self.allocate(1, zeroed: true), entries: Self.owned(entries), seed: seed, keysAreASCII: false)
             return
         }
         fallback = nil
-        var keyBytes: [UInt8] = []
-        var keyStarts: [Int] = []
-        keyBytes.reserveCapacity(keys.reduce(0) { $0 + $1.utf8.count })
-        keyStarts.reserveCapacity(keys.count + 1)
-        for key in keys {
-            keyStarts.append(keyBytes.count)
-            keyBytes.append(contentsOf: key.utf8)
-        }
-        keyStarts.append(keyBytes.count)
         // At most three-quarters full, at least 8 slots.
         var capacity = 8
         while capacity * 3 < keys.count * 4 { capacity *= 2 }
-        var slots = [UInt64](repeating: 0, count: capacity)
         let mask = capacity - 1
-        for (position, key) in keys.enumerated() {
-            let hash = key.utf8.withContiguousStorageIfAvailable {
-                SettingLookup.hash(UnsafeRawBufferPointer($0), seed: seed).value
-            }!
-            var slot = Int(truncatingIfNeeded: hash) & mask
-            while slots[slot] != 0 { slot = (slot + 1) & mask }
-            slots[slot] = (hash & 0xFFFF_FFFF_0000_0000) | UInt64(position + 1)
+        // Positions plus one, 1 to the number of keys, fit in the low bits; the rest is the tag.
+        var positionMask: UInt32 = 1
+        while UInt64(positionMask) < UInt64(keys.count) { positionMask = positionMask << 1 | 1 }
+        let slots = Self.allocate(capacity, zeroed: true) as UnsafeMutablePointer<UInt32>
+        let keyStarts = Self.allocate(keys.count + 1, zeroed: false) as UnsafeMutablePointer<UInt32>
+        let keyBytes = Self.allocate(Swift.max(totalBytes, 1), zeroed: false) as UnsafeMutablePointer<UInt8>
+        var offset = 0
+        for (position, var key) in keys.enumerated() {
+            keyStarts[position] = UInt32(truncatingIfNeeded: offset)
+            key.withUTF8 { bytes in
+                if let base = bytes.baseAddress { (keyBytes + offset).update(from: base, count: bytes.count) }
+                let hash = SettingLookup.hash(UnsafeRawBufferPointer(bytes), seed: seed).value
+                var slot = Int(truncatingIfNeeded: hash) & mask
+                while slots[slot] != 0 { slot = (slot + 1) & mask }
+                slots[slot] =
+                    (UInt32(truncatingIfNeeded: hash >> 32) & ~positionMask) | UInt32(truncatingIfNeeded: position + 1)
+                offset += bytes.count
+            }
         }
+        keyStarts[keys.count] = UInt32(truncatingIfNeeded: offset)
         lookup = SettingLookup(
-            slots: Self.owned(slots), mask: mask, keyStarts: Self.owned(keyStarts), keyBytes: Self.owned(keyBytes),
-            entries: Self.owned(entries), seed: seed, keysAreASCII: true)
+            slots: UnsafePointer(slots), positionMask: positionMask, mask: mask, keyStarts: UnsafePointer(keyStarts),
+            keyBytes: UnsafePointer(keyBytes), entries: Self.owned(entries), seed: seed, keysAreASCII: true)
     }
 
     deinit {
-        UnsafeMutablePointer(mutating: lookup.entries).deinitialize(count: keys.count)
+        UnsafeMutablePointer(mutating: lookup.entries).deinitialize(count: count)
         lookup.entries.deallocate()
         lookup.slots.deallocate()
         lookup.keyStarts.deallocate()
         lookup.keyBytes.deallocate()
+    }
+
+    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var high: UInt64 = 0
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            high |= bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            offset += 8
+        }
+        while offset < bytes.count {
+            high |= UInt64(bytes[offset])
+            offset += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
+    }
+
+    /// Memory for `count` elements (at least one), zeroed or not, which ``deinit`` frees.
+    private static func allocate<Element: BitwiseCopyable>(_ count: Int, zeroed: Bool) -> UnsafeMutablePointer<
+        Element
+    > {
+        let memory = UnsafeMutablePointer<Element>.allocate(capacity: Swift.max(count, 1))
+        if zeroed { UnsafeMutableRawPointer(memory).initializeMemory(as: UInt8.self, repeating: 0, count: Swift.max(count, 1) * MemoryLayout<Element>.stride) }
+        return memory
     }
 
     /// A copy of `elements` in memory of its own (at least one element's worth, so that an
@@ -120,7 +164,14 @@ final class SettingIndex: Sendable {
         return UnsafePointer(memory)
     }
 
-    var count: Int { keys.count }
+    /// The key at `position`: made from its bytes in a table of ASCII keys.
+    func key(at position: Int) -> String {
+        if let fallback { return fallback.keys[position] }
+        let start = Int(lookup.keyStarts[position])
+        let end = Int(lookup.keyStarts[position + 1])
+        return String(
+            decoding: UnsafeBufferPointer(start: lookup.keyBytes + start, count: end - start), as: UTF8.self)
+    }
 
     /// The entry at `key`, compared as Swift compares strings.
     subscript(key: String) -> SettingEntry? {
@@ -132,7 +183,7 @@ final class SettingIndex: Sendable {
     /// The position of `key` as a Swift dictionary finds it (a table with a key that is not
     /// ASCII, a key that is not ASCII, a key without contiguous UTF-8).
     private func unicodePosition(of key: String) -> Int? {
-        if let fallback { return fallback[key] }
+        if let fallback { return fallback.positions[key] }
         // A table of ASCII keys: `key` is one of them only if it is the same text as ASCII.
         var equivalentToASCII = true
         for scalar in key.unicodeScalars where !scalar.isASCII {
@@ -175,7 +226,7 @@ extension SettingIndex: Sequence {
         mutating func next() -> (String, SettingEntry)? {
             guard position < index.count else { return nil }
             defer { position += 1 }
-            return (index.keys[position], index.lookup.entries[position])
+            return (index.key(at: position), index.lookup.entries[position])
         }
     }
 

@@ -20,12 +20,17 @@
 /// that made it. The memory is never written after the index is built, so any number of
 /// threads may read through copies of one lookup at once.
 struct SettingLookup: @unchecked Sendable {
-    /// Each: 0 (empty), or the key's hash's upper 32 bits and its position plus one.
-    let slots: UnsafePointer<UInt64>
+    /// Each: 0 (empty), or the key's position plus one in the bits of ``positionMask`` and, in
+    /// the others (the tag), the same bits of the key's hash's upper 32: the more keys, the
+    /// fewer bits of tag (18 at 10,000 keys, 12 at a million), so that a slot is 4 bytes.
+    let slots: UnsafePointer<UInt32>
+    /// The bits of a slot that hold the position plus one: all of them up to a power of two
+    /// above the number of keys.
+    let positionMask: UInt32
     /// The number of slots minus one, a power of two minus one; 0 when ``keysAreASCII`` is false.
     let mask: Int
     /// Where each key's bytes start in ``keyBytes``, and, last, where the last key's end.
-    let keyStarts: UnsafePointer<Int>
+    let keyStarts: UnsafePointer<UInt32>
     /// Every key's UTF-8 bytes, one after the other, in the order of the entries.
     let keyBytes: UnsafePointer<UInt8>
     /// The entries, in the order of the keys.
@@ -62,15 +67,15 @@ struct SettingLookup: @unchecked Sendable {
     func position(ofASCII bytes: UnsafeRawBufferPointer) -> Int?? {
         let (hash, isASCII) = Self.hash(bytes, seed: seed)
         guard isASCII else { return nil }
-        let tag = hash & 0xFFFF_FFFF_0000_0000
+        let tag = UInt32(truncatingIfNeeded: hash >> 32) & ~positionMask
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
             let content = slots[slot]
             if content == 0 { return .some(nil) }
-            if content & 0xFFFF_FFFF_0000_0000 == tag {
-                let position = Int(truncatingIfNeeded: content & 0xFFFF_FFFF) - 1
-                let start = keyStarts[position]
-                if keyStarts[position + 1] - start == bytes.count
+            if content & ~positionMask == tag {
+                let position = Int(content & positionMask) - 1
+                let start = Int(keyStarts[position])
+                if Int(keyStarts[position + 1]) - start == bytes.count
                     && (bytes.isEmpty || memcmp(keyBytes + start, bytes.baseAddress!, bytes.count) == 0)
                 {
                     return .some(position)

@@ -44,6 +44,12 @@ indirect enum SettingNode: Sendable, Hashable {
 enum SettingTree {
     /// Merges `layer` into `tree`: dictionaries merge key by key, anything else replaces.
     static func merge(_ layer: [String: SettingValue], into tree: inout [String: SettingNode], source: ValueSource) {
+        if tree.isEmpty {
+            // The first layer (most configurations have one file with one section): its nodes,
+            // made in the layer's own hash table, without hashing a key again.
+            tree = nodes(of: layer, source: source)
+            return
+        }
         tree.reserveCapacity(tree.count + layer.count)
         for (key, value) in layer {
             if case .dictionary(let dictionary) = value {
@@ -54,6 +60,14 @@ enum SettingTree {
             } else {
                 tree[key] = .leaf(ConfiguredValue(value: value, source: source))
             }
+        }
+    }
+
+    /// `layer` as a tree on its own: what ``merge(_:into:source:)`` makes of it in an empty tree.
+    private static func nodes(of layer: [String: SettingValue], source: ValueSource) -> [String: SettingNode] {
+        layer.mapValues { value in
+            if case .dictionary(let dictionary) = value { return .branch(nodes(of: dictionary, source: source), source) }
+            return .leaf(ConfiguredValue(value: value, source: source))
         }
     }
 

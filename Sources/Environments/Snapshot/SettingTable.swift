@@ -14,24 +14,44 @@ struct SettingEntry: Sendable, Equatable {
 }
 
 /// A merged tree flattened into one table keyed by path (``SettingPath``'s canonical text), with each source stored once.
+///
+/// The paths and their entries are kept in two arrays, in the same order (each path once: a
+/// tree's paths are distinct), which ``SettingIndex`` takes as they are: no dictionary is
+/// built on the way, as no lookup is made here.
 struct SettingTable {
-    private(set) var entries: [String: SettingEntry] = [:]
+    private(set) var paths: [String] = []
+    private(set) var entries: [SettingEntry] = []
     private(set) var sources: [ValueSource] = []
-    /// The paths of values that are not dictionaries (and of empty dictionaries), unsorted.
-    private(set) var leaves: [String] = []
+    /// How many values are not dictionaries (or are empty dictionaries).
+    private(set) var leafCount = 0
     private var sourceIndices: [ValueSource: Int] = [:]
+    /// The source found last and its index: a section's values share one source, which is then
+    /// compared (its strings by identity first) rather than hashed for every value.
+    private var lastSource: (source: ValueSource, index: Int)?
 
     init(_ tree: [String: SettingNode]) {
+        paths.reserveCapacity(tree.count)
         entries.reserveCapacity(tree.count)
-        leaves.reserveCapacity(tree.count)
         add(tree, prefix: "")
     }
 
     private mutating func index(of source: ValueSource) -> Int {
-        if let index = sourceIndices[source] { return index }
-        sources.append(source)
-        sourceIndices[source] = sources.count - 1
-        return sources.count - 1
+        if let lastSource, lastSource.source == source { return lastSource.index }
+        let index: Int
+        if let known = sourceIndices[source] {
+            index = known
+        } else {
+            sources.append(source)
+            index = sources.count - 1
+            sourceIndices[source] = index
+        }
+        lastSource = (source, index)
+        return index
+    }
+
+    private mutating func append(_ path: String, _ entry: SettingEntry) {
+        paths.append(path)
+        entries.append(entry)
     }
 
     /// Adds every path below `tree`, building each branch's dictionary and secrecy once from
@@ -50,19 +70,22 @@ struct SettingTable {
             let path = SettingPath.joined(prefix, key)
             switch node {
             case .leaf(let configured):
-                entries[path] = SettingEntry(
-                    value: configured.value, sourceIndex: index(of: configured.source), isSecret: configured.isSecret)
+                append(
+                    path,
+                    SettingEntry(
+                        value: configured.value, sourceIndex: index(of: configured.source),
+                        isSecret: configured.isSecret))
                 if collectingValues { values[key] = configured.value }
                 containsSecret = containsSecret || configured.isSecret
                 if case .dictionary(let dictionary) = configured.value, !dictionary.isEmpty {
                 } else {
-                    leaves.append(path)
+                    leafCount += 1
                 }
             case .branch(let children, let source):
-                if children.isEmpty { leaves.append(path) }
+                if children.isEmpty { leafCount += 1 }
                 let (childValues, childSecret) = add(children, prefix: path)
                 let value = SettingValue.dictionary(childValues)
-                entries[path] = SettingEntry(value: value, sourceIndex: index(of: source), isSecret: childSecret)
+                append(path, SettingEntry(value: value, sourceIndex: index(of: source), isSecret: childSecret))
                 if collectingValues { values[key] = value }
                 containsSecret = containsSecret || childSecret
             }
