@@ -8,15 +8,17 @@
     ///
     /// Every object is written in the order it is referenced: the root array, then each
     /// dictionary followed by its keys and values (the keys are not shared between dictionaries,
-    /// which the format allows). References and offsets take the fewest bytes (1, 2, 4 or 8) that
-    /// hold the largest of them.
+    /// which the format allows). References take the fewest bytes (1, 2, 4 or 8) that hold the
+    /// object count, offsets the fewest that hold the offset table's offset, as Foundation's
+    /// reader checks.
     package enum DocumentsPropertyList {
         /// The property list of `documents`.
         package static func encode(_ documents: [ConfigurationDocument]) -> [UInt8] {
             // Object 0 the root array; document i's dictionary is 1 + 5i, its keys and values follow.
             var objects: [[UInt8]] = []
             let count = 1 + 5 * documents.count
-            let referenceSize = byteCount(forMaximum: UInt64(count - 1))
+            // Readers want the size to hold the count itself, not only the largest reference.
+            let referenceSize = byteCount(forMaximum: UInt64(count))
             objects.append(collection(0xA, references: documents.indices.map { 1 + 5 * $0 }, size: referenceSize))
             for (index, document) in documents.enumerated() {
                 let first = 1 + 5 * index
@@ -37,7 +39,8 @@
                 bytes += object
             }
             let tableOffset = UInt64(bytes.count)
-            let offsetSize = byteCount(forMaximum: offsets.last ?? 0)
+            // Readers want the size to hold the table's own offset too (Foundation refuses the file else).
+            let offsetSize = byteCount(forMaximum: tableOffset)
             for offset in offsets { bytes += bigEndian(offset, size: offsetSize) }
             // The trailer: six unused bytes, the two sizes, the object count, the root, the table.
             bytes += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(referenceSize)]

@@ -16,6 +16,13 @@
                 ConfigurationDocument(origin: "é", data: Data(repeating: 7, count: 15)),
                 ConfigurationDocument(origin: "etcd:/x/Environments.plist.d/🚀.plist@1", data: Data(0..<255)),
             ],
+            // Offsets of one byte, but the offset table past 255 (its offset needs two bytes).
+            [
+                ConfigurationDocument(
+                    origin: "etcd:/fleet/app/Environments.plist@1", data: Data(repeating: 1, count: 255))
+            ],
+            // 256 objects: references of two bytes, though the largest is 255.
+            (0..<51).map { ConfigurationDocument(origin: "o\($0)", data: Data()) },
             // More than 15 documents, more than 255 objects (two-byte references), a document of
             // 70,000 bytes (four-byte counts and offsets).
             (0..<60).map { index in

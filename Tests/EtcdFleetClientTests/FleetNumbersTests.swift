@@ -14,8 +14,11 @@
             }
             // Sizes in KiB and MiB, and durations in milliseconds, as the messages print them.
             for count in stride(from: 1, to: 300_000, by: 13) {
-                for value in [Double(count) / 1024, Double(count) / 1000, Double(count) / (1 << 20)] {
-                    #expect(FleetNumbers.oneDecimal(value) == String(format: "%.1f", value), "\(value)")
+                let number = Double(count)
+                let values: [Double] = [number / 1024, number / 1000, number / 1_048_576]
+                for value in values {
+                    let printed = String(format: "%.1f", value)
+                    #expect(FleetNumbers.oneDecimal(value) == printed, "\(value)")
                 }
             }
             #expect(FleetNumbers.oneDecimal(.infinity) == "inf")
