@@ -82,7 +82,9 @@ let package = Package(
         .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
         .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.1"),
-        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+        // None of its traits: the default BinaryDelimitedStreams imports full Foundation (ICU) into
+        // SwiftProtobuf, so into every fleet daemon; grpc-swift-protobuf opts out the same way.
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0", traits: []),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // Trait "SwiftConfiguration" only; none of its own traits (the provider needs none).

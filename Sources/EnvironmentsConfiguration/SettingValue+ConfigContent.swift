@@ -1,7 +1,12 @@
 #if SwiftConfiguration
     import Configuration
     import Environments
-    import Foundation
+
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
 
     extension SettingValue {
         /// The value as swift-configuration content of `type`, converted as the environment's own

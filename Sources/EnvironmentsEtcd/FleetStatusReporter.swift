@@ -3,10 +3,15 @@
     import EnvironmentsControl
     import EnvironmentsDaemon
     import EtcdFleetClient
-    import Foundation
     import Locking
     import Logging
     import ServiceLifecycle
+
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
 
     /// Keeps this host's status key (``FleetHostStatus``, `PREFIX/.status/HOST`) up to date: one
     /// more output of the reload record (`EnvironmentService.onReload(_:)`), written by a

@@ -1,7 +1,12 @@
 #if Fleet
     package import ArgumentParser
     package import EtcdFleetClient
-    import Foundation
+
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
 
     /// The command-line options that say where a fleet's configuration lives in etcd and how to
     /// reach it, declared once for every program that takes them (envctl, example-fleet-daemon):

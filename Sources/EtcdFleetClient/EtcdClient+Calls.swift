@@ -1,6 +1,11 @@
 #if Fleet
-    import Foundation
     import GRPCCore
+
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
 
     /// Unary calls: the endpoint that answers, the user's token, the deadline, and etcd's errors
     /// in words.
@@ -159,7 +164,7 @@
         /// `2.3 s`.
         static func seconds(_ duration: Duration) -> String {
             let (seconds, attoseconds) = duration.components
-            return String(format: "%.1f s", Double(seconds) + Double(attoseconds) / 1e18)
+            return FleetNumbers.oneDecimal(Double(seconds) + Double(attoseconds) / 1e18) + " s"
         }
     }
 

@@ -1,6 +1,11 @@
 #if Fleet
-    import Foundation
     import Logging
+
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
 
     /// Reading the fleet's documents: the listing, the documents in runs held to the fleet's
     /// limits, and a staged publish's record and candidate.

@@ -1,5 +1,9 @@
 #if Fleet
-    package import Foundation
+    #if canImport(FoundationEssentials)
+        package import FoundationEssentials
+    #else
+        package import Foundation
+    #endif
 
     /// Reads and writes: ranges, puts and the fleet's transactions.
     extension EtcdClient {

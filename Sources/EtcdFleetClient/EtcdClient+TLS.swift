@@ -1,7 +1,12 @@
 #if Fleet
-    import Foundation
     import GRPCNIOTransportHTTP2Posix
     import NIOSSL
+
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
 
     /// TLS to the members: the files loaded and checked once, and TLS failures in words.
     extension EtcdClient {
@@ -22,7 +27,7 @@
                     )
                 }
             }
-            func bytes(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+            func bytes(_ path: String) throws -> [UInt8] { try FleetFiles.bytes(path) }
             if let authority = files.certificateAuthority {
                 let pem = try load("CA bundle", authority) { try bytes(authority) }
                 let certificates = try load("CA bundle", authority) { try NIOSSLCertificate.fromPEMBytes(pem) }

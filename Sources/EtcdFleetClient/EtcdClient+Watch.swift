@@ -1,8 +1,13 @@
 #if Fleet
-    package import Foundation
     import GRPCCore
     import Locking
     import Logging
+
+    #if canImport(FoundationEssentials)
+        package import FoundationEssentials
+    #else
+        package import Foundation
+    #endif
 
     /// Watches: etcd's Watch stream with progress notifications, a stalled member noticed by its
     /// silence, and one cut off from its leader by a rare look at its status.

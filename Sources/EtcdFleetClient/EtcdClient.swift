@@ -1,9 +1,15 @@
 #if Fleet
-    import Foundation
+    import Environments
     import GRPCCore
     import GRPCNIOTransportHTTP2Posix
     import Locking
     package import Logging
+
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
 
     /// A client for etcd's v3 gRPC API (KV, Watch, Lease, Auth, Maintenance), over grpc-swift 2
     /// and HTTP/2 (with TLS from swift-nio-ssl).
@@ -85,8 +91,7 @@
 
         /// What tells this host from the others: `/etc/machine-id`, else the host name.
         package static var hostIdentity: String {
-            let machineID = (try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8))?
-                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let machineID = KernelFile.line("/etc/machine-id")
             return machineID.flatMap { $0.isEmpty ? nil : $0 } ?? ProcessInfo.processInfo.hostName
         }
 

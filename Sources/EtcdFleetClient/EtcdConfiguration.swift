@@ -1,5 +1,11 @@
 #if Fleet
-    public import Foundation
+    import Environments
+
+    #if canImport(FoundationEssentials)
+        public import FoundationEssentials
+    #else
+        public import Foundation
+    #endif
 
     /// Where a fleet configuration lives in etcd, and how to reach it.
     ///
@@ -80,8 +86,8 @@
             endpoints: [String], prefix: String, userName: String? = nil, password: String? = nil, tls: TLSFiles? = nil,
             cacheDirectory: String? = nil, requestTimeout: Duration = .seconds(5)
         ) {
-            self.endpoints = endpoints.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            var prefix = prefix.trimmingCharacters(in: .whitespaces)
+            self.endpoints = endpoints.map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
+            var prefix = prefix.trimmingWhitespace()
             if !prefix.hasSuffix("/") { prefix += "/" }
             self.prefix = prefix
             self.userName = userName
@@ -166,8 +172,8 @@
             /// The credential's path, when the unit has it.
             func credential(_ name: String) -> String? {
                 guard let credentials else { return nil }
-                let path = (credentials as NSString).appendingPathComponent(name)
-                return FileManager.default.fileExists(atPath: path) ? path : nil
+                let path = PathNames.join(credentials, name)
+                return FleetFiles.exists(path) ? path : nil
             }
 
             /// The option's value, else the variable's, else the credential's path.
@@ -180,7 +186,7 @@
 
         /// The comma-separated endpoints of `list`, each an `http` or `https` URL.
         private static func endpointURLs(_ list: String) throws(EtcdError) -> [String] {
-            let urls = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let urls = list.split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
             for url in urls where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
                 throw EtcdError(
                     operation: "configure", message: "endpoint '\(url)' is not an http:// or https:// URL",
@@ -228,10 +234,13 @@
 
         private static func read(_ path: String) throws(EtcdError) -> String {
             do {
-                return try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .newlines)
+                var text = Substring(try FleetFiles.text(path))
+                while text.last?.isNewline == true { text.removeLast() }
+                while text.first?.isNewline == true { text.removeFirst() }
+                return String(text)
             } catch {
                 throw EtcdError(
-                    operation: "read credential", message: "cannot read \(path): \(error.localizedDescription)",
+                    operation: "read credential", message: "cannot read \(path): \(error)",
                     hint: "check the file's path and permissions, or LoadCredential= in the unit")
             }
         }

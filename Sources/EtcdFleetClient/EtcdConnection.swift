@@ -1,8 +1,13 @@
 #if Fleet
-    import Foundation
     import GRPCCore
     import GRPCNIOTransportHTTP2Posix
     import Locking
+
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
 
     /// One endpoint's HTTP/2 connection and the gRPC clients of etcd's services on it: every call
     /// and watch of an ``EtcdClient`` on that endpoint shares it.

@@ -1,5 +1,9 @@
 #if Fleet
-    package import Foundation
+    #if canImport(FoundationEssentials)
+        package import FoundationEssentials
+    #else
+        package import Foundation
+    #endif
 
     /// A key and its value at a revision.
     package struct EtcdKeyValue: Sendable, Hashable {

@@ -1,7 +1,12 @@
 #if Fleet
-    package import Foundation
     import GRPCCore
     package import Logging
+
+    #if canImport(FoundationEssentials)
+        package import FoundationEssentials
+    #else
+        package import Foundation
+    #endif
 
     /// What `fleet-benchmark` needs of this client beyond its public API: the fleet's watch on its
     /// own, as a daemon's `EtcdFleet` makes it but without an environment to apply it to; a bare

@@ -1,6 +1,11 @@
 #if Fleet
     import Environments
-    import Foundation
+
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
 
     #if canImport(Glibc)
         import Glibc
@@ -18,17 +23,16 @@
 
         /// The cache in `directory`.
         package init(directory: String) {
-            path = (directory as NSString).appendingPathComponent("fleet-cache.json")
+            path = PathNames.join(directory, "fleet-cache.json")
         }
 
         /// The cached state, or `nil` if there is none or it is for another prefix.
         ///
         /// - Throws: ``EtcdError`` if the file exists but cannot be read or decoded.
         package func load(prefix: String) throws(EtcdError) -> FleetState? {
-            guard FileManager.default.fileExists(atPath: path) else { return nil }
+            guard FleetFiles.exists(path) else { return nil }
             do {
-                let state = try JSONDecoder().decode(
-                    FleetState.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+                let state = try JSONDecoder().decode(FleetState.self, from: Data(FleetFiles.bytes(path)))
                 return state.prefix == prefix ? state : nil
             } catch {
                 throw EtcdError(

@@ -1,5 +1,9 @@
 #if Fleet
-    import Foundation
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
 
     /// JSON as the fleet's own records are written in etcd (a host's status, a staged publish's
     /// record): sorted keys, slashes unescaped, dates in ISO 8601.

@@ -1,5 +1,11 @@
 #if Fleet
-    import Foundation
+    import Environments
+
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
 
     /// What the fleet's documents may hold: how many there are, how large one is, how large all
     /// are together. Only the layout's keys count (`PREFIX/Environments.plist` and
@@ -39,7 +45,7 @@
         ///   `G` allowed) or, for ``documents``, a positive integer.
         package init(processEnvironment: [String: String]) throws(EtcdError) {
             func value(_ name: String, units: Bool) throws(EtcdError) -> Int? {
-                guard let text = processEnvironment[name]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
+                guard let text = processEnvironment[name]?.trimmingWhitespace(), !text.isEmpty else {
                     return nil
                 }
                 var digits = Substring(text)
@@ -68,7 +74,7 @@
         /// A size for people: `16 MiB`, `1.5 MiB`, `900 KiB`, `12 bytes`.
         package static func describe(bytes: Int) -> String {
             func format(_ value: Double, _ unit: String) -> String {
-                value == value.rounded() ? "\(Int(value)) \(unit)" : String(format: "%.1f \(unit)", value)
+                value == value.rounded() ? "\(Int(value)) \(unit)" : "\(FleetNumbers.oneDecimal(value)) \(unit)"
             }
             if bytes >= 1 << 20 { return format(Double(bytes) / Double(1 << 20), "MiB") }
             if bytes >= 1 << 10 { return format(Double(bytes) / Double(1 << 10), "KiB") }

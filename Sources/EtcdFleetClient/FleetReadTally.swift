@@ -1,5 +1,9 @@
 #if Fleet
-    import Foundation
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
 
     /// What a read of the fleet's documents has taken so far, held to the fleet's limits: the
     /// documents read, their bytes, and the first limit exceeded (with every document left unread

@@ -1,5 +1,11 @@
 #if Fleet
-    package import Foundation
+    import Environments
+
+    #if canImport(FoundationEssentials)
+        package import FoundationEssentials
+    #else
+        package import Foundation
+    #endif
 
     /// A staged publish in progress: which validated documents (the candidate) go to which hosts.
     ///
@@ -74,7 +80,7 @@
             package static func parse(_ text: String) throws(RolloutError) -> [Step] {
                 var steps: [Step] = []
                 for item in text.split(separator: ",", omittingEmptySubsequences: false) {
-                    let item = item.trimmingCharacters(in: .whitespaces)
+                    let item = String(item).trimmingWhitespace()
                     if item.hasSuffix("%") {
                         guard let percent = Int(item.dropLast()), (1...100).contains(percent) else {
                             throw RolloutError("'\(item)' is not a share of 1% to 100%")

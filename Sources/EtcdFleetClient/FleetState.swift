@@ -1,6 +1,11 @@
 #if Fleet
     package import Environments
-    package import Foundation
+
+    #if canImport(FoundationEssentials)
+        package import FoundationEssentials
+    #else
+        package import Foundation
+    #endif
 
     /// The fleet's documents as read from etcd at one revision.
     ///

@@ -1,7 +1,12 @@
 #if Fleet
     package import Environments
     import EnvironmentsControl
-    package import Foundation
+
+    #if canImport(FoundationEssentials)
+        package import FoundationEssentials
+    #else
+        package import Foundation
+    #endif
 
     /// What one daemon of a fleet reports about itself under `PREFIX/.status/HOST`: the revision
     /// of the fleet's documents its configuration was built from, the outcome of the last fleet

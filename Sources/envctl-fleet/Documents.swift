@@ -2,7 +2,14 @@
     import ArgumentParser
     import Environments
     import EtcdFleetClient
-    import Foundation
+
+    #if canImport(Glibc)
+        import Glibc
+    #elseif canImport(Musl)
+        import Musl
+    #elseif canImport(Darwin)
+        import Darwin
+    #endif
 
     /// `envctl-fleet documents`: the fleet's documents, read at one revision, as a binary property
     /// list on standard output, for envctl: `envctl show --etcd-endpoints …` (and `get`, `diff`,
@@ -25,11 +32,7 @@
                 throw Failure(
                     "the fleet's documents need --etcd-endpoints (or $\(EtcdConfiguration.endpointsVariable))")
             }
-            let documents = try FleetOptions.read(configuration).documents.map { document -> [String: Any] in
-                ["origin": document.origin, "data": document.data]
-            }
-            let data = try PropertyListSerialization.data(fromPropertyList: documents, format: .binary, options: 0)
-            FileHandle.standardOutput.write(data)
+            writeAll(STDOUT_FILENO, DocumentsPropertyList.encode(try FleetOptions.read(configuration).documents))
         }
     }
 #endif

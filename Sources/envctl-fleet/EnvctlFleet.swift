@@ -1,8 +1,15 @@
 #if Fleet
     import ArgumentParser
     import Environments
-    import Foundation
     import TextEscaping
+
+    #if canImport(Glibc)
+        import Glibc
+    #elseif canImport(Musl)
+        import Musl
+    #elseif canImport(Darwin)
+        import Darwin
+    #endif
 
     /// `envctl-fleet`: the fleet's commands of envctl. `envctl publish …` and `envctl fleet …` run
     /// it (found beside envctl, else on `PATH`, as git and kubectl find their plugins), and
@@ -47,7 +54,19 @@
     /// Prints `message` on stderr after `envctl: ` (the command the operator typed), on one line,
     /// its control characters escaped.
     func printError(_ message: String) {
-        FileHandle.standardError.write(Data(("envctl: " + ControlCharacters.escaped(message) + "\n").utf8))
+        writeAll(STDERR_FILENO, Array(("envctl: " + ControlCharacters.escaped(message) + "\n").utf8))
+    }
+
+    /// Writes all of `bytes` to `descriptor` with write(2), as many calls as it takes (a pipe
+    /// takes part of a large write); stops at an error, such as a reader that went away.
+    func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return }
+            written += count
+        }
     }
 
     /// Prints one line on stdout with its control characters escaped.

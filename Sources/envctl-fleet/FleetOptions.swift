@@ -3,8 +3,13 @@
     import Environments
     import EtcdFleetArguments
     import EtcdFleetClient
-    import Foundation
     import ThreadBridge
+
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
 
     /// Where a fleet configuration lives in etcd and how to reach it (``EtcdArguments``, the
     /// options the daemon takes too), and envctl's reads of it.

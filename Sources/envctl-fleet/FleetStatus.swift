@@ -3,8 +3,13 @@
     import Environments
     import EnvironmentsControl
     import EtcdFleetClient
-    import Foundation
     import TextEscaping
+
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
 
     /// `envctl fleet status`: which hosts run which revision of the fleet's documents, which
     /// rejected the newest and why, which have not renewed.
@@ -182,10 +187,10 @@
             let widths = header.indices.map { column in lines.map { $0[column].count }.max() ?? 0 }
             for line in lines {
                 printLine(
-                    zip(line, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(
+                    zip(line, widths).map { $0 + String(repeating: " ", count: max(0, $1 - $0.count)) }.joined(
                         separator: "  "
                     )
-                    .trimmingCharacters(in: .whitespaces))
+                    .trimmingWhitespace())
             }
             for row in report.hosts {
                 if let unreadable = row.unreadable { printLine("    \(row.host): status unreadable: \(unreadable)") }

@@ -1,6 +1,12 @@
 #if Fleet
+    import Environments
     import EtcdFleetClient
-    import Foundation
+
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
 
     /// `envctl publish --stage`, `--resume` and `--abort`: a staged publish (``FleetRollout``,
     /// driven by ``StagedPublish``).
@@ -17,7 +23,7 @@
         /// A duration as `--settle` and `--stage-timeout` take it: `90`, `90s`, `500ms`, `2m`, `1h`.
         static func duration(_ text: String, option: String) throws -> Duration {
             let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            let trimmed = text.trimmingWhitespace()
             let unit = units.first { trimmed.hasSuffix($0.suffix) && Double(trimmed.dropLast($0.suffix.count)) != nil }
             let number = Double(unit.map { trimmed.dropLast($0.suffix.count) } ?? Substring(trimmed))
             guard let number, number >= 0, number <= 7 * 86400 else {
@@ -30,7 +36,7 @@
         static func inProgress(_ rollout: FleetRollout?, _ configuration: EtcdConfiguration) -> String {
             let what =
                 rollout.map {
-                    "a staged publish is in progress (started by \($0.startedBy) at \(ISO8601DateFormatter().string(from: $0.started)), "
+                    "a staged publish is in progress (started by \($0.startedBy) at \($0.started.formatted(.iso8601)), "
                         + "stage \($0.stage + 1) of \($0.steps.count): \($0.steps[$0.stage])\($0.held ? ", held" : ""))"
                 }
                 ?? "a staged publish is in progress (its record at \(FleetRollout.key(prefix: configuration.prefix)) cannot be read)"
@@ -208,7 +214,7 @@
 
         /// Who runs envctl, for the record: `user@host`.
         static var operatorName: String {
-            "\(ProcessInfo.processInfo.environment["SUDO_USER"] ?? NSUserName())@\(ProcessInfo.processInfo.hostName)"
+            "\(ProcessInfo.processInfo.environment["SUDO_USER"] ?? ProcessInfo.processInfo.userName)@\(ProcessInfo.processInfo.hostName)"
         }
     }
 #endif

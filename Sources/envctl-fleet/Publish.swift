@@ -2,7 +2,12 @@
     import ArgumentParser
     import Environments
     import EtcdFleetClient
-    import Foundation
+
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
 
     struct Publish: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -97,6 +102,10 @@
             guard !files.isEmpty else { throw Failure("no file to publish") }
             let steps = try stages.isEmpty ? nil : Self.steps(stages)
             let documents = try readFiles(configuration)
+            // An empty directory: the fleet alone, no host's files, for reading and building.
+            let empty = PathNames.join(FileManager.default.temporaryDirectory.path, "envctl-\(UUID().uuidString)")
+            try? FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: empty) }
             var state = try FleetOptions.read(configuration, acceptingViolation: true)
             let validated = state.revision
             if let rollout = state.entries[FleetRollout.key(prefix: configuration.prefix)] {
@@ -104,7 +113,7 @@
             }
             let baseFingerprint = state.fingerprint
             let expected = try Self.expectedRevisions(state, publishing: documents)
-            let definedNow = Self.definedEnvironments(state.documents)
+            let definedNow = Self.definedEnvironments(state.documents, emptyDirectory: empty)
             for (key, value) in documents {
                 state.entries[key] = FleetState.Entry(value: value, modRevision: validated + 1)
             }
@@ -112,8 +121,8 @@
             // variables): so is it here.
             state.enforce(configuration.limits)
             if let violation = state.violation { throw Failure("not published: \(violation)") }
-            try checkNoEnvironmentRemoved(definedNow: definedNow, after: state)
-            let environments = try validate(state)
+            try checkNoEnvironmentRemoved(definedNow: definedNow, after: state, emptyDirectory: empty)
+            let environments = try validate(state, emptyDirectory: empty)
             if let steps {
                 return try stagedPublish(
                     state, steps: steps, validated: validated, baseFingerprint: baseFingerprint, expected: expected,
@@ -128,7 +137,7 @@
         private func readFiles(_ configuration: EtcdConfiguration) throws -> [(key: String, value: Data)] {
             var documents: [(key: String, value: Data)] = []
             for file in files {
-                let name = (file as NSString).lastPathComponent
+                let name = PathNames.lastComponent(of: file)
                 let key: String
                 if name == "Environments.plist" {
                     key = FleetState.mainKey(prefix: configuration.prefix)
@@ -142,9 +151,9 @@
                     throw Failure("\(file): another file is published as \(key) already")
                 }
                 do {
-                    documents.append((key, try Data(contentsOf: URL(fileURLWithPath: file))))
+                    documents.append((key, Data(try FleetFiles.bytes(file))))
                 } catch {
-                    throw Failure("\(file): cannot be read: \(error.localizedDescription)")
+                    throw Failure("\(file): cannot be read: \(error)")
                 }
             }
             return documents
@@ -170,9 +179,11 @@
 
         /// An environment the fleet defines now and would not after the publish is refused (hosts
         /// that run it would reject the whole fleet), unless `--allow-removing-environment` names it.
-        private func checkNoEnvironmentRemoved(definedNow: Set<String>, after state: FleetState) throws {
-            let removed = definedNow.subtracting(Self.definedEnvironments(state.documents))
-                .subtracting(removableEnvironments).sorted()
+        private func checkNoEnvironmentRemoved(definedNow: Set<String>, after state: FleetState, emptyDirectory: String)
+            throws
+        {
+            let definedAfter = Self.definedEnvironments(state.documents, emptyDirectory: emptyDirectory)
+            let removed = definedNow.subtracting(definedAfter).subtracting(removableEnvironments).sorted()
             guard removed.isEmpty else {
                 throw Failure(
                     "not published: the fleet defines \(removed.joined(separator: ", ")) now and would not after this "
@@ -206,39 +217,37 @@
                     + "(validated for \(environments.joined(separator: ", ")) against revision \(validated))")
         }
 
-        /// The environments `documents` define: their top-level keys other than the reserved ones.
-        /// A document that does not parse defines none (validation reports it).
-        private static func definedEnvironments(_ documents: [ConfigurationDocument]) -> Set<String> {
+        /// The environments `documents` define: their top-level dictionaries other than the reserved
+        /// keys, read by the library's own parser as a daemon reads them (with `emptyDirectory` as
+        /// the configuration directory, so no host's file counts). A document that does not load
+        /// defines none (validation reports it).
+        private static func definedEnvironments(_ documents: [ConfigurationDocument], emptyDirectory: String)
+            -> Set<String>
+        {
             var names: Set<String> = []
             for document in documents {
-                guard
-                    let root = try? PropertyListSerialization.propertyList(from: document.data, format: nil)
-                        as? [String: Any]
-                else { continue }
-                names.formUnion(root.keys.filter { !EnvironmentsFile.reservedKeys.contains($0) })
+                var options = EnvironmentOptions(applicationName: "envctl", configDirectory: emptyDirectory)
+                options.sources = [FixedDocuments(held: [document])]
+                guard let defined = try? Environment.definedEnvironments(options) else { continue }
+                names.formUnion(defined)
             }
             return names
         }
 
         /// Builds the configuration for each environment; returns their names.
-        private func validate(_ state: FleetState) throws -> [String] {
-            // An empty directory: the fleet alone, no host's files.
-            let empty = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
-                "envctl-\(UUID().uuidString)")
-            try? FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: empty) }
+        private func validate(_ state: FleetState, emptyDirectory: String) throws -> [String] {
             var names: [String]
             if let environment {
                 names = [environment]
             } else {
-                names = Self.definedEnvironments(state.documents).sorted()
+                names = Self.definedEnvironments(state.documents, emptyDirectory: emptyDirectory).sorted()
             }
             if names.isEmpty { names = [BuildInfo().defaultEnvironment] }
             let declaration = try schema.file.map { try Self.fleetDeclaration(SchemaOptions.read($0)) }
             var warned: Set<String> = []
             for name in names {
                 var options = EnvironmentOptions(
-                    applicationName: "envctl", environment: name, configDirectory: empty.path)
+                    applicationName: "envctl", environment: name, configDirectory: emptyDirectory)
                 options.sources = [FixedDocuments(held: state.documents)]
                 options.instance = instance
                 options.declaration = declaration

@@ -2,7 +2,12 @@
     import ArgumentParser
     import Environments
     import EnvironmentsControl
-    import Foundation
+
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
 
     /// `--schema FILE` of `envctl publish`: the application's settings declaration as `envctl
     /// schema` prints it, to check the fleet's documents against.

@@ -2,8 +2,13 @@
     import Environments
     import EnvironmentsControl
     import EtcdFleetClient
-    import Foundation
     import Locking
+
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
 
     #if canImport(Glibc)
         import Glibc
@@ -324,7 +329,7 @@
 
         static func seconds(_ duration: Duration) -> String {
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-            return seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
+            return seconds == seconds.rounded() ? "\(Int(seconds)) s" : FleetNumbers.oneDecimal(seconds) + " s"
         }
     }
 
