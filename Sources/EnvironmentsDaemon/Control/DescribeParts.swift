@@ -1,6 +1,10 @@
 import Environments
 import EnvironmentsControl
-import FoundationEssentials
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import JSONText
 import Varlink
 
