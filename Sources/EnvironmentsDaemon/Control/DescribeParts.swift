@@ -1,12 +1,13 @@
 import Environments
 import EnvironmentsControl
+import JSONText
+import Varlink
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import JSONText
-import Varlink
 
 /// `Describe`'s answer, encoded one part at a time as the client takes them (varlink's `more`),
 /// so that a configuration of any size can be described with no more than one part in memory
