@@ -382,9 +382,12 @@ build_part() {
         end=$EPOCHREALTIME
         bin=$scratch/release/$product
         size=$(stat -c %s "$bin")
-        local linked
-        linked=$(awk '/ Linking / { t = $1 } /Build (of product .* )?complete/ { if (t != "") printf "%.1f", $1 - t }' \
-            "$work/build-$product.log")
+        # The link: from the end of the last compile (the newest statistics file, which each
+        # swift-frontend writes as it exits) to the end of the build. SwiftPM's `Linking` line
+        # is no clock: through a pipe, its progress lines arrive when the build ends.
+        local linked last_compile
+        last_compile=$(find "$stats" -type f -printf '%T@\n' | sort -n | tail -1)
+        linked=$(awk -v end="$end" -v last="$last_compile" 'BEGIN { if (last != "") printf "%.1f", end - last }')
         echo "built in $(seconds "$start" "$end") s (the link: ${linked:-?} s); $size bytes unstripped" \
             "($(awk -v s="$size" 'BEGIN { printf "%.1f", s / 1e6 }') MB); $(symbol_counts "$bin")"
         if [[ $product == envctl ]]; then
