@@ -17,15 +17,13 @@ import Environments
 
 /// Writes `message` and a newline to standard error (file descriptor 2).
 func writeToStandardError(_ message: String) {
-    var bytes = Array((message + "\n").utf8)
-    bytes.withUnsafeMutableBytes { buffer in
-        var offset = 0
-        while offset < buffer.count {
-            let written = write(2, buffer.baseAddress! + offset, buffer.count - offset)
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return }
-            offset += written
-        }
+    let bytes = Array((message + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes[offset...].withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        if written < 0 && errno == EINTR { continue }
+        if written <= 0 { return }
+        offset += written
     }
 }
 

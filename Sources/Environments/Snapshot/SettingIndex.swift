@@ -91,8 +91,9 @@ final class SettingIndex: Sendable {
                 keys: keys,
                 positions: Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { _, last in last }))
             lookup = SettingLookup(
-                slots: Self.allocate(1, zeroed: true), positionMask: 0, mask: 0, keyStarts: Self.allocate(1, zeroed: true),
-                keyBytes: Self.allocate(1, zeroed: true), entries: Self.owned(entries), seed: seed, keysAreASCII: false)
+                slots: Self.allocate(1, zeroed: true), positionMask: 0, mask: 0,
+                keyStarts: Self.allocate(1, zeroed: true), keyBytes: Self.allocate(1, zeroed: true),
+                entries: Self.owned(entries), seed: seed, keysAreASCII: false)
             return
         }
         fallback = nil
@@ -148,11 +149,15 @@ final class SettingIndex: Sendable {
     }
 
     /// Memory for `count` elements (at least one), zeroed or not, which ``deinit`` frees.
-    private static func allocate<Element: BitwiseCopyable>(_ count: Int, zeroed: Bool) -> UnsafeMutablePointer<
-        Element
-    > {
-        let memory = UnsafeMutablePointer<Element>.allocate(capacity: Swift.max(count, 1))
-        if zeroed { UnsafeMutableRawPointer(memory).initializeMemory(as: UInt8.self, repeating: 0, count: Swift.max(count, 1) * MemoryLayout<Element>.stride) }
+    private static func allocate<Element: BitwiseCopyable>(
+        _ count: Int, zeroed: Bool
+    ) -> UnsafeMutablePointer<Element> {
+        let capacity = Swift.max(count, 1)
+        let memory = UnsafeMutablePointer<Element>.allocate(capacity: capacity)
+        if zeroed {
+            UnsafeMutableRawPointer(memory).initializeMemory(
+                as: UInt8.self, repeating: 0, count: capacity * MemoryLayout<Element>.stride)
+        }
         return memory
     }
 

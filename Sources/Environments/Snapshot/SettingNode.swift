@@ -66,7 +66,9 @@ enum SettingTree {
     /// `layer` as a tree on its own: what ``merge(_:into:source:)`` makes of it in an empty tree.
     private static func nodes(of layer: [String: SettingValue], source: ValueSource) -> [String: SettingNode] {
         layer.mapValues { value in
-            if case .dictionary(let dictionary) = value { return .branch(nodes(of: dictionary, source: source), source) }
+            if case .dictionary(let dictionary) = value {
+                return .branch(nodes(of: dictionary, source: source), source)
+            }
             return .leaf(ConfiguredValue(value: value, source: source))
         }
     }
