@@ -269,7 +269,10 @@ let package = Package(
             capability: .buildTool(),
             dependencies: ["EmbedInfoPlistTool"]
         ),
-        .executableTarget(name: "EmbedInfoPlistTool", dependencies: ["Environments"]),
+        // Its Info.plist reader is the library's own, compiled from the same files (links in
+        // InfoPlistReader/), not the whole library: SwiftPM builds a plugin's tool first, so a
+        // dependency on Environments would compile the library once more before every build.
+        .executableTarget(name: "EmbedInfoPlistTool", dependencies: ["TextEscaping"]),
         .testTarget(
             name: "EnvironmentsTests",
             dependencies: ["Environments", "Locking", "TestSupport", logging]

@@ -1,6 +1,11 @@
 // Build-time tool of the EmbedInfoPlist plugin: validates an Info.plist and writes a Swift
 // file that embeds its bytes as `BuildInfo.embedded`.
-import Environments
+//
+// It validates with the library's own reader, `BuildInfo(infoPlist:buildConfiguration:)`,
+// compiled from the same files (InfoPlistReader/ links to them in Sources/Environments), not by
+// depending on the Environments module: SwiftPM builds a plugin's tool before any other module
+// of a build, so a dependency on the whole library would compile it once more, on the critical
+// path of every build (see Architecture).
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -56,15 +56,15 @@ struct DeclarationCheck {
                 warnings.append(
                     ConfigurationWarning(
                         .formerName,
-                        "'\(Interpolator.shown(former))' is the former name of '\(Interpolator.shown(key))'; its value is used for '\(Interpolator.shown(key))'",
+                        "'\(Sentences.shown(former))' is the former name of '\(Sentences.shown(key))'; its value is used for '\(Sentences.shown(key))'",
                         key: former, file: file, line: line,
-                        hint: "Rename it to '\(Interpolator.shown(key))'"))
+                        hint: "Rename it to '\(Sentences.shown(key))'"))
             } else {
                 warnings.append(
                     ConfigurationWarning(
                         .formerName,
-                        "'\(Interpolator.shown(former))' is the former name of '\(Interpolator.shown(key))', which is set too; '\(Interpolator.shown(former))' is ignored",
-                        key: former, file: file, line: line, hint: "Remove '\(Interpolator.shown(former))'"))
+                        "'\(Sentences.shown(former))' is the former name of '\(Sentences.shown(key))', which is set too; '\(Sentences.shown(former))' is ignored",
+                        key: former, file: file, line: line, hint: "Remove '\(Sentences.shown(former))'"))
             }
             Self.remove(formerPath[...], from: &tree)
         }
@@ -133,7 +133,7 @@ struct DeclarationCheck {
         guard setting.requirement.applies(in: environmentName) else { return nil }
         return EnvironmentError(
             .validationFailed,
-            "'\(Interpolator.shown(setting.key))' is required\(where_(setting.requirement)) and "
+            "'\(Sentences.shown(setting.key))' is required\(where_(setting.requirement)) and "
                 + (onlyDefault ? "only has its default" : "has no value"),
             key: setting.key, environment: environmentName,
             hint: "Set it in Common or in the '\(environmentName)' section")
@@ -155,9 +155,9 @@ struct DeclarationCheck {
     {
         let (file, line) = location(of: path, in: node)
         return EnvironmentError(
-            .validationFailed, "'\(Interpolator.shown(setting.key))' \(problem)", key: setting.key,
+            .validationFailed, "'\(Sentences.shown(setting.key))' \(problem)", key: setting.key,
             environment: environmentName, file: file, line: line,
-            hint: setting.summary.isEmpty ? nil : "'\(Interpolator.shown(setting.key))': \(setting.summary)")
+            hint: setting.summary.isEmpty ? nil : "'\(Sentences.shown(setting.key))': \(setting.summary)")
     }
 
     /// Marks where a message quotes a value: taken out, with the quote, for a secret value.
@@ -181,7 +181,7 @@ struct DeclarationCheck {
             guard case .dictionary(let entries) = value else { return wrongType(value, type) }
             for (key, item) in entries.sorted(by: { $0.key < $1.key }) {
                 if let problem = check(item, type: element, bounds: bounds, patterns: &patterns) {
-                    return "has '\(Interpolator.shown(key))' that " + problem
+                    return "has '\(Sentences.shown(key))' that " + problem
                 }
             }
             return nil
@@ -296,10 +296,10 @@ struct DeclarationCheck {
             warnings.append(
                 ConfigurationWarning(
                     .unknownKey,
-                    "'\(Interpolator.shown(key))'\(inSection) is not a declared setting, so nothing reads it"
-                        + (suggestion.map { "; did you mean '\(Interpolator.shown($0))'?" } ?? ""),
+                    "'\(Sentences.shown(key))'\(inSection) is not a declared setting, so nothing reads it"
+                        + (suggestion.map { "; did you mean '\(Sentences.shown($0))'?" } ?? ""),
                     key: key, file: file, line: line,
-                    hint: suggestion.map { "Rename it to '\(Interpolator.shown($0))'" }
+                    hint: suggestion.map { "Rename it to '\(Sentences.shown($0))'" }
                         ?? "Remove it, or declare it in the program"))
         }
         if unknown.count > Self.detailedLimit {
@@ -375,13 +375,13 @@ struct DeclarationCheck {
             warnings.append(
                 ConfigurationWarning(
                     .unmatchedVariable,
-                    "$\(Interpolator.shown(variable)) sets '\(Interpolator.shown(key))', which is not a declared setting"
+                    "$\(Sentences.shown(variable)) sets '\(Sentences.shown(key))', which is not a declared setting"
                         + (suggested.map {
-                            "; did you mean $\(Interpolator.shown($0)) ('\(Interpolator.shown(SettingPath.text(of: suggestion ?? [])))')?"
+                            "; did you mean $\(Sentences.shown($0)) ('\(Sentences.shown(SettingPath.text(of: suggestion ?? [])))')?"
                         } ?? ""),
                     key: key,
                     hint: suggested.map { "Rename the variable to \($0)" }
-                        ?? "Unset it, or declare '\(Interpolator.shown(key))' in the program"))
+                        ?? "Unset it, or declare '\(Sentences.shown(key))' in the program"))
         }
         if count > Self.detailedLimit {
             warnings.append(
@@ -414,7 +414,7 @@ struct DeclarationCheck {
                 warnings.append(
                     ConfigurationWarning(
                         .unknownKey,
-                        "the section '\(Interpolator.shown(name))' is taken as an environment of its own; did you mean '\(suggestion)'?",
+                        "the section '\(Sentences.shown(name))' is taken as an environment of its own; did you mean '\(suggestion)'?",
                         key: name, file: file.file == "<built-in configuration>" ? nil : file.file,
                         line: file.document.line(ofKey: name), hint: "Rename it to '\(suggestion)'"))
             }

@@ -263,7 +263,7 @@ public struct SettingPath: Sendable, Hashable, CustomStringConvertible {
 
     /// The error for a path that is malformed or past a bound; the path is shown shortened.
     static func error(_ what: String, shown: String) -> EnvironmentError {
-        let key = Interpolator.shown(shown)
+        let key = Sentences.shown(shown)
         return EnvironmentError(
             .invalidKey, "'\(key)' is not a valid key path: \(what)", key: key,
             hint:

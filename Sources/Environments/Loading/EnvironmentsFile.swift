@@ -142,8 +142,8 @@ package struct EnvironmentsFile: Sendable {
         let name =
             switch section.first {
             case "Common": "Common"
-            case "Instances": "the instance '\(Interpolator.shown(section.last ?? ""))' in Instances"
-            default: "the environment '\(Interpolator.shown(section.first ?? ""))'"
+            case "Instances": "the instance '\(Sentences.shown(section.last ?? ""))' in Instances"
+            default: "the environment '\(Sentences.shown(section.first ?? ""))'"
             }
         let place = name + " in this \(isDropIn ? "drop-in" : "file")"
         let code: EnvironmentError.Code = isDropIn ? .invalidDropIn : .invalidSection
@@ -176,7 +176,7 @@ package struct EnvironmentsFile: Sendable {
             for component in inSection + [duplicate.key] where !component.hasPrefix("[") {
                 key = SettingPath.joined(key, component)
             }
-            let place = (duplicate.path + [duplicate.key]).map { "'\(Interpolator.shown($0))'" }.joined(
+            let place = (duplicate.path + [duplicate.key]).map { "'\(Sentences.shown($0))'" }.joined(
                 separator: " > ")
             let lines =
                 if let first = duplicate.firstLine, let line = duplicate.line {

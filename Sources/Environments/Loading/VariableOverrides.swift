@@ -86,15 +86,15 @@ struct VariableOverrides {
                 key = try SettingPath(components: path).description
             } catch {
                 var error = error
-                error.message = "$\(Interpolator.shown(name)) names no key: " + error.message
+                error.message = "$\(Sentences.shown(name)) names no key: " + error.message
                 error.environment = environment
-                error.hint = "Rename or unset $\(Interpolator.shown(name)); see Limits in the documentation"
+                error.hint = "Rename or unset $\(Sentences.shown(name)); see Limits in the documentation"
                 throw error
             }
             if let other = setBy[key] {
                 throw EnvironmentError(
                     .invalidSection,
-                    "$\(Interpolator.shown(other)) and $\(Interpolator.shown(name)) both set '\(Interpolator.shown(key))'",
+                    "$\(Sentences.shown(other)) and $\(Sentences.shown(name)) both set '\(Sentences.shown(key))'",
                     key: key, environment: environment, hint: "Unset one of them")
             }
             setBy[key] = name
@@ -173,10 +173,10 @@ struct VariableOverrides {
                 let above = (try? SettingPath(components: path).description) ?? path.joined(separator: ".")
                 throw EnvironmentError(
                     .typeMismatch,
-                    "$\(Interpolator.shown(name)) sets a key below '\(Interpolator.shown(above))', which is "
+                    "$\(Sentences.shown(name)) sets a key below '\(Sentences.shown(above))', which is "
                         + "\(SettingTree.node(at: path, in: tree)?.value.typeName.withArticle ?? "a value"), not a dictionary",
                     key: above, environment: environment,
-                    hint: "Set \(prefix)\(path.joined(separator: "__")) instead, or unset $\(Interpolator.shown(name))")
+                    hint: "Set \(prefix)\(path.joined(separator: "__")) instead, or unset $\(Sentences.shown(name))")
             }
             let key = try spelling(
                 of: segment, among: children, at: (path, levelText), spellings: &spellings, variable: name,
@@ -199,7 +199,7 @@ struct VariableOverrides {
         guard !written.contains(where: { $0.isEmpty || $0.contains(".") }) else {
             throw EnvironmentError(
                 .invalidName,
-                "$\(Interpolator.shown(name)) names no key: after \(prefix), each level is a non-empty name without '.', "
+                "$\(Sentences.shown(name)) names no key: after \(prefix), each level is a non-empty name without '.', "
                     + "and '__' separates levels",
                 environment: environment,
                 hint: "Rename it (for example \(prefix)Database__Port for Database.Port), or unset it")
@@ -207,14 +207,14 @@ struct VariableOverrides {
         guard written.count <= SettingPath.maximumDepth else {
             throw EnvironmentError(
                 .invalidKey,
-                "$\(Interpolator.shown(name)) names no key: it has \(written.count) levels, at most "
+                "$\(Sentences.shown(name)) names no key: it has \(written.count) levels, at most "
                     + "\(SettingPath.maximumDepth) are allowed",
                 environment: environment, hint: "Rename or unset it; see Limits in the documentation")
         }
         if let long = written.first(where: { $0.utf8.count > SettingPath.maximumComponentBytes }) {
             throw EnvironmentError(
                 .invalidKey,
-                "$\(Interpolator.shown(name)) names no key: its level '\(Interpolator.shown(long))' has "
+                "$\(Sentences.shown(name)) names no key: its level '\(Sentences.shown(long))' has "
                     + "\(long.utf8.count) bytes, at most \(SettingPath.maximumComponentBytes) are allowed",
                 environment: environment, hint: "Rename or unset it; see Limits in the documentation")
         }
@@ -236,7 +236,7 @@ struct VariableOverrides {
         guard matches.count <= 1 else {
             throw EnvironmentError(
                 .invalidSection,
-                "$\(Interpolator.shown(name)) matches \(matches.map { "'\(Interpolator.shown($0))'" }.joined(separator: " and ")) "
+                "$\(Sentences.shown(name)) matches \(matches.map { "'\(Sentences.shown($0))'" }.joined(separator: " and ")) "
                     + "when case is ignored",
                 key: (above.path + [segment]).joined(separator: "."), environment: environment,
                 hint:
@@ -310,23 +310,23 @@ struct VariableOverrides {
             let kind = existing.value.typeName
             throw EnvironmentError(
                 .typeMismatch,
-                "$\(Interpolator.shown(variable)) would replace \(kind.withArticle) ('\(Interpolator.shown(key))', set by \(existing.source)); "
+                "$\(Sentences.shown(variable)) would replace \(kind.withArticle) ('\(Sentences.shown(key))', set by \(existing.source)); "
                     + "a variable sets one value",
                 key: key, environment: environment,
                 hint: kind == "dictionary"
-                    ? "Set its keys one by one (\(prefix)\(key.replacingEvery(".", with: "__"))__NAME), or unset $\(Interpolator.shown(variable))"
-                    : "Set the array in a drop-in (envctl set), or unset $\(Interpolator.shown(variable))")
+                    ? "Set its keys one by one (\(prefix)\(key.replacingEvery(".", with: "__"))__NAME), or unset $\(Sentences.shown(variable))"
+                    : "Set the array in a drop-in (envctl set), or unset $\(Sentences.shown(variable))")
         }
         guard let value else {
             // The value is not quoted when the key is secret.
-            let shown = isSecret ? "" : " '\(Interpolator.shown(text))'"
+            let shown = isSecret ? "" : " '\(Sentences.shown(text))'"
             throw EnvironmentError(
                 .typeMismatch,
-                "$\(Interpolator.shown(variable))\(shown) is no \(existing.value.typeName) as '\(Interpolator.shown(key))' is "
+                "$\(Sentences.shown(variable))\(shown) is no \(existing.value.typeName) as '\(Sentences.shown(key))' is "
                     + "(set by \(existing.source))",
                 key: key, environment: environment,
                 hint:
-                    "Fix $\(Interpolator.shown(variable)) where it is set (a unit's Environment= line: systemctl show -p Environment UNIT), or unset it"
+                    "Fix $\(Sentences.shown(variable)) where it is set (a unit's Environment= line: systemctl show -p Environment UNIT), or unset it"
             )
         }
         return value

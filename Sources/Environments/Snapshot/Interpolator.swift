@@ -425,17 +425,10 @@ struct Interpolator {
     /// `chain` joined with arrows, its middle elided when it is long.
     static func describe(chain: [String]) -> String {
         let count = chainKeysShown
-        let chain = chain.map(shown)
+        let chain = chain.map(Sentences.shown)
         guard chain.count > 2 * count + 1 else { return chain.joined(separator: " -> ") }
         let elided = chain.count - 2 * count
         return (chain.prefix(count) + ["... (\(elided) more)"] + chain.suffix(count)).joined(separator: " -> ")
-    }
-
-    /// A name from a file (a key, a variable, a credential) as an error shows it: whole if it
-    /// is short, else its start and its length, so that no error is as long as a file.
-    static func shown(_ name: String) -> String {
-        guard name.utf8.count > 128 else { return name }
-        return String(decoding: name.utf8.prefix(64), as: UTF8.self) + "... (\(name.utf8.count) bytes)"
     }
 
     /// What one `${reference}` in `frame` stands for: a text (an environment variable, a
@@ -467,7 +460,7 @@ struct Interpolator {
     /// The value of `${env:name}`.
     private func environmentVariable(_ name: String, in frame: Frame) throws(EnvironmentError) -> String {
         guard let value = processEnvironment[name] else {
-            let name = Interpolator.shown(name)
+            let name = Sentences.shown(name)
             throw error(
                 .missingEnvironmentVariable,
                 "'${env:\(name)}' in '\(frame.path)': the environment variable \(name) is not set", path: frame.path,
@@ -480,7 +473,7 @@ struct Interpolator {
     /// placeholders are allowed.
     private mutating func credentialPiece(_ name: String, in frame: Frame) throws(EnvironmentError) -> Piece {
         guard let text = try credential(name, in: frame.path, file: frame.file) else {
-            let shownName = Interpolator.shown(name)
+            let shownName = Sentences.shown(name)
             unreadableByKey[frame.isKey ? frame.path : currentKey, default: []].insert(shownName)
             return .text(UnreadableCredential.placeholder(shownName), isSecret: true)
         }
@@ -490,11 +483,11 @@ struct Interpolator {
     /// The error for `${key}` when no key has that path: an unknown kind (`${kind:...}`) or a
     /// missing key, with the chain of keys that led to it.
     private func unknownReference(_ key: String, in frame: Frame, chain: [String]) -> EnvironmentError {
-        let shownKey = Interpolator.shown(key)
+        let shownKey = Sentences.shown(key)
         if let colon = key.firstIndex(of: ":") {
             return error(
                 .invalidInterpolation,
-                "'${\(shownKey)}' in '\(frame.path)' uses the unknown kind '\(Interpolator.shown(String(key[..<colon])))'; known kinds: env, credential",
+                "'${\(shownKey)}' in '\(frame.path)' uses the unknown kind '\(Sentences.shown(String(key[..<colon])))'; known kinds: env, credential",
                 path: frame.path, file: frame.file, hint: "Use ${env:NAME}, ${credential:NAME} or ${Key}")
         }
         return error(
@@ -507,7 +500,7 @@ struct Interpolator {
     /// (held, already expanded, or without references), or the key's frame to expand first.
     private func keyPiece(_ key: String, node: SettingNode, in frame: Frame) throws(EnvironmentError) -> Piece {
         let referencedSecret = Interpolator.isSecret(key, in: secretPaths)
-        let shownKey = Interpolator.shown(key)
+        let shownKey = Sentences.shown(key)
         switch node {
         case .leaf(let configured):
             switch configured.value {
@@ -573,7 +566,7 @@ struct Interpolator {
         if let known = credentials[name] { return known }
         if unreadableNames.contains(name) { return nil }
         // As messages show them.
-        let shownName = Interpolator.shown(name)
+        let shownName = Sentences.shown(name)
         // A NUL would end the path early: `db-password\0x` would read `db-password`.
         guard !name.isEmpty, !name.contains("/"), !name.utf8.contains(0), name != ".", name != ".." else {
             throw error(

@@ -76,7 +76,7 @@ enum SettingTree {
     /// How `conflict` errors name a key as written: `'Database.Host'`, or `'Database' > 'Host'`
     /// for a key inside a dictionary.
     static func describe(written: [String]) -> String {
-        written.map { "'\(Interpolator.shown($0))'" }.joined(separator: " > ")
+        written.map { "'\(Sentences.shown($0))'" }.joined(separator: " > ")
     }
 
     /// The error for two keys of one section that reach one path (see ``SectionKeys``), in
@@ -86,7 +86,7 @@ enum SettingTree {
         file: String? = nil, lines: (Int?, Int?) = (nil, nil)
     ) -> EnvironmentError {
         func at(_ line: Int?) -> String { line.map { " (line \($0))" } ?? "" }
-        let shownPath = Interpolator.shown(path)
+        let shownPath = Sentences.shown(path)
         let message =
             "'\(shownPath)' is set twice in \(place): by \(describe(written: first))\(at(lines.0)) and by "
             + "\(describe(written: second))\(at(lines.1)) (a path is set once in a section, nested or dotted, "

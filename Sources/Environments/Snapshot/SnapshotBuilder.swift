@@ -156,7 +156,7 @@ struct SnapshotBuilder {
         for override in overrides {
             var overrideBytes = 0
             let values = try Self.expanding(
-                [override.key: override.value], in: "the override of '\(Interpolator.shown(override.key))'",
+                [override.key: override.value], in: "the override of '\(Sentences.shown(override.key))'",
                 pathBytes: &overrideBytes)
             SettingTree.merge(values, into: &tree, source: .override)
         }
@@ -254,7 +254,7 @@ struct SnapshotBuilder {
             running = try interpolator.resolve(held)
         } catch {
             var error = Self.withholdingSecretReferences(error, secretPaths: secrets)
-            let keys = pending.keys.sorted().map(Interpolator.shown).joined(separator: ", ")
+            let keys = pending.keys.sorted().map(Sentences.shown).joined(separator: ", ")
             error.message =
                 "with the restart-only keys that changed (\(keys)) at their running values, as they stay until a restart: "
                 + error.message

@@ -6,4 +6,11 @@ enum Sentences {
         guard let last = text.last else { return hint }
         return text + (".?!".contains(last) ? " " : ". ") + hint
     }
+
+    /// A name from a file (a key, a variable, a credential) as an error shows it: whole if it
+    /// is short, else its start and its length, so that no error is as long as a file.
+    static func shown(_ name: String) -> String {
+        guard name.utf8.count > 128 else { return name }
+        return String(decoding: name.utf8.prefix(64), as: UTF8.self) + "... (\(name.utf8.count) bytes)"
+    }
 }

@@ -1,0 +1,1 @@
+../../Environments/Loading/BinaryPropertyListParser.swift

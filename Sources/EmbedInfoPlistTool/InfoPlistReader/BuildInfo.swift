@@ -1,0 +1,1 @@
+../../Environments/Loading/BuildInfo.swift

@@ -1,0 +1,1 @@
+../../Environments/EnvironmentError.swift

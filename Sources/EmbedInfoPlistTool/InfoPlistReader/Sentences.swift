@@ -1,0 +1,1 @@
+../../Environments/Support/Sentences.swift

@@ -1,0 +1,1 @@
+../../Environments/Keys/SettingPath.swift

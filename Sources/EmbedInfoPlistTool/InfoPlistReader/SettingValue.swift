@@ -1,0 +1,1 @@
+../../Environments/Values/SettingValue.swift
