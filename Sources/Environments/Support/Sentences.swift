@@ -1,4 +1,5 @@
-/// How messages and hints join into one line, the same for errors and warnings.
+/// How messages are written, the same for errors and warnings: a hint joined to its message in
+/// one line, and a name from a file shortened when it is long.
 enum Sentences {
     /// `text` and then `hint` as a sentence of its own: `"… is not set. Set it"`, or after a
     /// question or a full stop only a space (`"did you mean 'Greeting'? Rename it"`).
