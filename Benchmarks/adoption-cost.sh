@@ -16,8 +16,9 @@
 #      --static-swift-stdlib`) in a fresh clone whose packages are fetched already (a warm
 #      package cache; the fetch is not timed): seconds (goal: 120), the modules' compile times
 #      from the compiler's own statistics (`-stats-output-dir`) and when each ran, the link,
-#      the executable's size unstripped (goal: 60 MB), its ICU and Foundation symbols; then example-daemon's
-#      static release build in the same build folder, its size (goal: 40 MB) and symbols.
+#      the executable's size unstripped (goal: 60 MB), its ICU and Foundation symbols; then
+#      example-daemon's static release build in the same build folder, its size (goal: 40 MB)
+#      and symbols.
 #   4. runtime: heap bytes per key at 10,000 keys (goal: 160) and the cold start (an XML plist
 #      of 10,000 and 100,000 keys to the first value read: ours, the parse alone, and
 #      swift-configuration's; goals: 5x faster than swift-configuration, within 2x of the
