@@ -15,7 +15,6 @@ func only(_ trait: String, _ product: String, _ package: String) -> Target.Depen
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
-let system = Target.Dependency.product(name: "SystemPackage", package: "swift-system")
 
 /// What a daemon's program is made of: the library, the daemon's service, systemd, its options
 /// and its logging (ExampleDaemonKit and the example daemons).
@@ -74,9 +73,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // The reload metrics' API (CoreMetrics); the application picks the backend.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
-        // `FileDescriptor.writeAll` for SystemdSupport's and envctl's whole writes. Not for
-        // Environments: the core needs nothing but swift-log.
-        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         // Trait "Fleet" only: etcd's gRPC API (the code generated from its .proto files is
         // committed: scripts/generate-etcd-grpc.sh).
         .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
@@ -95,6 +91,8 @@ let package = Package(
     targets: [
         // Escapes control characters in text for terminals, log lines and the journal's stream.
         .target(name: "TextEscaping"),
+        // The one loop that writes bytes whole to a file descriptor (partial writes, EINTR).
+        .target(name: "FileDescriptorWriting"),
         // JSON values and their text (RFC 8259), read and written without full Foundation: the
         // varlink parameters, `envctl --json`, and the JSON Schema of a declaration.
         .target(name: "JSONText", dependencies: ["TextEscaping"]),
@@ -111,7 +109,7 @@ let package = Package(
         // The portable core: Environments.plist, layering, interpolation, snapshots.
         .target(
             name: "Environments",
-            dependencies: ["Locking", "TextEscaping", "JSONText", logging]
+            dependencies: ["Locking", "TextEscaping", "JSONText", "FileDescriptorWriting", logging]
         ),
         // libsystemd (sd_notify, sd_journal_sendv), Linux only.
         .systemLibrary(
@@ -123,7 +121,9 @@ let package = Package(
         // MESSAGE_IDs of configuration events (systemd/environments.catalog).
         .target(
             name: "SystemdSupport",
-            dependencies: ["TextEscaping", .target(name: "CSystemd", condition: linux), logging, system]
+            dependencies: [
+                "TextEscaping", "FileDescriptorWriting", .target(name: "CSystemd", condition: linux), logging,
+            ]
         ),
         // A small inotify wrapper and a debounced file watcher.
         .target(
@@ -167,7 +167,9 @@ let package = Package(
         // with its owner, mode and ACLs; changes across files in one transaction. envctl's set,
         // unset, edit, migrate and credential set write through it; other tools through
         // ConfigurationEditor.
-        .target(name: "EnvironmentsEditing", dependencies: ["Environments", "TextEscaping", logging, system]),
+        .target(
+            name: "EnvironmentsEditing",
+            dependencies: ["Environments", "TextEscaping", "FileDescriptorWriting", logging]),
         .executableTarget(
             name: "envctl",
             dependencies: [
@@ -184,8 +186,8 @@ let package = Package(
                 "ThreadBridge",
                 "Varlink",
                 "JSONText",
+                "FileDescriptorWriting",
                 argumentParser,
-                system,
             ]
         ),
         // What the two example daemons share: their options, rules, built-in configuration, start and work.
@@ -272,7 +274,7 @@ let package = Package(
         // Its Info.plist reader is the library's own, compiled from the same files (links in
         // InfoPlistReader/), not the whole library: SwiftPM builds a plugin's tool first, so a
         // dependency on Environments would compile the library once more before every build.
-        .executableTarget(name: "EmbedInfoPlistTool", dependencies: ["TextEscaping"]),
+        .executableTarget(name: "EmbedInfoPlistTool", dependencies: ["TextEscaping", "FileDescriptorWriting"]),
         .testTarget(
             name: "EnvironmentsTests",
             dependencies: ["Environments", "Locking", "TestSupport", logging]
@@ -286,6 +288,7 @@ let package = Package(
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "ThreadBridgeTests", dependencies: ["ThreadBridge", "Locking"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
+        .testTarget(name: "FileDescriptorWritingTests", dependencies: ["FileDescriptorWriting"]),
         // The example daemons' shared kit: command line, options, built-in configuration.
         .testTarget(
             name: "ExampleDaemonKitTests", dependencies: ["ExampleDaemonKit", "Environments", argumentParser]),

@@ -39,7 +39,7 @@
 #
 # Environment: ADOPTION_COST_TIMEOUT (seconds, default 1200) bounds each part;
 # ADOPTION_COST_MAX_PACKAGES=N fails the resolve part when more than N packages besides
-# swift-environments are resolved (.ci/run: 7, so at most 8 with swift-environments itself);
+# swift-environments are resolved (.ci/run: 6, so at most 7 with swift-environments itself);
 # ADOPTION_COST_KEEP=1 keeps the temporary directory.
 set -euo pipefail
 export LC_NUMERIC=C

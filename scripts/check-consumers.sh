@@ -12,7 +12,7 @@
 # `.package(url: "file://CLONE", from: "VERSION", traits: [...])`, the line the docs give:
 #
 #   core          `Environments` alone, no trait: `swift package resolve` only (the build of
-#                 the core is scripts/check-dependency-line.sh's); at most 8 packages resolved,
+#                 the core is scripts/check-dependency-line.sh's); at most 7 packages resolved,
 #                 swift-environments included (CHECK_CONSUMERS_MAX_CORE), else it fails and
 #                 lists them.
 #   vapor         `EnvironmentsVapor`, traits: ["Vapor"]: a main that calls
@@ -46,7 +46,7 @@
 #   scratch                vapor (swift-nio, BoringSSL, AsyncHTTPClient, Vapor)
 #   scratch-fleet          fleet and twice (swift-nio, BoringSSL, grpc-swift, swift-protobuf)
 #   scratch-configuration  configuration (swift-configuration)
-#   scratch-light          core and untraited (the core's 7 packages)
+#   scratch-light          core and untraited (the core's 6 packages)
 # Twice as written resolves in a scratch path of its own (scratch-twice-as-written): its failed
 # resolution would remove the fleet's checkouts. SwiftPM's shared package cache is used (the
 # clone's own entry is removed at exit).
@@ -76,7 +76,7 @@ fi
 # Beside the other builds: in CI's build cache when .ci/run set one (scripts/lib/scratch.sh).
 dir="${CHECK_CONSUMERS_DIR:-${SWIFT_ENVIRONMENTS_SCRATCH:+$SWIFT_ENVIRONMENTS_SCRATCH/consumers}}"
 dir="${dir:-$root/.build-consumers}"
-max_core="${CHECK_CONSUMERS_MAX_CORE:-8}"
+max_core="${CHECK_CONSUMERS_MAX_CORE:-7}"
 mkdir -p "$dir"
 dir="$(cd "$dir" && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/check-consumers.XXXXXX")"

@@ -7,6 +7,8 @@
 // of a build, so a dependency on the whole library would compile it once more, on the critical
 // path of every build (see Architecture).
 
+import FileDescriptorWriting
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -22,14 +24,7 @@
 
 /// Writes `message` and a newline to standard error (file descriptor 2).
 func writeToStandardError(_ message: String) {
-    let bytes = Array((message + "\n").utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes[offset...].withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-        if written < 0 && errno == EINTR { continue }
-        if written <= 0 { return }
-        offset += written
-    }
+    FileDescriptorWriter.write(message + "\n", to: FileDescriptorWriter.standardError)
 }
 
 /// Writes `message` to standard error, then exits with status 1.

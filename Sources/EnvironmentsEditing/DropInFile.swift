@@ -1,5 +1,5 @@
 import Environments
-import SystemPackage
+import FileDescriptorWriting
 
 #if canImport(FoundationEssentials)
     package import FoundationEssentials
@@ -587,9 +587,9 @@ package struct DropInFile {
 
     private static func writeAll(_ descriptor: Int32, _ contents: Data, path: String) throws {
         do {
-            try FileDescriptor(rawValue: descriptor).writeAll(contents)
+            try FileDescriptorWriter.writeAll(contents, to: descriptor)
         } catch {
-            throw Failure(.fileUnwritable, "cannot write \(path): \(error)")
+            throw Failure(.fileUnwritable, "cannot write \(path): \(describe(error.code.rawValue))")
         }
     }
 

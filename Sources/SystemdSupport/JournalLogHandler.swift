@@ -1,3 +1,4 @@
+import FileDescriptorWriting
 public import Logging
 
 /// A swift-log `LogHandler` for systemd services: structured journal entries, or

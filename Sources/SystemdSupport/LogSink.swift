@@ -1,3 +1,5 @@
+import FileDescriptorWriting
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

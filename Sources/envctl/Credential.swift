@@ -1,6 +1,7 @@
 import ArgumentParser
 import Environments
 import EnvironmentsEditing
+import FileDescriptorWriting
 import TextEscaping
 import ThreadBridge
 import Varlink
@@ -397,15 +398,8 @@ enum Spawned {
         let writing = standardInput.write
         let writer = DedicatedThread.start(named: "envctl-stdin") { [input] in
             if let input, writing >= 0 {
-                input.withUnsafeBytes { bytes in
-                    var offset = 0
-                    while offset < bytes.count {
-                        let written = write(writing, bytes.baseAddress! + offset, bytes.count - offset)
-                        if written < 0 && errno == EINTR { continue }
-                        if written <= 0 { break }
-                        offset += written
-                    }
-                }
+                // A program that stops reading early closes the pipe: the rest is dropped.
+                try? FileDescriptorWriter.writeAll(input, to: writing)
                 close(writing)
             }
         }

@@ -2,8 +2,8 @@ import ArgumentParser
 import Environments
 import EnvironmentsControl
 import EnvironmentsEditing
+import FileDescriptorWriting
 import JSONText
-import SystemPackage
 import TextEscaping
 import Varlink
 
@@ -373,13 +373,13 @@ func printError(_ message: String) {
 
 /// Writes `text` whole on stderr, unbuffered (a prompt shows before envctl waits for input).
 func writeToStandardError(_ text: String) {
-    _ = try? FileDescriptor.standardError.writeAll(text.utf8)
+    FileDescriptorWriter.write(text, to: FileDescriptorWriter.standardError)
 }
 
 /// Writes `bytes` whole on stdout, after what `print` has buffered there.
 func writeToStandardOutput(_ bytes: Data) {
     fflush(nil)
-    _ = try? FileDescriptor.standardOutput.writeAll(bytes)
+    try? FileDescriptorWriter.writeAll(bytes, to: FileDescriptorWriter.standardOutput)
 }
 
 /// Prints one line on stdout with its control characters escaped, as every text output of

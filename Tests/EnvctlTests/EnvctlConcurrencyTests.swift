@@ -133,12 +133,12 @@ import Testing
     /// writes `NEW_CONTENTS` over its copy.
     static func racingEditor(in directory: Directory) throws -> String {
         let path = directory.path + "/../racing-editor-\(UUID().uuidString.prefix(8)).sh"
-        try """
-        #!/bin/sh
-        "$ENVCTL" set Racing.Key from-set --config-dir "$CONFIG" >"$1.set-output" 2>&1 || exit 3
-        cp "$NEW_CONTENTS" "$1"
-        """.write(toFile: path, atomically: true, encoding: .utf8)
-        chmod(path, 0o755)
+        try writeExecutableScript(
+            """
+            #!/bin/sh
+            "$ENVCTL" set Racing.Key from-set --config-dir "$CONFIG" >"$1.set-output" 2>&1 || exit 3
+            cp "$NEW_CONTENTS" "$1"
+            """, to: path)
         return path
     }
 

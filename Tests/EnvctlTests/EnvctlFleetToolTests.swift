@@ -56,8 +56,7 @@ struct EnvctlFleetToolTests {
 
                 """
             let path = tools.appendingPathComponent("envctl-fleet").path
-            try script.write(toFile: path, atomically: true, encoding: .utf8)
-            chmod(path, 0o755)
+            try writeExecutableScript(script, to: path)
         }
 
         /// The arguments the stand-in was last run with, one per line.

@@ -118,8 +118,7 @@ struct EnvctlOperatorTests {
         #expect(set.standardOutput.contains("credential db-password not readable here, not checked"), "\(set)")
 
         let editor = files.root + "/editor.sh"
-        try "#!/bin/sh\nsed -i 's/debug/notice/' \"$1\"\n".write(toFile: editor, atomically: true, encoding: .utf8)
-        chmod(editor, 0o755)
+        try writeExecutableScript("#!/bin/sh\nsed -i 's/debug/notice/' \"$1\"\n", to: editor)
         let edited = try Self.envctl(["edit"] + location, environment: ["EDITOR": editor])
         #expect(edited.status == 0, "\(edited)")
         #expect(try Self.envctl(["get", "LogLevel"] + staging).standardOutput == "notice\n")

@@ -114,13 +114,13 @@ import Testing
     /// `$1.go` (having restarted the daemon meanwhile), then copies `NEW_CONTENTS` over its copy.
     static func waitingEditor(in directory: URL) throws -> String {
         let path = directory.appendingPathComponent("waiting-editor.sh").path
-        try """
-        #!/bin/sh
-        touch "$MARKERS/editing"
-        while [ ! -e "$MARKERS/go" ]; do sleep 0.05; done
-        cp "$NEW_CONTENTS" "$1"
-        """.write(toFile: path, atomically: true, encoding: .utf8)
-        chmod(path, 0o755)
+        try writeExecutableScript(
+            """
+            #!/bin/sh
+            touch "$MARKERS/editing"
+            while [ ! -e "$MARKERS/go" ]; do sleep 0.05; done
+            cp "$NEW_CONTENTS" "$1"
+            """, to: path)
         return path
     }
 

@@ -45,8 +45,7 @@ import Testing
 
                 """
             let path = directory + "/envctl-fleet"
-            try script.write(toFile: path, atomically: true, encoding: .utf8)
-            chmod(path, 0o755)
+            try writeExecutableScript(script, to: path)
         }
 
         /// Runs envctl with `path` as `PATH`, in `directory`, with no descriptor but 0, 1 and 2
@@ -170,8 +169,7 @@ import Testing
             printf 'encrypted'
 
             """
-        try script.write(toFile: tools + "/systemd-creds", atomically: true, encoding: .utf8)
-        chmod(tools + "/systemd-creds", 0o755)
+        try writeExecutableScript(script, to: tools + "/systemd-creds")
         try "secret".write(toFile: stage.root + "/secret", atomically: true, encoding: .utf8)
         let arguments = [
             "credential", "set", "db-password", "--from-file", stage.root + "/secret", "--with-key", "host",

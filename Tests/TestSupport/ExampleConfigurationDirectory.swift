@@ -50,7 +50,6 @@ package func runEnvctl(_ arguments: [String], environment extra: [String: String
 /// A scripted `$EDITOR`: copies `NEW_CONTENTS` over the file it is given.
 package func scriptedEditor(in directory: ExampleConfigurationDirectory) throws -> String {
     let path = directory.path + "/../editor-\(UUID().uuidString.prefix(8)).sh"
-    try "#!/bin/sh\ncp \"$NEW_CONTENTS\" \"$1\"\n".write(toFile: path, atomically: true, encoding: .utf8)
-    chmod(path, 0o755)
+    try writeExecutableScript("#!/bin/sh\ncp \"$NEW_CONTENTS\" \"$1\"\n", to: path)
     return path
 }

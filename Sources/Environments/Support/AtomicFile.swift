@@ -1,3 +1,5 @@
+import FileDescriptorWriting
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -36,7 +38,7 @@ package enum AtomicFile {
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw currentError() }
         do {
-            try writeAll(descriptor, bytes)
+            try FileDescriptorWriter.writeAll(bytes, to: descriptor)
             guard close(descriptor) == 0 else {
                 let error = currentError()
                 unlink(temporary)
@@ -51,21 +53,6 @@ package enum AtomicFile {
             let error = currentError()
             unlink(temporary)
             throw error
-        }
-    }
-
-    private static func writeAll(_ descriptor: Int32, _ bytes: some Collection<UInt8>) throws {
-        let contiguous = Array(bytes)
-        try contiguous.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw currentError()
-                }
-                offset += written
-            }
         }
     }
 
