@@ -45,7 +45,7 @@ export SWIFT_BACKTRACE=enable=no
 # -use-ld=lld: gold prints a warning for every ASan helper symbol.
 swiftc_fuzzer=(swiftc -O -swift-version 6 -sanitize=fuzzer,address -use-ld=lld -parse-as-library)
 
-# build_logging, build_text_escaping and build_locking: the modules some targets link, built
+# build_logging, build_text_escaping, build_locking and the rest: the modules some targets link, built
 # with plain swiftc into $out (scripts/lib/modules.sh).
 source scripts/lib/modules.sh
 swiftc_fuzzer+=("${package_features[@]}")
@@ -57,11 +57,13 @@ build_with_environments() {
     build_text_escaping "$1"
     build_json_text "$1"
     build_locking "$1"
+    build_file_descriptor_writing "$1"
     "${swiftc_fuzzer[@]}" -module-name "$1" -package-name "$1" \
         -I "$out/logging" -L "$out/logging" -lLogging \
         -I "$out/jsontext-$1" -L "$out/jsontext-$1" -lJSONText \
         -I "$out/textescaping-$1" -L "$out/textescaping-$1" -lTextEscaping \
         -I "$out/locking-$1" -L "$out/locking-$1" -lLocking \
+        -I "$out/filedescriptorwriting-$1" -L "$out/filedescriptorwriting-$1" -lFileDescriptorWriting \
         $(find Sources/Environments -name '*.swift' | sort) Fuzz/"$2"/*.swift -o "$out/$2-fuzzer"
 }
 

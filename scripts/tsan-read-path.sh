@@ -21,6 +21,7 @@ build_logging
 build_text_escaping ReadPathStress
 build_json_text ReadPathStress
 build_locking ReadPathStress
+build_file_descriptor_writing ReadPathStress
 build_environments ReadPathStress
 # Static libraries: each before the ones it uses.
 swiftc -O -sanitize=thread -swift-version 6 -module-name ReadPathStress -package-name ReadPathStress \
@@ -28,6 +29,7 @@ swiftc -O -sanitize=thread -swift-version 6 -module-name ReadPathStress -package
     -I "$out/jsontext-ReadPathStress" -L "$out/jsontext-ReadPathStress" -lJSONText \
     -I "$out/textescaping-ReadPathStress" -L "$out/textescaping-ReadPathStress" -lTextEscaping \
     -I "$out/locking-ReadPathStress" -L "$out/locking-ReadPathStress" -lLocking \
+    -I "$out/filedescriptorwriting-ReadPathStress" -L "$out/filedescriptorwriting-ReadPathStress" -lFileDescriptorWriting \
     -I "$out/logging" -L "$out/logging" -lLogging \
     Tests/ReadPathStress/main.swift -o "$out/read-path-stress"
 

@@ -55,6 +55,15 @@ build_locking() {
         -emit-library -static -o "$out/locking-$1/libLocking.a" Sources/Locking/*.swift
 }
 
+# The package's FileDescriptorWriting module (the one loop that writes bytes whole), with the
+# package name of the program that uses it, into $out/filedescriptorwriting-<package name>/.
+build_file_descriptor_writing() {
+    mkdir -p "$out/filedescriptorwriting-$1"
+    swiftc "${module_flags[@]:--O}" -swift-version 6 -parse-as-library -module-name FileDescriptorWriting -package-name "$1" "${package_features[@]}" \
+        -emit-module -emit-module-path "$out/filedescriptorwriting-$1/FileDescriptorWriting.swiftmodule" \
+        -emit-library -static -o "$out/filedescriptorwriting-$1/libFileDescriptorWriting.a" Sources/FileDescriptorWriting/*.swift
+}
+
 # The package's JSONText module (JSON values and their text), with the package name of the
 # program that uses it, into $out/jsontext-<package name>/; needs that package's TextEscaping.
 build_json_text() {
@@ -67,11 +76,13 @@ build_json_text() {
 
 # The package's Environments module (for the read path's stress, scripts/tsan-read-path.sh), with
 # the package name of the program that uses it, into $out/environments-<package name>/; needs
-# Logging and that package's TextEscaping, JSONText and Locking (build_json_text, build_locking).
+# Logging and that package's TextEscaping, JSONText, Locking and FileDescriptorWriting (build_json_text,
+# build_locking, build_file_descriptor_writing).
 build_environments() {
     mkdir -p "$out/environments-$1"
     swiftc "${module_flags[@]:--O}" -swift-version 6 -parse-as-library -module-name Environments -package-name "$1" "${package_features[@]}" \
         -I "$out/logging" -I "$out/textescaping-$1" -I "$out/jsontext-$1" -I "$out/locking-$1" \
+        -I "$out/filedescriptorwriting-$1" \
         -emit-module -emit-module-path "$out/environments-$1/Environments.swiftmodule" \
         -emit-library -static -o "$out/environments-$1/libEnvironments.a" \
         $(find Sources/Environments -name '*.swift' | sort)
