@@ -288,7 +288,7 @@ let package = Package(
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "ThreadBridgeTests", dependencies: ["ThreadBridge", "Locking"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
-        .testTarget(name: "FileDescriptorWritingTests", dependencies: ["FileDescriptorWriting"]),
+        .testTarget(name: "FileDescriptorWritingTests", dependencies: ["FileDescriptorWriting", "TestSupport"]),
         // The example daemons' shared kit: command line, options, built-in configuration.
         .testTarget(
             name: "ExampleDaemonKitTests", dependencies: ["ExampleDaemonKit", "Environments", argumentParser]),

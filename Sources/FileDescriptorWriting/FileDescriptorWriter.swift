@@ -48,9 +48,7 @@ package enum FileDescriptorWriter {
     /// - Returns: `false` if the descriptor refused the bytes.
     @discardableResult
     package static func write(_ text: String, to descriptor: Int32) -> Bool {
-        var text = text
-        let result = text.withUTF8 { writeAll(UnsafeRawBufferPointer($0), to: descriptor) }
-        return (try? result.get()) != nil
+        (try? writeAll(text.utf8, to: descriptor)) != nil
     }
 
     private static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) -> Result<Void, POSIXError> {

@@ -1,6 +1,7 @@
 import FileDescriptorWriting
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -25,14 +26,7 @@ struct FileDescriptorWriterTests {
 
     /// Everything `descriptor` gives until end of file, read `chunk` bytes at a time.
     private static func readToEnd(_ descriptor: Int32, chunk: Int) -> [UInt8] {
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: chunk)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, chunk) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { return received }
-            received += buffer[..<count]
-        }
+        Array(TestSupport.readToEnd(FileHandle(fileDescriptor: descriptor, closeOnDealloc: false), chunk: chunk))
     }
 
     @Test("a reader that takes a little at a time and signals that interrupt the writer: every byte arrives, in order")

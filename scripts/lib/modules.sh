@@ -38,31 +38,22 @@ build_logging() {
     logging_built=1
 }
 
-# The package's TextEscaping module, with the package name of the fuzzer that uses it (its API
-# is `package`), into $out/textescaping-<package name>/.
-build_text_escaping() {
-    mkdir -p "$out/textescaping-$1"
-    swiftc "${module_flags[@]:--O}" -swift-version 6 -parse-as-library -module-name TextEscaping -package-name "$1" "${package_features[@]}" \
-        -emit-module -emit-module-path "$out/textescaping-$1/TextEscaping.swiftmodule" \
-        -emit-library -static -o "$out/textescaping-$1/libTextEscaping.a" Sources/TextEscaping/*.swift
+# One of the package's modules that imports none of the others (its API is `package`), with the
+# package name of the program that uses it, into $out/<module, lower case>-<package name>/:
+# build_leaf_module MODULE PACKAGE.
+build_leaf_module() {
+    local dir="$out/$(echo "$1" | tr '[:upper:]' '[:lower:]')-$2"
+    mkdir -p "$dir"
+    swiftc "${module_flags[@]:--O}" -swift-version 6 -parse-as-library -module-name "$1" -package-name "$2" "${package_features[@]}" \
+        -emit-module -emit-module-path "$dir/$1.swiftmodule" \
+        -emit-library -static -o "$dir/lib$1.a" Sources/"$1"/*.swift
 }
 
-# The package's Locking module (its API is `package` too), into $out/locking-<package name>/.
-build_locking() {
-    mkdir -p "$out/locking-$1"
-    swiftc "${module_flags[@]:--O}" -swift-version 6 -parse-as-library -module-name Locking -package-name "$1" "${package_features[@]}" \
-        -emit-module -emit-module-path "$out/locking-$1/Locking.swiftmodule" \
-        -emit-library -static -o "$out/locking-$1/libLocking.a" Sources/Locking/*.swift
-}
-
-# The package's FileDescriptorWriting module (the one loop that writes bytes whole), with the
-# package name of the program that uses it, into $out/filedescriptorwriting-<package name>/.
-build_file_descriptor_writing() {
-    mkdir -p "$out/filedescriptorwriting-$1"
-    swiftc "${module_flags[@]:--O}" -swift-version 6 -parse-as-library -module-name FileDescriptorWriting -package-name "$1" "${package_features[@]}" \
-        -emit-module -emit-module-path "$out/filedescriptorwriting-$1/FileDescriptorWriting.swiftmodule" \
-        -emit-library -static -o "$out/filedescriptorwriting-$1/libFileDescriptorWriting.a" Sources/FileDescriptorWriting/*.swift
-}
+# TextEscaping, Locking and FileDescriptorWriting (the one loop that writes bytes whole), into
+# $out/textescaping-<package name>/ and so on.
+build_text_escaping() { build_leaf_module TextEscaping "$1"; }
+build_locking() { build_leaf_module Locking "$1"; }
+build_file_descriptor_writing() { build_leaf_module FileDescriptorWriting "$1"; }
 
 # The package's JSONText module (JSON values and their text), with the package name of the
 # program that uses it, into $out/jsontext-<package name>/; needs that package's TextEscaping.
