@@ -1,6 +1,6 @@
 package import Environments
 package import JSONText
-package import Varlink
+import Varlink
 
 #if canImport(FoundationEssentials)
     package import FoundationEssentials
